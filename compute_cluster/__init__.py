@@ -1,0 +1,114 @@
+"""The ComputeCluster component (``compute:index:ComputeCluster``).
+
+Typed arguments mirror seed C's ComputeCluster; the component passes their camelCase JSON form
+as its inputs and registers the same form as its outputs, so both the resource policies
+(inputs) and the stack policies (outputs) of compute-guard see its configuration.
+
+    from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+
+    ComputeCluster("compute", ComputeClusterArgs(
+        id="compute",
+        capacity_groups=[CapacityGroup(group_id="general", min_size=1, max_size=3,
+                                       profile=MachineProfile(cpu="2", memory_bytes=4 << 30,
+                                                              ephemeral_storage_bytes=20 << 30,
+                                                              architecture="x86_64"))],
+    ))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pulumi
+
+TYPE_TOKEN = "compute:index:ComputeCluster"
+
+
+@dataclass
+class GpuSpec:
+    type: pulumi.Input[str]
+    count: pulumi.Input[int]
+
+
+@dataclass
+class MachineProfile:
+    cpu: pulumi.Input[str]
+    memory_bytes: pulumi.Input[int]
+    ephemeral_storage_bytes: pulumi.Input[int]
+    architecture: Optional[pulumi.Input[str]] = None  # "arm64" | "x86_64"
+    gpu: Optional[GpuSpec] = None
+
+
+@dataclass
+class ComputeChoiceRange:
+    min: pulumi.Input[int]
+    max: pulumi.Input[int]
+    default: pulumi.Input[int]
+
+
+@dataclass
+class FixedScalePolicy:
+    machines: ComputeChoiceRange
+    type: str = field(default="fixed", init=False)
+
+
+@dataclass
+class AutoscaleScalePolicy:
+    min: ComputeChoiceRange
+    max: ComputeChoiceRange
+    type: str = field(default="autoscale", init=False)
+
+
+@dataclass
+class CapacityGroup:
+    group_id: pulumi.Input[str]
+    min_size: pulumi.Input[int]
+    max_size: pulumi.Input[int]
+    instance_type: Optional[pulumi.Input[str]] = None
+    profile: Optional[MachineProfile] = None
+    scale_policy: Optional[FixedScalePolicy | AutoscaleScalePolicy] = None
+    nested_virtualization: Optional[pulumi.Input[bool]] = None
+
+
+@dataclass
+class ComputeClusterArgs:
+    id: pulumi.Input[str]
+    capacity_groups: Sequence[CapacityGroup]
+    dynamic_container_pool: Optional[pulumi.Input[str]] = None
+    selected_failure_domains: Optional[Mapping[str, Sequence[pulumi.Input[str]]]] = None
+    failure_domain_spread: Optional[Mapping[str, pulumi.Input[int]]] = None
+    container_cidr: Optional[pulumi.Input[str]] = None
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def to_inputs(value: Any) -> Any:
+    """The camelCase JSON form of the typed arguments, leaving out unset fields.
+
+    Only dataclass field names are rewritten: map keys such as pool ids stay as written.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {_camel(f.name): to_inputs(getattr(value, f.name))
+                for f in dataclasses.fields(value) if getattr(value, f.name) is not None}
+    if isinstance(value, Mapping):
+        return {key: to_inputs(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_inputs(item) for item in value]
+    return value
+
+
+class ComputeCluster(pulumi.ComponentResource):
+    """A ComputeCluster: logical compute pools for container workloads."""
+
+    def __init__(self, resource_name: str, args: ComputeClusterArgs,
+                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+        props = to_inputs(args)
+        super().__init__(TYPE_TOKEN, resource_name, props, opts)
+        self.cluster_id: pulumi.Output[str] = pulumi.Output.from_input(args.id)
+        self.register_outputs(props)

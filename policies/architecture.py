@@ -1,0 +1,209 @@
+"""Which CPU architectures a pod spec lets its Pods run on.
+
+Follows the scheduler: ``nodeSelector`` (``kubernetes.io/arch`` and ``beta.kubernetes.io/arch``)
+and required node affinity must both match. Node selector terms are ORed, the expressions of a
+term are ANDed; In / NotIn / Exists / DoesNotExist apply to the architecture label, Gt / Lt never
+match it, a term without architecture expressions allows every architecture and a term with no
+expressions at all matches nothing. Preferred affinity never constrains.
+
+Values that are not known yet make the result an upper bound: ``allowed`` is every architecture
+the Pods could still be allowed, and ``unknown`` says the exact set cannot be known yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .findings import Finding, Violation
+from .values import Unknown, type_name
+from .workloads import Workload
+
+KUBERNETES_ARCHITECTURES = frozenset({
+    "amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64",
+    "mips64le", "mips64", "mipsle", "mips", "loong64",
+})
+ARCH_LABELS = ("kubernetes.io/arch", "beta.kubernetes.io/arch")
+_NONE: frozenset[str] = frozenset()
+_MISTAKES = {
+    "x86_64": "amd64", "x86-64": "amd64", "x64": "amd64", "amd": "amd64", "intel": "amd64",
+    "aarch64": "arm64", "arm64v8": "arm64", "armv8": "arm64", "armhf": "arm", "armv7": "arm",
+    "armv7l": "arm", "i386": "386", "i686": "386", "x86": "386",
+}
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+# ComputeCluster architecture -> the node label value Kubernetes uses for it.
+NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    allowed: frozenset[str]
+    problems: tuple[str, ...]
+    unknown: Unknown | None
+
+    @property
+    def pinned(self) -> str | None:
+        """The one architecture the Pods are pinned to, when they are."""
+        if self.unknown is None and len(self.allowed) == 1:
+            return next(iter(self.allowed))
+        return None
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.unknown: Unknown | None = None
+
+    def note_unknown(self, value: Unknown) -> None:
+        if self.unknown is None:
+            self.unknown = value
+
+    def name(self, value: Any, where: str) -> frozenset[str] | None:
+        """The architecture a label value names: a set of at most one, None when unknown."""
+        if isinstance(value, Unknown):
+            self.note_unknown(value)
+            return None
+        if not isinstance(value, str):
+            self.problems.append(f"{where} must be a string, not {type_name(value)}")
+            return _NONE
+        if value in KUBERNETES_ARCHITECTURES:
+            return frozenset({value})
+        hint = _MISTAKES.get(value.lower())
+        fix = f"; Kubernetes calls it '{hint}'" if hint else f"; use one of {', '.join(sorted(KUBERNETES_ARCHITECTURES))}"
+        self.problems.append(f"{where} '{value}' is not a Kubernetes architecture{fix}")
+        return _NONE
+
+
+def architecture_constraint(node_selector: Any, node_affinity: Any, pod_spec_path: str) -> Constraint:
+    reader = _Reader()
+    allowed = _node_selector(reader, node_selector, f"{pod_spec_path}.nodeSelector")
+    allowed &= _required_affinity(reader, node_affinity, f"{pod_spec_path}.affinity.nodeAffinity")
+    return Constraint(allowed, tuple(reader.problems), reader.unknown)
+
+
+def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]:
+    if isinstance(selector, Unknown):
+        reader.note_unknown(selector)
+        return KUBERNETES_ARCHITECTURES
+    if selector is None:
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(selector, Mapping):
+        reader.problems.append(f"{where} must be an object of label values, not {type_name(selector)}")
+        return KUBERNETES_ARCHITECTURES
+    allowed = KUBERNETES_ARCHITECTURES
+    for label in ARCH_LABELS:
+        if label in selector and selector[label] is not None:
+            named = reader.name(selector[label], f"{where}['{label}']")
+            if named is not None:
+                allowed &= named
+    return allowed
+
+
+def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> frozenset[str]:
+    if isinstance(node_affinity, Unknown):
+        reader.note_unknown(node_affinity)
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(node_affinity, Mapping):
+        return KUBERNETES_ARCHITECTURES
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    where = f"{where}.requiredDuringSchedulingIgnoredDuringExecution"
+    if isinstance(required, Unknown):
+        reader.note_unknown(required)
+        return KUBERNETES_ARCHITECTURES
+    if required is None:
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(required, Mapping):
+        reader.problems.append(f"{where} must be an object, not {type_name(required)}")
+        return KUBERNETES_ARCHITECTURES
+    terms = required.get("nodeSelectorTerms")
+    if isinstance(terms, Unknown):
+        reader.note_unknown(terms)
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(terms, list) or not terms:
+        reader.problems.append(f"{where}.nodeSelectorTerms is empty, so it matches no node and the Pods "
+                               "stay Pending; add a term or remove the required affinity")
+        return _NONE
+    allowed = _NONE
+    for index, term in enumerate(terms):
+        allowed |= _term(reader, term, f"{where}.nodeSelectorTerms[{index}]")
+    return allowed
+
+
+def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
+    if isinstance(term, Unknown):
+        reader.note_unknown(term)
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(term, Mapping):
+        reader.problems.append(f"{where} must be an object, not {type_name(term)}")
+        return _NONE
+    expressions = term.get("matchExpressions")
+    fields = term.get("matchFields")
+    if isinstance(expressions, Unknown) or isinstance(fields, Unknown):
+        reader.note_unknown(expressions if isinstance(expressions, Unknown) else fields)
+        return KUBERNETES_ARCHITECTURES
+    if not expressions and not fields:
+        return _NONE  # a term with no expressions matches no node
+    if not isinstance(expressions, list):
+        return KUBERNETES_ARCHITECTURES
+    allowed = KUBERNETES_ARCHITECTURES
+    for index, expression in enumerate(expressions):
+        allowed &= _expression(reader, expression, f"{where}.matchExpressions[{index}]")
+    return allowed
+
+
+def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
+    if isinstance(expression, Unknown):
+        reader.note_unknown(expression)
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(expression, Mapping):
+        return KUBERNETES_ARCHITECTURES
+    key = expression.get("key")
+    if isinstance(key, Unknown):
+        reader.note_unknown(key)
+        return KUBERNETES_ARCHITECTURES
+    if key not in ARCH_LABELS:
+        return KUBERNETES_ARCHITECTURES
+    operator = expression.get("operator")
+    if isinstance(operator, Unknown):
+        reader.note_unknown(operator)
+        return KUBERNETES_ARCHITECTURES
+    if operator == "Exists":
+        return KUBERNETES_ARCHITECTURES
+    if operator in ("DoesNotExist", "Gt", "Lt"):
+        return _NONE  # every node has an architecture label, and it is not a number
+    if operator not in ("In", "NotIn"):
+        reader.problems.append(f"{where}.operator must be one of {', '.join(_OPERATORS)}")
+        return _NONE
+    values = expression.get("values")
+    if isinstance(values, Unknown):
+        reader.note_unknown(values)
+        return KUBERNETES_ARCHITECTURES
+    if not isinstance(values, list):
+        reader.problems.append(f"{where}.values must be a list of architectures, not {type_name(values)}")
+        return _NONE
+    named: set[str] = set()
+    some_unknown = False
+    for index, value in enumerate(values):
+        names = reader.name(value, f"{where}.values[{index}]")
+        if names is None:
+            some_unknown = True
+        else:
+            named |= names
+    if operator == "In":
+        return KUBERNETES_ARCHITECTURES if some_unknown else frozenset(named)
+    return KUBERNETES_ARCHITECTURES - named
+
+
+def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
+    """A workload's own architecture constraints name real architectures and leave at least one."""
+    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
+    findings: list[Finding] = [Violation(f"{workload.subject}: {problem}") for problem in constraint.problems]
+    if not constraint.problems and not constraint.allowed:
+        findings.append(Violation(
+            f"{workload.subject}: its nodeSelector and required node affinity together allow no CPU architecture, "
+            "so its Pods can never be scheduled; make them agree on one architecture"))
+    if constraint.unknown is not None:
+        findings.append(constraint.unknown)
+    return findings

@@ -1,0 +1,531 @@
+"""ComputeCluster inputs -> a small typed model, plus every shape finding (parse once).
+
+The inputs are seed C's ComputeCluster in its JSON form (SPEC section 2), camelCase or
+snake_case. :func:`parse_cluster` reads them once. It returns the model the other rules use
+and the findings of ``compute-cluster-valid``: unknown keys, wrong types, ranges, references
+between fields. A field that is invalid is left out of the model (``None``) so that the other
+policies never report it a second time; a field that is not known yet is an :class:`Unknown`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from .findings import Finding, Violation
+from .values import Unknown, as_int, plain, snake, type_name
+
+ARCHITECTURES = ("arm64", "x86_64")
+DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
+MAX_POOL_SIZE = 10
+
+_CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+_POOL_ID = re.compile(r"^[a-z0-9-]+$")
+_CPU_CORES = re.compile(r"^(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)$")
+_CPU_MILLICORES = re.compile(r"^[0-9]+m$")
+
+_CLUSTER_FIELDS = ("id", "capacityGroups", "dynamicContainerPool", "selectedFailureDomains",
+                   "failureDomainSpread", "containerCidr", "type")
+_POOL_FIELDS = ("groupId", "instanceType", "profile", "minSize", "maxSize", "scalePolicy",
+                "nestedVirtualization")
+_PROFILE_FIELDS = ("cpu", "memoryBytes", "ephemeralStorageBytes", "architecture", "gpu", "dataDisk")
+_GPU_FIELDS = ("type", "count")
+_RANGE_FIELDS = ("min", "max", "default")
+_SCALE_FIELDS = {"fixed": ("type", "machines"), "autoscale": ("type", "min", "max")}
+_U32 = 2**32 - 1
+_U64 = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class Gpu:
+    type: str | Unknown | None
+    count: int | Unknown | None
+
+
+@dataclass(frozen=True)
+class Pool:
+    index: int
+    group_id: str | Unknown | None
+    instance_type: str | Unknown | None
+    architecture: str | Unknown | None
+    gpu: Gpu | Unknown | None
+    nested_virtualization: bool | Unknown | None
+    max_size: int | Unknown | None
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.group_id, str) and self.group_id:
+            return f"pool '{self.group_id}'"
+        return f"capacityGroups[{self.index}]"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the rules need of one ComputeCluster's configuration."""
+
+    label: str
+    id: str | Unknown | None
+    pools: tuple[Pool, ...] | Unknown
+    dynamic_container_pool: str | Unknown | None
+    selected_failure_domains: Mapping[str, Any] | Unknown | None
+    container_cidr: str | Unknown | None
+
+    @property
+    def subject(self) -> str:
+        return f"ComputeCluster '{self.label}'"
+
+
+class _Fields:
+    """Reads one JSON object of known fields, and records shape findings on the way."""
+
+    def __init__(self, subject: str, findings: list[Finding]) -> None:
+        self.subject = subject
+        self.findings = findings
+
+    def bad(self, message: str) -> None:
+        self.findings.append(Violation(f"{self.subject}: {message}"))
+
+    def unknown(self, value: Unknown) -> None:
+        self.findings.append(value)
+
+    def read(self, obj: Mapping[str, Any], names: tuple[str, ...], where: str,
+             tolerated: tuple[str, ...] = ()) -> dict[str, Any]:
+        """camelCase name -> value (None when absent or null), from either spelling."""
+        spelled = {name: name for name in names}
+        spelled.update({snake(name): name for name in names})
+        values: dict[str, Any] = {}
+        for key in obj:
+            name = spelled.get(key) if isinstance(key, str) else None
+            if name is None:
+                self._unknown_key(key, names, where)
+                continue
+            value = obj[key]
+            if value is None:
+                continue
+            if name in values and name not in tolerated:
+                other = values[name]
+                if _conflict(other, value):
+                    self.bad(f"both '{where}{name}' and '{where}{snake(name)}' are set, to different "
+                             f"values; keep one spelling")
+                continue
+            values[name] = value
+        return values
+
+    def _unknown_key(self, key: Any, names: tuple[str, ...], where: str) -> None:
+        candidates = list(names) + [snake(name) for name in names]
+        close = difflib.get_close_matches(str(key), candidates, n=1, cutoff=0.6)
+        hint = f"; did you mean '{where}{close[0]}'?" if close else f"; known fields: {', '.join(names)}"
+        self.bad(f"unknown field '{where}{key}'{hint}")
+
+    def mapping(self, value: Any, field: str) -> Mapping[str, Any] | None:
+        if isinstance(value, Unknown):
+            self.unknown(value)
+            return None
+        if not isinstance(value, Mapping):
+            self.bad(f"{field} must be an object, not {type_name(value)}")
+            return None
+        return value
+
+    def string(self, value: Any, field: str) -> str | Unknown | None:
+        if isinstance(value, Unknown):
+            self.unknown(value)
+            return value
+        if not isinstance(value, str):
+            self.bad(f"{field} must be a string, not {type_name(value)}")
+            return None
+        return value
+
+    def integer(self, value: Any, field: str, low: int, high: int) -> int | Unknown | None:
+        """An integer in [low, high], or None (reported) when it is not one."""
+        if isinstance(value, Unknown):
+            self.unknown(value)
+            return value
+        number = as_int(value)
+        if number is None:
+            what = "a fraction" if isinstance(value, float) and not isinstance(value, bool) else type_name(value)
+            self.bad(f"{field} must be a whole number, not {what}")
+            return None
+        if number < low:
+            self.bad(f"{field} {number} is below the minimum of {low}")
+            return None
+        if number > high:
+            self.bad(f"{field} {number} is above the maximum of {high}")
+            return None
+        return number
+
+    def boolean(self, value: Any, field: str) -> bool | Unknown | None:
+        if isinstance(value, Unknown):
+            self.unknown(value)
+            return value
+        if not isinstance(value, bool):
+            self.bad(f"{field} must be true or false, not {type_name(value)}")
+            return None
+        return value
+
+
+def _conflict(a: Any, b: Any) -> bool:
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return False
+    return bool(a != b)
+
+
+def is_compute_cluster(resource_type: str) -> bool:
+    """Any type token whose last segment is ComputeCluster (SPEC section 2)."""
+    return isinstance(resource_type, str) and resource_type.rsplit(":", 1)[-1] == "ComputeCluster"
+
+
+def parse_cluster(props: Any, name: str) -> tuple[Cluster, list[Finding]]:
+    """Read a ComputeCluster's inputs once: the model, and every shape finding."""
+    data = plain(props)
+    findings: list[Finding] = []
+    if isinstance(data, Unknown):
+        findings.append(data)
+        return Cluster(name, data, data, None, None, None), findings
+    raw_id = data.get("id") if isinstance(data, Mapping) else None
+    label = raw_id if isinstance(raw_id, str) and raw_id else name
+    shape = _Fields(f"ComputeCluster '{label}'", findings)
+    if not isinstance(data, Mapping):
+        shape.bad(f"its configuration must be an object, not {type_name(data)}")
+        return Cluster(label, None, (), None, None, None), findings
+
+    fields = shape.read(data, _CLUSTER_FIELDS, "")
+    wrapper = fields.get("type")
+    if wrapper is not None and not isinstance(wrapper, Unknown) and wrapper != "compute-cluster":
+        shape.bad("field 'type' may only be \"compute-cluster\"; remove it")
+
+    cluster_id = _cluster_id(shape, fields.get("id"))
+    pools = _pools(shape, fields.get("capacityGroups"))
+    known_ids = _pool_ids(pools)
+
+    dynamic = fields.get("dynamicContainerPool")
+    dynamic_pool = None if dynamic is None else shape.string(dynamic, "dynamicContainerPool")
+    if isinstance(dynamic_pool, str) and known_ids is not None and dynamic_pool not in known_ids:
+        shape.bad(f"dynamicContainerPool names pool '{dynamic_pool}', which does not exist; "
+                  f"name one of its pools or remove the field")
+
+    spread = _spread(shape, fields.get("failureDomainSpread"), known_ids)
+    selected = _selected_domains(shape, fields.get("selectedFailureDomains"), known_ids, spread)
+    cidr = _container_cidr(shape, fields.get("containerCidr"), pools)
+    return Cluster(label, cluster_id, pools, dynamic_pool, selected, cidr), findings
+
+
+def _cluster_id(shape: _Fields, value: Any) -> str | Unknown | None:
+    if value is None:
+        shape.bad("field 'id' is required; set it to letters, digits, '-' and '_'")
+        return None
+    cluster_id = shape.string(value, "id")
+    if isinstance(cluster_id, str) and not _CLUSTER_ID.match(cluster_id):
+        shape.bad("id may contain only letters, digits, '-' and '_', and must not be empty")
+        return None
+    return cluster_id
+
+
+def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
+    if value is None:
+        shape.bad("field 'capacityGroups' is required; declare at least one pool")
+        return ()
+    if isinstance(value, Unknown):
+        shape.unknown(value)
+        return value
+    if not isinstance(value, list):
+        shape.bad(f"capacityGroups must be a list of pools, not {type_name(value)}")
+        return ()
+    if not value:
+        shape.bad("capacityGroups is empty; declare at least one pool")
+    pools = tuple(_pool(shape, index, item) for index, item in enumerate(value))
+    seen: set[str] = set()
+    for pool in pools:
+        gid = pool.group_id
+        if isinstance(gid, str) and gid:
+            if gid in seen:
+                shape.bad(f"pool '{gid}' is declared more than once; pool ids must be unique")
+            seen.add(gid)
+    return pools
+
+
+def _pool(cluster: _Fields, index: int, item: Any) -> Pool:
+    empty = Pool(index, None, None, None, None, None, None)
+    if isinstance(item, Unknown):
+        cluster.unknown(item)
+        return Pool(index, item, item, item, item, item, item)
+    if not isinstance(item, Mapping):
+        cluster.bad(f"capacityGroups[{index}] must be an object, not {type_name(item)}")
+        return empty
+    raw_gid = item.get("groupId", item.get("group_id"))
+    label = f"pool '{raw_gid}'" if isinstance(raw_gid, str) and raw_gid else f"capacityGroups[{index}]"
+    shape = _Fields(f"{cluster.subject} {label}", cluster.findings)
+    fields = shape.read(item, _POOL_FIELDS, "")
+
+    group_id: str | Unknown | None
+    if "groupId" not in fields:
+        shape.bad("field 'groupId' is required; name the pool with lowercase letters, digits and hyphens")
+        group_id = None
+    else:
+        group_id = shape.string(fields["groupId"], "groupId")
+        if isinstance(group_id, str) and not _POOL_ID.match(group_id):
+            shape.bad("groupId must be non-empty lowercase letters, digits and hyphens")
+            group_id = None
+
+    instance_type = None
+    if "instanceType" in fields:
+        instance_type = shape.string(fields["instanceType"], "instanceType")
+        if instance_type == "":
+            shape.bad("instanceType is empty; name a machine or remove the field")
+            instance_type = None
+
+    nested = None
+    if "nestedVirtualization" in fields:
+        nested = shape.boolean(fields["nestedVirtualization"], "nestedVirtualization")
+
+    sizes = {}
+    for field in ("minSize", "maxSize"):
+        if field not in fields:
+            shape.bad(f"field '{field}' is required; set a whole number from 0 to {MAX_POOL_SIZE}")
+            sizes[field] = None
+        else:
+            sizes[field] = shape.integer(fields[field], field, 0, MAX_POOL_SIZE)
+    min_size, max_size = sizes["minSize"], sizes["maxSize"]
+    if isinstance(min_size, int) and isinstance(max_size, int) and min_size > max_size:
+        shape.bad(f"minSize {min_size} is greater than maxSize {max_size}; lower minSize or raise maxSize")
+
+    if "scalePolicy" in fields:
+        _scale_policy(shape, fields["scalePolicy"], min_size, max_size)
+
+    architecture: str | Unknown | None = None
+    gpu: Gpu | Unknown | None = None
+    if "profile" in fields:
+        architecture, gpu = _profile(shape, fields["profile"])
+    return Pool(index, group_id, instance_type, architecture, gpu, nested, max_size)
+
+
+def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Unknown | None]:
+    profile = shape.mapping(value, "profile")
+    if profile is None:
+        return (value, value) if isinstance(value, Unknown) else (None, None)
+    fields = shape.read(profile, _PROFILE_FIELDS, "profile.")
+    if "cpu" not in fields:
+        shape.bad("field 'profile.cpu' is required; set cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
+    else:
+        _cpu(shape, fields["cpu"])
+    for field in ("memoryBytes", "ephemeralStorageBytes"):
+        if field not in fields:
+            shape.bad(f"field 'profile.{field}' is required; set a whole number of bytes")
+        else:
+            shape.integer(fields[field], f"profile.{field}", 0, _U64)
+
+    architecture: str | Unknown | None = None
+    if "architecture" in fields:
+        architecture = shape.string(fields["architecture"], "profile.architecture")
+        if isinstance(architecture, str) and architecture not in ARCHITECTURES:
+            hint = {"amd64": "x86_64", "x86-64": "x86_64", "aarch64": "arm64", "arm": "arm64"}.get(architecture)
+            fix = f"; did you mean '{hint}'?" if hint else ""
+            shape.bad(f"profile.architecture '{architecture}' is not one of arm64, x86_64{fix}")
+            architecture = None
+
+    gpu: Gpu | Unknown | None = None
+    if "gpu" in fields:
+        gpu = _gpu(shape, fields["gpu"])
+    return architecture, gpu
+
+
+def _cpu(shape: _Fields, value: Any) -> None:
+    cpu = shape.string(value, "profile.cpu")
+    if not isinstance(cpu, str):
+        return
+    try:
+        if _CPU_MILLICORES.match(cpu):
+            amount = Decimal(cpu[:-1])
+        elif _CPU_CORES.match(cpu):
+            amount = Decimal(cpu)
+        else:
+            amount = None
+    except InvalidOperation:
+        amount = None
+    if amount is None:
+        shape.bad("profile.cpu must be cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
+    elif amount <= 0:
+        shape.bad("profile.cpu must be greater than zero")
+
+
+def _gpu(shape: _Fields, value: Any) -> Gpu | Unknown | None:
+    gpu = shape.mapping(value, "profile.gpu")
+    if gpu is None:
+        return value if isinstance(value, Unknown) else None
+    fields = shape.read(gpu, _GPU_FIELDS, "profile.gpu.")
+    gpu_type: str | Unknown | None = None
+    if "type" not in fields:
+        shape.bad("field 'profile.gpu.type' is required; name the GPU, such as \"nvidia-a10g\"")
+    else:
+        gpu_type = shape.string(fields["type"], "profile.gpu.type")
+        if gpu_type == "":
+            shape.bad("profile.gpu.type is empty; name the GPU, such as \"nvidia-a10g\"")
+            gpu_type = None
+    count: int | Unknown | None = None
+    if "count" not in fields:
+        shape.bad("field 'profile.gpu.count' is required; set the number of GPUs per machine (at least 1)")
+    else:
+        count = shape.integer(fields["count"], "profile.gpu.count", 1, _U32)
+    return Gpu(gpu_type, count)
+
+
+def _scale_policy(shape: _Fields, value: Any, min_size: Any, max_size: Any) -> None:
+    policy = shape.mapping(value, "scalePolicy")
+    if policy is None:
+        return
+    kind = policy.get("type")
+    if isinstance(kind, Unknown):
+        shape.unknown(kind)
+        return
+    if kind not in _SCALE_FIELDS:
+        shape.bad("scalePolicy.type must be \"fixed\" or \"autoscale\"")
+        return
+    fields = shape.read(policy, _SCALE_FIELDS[kind], "scalePolicy.")
+    if kind == "fixed":
+        machines = _range(shape, fields.get("machines"), "scalePolicy.machines")
+        if isinstance(min_size, int) and isinstance(max_size, int) and min_size != max_size:
+            shape.bad(f"a fixed scalePolicy needs minSize equal to maxSize, but they are {min_size} and "
+                      f"{max_size}; make them equal or use an autoscale policy")
+        _inside(shape, machines, min_size, "minSize", "scalePolicy.machines")
+        if max_size != min_size:
+            _inside(shape, machines, max_size, "maxSize", "scalePolicy.machines")
+    else:
+        low = _range(shape, fields.get("min"), "scalePolicy.min")
+        high = _range(shape, fields.get("max"), "scalePolicy.max")
+        _inside(shape, low, min_size, "minSize", "scalePolicy.min")
+        _inside(shape, high, max_size, "maxSize", "scalePolicy.max")
+
+
+def _range(shape: _Fields, value: Any, field: str) -> tuple[int, int] | None:
+    if value is None:
+        shape.bad(f"field '{field}' is required; set {{min, max, default}}")
+        return None
+    bounds = shape.mapping(value, field)
+    if bounds is None:
+        return None
+    fields = shape.read(bounds, _RANGE_FIELDS, f"{field}.")
+    numbers = {}
+    for name in _RANGE_FIELDS:
+        if name not in fields:
+            shape.bad(f"field '{field}.{name}' is required; set a whole number")
+            numbers[name] = None
+        else:
+            numbers[name] = shape.integer(fields[name], f"{field}.{name}", 0, _U32)
+    low, high, default = numbers["min"], numbers["max"], numbers["default"]
+    if not (isinstance(low, int) and isinstance(high, int)):
+        return None
+    if low > high:
+        shape.bad(f"{field}.min {low} is greater than {field}.max {high}")
+        return None
+    if isinstance(default, int) and not low <= default <= high:
+        shape.bad(f"{field}.default {default} is outside {field} [{low}, {high}]")
+    return low, high
+
+
+def _inside(shape: _Fields, bounds: tuple[int, int] | None, value: Any, name: str, field: str) -> None:
+    if bounds is None or not isinstance(value, int):
+        return
+    low, high = bounds
+    if not low <= value <= high:
+        shape.bad(f"{name} {value} is outside {field} [{low}, {high}]; change {name} or widen the range")
+
+
+def _pool_ids(pools: tuple[Pool, ...] | Unknown) -> set[str] | None:
+    """The known pool ids, or None when some pool's id cannot be known."""
+    if isinstance(pools, Unknown):
+        return None
+    ids: set[str] = set()
+    for pool in pools:
+        if isinstance(pool.group_id, Unknown):
+            return None
+        if isinstance(pool.group_id, str):
+            ids.add(pool.group_id)
+    return ids
+
+
+def _check_pool_key(shape: _Fields, key: Any, field: str, known_ids: set[str] | None) -> bool:
+    if known_ids is not None and key not in known_ids:
+        shape.bad(f"{field} names pool '{key}', which does not exist; use one of its pool ids")
+        return False
+    return True
+
+
+def _spread(shape: _Fields, value: Any, known_ids: set[str] | None) -> dict[str, int | Unknown]:
+    if value is None:
+        return {}
+    spread = shape.mapping(value, "failureDomainSpread")
+    if spread is None:
+        return {}
+    result: dict[str, int | Unknown] = {}
+    for key in spread:
+        if not _check_pool_key(shape, key, "failureDomainSpread", known_ids):
+            continue
+        count = shape.integer(spread[key], f"failureDomainSpread['{key}']", 1, 255)
+        if count is not None:
+            result[key] = count
+    return result
+
+
+def _selected_domains(shape: _Fields, value: Any, known_ids: set[str] | None,
+                      spread: dict[str, int | Unknown]) -> Mapping[str, Any] | Unknown | None:
+    if value is None:
+        return None
+    selected = shape.mapping(value, "selectedFailureDomains")
+    if selected is None:
+        return value if isinstance(value, Unknown) else None
+    for key in selected:
+        field = f"selectedFailureDomains['{key}']"
+        if not _check_pool_key(shape, key, "selectedFailureDomains", known_ids):
+            continue
+        domains = selected[key]
+        if isinstance(domains, Unknown):
+            shape.unknown(domains)
+            continue
+        if not isinstance(domains, list):
+            shape.bad(f"{field} must be a list of failure-domain names, not {type_name(domains)}")
+            continue
+        names = [shape.string(domain, f"{field}[{i}]") for i, domain in enumerate(domains)]
+        if any(isinstance(name, Unknown) for name in names):
+            continue
+        strings = [name for name in names if isinstance(name, str)]
+        if len(set(strings)) != len(strings):
+            shape.bad(f"{field} lists a failure domain more than once; list each once")
+        want = spread.get(key)
+        if want is None:
+            shape.bad(f"{field} selects failure domains but failureDomainSpread has no entry for "
+                      f"pool '{key}'; set failureDomainSpread['{key}'] to {len(domains)}")
+        elif isinstance(want, int) and len(domains) != want:
+            shape.bad(f"{field} selects {len(domains)} failure domains but failureDomainSpread['{key}'] "
+                      f"is {want}; select exactly {want}")
+    return selected
+
+
+def _container_cidr(shape: _Fields, value: Any, pools: tuple[Pool, ...] | Unknown) -> str | Unknown | None:
+    if value is None:
+        return None
+    cidr = shape.string(value, "containerCidr")
+    if not isinstance(cidr, str):
+        return cidr
+    try:
+        network = ipaddress.IPv4Network(cidr, strict=True)
+    except ValueError:
+        shape.bad(f"containerCidr '{cidr}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)")
+        return None
+    if network.prefixlen > 24:
+        shape.bad(f"containerCidr '{cidr}' is narrower than /24; each machine needs a /24 of its own")
+        return cidr
+    if isinstance(pools, Unknown):
+        return cidr
+    sizes = [pool.max_size for pool in pools]
+    if any(isinstance(size, Unknown) for size in sizes):
+        return cidr
+    machines = sum(size for size in sizes if isinstance(size, int))
+    subnets = 2 ** (24 - network.prefixlen)
+    if machines > subnets:
+        shape.bad(f"containerCidr '{cidr}' holds {subnets} /24 subnets but the pools' maxSize add up to "
+                  f"{machines} machines; use a wider network (at most /{24 - (machines - 1).bit_length()})")
+    return cidr

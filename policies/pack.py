@@ -1,0 +1,197 @@
+"""The policies, in SPEC order: each adapts ``args`` to a rule and reports what it finds.
+
+A policy never parses by hand and a rule never touches ``args``: props go through
+``parse_cluster`` / ``parse_workload`` / ``parse_stack`` into small models, a rule named after
+the policy turns the model into findings, and ``report`` hands them to the engine.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from .architecture import workload_architecture_selector_valid
+from .cluster import Cluster, is_compute_cluster, parse_cluster
+from .enforceable import kubernetes_compute_enforceable
+from .findings import Finding, Report, never_raises, report
+from .placement import (
+    compute_pools_single_architecture,
+    dynamic_container_pool,
+    parse_stack,
+    remember_inputs,
+    workload_node_architecture,
+    workload_pool_placement,
+)
+from .platform import PLATFORM_SCHEMA, resolve_platform
+from .workloads import parse_workload
+
+MANDATORY = EnforcementLevel.MANDATORY
+
+
+def _cluster(args: ResourceValidationArgs) -> tuple[Cluster, list[Finding]] | None:
+    """Parse a ComputeCluster's inputs, and keep them for the stack policies of this run."""
+    if not is_compute_cluster(args.resource_type):
+        return None
+    cluster, findings = parse_cluster(args.props, args.name)
+    remember_inputs(args.urn, cluster)
+    return cluster, findings
+
+
+# 1 ------------------------------------------------------------------------------------------
+
+@never_raises
+def _validate_compute_cluster(args: ResourceValidationArgs, report_violation: Report) -> None:
+    parsed = _cluster(args)
+    if parsed is not None:
+        report(parsed[1], report_violation)
+
+
+compute_cluster_valid = ResourceValidationPolicy(
+    name="compute-cluster-valid",
+    description="Every ComputeCluster is well formed: known fields, valid ids, pools, sizes, scale policy, "
+                "machine profile, failure domains and container network.",
+    validate=_validate_compute_cluster,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Fix the ComputeCluster field named in the message: remove or rename unknown fields, keep "
+                      "0 <= minSize <= maxSize <= 10, make the scale policy contain the sizes, give cpu as cores "
+                      "or millicores, use arm64 or x86_64, and give containerCidr a /24 for every machine.",
+)
+
+
+# 2 ------------------------------------------------------------------------------------------
+
+@never_raises
+def _validate_kubernetes_enforceable(args: ResourceValidationArgs, report_violation: Report) -> None:
+    parsed = _cluster(args)
+    if parsed is None:
+        return
+    platform, source = resolve_platform(args.get_config())
+    if platform is None:
+        args.not_applicable(source)
+    if platform != "kubernetes":
+        args.not_applicable(f"the platform is '{platform}' ({source}), not kubernetes")
+    report(kubernetes_compute_enforceable(parsed[0]), report_violation)
+
+
+kubernetes_compute_enforceable_policy = ResourceValidationPolicy(
+    name="kubernetes-compute-enforceable",
+    description="On Kubernetes, a ComputeCluster asks only for what administrator-managed nodes can enforce: no "
+                "instance types, GPUs, nested virtualization, failure domains or custom container network.",
+    validate=_validate_kubernetes_enforceable,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    config_schema=PolicyConfigSchema(properties={"platform": PLATFORM_SCHEMA}),
+    remediation_steps="Remove instanceType, profile.gpu, nestedVirtualization: true, selectedFailureDomains and a "
+                      "non-default containerCidr from ComputeClusters deployed to an existing Kubernetes cluster; "
+                      "describe pools with profile (cpu, memory, architecture) instead.",
+)
+
+
+# 4 ------------------------------------------------------------------------------------------
+
+@never_raises
+def _validate_workload_selector(args: ResourceValidationArgs, report_violation: Report) -> None:
+    workload = parse_workload(args.resource_type, args.props, args.urn, args.name)
+    if workload is not None:
+        report(workload_architecture_selector_valid(workload), report_violation)
+
+
+workload_architecture_selector_valid_policy = ResourceValidationPolicy(
+    name="workload-architecture-selector-valid",
+    description="A workload's own CPU architecture constraints (nodeSelector and required node affinity) use "
+                "Kubernetes architecture names and leave at least one architecture.",
+    validate=_validate_workload_selector,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Use Kubernetes architecture names (amd64, arm64, ...; not x86_64 or aarch64) in "
+                      "kubernetes.io/arch selectors, and make nodeSelector and required node affinity agree.",
+)
+
+
+# 5 - 8: stack policies -------------------------------------------------------------------------
+
+@never_raises
+def _validate_single_architecture(args: StackValidationArgs, report_violation: Report) -> None:
+    report(compute_pools_single_architecture(parse_stack(args.resources)), report_violation)
+
+
+compute_pools_single_architecture_policy = StackValidationPolicy(
+    name="compute-pools-single-architecture",
+    description="All compute pools of the stack declare the same CPU architecture: one image build cannot serve "
+                "both arm64 and x86_64.",
+    validate=_validate_single_architecture,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Give every pool's profile.architecture the same value, or split the pools into stacks "
+                      "that build images for one architecture each.",
+)
+
+
+@never_raises
+def _validate_pool_placement(args: StackValidationArgs, report_violation: Report) -> None:
+    report(workload_pool_placement(parse_stack(args.resources)), report_violation)
+
+
+workload_pool_placement_policy = StackValidationPolicy(
+    name="workload-pool-placement",
+    description="Every container and daemon workload resolves to exactly one ComputeCluster and pool through the "
+                "compute.alien.dev/cluster and compute.alien.dev/pool labels.",
+    validate=_validate_pool_placement,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Label the workload (or its pod template) with compute.alien.dev/cluster set to a "
+                      "ComputeCluster's id and compute.alien.dev/pool set to one of its pools; with a single "
+                      "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool.",
+)
+
+
+@never_raises
+def _validate_node_architecture(args: StackValidationArgs, report_violation: Report) -> None:
+    report(workload_node_architecture(parse_stack(args.resources)), report_violation)
+
+
+workload_node_architecture_policy = StackValidationPolicy(
+    name="workload-node-architecture",
+    description="Every workload's Pods are pinned to the CPU architecture its compute pool (or the stack's "
+                "single declared architecture) needs, so they cannot land on incompatible nodes.",
+    validate=_validate_node_architecture,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Add nodeSelector kubernetes.io/arch: amd64 (for x86_64 pools) or arm64 (for arm64 pools) "
+                      "to the workload's pod template, and remove constraints that exclude it.",
+)
+
+
+@never_raises
+def _validate_dynamic_pool(args: StackValidationArgs, report_violation: Report) -> None:
+    report(dynamic_container_pool(parse_stack(args.resources)), report_violation)
+
+
+dynamic_container_pool_policy = StackValidationPolicy(
+    name="dynamic-container-pool",
+    description="Dynamic workloads land in the dynamic container pool of the stack's one ComputeCluster.",
+    validate=_validate_dynamic_pool,
+    enforcement_level=MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation_steps="Keep exactly one ComputeCluster in a stack with dynamic workloads, and give it the pool "
+                      "named by dynamicContainerPool (or a 'general' pool).",
+)
+
+
+ALL = [
+    compute_cluster_valid,
+    kubernetes_compute_enforceable_policy,
+    workload_architecture_selector_valid_policy,
+    compute_pools_single_architecture_policy,
+    workload_pool_placement_policy,
+    workload_node_architecture_policy,
+    dynamic_container_pool_policy,
+]

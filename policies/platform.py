@@ -1,0 +1,52 @@
+"""Which platform the stack deploys to: the policy's ``platform`` config, else ``compute:platform``.
+
+The engine hands the stack's configuration to the pack process as the ``PULUMI_CONFIG``
+environment variable (a JSON object of ``namespace:key`` to string).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
+STACK_CONFIG_KEY = "compute:platform"
+
+PLATFORM_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "enum": list(PLATFORMS),
+    "description": "Platform the stack deploys to; overrides the stack config 'compute:platform'.",
+}
+
+_cache: tuple[str | None, dict[str, Any]] = (None, {})
+
+
+def _stack_config() -> dict[str, Any]:
+    """PULUMI_CONFIG parsed once per distinct value (it is read on every resource)."""
+    global _cache
+    raw = os.environ.get("PULUMI_CONFIG")
+    if raw != _cache[0]:
+        try:
+            parsed = json.loads(raw) if raw else {}
+        except ValueError:
+            parsed = {}
+        _cache = (raw, parsed if isinstance(parsed, dict) else {})
+    return _cache[1]
+
+
+def resolve_platform(policy_config: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(platform, where it came from) or (None, why it could not be learned)."""
+    configured = policy_config.get("platform") if isinstance(policy_config, Mapping) else None
+    if configured is not None:
+        if configured in PLATFORMS:
+            return configured, "policy config 'platform'"
+        return None, f"policy config 'platform' must be one of {', '.join(PLATFORMS)}"
+    value = _stack_config().get(STACK_CONFIG_KEY)
+    if value is None:
+        return None, (f"the platform is not known: set the stack config '{STACK_CONFIG_KEY}' "
+                      f"(one of {', '.join(PLATFORMS)}) or this policy's 'platform' config")
+    if isinstance(value, str) and value.strip().strip('"') in PLATFORMS:
+        return value.strip().strip('"'), f"stack config '{STACK_CONFIG_KEY}'"
+    return None, f"stack config '{STACK_CONFIG_KEY}' must be one of {', '.join(PLATFORMS)}"

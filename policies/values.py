@@ -1,0 +1,123 @@
+"""Reading the engine's property proxies safely.
+
+``args.props`` is a proxy: reading a value that is unknown during preview raises
+``UnknownValueError``, and so do ``in``, ``.get()`` and ``.items()`` when they touch one.
+Everything here turns proxies into plain Python values once, replacing each unknown value
+with an :class:`Unknown` marker that remembers the SDK's error, so rules can check what is
+known and report what is not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UnknownValueError
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value that cannot be known yet (a preview unknown, or configuration not available)."""
+
+    error: UnknownValueError
+
+
+class Undetermined(UnknownValueError):
+    """An UnknownValueError with our own message, for things the pack cannot see yet."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(UNKNOWN_OBJECT_VALUE, [])
+        self.message = message
+
+
+def undetermined(message: str) -> Unknown:
+    return Unknown(Undetermined(message))
+
+
+def plain(value: Any) -> Any:
+    """Convert a proxy (or anything) into dicts, lists and scalars; unknowns become Unknown."""
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        out: dict[Any, Any] = {}
+        for key in value:
+            out[key] = read(value, key)
+        return out
+    if isinstance(value, Sequence):
+        return [read(value, index) for index in range(len(value))]
+    return value
+
+
+def read(container: Any, key: Any) -> Any:
+    """``plain(container[key])``, with an unknown value turned into :class:`Unknown`."""
+    try:
+        return plain(container[key])
+    except UnknownValueError as error:
+        return Unknown(error)
+
+
+def child(container: Any, key: str) -> Any:
+    """The plain value at ``key`` of a proxy mapping, or None when absent or not a mapping."""
+    if not isinstance(container, Mapping):
+        return None
+    try:
+        value = container[key]
+    except KeyError:
+        return None
+    except UnknownValueError as error:
+        return Unknown(error)
+    return value
+
+
+def as_int(value: Any) -> int | None:
+    """Numbers arrive as floats over the wire: 3.0 is 3, 1.5 and booleans are not integers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def type_name(value: Any) -> str:
+    """How a JSON reader would name the type of a value, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, Sequence):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+_CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake(name: str) -> str:
+    """capacityGroups -> capacity_groups."""
+    return _CAMEL_BOUNDARY.sub("_", name).lower()
+
+
+def unknowns_in(value: Any) -> list[Unknown]:
+    """Every Unknown inside a plain value, in document order."""
+    found: list[Unknown] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Unknown):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found

@@ -1,0 +1,161 @@
+"""Kubernetes workloads: the one place that knows where each kind keeps its pod template.
+
+Every rule asks :func:`parse_workload`; none walks manifests on its own. A workload's role,
+cluster and pool come from the ``compute.alien.dev/*`` labels or annotations on the workload,
+else on its pod template; disagreeing values are findings of ``workload-pool-placement``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .findings import Finding, Violation
+from .values import Unknown, child, plain, type_name
+
+ROLE_KEY = "compute.alien.dev/workload"
+CLUSTER_KEY = "compute.alien.dev/cluster"
+POOL_KEY = "compute.alien.dev/pool"
+ROLES = ("container", "daemon", "worker", "dynamic")
+
+# Where the pod template of each kind lives, as a path of fields from the resource's inputs.
+POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "Pod": ("spec",),
+    "PodTemplate": ("template", "spec"),
+    "Deployment": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "ReplicationController": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+_GROUP_KINDS = {
+    "core": ("Pod", "PodTemplate", "ReplicationController"),
+    "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"),
+    "extensions": ("Deployment", "ReplicaSet", "DaemonSet"),
+    "batch": ("Job", "CronJob"),
+}
+_TOKEN = re.compile(r"^kubernetes:([a-z0-9.]+)/([a-z0-9]+):([A-Za-z]+?)(Patch)?$")
+
+
+@dataclass(frozen=True)
+class Kind:
+    kind: str
+    patch: bool
+
+
+def workload_kind(resource_type: str) -> Kind | None:
+    """The workload kind of a pulumi-kubernetes type token, any API version; None otherwise."""
+    if not isinstance(resource_type, str):
+        return None
+    match = _TOKEN.match(resource_type)
+    if match is None:
+        return None
+    group, _version, kind, patch = match.groups()
+    if kind not in _GROUP_KINDS.get(group, ()):
+        return None
+    return Kind(kind, patch is not None)
+
+
+@dataclass(frozen=True)
+class Workload:
+    urn: str
+    name: str
+    kind: str
+    patch: bool
+    role: str | Unknown | None  # None when the role label is invalid (see problems)
+    cluster: str | Unknown | None
+    pool: str | Unknown | None
+    node_selector: Any  # plain values of the pod spec's nodeSelector (None when absent)
+    node_affinity: Any  # ... and of its affinity.nodeAffinity
+    pod_spec_path: str
+    problems: tuple[Finding, ...]  # label findings of workload-pool-placement
+
+    @property
+    def subject(self) -> str:
+        return f"{self.kind}{'Patch' if self.patch else ''} '{self.name}'"
+
+
+def _metadata_maps(metadata: Any, where: str) -> list[tuple[str, Any]]:
+    return [(f"{where}.labels", child(metadata, "labels")),
+            (f"{where}.annotations", child(metadata, "annotations"))]
+
+
+def _label(places: list[tuple[str, Any]], key: str, subject: str,
+           problems: list[Finding]) -> str | Unknown | None:
+    """The one value of ``key`` among the places that set it."""
+    found: list[tuple[str, str]] = []
+    unknown: Unknown | None = None
+    for where, labels in places:
+        if isinstance(labels, Unknown):
+            unknown = unknown or labels
+            continue
+        if not isinstance(labels, Mapping):
+            continue
+        value = child(labels, key)
+        if value is None:
+            continue
+        if isinstance(value, Unknown):
+            unknown = unknown or value
+        elif not isinstance(value, str):
+            problems.append(Violation(f"{subject}: {where}['{key}'] must be a string, not {type_name(value)}"))
+        else:
+            found.append((where, value))
+    values = sorted({value for _, value in found})
+    if len(values) > 1:
+        spots = ", ".join(f"{where} says '{value}'" for where, value in found)
+        problems.append(Violation(f"{subject}: '{key}' disagrees between its labels and annotations ({spots}); "
+                                  "set one value everywhere"))
+        return None
+    if unknown is not None:
+        return unknown
+    return values[0] if values else None
+
+
+def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workload | None:
+    """Read what the rules need of a workload, touching only the fields they need."""
+    kind = workload_kind(resource_type)
+    if kind is None:
+        return None
+    path = POD_SPEC_PATHS[kind.kind]
+    template_path = path[:-1]
+    subject = f"{kind.kind}{'Patch' if kind.patch else ''} '{name}'"
+
+    template: Any = props
+    for field in template_path:
+        if isinstance(template, Unknown) or template is None:
+            break
+        template = child(template, field)
+    pod_spec = child(template, path[-1]) if not isinstance(template, Unknown) else template
+    if isinstance(pod_spec, Unknown):
+        node_selector = node_affinity = pod_spec
+    else:
+        node_selector = plain(child(pod_spec, "nodeSelector"))
+        affinity = child(pod_spec, "affinity")
+        node_affinity = affinity if isinstance(affinity, Unknown) else plain(child(affinity, "nodeAffinity"))
+
+    places = _metadata_maps(child(props, "metadata"), "metadata")
+    if template_path and not isinstance(template, Unknown):
+        places += _metadata_maps(child(template, "metadata"), ".".join(template_path + ("metadata",)))
+    problems: list[Finding] = []
+    role_value = _label(places, ROLE_KEY, subject, problems)
+    role: str | Unknown | None
+    if role_value is None and problems:
+        role = None  # the role labels disagree or are not strings
+    elif role_value is None:
+        role = "daemon" if kind.kind == "DaemonSet" else "container"
+    elif isinstance(role_value, Unknown) or role_value in ROLES:
+        role = role_value
+    else:
+        problems.append(Violation(f"{subject}: '{ROLE_KEY}' must be one of {', '.join(ROLES)}"))
+        role = None
+    if role == "worker":
+        cluster, pool = None, None  # a worker's cluster and pool labels are ignored
+    else:
+        cluster = _label(places, CLUSTER_KEY, subject, problems)
+        pool = _label(places, POOL_KEY, subject, problems)
+    return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
+                    ".".join(path), tuple(problems))

@@ -1,0 +1,184 @@
+"""The pack's analyzer driven in-process, through the SDK's own gRPC servicer.
+
+Requests are real protobuf messages, so the policies receive the same property proxies the
+engine's requests produce: unknown values raise on access, secrets are unwrapped, numbers are
+floats.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import proto
+from pulumi_policy import EnforcementLevel
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+import policies
+from policies import placement
+
+_LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
+           proto.DISABLED: "disabled"}
+_LEVEL_VALUES = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate": proto.REMEDIATE,
+                 "disabled": proto.DISABLED}
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource as the engine sees it: inputs for Analyze, outputs for AnalyzeStack."""
+
+    type: str
+    name: str
+    urn: str
+    inputs: struct_pb2.Struct
+    outputs: struct_pb2.Struct
+    parent: str = ""
+
+    @classmethod
+    def of(cls, type_: str, name: str, inputs: Mapping[str, Any] | struct_pb2.Struct,
+           outputs: Mapping[str, Any] | struct_pb2.Struct | None = None, *,
+           project: str = "project", stack: str = "stack", parent_type: str = "") -> Resource:
+        """A resource from plain JSON-like values (numbers become floats, as on the wire)."""
+        qualified = f"{parent_type}${type_}" if parent_type else type_
+        urn = f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
+        ins = to_struct(inputs)
+        outs = ins if outputs is None else to_struct(outputs)
+        return cls(type_, name, urn, ins, outs)
+
+
+def to_struct(value: Mapping[str, Any] | struct_pb2.Struct) -> struct_pb2.Struct:
+    if isinstance(value, struct_pb2.Struct):
+        return value
+    struct = struct_pb2.Struct()
+    struct.update(dict(value))
+    return struct
+
+
+@dataclass(frozen=True)
+class PolicyViolation:
+    policy: str
+    level: str
+    message: str  # the policy's description, a newline, then the finding
+    urn: str
+
+    @property
+    def finding(self) -> str:
+        return self.message.split("\n", 1)[-1]
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    policy: str
+    reason: str
+    urn: str
+
+
+@dataclass
+class PolicyResult:
+    violations: list[PolicyViolation] = field(default_factory=list)
+    not_applicable: list[NotApplicable] = field(default_factory=list)
+    notes: list[PolicyViolation] = field(default_factory=list)  # "can't run policy ... during preview"
+
+    @property
+    def mandatory(self) -> list[PolicyViolation]:
+        return [v for v in self.violations if v.level == "mandatory"]
+
+    def of(self, policy: str) -> list[PolicyViolation]:
+        return [v for v in self.violations if v.policy == policy]
+
+    def findings(self, policy: str) -> list[str]:
+        return [v.finding for v in self.of(policy)]
+
+
+@contextlib.contextmanager
+def stack_environment(stack_config: Mapping[str, Any] | None, project: str, stack: str,
+                      preview: bool) -> Iterator[None]:
+    """The environment the engine gives a pack process: PULUMI_CONFIG, project, stack, dry run."""
+    values = {
+        "PULUMI_CONFIG": json.dumps({k: v if isinstance(v, str) else json.dumps(v)
+                                     for k, v in (stack_config or {}).items()}),
+        "PULUMI_PROJECT": project,
+        "PULUMI_STACK": stack,
+        "PULUMI_DRY_RUN": "true" if preview else "false",
+    }
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+class Analyzer:
+    """A fresh pack, as a new pack process would be, driven through the SDK's servicer."""
+
+    def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
+        placement.SEEN_INPUTS.clear()
+        self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
+                                                EnforcementLevel.MANDATORY)
+        self.configure(policy_config or {})
+
+    def info(self) -> Any:
+        return self.servicer.GetAnalyzerInfo(None, None)
+
+    def configure(self, policy_config: Mapping[str, Any]) -> None:
+        """--policy-pack-config: {policy: level} or {policy: {"enforcementLevel": ..., setting: ...}}."""
+        request = proto.ConfigureAnalyzerRequest()
+        defaults = {p.name: p.enforcement_level.value for p in policies.ALL if p.enforcement_level}
+        for policy_name in defaults:
+            value = policy_config.get(policy_name, {})
+            settings = {"enforcementLevel": value} if isinstance(value, str) else dict(value)
+            level = settings.pop("enforcementLevel", defaults[policy_name])
+            config = proto.PolicyConfig(enforcementLevel=_LEVEL_VALUES[level])
+            config.properties.update(settings)
+            request.policyConfig[policy_name].CopyFrom(config)
+        self.servicer.Configure(request, None)
+
+    def analyze(self, resource: Resource, result: PolicyResult | None = None) -> PolicyResult:
+        result = result or PolicyResult()
+        response = self.servicer.Analyze(proto.AnalyzeRequest(
+            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name), None)
+        _collect(response, result, resource.urn)
+        return result
+
+    def analyze_stack(self, resources: Iterable[Resource], result: PolicyResult | None = None) -> PolicyResult:
+        result = result or PolicyResult()
+        response = self.servicer.AnalyzeStack(proto.AnalyzeStackRequest(resources=[
+            proto.AnalyzerResource(type=r.type, properties=r.outputs, urn=r.urn, name=r.name, parent=r.parent)
+            for r in resources]), None)
+        _collect(response, result, "")
+        return result
+
+    def run(self, resources: Iterable[Resource]) -> PolicyResult:
+        """What a preview does: Analyze every resource's inputs, then AnalyzeStack the outputs."""
+        resources = list(resources)
+        result = PolicyResult()
+        for resource in resources:
+            self.analyze(resource, result)
+        self.analyze_stack(resources, result)
+        return result
+
+
+def _collect(response: Any, result: PolicyResult, urn: str) -> None:
+    for diagnostic in response.diagnostics:
+        item = PolicyViolation(diagnostic.policyName, _LEVELS.get(diagnostic.enforcementLevel, "unknown"),
+                               diagnostic.message, diagnostic.urn or urn)
+        if diagnostic.message.startswith("can't run policy '"):
+            result.notes.append(item)
+        else:
+            result.violations.append(item)
+    for item in response.not_applicable:
+        result.not_applicable.append(NotApplicable(item.policy_name, item.reason, urn))
+
+
+def plain_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
+    return json_format.MessageToDict(struct)
