@@ -150,11 +150,12 @@ class _Fields:
             what = "a fraction" if isinstance(value, float) and not isinstance(value, bool) else type_name(value)
             self.bad(f"{field} must be a whole number, not {what}")
             return None
+        shown = f"{field} {number}" if abs(number) < 10**15 else field
         if number < low:
-            self.bad(f"{field} {number} is below the minimum of {low}")
+            self.bad(f"{shown} is below the minimum of {low}")
             return None
         if number > high:
-            self.bad(f"{field} {number} is above the maximum of {high}")
+            self.bad(f"{shown} is above the maximum of {high}")
             return None
         return number
 

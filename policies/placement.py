@@ -127,19 +127,16 @@ def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
     if len(declared.where) <= 1:
         return [declared.unknown] if declared.unknown is not None else []
     found = " and ".join(declared.where)
-    pools_of: dict[str, list[str]] = {}
-    entries: dict[str, ClusterEntry] = {}
-    for architecture, places in declared.where.items():
-        for entry, pool in places:
-            entries[entry.urn] = entry
-            pools_of.setdefault(entry.urn, []).append(f"{pool.label} {architecture}")
     findings: list[Finding] = []
     for entry in stack.clusters:
-        if entry.urn in pools_of:
+        pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
+        mine = [f"{pool.label} {pool.architecture}" for pool in (pools if isinstance(pools, tuple) else ())
+                if isinstance(pool.architecture, str)]
+        if mine:
             findings.append(Violation(
-                f"ComputeCluster '{entry.label}' declares {', '.join(pools_of[entry.urn])}, but the stack's "
-                f"pools declare {found}: one image build cannot serve both; declare the same "
-                "profile.architecture on every pool", entry.urn))
+                f"ComputeCluster '{entry.label}' declares {', '.join(mine)}, but the stack's pools declare "
+                f"{found}: one image build cannot serve both; declare the same profile.architecture on every "
+                "pool", entry.urn))
     return findings
 
 

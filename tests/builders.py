@@ -1,0 +1,178 @@
+"""Small Pulumi programs for the tests: a ComputeCluster component plus Kubernetes workloads.
+
+Every builder returns a thunk that declares real resources with the real SDKs when the program
+runs under mocks, so type tokens and camelCase shapes are what the engine would receive.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from compute_cluster import (
+    CapacityGroup,
+    ComputeCluster,
+    ComputeClusterArgs,
+    MachineProfile,
+)
+from testkit import PolicyResult, evaluate
+
+Part = Callable[[], Any]
+AMD64 = {"kubernetes.io/arch": "amd64"}
+ARM64 = {"kubernetes.io/arch": "arm64"}
+GIB = 1 << 30
+
+
+def apps_pool(**changes: Any) -> CapacityGroup:
+    """Seed K's pool: 'apps', x86_64, 2 cores, 4 GiB memory, 20 GiB disk, 1..3 machines."""
+    pool = CapacityGroup(group_id="apps", min_size=1, max_size=3,
+                         profile=MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB,
+                                                architecture="x86_64"))
+    return dataclasses.replace(pool, **changes)
+
+
+def seed_cluster_args(**changes: Any) -> ComputeClusterArgs:
+    """Seed K's cluster: id 'compute', the apps pool, and apps as the dynamic container pool."""
+    args = ComputeClusterArgs(id="compute", capacity_groups=[apps_pool()], dynamic_container_pool="apps")
+    return dataclasses.replace(args, **changes)
+
+
+def cluster(args: ComputeClusterArgs | None = None, name: str = "compute") -> Part:
+    return lambda: ComputeCluster(name, args or seed_cluster_args())
+
+
+def raw_cluster(props: Mapping[str, Any], name: str = "compute",
+                type_token: str = "acme:infra:ComputeCluster", register_outputs: bool = False) -> Part:
+    """A user's own ComputeCluster component, with whatever inputs it was given."""
+
+    class UserCluster(pulumi.ComponentResource):
+        def __init__(self) -> None:
+            super().__init__(type_token, name, dict(props))
+            if register_outputs:
+                self.register_outputs(dict(props))
+
+    return UserCluster
+
+
+def _pod_spec(name: str, node_selector: Mapping[str, Any] | None, affinity: Mapping[str, Any] | None,
+              restart: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": name, "image": f"example.test/{name}:1"}]}
+    if node_selector is not None:
+        spec["nodeSelector"] = dict(node_selector)
+    if affinity is not None:
+        spec["affinity"] = dict(affinity)
+    if restart:
+        spec["restartPolicy"] = restart
+    return spec
+
+
+def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
+             annotations: Mapping[str, Any] | None = None, template_labels: Mapping[str, Any] | None = None,
+             template_annotations: Mapping[str, Any] | None = None,
+             node_selector: Mapping[str, Any] | None = None, affinity: Mapping[str, Any] | None = None,
+             group: Any = None) -> Part:
+    """A workload of any kind with the real pulumi-kubernetes class for it."""
+    metadata: dict[str, Any] = {"name": name}
+    if labels:
+        metadata["labels"] = dict(labels)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    template_metadata: dict[str, Any] = {"labels": {"app": name, **(template_labels or {})}}
+    if template_annotations:
+        template_metadata["annotations"] = dict(template_annotations)
+    selector = {"matchLabels": {"app": name}}
+    restart = "Never" if kind in ("Job", "CronJob") else None
+    template = {"metadata": template_metadata, "spec": _pod_spec(name, node_selector, affinity, restart)}
+
+    def declare() -> Any:
+        apps = group or k8s.apps.v1
+        if kind == "Pod":
+            return k8s.core.v1.Pod(name, metadata={**metadata, **template_metadata,
+                                                   "labels": {**template_metadata["labels"], **(labels or {})}},
+                                   spec=template["spec"])
+        if kind == "PodTemplate":
+            return k8s.core.v1.PodTemplate(name, metadata=metadata, template=template)
+        if kind == "ReplicationController":
+            return k8s.core.v1.ReplicationController(name, metadata=metadata,
+                                                     spec={"selector": {"app": name}, "template": template})
+        if kind == "Job":
+            return k8s.batch.v1.Job(name, metadata=metadata, spec={"template": template})
+        if kind == "CronJob":
+            return (group or k8s.batch.v1).CronJob(name, metadata=metadata, spec={
+                "schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": template}}})
+        cls = getattr(apps, kind)
+        return cls(name, metadata=metadata, spec={"selector": selector, "template": template})
+
+    return declare
+
+
+def deployment(name: str = "api", **kwargs: Any) -> Part:
+    return workload("Deployment", name, **kwargs)
+
+
+def placed(cluster_id: str = "compute", pool: str = "apps", role: str | None = None) -> dict[str, str]:
+    labels = {"compute.alien.dev/cluster": cluster_id, "compute.alien.dev/pool": pool}
+    if role:
+        labels["compute.alien.dev/workload"] = role
+    return labels
+
+
+def role(name: str) -> dict[str, str]:
+    return {"compute.alien.dev/workload": name}
+
+
+def run(*parts: Part, platform: str | None = "kubernetes", policy_config: Mapping[str, Any] | None = None,
+        preview: bool = True, extra_config: Mapping[str, Any] | None = None) -> PolicyResult:
+    """Evaluate every policy on a program made of ``parts``."""
+    config: dict[str, Any] = dict(extra_config or {})
+    if platform is not None:
+        config["compute:platform"] = platform
+
+    def program() -> None:
+        for part in parts:
+            part()
+
+    return evaluate(program, stack_config=config, policy_config=policy_config, preview=preview)
+
+
+def seed_stack(cluster_args: ComputeClusterArgs | None = None, **api: Any) -> tuple[Part, Part]:
+    """Seed K's stack: the cluster, and container 'api' placed on compute/apps (pinned to amd64)."""
+    api.setdefault("labels", placed())
+    api.setdefault("node_selector", AMD64)
+    return cluster(cluster_args), deployment("api", **api)
+
+
+# --- straight to the analyzer: one resource's inputs, as the engine would send them -----------
+
+CLUSTER_TYPE = "compute:index:ComputeCluster"
+
+
+def valid_cluster_props(**changes: Any) -> dict[str, Any]:
+    """Seed K's cluster in its JSON form."""
+    props: dict[str, Any] = {
+        "id": "compute",
+        "capacityGroups": [{"groupId": "apps", "minSize": 1, "maxSize": 3,
+                            "profile": {"cpu": "2", "memoryBytes": 4 * GIB, "ephemeralStorageBytes": 20 * GIB,
+                                        "architecture": "x86_64"}}],
+        "dynamicContainerPool": "apps",
+    }
+    props.update(changes)
+    return props
+
+
+def analyze(type_: str, props: Mapping[str, Any] | Any, *, name: str = "compute",
+            platform: str | None = "kubernetes", policy_config: Mapping[str, Any] | None = None) -> PolicyResult:
+    from testkit import Analyzer, Resource
+    from testkit.analyzer import stack_environment
+
+    config = {"compute:platform": platform} if platform else {}
+    with stack_environment(config, "project", "stack", True):
+        return Analyzer(policy_config).analyze(Resource.of(type_, name, props))
+
+
+def cluster_findings(props: Mapping[str, Any], policy: str = "compute-cluster-valid", **kwargs: Any) -> list[str]:
+    return analyze(CLUSTER_TYPE, props, **kwargs).findings(policy)

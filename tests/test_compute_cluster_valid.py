@@ -1,0 +1,197 @@
+"""compute-cluster-valid: each rule and its message, one broken thing at a time."""
+
+import copy
+
+import pytest
+
+from builders import GIB, cluster_findings, valid_cluster_props
+
+
+def pool(**changes):
+    props = valid_cluster_props()["capacityGroups"][0]
+    props = copy.deepcopy(props)
+    for key, value in changes.items():
+        if value is DROP:
+            props.pop(key, None)
+        else:
+            props[key] = value
+    return props
+
+
+def profile(**changes):
+    base = copy.deepcopy(pool()["profile"])
+    for key, value in changes.items():
+        if value is DROP:
+            base.pop(key, None)
+        else:
+            base[key] = value
+    return base
+
+
+DROP = object()
+POOL = "ComputeCluster 'compute' pool 'apps': "
+CLUSTER = "ComputeCluster 'compute': "
+
+
+def with_pool(**changes):
+    return valid_cluster_props(capacityGroups=[pool(**changes)])
+
+
+def test_seed_cluster_is_valid():
+    assert cluster_findings(valid_cluster_props()) == []
+
+
+def test_the_spec_example_message_exactly():
+    findings = cluster_findings(with_pool(minSize=3, maxSize=2))
+    assert findings == [POOL + "minSize 3 is greater than maxSize 2; lower minSize or raise maxSize"]
+
+
+CASES = [
+    # unknown keys, with a did-you-mean, at every level
+    (valid_cluster_props(capacityGroup=[]), CLUSTER + "unknown field 'capacityGroup'; did you mean 'capacityGroups'?"),
+    (with_pool(minSise=1), POOL + "unknown field 'minSise'; did you mean 'minSize'?"),
+    (with_pool(profile=profile(memoryByte=1)), POOL + "unknown field 'profile.memoryByte'; did you mean 'profile.memoryBytes'?"),
+    (with_pool(profile=profile(gpu={"type": "nvidia-t4", "cnt": 1})), POOL + "unknown field 'profile.gpu.cnt'"),
+    (with_pool(scalePolicy={"type": "fixed", "machines": {"min": 1, "max": 1, "default": 1}, "extra": 1}),
+     POOL + "unknown field 'scalePolicy.extra'"),
+    (valid_cluster_props(zzz=1), CLUSTER + "unknown field 'zzz'; known fields: id, capacityGroups"),
+    # the wrapper key and the two spellings
+    (valid_cluster_props(type="other"), CLUSTER + "field 'type' may only be \"compute-cluster\""),
+    (valid_cluster_props(container_cidr="10.0.0.0/16", containerCidr="10.1.0.0/16"),
+     CLUSTER + "both 'containerCidr' and 'container_cidr' are set, to different values"),
+    # id
+    (valid_cluster_props(id=None), "ComputeCluster 'compute': field 'id' is required"),
+    (valid_cluster_props(id="bad id!"), "ComputeCluster 'bad id!': id may contain only letters, digits, '-' and '_'"),
+    (valid_cluster_props(id=7), "ComputeCluster 'compute': id must be a string, not a number"),
+    # pools
+    (valid_cluster_props(capacityGroups=None), CLUSTER + "field 'capacityGroups' is required"),
+    (valid_cluster_props(capacityGroups=[]), CLUSTER + "capacityGroups is empty; declare at least one pool"),
+    (valid_cluster_props(capacityGroups="apps"), CLUSTER + "capacityGroups must be a list of pools, not a string"),
+    (valid_cluster_props(capacityGroups=[7]), CLUSTER + "capacityGroups[0] must be an object, not a number"),
+    (with_pool(groupId=DROP), "ComputeCluster 'compute' capacityGroups[0]: field 'groupId' is required"),
+    (with_pool(groupId="Apps"), "ComputeCluster 'compute' pool 'Apps': groupId must be non-empty lowercase"),
+    (with_pool(groupId=""), "ComputeCluster 'compute' capacityGroups[0]: groupId must be non-empty lowercase"),
+    (valid_cluster_props(capacityGroups=[pool(), pool()]), CLUSTER + "pool 'apps' is declared more than once"),
+    # sizes
+    (with_pool(maxSize=11), POOL + "maxSize 11 is above the maximum of 10"),
+    (with_pool(minSize=-1), POOL + "minSize -1 is below the minimum of 0"),
+    (with_pool(minSize=1.5), POOL + "minSize must be a whole number, not a fraction"),
+    (with_pool(minSize="1"), POOL + "minSize must be a whole number, not a string"),
+    (with_pool(minSize=True), POOL + "minSize must be a whole number, not a boolean"),
+    (with_pool(maxSize=DROP), POOL + "field 'maxSize' is required"),
+    (with_pool(maxSize=1e300), POOL + "maxSize is above the maximum of 10"),
+    # scale policy
+    (with_pool(minSize=1, maxSize=3, scalePolicy={"type": "fixed", "machines": {"min": 1, "max": 3, "default": 1}}),
+     POOL + "a fixed scalePolicy needs minSize equal to maxSize, but they are 1 and 3"),
+    (with_pool(minSize=3, maxSize=3, scalePolicy={"type": "fixed", "machines": {"min": 1, "max": 2, "default": 1}}),
+     POOL + "minSize 3 is outside scalePolicy.machines [1, 2]"),
+    (with_pool(scalePolicy={"type": "autoscale", "min": {"min": 2, "max": 2, "default": 2},
+                            "max": {"min": 3, "max": 5, "default": 3}}),
+     POOL + "minSize 1 is outside scalePolicy.min [2, 2]"),
+    (with_pool(scalePolicy={"type": "autoscale", "min": {"min": 0, "max": 1, "default": 1},
+                            "max": {"min": 4, "max": 5, "default": 4}}),
+     POOL + "maxSize 3 is outside scalePolicy.max [4, 5]"),
+    (with_pool(scalePolicy={"type": "autoscale", "min": {"min": 0, "max": 2, "default": 3},
+                            "max": {"min": 3, "max": 5, "default": 3}}),
+     POOL + "scalePolicy.min.default 3 is outside scalePolicy.min [0, 2]"),
+    (with_pool(scalePolicy={"type": "autoscale", "min": {"min": 2, "max": 0, "default": 1},
+                            "max": {"min": 3, "max": 5, "default": 3}}),
+     POOL + "scalePolicy.min.min 2 is greater than scalePolicy.min.max 0"),
+    (with_pool(scalePolicy={"type": "elastic"}), POOL + "scalePolicy.type must be \"fixed\" or \"autoscale\""),
+    (with_pool(minSize=2, maxSize=2, scalePolicy={"type": "fixed"}), POOL + "field 'scalePolicy.machines' is required"),
+    (with_pool(scalePolicy={"type": "autoscale", "min": {"min": 1, "max": 1}, "max": {"min": 3, "max": 3, "default": 3}}),
+     POOL + "field 'scalePolicy.min.default' is required"),
+    # profile
+    (with_pool(profile=profile(cpu="abc")), POOL + "profile.cpu must be cores such as \"4\" or \"0.5\""),
+    (with_pool(profile=profile(cpu="0")), POOL + "profile.cpu must be greater than zero"),
+    (with_pool(profile=profile(cpu="0m")), POOL + "profile.cpu must be greater than zero"),
+    (with_pool(profile=profile(cpu="-1")), POOL + "profile.cpu must be cores"),
+    (with_pool(profile=profile(cpu=4)), POOL + "profile.cpu must be a string, not a number"),
+    (with_pool(profile=profile(cpu=DROP)), POOL + "field 'profile.cpu' is required"),
+    (with_pool(profile=profile(memoryBytes=-1)), POOL + "profile.memoryBytes -1 is below the minimum of 0"),
+    (with_pool(profile=profile(ephemeralStorageBytes=0.5)), POOL + "profile.ephemeralStorageBytes must be a whole number"),
+    (with_pool(profile=profile(architecture="amd64")),
+     POOL + "profile.architecture 'amd64' is not one of arm64, x86_64; did you mean 'x86_64'?"),
+    (with_pool(profile=profile(gpu={"type": "nvidia-a10g", "count": 0})), POOL + "profile.gpu.count 0 is below the minimum of 1"),
+    (with_pool(profile=profile(gpu={"count": 1})), POOL + "field 'profile.gpu.type' is required"),
+    (with_pool(profile="big"), POOL + "profile must be an object, not a string"),
+    (with_pool(nestedVirtualization="yes"), POOL + "nestedVirtualization must be true or false, not a string"),
+    (with_pool(instanceType=""), POOL + "instanceType is empty"),
+    # references between fields
+    (valid_cluster_props(dynamicContainerPool="missing"),
+     CLUSTER + "dynamicContainerPool names pool 'missing', which does not exist"),
+    (valid_cluster_props(failureDomainSpread={"nope": 2}), CLUSTER + "failureDomainSpread names pool 'nope'"),
+    (valid_cluster_props(failureDomainSpread={"apps": 0}), CLUSTER + "failureDomainSpread['apps'] 0 is below the minimum of 1"),
+    (valid_cluster_props(failureDomainSpread={"apps": 256}), CLUSTER + "failureDomainSpread['apps'] 256 is above the maximum of 255"),
+    (valid_cluster_props(selectedFailureDomains={"nope": ["a"]}), CLUSTER + "selectedFailureDomains names pool 'nope'"),
+    (valid_cluster_props(failureDomainSpread={"apps": 2}, selectedFailureDomains={"apps": ["a", "a"]}),
+     CLUSTER + "selectedFailureDomains['apps'] lists a failure domain more than once"),
+    (valid_cluster_props(failureDomainSpread={"apps": 3}, selectedFailureDomains={"apps": ["a", "b"]}),
+     CLUSTER + "selectedFailureDomains['apps'] selects 2 failure domains but failureDomainSpread['apps'] is 3"),
+    (valid_cluster_props(selectedFailureDomains={"apps": ["a"]}),
+     CLUSTER + "selectedFailureDomains['apps'] selects failure domains but failureDomainSpread has no entry"),
+    (valid_cluster_props(selectedFailureDomains={"apps": "a"}),
+     CLUSTER + "selectedFailureDomains['apps'] must be a list of failure-domain names, not a string"),
+    # the container network
+    (valid_cluster_props(containerCidr="10.244.0.1/16"), CLUSTER + "containerCidr '10.244.0.1/16' is not an IPv4 network"),
+    (valid_cluster_props(containerCidr="fd00::/64"), CLUSTER + "containerCidr 'fd00::/64' is not an IPv4 network"),
+    (valid_cluster_props(containerCidr="10.0.0.0/25"), CLUSTER + "containerCidr '10.0.0.0/25' is narrower than /24"),
+    (valid_cluster_props(containerCidr="10.0.0.0/24"),
+     CLUSTER + "containerCidr '10.0.0.0/24' holds 1 /24 subnets but the pools' maxSize add up to 3 machines; "
+               "use a wider network (at most /22)"),
+]
+
+
+@pytest.mark.parametrize("props, expected", CASES, ids=[c[1][:70] for c in CASES])
+def test_each_rule_reports_its_own_message(props, expected):
+    findings = cluster_findings(props)
+    assert any(f.startswith(expected) for f in findings), findings
+
+
+@pytest.mark.parametrize("props", [
+    with_pool(profile=profile(dataDisk={"sizeGb": 100, "anything": True})),  # tolerated
+    valid_cluster_props(type="compute-cluster"),  # the wrapper key
+    valid_cluster_props(containerCidr="172.30.0.0/16"),
+    valid_cluster_props(containerCidr="10.0.0.0/22", capacityGroups=[pool(maxSize=4)]),
+    with_pool(instanceType=None),  # null is the same as absent
+    with_pool(profile=profile(cpu="500m")),
+    with_pool(profile=profile(cpu="4.0")),
+    with_pool(profile=profile(cpu="0.5")),
+    with_pool(profile=profile(architecture=None)),
+    with_pool(minSize=0, maxSize=0),
+    with_pool(minSize=2, maxSize=2, scalePolicy={"type": "fixed", "machines": {"min": 1, "max": 3, "default": 2}}),
+    with_pool(scalePolicy={"type": "autoscale", "min": {"min": 0, "max": 2, "default": 1},
+                           "max": {"min": 3, "max": 5, "default": 3}}),
+    valid_cluster_props(failureDomainSpread={"apps": 2}, selectedFailureDomains={"apps": ["us-east-1a", "us-east-1b"]}),
+    valid_cluster_props(failureDomainSpread={"apps": 2}),  # domains are selected during setup
+    valid_cluster_props(capacityGroups=[pool(), pool(groupId="batch-2")], dynamicContainerPool="batch-2"),
+    valid_cluster_props(container_cidr="10.0.0.0/16", containerCidr="10.0.0.0/16"),  # same value twice
+])
+def test_valid_shapes_pass(props):
+    assert cluster_findings(props) == []
+
+
+def test_snake_case_everywhere_is_the_same_cluster():
+    props = {
+        "id": "compute", "dynamic_container_pool": "apps", "container_cidr": "10.244.0.0/16",
+        "failure_domain_spread": {"apps": 1}, "selected_failure_domains": {"apps": ["zone-a"]},
+        "capacity_groups": [{"group_id": "apps", "min_size": 1, "max_size": 1, "nested_virtualization": False,
+                             "scale_policy": {"type": "fixed", "machines": {"min": 1, "max": 1, "default": 1}},
+                             "profile": {"cpu": "2", "memory_bytes": 4 * GIB, "ephemeral_storage_bytes": 1,
+                                         "data_disk": {"size": 1}, "gpu": None}}],
+    }
+    assert cluster_findings(props) == []
+
+
+def test_one_violation_per_problem_in_a_stable_order():
+    props = with_pool(minSize=5, maxSize=4, profile=profile(cpu="x", architecture="arm"))
+    first = cluster_findings(props)
+    assert first == cluster_findings(props)
+    assert len(first) == 3
+    assert len(set(first)) == len(first)
+
+
+def test_pool_keys_of_maps_are_never_rewritten():
+    props = valid_cluster_props(capacityGroups=[pool(groupId="apps-east")], dynamicContainerPool="apps-east",
+                                failureDomainSpread={"apps-east": 1})
+    assert cluster_findings(props) == []

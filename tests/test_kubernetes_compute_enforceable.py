@@ -1,0 +1,82 @@
+"""kubernetes-compute-enforceable: only what Kubernetes cannot enforce, only on Kubernetes."""
+
+import copy
+
+import pytest
+
+from builders import CLUSTER_TYPE, analyze, cluster_findings, valid_cluster_props
+
+POLICY = "kubernetes-compute-enforceable"
+
+
+def with_pool(**changes):
+    props = valid_cluster_props()
+    props["capacityGroups"] = [dict(copy.deepcopy(props["capacityGroups"][0]), **changes)]
+    return props
+
+
+def gpu_profile():
+    profile = copy.deepcopy(valid_cluster_props()["capacityGroups"][0]["profile"])
+    profile["gpu"] = {"type": "nvidia-a10g", "count": 1}
+    return profile
+
+
+@pytest.mark.parametrize("props, expected", [
+    (with_pool(instanceType="m7g.xlarge"), "pool 'apps': instanceType 'm7g.xlarge' cannot be enforced"),
+    (with_pool(instanceType="no-such-machine"), "pool 'apps': instanceType 'no-such-machine' cannot be enforced"),
+    (with_pool(profile=gpu_profile()), "pool 'apps': profile.gpu cannot be enforced"),
+    (with_pool(nestedVirtualization=True), "pool 'apps': nestedVirtualization is true"),
+    (valid_cluster_props(failureDomainSpread={"apps": 1}, selectedFailureDomains={"apps": ["zone-a"]}),
+     "selectedFailureDomains cannot be enforced"),
+    (valid_cluster_props(containerCidr="172.30.0.0/16"), "containerCidr '172.30.0.0/16' cannot be applied"),
+])
+def test_each_unenforceable_requirement(props, expected):
+    findings = cluster_findings(props, POLICY)
+    assert len(findings) == 1
+    assert findings[0].startswith("ComputeCluster 'compute': ") or findings[0].startswith("ComputeCluster 'compute' pool")
+    assert expected in findings[0]
+
+
+def test_each_requirement_of_one_pool_is_its_own_violation():
+    findings = cluster_findings(with_pool(instanceType="m7g.xlarge", nestedVirtualization=True, profile=gpu_profile()),
+                                POLICY)
+    assert [f.split(": ", 1)[1].split(" ", 1)[0] for f in findings] == ["instanceType", "profile.gpu",
+                                                                        "nestedVirtualization"]
+
+
+@pytest.mark.parametrize("props", [
+    valid_cluster_props(),
+    valid_cluster_props(containerCidr="10.244.0.0/16"),
+    with_pool(nestedVirtualization=False),
+    valid_cluster_props(selectedFailureDomains={}),
+    valid_cluster_props(failureDomainSpread={"apps": 2}),
+])
+def test_what_kubernetes_can_live_with(props):
+    assert cluster_findings(props, POLICY) == []
+
+
+@pytest.mark.parametrize("platform", ["aws", "gcp", "azure", "local"])
+def test_other_platforms_are_not_applicable(platform):
+    result = analyze(CLUSTER_TYPE, with_pool(instanceType="m7g.xlarge"), platform=platform)
+    assert result.of(POLICY) == []
+    assert [(n.policy, platform in n.reason) for n in result.not_applicable] == [(POLICY, True)]
+
+
+def test_unknown_platform_is_not_applicable_and_says_how_to_set_it():
+    result = analyze(CLUSTER_TYPE, with_pool(instanceType="m7g.xlarge"), platform=None)
+    assert result.of(POLICY) == []
+    (reason,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert "compute:platform" in reason
+
+
+def test_policy_config_platform_overrides_the_stack_config():
+    config = {POLICY: {"platform": "kubernetes"}}
+    result = analyze(CLUSTER_TYPE, with_pool(nestedVirtualization=True), platform="aws", policy_config=config)
+    assert len(result.of(POLICY)) == 1
+    config = {POLICY: {"platform": "aws"}}
+    result = analyze(CLUSTER_TYPE, with_pool(nestedVirtualization=True), platform="kubernetes", policy_config=config)
+    assert result.of(POLICY) == []
+
+
+def test_the_platform_check_lives_here_not_in_compute_cluster_valid():
+    assert cluster_findings(with_pool(instanceType="m7g.xlarge")) == []

@@ -1,0 +1,72 @@
+"""Seed 001 (compute_cluster.rs): its shape tests, expressed on the ComputeCluster component."""
+
+from builders import GIB, raw_cluster, run
+from compute_cluster import (
+    CapacityGroup, ComputeCluster, ComputeClusterArgs, GpuSpec, MachineProfile, to_inputs,
+)
+from google.protobuf import json_format
+from policies.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
+from testkit import capture_program
+
+
+def captured(args):
+    resources = capture_program(lambda: ComputeCluster("compute", args))
+    (resource,) = resources
+    return resource
+
+
+def general(instance_type="m7g.xlarge", **changes):
+    return CapacityGroup(group_id="general", instance_type=instance_type, min_size=changes.pop("min_size", 1),
+                         max_size=changes.pop("max_size", 5), **changes)
+
+
+def test_compute_cluster_creation():
+    args = ComputeClusterArgs(id="compute", capacity_groups=[general()])
+    result = run(lambda: ComputeCluster("compute", args), platform="aws")
+    assert result.of("compute-cluster-valid") == []
+    cluster, findings = parse_cluster(json_format.MessageToDict(captured(args).inputs), "compute")
+    assert findings == []
+    assert cluster.id == "compute"
+    assert [pool.group_id for pool in cluster.pools] == ["general"]
+    assert cluster.container_cidr is None  # the default, 10.244.0.0/16, applies
+    assert DEFAULT_CONTAINER_CIDR == "10.244.0.0/16"
+
+
+def test_compute_cluster_multiple_capacity_groups():
+    gpu = CapacityGroup(group_id="gpu", instance_type="g5.xlarge", min_size=0, max_size=2,
+                        profile=MachineProfile(cpu="4.0", memory_bytes=16 * GIB, ephemeral_storage_bytes=200 * GIB,
+                                               gpu=GpuSpec(type="nvidia-a10g", count=1)))
+    args = ComputeClusterArgs(id="multi-pool", capacity_groups=[general(max_size=3), gpu])
+    result = run(lambda: ComputeCluster("multi-pool", args), platform="aws")
+    assert result.of("compute-cluster-valid") == []
+    cluster, _ = parse_cluster(json_format.MessageToDict(captured(args).inputs), "multi-pool")
+    assert [pool.group_id for pool in cluster.pools] == ["general", "gpu"]
+    assert cluster.pools[1].gpu is not None and cluster.pools[1].gpu.type == "nvidia-a10g"
+    assert cluster.pools[1].gpu.count == 1
+
+
+def test_compute_cluster_custom_cidr():
+    args = ComputeClusterArgs(id="custom-net", container_cidr="172.30.0.0/16",
+                              capacity_groups=[general(instance_type=None)])
+    result = run(lambda: ComputeCluster("custom-net", args), platform="aws")
+    assert result.of("compute-cluster-valid") == []
+    cluster, _ = parse_cluster(json_format.MessageToDict(captured(args).inputs), "custom-net")
+    assert cluster.container_cidr == "172.30.0.0/16"
+
+
+def test_compute_cluster_serialization():
+    """The component's camelCase JSON form round-trips: inputs == outputs == to_inputs(args)."""
+    args = ComputeClusterArgs(id="test-cluster", capacity_groups=[general()])
+    resource = captured(args)
+    inputs = json_format.MessageToDict(resource.inputs)
+    assert inputs == json_format.MessageToDict(resource.outputs)
+    assert inputs == {"id": "test-cluster", "capacityGroups": [
+        {"groupId": "general", "instanceType": "m7g.xlarge", "minSize": 1.0, "maxSize": 5.0}]}
+    assert to_inputs(args)["capacityGroups"][0]["groupId"] == "general"
+    # A user's own component in snake_case is the same cluster.
+    snake = {"id": "test-cluster", "capacity_groups": [
+        {"group_id": "general", "instance_type": "m7g.xlarge", "min_size": 1, "max_size": 5}]}
+    camel_model, _ = parse_cluster(inputs, "compute")
+    snake_model, findings = parse_cluster(snake, "compute")
+    assert findings == [] and snake_model == camel_model
+    assert run(raw_cluster(snake), platform="aws").of("compute-cluster-valid") == []
