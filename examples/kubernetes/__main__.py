@@ -1,0 +1,77 @@
+"""An existing Kubernetes cluster with two x86_64 compute pools and workloads placed on them.
+
+Run with compute-guard: `pulumi preview --policy-pack ../..` (or `scripts/preview` offline).
+The Kubernetes provider renders YAML to a directory, so no cluster is needed.
+"""
+
+import sys
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for compute_cluster
+
+from compute_cluster import (  # noqa: E402
+    AutoscaleScalePolicy,
+    CapacityGroup,
+    ComputeChoiceRange,
+    ComputeCluster,
+    ComputeClusterArgs,
+    MachineProfile,
+)
+
+GIB = 1 << 30
+AMD64 = {"kubernetes.io/arch": "amd64"}  # what x86_64 is called on Kubernetes nodes
+
+compute = ComputeCluster("compute", ComputeClusterArgs(
+    id="compute",
+    capacity_groups=[
+        CapacityGroup(group_id="general", min_size=1, max_size=3,
+                      profile=MachineProfile(cpu="4", memory_bytes=16 * GIB, ephemeral_storage_bytes=100 * GIB,
+                                             architecture="x86_64"),
+                      scale_policy=AutoscaleScalePolicy(min=ComputeChoiceRange(min=1, max=2, default=1),
+                                                        max=ComputeChoiceRange(min=3, max=5, default=3))),
+        CapacityGroup(group_id="stateful", min_size=2, max_size=2,
+                      profile=MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=200 * GIB,
+                                             architecture="x86_64")),
+    ],
+    dynamic_container_pool="general",
+))
+
+render = k8s.Provider("render", render_yaml_to_directory="rendered")
+opts = pulumi.ResourceOptions(provider=render)
+
+
+def placement(pool: str, role: str = "container") -> dict:
+    return {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": pool,
+            "compute.alien.dev/workload": role}
+
+
+def pod(name: str, **spec) -> dict:
+    return {"metadata": {"labels": {"app": name}},
+            "spec": {"containers": [{"name": name, "image": f"registry.example.com/{name}:1.0"}],
+                     "nodeSelector": AMD64, **spec}}
+
+
+k8s.apps.v1.Deployment("api", metadata={"name": "api", "labels": placement("general")}, spec={
+    "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": pod("api")}, opts=opts)
+
+k8s.apps.v1.StatefulSet("db", metadata={"name": "db", "labels": placement("stateful")}, spec={
+    "serviceName": "db", "selector": {"matchLabels": {"app": "db"}}, "template": pod("db")}, opts=opts)
+
+k8s.apps.v1.DaemonSet("log-agent", metadata={"name": "log-agent", "labels": placement("general", "daemon")}, spec={
+    "selector": {"matchLabels": {"app": "log-agent"}}, "template": pod("log-agent")}, opts=opts)
+
+k8s.batch.v1.CronJob("report", metadata={"name": "report", "labels": {"compute.alien.dev/workload": "worker"}},
+                     spec={"schedule": "0 3 * * *", "jobTemplate": {"spec": {
+                         "template": pod("report", restartPolicy="OnFailure")}}}, opts=opts)
+
+if pulumi.Config().get_bool("demoMistakes"):
+    # The stack 'broken' turns this on to show what compute-guard rejects: a pool that does not
+    # exist, and Pods pinned with the classic x86_64 spelling that no Kubernetes node carries.
+    k8s.apps.v1.Deployment("legacy", metadata={"name": "legacy", "labels": placement("gpu")}, spec={
+        "selector": {"matchLabels": {"app": "legacy"}},
+        "template": pod("legacy", nodeSelector={"kubernetes.io/arch": "x86_64"})}, opts=opts)
+
+pulumi.export("cluster_id", compute.cluster_id)

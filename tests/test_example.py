@@ -1,0 +1,46 @@
+"""The bundled example: clean on its dev stack, rejected on its broken stack, offline."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from testkit.preview import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "kubernetes"
+
+
+def test_the_example_previews_clean(capsys):
+    assert main([str(EXAMPLE), "--stack", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert "✅ compute-guard" in out
+    for name in ("compute", "api", "db", "log-agent", "report"):
+        assert f" {name}\n" in out
+
+
+def test_the_broken_stack_fails_with_its_findings(capsys):
+    assert main([str(EXAMPLE), "--stack", "broken"]) == 1
+    out = capsys.readouterr().out
+    assert "❌ compute-guard" in out
+    assert "[mandatory]  workload-pool-placement  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "[mandatory]  workload-architecture-selector-valid  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "[mandatory]  workload-node-architecture  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "error: preview failed: 3 mandatory policy violation(s)" in out
+
+
+def test_policy_pack_config_can_make_it_advisory(tmp_path, capsys):
+    config = tmp_path / "config.json"
+    config.write_text('{"workload-pool-placement": "advisory", "workload-architecture-selector-valid": "disabled",'
+                      ' "workload-node-architecture": {"enforcementLevel": "advisory"}}')
+    assert main([str(EXAMPLE), "--stack", "broken", "--policy-pack-config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "[advisory]  workload-pool-placement" in out
+    assert "workload-architecture-selector-valid  (" not in out
+
+
+def test_the_readme_command_runs_from_a_shell():
+    done = subprocess.run([str(ROOT / "scripts" / "preview")], capture_output=True, text=True,
+                          env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "COMPUTE_GUARD_OFFLINE": "1",
+                               "HOME": str(ROOT)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "✅ compute-guard" in done.stdout
