@@ -18,6 +18,9 @@ from pulumi_policy import (
 )
 
 from .architecture import workload_architecture_selector_valid
+from .baseline import Unavailable, baseline
+from .catalog import CLOUD_PLATFORMS
+from .cloud import cloud_machine_catalog
 from .cluster import Cluster, is_compute_cluster, parse_cluster
 from .enforceable import kubernetes_compute_enforceable
 from .findings import Finding, Report, never_raises, report
@@ -30,6 +33,7 @@ from .placement import (
     workload_pool_placement,
 )
 from .platform import PLATFORM_SCHEMA, resolve_platform
+from .update import compute_cluster_safe_update
 from .workloads import parse_workload
 
 MANDATORY = EnforcementLevel.MANDATORY
@@ -95,6 +99,35 @@ kubernetes_compute_enforceable_policy = ResourceValidationPolicy(
 )
 
 
+# 3 ------------------------------------------------------------------------------------------
+
+@never_raises
+def _validate_cloud_machine(args: ResourceValidationArgs, report_violation: Report) -> None:
+    parsed = _cluster(args)
+    if parsed is None:
+        return
+    platform, source = resolve_platform(args.get_config())
+    if platform is None:
+        args.not_applicable(source)
+    if platform not in CLOUD_PLATFORMS:
+        args.not_applicable(f"the platform is '{platform}' ({source}), not a cloud with a machine catalog")
+    report(cloud_machine_catalog(parsed[0], platform), report_violation)
+
+
+cloud_machine_catalog_policy = ResourceValidationPolicy(
+    name="cloud-machine-catalog",
+    description="On aws, gcp and azure, a pool's instanceType is a machine of the platform that offers the "
+                "declared architecture, GPU and nested virtualization; a pool without one declares a "
+                "combination some machine of the platform offers.",
+    validate=_validate_cloud_machine,
+    enforcement_level=MANDATORY,
+    severity=Severity.HIGH,
+    config_schema=PolicyConfigSchema(properties={"platform": PLATFORM_SCHEMA}),
+    remediation_steps="Use a machine type of the platform (see policies/data/machines.json), and make "
+                      "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",
+)
+
+
 # 4 ------------------------------------------------------------------------------------------
 
 @never_raises
@@ -113,6 +146,44 @@ workload_architecture_selector_valid_policy = ResourceValidationPolicy(
     severity=Severity.HIGH,
     remediation_steps="Use Kubernetes architecture names (amd64, arm64, ...; not x86_64 or aarch64) in "
                       "kubernetes.io/arch selectors, and make nodeSelector and required node affinity agree.",
+)
+
+
+# 9 ------------------------------------------------------------------------------------------
+
+@never_raises
+def _validate_safe_update(args: ResourceValidationArgs, report_violation: Report) -> None:
+    parsed = _cluster(args)
+    if parsed is None:
+        return
+    previous = baseline(args.get_config().get("baseline"))
+    if isinstance(previous, Unavailable):
+        if previous.fail_closed:
+            report_violation(f"{parsed[0].subject}: {previous.reason}; fix the path or the file", None)
+            return
+        args.not_applicable(previous.reason)
+    old_inputs = previous.inputs.get(args.urn)
+    if old_inputs is None:
+        return  # not deployed yet: nothing to change
+    old, _ = parse_cluster(old_inputs, args.name)
+    report(compute_cluster_safe_update(old, parsed[0]), report_violation)
+
+
+compute_cluster_safe_update_policy = ResourceValidationPolicy(
+    name="compute-cluster-safe-update",
+    description="A deployed ComputeCluster changes only in ways that are safe in place: its id never changes, "
+                "a set containerCidr never changes, and a pool's machine changes only to another AWS machine "
+                "of the same CPU architecture.",
+    validate=_validate_safe_update,
+    enforcement_level=MANDATORY,
+    severity=Severity.CRITICAL,
+    config_schema=PolicyConfigSchema(properties={"baseline": {
+        "type": "string", "minLength": 1,
+        "description": "Path (absolute, or relative to the pack directory) to `pulumi stack export` output or a "
+                       "DIY checkpoint of the deployed stack, plain, gzip or zstd. Default: the stack's own "
+                       "checkpoint when the backend is local (file://)."}}),
+    remediation_steps="Keep the ComputeCluster's id and containerCidr; to move a pool to another CPU architecture "
+                      "or cloud, add a new pool with the new machine, move workloads, then remove the old pool.",
 )
 
 
@@ -189,7 +260,9 @@ dynamic_container_pool_policy = StackValidationPolicy(
 ALL = [
     compute_cluster_valid,
     kubernetes_compute_enforceable_policy,
+    cloud_machine_catalog_policy,
     workload_architecture_selector_valid_policy,
+    compute_cluster_safe_update_policy,
     compute_pools_single_architecture_policy,
     workload_pool_placement_policy,
     workload_node_architecture_policy,

@@ -20,7 +20,7 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 import policies
-from policies import placement
+from policies import baseline, placement
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}
@@ -123,6 +123,7 @@ class Analyzer:
 
     def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
         placement.SEEN_INPUTS.clear()
+        baseline.reset()
         self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
                                                 EnforcementLevel.MANDATORY)
         self.configure(policy_config or {})

@@ -20,8 +20,8 @@ from builders import valid_cluster_props
 from testkit import Resource
 
 ROOT = Path(__file__).resolve().parent.parent
-POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "workload-architecture-selector-valid",
-                "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
+POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
+                "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
                 "dynamic-container-pool"]
 
 

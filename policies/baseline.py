@@ -1,0 +1,174 @@
+"""The previous deployment, for compute-cluster-safe-update (SPEC section 5).
+
+The engine never hands a policy the old inputs (pulumi/pulumi-policy#154), so they are read
+from a state document: the policy's ``baseline`` config (a ``pulumi stack export`` file or a
+DIY checkpoint, plain, gzip or zstd), else the stack's own checkpoint when the backend is a
+local ``file://`` one. The document is read once per pack process, the first time it is
+needed, and that snapshot is kept: during ``pulumi up`` the backend rewrites its checkpoint as
+steps complete.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cluster import is_compute_cluster
+from .values import Unknown, undetermined
+
+PACK_DIR = Path(__file__).resolve().parent.parent
+SECRET_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+HOW_TO = ("no previous deployment to compare with: set this policy's 'baseline' config to the output of "
+          "`pulumi stack export --file <path>` taken before the preview, or use a local (file://) backend")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The ComputeCluster entries of a state document: URN -> old inputs (plain JSON)."""
+
+    source: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """No usable baseline. ``fail_closed``: a configured file that cannot be read is a violation."""
+
+    reason: str
+    fail_closed: bool = False
+
+
+_lock = threading.Lock()
+_loaded: dict[str | None, Snapshot | Unavailable] = {}
+
+
+def reset() -> None:
+    """Forget the snapshot (a new pack process would)."""
+    with _lock:
+        _loaded.clear()
+
+
+def baseline(configured: Any) -> Snapshot | Unavailable:
+    key = configured if isinstance(configured, str) else None
+    with _lock:
+        if key not in _loaded:
+            _loaded[key] = _configured(key) if key else _discovered()
+        return _loaded[key]
+
+
+def _configured(path_text: str) -> Snapshot | Unavailable:
+    path = Path(os.path.expanduser(path_text))
+    if not path.is_absolute():
+        path = PACK_DIR / path
+    try:
+        return _snapshot(path)
+    except Exception as error:  # noqa: BLE001 - any unreadable file is reported, never raised
+        return Unavailable(f"the configured baseline '{path_text}' cannot be read: {_describe(error)}",
+                           fail_closed=True)
+
+
+def _discovered() -> Snapshot | Unavailable:
+    root = _local_backend_root()
+    if root is None:
+        return Unavailable(HOW_TO)
+    project = os.environ.get("PULUMI_PROJECT", "")
+    stack = os.environ.get("PULUMI_STACK", "").rsplit("/", 1)[-1]
+    if not stack:
+        return Unavailable(HOW_TO)
+    stacks = root / ".pulumi" / "stacks"
+    candidates = [stacks / project / f"{stack}{suffix}" for suffix in (".json", ".json.gz", ".json.zst")]
+    candidates.append(stacks / f"{stack}.json")
+    for path in candidates:
+        if path.is_file():
+            try:
+                return _snapshot(path)
+            except Exception as error:  # noqa: BLE001
+                return Unavailable(f"the stack's checkpoint '{path}' cannot be read: {_describe(error)}")
+    return Unavailable(f"the stack has no checkpoint in the local backend yet ({stacks}); nothing is deployed")
+
+
+def _local_backend_root() -> Path | None:
+    url = os.environ.get("PULUMI_BACKEND_URL")
+    if not url:
+        try:
+            credentials = json.loads((Path.home() / ".pulumi" / "credentials.json").read_text())
+            url = credentials.get("current") if isinstance(credentials, dict) else None
+        except (OSError, ValueError):
+            url = None
+    if not isinstance(url, str) or not url.startswith("file://"):
+        return None
+    rest = url[len("file://"):].split("?", 1)[0]
+    if rest in ("~", "") or rest.startswith("~/"):
+        return Path.home() / rest[2:] if rest.startswith("~/") else Path.home()
+    return Path(rest)
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "no such file"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg} at line {error.lineno})"
+    return str(error) or type(error).__name__
+
+
+def _read(path: Path) -> bytes:
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        return gzip.decompress(data)
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    return data
+
+
+def _snapshot(path: Path) -> Snapshot:
+    document = json.loads(_read(path))
+    if not isinstance(document, dict):
+        raise ValueError("not a Pulumi state document (expected a JSON object)")
+    deployment = document.get("deployment")
+    if deployment is None and isinstance(document.get("checkpoint"), dict):
+        deployment = document["checkpoint"].get("latest")
+    if deployment is None and "checkpoint" in document:
+        deployment = {}  # a checkpoint of a stack with nothing deployed yet
+    if not isinstance(deployment, dict):
+        raise ValueError("not a Pulumi state document (no 'deployment' or 'checkpoint.latest')")
+    resources = deployment.get("resources") or []
+    if not isinstance(resources, list):
+        raise ValueError("'resources' is not a list")
+    inputs: dict[str, Any] = {}
+    for entry in resources:
+        if not isinstance(entry, dict) or entry.get("delete") or not is_compute_cluster(entry.get("type")):
+            continue
+        urn = entry.get("urn")
+        props = entry.get("inputs") or entry.get("outputs")
+        if isinstance(urn, str) and isinstance(props, dict):
+            inputs[urn] = _without_secrets(props)
+    return Snapshot(str(path), inputs)
+
+
+def _without_secrets(value: Any) -> Any:
+    """Encrypted secrets become unknown values; plaintext ones (``--show-secrets``) their value."""
+    if isinstance(value, dict):
+        if value.get(SECRET_KEY) == SECRET_SIG:
+            if "plaintext" in value:
+                try:
+                    return _without_secrets(json.loads(value["plaintext"]))
+                except (TypeError, ValueError):
+                    pass
+            return _encrypted()
+        return {key: _without_secrets(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_secrets(item) for item in value]
+    return value
+
+
+def _encrypted() -> Unknown:
+    return undetermined("a value of the previous deployment is an encrypted secret in the baseline")

@@ -1,0 +1,81 @@
+"""cloud-machine-catalog: a pool's machine exists on the platform and offers what the pool declares."""
+
+from __future__ import annotations
+
+import difflib
+
+from .catalog import find_machine, machines, offering
+from .cluster import Cluster, Gpu, Pool
+from .findings import Finding, Violation
+from .values import Unknown
+
+PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
+
+
+def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
+    if isinstance(cluster.pools, Unknown):
+        return [cluster.pools]
+    findings: list[Finding] = []
+    for pool in cluster.pools:
+        where = f"{cluster.subject} {pool.label}"
+        unknown = next((v for v in (pool.instance_type, pool.architecture, pool.gpu, pool.nested_virtualization)
+                        if isinstance(v, Unknown)), None)
+        if isinstance(pool.gpu, Gpu):
+            unknown = unknown or next((v for v in (pool.gpu.type, pool.gpu.count) if isinstance(v, Unknown)), None)
+        if isinstance(pool.instance_type, str):
+            findings.extend(_machine(where, pool, platform))
+        else:
+            findings.extend(_portable(where, pool, platform))
+        if unknown is not None:
+            findings.append(unknown)
+    return findings
+
+
+def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
+    name = pool.instance_type
+    assert isinstance(name, str)
+    machine = find_machine(platform, name)
+    if machine is None:
+        close = difflib.get_close_matches(name, [m.name for m in machines(platform)], n=1, cutoff=0.8)
+        shown = PLATFORM_NAMES.get(platform, platform)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
+        return [Violation(f"{where}: instanceType '{name}' is not a machine type on {shown}{hint}")]
+    found: list[Finding] = []
+    if isinstance(pool.architecture, str) and pool.architecture != machine.architecture:
+        found.append(Violation(f"{where}: profile.architecture is {pool.architecture} but '{name}' is an "
+                               f"{machine.architecture} machine; fix the architecture or pick a "
+                               f"{pool.architecture} machine"))
+    gpu = pool.gpu
+    if isinstance(gpu, Gpu) and isinstance(gpu.type, str):
+        if machine.gpu_type is None:
+            found.append(Violation(f"{where}: profile.gpu asks for {gpu.type} but '{name}' has no GPU; "
+                                   "pick a GPU machine or remove profile.gpu"))
+        elif gpu.type != machine.gpu_type:
+            found.append(Violation(f"{where}: profile.gpu.type is {gpu.type} but '{name}' carries "
+                                   f"{machine.gpu_type}; set profile.gpu.type to {machine.gpu_type}"))
+        elif isinstance(gpu.count, int) and machine.gpu_count is not None and gpu.count != machine.gpu_count:
+            found.append(Violation(f"{where}: profile.gpu.count is {gpu.count} but '{name}' has "
+                                   f"{machine.gpu_count}; set profile.gpu.count to {machine.gpu_count}"))
+    if pool.nested_virtualization is True and not machine.nested_virtualization:
+        found.append(Violation(f"{where}: nestedVirtualization is true but '{name}' does not expose nested "
+                               "virtualization; pick a machine that does (on AWS: bare metal, m8i, c8i, r8i)"))
+    return found
+
+
+def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
+    """Without an instanceType, some machine of the platform must offer what the pool declares."""
+    architecture = pool.architecture if isinstance(pool.architecture, str) else None
+    gpu = pool.gpu if isinstance(pool.gpu, Gpu) else None
+    gpu_type = gpu.type if gpu and isinstance(gpu.type, str) else None
+    gpu_count = gpu.count if gpu and isinstance(gpu.count, int) else None
+    nested = pool.nested_virtualization is True
+    if architecture is None and gpu_type is None and not nested:
+        return []
+    if offering(platform, architecture, gpu_type, gpu_count, nested) is not None:
+        return []
+    wanted = [f"architecture {architecture}" if architecture else "",
+              f"{gpu_count or 'a'} {gpu_type} GPU{'s' if (gpu_count or 1) > 1 else ''}" if gpu_type else "",
+              "nested virtualization" if nested else ""]
+    together = " with ".join(part for part in wanted if part)
+    return [Violation(f"{where}: no {PLATFORM_NAMES.get(platform, platform)} machine offers {together}; change the profile or "
+                      "nestedVirtualization so that some machine of the platform can serve the pool")]

@@ -1,0 +1,48 @@
+"""compute-cluster-safe-update: seed C's validate_update, between two deployments."""
+
+from __future__ import annotations
+
+from .catalog import is_same_architecture_aws_machine
+from .cluster import Cluster
+from .findings import Finding, Violation
+from .values import Unknown
+
+
+def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
+    """What may not change in place: the id, a set containerCidr, and a pool's machine except
+    for another AWS machine of the same CPU architecture (the controller rolls the fleet onto it;
+    the stack's images may not run anywhere else)."""
+    findings: list[Finding] = []
+    subject = new.subject
+    for value in (old.id, new.id):
+        if isinstance(value, Unknown):
+            findings.append(value)
+    if isinstance(old.id, str) and isinstance(new.id, str) and old.id != new.id:
+        findings.append(Violation(f"{subject}: id is immutable; it was '{old.id}' and is now '{new.id}'; "
+                                  f"restore id '{old.id}', or create a new ComputeCluster instead"))
+    for value in (old.container_cidr, new.container_cidr):
+        if isinstance(value, Unknown):
+            findings.append(value)
+    if isinstance(old.container_cidr, str) and isinstance(new.container_cidr, str) \
+            and old.container_cidr != new.container_cidr:
+        findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{old.container_cidr}' "
+                                  f"and is now '{new.container_cidr}'; restore it"))
+    if isinstance(old.pools, Unknown) or isinstance(new.pools, Unknown):
+        findings.append(old.pools if isinstance(old.pools, Unknown) else new.pools)  # type: ignore[arg-type]
+        return findings
+    before = {pool.group_id: pool for pool in old.pools if isinstance(pool.group_id, str)}
+    for pool in new.pools:
+        previous = before.get(pool.group_id) if isinstance(pool.group_id, str) else None
+        if previous is None:
+            continue
+        old_type, new_type = previous.instance_type, pool.instance_type
+        if isinstance(old_type, Unknown) or isinstance(new_type, Unknown):
+            findings.append(old_type if isinstance(old_type, Unknown) else new_type)  # type: ignore[arg-type]
+            continue
+        if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type \
+                and not is_same_architecture_aws_machine(old_type, new_type):
+            findings.append(Violation(
+                f"{subject} {pool.label}: can't change machine from '{old_type}' to '{new_type}': only an AWS "
+                f"machine of the same CPU architecture can replace it; keep '{old_type}', or add a new pool "
+                "with the new machine and move workloads to it"))
+    return findings

@@ -1,0 +1,231 @@
+"""compute-cluster-safe-update: seed 001's validate_update tests, as a baseline plus new inputs."""
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from testkit import Analyzer, Resource
+from testkit.analyzer import stack_environment
+
+POLICY = "compute-cluster-safe-update"
+TYPE = "compute:index:ComputeCluster"
+URN = "urn:pulumi:stack::project::compute:index:ComputeCluster::compute"
+SECRET = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+
+
+def cluster(id_="compute", machine=None, min_size=1, max_size=5, cidr=None, group="general", extra_pools=()):
+    pool = {"groupId": group, "minSize": min_size, "maxSize": max_size}
+    if machine:
+        pool["instanceType"] = machine
+    props = {"id": id_, "capacityGroups": [pool, *extra_pools]}
+    if cidr:
+        props["containerCidr"] = cidr
+    return props
+
+
+def export(*clusters, urn=URN, deleted=False):
+    resources = [{"urn": "urn:pulumi:stack::project::pulumi:pulumi:Stack::project-stack", "custom": False,
+                  "type": "pulumi:pulumi:Stack"}]
+    for props in clusters:
+        entry = {"urn": urn, "custom": False, "type": TYPE, "inputs": props, "outputs": props}
+        if deleted:
+            entry["delete"] = True
+        resources.append(entry)
+    return {"version": 3, "deployment": {"manifest": {"time": "2026-11-29T00:00:00Z", "version": "v3.274.1"},
+                                         "secrets_providers": {"type": "passphrase"}, "resources": resources}}
+
+
+def checkpoint(*clusters):
+    return {"version": 3, "checkpoint": {"stack": "organization/project/stack",
+                                         "latest": export(*clusters)["deployment"]}}
+
+
+def write(path: Path, document, compress=None) -> Path:
+    data = json.dumps(document).encode()
+    if compress == "gzip":
+        data = gzip.compress(data)
+    elif compress == "zstd":
+        data = zstandard.ZstdCompressor().compress(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def update(new_props, baseline_path=None, env=None, **config):
+    """Analyze the new inputs of the same URN with a fresh pack process."""
+    if baseline_path is not None:
+        config["baseline"] = str(baseline_path)
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with stack_environment({}, "project", "stack", True):
+            return Analyzer({POLICY: config} if config else None).analyze(
+                Resource.of(TYPE, "compute", new_props))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@pytest.fixture
+def no_local_backend(monkeypatch, tmp_path):
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def findings(old, new, tmp_path):
+    return update(new, write(tmp_path / "export.json", export(old))).findings(POLICY)
+
+
+# seed 001's validate_update tests -------------------------------------------------------------
+
+def test_compute_cluster_validate_update_immutable_id(tmp_path, no_local_backend):
+    (finding,) = findings(cluster("cluster-1"), cluster("cluster-2"), tmp_path)
+    assert finding == ("ComputeCluster 'cluster-2': id is immutable; it was 'cluster-1' and is now 'cluster-2'; "
+                       "restore id 'cluster-1', or create a new ComputeCluster instead")
+
+
+def test_compute_cluster_validate_update_scale_change(tmp_path, no_local_backend):
+    assert findings(cluster(machine="m7g.xlarge"), cluster(machine="m7g.xlarge", min_size=2, max_size=10),
+                    tmp_path) == []
+
+
+def test_machine_changes_stay_within_one_aws_architecture(tmp_path, no_local_backend):
+    assert findings(cluster(machine="t4g.small"), cluster(machine="t4g.medium"), tmp_path) == []
+    for old, new in [("t4g.small", "m7i.large"), ("t4g.small", "t4g.unknown"), ("n2-standard-2", "n2-standard-4")]:
+        (finding,) = findings(cluster(machine=old), cluster(machine=new), tmp_path)
+        assert finding.startswith(f"ComputeCluster 'compute' pool 'general': can't change machine from '{old}' "
+                                  f"to '{new}': only an AWS machine of the same CPU architecture can replace it")
+
+
+# the rest of validate_update ------------------------------------------------------------------
+
+def test_container_cidr_is_immutable_once_set(tmp_path, no_local_backend):
+    (finding,) = findings(cluster(cidr="10.244.0.0/16"), cluster(cidr="10.245.0.0/16"), tmp_path)
+    assert "containerCidr is immutable once set; it was '10.244.0.0/16' and is now '10.245.0.0/16'" in finding
+    assert findings(cluster(), cluster(cidr="10.245.0.0/16"), tmp_path) == []
+    assert findings(cluster(cidr="10.244.0.0/16"), cluster(), tmp_path) == []
+
+
+def test_one_violation_per_changed_pool(tmp_path, no_local_backend):
+    old = cluster(machine="t4g.small", extra_pools=[{"groupId": "b", "minSize": 0, "maxSize": 1,
+                                                      "instanceType": "m7g.large"}])
+    new = cluster(machine="m7i.large", extra_pools=[{"groupId": "b", "minSize": 0, "maxSize": 1,
+                                                      "instanceType": "c7i.large"},
+                                                     {"groupId": "new", "minSize": 0, "maxSize": 1,
+                                                      "instanceType": "p5.48xlarge"}])
+    found = findings(old, new, tmp_path)
+    assert [f.split(":")[0] for f in found] == ["ComputeCluster 'compute' pool 'general'",
+                                                "ComputeCluster 'compute' pool 'b'"]
+
+
+def test_new_pools_and_removed_machines_are_fine(tmp_path, no_local_backend):
+    assert findings(cluster(machine="t4g.small"), cluster(), tmp_path) == []
+    assert findings(cluster(), cluster(machine="m7i.large"), tmp_path) == []
+    assert findings(cluster(group="a", machine="t4g.small"), cluster(group="b", machine="m7i.large"), tmp_path) == []
+
+
+# baselines ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout, compress", [("export", None), ("export", "gzip"), ("export", "zstd"),
+                                              ("checkpoint", None), ("checkpoint", "gzip")])
+def test_configured_baselines_in_every_format(tmp_path, no_local_backend, layout, compress):
+    document = export(cluster(machine="t4g.small")) if layout == "export" else checkpoint(cluster(machine="t4g.small"))
+    path = write(tmp_path / "state.bin", document, compress)
+    assert len(update(cluster(machine="m7i.large"), path).of(POLICY)) == 1
+    assert update(cluster(machine="t4g.large"), path).of(POLICY) == []
+
+
+def test_a_relative_baseline_is_read_from_the_pack_directory(tmp_path, no_local_backend):
+    pack = Path(__file__).resolve().parent.parent
+    path = write(pack / ".pytest_cache" / "baseline-test.json", export(cluster(machine="t4g.small")))
+    try:
+        assert len(update(cluster(machine="m7i.large"), ".pytest_cache/baseline-test.json").of(POLICY)) == 1
+    finally:
+        path.unlink()
+
+
+@pytest.mark.parametrize("stack_file", ["project/stack.json", "project/stack.json.gz", "project/stack.json.zst",
+                                        "stack.json"])
+def test_the_local_backend_checkpoint_is_found_without_configuration(tmp_path, no_local_backend, stack_file):
+    compress = {"gz": "gzip", "zst": "zstd"}.get(stack_file.rsplit(".", 1)[-1])
+    write(tmp_path / "state" / ".pulumi" / "stacks" / stack_file, checkpoint(cluster(machine="t4g.small")), compress)
+    env = {"PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}"}
+    assert len(update(cluster(machine="m7i.large"), env=env).of(POLICY)) == 1
+    assert update(cluster(machine="t4g.medium"), env=env).of(POLICY) == []
+
+
+def test_the_current_backend_of_the_credentials_file(tmp_path, no_local_backend):
+    home = tmp_path / "home"
+    write(home / ".pulumi" / "credentials.json", {"current": "file://~", "accessTokens": {}})
+    write(home / ".pulumi" / "stacks" / "project" / "stack.json", checkpoint(cluster(machine="t4g.small")))
+    assert len(update(cluster(machine="m7i.large")).of(POLICY)) == 1
+
+
+def test_without_a_baseline_it_says_how_to_supply_one(tmp_path, no_local_backend):
+    result = update(cluster(machine="m7i.large"))
+    assert result.of(POLICY) == []
+    (reason,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert "pulumi stack export --file" in reason and "'baseline'" in reason
+
+
+def test_a_configured_baseline_that_cannot_be_read_is_a_violation(tmp_path, no_local_backend):
+    (missing,) = update(cluster(), tmp_path / "nope.json").findings(POLICY)
+    assert missing == (f"ComputeCluster 'compute': the configured baseline '{tmp_path / 'nope.json'}' cannot be "
+                       "read: no such file; fix the path or the file")
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text("{not json")
+    (finding,) = update(cluster(), corrupt).findings(POLICY)
+    assert "cannot be read: not JSON" in finding
+    truncated = write(tmp_path / "truncated.gz", export(cluster()), "gzip")
+    truncated.write_bytes(truncated.read_bytes()[:20])
+    assert len(update(cluster(), truncated).of(POLICY)) == 1
+    wrong = write(tmp_path / "wrong.json", [1, 2])
+    assert "not a Pulumi state document" in update(cluster(), wrong).findings(POLICY)[0]
+
+
+def test_an_unreadable_discovered_checkpoint_is_not_applicable(tmp_path, no_local_backend):
+    path = tmp_path / "state" / ".pulumi" / "stacks" / "project" / "stack.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("garbage")
+    result = update(cluster(), env={"PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}"})
+    assert result.of(POLICY) == []
+    (reason,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert "cannot be read: not JSON" in reason
+
+
+def test_encrypted_secrets_are_unknown_not_errors(tmp_path, no_local_backend):
+    old = cluster(machine="t4g.small")
+    old["capacityGroups"][0]["instanceType"] = {SECRET: SECRET_SIG, "ciphertext": "v1:abc:def"}
+    old["id"] = {SECRET: SECRET_SIG, "ciphertext": "v1:abc:ghi"}
+    result = update(cluster(machine="m7i.large"), write(tmp_path / "s.json", export(old)))
+    assert result.of(POLICY) == []
+    (note,) = [n for n in result.notes if n.policy == POLICY]
+    assert "encrypted secret" in note.message
+    plaintext = cluster(machine="t4g.small")
+    plaintext["capacityGroups"][0]["instanceType"] = {SECRET: SECRET_SIG, "plaintext": '"t4g.small"'}
+    assert len(update(cluster(machine="m7i.large"), write(tmp_path / "p.json", export(plaintext))).of(POLICY)) == 1
+
+
+def test_entries_marked_delete_and_other_urns_are_skipped(tmp_path, no_local_backend):
+    deleted = write(tmp_path / "d.json", export(cluster(machine="t4g.small"), deleted=True))
+    assert update(cluster(machine="m7i.large"), deleted).of(POLICY) == []
+    other = write(tmp_path / "o.json", export(cluster(machine="t4g.small"), urn=URN + "-other"))
+    assert update(cluster(machine="m7i.large"), other).of(POLICY) == []
+
+
+def test_the_baseline_is_read_once_per_pack_process(tmp_path, no_local_backend):
+    path = write(tmp_path / "state.json", export(cluster(machine="t4g.small")))
+    with stack_environment({}, "project", "stack", True):
+        analyzer = Analyzer({POLICY: {"baseline": str(path)}})
+        first = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
+        write(path, export(cluster(machine="m7i.large")))  # the backend rewrites its checkpoint mid-update
+        second = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
+    assert len(first.of(POLICY)) == 1 and len(second.of(POLICY)) == 1
