@@ -118,44 +118,80 @@ def stack_environment(stack_config: Mapping[str, Any] | None, project: str, stac
                 os.environ[key] = old
 
 
-class Analyzer:
-    """A fresh pack, as a new pack process would be, driven through the SDK's servicer."""
+class ConfigError(ValueError):
+    """--policy-pack-config the engine refuses before it analyzes any resource."""
 
-    def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
-        placement.SEEN_INPUTS.clear()
-        baseline.reset()
-        self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
-                                                EnforcementLevel.MANDATORY)
-        self.configure(policy_config or {})
+
+def validate_policy_config(info: Any, policy_config: Mapping[str, Any]) -> None:
+    """What the engine checks before Configure: known policies, levels, and each policy's schema."""
+    import jsonschema
+
+    policies_by_name = {p.name: p for p in info.policies}
+    for name, value in policy_config.items():
+        if name not in policies_by_name and name != "all":
+            raise ConfigError(f"unknown policy '{name}'")
+        if isinstance(value, str):
+            value = {"enforcementLevel": value}
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{name}: expected a level or an object")
+        level = value.get("enforcementLevel")
+        if level is not None and level not in _LEVEL_VALUES:
+            raise ConfigError(f"{name}: enforcementLevel must be one of {', '.join(_LEVEL_VALUES)}")
+        policy = policies_by_name.get(name)
+        if policy is None:
+            continue
+        schema = json_format.MessageToDict(policy.configSchema)
+        properties = dict(schema.get("properties", {}))
+        properties["enforcementLevel"] = {"type": "string", "enum": list(_LEVEL_VALUES)}
+        full = {"type": "object", "properties": properties, "additionalProperties": False,
+                "required": schema.get("required", [])}
+        try:
+            jsonschema.validate(dict(value), full)
+        except jsonschema.ValidationError as error:
+            raise ConfigError(f"{name}: {error.message}") from error
+
+
+class _Driver:
+    """Builds the engine's requests and reads its responses; subclasses carry them."""
 
     def info(self) -> Any:
-        return self.servicer.GetAnalyzerInfo(None, None)
+        raise NotImplementedError
+
+    def _configure(self, request: Any) -> None:
+        raise NotImplementedError
+
+    def _analyze(self, request: Any) -> Any:
+        raise NotImplementedError
+
+    def _analyze_stack(self, request: Any) -> Any:
+        raise NotImplementedError
 
     def configure(self, policy_config: Mapping[str, Any]) -> None:
         """--policy-pack-config: {policy: level} or {policy: {"enforcementLevel": ..., setting: ...}}."""
+        info = self.info()
+        validate_policy_config(info, policy_config)
         request = proto.ConfigureAnalyzerRequest()
-        defaults = {p.name: p.enforcement_level.value for p in policies.ALL if p.enforcement_level}
-        for policy_name in defaults:
-            value = policy_config.get(policy_name, {})
+        for policy in info.policies:
+            value = policy_config.get(policy.name, {})
             settings = {"enforcementLevel": value} if isinstance(value, str) else dict(value)
-            level = settings.pop("enforcementLevel", defaults[policy_name])
-            config = proto.PolicyConfig(enforcementLevel=_LEVEL_VALUES[level])
+            level = settings.pop("enforcementLevel", None)
+            config = proto.PolicyConfig(enforcementLevel=_LEVEL_VALUES[level] if level else policy.enforcementLevel)
             config.properties.update(settings)
-            request.policyConfig[policy_name].CopyFrom(config)
-        self.servicer.Configure(request, None)
+            request.policyConfig[policy.name].CopyFrom(config)
+        self._configure(request)
 
     def analyze(self, resource: Resource, result: PolicyResult | None = None) -> PolicyResult:
         result = result or PolicyResult()
-        response = self.servicer.Analyze(proto.AnalyzeRequest(
-            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name), None)
+        response = self._analyze(proto.AnalyzeRequest(
+            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name))
         _collect(response, result, resource.urn)
         return result
 
     def analyze_stack(self, resources: Iterable[Resource], result: PolicyResult | None = None) -> PolicyResult:
         result = result or PolicyResult()
-        response = self.servicer.AnalyzeStack(proto.AnalyzeStackRequest(resources=[
+        response = self._analyze_stack(proto.AnalyzeStackRequest(resources=[
             proto.AnalyzerResource(type=r.type, properties=r.outputs, urn=r.urn, name=r.name, parent=r.parent)
-            for r in resources]), None)
+            for r in resources]))
         _collect(response, result, "")
         return result
 
@@ -167,6 +203,29 @@ class Analyzer:
             self.analyze(resource, result)
         self.analyze_stack(resources, result)
         return result
+
+
+class Analyzer(_Driver):
+    """A fresh pack, as a new pack process would be, driven in-process through the SDK's servicer."""
+
+    def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
+        placement.SEEN_INPUTS.clear()
+        baseline.reset()
+        self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
+                                                EnforcementLevel.MANDATORY)
+        self.configure(policy_config or {})
+
+    def info(self) -> Any:
+        return self.servicer.GetAnalyzerInfo(None, None)
+
+    def _configure(self, request: Any) -> None:
+        self.servicer.Configure(request, None)
+
+    def _analyze(self, request: Any) -> Any:
+        return self.servicer.Analyze(request, None)
+
+    def _analyze_stack(self, request: Any) -> Any:
+        return self.servicer.AnalyzeStack(request, None)
 
 
 def _collect(response: Any, result: PolicyResult, urn: str) -> None:

@@ -1,0 +1,86 @@
+"""The pack started the way the Pulumi engine starts it, and driven over gRPC.
+
+    with EnginePack(stack_config={"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(resources)
+
+The engine runs ``python -u -m pulumi.policy <engine-address> <pack-dir>`` with the pack's own
+interpreter, the pack directory as working directory and PULUMI_PROJECT / PULUMI_STACK /
+PULUMI_DRY_RUN / PULUMI_CONFIG set; it reads the port the pack prints, then calls the Analyzer
+service. So does this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import grpc
+from google.protobuf import empty_pb2
+from pulumi.runtime import proto
+from pulumi.runtime.proto import analyzer_pb2_grpc
+
+from .analyzer import _Driver
+
+PACK_DIR = Path(__file__).resolve().parent.parent
+
+
+class EnginePack(_Driver):
+    def __init__(self, stack_config: Mapping[str, Any] | None = None, policy_config: Mapping[str, Any] | None = None,
+                 *, project: str = "project", stack: str = "stack", preview: bool = True,
+                 python: str = sys.executable, pack_dir: Path = PACK_DIR, env: Mapping[str, str] | None = None):
+        self.env = dict(os.environ, PULUMI_PROJECT=project, PULUMI_STACK=stack,
+                        PULUMI_DRY_RUN="true" if preview else "false",
+                        PULUMI_CONFIG=json.dumps({k: v if isinstance(v, str) else json.dumps(v)
+                                                  for k, v in (stack_config or {}).items()}), **(env or {}))
+        self.command = [python, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(pack_dir)]
+        self.pack_dir = pack_dir
+        self.policy_config = policy_config or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self._info: Any = None
+
+    def __enter__(self) -> EnginePack:
+        self.process = subprocess.Popen(self.command, cwd=self.pack_dir, env=self.env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().decode().strip()
+        if not line.isdigit():
+            self.process.kill()
+            stderr = self.process.stderr.read().decode() if self.process.stderr else ""
+            raise RuntimeError(f"the pack did not print a port: {line!r}\n{stderr}")
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{line}",
+                                             options=[("grpc.max_receive_message_length", 400 << 20),
+                                                      ("grpc.max_send_message_length", 400 << 20)])
+        grpc.channel_ready_future(self.channel).result(timeout=60)
+        self.stub = analyzer_pb2_grpc.AnalyzerStub(self.channel)
+        self.stub.ConfigureStack(proto.AnalyzerStackConfigureRequest(
+            stack=self.env["PULUMI_STACK"], project=self.env["PULUMI_PROJECT"],
+            dry_run=self.env["PULUMI_DRY_RUN"] == "true", config=json.loads(self.env["PULUMI_CONFIG"])))
+        self.configure(self.policy_config)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.channel.close()
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+
+    def info(self) -> Any:
+        if self._info is None:
+            self._info = self.stub.GetAnalyzerInfo(empty_pb2.Empty())
+        return self._info
+
+    def _configure(self, request: Any) -> None:
+        self.stub.Configure(request)
+
+    def _analyze(self, request: Any) -> Any:
+        return self.stub.Analyze(request)
+
+    def _analyze_stack(self, request: Any) -> Any:
+        return self.stub.AnalyzeStack(request)

@@ -1,0 +1,146 @@
+"""Scenarios through the engine's door: the pack process started as the engine starts it, fed the
+resources that real Pulumi programs register under mocks (inputs to Analyze, outputs to
+AnalyzeStack). One clean stack, then one mistake per policy: exactly that policy, on exactly
+that resource, at exactly the expected level."""
+
+import json
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+from google.protobuf import json_format
+
+from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role, seed_cluster_args
+from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+from testkit import capture_program
+from testkit.analyzer import ConfigError
+from testkit.engine import PACK_DIR, EnginePack
+
+
+def program(*parts):
+    def run():
+        for part in parts:
+            part()
+    return run
+
+
+def bare(group_id="general", **changes):
+    sizes = {"min_size": 1, "max_size": 2}
+    sizes.update(changes)
+    return CapacityGroup(group_id=group_id, **sizes)
+
+
+def plain_cluster(*pools, id_="compute", name="compute", **changes):
+    return cluster(ComputeClusterArgs(id=id_, capacity_groups=list(pools) or [bare()], **changes), name=name)
+
+
+def verdicts(result):
+    return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
+
+
+def engine_run(parts, platform="kubernetes", policy_config=None, preview=True):
+    resources = capture_program(program(*parts), preview=preview)
+    with EnginePack({"compute:platform": platform}, policy_config, preview=preview) as pack:
+        return pack.run(resources)
+
+
+def test_the_example_is_clean():
+    resources = capture_program(PACK_DIR / "examples" / "kubernetes", stack_config={"compute:platform": "kubernetes"})
+    assert {r.type for r in resources} >= {"compute:index:ComputeCluster", "kubernetes:apps/v1:Deployment",
+                                           "kubernetes:apps/v1:StatefulSet", "kubernetes:apps/v1:DaemonSet",
+                                           "kubernetes:batch/v1:CronJob"}
+    with EnginePack({"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(resources)
+    assert result.violations == [] and result.notes == []
+
+
+def test_the_seed_stack_is_clean_on_every_platform():
+    for platform in ("kubernetes", "aws", "gcp", "azure", "local"):
+        result = engine_run([cluster(), deployment("api", labels=placed(), node_selector=AMD64)], platform)
+        assert result.violations == [], platform
+
+
+ARM = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB, architecture="arm64")
+SCENARIOS = {
+    "compute-cluster-valid": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute"),
+    "kubernetes-compute-enforceable": ([plain_cluster(bare(nested_virtualization=True))], "kubernetes", "compute"),
+    "cloud-machine-catalog": ([plain_cluster(bare(instance_type="m7g.xlarg"))], "aws", "compute"),
+    "workload-architecture-selector-valid": (
+        [plain_cluster(), deployment("api", node_selector={"kubernetes.io/arch": "x86_64"})], "kubernetes", "api"),
+    "compute-pools-single-architecture": (
+        [plain_cluster(apps_pool(), bare("arm", profile=ARM))], "kubernetes", "compute"),
+    "workload-pool-placement": ([plain_cluster(), deployment("api", labels=placed(pool="nope"))], "kubernetes", "api"),
+    "workload-node-architecture": ([cluster(), deployment("api", labels=placed())], "kubernetes", "api"),
+    "dynamic-container-pool": (
+        [plain_cluster(), plain_cluster(id_="two", name="two"), deployment("jobs", labels=role("dynamic"))],
+        "kubernetes", "jobs"),
+}
+
+
+@pytest.mark.parametrize("policy", list(SCENARIOS))
+def test_one_mistake_one_violation(policy):
+    parts, platform, resource = SCENARIOS[policy]
+    result = engine_run(parts, platform)
+    assert verdicts(result) == [(policy, resource, "mandatory")]
+    assert result.notes == []
+
+
+def test_safe_update_with_an_export_baseline(tmp_path):
+    old = capture_program(program(plain_cluster(bare(instance_type="t4g.small"))))
+    new = capture_program(program(plain_cluster(bare(instance_type="m7i.large"))))
+    export = {"version": 3, "deployment": {"resources": [
+        {"urn": r.urn, "type": r.type, "custom": False, "inputs": json_format.MessageToDict(r.inputs)} for r in old]}}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export))
+    config = {"compute-cluster-safe-update": {"baseline": str(path)}}
+    with EnginePack({"compute:platform": "aws"}, config) as pack:
+        result = pack.run(new)
+    assert verdicts(result) == [("compute-cluster-safe-update", "compute", "mandatory")]
+
+
+def test_levels_and_settings_come_from_the_policy_pack_config():
+    parts, _, _ = SCENARIOS["workload-node-architecture"]
+    result = engine_run(parts, policy_config={"workload-node-architecture": "advisory"})
+    assert verdicts(result) == [("workload-node-architecture", "api", "advisory")]
+    assert engine_run(parts, policy_config={"workload-node-architecture": "disabled"}).violations == []
+    parts, _, _ = SCENARIOS["kubernetes-compute-enforceable"]
+    config = {"kubernetes-compute-enforceable": {"enforcementLevel": "advisory", "platform": "kubernetes"}}
+    assert verdicts(engine_run(parts, platform="aws", policy_config=config)) == [
+        ("kubernetes-compute-enforceable", "compute", "advisory")]
+
+
+@pytest.mark.parametrize("config", [
+    {"kubernetes-compute-enforceable": {"platform": "mars"}},
+    {"cloud-machine-catalog": {"platfrom": "aws"}},
+    {"compute-cluster-safe-update": {"baseline": 7}},
+    {"workload-pool-placement": "sometimes"},
+    {"no-such-policy": "advisory"},
+])
+def test_an_invalid_config_is_rejected_before_any_resource(config):
+    with pytest.raises(ConfigError):
+        with EnginePack({"compute:platform": "kubernetes"}, config):
+            pass
+
+
+def test_preview_unknowns_and_secrets_from_the_sdk():
+    def unknown_and_secret():
+        config_map = k8s.core.v1.ConfigMap("settings", data={"a": "b"})
+        unknown = config_map.metadata.apply(lambda m: (m or {}).get("uid"))
+        ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
+            CapacityGroup(group_id="general", min_size=3, max_size=2, instance_type=unknown),
+            CapacityGroup(group_id="secret", min_size=1, max_size=1,
+                          instance_type=pulumi.Output.secret("m7g.large")),
+        ]))
+
+    resources = capture_program(unknown_and_secret, preview=True)
+    (compute,) = [r for r in resources if r.type == "compute:index:ComputeCluster"]
+    raw = json.dumps(json_format.MessageToDict(compute.inputs))
+    assert "04da6b54-80e4-46f7-96ec-b56ff0331ba9" in raw and "1b47061264138c4ac30d75fd1eb44270" in raw
+    with EnginePack({"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(resources)
+    found = {(v.policy, v.finding.split(":")[1].strip()) for v in result.violations}
+    assert ("compute-cluster-valid", "minSize 3 is greater than maxSize 2; lower minSize or raise maxSize") in found
+    enforceable = result.findings("kubernetes-compute-enforceable")
+    assert any("pool 'general': instanceType is set (its value is not known yet)" in f for f in enforceable)
+    assert any("pool 'secret': instanceType 'm7g.large'" in f for f in enforceable)
+    assert [n.policy for n in result.notes] == ["compute-cluster-valid"]  # it could not check the unknown one
