@@ -121,6 +121,10 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
     if isinstance(terms, Unknown):
         reader.note_unknown(terms)
         return KUBERNETES_ARCHITECTURES
+    if terms is None:
+        reader.problems.append(f"{where} has no nodeSelectorTerms, so it matches no node and the Pods stay "
+                               "Pending; add a term or remove the required affinity")
+        return _NONE
     if not isinstance(terms, list) or not terms:
         reader.problems.append(f"{where}.nodeSelectorTerms is empty, so it matches no node and the Pods "
                                "stay Pending; add a term or remove the required affinity")
@@ -180,6 +184,9 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     if isinstance(values, Unknown):
         reader.note_unknown(values)
         return KUBERNETES_ARCHITECTURES
+    if values is None:
+        reader.problems.append(f"{where} uses {operator} without values; list the architectures")
+        return _NONE
     if not isinstance(values, list):
         reader.problems.append(f"{where}.values must be a list of architectures, not {type_name(values)}")
         return _NONE

@@ -17,6 +17,9 @@ def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
         return [cluster.pools]
     findings: list[Finding] = []
     for pool in cluster.pools:
+        if pool.whole is not None:
+            findings.append(pool.whole)
+            continue
         where = f"{cluster.subject} {pool.label}"
         unknown = next((v for v in (pool.instance_type, pool.architecture, pool.gpu, pool.nested_virtualization)
                         if isinstance(v, Unknown)), None)

@@ -56,12 +56,8 @@ class Pool:
     gpu: Gpu | Unknown | None
     nested_virtualization: bool | Unknown | None
     max_size: int | Unknown | None
-
-    @property
-    def label(self) -> str:
-        if isinstance(self.group_id, str) and self.group_id:
-            return f"pool '{self.group_id}'"
-        return f"capacityGroups[{self.index}]"
+    whole: Unknown | None = None  # the whole pool is not known yet
+    label: str = ""  # how messages name it: pool 'apps', or capacityGroups[2]
 
 
 @dataclass(frozen=True)
@@ -107,13 +103,14 @@ class _Fields:
             value = obj[key]
             if value is None:
                 continue
-            if name in values and name not in tolerated:
-                other = values[name]
-                if _conflict(other, value):
-                    self.bad(f"both '{where}{name}' and '{where}{snake(name)}' are set, to different "
-                             f"values; keep one spelling")
+            if name not in values:
+                values[name] = value
                 continue
-            values[name] = value
+            camel, other = (value, values[name]) if key == name else (values[name], value)
+            values[name] = camel  # with both spellings, the camelCase one is the field
+            if name not in tolerated and _conflict(camel, other):
+                self.bad(f"both '{where}{name}' and '{where}{snake(name)}' are set, to different "
+                         f"values; keep one spelling")
         return values
 
     def _unknown_key(self, key: Any, names: tuple[str, ...], where: str) -> None:
@@ -238,7 +235,9 @@ def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
         return ()
     if not value:
         shape.bad("capacityGroups is empty; declare at least one pool")
-    pools = tuple(_pool(shape, index, item) for index, item in enumerate(value))
+    raw_ids = [_raw_group_id(item) for item in value]
+    repeated = {gid for gid in raw_ids if gid is not None and raw_ids.count(gid) > 1}
+    pools = tuple(_pool(shape, index, item, raw_ids[index] in repeated) for index, item in enumerate(value))
     seen: set[str] = set()
     for pool in pools:
         gid = pool.group_id
@@ -249,16 +248,27 @@ def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
     return pools
 
 
-def _pool(cluster: _Fields, index: int, item: Any) -> Pool:
-    empty = Pool(index, None, None, None, None, None, None)
+def _raw_group_id(item: Any) -> str | None:
+    """The pool's id as written, for labels in messages (validated later)."""
+    if not isinstance(item, Mapping):
+        return None
+    gid = item.get("groupId")
+    gid = item.get("group_id") if gid is None else gid
+    return gid if isinstance(gid, str) and gid else None
+
+
+def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Pool:
+    empty = Pool(index, None, None, None, None, None, None, label=f"capacityGroups[{index}]")
     if isinstance(item, Unknown):
         cluster.unknown(item)
-        return Pool(index, item, item, item, item, item, item)
+        return Pool(index, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]")
     if not isinstance(item, Mapping):
         cluster.bad(f"capacityGroups[{index}] must be an object, not {type_name(item)}")
         return empty
-    raw_gid = item.get("groupId", item.get("group_id"))
-    label = f"pool '{raw_gid}'" if isinstance(raw_gid, str) and raw_gid else f"capacityGroups[{index}]"
+    raw_gid = _raw_group_id(item)
+    label = f"pool '{raw_gid}'" if raw_gid else f"capacityGroups[{index}]"
+    if raw_gid and repeated:
+        label += f" (capacityGroups[{index}])"
     shape = _Fields(f"{cluster.subject} {label}", cluster.findings)
     fields = shape.read(item, _POOL_FIELDS, "")
 
@@ -301,7 +311,7 @@ def _pool(cluster: _Fields, index: int, item: Any) -> Pool:
     gpu: Gpu | Unknown | None = None
     if "profile" in fields:
         architecture, gpu = _profile(shape, fields["profile"])
-    return Pool(index, group_id, instance_type, architecture, gpu, nested, max_size)
+    return Pool(index, group_id, instance_type, architecture, gpu, nested, max_size, label=label)
 
 
 def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Unknown | None]:
@@ -382,7 +392,10 @@ def _scale_policy(shape: _Fields, value: Any, min_size: Any, max_size: Any) -> N
     if isinstance(kind, Unknown):
         shape.unknown(kind)
         return
-    if kind not in _SCALE_FIELDS:
+    if kind is None:
+        shape.bad("field 'scalePolicy.type' is required; set \"fixed\" or \"autoscale\"")
+        return
+    if not isinstance(kind, str) or kind not in _SCALE_FIELDS:
         shape.bad("scalePolicy.type must be \"fixed\" or \"autoscale\"")
         return
     fields = shape.read(policy, _SCALE_FIELDS[kind], "scalePolicy.")

@@ -19,6 +19,9 @@ def kubernetes_compute_enforceable(cluster: Cluster) -> list[Finding]:
         findings.append(cluster.pools)
     else:
         for pool in cluster.pools:
+            if pool.whole is not None:
+                findings.append(pool.whole)
+                continue
             where = f"{subject} {pool.label}"
             if isinstance(pool.instance_type, Unknown):
                 findings.append(Violation(

@@ -33,6 +33,18 @@ class Undetermined(UnknownValueError):
         self.message = message
 
 
+class SecretText(str):
+    """A string the state marks secret (a plaintext secret of ``pulumi stack export --show-secrets``).
+
+    It compares like its value, so rules can use it; :func:`shown` keeps it out of messages.
+    """
+
+
+def shown(value: object) -> str:
+    """How a value may appear in a message: secrets never do."""
+    return "[secret]" if isinstance(value, SecretText) else str(value)
+
+
 def undetermined(message: str) -> Unknown:
     return Unknown(Undetermined(message))
 
