@@ -7,6 +7,9 @@ the policy turns the model into findings, and ``report`` hands them to the engin
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -27,6 +30,7 @@ from .findings import Finding, Report, never_raises, report
 from .placement import (
     compute_pools_single_architecture,
     dynamic_container_pool,
+    Stack,
     parse_stack,
     remember_inputs,
     workload_node_architecture,
@@ -189,68 +193,52 @@ compute_cluster_safe_update_policy = ResourceValidationPolicy(
 
 # 5 - 8: stack policies -------------------------------------------------------------------------
 
-@never_raises
-def _validate_single_architecture(args: StackValidationArgs, report_violation: Report) -> None:
-    report(compute_pools_single_architecture(parse_stack(args.resources)), report_violation)
+def _stack_policy(rule: Callable[[Stack], list[Finding]], **metadata: Any) -> StackValidationPolicy:
+    """A stack policy that parses the stack's resources and reports what ``rule`` finds."""
+
+    @never_raises
+    def validate(args: StackValidationArgs, report_violation: Report) -> None:
+        report(rule(parse_stack(args.resources)), report_violation)
+
+    validate.__name__ = f"validate_{rule.__name__}"
+    return StackValidationPolicy(validate=validate, enforcement_level=MANDATORY, **metadata)
 
 
-compute_pools_single_architecture_policy = StackValidationPolicy(
+compute_pools_single_architecture_policy = _stack_policy(
+    compute_pools_single_architecture,
     name="compute-pools-single-architecture",
     description="All compute pools of the stack declare the same CPU architecture: one image build cannot serve "
                 "both arm64 and x86_64.",
-    validate=_validate_single_architecture,
-    enforcement_level=MANDATORY,
     severity=Severity.HIGH,
     remediation_steps="Give every pool's profile.architecture the same value, or split the pools into stacks "
                       "that build images for one architecture each.",
 )
 
-
-@never_raises
-def _validate_pool_placement(args: StackValidationArgs, report_violation: Report) -> None:
-    report(workload_pool_placement(parse_stack(args.resources)), report_violation)
-
-
-workload_pool_placement_policy = StackValidationPolicy(
+workload_pool_placement_policy = _stack_policy(
+    workload_pool_placement,
     name="workload-pool-placement",
     description="Every container and daemon workload resolves to exactly one ComputeCluster and pool through the "
                 "compute.alien.dev/cluster and compute.alien.dev/pool labels.",
-    validate=_validate_pool_placement,
-    enforcement_level=MANDATORY,
     severity=Severity.HIGH,
     remediation_steps="Label the workload (or its pod template) with compute.alien.dev/cluster set to a "
                       "ComputeCluster's id and compute.alien.dev/pool set to one of its pools; with a single "
                       "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool.",
 )
 
-
-@never_raises
-def _validate_node_architecture(args: StackValidationArgs, report_violation: Report) -> None:
-    report(workload_node_architecture(parse_stack(args.resources)), report_violation)
-
-
-workload_node_architecture_policy = StackValidationPolicy(
+workload_node_architecture_policy = _stack_policy(
+    workload_node_architecture,
     name="workload-node-architecture",
     description="Every workload's Pods are pinned to the CPU architecture its compute pool (or the stack's "
                 "single declared architecture) needs, so they cannot land on incompatible nodes.",
-    validate=_validate_node_architecture,
-    enforcement_level=MANDATORY,
     severity=Severity.HIGH,
     remediation_steps="Add nodeSelector kubernetes.io/arch: amd64 (for x86_64 pools) or arm64 (for arm64 pools) "
                       "to the workload's pod template, and remove constraints that exclude it.",
 )
 
-
-@never_raises
-def _validate_dynamic_pool(args: StackValidationArgs, report_violation: Report) -> None:
-    report(dynamic_container_pool(parse_stack(args.resources)), report_violation)
-
-
-dynamic_container_pool_policy = StackValidationPolicy(
+dynamic_container_pool_policy = _stack_policy(
+    dynamic_container_pool,
     name="dynamic-container-pool",
     description="Dynamic workloads land in the dynamic container pool of the stack's one ComputeCluster.",
-    validate=_validate_dynamic_pool,
-    enforcement_level=MANDATORY,
     severity=Severity.MEDIUM,
     remediation_steps="Keep exactly one ComputeCluster in a stack with dynamic workloads, and give it the pool "
                       "named by dynamicContainerPool (or a 'general' pool).",

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
@@ -45,14 +46,23 @@ class EnginePack(_Driver):
         self._info: Any = None
 
     def __enter__(self) -> EnginePack:
+        self.stderr = tempfile.TemporaryFile()  # a pipe nobody reads could fill up and stall the pack
         self.process = subprocess.Popen(self.command, cwd=self.pack_dir, env=self.env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
-        assert self.process.stdout is not None
+                                        stderr=self.stderr)
+        try:
+            self._connect()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _connect(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
         line = self.process.stdout.readline().decode().strip()
         if not line.isdigit():
-            self.process.kill()
-            stderr = self.process.stderr.read().decode() if self.process.stderr else ""
-            raise RuntimeError(f"the pack did not print a port: {line!r}\n{stderr}")
+            self.process.wait(timeout=30)
+            self.stderr.seek(0)
+            raise RuntimeError(f"the pack did not print a port: {line!r}\n{self.stderr.read().decode()}")
         self.channel = grpc.insecure_channel(f"127.0.0.1:{line}",
                                              options=[("grpc.max_receive_message_length", 400 << 20),
                                                       ("grpc.max_send_message_length", 400 << 20)])
@@ -62,14 +72,21 @@ class EnginePack(_Driver):
             stack=self.env["PULUMI_STACK"], project=self.env["PULUMI_PROJECT"],
             dry_run=self.env["PULUMI_DRY_RUN"] == "true", config=json.loads(self.env["PULUMI_CONFIG"])))
         self.configure(self.policy_config)
-        return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.channel.close()
+    def close(self) -> None:
+        channel = getattr(self, "channel", None)
+        if channel is not None:
+            channel.close()
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+            self.stderr.close()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
 
     def info(self) -> Any:
         if self._info is None:

@@ -117,9 +117,11 @@ def test_levels_and_settings_come_from_the_policy_pack_config():
     {"no-such-policy": "advisory"},
 ])
 def test_an_invalid_config_is_rejected_before_any_resource(config):
+    pack = EnginePack({"compute:platform": "kubernetes"}, config)
     with pytest.raises(ConfigError):
-        with EnginePack({"compute:platform": "kubernetes"}, config):
+        with pack:
             pass
+    assert pack.process is not None and pack.process.poll() is not None  # and the pack process is gone
 
 
 def test_preview_unknowns_and_secrets_from_the_sdk():

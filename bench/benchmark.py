@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""How much a preview pays for compute-guard, against the floor no policy pack can beat.
+
+    venv/bin/python bench/benchmark.py                      # 1,000 / 5,000 / 10,000 / 50,000 resources
+    venv/bin/python bench/benchmark.py --sizes 1000 --repeat 1
+
+For each size it builds a synthetic stack (ComputeClusters with pools; Deployments, StatefulSets,
+DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTemplates with
+realistic pod specs; Services, ConfigMaps and Secrets beside them) and drives a pack process
+started the way the engine starts it: Analyze for every resource, then one AnalyzeStack. It does
+the same with a pack of as many no-op policies (same resource/stack split) on the same SDK: the
+SDK deserializes every resource once per policy, which is the floor. It prints, per size, the
+pack's time, the floor's time, their ratio and the pack process's peak memory (VmHWM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import policies  # noqa: E402
+from pulumi_policy import ResourceValidationPolicy  # noqa: E402
+from testkit import Resource  # noqa: E402
+from testkit.engine import EnginePack  # noqa: E402
+
+KINDS = [
+    ("kubernetes:apps/v1:Deployment", lambda t: {"replicas": 3, "selector": {"matchLabels": {"app": "x"}}, "template": t}),
+    ("kubernetes:apps/v1:StatefulSet", lambda t: {"serviceName": "x", "selector": {"matchLabels": {"app": "x"}},
+                                                  "template": t}),
+    ("kubernetes:apps/v1:DaemonSet", lambda t: {"selector": {"matchLabels": {"app": "x"}}, "template": t}),
+    ("kubernetes:batch/v1:CronJob", lambda t: {"schedule": "0 * * * *", "jobTemplate": {"spec": {"template": t}}}),
+    ("kubernetes:batch/v1:Job", lambda t: {"template": t}),
+    ("kubernetes:apps/v1:ReplicaSet", lambda t: {"selector": {"matchLabels": {"app": "x"}}, "template": t}),
+    ("kubernetes:core/v1:ReplicationController", lambda t: {"selector": {"app": "x"}, "template": t}),
+]
+
+
+def pod_template(name: str, cluster: str, pool: str) -> dict[str, Any]:
+    container = {
+        "name": name, "image": f"registry.example.com/team/{name}:1.2.3",
+        "args": ["--port=8080", "--log-level=info"],
+        "env": [{"name": f"SETTING_{i}", "value": f"value-{i}"} for i in range(10)],
+        "ports": [{"containerPort": 8080, "name": "http"}],
+        "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"cpu": "1", "memory": "512Mi"}},
+        "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 10},
+        "livenessProbe": {"httpGet": {"path": "/live", "port": 8080}, "initialDelaySeconds": 5},
+        "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}],
+    }
+    return {
+        "metadata": {"labels": {"app": name, "compute.alien.dev/cluster": cluster, "compute.alien.dev/pool": pool}},
+        "spec": {
+            "containers": [container, dict(container, name=f"{name}-sidecar", env=container["env"][:3])],
+            "nodeSelector": {"kubernetes.io/arch": "amd64"},
+            "tolerations": [{"key": "dedicated", "operator": "Equal", "value": pool, "effect": "NoSchedule"}],
+            "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+                                                    "labelSelector": {"matchLabels": {"app": name}}}}]}},
+            "volumes": [{"name": "config", "configMap": {"name": f"{name}-config"}}],
+        },
+    }
+
+
+def synthetic_stack(size: int) -> list[Resource]:
+    clusters = max(1, size // 2000)
+    resources = []
+    for c in range(clusters):
+        props = {"id": f"cluster-{c}", "capacityGroups": [
+            {"groupId": pool, "minSize": 1, "maxSize": 3, "profile": {
+                "cpu": "4", "memoryBytes": 16 << 30, "ephemeralStorageBytes": 100 << 30, "architecture": "x86_64"}}
+            for pool in ("general", "batch", "stateful")]}
+        resources.append(Resource.of("compute:index:ComputeCluster", f"cluster-{c}", props))
+    i = 0
+    while len(resources) < size:
+        name = f"app-{i}"
+        cluster, pool = f"cluster-{i % clusters}", ("general", "batch", "stateful")[i % 3]
+        if i % 10 < 6:
+            kind, spec = KINDS[i % len(KINDS)]
+            props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}},
+                     "spec": spec(pod_template(name, cluster, pool))}
+        elif i % 10 == 6:
+            kind, props = "kubernetes:core/v1:Pod", {"metadata": {"name": name}, **{
+                k: v for k, v in pod_template(name, cluster, pool).items() if k == "spec"}}
+            props["metadata"]["labels"] = pod_template(name, cluster, pool)["metadata"]["labels"]
+        elif i % 10 == 7:
+            kind, props = "kubernetes:core/v1:Service", {"metadata": {"name": name}, "spec": {
+                "selector": {"app": name}, "ports": [{"port": 80, "targetPort": 8080}]}}
+        elif i % 10 == 8:
+            kind, props = "kubernetes:core/v1:ConfigMap", {"metadata": {"name": f"{name}-config"},
+                                                           "data": {f"key{k}": "x" * 64 for k in range(16)}}
+        else:
+            kind, props = "kubernetes:core/v1:Secret", {"metadata": {"name": name}, "stringData": {"token": "t" * 40}}
+        resources.append(Resource.of(kind, name, props))
+        i += 1
+    return resources
+
+
+def floor_pack(directory: Path) -> Path:
+    """A pack with as many no-op policies as compute-guard, of the same kinds."""
+    resource_count = sum(isinstance(p, ResourceValidationPolicy) for p in policies.ALL)
+    stack_count = len(policies.ALL) - resource_count
+    (directory / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (directory / "__main__.py").write_text(textwrap.dedent(f"""
+        from pulumi_policy import EnforcementLevel, PolicyPack, ResourceValidationPolicy, StackValidationPolicy
+        def nothing(args, report_violation):
+            return None
+        PolicyPack(name="floor", enforcement_level=EnforcementLevel.MANDATORY, policies=[
+            *[ResourceValidationPolicy(name=f"r{{i}}", description="no-op", validate=nothing)
+              for i in range({resource_count})],
+            *[StackValidationPolicy(name=f"s{{i}}", description="no-op", validate=nothing)
+              for i in range({stack_count})],
+        ])
+    """))
+    return directory
+
+
+def peak_memory_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def measure(resources: list[Resource], pack_dir: Path) -> tuple[float, float, int]:
+    with EnginePack({"compute:platform": "kubernetes"}, pack_dir=pack_dir) as pack:
+        started = time.perf_counter()
+        result = pack.run(resources)
+        elapsed = time.perf_counter() - started
+        assert pack.process is not None
+        memory = peak_memory_mib(pack.process.pid)
+    return elapsed, memory, len(result.violations)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 50000])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
+    parser.add_argument("--json", type=Path, help="also write the measurements here")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        floor = floor_pack(Path(scratch))
+        print(f"{'resources':>10} {'pack s':>9} {'floor s':>9} {'ratio':>7} {'pack peak MiB':>14}", flush=True)
+        for size in args.sizes:
+            resources = synthetic_stack(size)
+            pack_runs = [measure(resources, ROOT) for _ in range(args.repeat)]
+            floor_runs = [measure(resources, floor) for _ in range(args.repeat)]
+            pack_time = min(run[0] for run in pack_runs)
+            floor_time = min(run[0] for run in floor_runs)
+            memory = max(run[1] for run in pack_runs)
+            violations = pack_runs[0][2]
+            assert violations == 0, f"the synthetic stack should be clean, got {violations} violations"
+            rows.append({"resources": size, "pack_s": round(pack_time, 3), "floor_s": round(floor_time, 3),
+                         "ratio": round(pack_time / floor_time, 3), "pack_peak_mib": round(memory, 1)})
+            print(f"{size:>10} {pack_time:>9.2f} {floor_time:>9.2f} {pack_time / floor_time:>7.3f} {memory:>14.0f}",
+                  flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
