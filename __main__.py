@@ -4,11 +4,15 @@ import gc
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-from policies import ALL, PACK_DESCRIPTION, PACK_NAME
+from policies import ALL, PACK_DESCRIPTION, PACK_NAME, wire
 
-# The SDK deserializes every resource once per policy. With CPython's default thresholds the
-# collector rescans those long-lived objects again and again, which makes AnalyzeStack quadratic
-# on large stacks (bench/benchmark.py). They hold no cycles worth collecting early.
+# Read each resource's props from the engine's protobuf on demand instead of materializing three
+# copies of it per policy (policies/wire.py; bench/benchmark.py measures the difference).
+wire.install()
+
+# Large stacks allocate many long-lived objects; with CPython's default thresholds the collector
+# rescans them again and again, which made AnalyzeStack quadratic (bench/benchmark.py). They hold
+# no cycles worth collecting early.
 gc.freeze()
 gc.set_threshold(100_000, 50, 1_000)
 

@@ -20,7 +20,9 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 import policies
-from policies import baseline, placement
+from policies import baseline, placement, wire
+
+wire.install()  # read props the way the pack process does (see __main__.py)
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}

@@ -4,8 +4,9 @@
 state: no program, no provider, no backend. The states here are what real Pulumi programs
 register (captured under mocks) written out as `pulumi stack export` documents.
 
-Previews and updates of a program need a language host, and the Python one is not available from
-the Go module proxy (see scripts/build-pulumi-cli), so they are not exercised here.
+`pulumi preview` / `pulumi up` run e2e/stack, a YAML program (the Python language host is not
+available from the Go module proxy, see scripts/build-pulumi-cli) with one ComputeCluster of
+e2e/provider, on a local (file://) backend.
 """
 
 from __future__ import annotations
@@ -124,3 +125,85 @@ def test_safe_update_against_an_export_baseline(cli, tmp_path):
     assert other.returncode != 0
     assert "compute-cluster-safe-update" in other.stdout + other.stderr
     assert "can't change machine from 't4g.small' to 'm7i.large'" in other.stdout + other.stderr
+
+
+# preview and up on a local backend ---------------------------------------------------------------
+
+@pytest.fixture
+def stack(cli, tmp_path):
+    pulumi, env = cli
+    work = tmp_path / "stack"
+    shutil.copytree(ROOT / "e2e" / "stack", work)
+    state = tmp_path / "state"
+    state.mkdir()
+    env = dict(env, PULUMI_BACKEND_URL=f"file://{state}")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(pulumi), *args, "--non-interactive", "--color", "never"], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    for command in (("stack", "init", "dev"), ("config", "set", "compute:platform", "aws")):
+        done = run(*command)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return run
+
+
+def preview(stack, config: dict | None = None, tmp: Path | None = None):
+    args = ["preview", "--policy-pack", str(ROOT)]
+    if config is not None:
+        assert tmp is not None
+        path = tmp / "preview-config.json"
+        path.write_text(json.dumps(config))
+        args += ["--policy-pack-config", str(path)]
+    done = stack(*args)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_preview_passes_a_clean_stack_and_fails_a_broken_one(stack, tmp_path):
+    code, out = preview(stack)
+    assert code == 0, out
+    assert "compute-guard" in out
+    stack("config", "set", "minSize", "3")
+    stack("config", "set", "maxSize", "2")
+    code, out = preview(stack)
+    assert code != 0
+    assert "compute-cluster-valid" in out and "compute:index:ComputeCluster: compute" in out
+    assert "ComputeCluster 'compute' pool 'general': minSize 3 is greater than maxSize 2" in out
+    code, out = preview(stack, {"compute-cluster-valid": "advisory"}, tmp_path)
+    assert code == 0, out
+    assert "[advisory]" in out and "minSize 3 is greater than maxSize 2" in out
+
+
+def test_preview_settings_and_invalid_config(stack, tmp_path):
+    stack("config", "set", "machine", "m7g.xlarg")
+    code, out = preview(stack)
+    assert code != 0 and "did you mean 'm7g.xlarge'" in out
+    code, out = preview(stack, {"cloud-machine-catalog": {"platform": "gcp"}}, tmp_path)
+    assert code != 0 and "is not a machine type on GCP" in out
+    code, out = preview(stack, {"cloud-machine-catalog": {"platform": "mars"}}, tmp_path)
+    assert code != 0 and "platform" in out
+    assert "is not a machine type" not in out  # refused before any resource was analyzed
+
+
+def test_up_then_machine_changes_against_the_local_checkpoint_and_an_export(stack, tmp_path):
+    done = stack("up", "--yes", "--policy-pack", str(ROOT))
+    assert done.returncode == 0, done.stdout + done.stderr
+    stack("config", "set", "machine", "t4g.medium")
+    code, out = preview(stack)
+    assert code == 0, out
+    stack("config", "set", "machine", "m7i.large")
+    code, out = preview(stack)
+    assert code != 0
+    assert "compute-cluster-safe-update" in out
+    assert "can't change machine from 't4g.small' to 'm7i.large'" in out
+    export = tmp_path / "export.json"
+    assert stack("stack", "export", "--file", str(export)).returncode == 0
+    state = json.loads(export.read_text())
+    for resource in state["deployment"]["resources"]:
+        if resource["type"] == "compute:index:ComputeCluster":
+            resource["inputs"]["capacityGroups"][0]["instanceType"] = "m7g.large"
+    export.write_text(json.dumps(state))
+    code, out = preview(stack, {"compute-cluster-safe-update": {"baseline": str(export)}}, tmp_path)
+    assert code != 0 and "can't change machine from 'm7g.large' to 'm7i.large'" in out
+    analyzed = stack("policy", "analyze", "--policy-pack", str(ROOT), "--stack", "dev")
+    assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr

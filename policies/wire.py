@@ -1,0 +1,150 @@
+"""Props read straight from the engine's protobuf, on demand (the pack process's fast path).
+
+For every policy the SDK turns each resource's protobuf ``Struct`` into a JSON dict, then into a
+deserialized copy, then into a tree of unknown-checking proxies. A stack policy holds that for
+every resource at once, so a 50,000-resource stack costs gigabytes and most of the time of a
+preview (bench/benchmark.py), while the rules read a handful of fields.
+
+:func:`install` swaps, inside ``pulumi_policy.policy`` only, those three steps for
+:class:`StructProps`: a read-only Mapping over the ``Struct`` that builds children when they are
+read, with the SDK's own semantics: unknown preview values raise the SDK's
+``UnknownValueError`` with the same path; secrets read as their value; numbers are floats;
+assets and archives are built by the SDK's own deserializer. tests/test_wire.py checks it against
+the SDK's proxies on generated documents. ``pulumi_policy`` is pinned in requirements.txt;
+:func:`install` refuses any other version rather than guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2
+from pulumi_policy import deserialize as sdk_deserialize
+from pulumi_policy import policy as sdk_policy
+from pulumi_policy.proxy import UnknownValueError, _is_unknown
+from pulumi_policy.version import VERSION as SDK_VERSION
+
+SUPPORTED_SDK = "1.21.0"
+_SIG = sdk_deserialize.SPECIAL_SIG_KEY
+_SECRET = sdk_deserialize.SPECIAL_SECRET_SIG
+
+
+def _value(value: struct_pb2.Value, path: tuple[str, ...]) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        text = value.string_value
+        if _is_unknown(text):
+            raise UnknownValueError(text, list(path))
+        return text
+    if kind == "number_value":
+        return value.number_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        struct = value.struct_value
+        if _SIG in struct.fields:
+            return _special(struct, path)
+        return StructProps(struct, path)
+    if kind == "list_value":
+        return ListProps(value.list_value, path)
+    return None
+
+
+def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:
+    """Secrets read as their value; assets and archives as the SDK builds them."""
+    signature = struct.fields[_SIG]
+    if signature.WhichOneof("kind") == "string_value" and signature.string_value == _SECRET:
+        if "value" not in struct.fields:
+            raise AssertionError("Invalid secret encountered when unmarshaling resource property")
+        return _value(struct.fields["value"], path)
+    return sdk_deserialize._deserialize_property(json_format.MessageToDict(struct))
+
+
+class StructProps(Mapping[str, Any]):
+    """A resource's properties, read from the protobuf Struct as they are accessed."""
+
+    __slots__ = ("_struct", "_path")
+
+    def __init__(self, struct: struct_pb2.Struct, path: tuple[str, ...] = ()) -> None:
+        self._struct = struct
+        self._path = path
+
+    def __getitem__(self, key: str) -> Any:
+        if not isinstance(key, str) or key not in self._struct.fields:
+            raise KeyError(key)
+        return _value(self._struct.fields[key], (*self._path, key))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._struct.fields)
+
+    def __len__(self) -> int:
+        return len(self._struct.fields)
+
+    def copy(self) -> dict[str, Any]:
+        """A plain dict (the SDK copies policy config this way)."""
+        return dict(sdk_deserialize.deserialize_properties(json_format.MessageToDict(self._struct)))
+
+
+class ListProps(Sequence[Any]):
+    __slots__ = ("_list", "_path")
+
+    def __init__(self, values: struct_pb2.ListValue, path: tuple[str, ...]) -> None:
+        self._list = values
+        self._path = path
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not isinstance(index, int):
+            raise TypeError("list indices must be integers")
+        if index < 0:
+            index += len(self._list.values)
+        if not 0 <= index < len(self._list.values):
+            raise IndexError(index)
+        return _value(self._list.values[index], (*self._path, str(index)))
+
+    def __len__(self) -> int:
+        return len(self._list.values)
+
+
+def _message_to_dict(message: Any, *args: Any, **kwargs: Any) -> Any:
+    if isinstance(message, struct_pb2.Struct) and not args and not kwargs:
+        return StructProps(message)
+    return json_format.MessageToDict(message, *args, **kwargs)
+
+
+def _deserialize_properties(props: Any, proxy_secrets: bool = False) -> Any:
+    if isinstance(props, StructProps) and not proxy_secrets:
+        return props
+    if isinstance(props, StructProps):
+        props = json_format.MessageToDict(props._struct)
+    return sdk_deserialize.deserialize_properties(props, proxy_secrets)
+
+
+def _unknown_checking_proxy(props: Any) -> Any:
+    if isinstance(props, StructProps):
+        return props
+    return _sdk_proxy(props)
+
+
+_sdk_proxy = sdk_policy.unknown_checking_proxy
+_installed = False
+
+
+def install() -> bool:
+    """Read props lazily in this process; False (and nothing changed) on an unexpected SDK."""
+    global _installed
+    if _installed:
+        return True
+    if SDK_VERSION != SUPPORTED_SDK:
+        return False
+    shim = SimpleNamespace(**{name: getattr(json_format, name) for name in dir(json_format)
+                              if not name.startswith("__")})
+    shim.MessageToDict = _message_to_dict
+    sdk_policy.json_format = shim  # type: ignore[assignment]
+    sdk_policy.deserialize_properties = _deserialize_properties  # type: ignore[assignment]
+    sdk_policy.unknown_checking_proxy = _unknown_checking_proxy  # type: ignore[assignment]
+    _installed = True
+    return True
