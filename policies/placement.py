@@ -6,6 +6,7 @@ are named after the policies that report them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -71,6 +72,35 @@ def cluster_configuration(resource_type: str, props: Any, urn: str, name: str) -
 
 
 def parse_stack(resources: Iterable[Any]) -> Stack:
+    """The stack model, parsed once per AnalyzeStack request and shared by the stack policies.
+
+    The SDK hands each stack policy its own list of resources, but with lazy props
+    (policies/wire.py) they read the same protobuf messages of the same request: when every
+    resource's props are the very objects the previous call parsed, its model is reused.
+    """
+    resources = list(resources)
+    sources = [getattr(resource.props, "source", resource.props) for resource in resources]
+    with _last_lock:
+        last = _last.get("sources")
+        if last is not None and len(last) == len(sources) and all(a is b for a, b in zip(last, sources)):
+            stack: Stack = _last["stack"]
+            return stack
+    stack = _parse_stack(resources)
+    with _last_lock:
+        _last.update(sources=sources, stack=stack)  # strong references: identities cannot be reused
+    return stack
+
+
+_last: dict[str, Any] = {}
+_last_lock = threading.Lock()
+
+
+def forget_parsed_stack() -> None:
+    with _last_lock:
+        _last.clear()
+
+
+def _parse_stack(resources: list[Any]) -> Stack:
     stack = Stack()
     for resource in resources:
         resource_type = resource.resource_type

@@ -82,6 +82,11 @@ class StructProps(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._struct.fields)
 
+    @property
+    def source(self) -> struct_pb2.Struct:
+        """The protobuf message these props read (the same object for every policy of a request)."""
+        return self._struct
+
     def copy(self) -> dict[str, Any]:
         """A plain dict (the SDK copies policy config this way)."""
         return dict(sdk_deserialize.deserialize_properties(json_format.MessageToDict(self._struct)))

@@ -212,6 +212,7 @@ class Analyzer(_Driver):
 
     def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
         placement.SEEN_INPUTS.clear()
+        placement.forget_parsed_stack()
         baseline.reset()
         self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
                                                 EnforcementLevel.MANDATORY)
