@@ -61,7 +61,7 @@ def _validate_compute_cluster(args: ResourceValidationArgs, report_violation: Re
         report(parsed[1], report_violation)
 
 
-compute_cluster_valid = ResourceValidationPolicy(
+compute_cluster_valid_policy = ResourceValidationPolicy(
     name="compute-cluster-valid",
     description="Every ComputeCluster is well formed: known fields, valid ids, pools, sizes, scale policy, "
                 "machine profile, failure domains and container network.",
@@ -246,7 +246,7 @@ dynamic_container_pool_policy = _stack_policy(
 
 
 ALL = [
-    compute_cluster_valid,
+    compute_cluster_valid_policy,
     kubernetes_compute_enforceable_policy,
     cloud_machine_catalog_policy,
     workload_architecture_selector_valid_policy,
