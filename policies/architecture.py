@@ -60,6 +60,13 @@ class _Reader:
         if self.unknown is None:
             self.unknown = value
 
+    def is_unknown(self, value: Any) -> bool:
+        """True (and remembered) when the value is not known yet."""
+        if isinstance(value, Unknown):
+            self.note_unknown(value)
+            return True
+        return False
+
     def name(self, value: Any, where: str) -> frozenset[str] | None:
         """The architecture a label value names: a set of at most one, None when unknown."""
         if isinstance(value, Unknown):
@@ -84,8 +91,7 @@ def architecture_constraint(node_selector: Any, node_affinity: Any, pod_spec_pat
 
 
 def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]:
-    if isinstance(selector, Unknown):
-        reader.note_unknown(selector)
+    if reader.is_unknown(selector):
         return KUBERNETES_ARCHITECTURES
     if selector is None:
         return KUBERNETES_ARCHITECTURES
@@ -102,15 +108,13 @@ def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]
 
 
 def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> frozenset[str]:
-    if isinstance(node_affinity, Unknown):
-        reader.note_unknown(node_affinity)
+    if reader.is_unknown(node_affinity):
         return KUBERNETES_ARCHITECTURES
     if not isinstance(node_affinity, Mapping):
         return KUBERNETES_ARCHITECTURES
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     where = f"{where}.requiredDuringSchedulingIgnoredDuringExecution"
-    if isinstance(required, Unknown):
-        reader.note_unknown(required)
+    if reader.is_unknown(required):
         return KUBERNETES_ARCHITECTURES
     if required is None:
         return KUBERNETES_ARCHITECTURES
@@ -118,8 +122,7 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
         reader.problems.append(f"{where} must be an object, not {type_name(required)}")
         return KUBERNETES_ARCHITECTURES
     terms = required.get("nodeSelectorTerms")
-    if isinstance(terms, Unknown):
-        reader.note_unknown(terms)
+    if reader.is_unknown(terms):
         return KUBERNETES_ARCHITECTURES
     if terms is None:
         reader.problems.append(f"{where} has no nodeSelectorTerms, so it matches no node and the Pods stay "
@@ -136,8 +139,7 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
 
 
 def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
-    if isinstance(term, Unknown):
-        reader.note_unknown(term)
+    if reader.is_unknown(term):
         return KUBERNETES_ARCHITECTURES
     if not isinstance(term, Mapping):
         reader.problems.append(f"{where} must be an object, not {type_name(term)}")
@@ -158,20 +160,17 @@ def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
 
 
 def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
-    if isinstance(expression, Unknown):
-        reader.note_unknown(expression)
+    if reader.is_unknown(expression):
         return KUBERNETES_ARCHITECTURES
     if not isinstance(expression, Mapping):
         return KUBERNETES_ARCHITECTURES
     key = expression.get("key")
-    if isinstance(key, Unknown):
-        reader.note_unknown(key)
+    if reader.is_unknown(key):
         return KUBERNETES_ARCHITECTURES
     if key not in ARCH_LABELS:
         return KUBERNETES_ARCHITECTURES
     operator = expression.get("operator")
-    if isinstance(operator, Unknown):
-        reader.note_unknown(operator)
+    if reader.is_unknown(operator):
         return KUBERNETES_ARCHITECTURES
     if operator == "Exists":
         return KUBERNETES_ARCHITECTURES
@@ -181,8 +180,7 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
         reader.problems.append(f"{where}.operator must be one of {', '.join(_OPERATORS)}")
         return _NONE
     values = expression.get("values")
-    if isinstance(values, Unknown):
-        reader.note_unknown(values)
+    if reader.is_unknown(values):
         return KUBERNETES_ARCHITECTURES
     if values is None:
         reader.problems.append(f"{where} uses {operator} without values; list the architectures")

@@ -52,6 +52,16 @@ def _cluster(args: ResourceValidationArgs) -> tuple[Cluster, list[Finding]] | No
     return cluster, findings
 
 
+def _platform(args: ResourceValidationArgs, allowed: tuple[str, ...], what: str) -> str:
+    """The stack's platform; not applicable (saying why) when it is unknown or not one of ``allowed``."""
+    platform, source = resolve_platform(args.get_config())
+    if platform is None:
+        args.not_applicable(source)
+    if platform not in allowed:
+        args.not_applicable(f"the platform is '{platform}' ({source}), not {what}")
+    return str(platform)
+
+
 # 1 ------------------------------------------------------------------------------------------
 
 @never_raises
@@ -81,11 +91,7 @@ def _validate_kubernetes_enforceable(args: ResourceValidationArgs, report_violat
     parsed = _cluster(args)
     if parsed is None:
         return
-    platform, source = resolve_platform(args.get_config())
-    if platform is None:
-        args.not_applicable(source)
-    if platform != "kubernetes":
-        args.not_applicable(f"the platform is '{platform}' ({source}), not kubernetes")
+    _platform(args, ("kubernetes",), "kubernetes")
     report(kubernetes_compute_enforceable(parsed[0]), report_violation)
 
 
@@ -110,11 +116,7 @@ def _validate_cloud_machine(args: ResourceValidationArgs, report_violation: Repo
     parsed = _cluster(args)
     if parsed is None:
         return
-    platform, source = resolve_platform(args.get_config())
-    if platform is None:
-        args.not_applicable(source)
-    if platform not in CLOUD_PLATFORMS:
-        args.not_applicable(f"the platform is '{platform}' ({source}), not a cloud with a machine catalog")
+    platform = _platform(args, CLOUD_PLATFORMS, "a cloud with a machine catalog")
     report(cloud_machine_catalog(parsed[0], platform), report_violation)
 
 

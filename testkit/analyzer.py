@@ -99,9 +99,10 @@ class PolicyResult:
 
 @contextlib.contextmanager
 def stack_environment(stack_config: Mapping[str, Any] | None, project: str, stack: str,
-                      preview: bool) -> Iterator[None]:
+                      preview: bool, extra: Mapping[str, str] | None = None) -> Iterator[None]:
     """The environment the engine gives a pack process: PULUMI_CONFIG, project, stack, dry run."""
     values = {
+        **(extra or {}),
         "PULUMI_CONFIG": json.dumps({k: v if isinstance(v, str) else json.dumps(v)
                                      for k, v in (stack_config or {}).items()}),
         "PULUMI_PROJECT": project,

@@ -2,7 +2,6 @@
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -60,18 +59,8 @@ def update(new_props, baseline_path=None, env=None, **config):
     """Analyze the new inputs of the same URN with a fresh pack process."""
     if baseline_path is not None:
         config["baseline"] = str(baseline_path)
-    saved = {k: os.environ.get(k) for k in (env or {})}
-    os.environ.update(env or {})
-    try:
-        with stack_environment({}, "project", "stack", True):
-            return Analyzer({POLICY: config} if config else None).analyze(
-                Resource.of(TYPE, "compute", new_props))
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with stack_environment({}, "project", "stack", True, extra=env):
+        return Analyzer({POLICY: config} if config else None).analyze(Resource.of(TYPE, "compute", new_props))
 
 
 @pytest.fixture
