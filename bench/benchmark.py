@@ -27,13 +27,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import policies  # noqa: E402
 from pulumi_policy import ResourceValidationPolicy  # noqa: E402
+
+import policies  # noqa: E402
 from testkit import Resource  # noqa: E402
 from testkit.engine import EnginePack  # noqa: E402
 
 KINDS = [
-    ("kubernetes:apps/v1:Deployment", lambda t: {"replicas": 3, "selector": {"matchLabels": {"app": "x"}}, "template": t}),
+    ("kubernetes:apps/v1:Deployment",
+     lambda t: {"replicas": 3, "selector": {"matchLabels": {"app": "x"}}, "template": t}),
     ("kubernetes:apps/v1:StatefulSet", lambda t: {"serviceName": "x", "selector": {"matchLabels": {"app": "x"}},
                                                   "template": t}),
     ("kubernetes:apps/v1:DaemonSet", lambda t: {"selector": {"matchLabels": {"app": "x"}}, "template": t}),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import pulumi
 
@@ -38,8 +38,8 @@ class MachineProfile:
     cpu: pulumi.Input[str]
     memory_bytes: pulumi.Input[int]
     ephemeral_storage_bytes: pulumi.Input[int]
-    architecture: Optional[pulumi.Input[str]] = None  # "arm64" | "x86_64"
-    gpu: Optional[GpuSpec] = None
+    architecture: pulumi.Input[str] | None = None  # "arm64" | "x86_64"
+    gpu: GpuSpec | None = None
 
 
 @dataclass
@@ -67,20 +67,20 @@ class CapacityGroup:
     group_id: pulumi.Input[str]
     min_size: pulumi.Input[int]
     max_size: pulumi.Input[int]
-    instance_type: Optional[pulumi.Input[str]] = None
-    profile: Optional[MachineProfile] = None
-    scale_policy: Optional[FixedScalePolicy | AutoscaleScalePolicy] = None
-    nested_virtualization: Optional[pulumi.Input[bool]] = None
+    instance_type: pulumi.Input[str] | None = None
+    profile: MachineProfile | None = None
+    scale_policy: FixedScalePolicy | AutoscaleScalePolicy | None = None
+    nested_virtualization: pulumi.Input[bool] | None = None
 
 
 @dataclass
 class ComputeClusterArgs:
     id: pulumi.Input[str]
     capacity_groups: Sequence[CapacityGroup]
-    dynamic_container_pool: Optional[pulumi.Input[str]] = None
-    selected_failure_domains: Optional[Mapping[str, Sequence[pulumi.Input[str]]]] = None
-    failure_domain_spread: Optional[Mapping[str, pulumi.Input[int]]] = None
-    container_cidr: Optional[pulumi.Input[str]] = None
+    dynamic_container_pool: pulumi.Input[str] | None = None
+    selected_failure_domains: Mapping[str, Sequence[pulumi.Input[str]]] | None = None
+    failure_domain_spread: Mapping[str, pulumi.Input[int]] | None = None
+    container_cidr: pulumi.Input[str] | None = None
 
 
 def _camel(name: str) -> str:
@@ -107,7 +107,7 @@ class ComputeCluster(pulumi.ComponentResource):
     """A ComputeCluster: logical compute pools for container workloads."""
 
     def __init__(self, resource_name: str, args: ComputeClusterArgs,
-                 opts: Optional[pulumi.ResourceOptions] = None) -> None:
+                 opts: pulumi.ResourceOptions | None = None) -> None:
         props = to_inputs(args)
         super().__init__(TYPE_TOKEN, resource_name, props, opts)
         self.cluster_id: pulumi.Output[str] = pulumi.Output.from_input(args.id)

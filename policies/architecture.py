@@ -78,7 +78,8 @@ class _Reader:
         if value in KUBERNETES_ARCHITECTURES:
             return frozenset({value})
         hint = _MISTAKES.get(value.lower())
-        fix = f"; Kubernetes calls it '{hint}'" if hint else f"; use one of {', '.join(sorted(KUBERNETES_ARCHITECTURES))}"
+        known = ", ".join(sorted(KUBERNETES_ARCHITECTURES))
+        fix = f"; Kubernetes calls it '{hint}'" if hint else f"; use one of {known}"
         self.problems.append(f"{where} '{value}' is not a Kubernetes architecture{fix}")
         return _NONE
 
@@ -146,8 +147,7 @@ def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
         return _NONE
     expressions = term.get("matchExpressions")
     fields = term.get("matchFields")
-    if isinstance(expressions, Unknown) or isinstance(fields, Unknown):
-        reader.note_unknown(expressions if isinstance(expressions, Unknown) else fields)
+    if reader.is_unknown(expressions) or reader.is_unknown(fields):
         return KUBERNETES_ARCHITECTURES
     if not expressions and not fields:
         return _NONE  # a term with no expressions matches no node

@@ -80,5 +80,6 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
               f"{gpu_count or 'a'} {gpu_type} GPU{'s' if (gpu_count or 1) > 1 else ''}" if gpu_type else "",
               "nested virtualization" if nested else ""]
     together = " with ".join(part for part in wanted if part)
-    return [Violation(f"{where}: no {PLATFORM_NAMES.get(platform, platform)} machine offers {together}; change the profile or "
+    shown = PLATFORM_NAMES.get(platform, platform)
+    return [Violation(f"{where}: no {shown} machine offers {together}; change the profile or "
                       "nestedVirtualization so that some machine of the platform can serve the pool")]

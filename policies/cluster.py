@@ -172,7 +172,7 @@ def _conflict(a: Any, b: Any) -> bool:
     return bool(a != b)
 
 
-def is_compute_cluster(resource_type: str) -> bool:
+def is_compute_cluster(resource_type: Any) -> bool:
     """Any type token whose last segment is ComputeCluster (SPEC section 2)."""
     return isinstance(resource_type, str) and resource_type.rsplit(":", 1)[-1] == "ComputeCluster"
 
@@ -293,7 +293,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
     if "nestedVirtualization" in fields:
         nested = shape.boolean(fields["nestedVirtualization"], "nestedVirtualization")
 
-    sizes = {}
+    sizes: dict[str, int | Unknown | None] = {}
     for field in ("minSize", "maxSize"):
         if field not in fields:
             shape.bad(f"field '{field}' is required; set a whole number from 0 to {MAX_POOL_SIZE}")
@@ -422,7 +422,7 @@ def _range(shape: _Fields, value: Any, field: str) -> tuple[int, int] | None:
     if bounds is None:
         return None
     fields = shape.read(bounds, _RANGE_FIELDS, f"{field}.")
-    numbers = {}
+    numbers: dict[str, int | Unknown | None] = {}
     for name in _RANGE_FIELDS:
         if name not in fields:
             shape.bad(f"field '{field}.{name}' is required; set a whole number")

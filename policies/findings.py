@@ -13,7 +13,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
@@ -27,7 +27,7 @@ class Violation:
     urn: str | None = None
 
 
-Finding = Union[Violation, Unknown]
+Finding = Violation | Unknown
 
 Report = Callable[..., None]
 

@@ -28,9 +28,9 @@ from .cluster import Cluster, is_compute_cluster, parse_cluster
 from .enforceable import kubernetes_compute_enforceable
 from .findings import Finding, Report, never_raises, report
 from .placement import (
+    Stack,
     compute_pools_single_architecture,
     dynamic_container_pool,
-    Stack,
     parse_stack,
     remember_inputs,
     workload_node_architecture,
@@ -168,6 +168,7 @@ def _validate_safe_update(args: ResourceValidationArgs, report_violation: Report
             report_violation(f"{parsed[0].subject}: {previous.reason}; fix the path or the file", None)
             return
         args.not_applicable(previous.reason)
+        return
     old_inputs = previous.inputs.get(args.urn)
     if old_inputs is None:
         return  # not deployed yet: nothing to change

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from .architecture import NODE_ARCHITECTURE, architecture_constraint
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
@@ -82,7 +82,7 @@ def parse_stack(resources: Iterable[Any]) -> Stack:
     sources = [getattr(resource.props, "source", resource.props) for resource in resources]
     with _last_lock:
         last = _last.get("sources")
-        if last is not None and len(last) == len(sources) and all(a is b for a, b in zip(last, sources)):
+        if last is not None and len(last) == len(sources) and all(a is b for a, b in zip(last, sources, strict=True)):
             stack: Stack = _last["stack"]
             return stack
     stack = _parse_stack(resources)
@@ -172,7 +172,7 @@ def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
 
 # --- placement -------------------------------------------------------------------------------
 
-Placement = Union[tuple[ClusterEntry, Pool], Violation, Unknown, None]
+Placement = tuple[ClusterEntry, Pool] | Violation | Unknown | None
 
 
 def _ids(stack: Stack) -> str:

@@ -25,7 +25,8 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
             findings.append(value)
     if isinstance(old.container_cidr, str) and isinstance(new.container_cidr, str) \
             and old.container_cidr != new.container_cidr:
-        findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{shown(old.container_cidr)}' "
+        was = shown(old.container_cidr)
+        findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{was}' "
                                   f"and is now '{new.container_cidr}'; restore it"))
     if isinstance(old.pools, Unknown) or isinstance(new.pools, Unknown):
         findings.append(old.pools if isinstance(old.pools, Unknown) else new.pools)  # type: ignore[arg-type]

@@ -53,7 +53,7 @@ def manifest_resources(paths: Iterable[Path], *, project: str = "project", stack
     seen: set[str] = set()
     for path in paths:
         for index, obj in enumerate(objects(path)):
-            metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+            metadata = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
             name = str(metadata.get("name") or f"object-{index}")
             namespace = metadata.get("namespace")
             resource_name = f"{path.stem}:{namespace}/{name}" if namespace else f"{path.stem}:{name}"

@@ -1,7 +1,6 @@
 """cloud-machine-catalog: machines exist on the platform and offer what the pool declares."""
 
 import pytest
-
 from builders import CLUSTER_TYPE, analyze, cluster_findings
 
 POLICY = "cloud-machine-catalog"

@@ -3,7 +3,6 @@
 import copy
 
 import pytest
-
 from builders import GIB, cluster_findings, valid_cluster_props
 
 

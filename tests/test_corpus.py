@@ -8,8 +8,8 @@ manifests' point of view (kind -> where its pod spec is), not from the pack's co
 from pathlib import Path
 
 import pytest
-
 from builders import valid_cluster_props
+
 from testkit import Resource
 from testkit.engine import EnginePack
 from testkit.manifests import manifest_resources

@@ -8,9 +8,9 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
+from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role
 from google.protobuf import json_format
 
-from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role, seed_cluster_args
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 from testkit import capture_program
 from testkit.analyzer import ConfigError

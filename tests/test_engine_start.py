@@ -12,11 +12,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+from builders import valid_cluster_props
 from google.protobuf import empty_pb2, json_format
 from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
-from builders import valid_cluster_props
 from testkit import Resource
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,9 +10,9 @@ import copy
 from typing import Any
 
 import pytest
-
 from builders import CLUSTER_TYPE, valid_cluster_props
 from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
+
 from testkit import Analyzer, Resource
 from testkit.analyzer import stack_environment
 

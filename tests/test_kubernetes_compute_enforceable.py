@@ -3,7 +3,6 @@
 import copy
 
 import pytest
-
 from builders import CLUSTER_TYPE, analyze, cluster_findings, valid_cluster_props
 
 POLICY = "kubernetes-compute-enforceable"

@@ -18,9 +18,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from builders import AMD64, apps_pool, cluster, deployment, placed, seed_cluster_args
 from google.protobuf import json_format
 
-from builders import AMD64, apps_pool, cluster, deployment, placed, seed_cluster_args
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs
 from testkit import capture_program
 

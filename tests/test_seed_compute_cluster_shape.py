@@ -1,10 +1,16 @@
 """Seed 001 (compute_cluster.rs): its shape tests, expressed on the ComputeCluster component."""
 
 from builders import GIB, raw_cluster, run
-from compute_cluster import (
-    CapacityGroup, ComputeCluster, ComputeClusterArgs, GpuSpec, MachineProfile, to_inputs,
-)
 from google.protobuf import json_format
+
+from compute_cluster import (
+    CapacityGroup,
+    ComputeCluster,
+    ComputeClusterArgs,
+    GpuSpec,
+    MachineProfile,
+    to_inputs,
+)
 from policies.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
 from testkit import capture_program
 

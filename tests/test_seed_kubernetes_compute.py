@@ -1,8 +1,19 @@
 """Seed 000 (kubernetes_compute.rs): each of its tests, expressed on Pulumi resources."""
 
 from builders import (
-    AMD64, ARM64, apps_pool, cluster, deployment, placed, role, run, seed_cluster_args, seed_stack, workload,
+    AMD64,
+    ARM64,
+    apps_pool,
+    cluster,
+    deployment,
+    placed,
+    role,
+    run,
+    seed_cluster_args,
+    seed_stack,
+    workload,
 )
+
 from policies.placement import parse_stack, resolve_dynamic_pool, resolve_placement
 from testkit import capture_program
 

@@ -1,12 +1,23 @@
 """The stack policies: single architecture, pool placement, node architecture, dynamic pool."""
 
 import pulumi_kubernetes as k8s
-
 from builders import (
-    AMD64, ARM64, apps_pool, cluster, deployment, placed, raw_cluster, role, run, seed_cluster_args, seed_stack,
-    valid_cluster_props, workload,
+    AMD64,
+    ARM64,
+    apps_pool,
+    cluster,
+    deployment,
+    placed,
+    raw_cluster,
+    role,
+    run,
+    seed_cluster_args,
+    seed_stack,
+    valid_cluster_props,
+    workload,
 )
-from compute_cluster import CapacityGroup, ComputeClusterArgs, MachineProfile
+
+from compute_cluster import CapacityGroup, ComputeClusterArgs
 from testkit import Analyzer, Resource
 from testkit.analyzer import stack_environment
 

@@ -2,7 +2,6 @@
 
 import pulumi_kubernetes as k8s
 import pytest
-
 from builders import AMD64, analyze, run, workload
 
 POLICY = "workload-architecture-selector-valid"
