@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .cluster import is_compute_cluster
-from .values import SecretText, Unknown, undetermined
+from .values import Unknown, secret, undetermined
 
 PACK_DIR = Path(__file__).resolve().parent.parent
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
@@ -163,7 +163,7 @@ def _without_secrets(value: Any) -> Any:
                     plaintext = json.loads(value["plaintext"])
                 except (TypeError, ValueError):
                     return _encrypted()
-                return SecretText(plaintext) if isinstance(plaintext, str) else _without_secrets(plaintext)
+                return secret(plaintext) if not isinstance(plaintext, (dict, list)) else _without_secrets(plaintext)
             return _encrypted()
         return {key: _without_secrets(item) for key, item in value.items()}
     if isinstance(value, list):

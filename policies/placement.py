@@ -156,7 +156,7 @@ def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
     declared = declared_architectures(stack)
     if len(declared.where) <= 1:
         return [declared.unknown] if declared.unknown is not None else []
-    found = " and ".join(declared.where)
+    found = " and ".join(f"{architecture}" for architecture in declared.where)
     findings: list[Finding] = []
     for entry in stack.clusters:
         pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
@@ -322,7 +322,7 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
     if single is None:
         return None
     if isinstance(single, str) and single != MIXED:
-        found = " and ".join(declared.where)
+        found = " and ".join(f"{architecture}" for architecture in declared.where)
         return single, f"the stack's compute pools declare {found}"
     if isinstance(workload.role, Unknown):
         return workload.role
@@ -361,7 +361,7 @@ def workload_node_architecture(stack: Stack) -> list[Finding]:
                                              workload.pod_spec_path)
         fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
         if node_arch not in constraint.allowed:
-            allowed = ", ".join(sorted(constraint.allowed)) or "no architecture"
+            allowed = ", ".join(f"{name}" for name in sorted(constraint.allowed)) or "no architecture"
             findings.append(Violation(
                 f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but its architecture constraints "
                 f"exclude {node_arch} (they allow {allowed}); {fix}", workload.urn))

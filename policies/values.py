@@ -33,16 +33,57 @@ class Undetermined(UnknownValueError):
         self.message = message
 
 
-class SecretText(str):
-    """A string the state marks secret (a plaintext secret of ``pulumi stack export --show-secrets``).
+REDACTED = "[secret]"
 
-    It compares like its value, so rules can use it; :func:`shown` keeps it out of messages.
+
+class SecretText(str):
+    """A string the program or the state marks secret.
+
+    It compares, hashes and matches like its value, so rules use it as they would any string;
+    formatted into a message (an f-string, ``format``) it reads ``[secret]``.
     """
+
+    def __format__(self, spec: str) -> str:
+        return format(REDACTED, spec)
+
+    def __repr__(self) -> str:
+        return REDACTED
+
+
+class SecretNumber(float):
+    """A number marked secret: arithmetic and comparisons as usual, ``[secret]`` in messages."""
+
+    def __format__(self, spec: str) -> str:
+        return REDACTED
+
+    def __repr__(self) -> str:
+        return REDACTED
+
+
+class SecretInt(int):
+    def __format__(self, spec: str) -> str:
+        return REDACTED
+
+    def __repr__(self) -> str:
+        return REDACTED
+
+
+def secret(value: Any) -> Any:
+    """The value, marked secret where its type allows (strings and numbers)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return SecretText(value)
+    if isinstance(value, float):
+        return SecretNumber(value)
+    if isinstance(value, int):
+        return SecretInt(value)
+    return value
 
 
 def shown(value: object) -> str:
     """How a value may appear in a message: secrets never do."""
-    return "[secret]" if isinstance(value, SecretText) else str(value)
+    return f"{value}"
 
 
 def undetermined(message: str) -> Unknown:
@@ -91,7 +132,7 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
+        return SecretInt(value) if isinstance(value, SecretNumber) else int(value)
     return None
 
 

@@ -26,6 +26,8 @@ from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UnknownValueError, _is_unknown
 from pulumi_policy.version import VERSION as SDK_VERSION
 
+from .values import secret
+
 SUPPORTED_SDK = "1.21.0"
 _SIG = sdk_deserialize.SPECIAL_SIG_KEY
 _SECRET = sdk_deserialize.SPECIAL_SECRET_SIG
@@ -58,7 +60,7 @@ def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:
     if signature.WhichOneof("kind") == "string_value" and signature.string_value == _SECRET:
         if "value" not in struct.fields:
             raise AssertionError("Invalid secret encountered when unmarshaling resource property")
-        return _value(struct.fields["value"], path)
+        return secret(_value(struct.fields["value"], path))
     return sdk_deserialize._deserialize_property(json_format.MessageToDict(struct))
 
 

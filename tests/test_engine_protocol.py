@@ -144,5 +144,33 @@ def test_preview_unknowns_and_secrets_from_the_sdk():
     assert ("compute-cluster-valid", "minSize 3 is greater than maxSize 2; lower minSize or raise maxSize") in found
     enforceable = result.findings("kubernetes-compute-enforceable")
     assert any("pool 'general': instanceType is set (its value is not known yet)" in f for f in enforceable)
-    assert any("pool 'secret': instanceType 'm7g.large'" in f for f in enforceable)
+    assert any("pool 'secret': instanceType '[secret]' cannot be enforced" in f for f in enforceable)
+    assert not any("m7g.large" in v.message for v in result.violations + result.notes)
     assert [n.policy for n in result.notes] == ["compute-cluster-valid"]  # it could not check the unknown one
+
+
+def test_values_the_program_marks_secret_never_appear_in_messages():
+    secret = pulumi.Output.secret
+    marked = ["s3cr3t-cluster", "s3cr3t-pool", "zz9.s3cr3t", "10.99.0.1/16", "s3cr3t-label"]
+
+    def leaky():
+        ComputeCluster("compute", ComputeClusterArgs(
+            id=secret(marked[0]), container_cidr=secret(marked[3]), capacity_groups=[
+                CapacityGroup(group_id=secret(marked[1]), min_size=secret(7), max_size=secret(3),
+                              instance_type=secret(marked[2]))]))
+        k8s.apps.v1.Deployment("api", metadata={"labels": {"compute.alien.dev/pool": secret(marked[4]),
+                                                           "compute.alien.dev/cluster": secret(marked[0])}},
+                               spec={"selector": {"matchLabels": {"app": "api"}}, "template": {
+                                   "metadata": {"labels": {"app": "api"}},
+                                   "spec": {"containers": [{"name": "api", "image": "i"}],
+                                            "nodeSelector": {"kubernetes.io/arch": secret("x86-64")}}}})
+
+    resources = capture_program(leaky, preview=False)
+    for platform in ("kubernetes", "aws"):
+        with EnginePack({"compute:platform": platform}) as pack:
+            result = pack.run(resources)
+        messages = [v.message for v in result.violations + result.notes]
+        assert len(result.violations) >= 4, messages  # the secrets are checked, just never quoted
+        assert any("[secret]" in message for message in messages)
+        for value in marked + ["7", "x86-64"]:
+            assert not any(f"'{value}'" in m or f" {value} " in m for m in messages), (value, messages)
