@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from .findings import Finding, Violation
-from .values import Unknown, as_int, plain, snake, type_name
+from .values import SecretText, Unknown, as_int, plain, snake, type_name
 
 ARCHITECTURES = ("arm64", "x86_64")
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
@@ -185,7 +185,7 @@ def parse_cluster(props: Any, name: str) -> tuple[Cluster, list[Finding]]:
         findings.append(data)
         return Cluster(name, data, data, None, None, None), findings
     raw_id = data.get("id") if isinstance(data, Mapping) else None
-    label = raw_id if isinstance(raw_id, str) and raw_id else name
+    label = raw_id if isinstance(raw_id, str) and raw_id and not isinstance(raw_id, SecretText) else name
     shape = _Fields(f"ComputeCluster '{label}'", findings)
     if not isinstance(data, Mapping):
         shape.bad(f"its configuration must be an object, not {type_name(data)}")
@@ -254,7 +254,7 @@ def _raw_group_id(item: Any) -> str | None:
         return None
     gid = item.get("groupId")
     gid = item.get("group_id") if gid is None else gid
-    return gid if isinstance(gid, str) and gid else None
+    return gid if isinstance(gid, str) and gid and not isinstance(gid, SecretText) else None
 
 
 def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Pool:

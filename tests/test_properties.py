@@ -165,8 +165,11 @@ def subject_root(props: dict[str, Any], subject: str) -> Any:
     groups = _unwrap(props.get("capacity_groups")) if groups is None else groups
     assert isinstance(groups, list), subject
     if match.group(0).startswith(" pool '"):
-        found = [g for g in map(_unwrap, groups) if isinstance(g, dict) and match.group(1) == (
-            _unwrap(g.get("groupId")) if g.get("groupId") is not None else _unwrap(g.get("group_id")))]
+        def group_id(g: dict[str, Any]) -> Any:
+            raw = g.get("groupId") if g.get("groupId") is not None else g.get("group_id")
+            return "[secret]" if isinstance(raw, dict) and next(iter(SECRET)) in raw else raw
+
+        found = [g for g in map(_unwrap, groups) if isinstance(g, dict) and match.group(1) == group_id(g)]
         assert found, subject
         return found[0]
     return _unwrap(groups[int(match.group(1))])
