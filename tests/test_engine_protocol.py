@@ -8,7 +8,7 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role
+from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role, workload
 from google.protobuf import json_format
 
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
@@ -174,3 +174,18 @@ def test_values_the_program_marks_secret_never_appear_in_messages():
         assert any("[secret]" in message for message in messages)
         for value in marked + ["7", "x86-64"]:
             assert not any(f"'{value}'" in m or f" {value} " in m for m in messages), (value, messages)
+
+
+def test_every_supported_kind_through_the_engine():
+    from test_workload_architecture_selector_valid import KINDS
+
+    def every_kind(node_selector):
+        return [cluster()] + [workload(kind, f"w{i}", group=group, node_selector=node_selector)
+                              for i, (kind, group, _) in enumerate(KINDS)]
+
+    pinned = engine_run(every_kind(AMD64))
+    assert pinned.violations == [] and pinned.notes == []
+    unpinned = engine_run(every_kind(None))
+    assert sorted(v.urn.rsplit("::", 1)[-1] for v in unpinned.of("workload-node-architecture")) == sorted(
+        f"w{i}" for i in range(len(KINDS)))
+    assert len(unpinned.violations) == len(KINDS)
