@@ -26,6 +26,8 @@ wire.install()  # read props the way the pack process does (see __main__.py)
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}
+_SEVERITIES = {proto.POLICY_SEVERITY_LOW: "low", proto.POLICY_SEVERITY_MEDIUM: "medium",
+               proto.POLICY_SEVERITY_HIGH: "high", proto.POLICY_SEVERITY_CRITICAL: "critical"}
 _LEVEL_VALUES = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "remediate": proto.REMEDIATE,
                  "disabled": proto.DISABLED}
 
@@ -67,6 +69,7 @@ class PolicyViolation:
     level: str
     message: str  # the policy's description, a newline, then the finding
     urn: str
+    severity: str = ""  # low | medium | high | critical, as the policy declares
 
     @property
     def finding(self) -> str:
@@ -235,7 +238,7 @@ class Analyzer(_Driver):
 def _collect(response: Any, result: PolicyResult, urn: str) -> None:
     for diagnostic in response.diagnostics:
         item = PolicyViolation(diagnostic.policyName, _LEVELS.get(diagnostic.enforcementLevel, "unknown"),
-                               diagnostic.message, diagnostic.urn or urn)
+                               diagnostic.message, diagnostic.urn or urn, _SEVERITIES.get(diagnostic.severity, ""))
         if diagnostic.message.startswith("can't run policy '"):
             result.notes.append(item)
         else:

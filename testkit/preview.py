@@ -50,7 +50,8 @@ def render(project: str, stack: str, resources: list[Resource], result: PolicyRe
     for item in sorted(result.violations + result.notes, key=lambda v: (v.level != "mandatory", v.policy, v.urn)):
         where = by_urn.get(item.urn)
         target = f"  ({where.type}: {where.name})" if where else ""
-        lines.append(f"        - [{item.level}]  {item.policy}{target}")
+        severity = f" [severity: {item.severity}]" if item.severity else ""
+        lines.append(f"        - [{item.level}]{severity}  {item.policy}{target}")
         for text in item.message.split("\n"):
             lines.append(f"          {text}")
     lines += ["", "Resources:", f"    + {len(resources) + 1} to create"]

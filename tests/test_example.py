@@ -22,9 +22,9 @@ def test_the_broken_stack_fails_with_its_findings(capsys):
     assert main([str(EXAMPLE), "--stack", "broken"]) == 1
     out = capsys.readouterr().out
     assert "❌ compute-guard" in out
-    assert "[mandatory]  workload-pool-placement  (kubernetes:apps/v1:Deployment: legacy)" in out
-    assert "[mandatory]  workload-architecture-selector-valid  (kubernetes:apps/v1:Deployment: legacy)" in out
-    assert "[mandatory]  workload-node-architecture  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "[mandatory] [severity: high]  workload-pool-placement  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "[mandatory] [severity: high]  workload-architecture-selector-valid  (kubernetes:apps/v1:Deployment: legacy)" in out
+    assert "[mandatory] [severity: high]  workload-node-architecture  (kubernetes:apps/v1:Deployment: legacy)" in out
     assert "error: preview failed: 3 mandatory policy violation(s)" in out
 
 
@@ -34,7 +34,7 @@ def test_policy_pack_config_can_make_it_advisory(tmp_path, capsys):
                       ' "workload-node-architecture": {"enforcementLevel": "advisory"}}')
     assert main([str(EXAMPLE), "--stack", "broken", "--policy-pack-config", str(config)]) == 0
     out = capsys.readouterr().out
-    assert "[advisory]  workload-pool-placement" in out
+    assert "[advisory] [severity: high]  workload-pool-placement" in out
     assert "workload-architecture-selector-valid  (" not in out
 
 
