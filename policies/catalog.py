@@ -73,7 +73,3 @@ def offering(platform: str, architecture: str | None = None, gpu_type: str | Non
             continue
         return machine
     return None
-
-
-def gpu_types(platform: str) -> list[str]:
-    return sorted({m.gpu_type for m in machines(platform) if m.gpu_type})

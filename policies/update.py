@@ -5,7 +5,7 @@ from __future__ import annotations
 from .catalog import is_same_architecture_aws_machine
 from .cluster import Cluster
 from .findings import Finding, Violation
-from .values import Unknown, shown
+from .values import Unknown
 
 
 def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
@@ -18,15 +18,14 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
         if isinstance(value, Unknown):
             findings.append(value)
     if isinstance(old.id, str) and isinstance(new.id, str) and old.id != new.id:
-        findings.append(Violation(f"{subject}: id is immutable; it was '{shown(old.id)}' and is now '{new.id}'; "
-                                  f"restore id '{shown(old.id)}', or create a new ComputeCluster instead"))
+        findings.append(Violation(f"{subject}: id is immutable; it was '{old.id}' and is now '{new.id}'; "
+                                  f"restore id '{old.id}', or create a new ComputeCluster instead"))
     for value in (old.container_cidr, new.container_cidr):
         if isinstance(value, Unknown):
             findings.append(value)
     if isinstance(old.container_cidr, str) and isinstance(new.container_cidr, str) \
             and old.container_cidr != new.container_cidr:
-        was = shown(old.container_cidr)
-        findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{was}' "
+        findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{old.container_cidr}' "
                                   f"and is now '{new.container_cidr}'; restore it"))
     if isinstance(old.pools, Unknown) or isinstance(new.pools, Unknown):
         findings.append(old.pools if isinstance(old.pools, Unknown) else new.pools)  # type: ignore[arg-type]
@@ -46,7 +45,7 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
         if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type \
                 and not is_same_architecture_aws_machine(old_type, new_type):
             findings.append(Violation(
-                f"{subject} {pool.label}: can't change machine from '{shown(old_type)}' to '{new_type}': only an "
-                f"AWS machine of the same CPU architecture can replace it; keep '{shown(old_type)}', or add a new pool "
+                f"{subject} {pool.label}: can't change machine from '{old_type}' to '{new_type}': only an "
+                f"AWS machine of the same CPU architecture can replace it; keep '{old_type}', or add a new pool "
                 "with the new machine and move workloads to it"))
     return findings

@@ -81,11 +81,6 @@ def secret(value: Any) -> Any:
     return value
 
 
-def shown(value: object) -> str:
-    """How a value may appear in a message: secrets never do."""
-    return f"{value}"
-
-
 def undetermined(message: str) -> Unknown:
     return Unknown(Undetermined(message))
 
@@ -159,18 +154,3 @@ _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
 def snake(name: str) -> str:
     """capacityGroups -> capacity_groups."""
     return _CAMEL_BOUNDARY.sub("_", name).lower()
-
-
-def unknowns_in(value: Any) -> list[Unknown]:
-    """Every Unknown inside a plain value, in document order."""
-    found: list[Unknown] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Unknown):
-            found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-    return found

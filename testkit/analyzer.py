@@ -245,7 +245,3 @@ def _collect(response: Any, result: PolicyResult, urn: str) -> None:
             result.violations.append(item)
     for item in response.not_applicable:
         result.not_applicable.append(NotApplicable(item.policy_name, item.reason, urn))
-
-
-def plain_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
-    return json_format.MessageToDict(struct)
