@@ -43,13 +43,26 @@ from .workloads import parse_workload
 MANDATORY = EnforcementLevel.MANDATORY
 
 
+# The last ComputeCluster parsed: (the protobuf its props read, its URN, the parse). The four
+# ComputeCluster policies of one Analyze request read the same message (policies/wire.py), so it
+# is parsed once per request, not once per policy. One tuple, assigned at once: thread-safe.
+_last_cluster: tuple[Any, str, tuple[Cluster, list[Finding]]] | None = None
+
+
 def _cluster(args: ResourceValidationArgs) -> tuple[Cluster, list[Finding]] | None:
     """Parse a ComputeCluster's inputs, and keep them for the stack policies of this run."""
+    global _last_cluster
     if not is_compute_cluster(args.resource_type):
         return None
-    cluster, findings = parse_cluster(args.props, args.name)
-    remember_inputs(args.urn, cluster)
-    return cluster, findings
+    source = getattr(args.props, "source", None)
+    last = _last_cluster
+    if source is not None and last is not None and last[0] is source and last[1] == args.urn:
+        return last[2]
+    parsed = parse_cluster(args.props, args.name)
+    remember_inputs(args.urn, parsed[0])
+    if source is not None:
+        _last_cluster = (source, args.urn, parsed)  # a strong reference: the identity cannot be reused
+    return parsed
 
 
 def _platform(args: ResourceValidationArgs, allowed: tuple[str, ...], what: str) -> str:

@@ -165,3 +165,18 @@ def test_huge_and_deep_documents():
     result = evaluate(props, deployment_props())
     (finding,) = result.findings("compute-cluster-valid")
     assert "dynamicContainerPool names pool 'apps', which does not exist" in finding
+
+
+def test_a_cluster_is_parsed_once_per_analyze_request(monkeypatch):
+    from policies import pack
+
+    calls = []
+    real = pack.parse_cluster
+    monkeypatch.setattr(pack, "parse_cluster", lambda props, name: calls.append(name) or real(props, name))
+    props = with_broken_pool()
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        analyzer = Analyzer()
+        first = analyzer.analyze(Resource.of(CLUSTER_TYPE, "compute", props))
+        second = analyzer.analyze(Resource.of(CLUSTER_TYPE, "compute", props))
+    assert calls == ["compute", "compute"]  # four policies read each request; each request is parsed once
+    assert first.findings("compute-cluster-valid") == second.findings("compute-cluster-valid") != []
