@@ -6,25 +6,23 @@ import pytest
 from builders import GIB, cluster_findings, valid_cluster_props
 
 
-def pool(**changes):
-    props = valid_cluster_props()["capacityGroups"][0]
-    props = copy.deepcopy(props)
+def changed(base, changes):
+    """A deep copy of ``base`` with fields set, or removed where the value is DROP."""
+    result = copy.deepcopy(base)
     for key, value in changes.items():
         if value is DROP:
-            props.pop(key, None)
+            result.pop(key, None)
         else:
-            props[key] = value
-    return props
+            result[key] = value
+    return result
+
+
+def pool(**changes):
+    return changed(valid_cluster_props()["capacityGroups"][0], changes)
 
 
 def profile(**changes):
-    base = copy.deepcopy(pool()["profile"])
-    for key, value in changes.items():
-        if value is DROP:
-            base.pop(key, None)
-        else:
-            base[key] = value
-    return base
+    return changed(pool()["profile"], changes)
 
 
 DROP = object()
