@@ -7,7 +7,7 @@ import difflib
 from .catalog import find_machine, machines, offering
 from .cluster import Cluster, Gpu, Pool
 from .findings import Finding, Violation
-from .values import Unknown
+from .values import SecretText, Unknown
 
 PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
 
@@ -39,7 +39,9 @@ def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
     assert isinstance(name, str)
     machine = find_machine(platform, name)
     if machine is None:
-        close = difflib.get_close_matches(name, [m.name for m in machines(platform)], n=1, cutoff=0.8)
+        # A did-you-mean for a secret would print a near copy of it; secrets get the plain fix.
+        close = [] if isinstance(name, SecretText) else \
+            difflib.get_close_matches(name, [m.name for m in machines(platform)], n=1, cutoff=0.8)
         shown = PLATFORM_NAMES.get(platform, platform)
         hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
         return [Violation(f"{where}: instanceType '{name}' is not a machine type on {shown}{hint}")]

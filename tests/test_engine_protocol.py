@@ -189,3 +189,21 @@ def test_every_supported_kind_through_the_engine():
     assert sorted(v.urn.rsplit("::", 1)[-1] for v in unpinned.of("workload-node-architecture")) == sorted(
         f"w{i}" for i in range(len(KINDS)))
     assert len(unpinned.violations) == len(KINDS)
+
+
+def test_a_secret_machine_typo_gets_no_did_you_mean():
+    """The closest machine name of a secret typo is a near copy of the secret."""
+    def typo(secret: bool):
+        machine = pulumi.Output.secret("m7g.xlarg") if secret else "m7g.xlarg"
+        return lambda: ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
+            CapacityGroup(group_id="general", min_size=1, max_size=1, instance_type=machine)]))
+
+    with EnginePack({"compute:platform": "aws"}) as pack:
+        plain = pack.run(capture_program(typo(False), preview=False)).of("cloud-machine-catalog")
+        hidden = pack.run(capture_program(typo(True), preview=False)).of("cloud-machine-catalog")
+    assert [v.message.split("\n")[-1] for v in plain] == [
+        "ComputeCluster 'compute' pool 'general': instanceType 'm7g.xlarg' is not a machine type on AWS; "
+        "did you mean 'm7g.xlarge'?"]
+    assert [v.message.split("\n")[-1] for v in hidden] == [
+        "ComputeCluster 'compute' pool 'general': instanceType '[secret]' is not a machine type on AWS; "
+        "use a machine type of AWS"]
