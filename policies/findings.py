@@ -25,6 +25,9 @@ from .values import Unknown
 class Violation:
     message: str
     urn: str | None = None
+    # Reported as advisory even when the policy is mandatory: something the pack cannot check,
+    # shown where users look without failing their preview (policies/wire.py adds the channel).
+    advisory: bool = False
 
 
 Finding = Violation | Unknown
@@ -39,7 +42,9 @@ def report(findings: Iterable[Finding], report_violation: Report) -> None:
     first_unknown: Unknown | None = None
     for finding in findings:
         if isinstance(finding, Violation):
-            report_violation(finding.message, finding.urn)
+            # Without the advisory channel (an SDK the pack does not know) it fails closed.
+            send = getattr(report_violation, "advisory", report_violation) if finding.advisory else report_violation
+            send(finding.message, finding.urn)
         elif first_unknown is None:
             first_unknown = finding
     if first_unknown is not None:

@@ -7,7 +7,8 @@ the policy turns the model into findings, and ``report`` hands them to the engin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pulumi_policy import (
@@ -26,7 +27,7 @@ from .catalog import CLOUD_PLATFORMS
 from .cloud import cloud_machine_catalog
 from .cluster import Cluster, is_compute_cluster, parse_cluster
 from .enforceable import kubernetes_compute_enforceable
-from .findings import Finding, Report, never_raises, report
+from .findings import Finding, Report, Violation, never_raises, report
 from .placement import (
     Stack,
     compute_pools_single_architecture,
@@ -209,12 +210,18 @@ compute_cluster_safe_update_policy = ResourceValidationPolicy(
 
 # 5 - 8: stack policies -------------------------------------------------------------------------
 
-def _stack_policy(rule: Callable[[Stack], list[Finding]], **metadata: Any) -> StackValidationPolicy:
-    """A stack policy that parses the stack's resources and reports what ``rule`` finds."""
+def _stack_policy(rule: Callable[[Stack], list[Finding]],
+                  settings: Callable[[list[Finding], Any], list[Finding]] | None = None,
+                  **metadata: Any) -> StackValidationPolicy:
+    """A stack policy that parses the stack's resources and reports what ``rule`` finds
+    (adjusted by ``settings`` from the policy's config, when it takes any)."""
 
     @never_raises
     def validate(args: StackValidationArgs, report_violation: Report) -> None:
-        report(rule(parse_stack(args.resources)), report_violation)
+        findings = rule(parse_stack(args.resources))
+        if settings is not None:
+            findings = settings(findings, args.get_config())
+        report(findings, report_violation)
 
     validate.__name__ = f"validate_{rule.__name__}"
     return StackValidationPolicy(validate=validate, enforcement_level=MANDATORY, **metadata)
@@ -230,15 +237,31 @@ compute_pools_single_architecture_policy = _stack_policy(
                       "that build images for one architecture each.",
 )
 
+HELM_RELEASES_SCHEMA: dict[str, Any] = {
+    "type": "string", "enum": ["advisory", "enforce"],
+    "description": "How a kubernetes:helm.sh/v3:Release, whose workloads no policy can see, is reported: "
+                   "'advisory' (default: shown, never fails the preview) or 'enforce' (at this policy's level)."}
+
+
+def _helm_releases(findings: list[Finding], config: Any) -> list[Finding]:
+    if isinstance(config, Mapping) and config.get("helmReleases") == "enforce":
+        return [replace(f, advisory=False) if isinstance(f, Violation) else f for f in findings]
+    return findings
+
+
 workload_pool_placement_policy = _stack_policy(
     workload_pool_placement,
+    _helm_releases,
+    config_schema=PolicyConfigSchema(properties={"helmReleases": HELM_RELEASES_SCHEMA}),
     name="workload-pool-placement",
     description="Every container and daemon workload resolves to exactly one ComputeCluster and pool through the "
                 "compute.alien.dev/cluster and compute.alien.dev/pool labels.",
     severity=Severity.HIGH,
     remediation_steps="Label the workload (or its pod template) with compute.alien.dev/cluster set to a "
                       "ComputeCluster's id and compute.alien.dev/pool set to one of its pools; with a single "
-                      "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool.",
+                      "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool. "
+                      "Deploy Helm charts with kubernetes:helm.sh/v4:Chart, whose workloads the policies see, "
+                      "rather than kubernetes:helm.sh/v3:Release.",
 )
 
 workload_node_architecture_policy = _stack_policy(

@@ -15,7 +15,7 @@ from .architecture import NODE_ARCHITECTURE, architecture_constraint
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
 from .findings import Finding, Violation
 from .values import Unknown, undetermined
-from .workloads import CLUSTER_KEY, POOL_KEY, Workload, parse_workload
+from .workloads import CLUSTER_KEY, POOL_KEY, HelmRelease, Workload, parse_helm_release, parse_workload
 
 # Inputs of each ComputeCluster URN, as the resource policies saw them in Analyze during this
 # pack process. A component registers only the outputs it chooses to; this is how the stack
@@ -44,6 +44,7 @@ class ClusterEntry:
 class Stack:
     clusters: list[ClusterEntry] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
+    helm_releases: list[HelmRelease] = field(default_factory=list)
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
 
@@ -111,6 +112,10 @@ def _parse_stack(resources: list[Any]) -> Stack:
         workload = parse_workload(resource_type, resource.props, resource.urn, resource.name)
         if workload is not None:
             stack.workloads.append(workload)
+            continue
+        release = parse_helm_release(resource_type, resource.props, resource.urn, resource.name)
+        if release is not None:
+            stack.helm_releases.append(release)
     return stack
 
 
@@ -239,8 +244,12 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
 
 
 def workload_pool_placement(stack: Stack) -> list[Finding]:
-    """Every container and daemon workload resolves to exactly one cluster and pool."""
-    findings: list[Finding] = []
+    """Every container and daemon workload resolves to exactly one cluster and pool.
+
+    A Helm v3 Release hides its workloads from every policy; it is reported (advisory) so that
+    what goes unchecked is visible in the preview.
+    """
+    findings: list[Finding] = [hidden_workloads(release) for release in stack.helm_releases]
     for workload in stack.workloads:
         findings.extend(_with_urn(workload.problems, workload.urn))
         if workload.patch or workload.role not in ("container", "daemon"):
@@ -251,6 +260,14 @@ def workload_pool_placement(stack: Stack) -> list[Finding]:
         if isinstance(placement, (Violation, Unknown)):
             findings.append(placement)
     return findings
+
+
+def hidden_workloads(release: HelmRelease) -> Violation:
+    chart = f"chart '{release.chart}'" if release.chart else "its chart"
+    return Violation(
+        f"Release '{release.name}' installs {chart} through Helm inside the Kubernetes provider, so no policy "
+        "sees its workloads: their pool placement and CPU architecture go unchecked; deploy the chart with "
+        "kubernetes:helm.sh/v4:Chart (same chart and values) to have them checked", release.urn, advisory=True)
 
 
 def _with_urn(findings: Iterable[Finding], urn: str) -> list[Finding]:

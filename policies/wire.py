@@ -10,8 +10,9 @@ preview (bench/benchmark.py), while the rules read a handful of fields.
 read, with the SDK's own semantics: unknown preview values raise the SDK's
 ``UnknownValueError`` with the same path; secrets read as their value; numbers are floats;
 assets and archives are built by the SDK's own deserializer. tests/test_wire.py checks it against
-the SDK's proxies on generated documents. ``pulumi_policy`` is pinned in requirements.txt;
-:func:`install` refuses any other version rather than guess.
+the SDK's proxies on generated documents. It also gives each policy's report function an
+``advisory`` twin, for findings shown without failing the preview. ``pulumi_policy`` is pinned in
+requirements.txt; :func:`install` refuses any other version rather than guess.
 """
 
 from __future__ import annotations
@@ -137,7 +138,19 @@ def _unknown_checking_proxy(props: Any) -> Any:
 
 
 _sdk_proxy = sdk_policy.unknown_checking_proxy
+_sdk_create_report_violation = sdk_policy._PolicyAnalyzerServicer._create_report_violation
 _installed = False
+
+
+def _create_report_violation(self: Any, response: Any, policy_name: str, policy_description: str,
+                             enforcement_level: Any, severity: Any = None) -> Any:
+    """The SDK's report function, plus ``.advisory``: the same report at the advisory level, for
+    what a policy cannot check and shows without failing the preview (policies/findings.py)."""
+    report = _sdk_create_report_violation(self, response, policy_name, policy_description, enforcement_level,
+                                          severity)
+    report.advisory = _sdk_create_report_violation(  # type: ignore[attr-defined]
+        self, response, policy_name, policy_description, sdk_policy.EnforcementLevel.ADVISORY, severity)
+    return report
 
 
 def install() -> bool:
@@ -153,5 +166,6 @@ def install() -> bool:
     sdk_policy.json_format = shim  # type: ignore[assignment]
     sdk_policy.deserialize_properties = _deserialize_properties  # type: ignore[assignment]
     sdk_policy.unknown_checking_proxy = _unknown_checking_proxy  # type: ignore[assignment]
+    sdk_policy._PolicyAnalyzerServicer._create_report_violation = _create_report_violation  # type: ignore[method-assign]
     _installed = True
     return True

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, Violation
-from .values import Unknown, child, plain, type_name
+from .values import SecretText, Unknown, child, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -38,6 +38,8 @@ _GROUP_KINDS = {
     "extensions": ("Deployment", "ReplicaSet", "DaemonSet"),
     "batch": ("Job", "CronJob"),
 }
+# A Helm v3 Release installs its chart inside the provider: its workloads never reach a policy.
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 _TOKEN = re.compile(r"^kubernetes:([a-z0-9.]+)/([a-z0-9]+):([A-Za-z]+?)(Patch)?$")
 
 
@@ -159,3 +161,20 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         pool = _label(places, POOL_KEY, subject, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
                     ".".join(path), tuple(problems))
+
+
+@dataclass(frozen=True)
+class HelmRelease:
+    """A ``kubernetes:helm.sh/v3:Release``: workloads the policies cannot see."""
+
+    urn: str
+    name: str
+    chart: str | None  # the chart it installs, when known and not secret
+
+
+def parse_helm_release(resource_type: str, props: Any, urn: str, name: str) -> HelmRelease | None:
+    if resource_type != HELM_RELEASE:
+        return None
+    chart = child(props, "chart")
+    shown = chart if isinstance(chart, str) and chart and not isinstance(chart, SecretText) else None
+    return HelmRelease(urn, name, shown)
