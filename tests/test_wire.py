@@ -95,3 +95,21 @@ def test_install_is_idempotent_and_only_for_the_pinned_sdk():
     assert wire.install() is True
     assert wire.install() is True
     assert wire.SUPPORTED_SDK == __import__("pulumi_policy.version", fromlist=["VERSION"]).VERSION
+
+
+def test_an_advisory_finding_fails_closed_without_the_advisory_channel():
+    """Without the shim (an SDK the pack does not know), report functions have no ``advisory``
+    twin: the finding is reported at the policy's own level instead of being dropped."""
+    from policies.findings import Violation, report
+
+    plain_calls: list[tuple[str, str | None]] = []
+    report([Violation("hidden", "urn:x", advisory=True)], lambda message, urn=None: plain_calls.append((message, urn)))
+    assert plain_calls == [("hidden", "urn:x")]
+
+    def channel(message: str, urn: str | None = None) -> None:
+        calls.append(("policy level", message))
+
+    calls: list[tuple[str, str]] = []
+    channel.advisory = lambda message, urn=None: calls.append(("advisory", message))  # type: ignore[attr-defined]
+    report([Violation("shown", "urn:x", advisory=True), Violation("wrong", "urn:y")], channel)
+    assert calls == [("advisory", "shown"), ("policy level", "wrong")]

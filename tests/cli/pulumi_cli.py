@@ -1,0 +1,146 @@
+"""Helpers for the real Pulumi CLI, its Python language host and the Kubernetes provider, built from
+sources by scripts/build-pulumi-cli, running Python programs with the pack on a local backend.
+
+Every command's exit code is checked: ``Stack.ok`` asserts success, ``Stack.fails`` asserts a
+failure, so a failed ``pulumi config set`` can never turn a test into a no-op.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+CHARTS = SHARED / "corpus" / "charts"
+PASSPHRASE = "compute-guard-tests"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    bin_dir: Path
+    env: dict[str, str]
+
+    @property
+    def pulumi(self) -> str:
+        return str(self.bin_dir / "pulumi")
+
+
+def build_toolchain(home: Path) -> Toolchain:
+    """scripts/build-pulumi-cli (cached after its first run), and the environment to run it in."""
+    built = subprocess.run([str(ROOT / "scripts" / "build-pulumi-cli")], capture_output=True, text=True,
+                           timeout=3000)
+    assert built.returncode == 0, built.stderr[-4000:]
+    bin_dir = Path(built.stdout.strip().splitlines()[-1])
+    for tool in ("pulumi", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-resource-kubernetes"):
+        assert (bin_dir / tool).is_file(), f"{tool} is missing from {bin_dir}"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PULUMI_")}
+    env.update(PATH=f"{bin_dir}:{ROOT / 'venv' / 'bin'}:{os.environ['PATH']}", PULUMI_HOME=str(home),
+               PULUMI_SKIP_UPDATE_CHECK="true", PULUMI_CONFIG_PASSPHRASE=PASSPHRASE,
+               PULUMI_DIY_BACKEND_NO_LOCK="true")
+    return Toolchain(bin_dir, env)
+
+
+@dataclass
+class Stack:
+    """A copy of a Pulumi program directory with one stack on a backend of its own."""
+
+    toolchain: Toolchain
+    work: Path
+    env: dict[str, str]
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([self.toolchain.pulumi, *args, "--non-interactive", "--color", "never"],
+                              cwd=self.work, env=self.env, capture_output=True, text=True, timeout=600)
+        done.stdout = _ANSI.sub("", done.stdout)
+        return done
+
+    def ok(self, *args: str) -> str:
+        done = self.run(*args)
+        assert done.returncode == 0, f"pulumi {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+    def fails(self, *args: str) -> str:
+        done = self.run(*args)
+        assert done.returncode != 0, f"pulumi {' '.join(args)} passed:\n{done.stdout}\n{done.stderr}"
+        return done.stdout + done.stderr
+
+    def config(self, key: str, value: str, secret: bool = False) -> None:
+        self.ok("config", "set", key, value, *(["--secret"] if secret else []))
+
+    def policy_config(self, config: dict) -> str:
+        path = self.work / "policy-config.json"
+        path.write_text(json.dumps(config))
+        return str(path)
+
+    def preview(self, *extra: str) -> list[str]:
+        return ["preview", "--policy-pack", str(ROOT), *extra]
+
+    def up(self, *extra: str) -> list[str]:
+        return ["up", "--yes", "--skip-preview", "--policy-pack", str(ROOT), *extra]
+
+
+def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str = "dev",
+               config: dict[str, str] | None = None) -> Stack:
+    """Copy ``program`` (a Python program directory) to ``tmp_path`` with the repository's venv and a
+    backend of its own, create ``stack`` (with the program's ``Pulumi.<stack>.yaml``) and set ``config``."""
+    work = tmp_path / program.name
+    shutil.copytree(program, work, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
+    for stack_file in work.glob("Pulumi.*.yaml"):  # salts of another passphrase
+        stack_file.write_text(re.sub(r"(?m)^encryptionsalt: .*\n", "", stack_file.read_text()))
+    project = (work / "Pulumi.yaml").read_text()
+    (work / "Pulumi.yaml").write_text(re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", project))
+    state = tmp_path / "state"
+    state.mkdir(exist_ok=True)
+    env = dict(toolchain.env, PULUMI_BACKEND_URL=f"file://{state}", PYTHONPATH=str(ROOT))
+    handle = Stack(toolchain, work, env)
+    handle.ok("stack", "init", stack)
+    for key, value in (config or {}).items():
+        handle.config(key, value)
+    return handle
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One entry of the "Policies:" block the CLI prints."""
+
+    level: str
+    policy: str
+    type: str  # the resource's type token ("" for the stack)
+    name: str
+    message: str  # what the pack said, without the policy's description
+
+
+_ENTRY = re.compile(r"^\s+- \[(\w+)\](?: \[severity: \w+\])?\s+(\S+)(?:\s+\((\S+): (.*)\))?$")
+
+
+def policy_findings(output: str) -> list[Finding]:
+    """The findings of the output's "Policies:" block, in the order printed."""
+    lines = output.splitlines()
+    if "Policies:" not in lines:
+        return []
+    found: list[Finding] = []
+    body: list[str] = []  # the policy's description, then the message
+
+    def close() -> None:
+        if found:
+            found[-1] = replace(found[-1], message="\n".join(body[1:]))
+
+    for line in lines[lines.index("Policies:") + 1:]:
+        match = _ENTRY.match(line)
+        if match is not None:
+            close()
+            found.append(Finding(match[1], match[2], match[3] or "", match[4] or "", ""))
+            body = []
+        elif line.startswith("          ") and found:
+            body.append(line.strip())
+        elif not line.startswith("    "):
+            break
+    close()
+    return found

@@ -1,0 +1,123 @@
+"""The bundled examples under the real Pulumi CLI: a Python program with the ComputeCluster component
+and pulumi-kubernetes workloads, and real Helm charts through kubernetes:helm.sh/v4:Chart."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import yaml
+from pulumi_cli import CHARTS, ROOT, Finding, open_stack, policy_findings
+
+EXAMPLE = ROOT / "examples" / "kubernetes"
+HELM = ROOT / "examples" / "helm"
+PASSED = "✅ compute-guard@v0.1.0"
+FAILED = "❌ compute-guard@v0.1.0"
+
+
+def test_the_dev_stack_previews_clean(toolchain, tmp_path):
+    stack = open_stack(toolchain, EXAMPLE, tmp_path, "dev")
+    out = stack.ok(*stack.preview())
+    assert PASSED in out and policy_findings(out) == []
+    for name in ("compute", "api", "db", "log-agent", "report"):
+        assert re.search(rf"\+  \S+ {name} create", out), name
+
+
+def test_the_broken_stack_fails_with_exactly_what_it_demonstrates(toolchain, tmp_path):
+    stack = open_stack(toolchain, EXAMPLE, tmp_path, "broken")
+    out = stack.fails(*stack.preview())
+    assert FAILED in out
+    legacy = ("kubernetes:apps/v1:Deployment", "legacy")
+    assert policy_findings(out) == [
+        Finding("mandatory", "workload-architecture-selector-valid", *legacy,
+                "Deployment 'legacy': spec.template.spec.nodeSelector['kubernetes.io/arch'] 'x86_64' is not a "
+                "Kubernetes architecture; Kubernetes calls it 'amd64'"),
+        Finding("mandatory", "workload-node-architecture", *legacy,
+                "Deployment 'legacy': its Pods need amd64 nodes (the stack's compute pools declare x86_64), but its "
+                "architecture constraints exclude amd64 (they allow no architecture); set "
+                "spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'amd64'"),
+        Finding("mandatory", "workload-pool-placement", *legacy,
+                "Deployment 'legacy': references missing or ambiguous pool 'gpu' in ComputeCluster 'compute' (its "
+                "pools: 'general', 'stateful'); set the label 'compute.alien.dev/pool' to one of them"),
+    ]
+
+
+def test_up_renders_the_manifests_without_a_cluster(toolchain, tmp_path):
+    stack = open_stack(toolchain, EXAMPLE, tmp_path, "dev")
+    stack.ok(*stack.up())
+    rendered = sorted(p.name for p in (stack.work / "rendered" / "1-manifest").iterdir())
+    assert rendered == ["apps_v1-daemonset-default-log-agent.yaml", "apps_v1-deployment-default-api.yaml",
+                        "apps_v1-statefulset-default-db.yaml", "batch_v1-cronjob-default-report.yaml"]
+    api = yaml.safe_load((stack.work / "rendered" / "1-manifest" / rendered[1]).read_text())
+    assert api["spec"]["template"]["spec"]["nodeSelector"] == {"kubernetes.io/arch": "amd64"}
+    out = stack.ok(*stack.preview())  # the deployed stack still passes, now as an update
+    assert PASSED in out and policy_findings(out) == []
+
+
+def test_the_readme_main_command_runs_the_real_cli_once_it_is_built(toolchain, tmp_path):
+    cache = toolchain.bin_dir.parent.parent  # <cache>/pulumi-<version>/bin
+    env = {key: value for key, value in toolchain.env.items() if key != "PATH"}
+    env.update(PATH="/usr/bin:/bin", COMPUTE_GUARD_CACHE=str(cache), PULUMI_BACKEND_URL=f"file://{tmp_path}")
+    done = subprocess.run([str(ROOT / "scripts" / "preview")], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("Previewing update (dev):")  # the CLI's own output, not the offline one
+    assert PASSED in done.stdout and policy_findings(done.stdout) == []
+    broken = subprocess.run([str(ROOT / "scripts" / "preview"), str(EXAMPLE), "broken"], capture_output=True,
+                            text=True, env=env, timeout=600)
+    assert broken.returncode != 0 and FAILED in broken.stdout
+    assert len(policy_findings(broken.stdout)) == 3
+
+
+# Helm charts -------------------------------------------------------------------------------------
+
+def helm_stack(toolchain, tmp_path, name: str, **config: str):
+    return open_stack(toolchain, HELM, tmp_path, name, {"chartsDir": str(CHARTS), **config})
+
+
+def test_unpinned_chart_workloads_are_rejected_by_name(toolchain, tmp_path):
+    stack = helm_stack(toolchain, tmp_path, "unpinned")
+    out = stack.fails(*stack.preview())
+    fix = ("its Pods need amd64 nodes (the stack's compute pools declare x86_64), but nothing pins them there and "
+           "they could be scheduled on another architecture in a mixed cluster; set "
+           "spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'amd64'")
+    assert policy_findings(out) == [
+        Finding("mandatory", "workload-node-architecture", "kubernetes:apps/v1:DaemonSet",
+                "cni:kube-system/istio-cni-node", f"DaemonSet 'cni:kube-system/istio-cni-node': {fix}"),
+        Finding("mandatory", "workload-node-architecture", "kubernetes:apps/v1:Deployment",
+                "ingress:istio-ingress/ingress", f"Deployment 'ingress:istio-ingress/ingress': {fix}"),
+    ]
+
+
+def test_charts_pinned_by_the_readme_transforms_pass_and_render_pinned(toolchain, tmp_path):
+    stack = helm_stack(toolchain, tmp_path, "dev")
+    out = stack.ok(*stack.preview())
+    assert PASSED in out and policy_findings(out) == []
+    stack.ok(*stack.up())
+    manifests = stack.work / "rendered" / "1-manifest"
+    cni = yaml.safe_load((manifests / "apps_v1-daemonset-kube-system-istio-cni-node.yaml").read_text())
+    gateway = yaml.safe_load((manifests / "apps_v1-deployment-istio-ingress-ingress.yaml").read_text())
+    # the chart's own node selector keys stay; the pin and the placement labels are added
+    assert cni["spec"]["template"]["spec"]["nodeSelector"] == {"kubernetes.io/os": "linux",
+                                                              "kubernetes.io/arch": "amd64"}
+    assert gateway["spec"]["template"]["spec"]["nodeSelector"] == {"kubernetes.io/arch": "amd64"}
+    for workload in (cni, gateway):
+        labels = workload["metadata"]["labels"]
+        assert labels["compute.alien.dev/cluster"] == "compute" and labels["compute.alien.dev/pool"] == "general"
+        assert "app.kubernetes.io/name" in labels or "app" in labels  # the chart's labels are kept
+
+
+def test_the_pin_never_rewrites_a_wrong_architecture(toolchain, tmp_path):
+    """Pools declare arm64 and the transforms pin to arm64, but the chart's values pin amd64: the pin
+    leaves that constraint alone and compute-guard reports it."""
+    stack = helm_stack(toolchain, tmp_path, "dev", architecture="arm64", gatewayArch="amd64")
+    findings = policy_findings(stack.fails(*stack.preview()))
+    assert [(f.policy, f.name) for f in findings] == [
+        ("workload-node-architecture", "ingress:istio-ingress/ingress")]
+    assert "its Pods need arm64 nodes" in findings[0].message
+    assert "exclude arm64 (they allow amd64)" in findings[0].message
+
+
+def test_the_readme_publishes_the_tested_transforms():
+    readme = (ROOT / "README.md").read_text()
+    recipe = (HELM / "compute_placement.py").read_text()
+    assert f"```python\n{recipe}```" in readme

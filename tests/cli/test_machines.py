@@ -1,0 +1,121 @@
+"""A Python program's ComputeCluster on AWS under the real CLI: levels and settings from
+--policy-pack-config, safe machine changes against the stack's own checkpoint after `pulumi up`
+and against an export, secrets, and `pulumi policy analyze` on the state `pulumi up` wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pulumi_cli import ROOT, Finding, Stack, open_stack, policy_findings
+
+MACHINES = Path(__file__).resolve().parent / "programs" / "machines"
+CLUSTER = ("compute:index:ComputeCluster", "compute")
+
+
+def aws_stack(toolchain, tmp_path, **config: str) -> Stack:
+    return open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", **config})
+
+
+def only(out: str, policy: str) -> list[Finding]:
+    return [f for f in policy_findings(out) if f.policy == policy]
+
+
+def test_levels_settings_and_a_refused_config(toolchain, tmp_path):
+    stack = aws_stack(toolchain, tmp_path, maxSize="11")
+    out = stack.fails(*stack.preview())
+    assert policy_findings(out) == [Finding(
+        "mandatory", "compute-cluster-valid", *CLUSTER,
+        "ComputeCluster 'compute' pool 'general': maxSize 11 is above the maximum of 10")]
+    out = stack.ok(*stack.preview("--policy-pack-config", stack.policy_config({"compute-cluster-valid": "advisory"})))
+    assert [f.level for f in policy_findings(out)] == ["advisory"]
+
+    stack.config("maxSize", "3")
+    stack.config("machine", "n2-standard-4")
+    out = stack.fails(*stack.preview())
+    assert [f.message for f in only(out, "cloud-machine-catalog")] == [
+        "ComputeCluster 'compute' pool 'general': instanceType 'n2-standard-4' is not a machine type on AWS; "
+        "use a machine type of AWS"]
+    gcp = stack.policy_config({"cloud-machine-catalog": {"platform": "gcp"}})
+    out = stack.ok(*stack.preview("--policy-pack-config", gcp))  # the setting overrides compute:platform
+    assert policy_findings(out) == []
+
+    refused = stack.fails(*stack.preview("--policy-pack-config",
+                                         stack.policy_config({"cloud-machine-catalog": {"platform": "mars"}})))
+    assert 'platform must be one of the following: "aws", "gcp", "azure", "kubernetes", "local"' in refused
+    assert "error: validating policy config" in refused
+    assert "Policies:" not in refused  # the CLI refused the config before analyzing anything
+    unknown = stack.fails(*stack.preview("--policy-pack-config",
+                                         stack.policy_config({"workload-pool-placement": {"helmReleases": "loud"}})))
+    assert 'helmReleases must be one of the following: "advisory", "enforce"' in unknown
+    assert "error: validating policy config" in unknown and "Policies:" not in unknown
+
+
+def test_machine_changes_after_up_are_checked_against_the_stacks_own_checkpoint(toolchain, tmp_path):
+    stack = aws_stack(toolchain, tmp_path, machine="t4g.small")
+    stack.ok(*stack.up())
+    stack.config("machine", "t4g.medium")
+    out = stack.ok(*stack.preview())  # arm64 -> arm64, both AWS machines: rolled in place
+    assert policy_findings(out) == []
+    stack.config("machine", "m7i.large")
+    out = stack.fails(*stack.preview())
+    assert only(out, "compute-cluster-safe-update") == [Finding(
+        "mandatory", "compute-cluster-safe-update", *CLUSTER,
+        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to 'm7i.large': only an "
+        "AWS machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the "
+        "new machine and move workloads to it")]
+    assert policy_findings(out) == only(out, "compute-cluster-safe-update")
+
+    # An exported baseline wins over the checkpoint.
+    export = tmp_path / "export.json"
+    stack.ok("stack", "export", "--file", str(export))
+    state = json.loads(export.read_text())
+    (entry,) = [r for r in state["deployment"]["resources"] if r["type"] == "compute:index:ComputeCluster"]
+    entry["inputs"]["capacityGroups"][0]["instanceType"] = "m7g.large"
+    export.write_text(json.dumps(state))
+    baseline = stack.policy_config({"compute-cluster-safe-update": {"baseline": str(export)}})
+    out = stack.fails(*stack.preview("--policy-pack-config", baseline))
+    assert "can't change machine from 'm7g.large' to 'm7i.large'" in only(out, "compute-cluster-safe-update")[0].message
+
+    # `pulumi policy analyze` on the state `pulumi up` wrote: still t4g.small, clean.
+    out = stack.ok("policy", "analyze", "--policy-pack", str(ROOT), "--stack", "dev")
+    assert "compute-guard" in out and policy_findings(out) == []
+
+
+def test_policy_analyze_reports_what_is_wrong_in_deployed_state(toolchain, tmp_path):
+    stack = aws_stack(toolchain, tmp_path, machine="t4g.small")
+    stack.ok(*stack.up())
+    export = tmp_path / "export.json"
+    stack.ok("stack", "export", "--file", str(export))
+    state = json.loads(export.read_text())
+    (entry,) = [r for r in state["deployment"]["resources"] if r["type"] == "compute:index:ComputeCluster"]
+    entry["outputs"]["capacityGroups"][0]["instanceType"] = "t4g.smal"
+    entry["inputs"]["capacityGroups"][0]["instanceType"] = "t4g.smal"
+    export.write_text(json.dumps(state))
+    config = stack.policy_config({"cloud-machine-catalog": {"platform": "aws"}})  # no stack config here
+    out = stack.fails("policy", "analyze", "--policy-pack", str(ROOT), "--file", str(export),
+                      "--policy-pack-config", config)
+    assert [f.message for f in only(out, "cloud-machine-catalog")] == [
+        "ComputeCluster 'compute' pool 'general': instanceType 't4g.smal' is not a machine type on AWS; did you "
+        "mean 't4g.small'?"]
+
+
+def test_secret_pool_ids_and_machines_are_checked_but_never_printed(toolchain, tmp_path):
+    stack = aws_stack(toolchain, tmp_path, secretMachine="true", secretPool="true")
+    stack.config("machine", "zz9.s3cr3t", secret=True)
+    stack.config("pool", "S3cr3t_Pool", secret=True)
+    out = stack.fails(*stack.preview())
+    assert "s3cr3t" not in out.lower() and "zz9." not in out
+    unnamed = ("compute:index:ComputeCluster", "compute")
+    assert policy_findings(out) == [
+        Finding("mandatory", "cloud-machine-catalog", *unnamed,
+                "ComputeCluster 'compute' capacityGroups[0]: instanceType '[secret]' is not a machine type on AWS; "
+                "use a machine type of AWS"),
+        Finding("mandatory", "compute-cluster-valid", *unnamed,
+                "ComputeCluster 'compute' capacityGroups[0]: groupId must be non-empty lowercase letters, digits "
+                "and hyphens"),
+    ]
+    stack.config("machine", "t4g.small", secret=True)
+    stack.config("pool", "general", secret=True)
+    out = stack.ok(*stack.preview())
+    assert policy_findings(out) == []
