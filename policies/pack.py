@@ -39,6 +39,7 @@ from .placement import (
 )
 from .platform import PLATFORM_SCHEMA, resolve_platform
 from .update import compute_cluster_safe_update
+from .workload_architecture_pin import workload_architecture_pin_policy
 from .workloads import parse_workload
 
 MANDATORY = EnforcementLevel.MANDATORY
@@ -294,4 +295,5 @@ ALL = [
     workload_pool_placement_policy,
     workload_node_architecture_policy,
     dynamic_container_pool_policy,
+    workload_architecture_pin_policy,
 ]

@@ -62,6 +62,15 @@ def _has_key(props: Any, *keys: str) -> bool:
     return isinstance(props, Mapping) and any(key in keys for key in props)
 
 
+def seen_stack() -> Stack:
+    """The ComputeClusters whose inputs this pack process has analyzed so far, as a stack: what a
+    resource policy knows of the stack before the stack policies run."""
+    stack = Stack()
+    for urn, cluster in list(SEEN_INPUTS.items()):
+        stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
+    return stack
+
+
 def cluster_configuration(resource_type: str, props: Any, urn: str, name: str) -> Cluster | Unknown:
     if _has_key(props, "capacityGroups", "capacity_groups"):
         return parse_cluster(props, name)[0]

@@ -153,6 +153,20 @@ def _create_report_violation(self: Any, response: Any, policy_name: str, policy_
     return report
 
 
+def unknown_checking_view(props: Any) -> Any:
+    """A remediation's props (the SDK hands them secret-preserving, with unknowns as raw markers)
+    as plain values behind the SDK's unknown-checking proxy, for reading them like ``args.props``."""
+    return _sdk_proxy(_plain(props))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(value[key]) for key in value}
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        return [_plain(item) for item in value]
+    return value
+
+
 def install() -> bool:
     """Read props lazily in this process; False (and nothing changed) on an unexpected SDK."""
     global _installed

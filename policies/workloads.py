@@ -75,6 +75,7 @@ class Workload:
     node_affinity: Any  # ... and of its affinity.nodeAffinity
     pod_spec_path: str
     problems: tuple[Finding, ...]  # label findings of workload-pool-placement
+    has_pod_spec: bool = True  # False when the pod spec is absent or not an object (a Patch may omit it)
 
     @property
     def subject(self) -> str:
@@ -160,7 +161,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         cluster = _label(places, CLUSTER_KEY, subject, problems)
         pool = _label(places, POOL_KEY, subject, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
-                    ".".join(path), tuple(problems))
+                    ".".join(path), tuple(problems), isinstance(pod_spec, Mapping))
 
 
 @dataclass(frozen=True)

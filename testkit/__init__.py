@@ -15,8 +15,8 @@ secrets), and then drives the policy pack's analyzer the way the engine does: ``
 each resource's inputs, then one ``AnalyzeStack`` with every resource's outputs.
 """
 
-from .analyzer import Analyzer, NotApplicable, PolicyResult, PolicyViolation, Resource
+from .analyzer import Analyzer, NotApplicable, PolicyResult, PolicyViolation, Remediation, Resource
 from .program import capture_program, evaluate
 
-__all__ = ["Analyzer", "NotApplicable", "PolicyResult", "PolicyViolation", "Resource", "capture_program",
-           "evaluate"]
+__all__ = ["Analyzer", "NotApplicable", "PolicyResult", "PolicyViolation", "Remediation", "Resource",
+           "capture_program", "evaluate"]

@@ -83,11 +83,26 @@ class NotApplicable:
     urn: str
 
 
+@dataclass(frozen=True)
+class Remediation:
+    """A policy at level remediate changed a resource's inputs."""
+
+    policy: str
+    urn: str
+    properties: dict[str, Any]  # the resource's whole inputs after the change, as plain JSON
+
+
 @dataclass
 class PolicyResult:
     violations: list[PolicyViolation] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
     notes: list[PolicyViolation] = field(default_factory=list)  # "can't run policy ... during preview"
+    remediations: list[Remediation] = field(default_factory=list)
+
+    @property
+    def remediated(self) -> dict[str, dict[str, Any]]:
+        """URN -> the inputs the engine goes on with, for every resource a remediation changed."""
+        return {r.urn: r.properties for r in self.remediations}
 
     @property
     def mandatory(self) -> list[PolicyViolation]:
@@ -169,6 +184,9 @@ class _Driver:
     def _analyze(self, request: Any) -> Any:
         raise NotImplementedError
 
+    def _remediate(self, request: Any) -> Any:
+        raise NotImplementedError
+
     def _analyze_stack(self, request: Any) -> Any:
         raise NotImplementedError
 
@@ -186,6 +204,28 @@ class _Driver:
             request.policyConfig[policy.name].CopyFrom(config)
         self._configure(request)
 
+    def remediate(self, resource: Resource, result: PolicyResult | None = None) -> Resource:
+        """The engine's first pass: the resource as the remediations leave it (outputs too, for a
+        custom resource, whose provider echoes its inputs here)."""
+        result = result if result is not None else PolicyResult()
+        response = self._remediate(proto.AnalyzeRequest(
+            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name))
+        inputs = resource.inputs
+        for remediation in response.remediations:
+            if remediation.diagnostic:
+                result.notes.append(PolicyViolation(remediation.policyName, "advisory", remediation.diagnostic,
+                                                    resource.urn))
+            elif remediation.HasField("properties"):
+                inputs = remediation.properties
+                result.remediations.append(Remediation(remediation.policyName, resource.urn,
+                                                       json_format.MessageToDict(inputs)))
+        for item in response.not_applicable:
+            result.not_applicable.append(NotApplicable(item.policy_name, item.reason, resource.urn))
+        if inputs is resource.inputs:
+            return resource
+        outputs = inputs if resource.outputs is resource.inputs else resource.outputs
+        return Resource(resource.type, resource.name, resource.urn, inputs, outputs, resource.parent)
+
     def analyze(self, resource: Resource, result: PolicyResult | None = None) -> PolicyResult:
         result = result or PolicyResult()
         response = self._analyze(proto.AnalyzeRequest(
@@ -202,12 +242,15 @@ class _Driver:
         return result
 
     def run(self, resources: Iterable[Resource]) -> PolicyResult:
-        """What a preview does: Analyze every resource's inputs, then AnalyzeStack the outputs."""
-        resources = list(resources)
+        """What a preview does: per resource Remediate then Analyze its inputs, then AnalyzeStack
+        the outputs."""
         result = PolicyResult()
+        final = []
         for resource in resources:
+            resource = self.remediate(resource, result)
             self.analyze(resource, result)
-        self.analyze_stack(resources, result)
+            final.append(resource)
+        self.analyze_stack(final, result)
         return result
 
 
@@ -230,6 +273,9 @@ class Analyzer(_Driver):
 
     def _analyze(self, request: Any) -> Any:
         return self.servicer.Analyze(request, None)
+
+    def _remediate(self, request: Any) -> Any:
+        return self.servicer.Remediate(request, None)
 
     def _analyze_stack(self, request: Any) -> Any:
         return self.servicer.AnalyzeStack(request, None)

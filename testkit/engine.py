@@ -99,5 +99,8 @@ class EnginePack(_Driver):
     def _analyze(self, request: Any) -> Any:
         return self.stub.Analyze(request)
 
+    def _remediate(self, request: Any) -> Any:
+        return self.stub.Remediate(request)
+
     def _analyze_stack(self, request: Any) -> Any:
         return self.stub.AnalyzeStack(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import runpy
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,15 @@ class _CapturingMonitor(mocks.MockMonitor):
     def __init__(self) -> None:
         super().__init__(_Mocks())
         self.captured: dict[str, Resource] = {}
-        self.order: list[str] = []
+        self.order: list[str | None] = []
+        self._lock = threading.Lock()
 
     def RegisterResource(self, request: Any) -> Any:
+        # The SDK registers from several threads: a resource's place is when its registration
+        # reached the monitor (as the engine sees it), not when the answer came back.
+        with self._lock:
+            slot = len(self.order)
+            self.order.append(None)
         response = super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             inputs = struct_pb2.Struct()
@@ -43,7 +50,7 @@ class _CapturingMonitor(mocks.MockMonitor):
             outputs = inputs if request.custom else struct_pb2.Struct()
             self.captured[response.urn] = Resource(request.type, request.name, response.urn, inputs, outputs,
                                                    request.parent)
-            self.order.append(response.urn)
+            self.order[slot] = response.urn
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
@@ -84,7 +91,7 @@ def capture_program(program: Program | str | Path, *, stack_config: Mapping[str,
     settings.SETTINGS.outputs.clear()
     run = _as_callable(program)
     _sync_await(run_pulumi_func(lambda: run() and None))
-    return [monitor.captured[urn] for urn in monitor.order]
+    return [monitor.captured[urn] for urn in monitor.order if urn is not None]
 
 
 def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,

@@ -41,8 +41,13 @@ def seed_cluster_args(**changes: Any) -> ComputeClusterArgs:
     return dataclasses.replace(args, **changes)
 
 
-def cluster(args: ComputeClusterArgs | None = None, name: str = "compute") -> Part:
-    return lambda: ComputeCluster(name, args or seed_cluster_args())
+def cluster(args: ComputeClusterArgs | None = None, name: str = "compute", after: Part | None = None) -> Part:
+    """The ComputeCluster component; with ``after``, registered after what that part declares."""
+    def declare() -> ComputeCluster:
+        opts = pulumi.ResourceOptions(depends_on=[after()]) if after is not None else None
+        return ComputeCluster(name, args or seed_cluster_args(), opts)
+
+    return declare
 
 
 def raw_cluster(props: Mapping[str, Any], name: str = "compute",
@@ -74,8 +79,9 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
              annotations: Mapping[str, Any] | None = None, template_labels: Mapping[str, Any] | None = None,
              template_annotations: Mapping[str, Any] | None = None,
              node_selector: Mapping[str, Any] | None = None, affinity: Mapping[str, Any] | None = None,
-             group: Any = None) -> Part:
-    """A workload of any kind with the real pulumi-kubernetes class for it."""
+             group: Any = None, after: Part | None = None) -> Part:
+    """A workload of any kind with the real pulumi-kubernetes class for it; with ``after`` (another
+    part), registered after what that part declares, which it depends on."""
     metadata: dict[str, Any] = {"name": name}
     if labels:
         metadata["labels"] = dict(labels)
@@ -89,23 +95,24 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
     template = {"metadata": template_metadata, "spec": _pod_spec(name, node_selector, affinity, restart)}
 
     def declare() -> Any:
+        opts = pulumi.ResourceOptions(depends_on=[after()]) if after is not None else None
         apps = group or k8s.apps.v1
         if kind == "Pod":
-            return k8s.core.v1.Pod(name, metadata={**metadata, **template_metadata,
+            return k8s.core.v1.Pod(name, opts=opts, metadata={**metadata, **template_metadata,
                                                    "labels": {**template_metadata["labels"], **(labels or {})}},
                                    spec=template["spec"])
         if kind == "PodTemplate":
-            return k8s.core.v1.PodTemplate(name, metadata=metadata, template=template)
+            return k8s.core.v1.PodTemplate(name, opts=opts, metadata=metadata, template=template)
         if kind == "ReplicationController":
-            return k8s.core.v1.ReplicationController(name, metadata=metadata,
+            return k8s.core.v1.ReplicationController(name, opts=opts, metadata=metadata,
                                                      spec={"selector": {"app": name}, "template": template})
         if kind == "Job":
-            return k8s.batch.v1.Job(name, metadata=metadata, spec={"template": template})
+            return k8s.batch.v1.Job(name, opts=opts, metadata=metadata, spec={"template": template})
         if kind == "CronJob":
-            return (group or k8s.batch.v1).CronJob(name, metadata=metadata, spec={
+            return (group or k8s.batch.v1).CronJob(name, opts=opts, metadata=metadata, spec={
                 "schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": template}}})
         cls = getattr(apps, kind)
-        return cls(name, metadata=metadata, spec={"selector": selector, "template": template})
+        return cls(name, opts=opts, metadata=metadata, spec={"selector": selector, "template": template})
 
     return declare
 

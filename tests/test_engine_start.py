@@ -22,7 +22,7 @@ from testkit import Resource
 ROOT = Path(__file__).resolve().parent.parent
 POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
                 "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
-                "dynamic-container-pool"]
+                "dynamic-container-pool", "workload-architecture-pin"]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,9 @@ def test_it_prints_a_port_and_lists_the_policies(analyzer):
     info = analyzer.GetAnalyzerInfo(empty_pb2.Empty())
     assert info.name == "compute-guard"
     assert [p.name for p in info.policies] == POLICY_NAMES
-    assert all(p.enforcementLevel == proto.MANDATORY for p in info.policies)
+    levels = {p.name: p.enforcementLevel for p in info.policies}
+    # every policy is mandatory by default, except the one that changes programs' resources
+    assert levels == {**{name: proto.MANDATORY for name in POLICY_NAMES}, "workload-architecture-pin": proto.DISABLED}
     assert all(p.description and p.remediation_steps for p in info.policies)
     by_name = {p.name: p for p in info.policies}
     assert by_name["compute-pools-single-architecture"].policy_type == proto.PolicyType.POLICY_TYPE_STACK
