@@ -8,6 +8,7 @@ budget.
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any
 
@@ -222,3 +223,67 @@ def engine():
 def test_no_grpc_error_ever_comes_back(engine, stack):
     result = engine.run(stack_resources(stack))  # a policy that raised would surface as a gRPC error here
     assert not any("could not evaluate" in v.message for v in result.violations)
+
+
+# --- remediation: deterministic, idempotent, minimal -------------------------------------------
+
+PIN = "workload-architecture-pin"
+POD_SPEC_PATHS = {"Deployment": "spec.template.spec", "DaemonSet": "spec.template.spec",
+                  "StatefulSetPatch": "spec.template.spec", "CronJob": "spec.jobTemplate.spec.template.spec",
+                  "Pod": "spec", "PodTemplate": "template.spec"}
+
+
+def _pod_spec_of(props: Any, kind: str) -> Any:
+    node = props
+    for field in POD_SPEC_PATHS[kind].split("."):
+        node = _unwrap(node)
+        node = node.get(field) if isinstance(node, dict) else None
+    return _unwrap(node)
+
+
+def remediate_config(setting: str | None) -> dict[str, Any]:
+    return {PIN: {"enforcementLevel": "remediate", **({"architecture": setting} if setting else {})}}
+
+
+@PROPERTY
+@given(stacks, st.sampled_from([None, "arm64", "x86_64"]))
+def test_remediation_is_deterministic_idempotent_and_minimal(stack, setting):
+    from google.protobuf import json_format
+
+    resources = stack_resources(stack)
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        first = Analyzer(remediate_config(setting)).run(resources)
+        second = Analyzer(remediate_config(setting)).run(resources)
+    assert first.remediations == second.remediations
+    assert {r.policy for r in first.remediations} <= {PIN}
+
+    by_urn = {r.urn: r for r in resources}
+    for remediation in first.remediations:
+        resource = by_urn[remediation.urn]
+        kind = resource.type.rsplit(":", 1)[-1]
+        original = json_format.MessageToDict(resource.inputs)
+        remediated = copy.deepcopy(remediation.properties)
+        before, after = _pod_spec_of(original, kind), _pod_spec_of(remediated, kind)
+        selector = _unwrap(after["nodeSelector"])
+        assert selector.pop("kubernetes.io/arch") in ("amd64", "arm64")
+        old_selector = _unwrap(before.get("nodeSelector"))
+        assert not any(key in (old_selector or {}) for key in ("kubernetes.io/arch", "beta.kubernetes.io/arch"))
+        if old_selector is None:
+            assert selector == {}
+            del after["nodeSelector"]
+        assert remediated == original  # nothing else changed, unknowns and secrets included
+
+    again = [Resource.of(r.type, r.name, first.remediated.get(r.urn, json_format.MessageToDict(r.inputs)),
+                         json_format.MessageToDict(r.outputs)) for r in resources]
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        assert Analyzer(remediate_config(setting)).run(again).remediations == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stacks, st.sampled_from([None, "arm64"]))
+def test_the_engine_started_pack_remediates_as_in_process(stack, setting):
+    resources = stack_resources(stack)
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        expected = Analyzer(remediate_config(setting)).run(resources).remediations
+    with EnginePack({"compute:platform": "kubernetes"}, remediate_config(setting)) as pack:
+        assert pack.run(resources).remediations == expected
