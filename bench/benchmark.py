@@ -3,6 +3,7 @@
 
     venv/bin/python bench/benchmark.py                      # 1,000 / 5,000 / 10,000 / 50,000 resources
     venv/bin/python bench/benchmark.py --sizes 1000 --repeat 1
+    venv/bin/python bench/benchmark.py --remediation --sizes 10000   # what Remediate adds
 
 For each size it builds a synthetic stack (ComputeClusters with pools; Deployments, StatefulSets,
 DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTemplates with
@@ -11,12 +12,18 @@ started the way the engine starts it: Analyze for every resource, then one Analy
 the same with a pack of as many no-op policies (same resource/stack split) on the same SDK: the
 SDK deserializes every resource once per policy, which is the floor. It prints, per size, the
 pack's time, the floor's time, their ratio and both processes' peak memory (VmHWM).
+
+``--remediation`` measures instead what the engine's first pass costs the pack: it calls Remediate
+for every resource before Analyze. It prints wall time and the pack process's CPU time for
+Analyze alone, then with Remediate with workload-architecture-pin disabled (the default), at
+level remediate on the pinned stack, and at remediate on the same stack with every pin removed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import textwrap
@@ -27,10 +34,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from google.protobuf import json_format  # noqa: E402
 from pulumi_policy import ResourceValidationPolicy  # noqa: E402
 
 import policies  # noqa: E402
-from testkit import Resource  # noqa: E402
+from testkit import PolicyResult, Resource  # noqa: E402
 from testkit.engine import EnginePack  # noqa: E402
 
 KINDS = [
@@ -141,12 +149,57 @@ def measure(resources: list[Resource], pack_dir: Path) -> tuple[float, float, in
     return elapsed, memory, len(result.violations)
 
 
+def _pack_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _without_pins(resource: Resource) -> Resource:
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "nodeSelector"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return Resource.of(resource.type, resource.name, strip(json_format.MessageToDict(resource.inputs)))
+
+
+def remediation(sizes: list[int]) -> None:
+    pin = {"workload-architecture-pin": "remediate"}
+    print(f"{'resources':>10}  {'run':<44} {'wall s':>7} {'pack CPU s':>11} {'remediated':>11}", flush=True)
+    for size in sizes:
+        pinned = synthetic_stack(size)
+        runs = [("Analyze + AnalyzeStack only", pinned, {}, False),
+                ("+ Remediate, pin disabled (default)", pinned, {}, True),
+                ("+ Remediate, pin at remediate, all pinned", pinned, pin, True),
+                ("+ Remediate, pin at remediate, none pinned", [_without_pins(r) for r in pinned], pin, True)]
+        for label, resources, config, remediate in runs:
+            with EnginePack({"compute:platform": "kubernetes"}, config) as pack:
+                assert pack.process is not None
+                cpu, started = _pack_cpu_seconds(pack.process.pid), time.perf_counter()
+                if remediate:
+                    result = pack.run(resources)
+                else:
+                    result = PolicyResult()
+                    for resource in resources:
+                        pack.analyze(resource, result)
+                    pack.analyze_stack(resources, result)
+                wall, cpu = time.perf_counter() - started, _pack_cpu_seconds(pack.process.pid) - cpu
+            assert not result.violations, result.violations[:3]
+            print(f"{size:>10}  {label:<44} {wall:>7.2f} {cpu:>11.2f} {len(result.remediations):>11}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 50000])
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
     args = parser.parse_args()
+    if args.remediation:
+        remediation(args.sizes)
+        return 0
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         floor = floor_pack(Path(scratch))

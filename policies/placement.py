@@ -62,13 +62,25 @@ def _has_key(props: Any, *keys: str) -> bool:
     return isinstance(props, Mapping) and any(key in keys for key in props)
 
 
-def seen_stack() -> Stack:
-    """The ComputeClusters whose inputs this pack process has analyzed so far, as a stack: what a
-    resource policy knows of the stack before the stack policies run."""
+def seen_stack() -> tuple[Stack, DeclaredArchitectures]:
+    """The ComputeClusters whose inputs this pack process has analyzed so far, as a stack, and
+    their declared architectures: what a resource policy knows of the stack before the stack
+    policies run. Rebuilt only when a ComputeCluster was analyzed since the last call."""
+    seen = tuple(SEEN_INPUTS.items())
+    last = _seen.get("seen")
+    if last is not None and len(last) == len(seen) and all(
+            a[0] == b[0] and a[1] is b[1] for a, b in zip(last, seen, strict=True)):
+        cached: tuple[Stack, DeclaredArchitectures] = _seen["model"]
+        return cached
     stack = Stack()
-    for urn, cluster in list(SEEN_INPUTS.items()):
+    for urn, cluster in seen:
         stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
-    return stack
+    model = stack, declared_architectures(stack)
+    _seen.update(seen=seen, model=model)  # strong references: identities cannot be reused
+    return model
+
+
+_seen: dict[str, Any] = {}
 
 
 def cluster_configuration(resource_type: str, props: Any, urn: str, name: str) -> Cluster | Unknown:
@@ -108,6 +120,7 @@ _last_lock = threading.Lock()
 def forget_parsed_stack() -> None:
     with _last_lock:
         _last.clear()
+    _seen.clear()
 
 
 def _parse_stack(resources: list[Any]) -> Stack:

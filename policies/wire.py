@@ -124,11 +124,53 @@ def _message_to_dict(message: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _deserialize_properties(props: Any, proxy_secrets: bool = False) -> Any:
-    if isinstance(props, StructProps) and not proxy_secrets:
-        return props
     if isinstance(props, StructProps):
-        props = json_format.MessageToDict(props._struct)
+        return RemediationProps(props._struct) if proxy_secrets else props
     return sdk_deserialize.deserialize_properties(props, proxy_secrets)
+
+
+class RemediationProps(Mapping[str, Any]):
+    """A Remediate request's props, deserialized the SDK's way (secrets preserved) only when a
+    policy at level remediate reads them. The engine sends every resource to Remediate before
+    Analyze, and the SDK would deserialize each one whole even when no policy remediates."""
+
+    __slots__ = ("_struct", "_target")
+
+    def __init__(self, struct: struct_pb2.Struct) -> None:
+        self._struct = struct
+        self._target: Any = None
+
+    @property
+    def target(self) -> Any:
+        """The SDK's secret-preserving view: what a remediation edits and returns."""
+        if self._target is None:
+            self._target = sdk_deserialize.deserialize_properties(json_format.MessageToDict(self._struct), True)
+        return self._target
+
+    def __getitem__(self, key: str) -> Any:
+        return self.target[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.target[key] = value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.target)
+
+    def __len__(self) -> int:
+        return len(self.target)
+
+
+def remediation_props(props: Any) -> Any:
+    """What a remediation edits in place and returns (the SDK serializes it back)."""
+    return props.target if isinstance(props, RemediationProps) else props
+
+
+def remediation_view(props: Any) -> Any:
+    """A remediation's props for reading them like ``args.props`` in Analyze: unknown values
+    raise the SDK's error, secrets read as marked values. Nothing is deserialized."""
+    if isinstance(props, RemediationProps):
+        return StructProps(props._struct)
+    return unknown_checking_view(props)
 
 
 def _unknown_checking_proxy(props: Any) -> Any:

@@ -28,7 +28,7 @@ from pulumi_policy import (
 from . import wire
 from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint
 from .findings import Finding, Report, Violation, never_raises, report
-from .placement import declared_architectures, needed_architecture, seen_stack
+from .placement import needed_architecture, seen_stack
 from .values import Unknown
 from .workloads import POD_SPEC_PATHS, Workload, parse_workload
 
@@ -41,8 +41,8 @@ def needed_pin(workload: Workload, setting: Any) -> tuple[str, str] | Unknown | 
     """(node architecture, why) this workload's Pods must be pinned to; None when nothing says."""
     if not workload.has_pod_spec:
         return None
-    stack = seen_stack()
-    needed = needed_architecture(stack, declared_architectures(stack), workload) if stack.clusters else None
+    stack, declared = seen_stack()
+    needed = needed_architecture(stack, declared, workload) if stack.clusters else None
     if needed is None and setting in NODE_ARCHITECTURE:
         needed = setting, f"this policy's 'architecture' setting is {setting}"
     if needed is None or isinstance(needed, Unknown):
@@ -106,14 +106,14 @@ def _remediate(args: ResourceValidationArgs) -> Any:
     """The inputs with the pin added, or None for no change. Never raises: on an internal error it
     changes nothing, and the validation that follows reports the unpinned workload."""
     try:
-        view = wire.unknown_checking_view(args.props)
-        workload = parse_workload(args.resource_type, view, args.urn, args.name)
+        workload = parse_workload(args.resource_type, wire.remediation_view(args.props), args.urn, args.name)
         if workload is None:
             return None
         needed = needed_pin(workload, args.get_config().get("architecture"))
         if not isinstance(needed, tuple) or not is_unconstrained(workload):
             return None
-        return args.props if pin(args.props, workload.kind, needed[0]) else None
+        props = wire.remediation_props(args.props)  # deserialized only for a workload it changes
+        return props if pin(props, workload.kind, needed[0]) else None
     except Exception:  # noqa: BLE001 - a remediation must never fail the preview
         _log.exception("compute-guard: internal error in %s", NAME)
         return None

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from testkit.preview import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,3 +46,20 @@ def test_the_readme_command_runs_from_a_shell():
                                "HOME": str(ROOT)}, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "✅ compute-guard" in done.stdout
+
+
+def test_every_policy_config_the_readme_shows_is_accepted_by_the_pack():
+    import json
+    import re
+
+    from testkit import Analyzer
+    from testkit.analyzer import ConfigError
+
+    readme = (ROOT / "README.md").read_text()
+    blocks = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", readme, re.S)]
+    shown = blocks + [json.loads(text) for text in re.findall(r"echo '(\{.*?\})'", readme)]
+    assert len(shown) >= 4
+    for config in shown:
+        Analyzer(config)  # raises ConfigError when the engine would refuse it
+    with pytest.raises(ConfigError, match="amd64"):  # the schema is checked: not arm64 or x86_64
+        Analyzer({"workload-architecture-pin": {"enforcementLevel": "remediate", "architecture": "amd64"}})
