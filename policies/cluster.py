@@ -528,7 +528,7 @@ def _container_cidr(shape: _Fields, value: Any, pools: tuple[Pool, ...] | Unknow
         network = ipaddress.IPv4Network(cidr, strict=True)
     except ValueError:
         shape.bad(f"containerCidr '{cidr}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)")
-        return None
+        return cidr  # still a custom network for the policies that only care that it is set
     if network.prefixlen > 24:
         shape.bad(f"containerCidr '{cidr}' is narrower than /24; each machine needs a /24 of its own")
         return cidr

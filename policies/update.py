@@ -14,16 +14,16 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
     the stack's images may not run anywhere else)."""
     findings: list[Finding] = []
     subject = new.subject
-    for value in (old.id, new.id):
-        if isinstance(value, Unknown):
-            findings.append(value)
-    if isinstance(old.id, str) and isinstance(new.id, str) and old.id != new.id:
+    unknown = _unknown_in(old.id, new.id)
+    if unknown is not None:
+        findings.append(unknown)
+    elif isinstance(old.id, str) and isinstance(new.id, str) and old.id != new.id:
         findings.append(Violation(f"{subject}: id is immutable; it was '{old.id}' and is now '{new.id}'; "
                                   f"restore id '{old.id}', or create a new ComputeCluster instead"))
-    for value in (old.container_cidr, new.container_cidr):
-        if isinstance(value, Unknown):
-            findings.append(value)
-    if isinstance(old.container_cidr, str) and isinstance(new.container_cidr, str) \
+    unknown = _unknown_in(old.container_cidr, new.container_cidr)
+    if unknown is not None:
+        findings.append(unknown)
+    elif isinstance(old.container_cidr, str) and isinstance(new.container_cidr, str) \
             and old.container_cidr != new.container_cidr:
         findings.append(Violation(f"{subject}: containerCidr is immutable once set; it was '{old.container_cidr}' "
                                   f"and is now '{new.container_cidr}'; restore it"))
@@ -39,8 +39,9 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
         if previous is None:
             continue
         old_type, new_type = previous.instance_type, pool.instance_type
-        if isinstance(old_type, Unknown) or isinstance(new_type, Unknown):
-            findings.append(old_type if isinstance(old_type, Unknown) else new_type)  # type: ignore[arg-type]
+        unknown = _unknown_in(old_type, new_type)
+        if unknown is not None:
+            findings.append(unknown)
             continue
         if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type \
                 and not is_same_architecture_aws_machine(old_type, new_type):
@@ -49,3 +50,11 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
                 f"AWS machine of the same CPU architecture can replace it; keep '{old_type}', or add a new pool "
                 "with the new machine and move workloads to it"))
     return findings
+
+
+def _unknown_in(old: object, new: object) -> Unknown | None:
+    """The value a comparison of two set values cannot make yet; a comparison with a value that is
+    not set (None) is never made, so its other side being unknown does not matter."""
+    if old is None or new is None:
+        return None
+    return old if isinstance(old, Unknown) else new if isinstance(new, Unknown) else None

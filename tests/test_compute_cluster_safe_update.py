@@ -221,3 +221,18 @@ def test_the_baseline_is_read_once_per_pack_process(tmp_path, no_local_backend):
         write(path, export(cluster(machine="m7i.large")))  # the backend rewrites its checkpoint mid-update
         second = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
     assert len(first.of(POLICY)) == 1 and len(second.of(POLICY)) == 1
+
+
+def test_an_unknown_old_value_only_matters_when_it_must_be_compared(tmp_path, no_local_backend):
+    encrypted = {SECRET: SECRET_SIG, "ciphertext": "v1:abc:def"}
+    old = cluster(machine="t4g.small")
+    old["containerCidr"] = encrypted
+    old["capacityGroups"][0]["instanceType"] = encrypted
+    baseline = write(tmp_path / "s.json", export(old))
+    unset = cluster()  # no containerCidr and no instanceType now: nothing to compare
+    unset["capacityGroups"][0].pop("instanceType", None)
+    result = update(unset, baseline)
+    assert result.of(POLICY) == [] and [n for n in result.notes if n.policy == POLICY] == []
+    result = update(dict(cluster(machine="t4g.small"), containerCidr="10.0.0.0/16"), baseline)
+    notes = [n for n in result.notes if n.policy == POLICY]
+    assert len(notes) == 1 and "encrypted secret" in notes[0].message  # one note for what it could not compare

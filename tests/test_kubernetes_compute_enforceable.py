@@ -79,3 +79,13 @@ def test_policy_config_platform_overrides_the_stack_config():
 
 def test_the_platform_check_lives_here_not_in_compute_cluster_valid():
     assert cluster_findings(with_pool(instanceType="m7g.xlarge")) == []
+
+
+@pytest.mark.parametrize("cidr", ["ten.two", "10.244.0.1/16", "10.244.0.0/25"])
+def test_a_malformed_custom_cidr_still_cannot_be_applied(cidr):
+    """compute-cluster-valid says what is wrong with the network; this policy still says that no
+    network other than the default can be applied to an existing cluster."""
+    assert cluster_findings(valid_cluster_props(containerCidr=cidr), POLICY) == [
+        f"ComputeCluster 'compute': containerCidr '{cidr}' cannot be applied, the Pod network of an existing "
+        "Kubernetes cluster is administrator-managed; remove containerCidr or set it to 10.244.0.0/16"]
+    assert len(cluster_findings(valid_cluster_props(containerCidr=cidr))) == 1  # compute-cluster-valid's own
