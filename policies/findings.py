@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,6 +36,9 @@ Finding = Violation | Unknown
 Report = Callable[..., None]
 
 _log = logging.getLogger("compute-guard")
+STRICT = "COMPUTE_GUARD_STRICT"
+INTERNAL_ERROR = ("compute-guard could not evaluate this ({}); this is a bug in the policy pack, please report it "
+                  "with the resource's shape")
 
 
 def report(findings: Iterable[Finding], report_violation: Report) -> None:
@@ -60,7 +64,9 @@ def never_raises(validate: F) -> F:
     An exception escaping a policy fails the user's whole preview with no stack trace
     (pulumi/pulumi#16741). UnknownValueError and not-applicable are the SDK's own signals and
     pass through; anything else is a bug in this pack, reported as a violation of the policy
-    (fail closed) that says so, instead of breaking the preview.
+    (fail closed) that says so, instead of breaking the preview. With COMPUTE_GUARD_STRICT=1 (the
+    test suite sets it) the error is raised instead, so that no test can mistake a swallowed crash
+    for a pass.
     """
 
     @functools.wraps(validate)
@@ -71,12 +77,10 @@ def never_raises(validate: F) -> F:
             raise
         except Exception as error:  # noqa: BLE001 - the whole point is to catch everything
             _log.exception("compute-guard: internal error")
+            if os.environ.get(STRICT) == "1":
+                raise
             try:
-                report_violation(
-                    f"compute-guard could not evaluate this ({type(error).__name__}); "
-                    "this is a bug in the policy pack, please report it with the resource's shape",
-                    None,
-                )
+                report_violation(INTERNAL_ERROR.format(type(error).__name__), None)
             except Exception:  # noqa: BLE001
                 pass
 

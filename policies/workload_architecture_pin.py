@@ -14,6 +14,7 @@ idempotent and minimal.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +28,7 @@ from pulumi_policy import (
 
 from . import wire
 from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint
-from .findings import Finding, Report, Violation, never_raises, report
+from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .placement import needed_architecture, seen_stack
 from .values import Unknown
 from .workloads import POD_SPEC_PATHS, Workload, parse_workload
@@ -116,6 +117,8 @@ def _remediate(args: ResourceValidationArgs) -> Any:
         return props if pin(props, workload.kind, needed[0]) else None
     except Exception:  # noqa: BLE001 - a remediation must never fail the preview
         _log.exception("compute-guard: internal error in %s", NAME)
+        if os.environ.get(STRICT) == "1":
+            raise
         return None
 
 
