@@ -468,24 +468,23 @@ def _check_pool_key(shape: _Fields, key: Any, field: str, known_ids: set[str] | 
     return True
 
 
-def _spread(shape: _Fields, value: Any, known_ids: set[str] | None) -> dict[str, int | Unknown]:
+def _spread(shape: _Fields, value: Any, known_ids: set[str] | None) -> dict[str, int | Unknown | None]:
+    """Pool id -> its spread; None for an entry that is there but invalid (already reported)."""
     if value is None:
         return {}
     spread = shape.mapping(value, "failureDomainSpread")
     if spread is None:
         return {}
-    result: dict[str, int | Unknown] = {}
+    result: dict[str, int | Unknown | None] = {}
     for key in spread:
         if not _check_pool_key(shape, key, "failureDomainSpread", known_ids):
             continue
-        count = shape.integer(spread[key], f"failureDomainSpread['{key}']", 1, 255)
-        if count is not None:
-            result[key] = count
+        result[key] = shape.integer(spread[key], f"failureDomainSpread['{key}']", 1, 255)
     return result
 
 
 def _selected_domains(shape: _Fields, value: Any, known_ids: set[str] | None,
-                      spread: dict[str, int | Unknown]) -> Mapping[str, Any] | Unknown | None:
+                      spread: dict[str, int | Unknown | None]) -> Mapping[str, Any] | Unknown | None:
     if value is None:
         return None
     selected = shape.mapping(value, "selectedFailureDomains")
@@ -509,7 +508,7 @@ def _selected_domains(shape: _Fields, value: Any, known_ids: set[str] | None,
         if len(set(strings)) != len(strings):
             shape.bad(f"{field} lists a failure domain more than once; list each once")
         want = spread.get(key)
-        if want is None:
+        if want is None and key not in spread:
             shape.bad(f"{field} selects failure domains but failureDomainSpread has no entry for "
                       f"pool '{key}'; set failureDomainSpread['{key}'] to {len(domains)}")
         elif isinstance(want, int) and len(domains) != want:
