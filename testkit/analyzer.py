@@ -144,30 +144,29 @@ class ConfigError(ValueError):
 
 
 def validate_policy_config(info: Any, policy_config: Mapping[str, Any]) -> None:
-    """What the engine checks before Configure: known policies, levels, and each policy's schema."""
+    """What the engine checks before Configure (pulumi v3.260.0, pkg/resource/analyzer/config.go):
+    each value is a level or an object, a level is a known one, and each policy's settings match
+    its schema. Like the engine, it lets through names of policies the pack does not have and
+    settings its schemas do not declare (tests/cli/test_policy_analyze.py holds both to the CLI)."""
     import jsonschema
 
     policies_by_name = {p.name: p for p in info.policies}
     for name, value in policy_config.items():
-        if name not in policies_by_name and name != "all":
-            raise ConfigError(f"unknown policy '{name}'")
         if isinstance(value, str):
             value = {"enforcementLevel": value}
         if not isinstance(value, Mapping):
             raise ConfigError(f"{name}: expected a level or an object")
         level = value.get("enforcementLevel")
         if level is not None and level not in _LEVEL_VALUES:
-            raise ConfigError(f"{name}: enforcementLevel must be one of {', '.join(_LEVEL_VALUES)}")
+            raise ConfigError(f"{name}: '{level}' is not a valid enforcement level")
         policy = policies_by_name.get(name)
         if policy is None:
             continue
         schema = json_format.MessageToDict(policy.configSchema)
-        properties = dict(schema.get("properties", {}))
-        properties["enforcementLevel"] = {"type": "string", "enum": list(_LEVEL_VALUES)}
-        full = {"type": "object", "properties": properties, "additionalProperties": False,
-                "required": schema.get("required", [])}
+        settings = {key: item for key, item in value.items() if key != "enforcementLevel"}
         try:
-            jsonschema.validate(dict(value), full)
+            jsonschema.validate(settings, {"type": "object", "properties": schema.get("properties", {}),
+                                           "required": schema.get("required", [])})
         except jsonschema.ValidationError as error:
             raise ConfigError(f"{name}: {error.message}") from error
 

@@ -9,9 +9,11 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from builders import AMD64, apps_pool, cluster, deployment, placed, seed_cluster_args
 from google.protobuf import json_format
 from pulumi_cli import ROOT, Finding, Toolchain, policy_findings
+from test_engine_protocol import LET_THROUGH, REFUSED
 
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs
 from testkit import capture_program
@@ -107,3 +109,21 @@ def test_safe_update_against_an_export_baseline(toolchain, tmp_path):
     assert [(f.policy, f.name) for f in policy_findings(other.stdout)] == [("compute-cluster-safe-update", "compute")]
     assert policy_findings(other.stdout)[0].message.startswith(
         "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to 'm7i.large'")
+
+
+@pytest.mark.parametrize("config", REFUSED)
+def test_the_real_cli_refuses_what_the_test_kit_refuses(toolchain, tmp_path, config):
+    broken = seed_cluster_args(capacity_groups=[apps_pool(min_size=3, max_size=2)])
+    done = analyze(toolchain, export_of([cluster(broken)], tmp_path / "s.json"), config)
+    assert done.returncode != 0
+    out = done.stdout + done.stderr
+    (policy,) = config
+    assert "error: loading policy packs:" in out and f"{policy}" in out and "Policies:" not in out, out
+
+
+@pytest.mark.parametrize("config", LET_THROUGH)
+def test_the_real_cli_lets_through_what_the_test_kit_lets_through(toolchain, tmp_path, config):
+    """Unknown policy names and settings are ignored by the engine: a typo in a setting is silently dropped."""
+    done = analyze(toolchain, export_of([cluster()], tmp_path / "s.json"), {**KUBERNETES, **config})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert policy_findings(done.stdout) == []
