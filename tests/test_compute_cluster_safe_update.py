@@ -236,3 +236,46 @@ def test_an_unknown_old_value_only_matters_when_it_must_be_compared(tmp_path, no
     result = update(dict(cluster(machine="t4g.small"), containerCidr="10.0.0.0/16"), baseline)
     notes = [n for n in result.notes if n.policy == POLICY]
     assert len(notes) == 1 and "encrypted secret" in notes[0].message  # one note for what it could not compare
+
+
+# unknown values: one note for what could not be compared, and every other pool still checked ------
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # a string the engine does not know yet, during preview
+ENCRYPTED = {SECRET: SECRET_SIG, "ciphertext": "v1:abc:def"}
+NOT_KNOWN_YET = "can't be known during preview"
+
+
+def notes_and_findings(old, new, tmp_path):
+    result = update(new, write(tmp_path / "export.json", export(old)))
+    return [n.message for n in result.notes if n.policy == POLICY], result.findings(POLICY)
+
+
+@pytest.mark.parametrize("old, new", [
+    (dict(cluster(), id=ENCRYPTED), cluster()),  # the old id is an encrypted secret
+    (cluster(), dict(cluster(), id=UNKNOWN)),  # the new id is not known yet
+    (cluster(cidr="10.1.0.0/16"), cluster(cidr=UNKNOWN)),
+    (dict(cluster(), containerCidr=ENCRYPTED), cluster(cidr="10.1.0.0/16")),
+    (cluster(machine="t4g.small"), cluster(machine=UNKNOWN)),
+    (cluster(), dict(cluster(), capacityGroups=UNKNOWN)),
+    (dict(cluster(), capacityGroups=ENCRYPTED), cluster()),
+])
+def test_a_value_that_must_be_compared_but_is_not_known_is_one_note(tmp_path, no_local_backend, old, new):
+    notes, found = notes_and_findings(old, new, tmp_path)
+    assert found == []
+    (note,) = notes
+    assert NOT_KNOWN_YET in note or "encrypted secret" in note
+
+
+def test_other_pools_are_checked_after_an_unknown_a_new_or_an_unchanged_one(tmp_path, no_local_backend):
+    changed = {"groupId": "last", "minSize": 0, "maxSize": 1, "instanceType": "m7i.large"}
+    old = cluster(machine="t4g.small", extra_pools=[dict(changed, instanceType="t4g.small")])
+    for first in ({"groupId": UNKNOWN, "minSize": 0, "maxSize": 1},  # its id is not known yet
+                  {"groupId": "general", "minSize": 0, "maxSize": 1, "instanceType": UNKNOWN},  # nor its machine
+                  {"groupId": "brand-new", "minSize": 0, "maxSize": 1, "instanceType": "m7i.large"},  # not deployed
+                  {"groupId": "general", "minSize": 0, "maxSize": 1, "instanceType": "t4g.small"}):  # unchanged
+        new = {"id": "compute", "capacityGroups": [first, changed]}
+        _, found = notes_and_findings(old, new, tmp_path)
+        assert found == [
+            "ComputeCluster 'compute' pool 'last': can't change machine from 't4g.small' to 'm7i.large': only an AWS "
+            "machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the new "
+            "machine and move workloads to it"], first
