@@ -1,5 +1,7 @@
 """Seed 001 (compute_cluster.rs): its shape tests, expressed on the ComputeCluster component."""
 
+import dataclasses
+
 from builders import GIB, raw_cluster, run
 from google.protobuf import json_format
 
@@ -32,10 +34,18 @@ def test_compute_cluster_creation():
     assert result.of("compute-cluster-valid") == []
     cluster, findings = parse_cluster(json_format.MessageToDict(captured(args).inputs), "compute")
     assert findings == []
-    assert cluster.id == "compute"
     assert [pool.group_id for pool in cluster.pools] == ["general"]
-    assert cluster.container_cidr is None  # the default, 10.244.0.0/16, applies
-    assert DEFAULT_CONTAINER_CIDR == "10.244.0.0/16"
+    assert cluster.container_cidr is None  # not set: the default network applies
+    # the default network is the one an existing Kubernetes cluster has: stating it changes nothing there,
+    # while any other network is one it cannot apply
+    on_kubernetes = dataclasses.replace(args, capacity_groups=[general(instance_type=None)])
+    for cidr, expected in ((None, []), (DEFAULT_CONTAINER_CIDR, []), ("10.96.0.0/16", [
+            "ComputeCluster 'compute': containerCidr '10.96.0.0/16' cannot be applied, the Pod network of an existing "
+            "Kubernetes cluster is administrator-managed; remove containerCidr or set it to 10.244.0.0/16"])):
+        stated = dataclasses.replace(on_kubernetes, container_cidr=cidr)
+        result = run(lambda stated=stated: ComputeCluster("compute", stated), platform="kubernetes")
+        assert result.findings("kubernetes-compute-enforceable") == expected, cidr
+        assert result.findings("compute-cluster-valid") == []
 
 
 def test_compute_cluster_multiple_capacity_groups():
@@ -68,7 +78,8 @@ def test_compute_cluster_serialization():
     assert inputs == json_format.MessageToDict(resource.outputs)
     assert inputs == {"id": "test-cluster", "capacityGroups": [
         {"groupId": "general", "instanceType": "m7g.xlarge", "minSize": 1.0, "maxSize": 5.0}]}
-    assert to_inputs(args)["capacityGroups"][0]["groupId"] == "general"
+    assert to_inputs(args) == {"id": "test-cluster", "capacityGroups": [
+        {"groupId": "general", "instanceType": "m7g.xlarge", "minSize": 1, "maxSize": 5}]}  # before the wire
     # A user's own component in snake_case is the same cluster.
     snake = {"id": "test-cluster", "capacity_groups": [
         {"group_id": "general", "instance_type": "m7g.xlarge", "min_size": 1, "max_size": 5}]}
