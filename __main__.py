@@ -1,6 +1,7 @@
 """The compute-guard policy pack: nothing but assembling the policies."""
 
 import gc
+import sys
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
@@ -8,7 +9,10 @@ from policies import ALL, PACK_DESCRIPTION, PACK_NAME, wire
 
 # Read each resource's props from the engine's protobuf on demand instead of materializing three
 # copies of it per policy (policies/wire.py; bench/benchmark.py measures the difference).
-wire.install()
+if not wire.install():
+    print(f"compute-guard: pulumi-policy {wire.SDK_VERSION} is not the supported {wire.SUPPORTED_SDK}: props are "
+          "read through the SDK (slower), and advisory findings are reported at their policy's level",
+          file=sys.stderr)
 
 # Large stacks allocate many long-lived objects; with CPython's default thresholds the collector
 # rescans them again and again, which made AnalyzeStack quadratic (bench/benchmark.py). They hold

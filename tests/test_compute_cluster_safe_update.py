@@ -279,3 +279,30 @@ def test_other_pools_are_checked_after_an_unknown_a_new_or_an_unchanged_one(tmp_
             "ComputeCluster 'compute' pool 'last': can't change machine from 't4g.small' to 'm7i.large': only an AWS "
             "machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the new "
             "machine and move workloads to it"], first
+
+
+@pytest.mark.parametrize("document, error", [
+    ({}, "not a Pulumi state document (no 'deployment' or 'checkpoint.latest')"),
+    ({"version": 3, "deployment": "x"}, "not a Pulumi state document (no 'deployment' or 'checkpoint.latest')"),
+    ({"version": 3, "deployment": {"resources": 5}}, "'resources' is not a list"),
+])
+def test_what_is_not_a_state_document_says_why(tmp_path, no_local_backend, document, error):
+    path = write(tmp_path / "s.json", document)
+    assert update(cluster(), path).findings(POLICY) == [
+        f"ComputeCluster 'compute': the configured baseline '{path}' cannot be read: {error}; fix the path or the file"]
+
+
+def test_a_checkpoint_of_a_stack_never_deployed_has_nothing_to_compare(tmp_path, no_local_backend):
+    empty = write(tmp_path / "s.json", {"version": 3, "checkpoint": {"stack": "organization/project/stack"}})
+    result = update(cluster(machine="m7i.large"), empty)
+    assert result.of(POLICY) == [] and [n for n in result.not_applicable if n.policy == POLICY] == []
+
+
+def test_the_old_inputs_are_the_entrys_inputs_else_its_outputs(tmp_path, no_local_backend):
+    document = export(cluster(machine="t4g.small"))
+    entry = document["deployment"]["resources"][1]
+    entry["outputs"] = cluster(machine="m7i.large")  # what the component registered may differ
+    (finding,) = update(cluster(machine="m7i.xlarge"), write(tmp_path / "a.json", document)).findings(POLICY)
+    assert "can't change machine from 't4g.small' to 'm7i.xlarge'" in finding  # its inputs
+    del entry["inputs"]
+    assert update(cluster(machine="m7i.xlarge"), write(tmp_path / "b.json", document)).of(POLICY) == []  # outputs

@@ -221,3 +221,13 @@ def test_a_secret_machine_typo_gets_no_did_you_mean():
     assert [v.message.split("\n")[-1] for v in hidden] == [
         "ComputeCluster 'compute' pool 'general': instanceType '[secret]' is not a machine type on AWS; "
         "use a machine type of AWS"]
+
+
+def test_the_pack_process_reads_props_through_the_shim_and_reports_advisories_by_it():
+    """Without the shim (a pulumi-policy the pack does not know) the pack falls back to the SDK's own
+    path: still correct, but a Helm v3 Release would fail closed at the policy's level. Through the
+    engine's door, the Release is advisory, so the shim is in place in the pack process."""
+    resources = capture_program(lambda: k8s.helm.v3.Release("ingress", chart="gateway"), preview=False)
+    with EnginePack({"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(resources)
+    assert [(v.policy, v.level) for v in result.violations] == [("workload-pool-placement", "advisory")]
