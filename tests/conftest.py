@@ -9,8 +9,15 @@ import os
 import sys
 from pathlib import Path
 
+from hypothesis import Phase, settings
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 os.environ["COMPUTE_GUARD_STRICT"] = "1"
+
+# scripts/mutation: a property that fails under a mutant fails at once, instead of spending its time
+# budget shrinking the example (which turned mutants that were caught into timeouts).
+settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
