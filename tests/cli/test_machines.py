@@ -106,12 +106,11 @@ def test_secret_pool_ids_and_machines_are_checked_but_never_printed(toolchain, t
     stack.config("pool", "S3cr3t_Pool", secret=True)
     out = stack.fails(*stack.preview())
     assert "s3cr3t" not in out.lower() and "zz9." not in out
-    unnamed = ("compute:index:ComputeCluster", "compute")
     assert policy_findings(out) == [
-        Finding("mandatory", "cloud-machine-catalog", *unnamed,
+        Finding("mandatory", "cloud-machine-catalog", *CLUSTER,
                 "ComputeCluster 'compute' capacityGroups[0]: instanceType '[secret]' is not a machine type on AWS; "
                 "use a machine type of AWS"),
-        Finding("mandatory", "compute-cluster-valid", *unnamed,
+        Finding("mandatory", "compute-cluster-valid", *CLUSTER,
                 "ComputeCluster 'compute' capacityGroups[0]: groupId must be non-empty lowercase letters, digits "
                 "and hyphens"),
     ]
