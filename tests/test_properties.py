@@ -268,9 +268,12 @@ def test_remediation_is_deterministic_idempotent_and_minimal(stack, setting):
         assert selector.pop("kubernetes.io/arch") in ("amd64", "arm64")
         old_selector = _unwrap(before.get("nodeSelector"))
         assert not any(key in (old_selector or {}) for key in ("kubernetes.io/arch", "beta.kubernetes.io/arch"))
-        if old_selector is None:
+        if old_selector is None:  # absent or null: the pin is the whole selector now
             assert selector == {}
-            del after["nodeSelector"]
+            if "nodeSelector" in before:
+                after["nodeSelector"] = before["nodeSelector"]
+            else:
+                del after["nodeSelector"]
         assert remediated == original  # nothing else changed, unknowns and secrets included
 
     again = [Resource.of(r.type, r.name, first.remediated.get(r.urn, json_format.MessageToDict(r.inputs)),
