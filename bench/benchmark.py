@@ -4,6 +4,7 @@
     venv/bin/python bench/benchmark.py                      # 1,000 / 5,000 / 10,000 / 50,000 resources
     venv/bin/python bench/benchmark.py --sizes 1000 --repeat 1
     venv/bin/python bench/benchmark.py --remediation --sizes 10000   # what Remediate adds
+    venv/bin/python bench/benchmark.py --pack-only --pack-dir /tmp/before   # another version, no floor
 
 For each size it builds a synthetic stack (ComputeClusters with pools; Deployments, StatefulSets,
 DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTemplates with
@@ -196,6 +197,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
+    parser.add_argument("--pack-only", action="store_true", help="skip the floor (to compare two versions)")
+    parser.add_argument("--pack-dir", type=Path, default=ROOT,
+                        help="the pack to measure, such as a worktree of an earlier commit (default: this one)")
     args = parser.parse_args()
     if args.remediation:
         remediation(args.sizes)
@@ -207,12 +211,12 @@ def main() -> int:
               f"{'floor peak MiB':>15}", flush=True)
         for size in args.sizes:
             resources = synthetic_stack(size)
-            pack_runs = [measure(resources, ROOT) for _ in range(args.repeat)]
-            floor_runs = [measure(resources, floor) for _ in range(args.repeat)]
+            pack_runs = [measure(resources, args.pack_dir) for _ in range(args.repeat)]
+            floor_runs = [] if args.pack_only else [measure(resources, floor) for _ in range(args.repeat)]
             pack_time = min(run[0] for run in pack_runs)
-            floor_time = min(run[0] for run in floor_runs)
+            floor_time = min((run[0] for run in floor_runs), default=float("nan"))
             memory = max(run[1] for run in pack_runs)
-            floor_memory = max(run[1] for run in floor_runs)
+            floor_memory = max((run[1] for run in floor_runs), default=float("nan"))
             violations = pack_runs[0][2]
             assert violations == 0, f"the synthetic stack should be clean, got {violations} violations"
             rows.append({"resources": size, "pack_s": round(pack_time, 3), "floor_s": round(floor_time, 3),
