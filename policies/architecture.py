@@ -16,9 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .findings import Finding, Violation
 from .values import Unknown, type_name
-from .workloads import Workload
 
 KUBERNETES_ARCHITECTURES = frozenset({
     "amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64",
@@ -199,16 +197,3 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     if operator == "In":
         return KUBERNETES_ARCHITECTURES if some_unknown else frozenset(named)
     return KUBERNETES_ARCHITECTURES - named
-
-
-def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
-    """A workload's own architecture constraints name real architectures and leave at least one."""
-    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
-    findings: list[Finding] = [Violation(f"{workload.subject}: {problem}") for problem in constraint.problems]
-    if not constraint.problems and not constraint.allowed:
-        findings.append(Violation(
-            f"{workload.subject}: its nodeSelector and required node affinity together allow no CPU architecture, "
-            "so its Pods can never be scheduled; make them agree on one architecture"))
-    if constraint.unknown is not None:
-        findings.append(constraint.unknown)
-    return findings

@@ -1,4 +1,4 @@
-"""The previous deployment, for compute-cluster-safe-update (SPEC section 5).
+"""The previous deployment, for compute-cluster-safe-update.
 
 The engine never hands a policy the old inputs (pulumi/pulumi-policy#154), so they are read
 from a state document: the policy's ``baseline`` config (a ``pulumi stack export`` file or a
@@ -13,7 +13,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,22 +44,10 @@ class Unavailable:
     fail_closed: bool = False
 
 
-_lock = threading.Lock()
-_loaded: dict[str | None, Snapshot | Unavailable] = {}
-
-
-def reset() -> None:
-    """Forget the snapshot (a new pack process would)."""
-    with _lock:
-        _loaded.clear()
-
-
-def baseline(configured: Any) -> Snapshot | Unavailable:
-    key = configured if isinstance(configured, str) else None
-    with _lock:
-        if key not in _loaded:
-            _loaded[key] = _configured(key) if key else _discovered()
-        return _loaded[key]
+def load_baseline(configured: str | None) -> Snapshot | Unavailable:
+    """Read the previous deployment: the configured file, else the local backend's checkpoint.
+    PackState keeps what this returns for the life of the pack process."""
+    return _configured(configured) if configured else _discovered()
 
 
 def _configured(path_text: str) -> Snapshot | Unavailable:

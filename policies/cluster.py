@@ -1,6 +1,6 @@
 """ComputeCluster inputs -> a small typed model, plus every shape finding (parse once).
 
-The inputs are seed C's ComputeCluster in its JSON form (SPEC section 2), camelCase or
+The inputs are a ComputeCluster's configuration in its JSON form, camelCase or
 snake_case. :func:`parse_cluster` reads them once. It returns the model the other rules use
 and the findings of ``compute-cluster-valid``: unknown keys, wrong types, ranges, references
 between fields. A field that is invalid is left out of the model (``None``) so that the other
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 
 from .findings import Finding, Violation
 from .values import SecretText, Unknown, as_int, plain, snake, type_name
@@ -172,24 +172,31 @@ def _conflict(a: Any, b: Any) -> bool:
     return bool(a != b)
 
 
+class ParsedCluster(NamedTuple):
+    """One ComputeCluster's inputs, read once: the model, and what reading them found wrong."""
+
+    model: Cluster
+    problems: list[Finding]
+
+
 def is_compute_cluster(resource_type: Any) -> bool:
-    """Any type token whose last segment is ComputeCluster (SPEC section 2)."""
+    """Any type token whose last segment is ComputeCluster: the shipped component, or an organisation's own."""
     return isinstance(resource_type, str) and resource_type.rsplit(":", 1)[-1] == "ComputeCluster"
 
 
-def parse_cluster(props: Any, name: str) -> tuple[Cluster, list[Finding]]:
+def parse_cluster(props: Any, name: str) -> ParsedCluster:
     """Read a ComputeCluster's inputs once: the model, and every shape finding."""
     data = plain(props)
     findings: list[Finding] = []
     if isinstance(data, Unknown):
         findings.append(data)
-        return Cluster(name, data, data, None, None, None), findings
+        return ParsedCluster(Cluster(name, data, data, None, None, None), findings)
     raw_id = data.get("id") if isinstance(data, Mapping) else None
     label = raw_id if isinstance(raw_id, str) and raw_id and not isinstance(raw_id, SecretText) else name
     shape = _Fields(f"ComputeCluster '{label}'", findings)
     if not isinstance(data, Mapping):
         shape.bad(f"its configuration must be an object, not {type_name(data)}")
-        return Cluster(label, None, (), None, None, None), findings
+        return ParsedCluster(Cluster(label, None, (), None, None, None), findings)
 
     fields = shape.read(data, _CLUSTER_FIELDS, "")
     wrapper = fields.get("type")
@@ -209,7 +216,7 @@ def parse_cluster(props: Any, name: str) -> tuple[Cluster, list[Finding]]:
     spread = _spread(shape, fields.get("failureDomainSpread"), known_ids)
     selected = _selected_domains(shape, fields.get("selectedFailureDomains"), known_ids, spread)
     cidr = _container_cidr(shape, fields.get("containerCidr"), pools)
-    return Cluster(label, cluster_id, pools, dynamic_pool, selected, cidr), findings
+    return ParsedCluster(Cluster(label, cluster_id, pools, dynamic_pool, selected, cidr), findings)
 
 
 def _cluster_id(shape: _Fields, value: Any) -> str | Unknown | None:

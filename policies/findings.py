@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
 
+from .sdk import NotApplicableError
 from .values import Unknown
 
 
@@ -27,7 +27,7 @@ class Violation:
     message: str
     urn: str | None = None
     # Reported as advisory even when the policy is mandatory: something the pack cannot check,
-    # shown where users look without failing their preview (policies/wire.py adds the channel).
+    # shown where users look without failing their preview (policies/sdk.py adds the channel).
     advisory: bool = False
 
 
@@ -73,7 +73,7 @@ def never_raises(validate: F) -> F:
     def guarded(args: Any, report_violation: Report) -> None:
         try:
             validate(args, report_violation)
-        except (UnknownValueError, _NotApplicableError):
+        except (UnknownValueError, NotApplicableError):
             raise
         except Exception as error:  # noqa: BLE001 - the whole point is to catch everything
             _log.exception("compute-guard: internal error")

@@ -1,30 +1,21 @@
-"""The whole stack: clusters, workloads, and where each workload's Pods must land (seed K).
+"""The whole stack: clusters, workloads, and where each workload's Pods must land.
 
-:func:`parse_stack` reads the stack policies' resources once, in one pass. The four rules below
-are named after the policies that report them.
+:func:`parse_stack` reads the stack policies' resources once, in one pass. The resolutions here are
+shared: a workload's cluster and pool (workload-pool-placement, workload-node-architecture), the
+dynamic container pool (dynamic-container-pool), the architecture its Pods need
+(workload-node-architecture, workload-architecture-pin).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .architecture import NODE_ARCHITECTURE, architecture_constraint
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
-from .findings import Finding, Violation
+from .findings import Violation
 from .values import Unknown, undetermined
 from .workloads import CLUSTER_KEY, POOL_KEY, HelmRelease, Workload, parse_helm_release, parse_workload
-
-# Inputs of each ComputeCluster URN, as the resource policies saw them in Analyze during this
-# pack process. A component registers only the outputs it chooses to; this is how the stack
-# policies still find a user component's configuration when it registered none.
-SEEN_INPUTS: dict[str, Cluster] = {}
-
-
-def remember_inputs(urn: str, cluster: Cluster) -> None:
-    SEEN_INPUTS[urn] = cluster
 
 
 @dataclass(frozen=True)
@@ -62,73 +53,24 @@ def _has_key(props: Any, *keys: str) -> bool:
     return isinstance(props, Mapping) and any(key in keys for key in props)
 
 
-def seen_stack() -> tuple[Stack, DeclaredArchitectures]:
-    """The ComputeClusters whose inputs this pack process has analyzed so far, as a stack, and
-    their declared architectures: what a resource policy knows of the stack before the stack
-    policies run. Rebuilt only when a ComputeCluster was analyzed since the last call."""
-    seen = tuple(SEEN_INPUTS.items())
-    last = _seen.get("seen")
-    if last is not None and len(last) == len(seen) and all(
-            a[0] == b[0] and a[1] is b[1] for a, b in zip(last, seen, strict=True)):
-        cached: tuple[Stack, DeclaredArchitectures] = _seen["model"]
-        return cached
-    stack = Stack()
-    for urn, cluster in seen:
-        stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
-    model = stack, declared_architectures(stack)
-    _seen.update(seen=seen, model=model)  # strong references: identities cannot be reused
-    return model
-
-
-_seen: dict[str, Any] = {}
-
-
-def cluster_configuration(resource_type: str, props: Any, urn: str, name: str) -> Cluster | Unknown:
+def cluster_configuration(props: Any, urn: str, name: str, seen_inputs: Mapping[str, Cluster]) -> Cluster | Unknown:
+    """A ComputeCluster's configuration: its outputs when they hold it, else its inputs as Analyze saw them."""
     if _has_key(props, "capacityGroups", "capacity_groups"):
-        return parse_cluster(props, name)[0]
-    seen = SEEN_INPUTS.get(urn)
+        return parse_cluster(props, name).model
+    seen = seen_inputs.get(urn)
     if seen is not None:
         return seen
     return undetermined(f"the configuration of ComputeCluster '{name}' is not available: its outputs "
                         "hold no capacityGroups and its inputs were not analyzed in this run")
 
 
-def parse_stack(resources: Iterable[Any]) -> Stack:
-    """The stack model, parsed once per AnalyzeStack request and shared by the stack policies.
-
-    The SDK hands each stack policy its own list of resources, but with lazy props
-    (policies/wire.py) they read the same protobuf messages of the same request: when every
-    resource's props are the very objects the previous call parsed, its model is reused.
-    """
-    resources = list(resources)
-    sources = [getattr(resource.props, "source", resource.props) for resource in resources]
-    with _last_lock:
-        last = _last.get("sources")
-        if last is not None and len(last) == len(sources) and all(a is b for a, b in zip(last, sources, strict=True)):
-            stack: Stack = _last["stack"]
-            return stack
-    stack = _parse_stack(resources)
-    with _last_lock:
-        _last.update(sources=sources, stack=stack)  # strong references: identities cannot be reused
-    return stack
-
-
-_last: dict[str, Any] = {}
-_last_lock = threading.Lock()
-
-
-def forget_parsed_stack() -> None:
-    with _last_lock:
-        _last.clear()
-    _seen.clear()
-
-
-def _parse_stack(resources: list[Any]) -> Stack:
+def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) -> Stack:
+    """The stack policies' resources read in one pass (PackState.stack parses once per request)."""
     stack = Stack()
     for resource in resources:
         resource_type = resource.resource_type
         if is_compute_cluster(resource_type):
-            config = cluster_configuration(resource_type, resource.props, resource.urn, resource.name)
+            config = cluster_configuration(resource.props, resource.urn, resource.name, seen_inputs)
             stack.add_cluster(ClusterEntry(resource.urn, resource.name, config))
             continue
         workload = parse_workload(resource_type, resource.props, resource.urn, resource.name)
@@ -178,25 +120,6 @@ def declared_architectures(stack: Stack) -> DeclaredArchitectures:
     return DeclaredArchitectures(dict(sorted(where.items())), unknown)
 
 
-def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
-    """All declared pool architectures agree: one image build cannot serve two."""
-    declared = declared_architectures(stack)
-    if len(declared.where) <= 1:
-        return [declared.unknown] if declared.unknown is not None else []
-    found = " and ".join(f"{architecture}" for architecture in declared.where)
-    findings: list[Finding] = []
-    for entry in stack.clusters:
-        pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
-        mine = [f"{pool.label} {pool.architecture}" for pool in (pools if isinstance(pools, tuple) else ())
-                if isinstance(pool.architecture, str)]
-        if mine:
-            findings.append(Violation(
-                f"ComputeCluster '{entry.label}' declares {', '.join(mine)}, but the stack's pools declare "
-                f"{found}: one image build cannot serve both; declare the same profile.architecture on every "
-                "pool", entry.urn))
-    return findings
-
-
 # --- placement -------------------------------------------------------------------------------
 
 Placement = tuple[ClusterEntry, Pool] | Violation | Unknown | None
@@ -211,7 +134,8 @@ def _pool_ids(pools: tuple[Pool, ...]) -> str:
 
 
 def resolve_placement(stack: Stack, workload: Workload) -> Placement:
-    """Seed K's kubernetes_workload_pool: the cluster and pool a workload lands on.
+    """The cluster and pool a workload lands on: the one its labels name, else the only cluster's
+    'general' pool or its only pool.
 
     None means default scheduling (the stack declares no ComputeCluster and the workload
     selects nothing).
@@ -265,41 +189,11 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
                      "of them", workload.urn)
 
 
-def workload_pool_placement(stack: Stack) -> list[Finding]:
-    """Every container and daemon workload resolves to exactly one cluster and pool.
-
-    A Helm v3 Release hides its workloads from every policy; it is reported (advisory) so that
-    what goes unchecked is visible in the preview.
-    """
-    findings: list[Finding] = [hidden_workloads(release) for release in stack.helm_releases]
-    for workload in stack.workloads:
-        findings.extend(_with_urn(workload.problems, workload.urn))
-        if workload.patch or workload.role not in ("container", "daemon"):
-            if isinstance(workload.role, Unknown):
-                findings.append(workload.role)
-            continue
-        placement = resolve_placement(stack, workload)
-        if isinstance(placement, (Violation, Unknown)):
-            findings.append(placement)
-    return findings
-
-
-def hidden_workloads(release: HelmRelease) -> Violation:
-    chart = f"chart '{release.chart}'" if release.chart else "its chart"
-    return Violation(
-        f"Release '{release.name}' installs {chart} through Helm inside the Kubernetes provider, so no policy "
-        "sees its workloads: their pool placement and CPU architecture go unchecked; deploy the chart with "
-        "kubernetes:helm.sh/v4:Chart (same chart and values) to have them checked", release.urn, advisory=True)
-
-
-def _with_urn(findings: Iterable[Finding], urn: str) -> list[Finding]:
-    return [Violation(f.message, urn) if isinstance(f, Violation) else f for f in findings]
-
-
 # --- dynamic containers ----------------------------------------------------------------------
 
 def resolve_dynamic_pool(stack: Stack, workload: Workload) -> Placement:
-    """Seed K's kubernetes_dynamic_pool, reported on the dynamic workload."""
+    """The pool dynamic containers land in: the dynamic container pool (else 'general') of the
+    stack's one ComputeCluster, which the workload's labels may repeat but never contradict."""
     subject = workload.subject
     if not stack.clusters:
         return None
@@ -336,23 +230,11 @@ def resolve_dynamic_pool(stack: Stack, workload: Workload) -> Placement:
     return entry, pool
 
 
-def dynamic_container_pool(stack: Stack) -> list[Finding]:
-    """Dynamic workloads land in the one ComputeCluster's dynamic container pool."""
-    findings: list[Finding] = []
-    for workload in stack.workloads:
-        if workload.patch or workload.role != "dynamic":
-            continue
-        placement = resolve_dynamic_pool(stack, workload)
-        if isinstance(placement, (Violation, Unknown)):
-            findings.append(placement)
-    return findings
-
-
 # --- node architecture -----------------------------------------------------------------------
 
 def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
                         workload: Workload) -> tuple[str, str] | Unknown | None:
-    """(architecture, why) the workload's Pods need, seed K's kubernetes_compute_node_selector.
+    """(architecture, why) the workload's Pods need.
 
     Its pool's declared architecture, else the stack's single declared one (also for workers
     and for workloads whose placement failed); with several declared, only a pool's own.
@@ -381,33 +263,3 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
     if isinstance(placement, Unknown):
         return placement
     return None  # several architectures declared, and no pool of its own says which
-
-
-def workload_node_architecture(stack: Stack) -> list[Finding]:
-    """Every workload's Pods are pinned to the architecture its placement needs."""
-    findings: list[Finding] = []
-    declared = declared_architectures(stack)
-    for workload in stack.workloads:
-        needed = needed_architecture(stack, declared, workload)
-        if needed is None:
-            continue
-        if isinstance(needed, Unknown):
-            findings.append(needed)
-            continue
-        architecture, why = needed
-        node_arch = NODE_ARCHITECTURE[architecture]
-        constraint = architecture_constraint(workload.node_selector, workload.node_affinity,
-                                             workload.pod_spec_path)
-        fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
-        if node_arch not in constraint.allowed:
-            allowed = ", ".join(f"{name}" for name in sorted(constraint.allowed)) or "no architecture"
-            findings.append(Violation(
-                f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but its architecture constraints "
-                f"exclude {node_arch} (they allow {allowed}); {fix}", workload.urn))
-        elif constraint.unknown is not None:
-            findings.append(constraint.unknown)
-        elif not workload.patch and constraint.allowed != {node_arch}:
-            findings.append(Violation(
-                f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but nothing pins them there and "
-                f"they could be scheduled on another architecture in a mixed cluster; {fix}", workload.urn))
-    return findings

@@ -6,8 +6,6 @@ environment variable (a JSON object of ``namespace:key`` to string).
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,30 +18,15 @@ PLATFORM_SCHEMA: dict[str, Any] = {
     "description": "Platform the stack deploys to; overrides the stack config 'compute:platform'.",
 }
 
-_cache: tuple[str | None, dict[str, Any]] = (None, {})
-
-
-def _stack_config() -> dict[str, Any]:
-    """PULUMI_CONFIG parsed once per distinct value (it is read on every resource)."""
-    global _cache
-    raw = os.environ.get("PULUMI_CONFIG")
-    if raw != _cache[0]:
-        try:
-            parsed = json.loads(raw) if raw else {}
-        except ValueError:
-            parsed = {}
-        _cache = (raw, parsed if isinstance(parsed, dict) else {})
-    return _cache[1]
-
-
-def resolve_platform(policy_config: Mapping[str, Any]) -> tuple[str | None, str]:
-    """(platform, where it came from) or (None, why it could not be learned)."""
+def resolve_platform(policy_config: Mapping[str, Any], stack_config: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(platform, where it came from) or (None, why it could not be learned), from the policy's
+    config and the stack's configuration."""
     configured = policy_config.get("platform") if isinstance(policy_config, Mapping) else None
     if configured is not None:
         if configured in PLATFORMS:
             return configured, "policy config 'platform'"
         return None, f"policy config 'platform' must be one of {', '.join(PLATFORMS)}"
-    value = _stack_config().get(STACK_CONFIG_KEY)
+    value = stack_config.get(STACK_CONFIG_KEY)
     if value is None:
         return None, (f"the platform is not known: set the stack config '{STACK_CONFIG_KEY}' "
                       f"(one of {', '.join(PLATFORMS)}) or this policy's 'platform' config")

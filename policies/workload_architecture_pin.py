@@ -13,36 +13,28 @@ idempotent and minimal.
 
 from __future__ import annotations
 
-import logging
-import os
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi_policy import (
-    EnforcementLevel,
-    PolicyConfigSchema,
-    ResourceValidationArgs,
-    ResourceValidationPolicy,
-    Severity,
-)
+from pulumi_policy import EnforcementLevel, Severity
 
-from . import wire
+from . import sdk
 from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint
-from .findings import STRICT, Finding, Report, Violation, never_raises, report
-from .placement import needed_architecture, seen_stack
+from .findings import Finding, Violation
+from .placement import DeclaredArchitectures, Stack, needed_architecture
+from .templates import Context, Policy
 from .values import Unknown
-from .workloads import POD_SPEC_PATHS, Workload, parse_workload
+from .workloads import POD_SPEC_PATHS, Workload
 
-NAME = "workload-architecture-pin"
 ARCH_KEY = "kubernetes.io/arch"
-_log = logging.getLogger("compute-guard")
+Known = tuple[Stack, DeclaredArchitectures]  # the ComputeClusters analyzed so far (PackState.seen_stack)
 
 
-def needed_pin(workload: Workload, setting: Any) -> tuple[str, str] | Unknown | None:
+def needed_pin(workload: Workload, setting: Any, known: Known) -> tuple[str, str] | Unknown | None:
     """(node architecture, why) this workload's Pods must be pinned to; None when nothing says."""
     if not workload.has_pod_spec:
         return None
-    stack, declared = seen_stack()
+    stack, declared = known
     needed = needed_architecture(stack, declared, workload) if stack.clusters else None
     if needed is None and setting in NODE_ARCHITECTURE:
         needed = setting, f"this policy's 'architecture' setting is {setting}"
@@ -58,9 +50,9 @@ def is_unconstrained(workload: Workload) -> bool:
     return constraint.unknown is None and not constraint.problems and constraint.allowed == KUBERNETES_ARCHITECTURES
 
 
-def workload_architecture_pin(workload: Workload, setting: Any) -> list[Finding]:
+def workload_architecture_pin(workload: Workload, setting: Any, known: Known) -> list[Finding]:
     """What the remediation would add to this workload (reported below level remediate)."""
-    needed = needed_pin(workload, setting)
+    needed = needed_pin(workload, setting, known)
     if isinstance(needed, Unknown):
         return [needed]
     if needed is None or not is_unconstrained(workload):
@@ -96,45 +88,33 @@ def _writable(value: Any) -> bool:
     return isinstance(value, Mapping) and hasattr(value, "__setitem__")
 
 
-@never_raises
-def _validate(args: ResourceValidationArgs, report_violation: Report) -> None:
-    workload = parse_workload(args.resource_type, args.props, args.urn, args.name)
-    if workload is not None:
-        report(workload_architecture_pin(workload, args.get_config().get("architecture")), report_violation)
+def _check(workload: Workload, context: Context) -> list[Finding]:
+    return workload_architecture_pin(workload, context.config.get("architecture"), context.state.seen_stack())
 
 
-def _remediate(args: ResourceValidationArgs) -> Any:
-    """The inputs with the pin added, or None for no change. Never raises: on an internal error it
-    changes nothing, and the validation that follows reports the unpinned workload."""
-    try:
-        workload = parse_workload(args.resource_type, wire.remediation_view(args.props), args.urn, args.name)
-        if workload is None:
-            return None
-        needed = needed_pin(workload, args.get_config().get("architecture"))
-        if not isinstance(needed, tuple) or not is_unconstrained(workload):
-            return None
-        props = wire.remediation_props(args.props)  # deserialized only for a workload it changes
-        return props if pin(props, workload.kind, needed[0]) else None
-    except Exception:  # noqa: BLE001 - a remediation must never fail the preview
-        _log.exception("compute-guard: internal error in %s", NAME)
-        if os.environ.get(STRICT) == "1":
-            raise
+def _remediate(workload: Workload, context: Context) -> Any:
+    """The inputs with the pin added, or None for no change."""
+    needed = needed_pin(workload, context.config.get("architecture"), context.state.seen_stack())
+    if not isinstance(needed, tuple) or not is_unconstrained(workload):
         return None
+    props = sdk.remediation_props(context.props)  # deserialized only for a workload it changes
+    return props if pin(props, workload.kind, needed[0]) else None
 
 
-workload_architecture_pin_policy = ResourceValidationPolicy(
-    name=NAME,
+POLICY = Policy(
+    name="workload-architecture-pin",
+    subject="workload",
     description="Pins a workload's Pods to the CPU architecture its compute pool needs when they carry no "
                 "architecture constraint (kubernetes.io/arch in the pod template's nodeSelector).",
-    validate=_validate,
+    check=_check,
     remediate=_remediate,
-    enforcement_level=EnforcementLevel.DISABLED,
+    level=EnforcementLevel.DISABLED,
     severity=Severity.MEDIUM,
-    config_schema=PolicyConfigSchema(properties={"architecture": {
+    settings={"architecture": {
         "type": "string", "enum": list(NODE_ARCHITECTURE),
         "description": "The architecture every stack builds for (arm64 or x86_64), for workloads whose "
                        "ComputeCluster is not known when they are analyzed; the pools' own declared "
-                       "architecture comes first."}}),
+                       "architecture comes first."}},
     remediation_steps="Set this policy to 'remediate' to let it add the pin, or add nodeSelector "
                       "kubernetes.io/arch to the workload's pod template yourself.",
 )

@@ -17,12 +17,9 @@ from typing import Any
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel
-from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 import policies
-from policies import baseline, placement, wire
-
-wire.install()  # read props the way the pack process does (see __main__.py)
+from policies import PackState, sdk, sdk_policies
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}
@@ -254,14 +251,16 @@ class _Driver:
 
 
 class Analyzer(_Driver):
-    """A fresh pack, as a new pack process would be, driven in-process through the SDK's servicer."""
+    """A fresh pack, as a new pack process would be (a new PackState), driven in-process through the
+    SDK's servicer. It installs the pack's SDK shim first, as the pack process does (``shim=False``
+    leaves the SDK as it is; ``policies.sdk.uninstall()`` undoes it)."""
 
-    def __init__(self, policy_config: Mapping[str, Any] | None = None) -> None:
-        placement.SEEN_INPUTS.clear()
-        placement.forget_parsed_stack()
-        baseline.reset()
-        self.servicer = _PolicyAnalyzerServicer(policies.PACK_NAME, "0.1.0", policies.ALL,
-                                                EnforcementLevel.MANDATORY)
+    def __init__(self, policy_config: Mapping[str, Any] | None = None, *, shim: bool = True) -> None:
+        if shim:
+            sdk.install()
+        self.state = PackState()
+        self.servicer = sdk.AnalyzerServicer(policies.PACK_NAME, policies.PACK_VERSION,
+                                             sdk_policies(policies.ALL, self.state), EnforcementLevel.MANDATORY)
         self.configure(policy_config or {})
 
     def info(self) -> Any:

@@ -46,7 +46,7 @@ def render(project: str, stack: str, resources: list[Resource], result: PolicyRe
     lines += ["", "Policies:"]
     failed = bool(result.mandatory)
     mark = "❌" if failed else "✅"
-    lines.append(f"    {mark} {policies.PACK_NAME}@v0.1.0 (local: {ROOT})")
+    lines.append(f"    {mark} {policies.PACK_NAME}@v{policies.PACK_VERSION} (local: {ROOT})")
     for item in sorted(result.violations + result.notes, key=lambda v: (v.level != "mandatory", v.policy, v.urn)):
         where = by_urn.get(item.urn)
         target = f"  ({where.type}: {where.name})" if where else ""

@@ -183,3 +183,19 @@ def analyze(type_: str, props: Mapping[str, Any] | Any, *, name: str = "compute"
 
 def cluster_findings(props: Mapping[str, Any], policy: str = "compute-cluster-valid", **kwargs: Any) -> list[str]:
     return analyze(CLUSTER_TYPE, props, **kwargs).findings(policy)
+
+
+def arm_pool(group_id: str = "arm") -> CapacityGroup:
+    pool = apps_pool(group_id=group_id)
+    assert pool.profile is not None
+    pool.profile.architecture = "arm64"
+    return pool
+
+
+def bare_pool(group_id: str) -> CapacityGroup:
+    return CapacityGroup(group_id=group_id, min_size=0, max_size=1)
+
+
+def names(violations: Any) -> list[str]:
+    """The Pulumi names of the resources the violations are reported on, sorted."""
+    return sorted(v.urn.rsplit("::", 1)[-1] for v in violations)

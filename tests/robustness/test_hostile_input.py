@@ -170,11 +170,11 @@ def test_huge_and_deep_documents():
 
 
 def test_a_cluster_is_parsed_once_per_analyze_request(monkeypatch):
-    from policies import pack
+    from policies import state
 
     calls = []
-    real = pack.parse_cluster
-    monkeypatch.setattr(pack, "parse_cluster", lambda props, name: calls.append(name) or real(props, name))
+    real = state.parse_cluster
+    monkeypatch.setattr(state, "parse_cluster", lambda props, name: calls.append(name) or real(props, name))
     props = with_broken_pool()
     with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
         analyzer = Analyzer()

@@ -1,4 +1,4 @@
-"""What Kubernetes cannot enforce on administrator-managed nodes (seed K).
+"""kubernetes-compute-enforceable: on Kubernetes, a ComputeCluster asks only for what the nodes can give.
 
 On an existing cluster the pack cannot choose machines, attach GPUs, expose nested
 virtualization, pin provider failure domains or change the Pod network: those requirements
@@ -7,12 +7,16 @@ must be rejected before workloads start instead of being silently ignored.
 
 from __future__ import annotations
 
-from .cluster import DEFAULT_CONTAINER_CIDR, Cluster
+from pulumi_policy import Severity
+
+from .cluster import DEFAULT_CONTAINER_CIDR, Cluster, ParsedCluster
 from .findings import Finding, Violation
+from .templates import Context, Policy
 from .values import Unknown
 
 
 def kubernetes_compute_enforceable(cluster: Cluster) -> list[Finding]:
+    """Each pool and cluster field that administrator-managed nodes cannot honour."""
     findings: list[Finding] = []
     subject = cluster.subject
     if isinstance(cluster.pools, Unknown):
@@ -58,3 +62,22 @@ def kubernetes_compute_enforceable(cluster: Cluster) -> list[Finding]:
             f"{subject}: containerCidr '{cidr}' cannot be applied, the Pod network of an existing Kubernetes "
             f"cluster is administrator-managed; remove containerCidr or set it to {DEFAULT_CONTAINER_CIDR}"))
     return findings
+
+
+def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
+    return kubernetes_compute_enforceable(cluster.model)
+
+
+POLICY = Policy(
+    name="kubernetes-compute-enforceable",
+    subject="ComputeCluster",
+    platforms=("kubernetes",),
+    platforms_label="kubernetes",
+    description="On Kubernetes, a ComputeCluster asks only for what administrator-managed nodes can enforce: no "
+                "instance types, GPUs, nested virtualization, failure domains or custom container network.",
+    severity=Severity.HIGH,
+    remediation_steps="Remove instanceType, profile.gpu, nestedVirtualization: true, selectedFailureDomains and a "
+                      "non-default containerCidr from ComputeClusters deployed to an existing Kubernetes cluster; "
+                      "describe pools with profile (cpu, memory, architecture) instead.",
+    check=_check,
+)

@@ -1,18 +1,28 @@
-"""cloud-machine-catalog: a pool's machine exists on the platform and offers what the pool declares."""
+"""cloud-machine-catalog: a pool's machine exists on the platform and offers what the pool declares.
+
+On aws, gcp and azure a pool names a machine type (checked against policies/data/machines.json,
+with a did-you-mean for a typo) whose architecture, GPU and nested virtualization must match the
+pool's profile; a pool without one must declare a combination some machine of the platform offers.
+Otherwise the autoscaling group is created and its machines never join, or run the wrong images.
+"""
 
 from __future__ import annotations
 
 import difflib
 
-from .catalog import find_machine, machines, offering
-from .cluster import Cluster, Gpu, Pool
+from pulumi_policy import Severity
+
+from .catalog import CLOUD_PLATFORMS, find_machine, machines, offering
+from .cluster import Cluster, Gpu, ParsedCluster, Pool
 from .findings import Finding, Violation
+from .templates import Context, Policy
 from .values import SecretText, Unknown
 
 PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
 
 
 def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
+    """Each pool's machine, or its portable profile, against the platform's catalog."""
     if isinstance(cluster.pools, Unknown):
         return [cluster.pools]
     findings: list[Finding] = []
@@ -85,3 +95,22 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
     shown = PLATFORM_NAMES.get(platform, platform)
     return [Violation(f"{where}: no {shown} machine offers {together}; change the profile or "
                       "nestedVirtualization so that some machine of the platform can serve the pool")]
+
+
+def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
+    return cloud_machine_catalog(cluster.model, str(context.platform))
+
+
+POLICY = Policy(
+    name="cloud-machine-catalog",
+    subject="ComputeCluster",
+    platforms=CLOUD_PLATFORMS,
+    platforms_label="a cloud with a machine catalog",
+    description="On aws, gcp and azure, a pool's instanceType is a machine of the platform that offers the "
+                "declared architecture, GPU and nested virtualization; a pool without one declares a "
+                "combination some machine of the platform offers.",
+    severity=Severity.HIGH,
+    remediation_steps="Use a machine type of the platform (see policies/data/machines.json), and make "
+                      "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",
+    check=_check,
+)

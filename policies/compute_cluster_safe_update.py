@@ -1,10 +1,23 @@
-"""compute-cluster-safe-update: seed C's validate_update, between two deployments."""
+"""compute-cluster-safe-update: a deployed ComputeCluster changes only in ways that are safe in place.
+
+Changing a cluster's id or its container network orphans what runs on it, and moving a pool to a
+machine of another CPU architecture replaces the autoscaling group with machines the stack's images
+may not run on. The engine never hands a policy the previous inputs, so they come from the previous
+deployment's state (policies/baseline.py): the configured ``baseline`` file, else the local
+backend's checkpoint. A ComputeCluster that is not deployed yet has nothing to compare.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from pulumi_policy import Severity
+
+from .baseline import Unavailable
 from .catalog import is_same_architecture_aws_machine
-from .cluster import Cluster
+from .cluster import Cluster, ParsedCluster, parse_cluster
 from .findings import Finding, Violation
+from .templates import Context, Policy
 from .values import Unknown
 
 
@@ -58,3 +71,35 @@ def _unknown_in(old: object, new: object) -> Unknown | None:
     if old is None or new is None:
         return None
     return old if isinstance(old, Unknown) else new if isinstance(new, Unknown) else None
+
+
+def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
+    previous = context.state.baseline(context.config.get("baseline"))
+    if isinstance(previous, Unavailable):
+        if previous.fail_closed:
+            return [Violation(f"{cluster.model.subject}: {previous.reason}; fix the path or the file")]
+        context.not_applicable(previous.reason)
+    old_inputs = previous.inputs.get(context.urn)
+    if old_inputs is None:
+        return []  # not deployed yet: nothing to change
+    return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model)
+
+
+BASELINE_SCHEMA: dict[str, Any] = {
+    "type": "string", "minLength": 1,
+    "description": "Path (absolute, or relative to the pack directory) to `pulumi stack export` output or a "
+                   "DIY checkpoint of the deployed stack, plain, gzip or zstd. Default: the stack's own "
+                   "checkpoint when the backend is local (file://)."}
+
+POLICY = Policy(
+    name="compute-cluster-safe-update",
+    subject="ComputeCluster",
+    description="A deployed ComputeCluster changes only in ways that are safe in place: its id never changes, "
+                "a set containerCidr never changes, and a pool's machine changes only to another AWS machine "
+                "of the same CPU architecture.",
+    severity=Severity.CRITICAL,
+    settings={"baseline": BASELINE_SCHEMA},
+    remediation_steps="Keep the ComputeCluster's id and containerCidr; to move a pool to another CPU architecture "
+                      "or cloud, add a new pool with the new machine, move workloads, then remove the old pool.",
+    check=_check,
+)

@@ -1,4 +1,13 @@
-"""Props read straight from the engine's protobuf, on demand (the pack process's fast path).
+"""Every private name of the pulumi-policy SDK the pack uses, and the one version it supports.
+
+The pack reaches into the SDK for two things it does not offer: reading props on demand (the
+fast path below) and an advisory report channel. Both rest on private names that change without
+notice, so they live here only, behind :data:`SUPPORTED_SDK`. :func:`install` patches the SDK in
+the process that calls it (``__main__.py`` for the pack; the test kit explicitly) and
+:func:`uninstall` undoes it. On another SDK version the pack warns and runs on the SDK's own
+(slower) path; the test suite fails instead (``install(strict=True)``).
+
+Props read straight from the engine's protobuf, on demand (the pack process's fast path).
 
 For every policy the SDK turns each resource's protobuf ``Struct`` into a JSON dict, then into a
 deserialized copy, then into a tree of unknown-checking proxies. A stack policy holds that for
@@ -13,10 +22,14 @@ assets and archives are built by the SDK's own deserializer. tests/test_wire.py 
 the SDK's proxies on generated documents. It also gives each policy's report function an
 ``advisory`` twin, for findings shown without failing the preview. ``pulumi_policy`` is pinned in
 requirements.txt; :func:`install` refuses any other version rather than guess.
+
+The SDK calls the three replaced names in Analyze, AnalyzeStack, Remediate, Configure and when it
+reads a request's provider; tests/engine/test_sdk.py covers each of those call sites.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -30,6 +43,15 @@ from pulumi_policy.version import VERSION as SDK_VERSION
 from .values import secret
 
 SUPPORTED_SDK = "1.21.0"
+
+# The SDK's private names the pack needs beyond the patch.
+NotApplicableError = sdk_policy._NotApplicableError  # what args.not_applicable() raises
+AnalyzerServicer = sdk_policy._PolicyAnalyzerServicer  # the analyzer service, driven in-process by the test kit
+
+
+class UnsupportedSDK(RuntimeError):
+    """The installed pulumi-policy is not the version this shim was written and tested for."""
+
 _SIG = sdk_deserialize.SPECIAL_SIG_KEY
 _SECRET = sdk_deserialize.SPECIAL_SECRET_SIG
 
@@ -179,6 +201,9 @@ def _unknown_checking_proxy(props: Any) -> Any:
     return _sdk_proxy(props)
 
 
+# The SDK's originals, which uninstall() puts back.
+_ORIGINALS = {"json_format": sdk_policy.json_format, "deserialize_properties": sdk_policy.deserialize_properties,
+              "unknown_checking_proxy": sdk_policy.unknown_checking_proxy}
 _sdk_proxy = sdk_policy.unknown_checking_proxy
 _sdk_create_report_violation = sdk_policy._PolicyAnalyzerServicer._create_report_violation
 _installed = False
@@ -209,12 +234,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def install() -> bool:
-    """Read props lazily in this process; False (and nothing changed) on an unexpected SDK."""
+def install(*, strict: bool = False) -> bool:
+    """Read props lazily and add the advisory channel in this process. On an SDK version other
+    than :data:`SUPPORTED_SDK` nothing changes: False, or :class:`UnsupportedSDK` when ``strict``."""
     global _installed
     if _installed:
         return True
     if SDK_VERSION != SUPPORTED_SDK:
+        if strict:
+            raise UnsupportedSDK(f"pulumi-policy {SDK_VERSION} is installed; policies/sdk.py supports "
+                                 f"{SUPPORTED_SDK} only: rerun tests/engine/test_sdk.py and the benchmark against "
+                                 "the new version, then move SUPPORTED_SDK")
         return False
     shim = SimpleNamespace(**{name: getattr(json_format, name) for name in dir(json_format)
                               if not name.startswith("__")})
@@ -225,3 +255,28 @@ def install() -> bool:
     sdk_policy._PolicyAnalyzerServicer._create_report_violation = _create_report_violation  # type: ignore[method-assign]
     _installed = True
     return True
+
+
+def uninstall() -> None:
+    """Put the SDK back as it was before :func:`install`."""
+    global _installed
+    for name, original in _ORIGINALS.items():
+        setattr(sdk_policy, name, original)
+    sdk_policy._PolicyAnalyzerServicer._create_report_violation = _sdk_create_report_violation  # type: ignore[method-assign]
+    _installed = False
+
+
+def is_installed() -> bool:
+    return _installed
+
+
+@contextlib.contextmanager
+def uninstalled() -> Iterator[None]:
+    """The SDK's own path for a while (a test of the fallback), then the shim again if it was on."""
+    was = _installed
+    uninstall()
+    try:
+        yield
+    finally:
+        if was:
+            install()

@@ -1,0 +1,121 @@
+"""What one pack process learns while it runs, in one object handed to every policy.
+
+The engine starts a pack process per preview and sends it requests: Analyze for each resource,
+then one AnalyzeStack. A few things are worth keeping between them, and nothing else is:
+
+- the inputs of each ComputeCluster seen in Analyze, by URN: a component registers only the
+  outputs it chooses to, so this is how the stack policies still find a user component's
+  configuration, and how workload-architecture-pin knows the pools before the stack is analyzed;
+- parse caches: the ComputeCluster policies of one Analyze request read the same protobuf message
+  (policies/sdk.py), and so do the stack policies of one AnalyzeStack request, so each is parsed
+  once per request, not once per policy;
+- the previous deployment, read once: during ``pulumi up`` the backend rewrites its checkpoint as
+  steps complete;
+- the stack's configuration, parsed once per distinct ``PULUMI_CONFIG``.
+
+``__main__.py`` builds one for the pack; the test kit builds a fresh one for every run, as a new
+pack process would have. The rules never see it: the adapters (policies/templates.py) take from it
+what a rule needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+from .baseline import Snapshot, Unavailable, load_baseline
+from .cluster import Cluster, ParsedCluster, parse_cluster
+from .placement import ClusterEntry, DeclaredArchitectures, Stack, declared_architectures, parse_stack
+
+
+class PackState:
+    """Caches and what one request learns for the next, for one pack process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.seen_inputs: dict[str, Cluster] = {}
+        # Each cache holds strong references to what it was computed from, so an identity
+        # compared against it can never be a reused one. Each is one tuple, assigned at once.
+        self._cluster: tuple[Any, str, ParsedCluster] | None = None
+        self._stack: tuple[list[Any], Stack] | None = None
+        self._seen: tuple[tuple[tuple[str, Cluster], ...], tuple[Stack, DeclaredArchitectures]] | None = None
+        self._baselines: dict[str | None, Snapshot | Unavailable] = {}
+        self._config: tuple[str | None, dict[str, Any]] = (None, {})
+
+    # --- ComputeClusters, from Analyze ------------------------------------------------------
+
+    def cluster(self, props: Any, urn: str, name: str) -> ParsedCluster:
+        """A ComputeCluster's inputs parsed once per request, and kept for the stack policies."""
+        source = getattr(props, "source", None)
+        last = self._cluster
+        if source is not None and last is not None and last[0] is source and last[1] == urn:
+            return last[2]
+        parsed = parse_cluster(props, name)
+        self.seen_inputs[urn] = parsed.model
+        if source is not None:
+            self._cluster = (source, urn, parsed)
+        return parsed
+
+    def seen_stack(self) -> tuple[Stack, DeclaredArchitectures]:
+        """The ComputeClusters analyzed so far, as a stack, and their declared architectures: what
+        a resource policy knows of the stack before the stack policies run. Rebuilt only when a
+        ComputeCluster was analyzed since the last call."""
+        seen = tuple(self.seen_inputs.items())
+        last = self._seen
+        if last is not None and len(last[0]) == len(seen) and all(
+                a[0] == b[0] and a[1] is b[1] for a, b in zip(last[0], seen, strict=True)):
+            return last[1]
+        stack = Stack()
+        for urn, cluster in seen:
+            stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
+        model = stack, declared_architectures(stack)
+        self._seen = (seen, model)
+        return model
+
+    # --- the stack, from AnalyzeStack -------------------------------------------------------
+
+    def stack(self, resources: Any) -> Stack:
+        """The stack model, parsed once per AnalyzeStack request and shared by the stack policies.
+
+        The SDK hands each stack policy its own list of resources, but their props read the same
+        protobuf messages of the same request: when every resource's props are the very objects
+        the previous call parsed, its model is reused.
+        """
+        resources = list(resources)
+        sources = [getattr(resource.props, "source", resource.props) for resource in resources]
+        with self._lock:
+            last = self._stack
+        if last is not None and len(last[0]) == len(sources) and all(
+                a is b for a, b in zip(last[0], sources, strict=True)):
+            return last[1]
+        stack = parse_stack(resources, self.seen_inputs)
+        with self._lock:
+            self._stack = (sources, stack)
+        return stack
+
+    # --- the previous deployment and the stack's configuration ------------------------------
+
+    def baseline(self, configured: Any) -> Snapshot | Unavailable:
+        """The previous deployment (the configured file, else the local backend's checkpoint),
+        read the first time it is needed and kept for the life of the process."""
+        key = configured if isinstance(configured, str) else None
+        with self._lock:
+            if key not in self._baselines:
+                self._baselines[key] = load_baseline(key)
+            return self._baselines[key]
+
+    def stack_config(self) -> dict[str, Any]:
+        """The stack's configuration, which the engine hands the pack process as PULUMI_CONFIG
+        (a JSON object of ``namespace:key`` to string); read on every resource, parsed once."""
+        raw = os.environ.get("PULUMI_CONFIG")
+        cached = self._config
+        if raw != cached[0]:
+            try:
+                parsed = json.loads(raw) if raw else {}
+            except ValueError:
+                parsed = {}
+            cached = (raw, parsed if isinstance(parsed, dict) else {})
+            self._config = cached
+        return cached[1]

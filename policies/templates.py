@@ -1,0 +1,162 @@
+"""The three subjects a policy can apply to, and the adapters that turn a policy into the SDK's.
+
+A policy module declares a :class:`Policy`: its public name, what it applies to (a ComputeCluster,
+a workload, or the whole stack), on which platforms, its metadata and its ``check``. The adapters
+here do the rest, the same way for every policy: pick the resources of its subject, parse them
+once (through :class:`~policies.state.PackState`), gate on the platform, call the check, and
+report its findings, never raising (policies/findings.py).
+
+A check is a plain function ``check(subject, context) -> findings``: the subject is the parsed
+model (:class:`~policies.cluster.ParsedCluster`, :class:`~policies.workloads.Workload` or
+:class:`~policies.placement.Stack`), the context what else the run knows (the policy's settings,
+the platform, the pack state). A rule never touches the SDK's ``args``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, NoReturn
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from . import sdk
+from .cluster import is_compute_cluster
+from .findings import STRICT, Finding, Report, never_raises, report
+from .platform import PLATFORM_SCHEMA, resolve_platform
+from .state import PackState
+from .workloads import parse_workload
+
+Subject = Literal["ComputeCluster", "workload", "stack"]
+Check = Callable[[Any, "Context"], list[Finding]]
+Remediate = Callable[[Any, "Context"], Any]
+_log = logging.getLogger("compute-guard")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a check may know besides its subject."""
+
+    config: Mapping[str, Any]  # the policy's settings from the policy pack config
+    platform: str | None  # the stack's platform, for a policy that declares its platforms
+    state: PackState
+    urn: str = ""  # the resource's URN and name (empty for a stack policy)
+    name: str = ""
+    props: Any = None  # in a remediation: the resource's inputs, to edit (sdk.remediation_props)
+
+    def not_applicable(self, reason: str) -> NoReturn:
+        """The policy does not apply to this subject; the engine shows the reason."""
+        raise sdk.NotApplicableError(reason)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """One public policy: everything the engine shows and everything the adapters need."""
+
+    name: str
+    subject: Subject
+    description: str
+    severity: Severity
+    remediation_steps: str
+    check: Check
+    level: EnforcementLevel = EnforcementLevel.MANDATORY
+    settings: Mapping[str, Any] = field(default_factory=dict)  # setting -> its JSON schema
+    platforms: tuple[str, ...] | None = None  # None: every platform
+    platforms_label: str = ""  # how a not-applicable reason names them ("kubernetes")
+    remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
+
+    @property
+    def config_schema(self) -> PolicyConfigSchema | None:
+        properties = dict(self.settings)
+        if self.platforms is not None:
+            properties["platform"] = PLATFORM_SCHEMA
+        return PolicyConfigSchema(properties=properties) if properties else None
+
+
+def _context(policy: Policy, config: Any, state: PackState, not_applicable: Callable[[str], None],
+             urn: str = "", name: str = "", props: Any = None) -> Context:
+    """The check's context; not applicable (saying why) on a platform the policy does not cover."""
+    settings = config if isinstance(config, Mapping) else {}
+    platform = None
+    if policy.platforms is not None:
+        platform, source = resolve_platform(settings, state.stack_config())
+        if platform is None:
+            not_applicable(source)
+        elif platform not in policy.platforms:
+            not_applicable(f"the platform is '{platform}' ({source}), not {policy.platforms_label}")
+    return Context(settings, platform, state, urn, name, props)
+
+
+def _subject(policy: Policy, args: ResourceValidationArgs, state: PackState, props: Any) -> Any:
+    """The parsed subject of a resource policy, or None when the resource is not one."""
+    if policy.subject == "ComputeCluster":
+        return state.cluster(props, args.urn, args.name) if is_compute_cluster(args.resource_type) else None
+    return parse_workload(args.resource_type, props, args.urn, args.name)
+
+
+def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolicy:
+    """A ComputeCluster or workload policy, for the SDK."""
+
+    @never_raises
+    def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
+        subject = _subject(policy, args, state, args.props)
+        if subject is not None:
+            context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
+            report(policy.check(subject, context), report_violation)
+
+    validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
+    remediate = None
+    if policy.remediate is not None:
+        change = policy.remediate
+
+        def remediate(args: ResourceValidationArgs) -> Any:
+            """The changed inputs, or None. Never raises: on an internal error it changes nothing,
+            and the validation that follows reports what it would have fixed."""
+            try:
+                subject = _subject(policy, args, state, sdk.remediation_view(args.props))
+                if subject is None:
+                    return None
+                context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name,
+                                   args.props)
+                return change(subject, context)
+            except sdk.NotApplicableError:
+                raise
+            except Exception:  # noqa: BLE001 - a remediation must never fail the preview
+                _log.exception("compute-guard: internal error in %s", policy.name)
+                if os.environ.get(STRICT) == "1":
+                    raise
+                return None
+
+    return ResourceValidationPolicy(name=policy.name, description=policy.description, validate=validate,
+                                    remediate=remediate, enforcement_level=policy.level, severity=policy.severity,
+                                    config_schema=policy.config_schema,
+                                    remediation_steps=policy.remediation_steps)
+
+
+def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
+    """A policy over the whole stack, for the SDK: the stack is parsed once per request."""
+
+    @never_raises
+    def validate(args: StackValidationArgs, report_violation: Report) -> None:
+        context = _context(policy, args.get_config(), state, args.not_applicable)
+        report(policy.check(state.stack(args.resources), context), report_violation)
+
+    validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
+    return StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,
+                                 enforcement_level=policy.level, severity=policy.severity,
+                                 config_schema=policy.config_schema, remediation_steps=policy.remediation_steps)
+
+
+def sdk_policies(policies: list[Policy] | tuple[Policy, ...], state: PackState) -> list[Any]:
+    """The SDK's policy objects for ``policies``, sharing one pack state."""
+    return [stack_policy(p, state) if p.subject == "stack" else resource_policy(p, state) for p in policies]

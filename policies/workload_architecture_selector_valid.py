@@ -1,0 +1,45 @@
+"""workload-architecture-selector-valid: a workload's own architecture constraints make sense.
+
+A nodeSelector or required node affinity on ``kubernetes.io/arch`` that uses a name Kubernetes
+does not know (``x86_64``, ``aarch64``: the node label says ``amd64``, ``arm64``), or that leaves
+no architecture at all, keeps the Pods Pending forever. This checks the workload on its own,
+before any pool is known (policies/architecture.py reads the constraints the scheduler's way).
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import Severity
+
+from .architecture import architecture_constraint
+from .findings import Finding, Violation
+from .templates import Context, Policy
+from .workloads import Workload
+
+
+def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
+    """A workload's own architecture constraints name real architectures and leave at least one."""
+    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
+    findings: list[Finding] = [Violation(f"{workload.subject}: {problem}") for problem in constraint.problems]
+    if not constraint.problems and not constraint.allowed:
+        findings.append(Violation(
+            f"{workload.subject}: its nodeSelector and required node affinity together allow no CPU architecture, "
+            "so its Pods can never be scheduled; make them agree on one architecture"))
+    if constraint.unknown is not None:
+        findings.append(constraint.unknown)
+    return findings
+
+
+def _check(workload: Workload, context: Context) -> list[Finding]:
+    return workload_architecture_selector_valid(workload)
+
+
+POLICY = Policy(
+    name="workload-architecture-selector-valid",
+    subject="workload",
+    description="A workload's own CPU architecture constraints (nodeSelector and required node affinity) use "
+                "Kubernetes architecture names and leave at least one architecture.",
+    severity=Severity.HIGH,
+    remediation_steps="Use Kubernetes architecture names (amd64, arm64, ...; not x86_64 or aarch64) in "
+                      "kubernetes.io/arch selectors, and make nodeSelector and required node affinity agree.",
+    check=_check,
+)

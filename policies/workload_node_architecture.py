@@ -1,0 +1,63 @@
+"""workload-node-architecture: every workload's Pods are pinned to the architecture their pool needs.
+
+In a cluster with nodes of both architectures, Pods without a ``kubernetes.io/arch`` constraint can
+be scheduled where their image cannot run. The architecture comes from the workload's pool, else
+from the stack's single declared architecture (policies/placement.py, needed_architecture); a
+constraint that excludes it is wrong, one that merely allows others is not a pin.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import Severity
+
+from .architecture import NODE_ARCHITECTURE, architecture_constraint
+from .findings import Finding, Violation
+from .placement import Stack, declared_architectures, needed_architecture
+from .templates import Context, Policy
+from .values import Unknown
+
+
+def workload_node_architecture(stack: Stack) -> list[Finding]:
+    """Every workload's Pods are pinned to the architecture its placement needs."""
+    findings: list[Finding] = []
+    declared = declared_architectures(stack)
+    for workload in stack.workloads:
+        needed = needed_architecture(stack, declared, workload)
+        if needed is None:
+            continue
+        if isinstance(needed, Unknown):
+            findings.append(needed)
+            continue
+        architecture, why = needed
+        node_arch = NODE_ARCHITECTURE[architecture]
+        constraint = architecture_constraint(workload.node_selector, workload.node_affinity,
+                                             workload.pod_spec_path)
+        fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
+        if node_arch not in constraint.allowed:
+            allowed = ", ".join(f"{name}" for name in sorted(constraint.allowed)) or "no architecture"
+            findings.append(Violation(
+                f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but its architecture constraints "
+                f"exclude {node_arch} (they allow {allowed}); {fix}", workload.urn))
+        elif constraint.unknown is not None:
+            findings.append(constraint.unknown)
+        elif not workload.patch and constraint.allowed != {node_arch}:
+            findings.append(Violation(
+                f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but nothing pins them there and "
+                f"they could be scheduled on another architecture in a mixed cluster; {fix}", workload.urn))
+    return findings
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return workload_node_architecture(stack)
+
+
+POLICY = Policy(
+    name="workload-node-architecture",
+    subject="stack",
+    description="Every workload's Pods are pinned to the CPU architecture its compute pool (or the stack's "
+                "single declared architecture) needs, so they cannot land on incompatible nodes.",
+    severity=Severity.HIGH,
+    remediation_steps="Add nodeSelector kubernetes.io/arch: amd64 (for x86_64 pools) or arm64 (for arm64 pools) "
+                      "to the workload's pod template, and remove constraints that exclude it.",
+    check=_check,
+)

@@ -1,0 +1,58 @@
+"""dynamic-container-pool: dynamic workloads land in the one ComputeCluster's dynamic container pool."""
+
+import pulumi
+import pulumi_kubernetes as k8s
+from builders import (
+    arm_pool,
+    bare_pool,
+    names,
+    AMD64,
+    ARM64,
+    apps_pool,
+    cluster,
+    deployment,
+    placed,
+    raw_cluster,
+    role,
+    run,
+    seed_cluster_args,
+    seed_stack,
+    valid_cluster_props,
+    workload,
+)
+
+from compute_cluster import CapacityGroup, ComputeClusterArgs
+from testkit import Analyzer, Resource
+from testkit.analyzer import stack_environment
+
+
+def dynamic(*parts):
+    return run(*parts).findings("dynamic-container-pool")
+
+
+def test_dynamic_workloads_land_in_the_dynamic_pool():
+    assert dynamic(cluster(), deployment("jobs", labels=role("dynamic"), node_selector=AMD64)) == []
+
+
+def test_dynamic_workloads_need_exactly_one_cluster():
+    two = cluster(seed_cluster_args(id="two"), name="two")
+    found = run(cluster(), two, deployment("a", labels=role("dynamic")), deployment("b", labels=role("dynamic")))
+    violations = found.of("dynamic-container-pool")
+    assert names(violations) == ["a", "b"]
+    assert all("need exactly one ComputeCluster, but the stack declares 2" in v.finding for v in violations)
+    assert dynamic(deployment("jobs", labels=role("dynamic"))) == []  # none: default scheduling
+
+
+def test_the_dynamic_pool_must_exist():
+    args = seed_cluster_args(dynamic_container_pool=None)
+    (finding,) = dynamic(cluster(args), deployment("jobs", labels=role("dynamic")))
+    assert "ComputeCluster 'compute' has no dynamic container pool 'general' (the default 'general')" in finding
+    with_general = seed_cluster_args(dynamic_container_pool=None,
+                                     capacity_groups=[apps_pool(), apps_pool(group_id="general")])
+    assert dynamic(cluster(with_general), deployment("jobs", labels=role("dynamic"))) == []
+
+
+def test_dynamic_workloads_may_not_pick_another_pool():
+    args = seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="batch")])
+    (finding,) = dynamic(cluster(args), deployment("jobs", labels={**role("dynamic"), "compute.alien.dev/pool": "batch"}))
+    assert "names pool 'batch', but dynamic containers land in the dynamic container pool 'apps'" in finding

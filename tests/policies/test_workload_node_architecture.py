@@ -1,0 +1,96 @@
+"""workload-node-architecture: every workload's Pods are pinned to the architecture its pool needs."""
+
+import pulumi
+import pulumi_kubernetes as k8s
+from builders import (
+    arm_pool,
+    bare_pool,
+    names,
+    AMD64,
+    ARM64,
+    apps_pool,
+    cluster,
+    deployment,
+    placed,
+    raw_cluster,
+    role,
+    run,
+    seed_cluster_args,
+    seed_stack,
+    valid_cluster_props,
+    workload,
+)
+
+from compute_cluster import CapacityGroup, ComputeClusterArgs
+from testkit import Analyzer, Resource
+from testkit.analyzer import stack_environment
+
+
+def node_arch(*parts):
+    return run(*parts).findings("workload-node-architecture")
+
+
+def test_pinned_by_selector_beta_label_or_required_affinity():
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}]}}}
+    for pinned in (dict(node_selector=AMD64), dict(node_selector={"beta.kubernetes.io/arch": "amd64"}),
+                   dict(affinity=affinity)):
+        assert node_arch(*seed_stack(**pinned)) == [], pinned
+
+
+def test_unpinned_and_excluded_have_their_own_messages():
+    (unpinned,) = node_arch(*seed_stack(node_selector=None))
+    assert unpinned == ("Deployment 'api': its Pods need amd64 nodes (the stack's compute pools declare x86_64), "
+                        "but nothing pins them there and they could be scheduled on another architecture in a mixed "
+                        "cluster; set spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'amd64'")
+    (excluded,) = node_arch(*seed_stack(node_selector=ARM64))
+    assert "but its architecture constraints exclude amd64 (they allow arm64)" in excluded
+
+
+def test_preferred_affinity_never_pins():
+    preferred = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "preference": {"matchExpressions": [
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}}]}}
+    assert len(node_arch(*seed_stack(node_selector=None, affinity=preferred))) == 1
+
+
+def test_arm64_pools_need_arm64():
+    args = seed_cluster_args(capacity_groups=[arm_pool("apps")])
+    assert node_arch(cluster(args), deployment("api", node_selector=ARM64)) == []
+    assert "need arm64" in node_arch(cluster(args), deployment("api", node_selector=AMD64))[0]
+
+
+def test_failed_placement_still_gets_the_stack_architecture():
+    result = run(cluster(), deployment("api", labels=placed("nope")))
+    (placement,) = result.findings("workload-pool-placement")
+    assert "references missing ComputeCluster 'nope'" in placement
+    (architecture,) = result.findings("workload-node-architecture")
+    assert "its Pods need amd64 nodes (the stack's compute pools declare x86_64)" in architecture
+
+
+def test_with_several_architectures_only_pool_declarations_are_enforced():
+    args = seed_cluster_args(capacity_groups=[apps_pool(), arm_pool(), bare_pool("general")])
+    parts = [cluster(args),
+             deployment("on-x86", labels=placed(pool="apps")),
+             deployment("on-arm", labels=placed(pool="arm"), node_selector=AMD64),
+             deployment("on-general"),
+             deployment("worker", labels=role("worker"))]
+    result = run(*parts)
+    assert names(result.of("workload-node-architecture")) == ["on-arm", "on-x86"]
+    assert names(result.of("compute-pools-single-architecture")) == ["compute"]
+
+
+def test_no_declared_architecture_means_no_constraint():
+    args = seed_cluster_args(capacity_groups=[bare_pool("general")], dynamic_container_pool=None)
+    assert run(cluster(args), deployment("api"), workload("DaemonSet", "agent")).violations == []
+
+
+def test_patches_are_reported_only_when_they_exclude_the_architecture():
+    def patch(selector):
+        return lambda: k8s.apps.v1.DeploymentPatch(f"api-{len(selector)}", metadata={"name": "api"}, spec={
+            "template": {"spec": {"nodeSelector": selector}}})
+
+    assert node_arch(cluster(), patch({})) == []
+    assert node_arch(cluster(), patch({"disktype": "ssd"})) == []
+    (finding,) = node_arch(cluster(), patch(ARM64))
+    assert finding.startswith("DeploymentPatch 'api-1': its Pods need amd64 nodes")

@@ -1,0 +1,135 @@
+"""workload-pool-placement: container and daemon workloads resolve to exactly one ComputeCluster and pool;
+a Helm v3 Release, whose workloads no policy sees, is shown."""
+
+import pulumi
+import pulumi_kubernetes as k8s
+from builders import (
+    arm_pool,
+    bare_pool,
+    names,
+    AMD64,
+    ARM64,
+    apps_pool,
+    cluster,
+    deployment,
+    placed,
+    raw_cluster,
+    role,
+    run,
+    seed_cluster_args,
+    seed_stack,
+    valid_cluster_props,
+    workload,
+)
+
+from compute_cluster import CapacityGroup, ComputeClusterArgs
+from testkit import Analyzer, Resource
+from testkit.analyzer import stack_environment
+
+
+def placement(*parts):
+    return run(*parts).findings("workload-pool-placement")
+
+
+def test_missing_cluster_is_named():
+    (finding,) = placement(cluster(), deployment("api", labels=placed("nope"), node_selector=AMD64))
+    assert finding == ("Deployment 'api': 'compute.alien.dev/cluster' references missing ComputeCluster 'nope'; "
+                       "use the id of a ComputeCluster in this stack ('compute')")
+
+
+def test_the_cluster_label_is_the_id_input_not_the_pulumi_name():
+    args = seed_cluster_args(id="compute")
+    assert placement(cluster(args, name="pulumi-name"), deployment("api", labels=placed("compute"))) == []
+    assert len(placement(cluster(args, name="pulumi-name"), deployment("api", labels=placed("pulumi-name")))) == 1
+
+
+def test_several_clusters_need_an_explicit_choice():
+    two = cluster(seed_cluster_args(id="two"), name="two")
+    (finding,) = placement(cluster(), two, deployment("api"))
+    assert "the stack declares 2 ComputeClusters ('compute', 'two'); select one explicitly" in finding
+    assert placement(cluster(), two, deployment("api", labels=placed("two"))) == []
+
+
+def test_a_pool_without_a_cluster():
+    (finding,) = placement(deployment("api", labels={"compute.alien.dev/pool": "apps"}))
+    assert "selects pool 'apps' without a ComputeCluster" in finding
+
+
+def test_missing_or_ambiguous_pool():
+    (finding,) = placement(cluster(), deployment("api", labels=placed(pool="gpu")))
+    assert "references missing or ambiguous pool 'gpu' in ComputeCluster 'compute' (its pools: 'apps')" in finding
+    two_pools = seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="batch")])
+    (finding,) = placement(cluster(two_pools), deployment("api"))
+    assert "missing or ambiguous pool 'general'" in finding
+
+
+def test_general_or_sole_pool_by_default():
+    with_general = seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="general")])
+    assert placement(cluster(with_general), deployment("api"), workload("DaemonSet", "agent")) == []
+    assert placement(cluster(), deployment("api")) == []
+
+
+def test_labels_may_sit_on_the_workload_or_its_template_but_must_agree():
+    on_template = deployment("api", template_labels=placed())
+    on_annotations = deployment("api", annotations=placed(), template_annotations=placed())
+    assert placement(cluster(), on_template) == []
+    assert placement(cluster(), on_annotations) == []
+    disagree = deployment("api", labels=placed(), template_annotations={"compute.alien.dev/pool": "other"})
+    (finding,) = placement(cluster(), disagree)
+    assert finding.startswith("Deployment 'api': 'compute.alien.dev/pool' disagrees between its labels and "
+                              "annotations (metadata.labels says 'apps', spec.template.metadata.annotations says "
+                              "'other')")
+
+
+def test_unknown_role_is_a_violation():
+    (finding,) = placement(cluster(), deployment("api", labels=role("service")))
+    assert finding == ("Deployment 'api': 'compute.alien.dev/workload' must be one of container, daemon, worker, "
+                       "dynamic")
+
+
+def test_workers_ignore_cluster_and_pool_labels():
+    worker = deployment("w", labels={**placed("nope", "nope"), **role("worker")}, node_selector=AMD64)
+    assert run(cluster(), worker).violations == []
+
+
+def test_duplicate_cluster_ids_are_ambiguous():
+    (finding,) = placement(cluster(), cluster(name="again"), deployment("api", labels=placed()))
+    assert "more than one ComputeCluster has that id" in finding
+
+
+def test_patches_are_not_asked_for_labels_they_omit():
+    def patch():
+        k8s.apps.v1.DeploymentPatch("api", metadata={"name": "api"}, spec={"replicas": 3})
+
+    two = cluster(seed_cluster_args(id="two"), name="two")
+    assert run(cluster(), two, patch).violations == []
+
+
+# A Helm v3 Release hides its workloads
+
+def helm_release(name="ingress", chart="gateway"):
+    return lambda: k8s.helm.v3.Release(name, chart=chart, namespace="istio-ingress")
+
+
+RELEASE_FINDING = (
+    "Release 'ingress' installs chart 'gateway' through Helm inside the Kubernetes provider, so no policy sees "
+    "its workloads: their pool placement and CPU architecture go unchecked; deploy the chart with "
+    "kubernetes:helm.sh/v4:Chart (same chart and values) to have them checked")
+
+
+def test_a_helm_v3_release_is_shown_without_failing_the_preview():
+    result = run(cluster(), helm_release())
+    (violation,) = result.violations
+    assert (violation.policy, violation.level, violation.finding) == (
+        "workload-pool-placement", "advisory", RELEASE_FINDING)
+    assert names([violation]) == ["ingress"] and violation.urn.split("::")[-2].endswith("helm.sh/v3:Release")
+    assert result.mandatory == []
+
+
+def test_a_helm_v3_release_can_be_enforced_and_keeps_a_secret_chart_name_out():
+    enforce = {"workload-pool-placement": {"helmReleases": "enforce"}}
+    (violation,) = run(cluster(), helm_release(), policy_config=enforce).violations
+    assert (violation.level, violation.finding) == ("mandatory", RELEASE_FINDING)
+    hidden = run(helm_release(chart=pulumi.Output.secret("private-chart"))).violations
+    assert [v.finding.split(" through")[0] for v in hidden] == ["Release 'ingress' installs its chart"]
+    assert run(helm_release(), policy_config={"workload-pool-placement": "disabled"}).violations == []
