@@ -6,8 +6,10 @@ runs under mocks, so type tokens and camelCase shapes are what the engine would 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -20,6 +22,8 @@ from compute_cluster import (
     MachineProfile,
 )
 from testkit import PolicyResult, evaluate
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 
 Part = Callable[[], Any]
 AMD64 = {"kubernetes.io/arch": "amd64"}
@@ -199,3 +203,64 @@ def bare_pool(group_id: str) -> CapacityGroup:
 def names(violations: Any) -> list[str]:
     """The Pulumi names of the resources the violations are reported on, sorted."""
     return sorted(v.urn.rsplit("::", 1)[-1] for v in violations)
+
+
+# --- ComputeCluster props, one field changed at a time ------------------------------------------
+
+def changed(base: Any, changes: Mapping[str, Any]) -> Any:
+    """A deep copy of ``base`` with fields set, or removed where the value is DROP."""
+    result = copy.deepcopy(base)
+    for key, value in changes.items():
+        if value is DROP:
+            result.pop(key, None)
+        else:
+            result[key] = value
+    return result
+
+
+def pool(**changes: Any) -> Any:
+    return changed(valid_cluster_props()["capacityGroups"][0], changes)
+
+
+def profile(**changes: Any) -> Any:
+    return changed(pool()["profile"], changes)
+
+
+DROP: Any = object()
+POOL = "ComputeCluster 'compute' pool 'apps': "
+CLUSTER = "ComputeCluster 'compute': "
+
+
+def with_pool(**changes: Any) -> Any:
+    return valid_cluster_props(capacityGroups=[pool(**changes)])
+
+
+# --- every workload kind and API version, with where it keeps its pod spec ----------------------
+
+KINDS: list[tuple[str, Any, str]] = [
+    ("Deployment", k8s.apps.v1, "spec.template.spec"),
+    ("Deployment", k8s.apps.v1beta1, "spec.template.spec"),
+    ("Deployment", k8s.apps.v1beta2, "spec.template.spec"),
+    ("Deployment", k8s.extensions.v1beta1, "spec.template.spec"),
+    ("StatefulSet", k8s.apps.v1, "spec.template.spec"),
+    ("DaemonSet", k8s.apps.v1, "spec.template.spec"),
+    ("DaemonSet", k8s.extensions.v1beta1, "spec.template.spec"),
+    ("ReplicaSet", k8s.apps.v1, "spec.template.spec"),
+    ("Job", None, "spec.template.spec"),
+    ("CronJob", k8s.batch.v1, "spec.jobTemplate.spec.template.spec"),
+    ("CronJob", k8s.batch.v1beta1, "spec.jobTemplate.spec.template.spec"),
+    ("Pod", None, "spec"),
+    ("PodTemplate", None, "template.spec"),
+    ("ReplicationController", None, "spec.template.spec"),
+]
+
+
+# Configs the engine refuses before any resource, and configs it lets through although the pack has no
+# such policy or setting (it ignores them).
+REFUSED = [
+    {"kubernetes-compute-enforceable": {"platform": "mars"}},
+    {"compute-cluster-safe-update": {"baseline": 7}},
+    {"workload-pool-placement": "sometimes"},
+    {"workload-architecture-pin": {"architecture": "amd64"}},
+]
+LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]

@@ -2,7 +2,7 @@
 
 An internal error in a policy is raised, not turned into the fail-closed violation (in the pack
 processes the tests start too, which inherit the environment): a swallowed crash can never pass
-as a clean result. tests/test_fail_closed.py turns it off to test the guard itself.
+as a clean result. tests/robustness/test_fail_closed.py turns it off to test the guard itself.
 """
 
 import os
@@ -16,6 +16,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 os.environ["COMPUTE_GUARD_STRICT"] = "1"
+
+# The pack's SDK patch, as the pack process installs it; on an SDK version it does not know, the
+# suite stops here instead of testing the SDK's slower path by accident (policies/sdk.py).
+from policies import sdk  # noqa: E402
+
+sdk.install(strict=True)
 
 # scripts/mutation: a property that fails under a mutant fails at once, instead of spending its time
 # budget shrinking the example (which turned mutants that were caught into timeouts).

@@ -10,10 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from builders import AMD64, apps_pool, cluster, deployment, placed, seed_cluster_args
+from builders import AMD64, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, seed_cluster_args
 from google.protobuf import json_format
 from pulumi_cli import ROOT, Finding, Toolchain, policy_findings
-from test_engine_protocol import LET_THROUGH, REFUSED
 
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs
 from testkit import capture_program

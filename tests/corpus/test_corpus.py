@@ -6,17 +6,16 @@ manifests' point of view (kind -> where its pod spec is), not from the pack's co
 """
 
 import os
-from pathlib import Path
 
 import pytest
-from builders import valid_cluster_props
+from builders import ROOT, valid_cluster_props
 
 from testkit import Resource
 from testkit.analyzer import to_struct
 from testkit.engine import EnginePack
 from testkit.manifests import manifest_resources
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+CORPUS = ROOT.parent / "shared" / "corpus"
 
 POD_SPEC = {"Pod": ("spec",), "PodTemplate": ("template", "spec"), "CronJob": ("spec", "jobTemplate", "spec",
                                                                               "template", "spec")}

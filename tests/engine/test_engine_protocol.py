@@ -8,7 +8,7 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, GIB, apps_pool, cluster, deployment, placed, role, workload
+from builders import AMD64, GIB, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, role, workload
 from google.protobuf import json_format
 
 from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
@@ -61,60 +61,53 @@ def test_the_seed_stack_is_clean_on_every_platform():
 
 
 ARM = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB, architecture="arm64")
+PIN_ARM64 = {"workload-architecture-pin": {"enforcementLevel": "mandatory", "architecture": "arm64"}}
+
+# One mistake per public policy: (program parts, platform, the resource it is reported on, policy config,
+# the previously deployed parts for a baseline). tests/test_layout.py checks every policy has one.
 SCENARIOS = {
-    "compute-cluster-valid": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute"),
-    "kubernetes-compute-enforceable": ([plain_cluster(bare(nested_virtualization=True))], "kubernetes", "compute"),
-    "cloud-machine-catalog": ([plain_cluster(bare(instance_type="m7g.xlarg"))], "aws", "compute"),
+    "compute-cluster-valid": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute", None, None),
+    "kubernetes-compute-enforceable": (
+        [plain_cluster(bare(nested_virtualization=True))], "kubernetes", "compute", None, None),
+    "cloud-machine-catalog": ([plain_cluster(bare(instance_type="m7g.xlarg"))], "aws", "compute", None, None),
     "workload-architecture-selector-valid": (
-        [plain_cluster(), deployment("api", node_selector={"kubernetes.io/arch": "x86_64"})], "kubernetes", "api"),
+        [plain_cluster(), deployment("api", node_selector={"kubernetes.io/arch": "x86_64"})], "kubernetes", "api",
+        None, None),
+    "compute-cluster-safe-update": ([plain_cluster(bare(instance_type="m7i.large"))], "aws", "compute", None,
+                                    [plain_cluster(bare(instance_type="t4g.small"))]),
     "compute-pools-single-architecture": (
-        [plain_cluster(apps_pool(), bare("arm", profile=ARM))], "kubernetes", "compute"),
-    "workload-pool-placement": ([plain_cluster(), deployment("api", labels=placed(pool="nope"))], "kubernetes", "api"),
-    "workload-node-architecture": ([cluster(), deployment("api", labels=placed())], "kubernetes", "api"),
+        [plain_cluster(apps_pool(), bare("arm", profile=ARM))], "kubernetes", "compute", None, None),
+    "workload-pool-placement": (
+        [plain_cluster(), deployment("api", labels=placed(pool="nope"))], "kubernetes", "api", None, None),
+    "workload-node-architecture": ([cluster(), deployment("api", labels=placed())], "kubernetes", "api", None, None),
     "dynamic-container-pool": (
         [plain_cluster(), plain_cluster(id_="two", name="two"), deployment("jobs", labels=role("dynamic"))],
-        "kubernetes", "jobs"),
+        "kubernetes", "jobs", None, None),
+    "workload-architecture-pin": ([deployment("api")], "kubernetes", "api", PIN_ARM64, None),
 }
 
 
 @pytest.mark.parametrize("policy", list(SCENARIOS))
-def test_one_mistake_one_violation(policy):
-    parts, platform, resource = SCENARIOS[policy]
-    result = engine_run(parts, platform)
+def test_one_mistake_one_violation(policy, tmp_path):
+    parts, platform, resource, config, deployed = SCENARIOS[policy]
+    if deployed is not None:  # the previous deployment, as `pulumi stack export` writes it
+        old = capture_program(program(*deployed))
+        export = {"version": 3, "deployment": {"resources": [
+            {"urn": r.urn, "type": r.type, "custom": False, "inputs": json_format.MessageToDict(r.inputs)}
+            for r in old]}}
+        (tmp_path / "export.json").write_text(json.dumps(export))
+        config = {policy: {"baseline": str(tmp_path / "export.json")}}
+    result = engine_run(parts, platform, config)
     assert verdicts(result) == [(policy, resource, "mandatory")]
     assert result.notes == []
 
 
-def test_safe_update_with_an_export_baseline(tmp_path):
-    old = capture_program(program(plain_cluster(bare(instance_type="t4g.small"))))
-    new = capture_program(program(plain_cluster(bare(instance_type="m7i.large"))))
-    export = {"version": 3, "deployment": {"resources": [
-        {"urn": r.urn, "type": r.type, "custom": False, "inputs": json_format.MessageToDict(r.inputs)} for r in old]}}
-    path = tmp_path / "export.json"
-    path.write_text(json.dumps(export))
-    config = {"compute-cluster-safe-update": {"baseline": str(path)}}
-    with EnginePack({"compute:platform": "aws"}, config) as pack:
-        result = pack.run(new)
-    assert verdicts(result) == [("compute-cluster-safe-update", "compute", "mandatory")]
-
-
-# Configs the engine refuses before any resource, and configs it lets through although the pack has no
-# such policy or setting (it ignores them).
-REFUSED = [
-    {"kubernetes-compute-enforceable": {"platform": "mars"}},
-    {"compute-cluster-safe-update": {"baseline": 7}},
-    {"workload-pool-placement": "sometimes"},
-    {"workload-architecture-pin": {"architecture": "amd64"}},
-]
-LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]
-
-
 def test_levels_and_settings_come_from_the_policy_pack_config():
-    parts, _, _ = SCENARIOS["workload-node-architecture"]
+    parts = SCENARIOS["workload-node-architecture"][0]
     result = engine_run(parts, policy_config={"workload-node-architecture": "advisory"})
     assert verdicts(result) == [("workload-node-architecture", "api", "advisory")]
     assert engine_run(parts, policy_config={"workload-node-architecture": "disabled"}).violations == []
-    parts, _, _ = SCENARIOS["kubernetes-compute-enforceable"]
+    parts = SCENARIOS["kubernetes-compute-enforceable"][0]
     config = {"kubernetes-compute-enforceable": {"enforcementLevel": "advisory", "platform": "kubernetes"}}
     assert verdicts(engine_run(parts, platform="aws", policy_config=config)) == [
         ("kubernetes-compute-enforceable", "compute", "advisory")]
@@ -191,7 +184,7 @@ def test_values_the_program_marks_secret_never_appear_in_messages():
 
 
 def test_every_supported_kind_through_the_engine():
-    from test_workload_architecture_selector_valid import KINDS
+    from builders import KINDS
 
     def every_kind(node_selector):
         return [cluster()] + [workload(kind, f"w{i}", group=group, node_selector=node_selector)

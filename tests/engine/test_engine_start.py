@@ -8,18 +8,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import grpc
 import pytest
-from builders import valid_cluster_props
+from builders import ROOT, valid_cluster_props
 from google.protobuf import empty_pb2, json_format
 from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from testkit import Resource
 
-ROOT = Path(__file__).resolve().parent.parent
 POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
                 "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
                 "dynamic-container-pool", "workload-architecture-pin"]

@@ -1,15 +1,27 @@
-"""policies/wire.py reads props exactly as the SDK's proxies do, on any document."""
+"""policies/sdk.py: the lazy props read exactly as the SDK's proxies do, on any document; the patch is
+installed and undone explicitly, refuses an SDK it does not know, and changes no result at any SDK
+call site it touches."""
 
+import ast
+import contextlib
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pulumi_policy.proxy
+import pytest
+from builders import valid_cluster_props
 from google.protobuf import json_format, struct_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pulumi.runtime import proto
 from pulumi_policy import deserialize
+from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies import wire
+from policies import sdk
+from testkit import Analyzer, Resource
+from testkit.analyzer import stack_environment, to_struct
 
 SECRET = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 leaves = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5),
@@ -20,7 +32,7 @@ documents = st.recursive(leaves, lambda inner: st.one_of(
 
 
 def sdk_props(struct: struct_pb2.Struct) -> Any:
-    return wire._sdk_proxy(deserialize.deserialize_properties(json_format.MessageToDict(struct)))
+    return sdk._sdk_proxy(deserialize.deserialize_properties(json_format.MessageToDict(struct)))
 
 
 def read(container: Any, key: Any) -> tuple[str, Any]:
@@ -59,13 +71,13 @@ def assert_same(sdk: Any, lazy: Any) -> None:
 def test_lazy_props_read_like_the_sdk_proxies(document):
     struct = struct_pb2.Struct()
     struct.update(document)
-    assert_same(sdk_props(struct), wire.StructProps(struct))
+    assert_same(sdk_props(struct), sdk.StructProps(struct))
 
 
 def test_in_and_get_raise_on_unknowns_like_the_sdk():
     struct = struct_pb2.Struct()
     struct.update({"a": UNKNOWN_STRING_VALUE, "b": 1})
-    for props in (sdk_props(struct), wire.StructProps(struct)):
+    for props in (sdk_props(struct), sdk.StructProps(struct)):
         for probe in (lambda p: "a" in p, lambda p: p.get("a"), lambda p: list(p.items())):
             try:
                 probe(props)
@@ -79,7 +91,7 @@ def test_in_and_get_raise_on_unknowns_like_the_sdk():
 def test_secrets_are_marked_and_plain_values_are_not():
     struct = struct_pb2.Struct()
     struct.update({"s": dict(SECRET, value="hunter2"), "n": dict(SECRET, value=7), "p": "plain", "b": dict(SECRET, value=True)})
-    props = wire.StructProps(struct)
+    props = sdk.StructProps(struct)
     assert props["s"] == "hunter2" and f"{props['s']}" == "[secret]" and f"x{props['n']}x" == "x[secret]x"
     assert props["n"] == 7 and props["n"] + 1 == 8
     assert f"{props['p']}" == "plain" and props["b"] is True
@@ -88,13 +100,93 @@ def test_secrets_are_marked_and_plain_values_are_not():
 def test_config_copies_to_a_plain_dict():
     struct = struct_pb2.Struct()
     struct.update({"platform": "aws", "n": {"x": [1, 2]}})
-    assert wire.StructProps(struct).copy() == {"platform": "aws", "n": {"x": [1.0, 2.0]}}
+    assert sdk.StructProps(struct).copy() == {"platform": "aws", "n": {"x": [1.0, 2.0]}}
 
 
 def test_install_is_idempotent_and_only_for_the_pinned_sdk():
-    assert wire.install() is True
-    assert wire.install() is True
-    assert wire.SUPPORTED_SDK == __import__("pulumi_policy.version", fromlist=["VERSION"]).VERSION
+    assert sdk.install() is True
+    assert sdk.install() is True
+    assert sdk.SUPPORTED_SDK == __import__("pulumi_policy.version", fromlist=["VERSION"]).VERSION
+
+
+SDK_NAMES = ("json_format", "deserialize_properties", "unknown_checking_proxy")
+
+
+def test_uninstall_puts_the_sdk_back_and_install_patches_it_again():
+    assert sdk.install() and sdk.is_installed()
+    patched = [getattr(sdk_policy, name) for name in SDK_NAMES]
+    with sdk.uninstalled():
+        assert not sdk.is_installed()
+        assert [getattr(sdk_policy, name) for name in SDK_NAMES] == [
+            json_format, deserialize.deserialize_properties, pulumi_policy.proxy.unknown_checking_proxy]
+        assert sdk.AnalyzerServicer._create_report_violation is sdk._sdk_create_report_violation
+    assert sdk.is_installed() and [getattr(sdk_policy, name) for name in SDK_NAMES] == patched
+    assert sdk.AnalyzerServicer._create_report_violation is sdk._create_report_violation
+
+
+def test_another_sdk_version_changes_nothing_warns_in_the_pack_and_fails_under_test(monkeypatch):
+    monkeypatch.setattr(sdk, "SDK_VERSION", "1.99.0")
+    with sdk.uninstalled():
+        assert sdk.install() is False and not sdk.is_installed()
+        assert sdk_policy.json_format is json_format
+        with pytest.raises(sdk.UnsupportedSDK, match="1.99.0"):
+            sdk.install(strict=True)
+
+
+def _sdk_call_sites() -> set[str]:
+    """The SDK functions that call a name the shim replaces."""
+    tree = ast.parse(inspect.getsource(sdk_policy))
+    sites = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for inner in ast.walk(node):
+                name = inner.id if isinstance(inner, ast.Name) else inner.attr if isinstance(inner, ast.Attribute) else None
+                if name in (*SDK_NAMES, "_create_report_violation") and node.name != "_create_report_violation":
+                    sites.add(node.name)
+    return sites
+
+
+def test_every_sdk_call_site_the_shim_touches_is_covered_below():
+    assert _sdk_call_sites() == {"Analyze", "AnalyzeStack", "Remediate", "Configure", "_get_provider_resource"}
+
+
+CONFIG = {"workload-architecture-pin": {"enforcementLevel": "remediate", "architecture": "arm64"},
+          "cloud-machine-catalog": {"platform": "aws"}, "compute-cluster-safe-update": "advisory"}
+
+
+def _stack() -> list[Resource]:
+    broken = valid_cluster_props()
+    broken["capacityGroups"][0].update(instanceType="m7g.xlarg", maxSize=11)
+    api = {"metadata": {"labels": {"compute.alien.dev/pool": "apps"}},
+           "spec": {"template": {"spec": {"containers": [{"name": "api", "image": dict(SECRET, value="img")}]}}}}
+    worker = {"metadata": {"labels": {"compute.alien.dev/workload": "worker"}},
+              "spec": {"template": {"spec": {"nodeSelector": {"kubernetes.io/arch": UNKNOWN_STRING_VALUE},
+                                             "containers": [{"name": "w", "image": "img"}]}}}}
+    return [Resource.of("compute:index:ComputeCluster", "compute", broken),
+            Resource.of("kubernetes:apps/v1:Deployment", "api", api),
+            Resource.of("kubernetes:apps/v1:StatefulSet", "worker", worker)]
+
+
+def _run(shim: bool) -> Any:
+    with contextlib.ExitStack() as stack:
+        if not shim:
+            stack.enter_context(sdk.uninstalled())
+        stack.enter_context(stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True))
+        analyzer = Analyzer(CONFIG, shim=shim)
+        result = analyzer.run(_stack())
+        provider = proto.AnalyzerProviderResource(type="pulumi:providers:kubernetes", urn="urn:provider", name="k8s",
+                                          properties=to_struct({"kubeconfig": dict(SECRET, value="x")}))
+        request = proto.AnalyzeRequest(type="kubernetes:apps/v1:Deployment", urn="urn:d", name="d",
+                                       properties=to_struct({"spec": {"template": {"spec": {}}}}), provider=provider)
+        with_provider = analyzer.servicer.Analyze(request, None)
+    return result, json_format.MessageToDict(with_provider)
+
+
+def test_configure_analyze_remediate_and_analyze_stack_give_the_sdks_results_through_the_shim():
+    (fast, fast_provider), (plain, plain_provider) = _run(shim=True), _run(shim=False)
+    assert fast.violations and fast.remediations and fast.notes and fast.not_applicable  # every path ran
+    assert fast == plain
+    assert fast_provider == plain_provider
 
 
 def test_an_advisory_finding_fails_closed_without_the_advisory_channel():

@@ -2,13 +2,11 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from builders import ROOT
 
 from policies.catalog import find_machine, is_same_architecture_aws_machine, machines, offering
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("name", [

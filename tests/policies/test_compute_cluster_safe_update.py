@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from builders import ROOT
 
 from testkit import Analyzer, Resource
 from testkit.analyzer import stack_environment
@@ -133,7 +134,7 @@ def test_configured_baselines_in_every_format(tmp_path, no_local_backend, layout
 
 
 def test_a_relative_baseline_is_read_from_the_pack_directory(tmp_path, no_local_backend):
-    pack = Path(__file__).resolve().parent.parent
+    pack = ROOT
     path = write(pack / ".pytest_cache" / "baseline-test.json", export(cluster(machine="t4g.small")))
     try:
         assert len(update(cluster(machine="m7i.large"), ".pytest_cache/baseline-test.json").of(POLICY)) == 1

@@ -1,37 +1,8 @@
 """compute-cluster-valid: each rule and its message, one broken thing at a time."""
 
-import copy
 
 import pytest
-from builders import GIB, cluster_findings, valid_cluster_props
-
-
-def changed(base, changes):
-    """A deep copy of ``base`` with fields set, or removed where the value is DROP."""
-    result = copy.deepcopy(base)
-    for key, value in changes.items():
-        if value is DROP:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
-
-
-def pool(**changes):
-    return changed(valid_cluster_props()["capacityGroups"][0], changes)
-
-
-def profile(**changes):
-    return changed(pool()["profile"], changes)
-
-
-DROP = object()
-POOL = "ComputeCluster 'compute' pool 'apps': "
-CLUSTER = "ComputeCluster 'compute': "
-
-
-def with_pool(**changes):
-    return valid_cluster_props(capacityGroups=[pool(**changes)])
+from builders import CLUSTER, DROP, GIB, POOL, cluster_findings, pool, profile, valid_cluster_props, with_pool
 
 
 def test_seed_cluster_is_valid():

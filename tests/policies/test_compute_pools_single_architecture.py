@@ -1,28 +1,19 @@
 """compute-pools-single-architecture: every pool of the stack declares the same CPU architecture, read from
 the ComputeClusters' outputs or, for a component that registered none, from its analyzed inputs."""
 
-import pulumi
-import pulumi_kubernetes as k8s
 from builders import (
+    apps_pool,
     arm_pool,
     bare_pool,
-    names,
-    AMD64,
-    ARM64,
-    apps_pool,
     cluster,
-    deployment,
-    placed,
+    names,
     raw_cluster,
-    role,
     run,
     seed_cluster_args,
-    seed_stack,
     valid_cluster_props,
-    workload,
 )
 
-from compute_cluster import CapacityGroup, ComputeClusterArgs
+from compute_cluster import ComputeClusterArgs
 from testkit import Analyzer, Resource
 from testkit.analyzer import stack_environment
 

@@ -1,29 +1,15 @@
 """dynamic-container-pool: dynamic workloads land in the one ComputeCluster's dynamic container pool."""
 
-import pulumi
-import pulumi_kubernetes as k8s
 from builders import (
-    arm_pool,
-    bare_pool,
-    names,
     AMD64,
-    ARM64,
     apps_pool,
     cluster,
     deployment,
-    placed,
-    raw_cluster,
+    names,
     role,
     run,
     seed_cluster_args,
-    seed_stack,
-    valid_cluster_props,
-    workload,
 )
-
-from compute_cluster import CapacityGroup, ComputeClusterArgs
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
 
 
 def dynamic(*parts):

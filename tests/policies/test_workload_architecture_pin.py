@@ -6,9 +6,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, ARM64, cluster, deployment, placed, run, workload
+from builders import AMD64, ARM64, KINDS, cluster, deployment, placed, run, workload
 from google.protobuf import json_format
-from test_workload_architecture_selector_valid import KINDS
 
 from testkit import Analyzer, PolicyResult, Resource
 

@@ -2,7 +2,7 @@
 
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, analyze, run, workload
+from builders import AMD64, KINDS, analyze, run, workload
 
 POLICY = "workload-architecture-selector-valid"
 
@@ -22,24 +22,6 @@ def arch(operator, *values, key="kubernetes.io/arch"):
 
 def findings(**kwargs):
     return run(workload("Deployment", "api", **kwargs), platform=None).findings(POLICY)
-
-
-KINDS = [
-    ("Deployment", k8s.apps.v1, "spec.template.spec"),
-    ("Deployment", k8s.apps.v1beta1, "spec.template.spec"),
-    ("Deployment", k8s.apps.v1beta2, "spec.template.spec"),
-    ("Deployment", k8s.extensions.v1beta1, "spec.template.spec"),
-    ("StatefulSet", k8s.apps.v1, "spec.template.spec"),
-    ("DaemonSet", k8s.apps.v1, "spec.template.spec"),
-    ("DaemonSet", k8s.extensions.v1beta1, "spec.template.spec"),
-    ("ReplicaSet", k8s.apps.v1, "spec.template.spec"),
-    ("Job", None, "spec.template.spec"),
-    ("CronJob", k8s.batch.v1, "spec.jobTemplate.spec.template.spec"),
-    ("CronJob", k8s.batch.v1beta1, "spec.jobTemplate.spec.template.spec"),
-    ("Pod", None, "spec"),
-    ("PodTemplate", None, "template.spec"),
-    ("ReplicationController", None, "spec.template.spec"),
-]
 
 
 @pytest.mark.parametrize("kind, group, path", KINDS, ids=[f"{k}-{g.__name__ if g else 'core'}" for k, g, _ in KINDS])

@@ -1,29 +1,22 @@
 """workload-node-architecture: every workload's Pods are pinned to the architecture its pool needs."""
 
-import pulumi
 import pulumi_kubernetes as k8s
 from builders import (
-    arm_pool,
-    bare_pool,
-    names,
     AMD64,
     ARM64,
     apps_pool,
+    arm_pool,
+    bare_pool,
     cluster,
     deployment,
+    names,
     placed,
-    raw_cluster,
     role,
     run,
     seed_cluster_args,
     seed_stack,
-    valid_cluster_props,
     workload,
 )
-
-from compute_cluster import CapacityGroup, ComputeClusterArgs
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
 
 
 def node_arch(*parts):

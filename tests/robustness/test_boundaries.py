@@ -2,8 +2,7 @@
 value passes, the first invalid one fails with its message."""
 
 import pytest
-from builders import cluster_findings, valid_cluster_props
-from test_compute_cluster_valid import CLUSTER, POOL, pool, profile, with_pool
+from builders import CLUSTER, POOL, cluster_findings, pool, profile, valid_cluster_props, with_pool
 
 
 def ranged(low, high, default):

@@ -33,7 +33,7 @@ def model(*parts):
             self.resource_type, self.urn, self.name = r.type, r.urn, r.name
             self.props = json_format.MessageToDict(r.outputs)
 
-    return parse_stack(Outputs(r) for r in resources)
+    return parse_stack((Outputs(r) for r in resources), {})
 
 
 def test_portable_pool_preserves_placement_and_dynamic_admission():
@@ -96,3 +96,8 @@ def test_legacy_stack_keeps_default_placement():
     stack = model(deployment("jobs", labels=role("dynamic")))
     assert resolve_dynamic_pool(stack, stack.workloads[0]) is None
     assert resolve_placement(stack, stack.workloads[0]) is None
+
+
+def test_the_seed_stack_is_clean_under_every_policy():
+    assert run(*seed_stack()).violations == []
+    assert run(*seed_stack(), platform="aws").violations == []

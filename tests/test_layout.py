@@ -1,0 +1,97 @@
+"""The build tells you: a policy cannot land without its module, its tests, its engine scenario and
+its README row, and the public names cannot change by accident."""
+
+import ast
+import importlib
+import re
+
+import pytest
+from builders import ROOT
+
+import policies
+from policies import ALL
+
+NAMES = [line for line in (ROOT / "tests" / "policy_names.txt").read_text().splitlines()
+         if line and not line.startswith("#")]
+BY_NAME = {policy.name: policy for policy in ALL}
+
+
+def module_name(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def test_the_public_names_are_the_checked_in_list():
+    assert [policy.name for policy in ALL] == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_policy_is_one_module_named_after_it(name):
+    module = importlib.import_module(f"policies.{module_name(name)}")
+    assert module.POLICY is BY_NAME[name]
+    assert (module.__doc__ or "").startswith(f"{name}: ")  # what it decides, in its own words
+    rule = getattr(module, module_name(name), None)
+    assert callable(rule), f"the rule of {name} is a function named {module_name(name)} in its module"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_policy_has_its_test_module(name):
+    path = ROOT / "tests" / "policies" / f"test_{module_name(name)}.py"
+    assert path.is_file()
+    tests = [node.name for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    assert len(tests) >= 3, f"{path.name} holds {len(tests)} tests"
+
+
+def test_each_policy_has_an_engine_scenario():
+    tree = ast.parse((ROOT / "tests" / "engine" / "test_engine_protocol.py").read_text())
+    (scenarios,) = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "SCENARIOS" for t in node.targets)]
+    assert isinstance(scenarios, ast.Dict)
+    assert [key.value for key in scenarios.keys if isinstance(key, ast.Constant)] == NAMES
+
+
+def readme_rows() -> dict[str, list[str]]:
+    section = (ROOT / "README.md").read_text().split("## Policies", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        match = re.fullmatch(r"`([a-z0-9-]+)`", cells[1]) if len(cells) > 1 else None
+        if match:
+            rows[match.group(1)] = cells
+    return rows
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_policy_has_a_readme_row_matching_its_metadata(name):
+    policy = BY_NAME[name]
+    _, _, kind, level, _, config = readme_rows()[name]
+    assert kind == ("stack" if policy.subject == "stack" else "resource")
+    assert level == f"{policy.level.value}, {policy.severity.value}"
+    schema = policy.config_schema
+    settings = sorted(schema.properties) if schema is not None else []
+    assert config == (", ".join(f"`{s}`" for s in settings) or "-")
+
+
+def test_the_readme_lists_no_policy_the_pack_does_not_have():
+    assert sorted(readme_rows()) == sorted(NAMES)
+
+
+def test_the_rules_keep_no_module_level_state():
+    """What a run learns lives in PackState; a module may hold constants only."""
+    mutable = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+    for path in sorted((ROOT / "policies").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        if path.name != "sdk.py":  # the SDK patch is process-wide by nature: installed or not
+            assert not any(isinstance(node, ast.Global) for node in ast.walk(tree)), path.name
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, mutable):
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                name = getattr(target, "id", "")
+                assert name.isupper() or name == "__all__", f"{path.name}: mutable module-level '{name}'"
+
+
+def test_the_pack_version_is_written_once():
+    assert re.search(rf"^version: {re.escape(policies.PACK_VERSION)}$", (ROOT / "PulumiPolicy.yaml").read_text(),
+                     re.MULTILINE)
+    for path in [*ROOT.glob("policies/*.py"), *ROOT.glob("testkit/*.py"), ROOT / "__main__.py"]:
+        assert policies.PACK_VERSION not in path.read_text(), path
