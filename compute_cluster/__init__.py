@@ -1,6 +1,6 @@
 """The ComputeCluster component (``compute:index:ComputeCluster``).
 
-Typed arguments mirror seed C's ComputeCluster; the component passes their camelCase JSON form
+Typed arguments describe a ComputeCluster's configuration; the component passes their camelCase JSON form
 as its inputs and registers the same form as its outputs, so both the resource policies
 (inputs) and the stack policies (outputs) of compute-guard see its configuration.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate policies/data/machines.json, the machine catalog (SPEC section 6).
+"""Generate policies/data/machines.json, the machine catalog.
 
     venv/bin/python scripts/generate_catalog.py            # rewrite the file
     venv/bin/python scripts/generate_catalog.py --check    # exit 1 if the file is stale
