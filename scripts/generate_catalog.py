@@ -18,8 +18,15 @@ nested-virtualization support. Sources, all pinned in requirements-dev.txt:
   GPU types: the accelerator each GPU family carries, from AWS's instance-type pages (table
   below). Nested virtualization: bare metal, and the 8th-generation Intel families m8i, c8i, r8i
   and their -flex variants.
-* GCP and Azure: their common general-purpose, compute, memory, storage and GPU families,
-  written out below from the providers' machine-series documentation.
+* GCP: every predefined machine type of Google Cloud's machine-family documentation, written out
+  below series by series (shared-core, -lssd and -metal variants, GPU series with their
+  accelerators and counts).
+* Azure: every size of the generated list of Azure/karpenter-provider-azure
+  (../shared/third_party/azure-known-skus, Apache-2.0), read at the commit recorded below; facts
+  derived from each name and family as described at azure_machines.
+
+The file records the sources' versions; --check fails when the committed file is not what the
+sources give now.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+CATALOG_DATE = "2026-11-30"  # when the facts written out below were last checked against their sources
 OUTPUT = ROOT / "policies" / "data" / "machines.json"
 GIB = 1024
 
@@ -41,14 +49,22 @@ AWS_GPU_TYPES = {
     "g2": "nvidia-k520", "g3": "nvidia-m60", "g3s": "nvidia-m60", "g4dn": "nvidia-t4",
     "g4ad": "amd-radeon-pro-v520", "g5": "nvidia-a10g", "g5g": "nvidia-t4g", "g6": "nvidia-l4",
     "g6f": "nvidia-l4", "gr6": "nvidia-l4", "gr6f": "nvidia-l4", "g6e": "nvidia-l40s",
-    "g7e": "nvidia-rtx-pro-6000", "p2": "nvidia-k80", "p3": "nvidia-v100", "p3dn": "nvidia-v100",
+    "g7": "nvidia-rtx-pro-4500", "g7e": "nvidia-rtx-pro-6000",
+    "p2": "nvidia-k80", "p3": "nvidia-v100", "p3dn": "nvidia-v100",
     "p4d": "nvidia-a100", "p4de": "nvidia-a100-80gb", "p5": "nvidia-h100", "p5e": "nvidia-h200",
     "p5en": "nvidia-h200", "p6-b200": "nvidia-b200", "p6-b300": "nvidia-b300", "p6e-gb200": "nvidia-b200",
 }
-# GPU counts the price-list table does not have yet (whole GPUs only; fractional sizes stay null).
+# GPU counts the price-list table does not have yet.
 AWS_GPU_COUNTS = {
     "p5.4xlarge": 1, "p5e.48xlarge": 8, "p5en.48xlarge": 8, "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 8,
+    "p6e-gb200.36xlarge": 4, "g4dn.metal": 8, "g5g.metal": 2,
+    **{f"{family}.{size}": count for family in ("g7", "g7e")
+       for size, count in (("2xlarge", 1), ("4xlarge", 1), ("8xlarge", 1), ("12xlarge", 2), ("24xlarge", 4),
+                           ("48xlarge", 8))},
 }
+# Sizes with a fraction of one GPU (see _machine for how they are counted).
+AWS_GPU_FRACTIONS = {"g6f.large": 1 / 8, "g6f.xlarge": 1 / 8, "g6f.2xlarge": 1 / 4, "g6f.4xlarge": 1 / 2,
+                     "gr6f.4xlarge": 1 / 2}
 AWS_NESTED_FAMILIES = {"m8i", "c8i", "r8i", "m8i-flex", "c8i-flex", "r8i-flex"}
 # GiB of memory per vCPU, by the family's class letter, for families the price list lacks.
 AWS_GIB_PER_VCPU = {"c": 2, "m": 4, "r": 8, "x": 16}
@@ -125,144 +141,238 @@ def aws_machines() -> list[dict[str, Any]]:
                 memory = AWS_GIB_PER_VCPU[family[0]] * GIB * vcpus
         gpu_type = AWS_GPU_TYPES.get(family)
         gpu_count = facts["gpus"] or AWS_GPU_COUNTS.get(name)
+        fraction = AWS_GPU_FRACTIONS.get(name)
+        if fraction is not None:
+            gpu_count = 1
         nested = size.startswith("metal") or family in AWS_NESTED_FAMILIES
         machines.append(_machine("aws", name, architecture, vcpus, memory, gpu_type if gpu_count or gpu_type else None,
-                                 gpu_count if gpu_type else None, nested))
+                                 gpu_count if gpu_type else None, nested, fraction))
     return machines
 
 
 # --- GCP -------------------------------------------------------------------------------------
-# series: (architecture, Intel nested virtualization, {type: (GiB per vCPU, [vCPU counts])})
+# Every predefined machine type of Google Cloud's machine-family documentation
+# (docs.cloud.google.com/compute/docs/{general-purpose,compute-optimized,memory-optimized,
+# storage-optimized,accelerator-optimized}-machines, as of GCP_DOCS_DATE), series by series:
+# (architecture, nested virtualization, {kind: (GB per vCPU or None, [vCPU counts])},
+#  {variant suffix: {kind: [vCPU counts]}}). Memory is given where the series documents one
+# ratio for the kind, else null. Nested virtualization: the Intel series that support it.
 
-_GCP_SERIES: dict[str, tuple[str, bool, dict[str, tuple[float | None, list[int]]]]] = {
+GCP_DOCS_DATE = "2026-11"
+_P2 = [2, 4, 8, 16, 32, 48, 64, 80]
+_GCP_SERIES: dict[str, tuple[str, bool, dict[str, tuple[float | None, list[int]]], dict[str, dict[str, list[int]]]]] = {
     "e2": ("x86_64", False, {"standard": (4, [2, 4, 8, 16, 32]), "highmem": (8, [2, 4, 8, 16]),
-                             "highcpu": (1, [2, 4, 8, 16, 32])}),
+                             "highcpu": (1, [2, 4, 8, 16, 32])}, {}),
     "n1": ("x86_64", True, {"standard": (3.75, [1, 2, 4, 8, 16, 32, 64, 96]),
                             "highmem": (6.5, [2, 4, 8, 16, 32, 64, 96]),
-                            "highcpu": (0.9, [2, 4, 8, 16, 32, 64, 96])}),
-    "n2": ("x86_64", True, {"standard": (4, [2, 4, 8, 16, 32, 48, 64, 80, 96, 128]),
-                            "highmem": (8, [2, 4, 8, 16, 32, 48, 64, 80, 96, 128]),
-                            "highcpu": (1, [2, 4, 8, 16, 32, 48, 64, 80, 96])}),
-    "n2d": ("x86_64", False, {"standard": (4, [2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 224]),
-                              "highmem": (8, [2, 4, 8, 16, 32, 48, 64, 80, 96]),
-                              "highcpu": (1, [2, 4, 8, 16, 32, 48, 64, 80, 96, 128, 224])}),
-    "n4": ("x86_64", False, {"standard": (4, [2, 4, 8, 16, 32, 48, 64, 80]),
-                             "highmem": (8, [2, 4, 8, 16, 32, 48, 64, 80]),
-                             "highcpu": (2, [2, 4, 8, 16, 32, 48, 64, 80])}),
-    "c2": ("x86_64", True, {"standard": (4, [4, 8, 16, 30, 60])}),
-    "c2d": ("x86_64", False, {"standard": (4, [2, 4, 8, 16, 32, 56, 112]),
-                              "highmem": (8, [2, 4, 8, 16, 32, 56, 112]),
-                              "highcpu": (2, [2, 4, 8, 16, 32, 56, 112])}),
-    "c3": ("x86_64", True, {"standard": (4, [4, 8, 22, 44, 88, 176]), "highmem": (8, [4, 8, 22, 44, 88, 176]),
-                            "highcpu": (2, [4, 8, 22, 44, 88, 176])}),
-    "c3d": ("x86_64", False, {"standard": (4, [4, 8, 16, 30, 60, 90, 180, 360]),
-                              "highmem": (8, [4, 8, 16, 30, 60, 90, 180, 360]),
-                              "highcpu": (2, [4, 8, 16, 30, 60, 90, 180, 360])}),
-    "c4": ("x86_64", False, {"standard": (3.75, [2, 4, 8, 16, 32, 48, 96, 192]),
-                             "highmem": (7.75, [2, 4, 8, 16, 32, 48, 96, 192]),
-                             "highcpu": (2, [2, 4, 8, 16, 32, 48, 96, 192])}),
-    "c4a": ("arm64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48, 64, 72]),
-                             "highmem": (8, [1, 2, 4, 8, 16, 32, 48, 64, 72]),
-                             "highcpu": (2, [1, 2, 4, 8, 16, 32, 48, 64, 72])}),
-    "n4a": ("arm64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48, 64]),
-                             "highmem": (8, [1, 2, 4, 8, 16, 32, 48, 64]),
-                             "highcpu": (2, [1, 2, 4, 8, 16, 32, 48, 64])}),
-    "t2a": ("arm64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48])}),
-    "t2d": ("x86_64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48, 60])}),
-    "m1": ("x86_64", False, {"ultramem": (None, [40, 80, 160]), "megamem": (None, [96])}),
-    "m2": ("x86_64", False, {"ultramem": (None, [208, 416]), "megamem": (None, [416])}),
-    "m3": ("x86_64", False, {"ultramem": (None, [32, 64, 128]), "megamem": (None, [64, 128])}),
-    "z3": ("x86_64", False, {"highmem": (8, [88, 176])}),
+                            "highcpu": (0.9, [2, 4, 8, 16, 32, 64, 96])}, {}),
+    "n2": ("x86_64", True, {"standard": (4, [*_P2, 96, 128]), "highmem": (8, [*_P2, 96, 128]),
+                            "highcpu": (1, [*_P2, 96])}, {}),
+    "n2d": ("x86_64", False, {"standard": (4, [*_P2, 96, 128, 224]), "highmem": (8, [*_P2, 96]),
+                              "highcpu": (1, [*_P2, 96, 128, 224])}, {}),
+    "n4": ("x86_64", True, {"standard": (4, _P2), "highmem": (8, _P2), "highcpu": (1, _P2)}, {}),
+    "n4d": ("x86_64", False, {"standard": (4, [*_P2, 96]), "highmem": (8, [*_P2, 96]),
+                              "highcpu": (1, [*_P2, 96])}, {}),
+    "n4a": ("arm64", False, {kind: (ratio, [1, 2, 4, 8, 16, 32, 48, 64])
+                             for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))}, {}),
+    "c4a": ("arm64", False, {kind: (ratio, [1, 2, 4, 8, 16, 32, 48, 64, 72])
+                             for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))},
+            {"-lssd": {"standard": [4, 8, 16, 32, 48, 64, 72], "highmem": [4, 8, 16, 32, 48, 64, 72]},
+             "-metal": {"highmem": [96]}}),
+    "c4": ("x86_64", True, {kind: (None, [2, 4, 8, 16, 24, 32, 48, 96, 144, 192, 288])
+                            for kind in ("standard", "highmem", "highcpu")},
+           {"-lssd": {kind: [4, 8, 16, 24, 32, 48, 96, 144, 192, 288] for kind in ("standard", "highmem")},
+            "-metal": {"standard": [288], "highmem": [288]},
+            "-lssd-metal": {"standard": [288], "highmem": [288]}}),
+    "c4d": ("x86_64", False, {kind: (None, [2, 4, 8, 16, 32, 48, 64, 96, 192, 384])
+                              for kind in ("standard", "highmem", "highcpu")},
+            {"-lssd": {kind: [8, 16, 32, 48, 64, 96, 192, 384] for kind in ("standard", "highmem")},
+             "-metal": {kind: [384] for kind in ("standard", "highmem", "highcpu")}}),
+    "c3": ("x86_64", True, {kind: (ratio, [4, 8, 22, 44, 88, 176])
+                            for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))},
+           {"-lssd": {"standard": [4, 8, 22, 44, 88, 176]},
+            "-metal": {kind: [192] for kind in ("standard", "highmem", "highcpu")}}),
+    "c3d": ("x86_64", False, {kind: (ratio, [4, 8, 16, 30, 60, 90, 180, 360])
+                              for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))},
+            {"-lssd": {kind: [8, 16, 30, 60, 90, 180, 360] for kind in ("standard", "highmem")}}),
+    "c2": ("x86_64", True, {"standard": (4, [4, 8, 16, 30, 60])}, {}),
+    "c2d": ("x86_64", False, {kind: (ratio, [2, 4, 8, 16, 32, 56, 112])
+                              for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))}, {}),
+    "t2a": ("arm64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48])}, {}),
+    "t2d": ("x86_64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48, 60])}, {}),
+    "h3": ("x86_64", False, {"standard": (4, [88])}, {}),
+    "h4d": ("x86_64", False, {"standard": (None, [192]), "highmem": (None, [192])}, {"-lssd": {"highmem": [192]}}),
+    "m1": ("x86_64", False, {"ultramem": (None, [40, 80, 160]), "megamem": (None, [96])}, {}),
+    "m2": ("x86_64", False, {"ultramem": (None, [208, 416]), "megamem": (None, [416]), "hypermem": (None, [416])},
+           {}),
+    "m3": ("x86_64", False, {"ultramem": (None, [32, 64, 128]), "megamem": (None, [64, 128])}, {}),
+    "m4": ("x86_64", False, {"hypermem": (None, [16, 32, 64]), "megamem": (None, [28, 56, 112, 224]),
+                             "ultramem": (None, [56, 112, 224])}, {}),
+    "z3": ("x86_64", False, {}, {"-standardlssd": {"highmem": [14, 22, 44, 88, 176]},
+                                 "-highlssd": {"highmem": [8, 16, 22, 32, 44, 88]},
+                                 "-highlssd-metal": {"highmem": [192]}}),
 }
-# accelerator-optimized: (name, vCPUs, GiB, GPU type, GPU count)
+# Names outside the series-kind-vCPUs pattern: (name, vCPUs, GB)
+_GCP_OTHER = [("e2-micro", 2, 1), ("e2-small", 2, 2), ("e2-medium", 2, 4), ("f1-micro", 1, 0.6),
+              ("g1-small", 1, 1.7), ("z3-highmem-88", 88, 704), ("z3-highmem-176", 176, 1408),
+              *[(f"x4-{v}-{t}t-metal", v, t * 1024) for v, t in
+                [(480, 6), (480, 8), (960, 12), (960, 16), (1440, 24), (1920, 32)]]]
+# accelerator-optimized: (name, architecture, vCPUs, GB, GPU type, GPU count)
 _GCP_GPU = [
-    *[(f"g2-standard-{v}", v, m, "nvidia-l4", g) for v, m, g in
-      [(4, 16, 1), (8, 32, 1), (12, 48, 1), (16, 64, 1), (24, 96, 2), (32, 128, 1), (48, 192, 4), (96, 384, 8)]],
-    *[(f"a2-highgpu-{g}g", v, m, "nvidia-a100", g) for g, v, m in
+    *[(f"g2-standard-{v}", "x86_64", v, 4 * v, "nvidia-l4", g) for v, g in
+      [(4, 1), (8, 1), (12, 1), (16, 1), (24, 2), (32, 1), (48, 4), (96, 8)]],
+    *[(f"g4-standard-{v}", "x86_64", v, 3.75 * v, "nvidia-rtx-pro-6000", g) for v, g in
+      [(48, 1), (96, 2), (192, 4), (384, 8)]],
+    *[(f"a2-highgpu-{g}g", "x86_64", v, m, "nvidia-a100", g) for g, v, m in
       [(1, 12, 85), (2, 24, 170), (4, 48, 340), (8, 96, 680)]],
-    ("a2-megagpu-16g", 96, 1360, "nvidia-a100", 16),
-    *[(f"a2-ultragpu-{g}g", v, m, "nvidia-a100-80gb", g) for g, v, m in
+    ("a2-megagpu-16g", "x86_64", 96, 1360, "nvidia-a100", 16),
+    *[(f"a2-ultragpu-{g}g", "x86_64", v, m, "nvidia-a100-80gb", g) for g, v, m in
       [(1, 12, 170), (2, 24, 340), (4, 48, 680), (8, 96, 1360)]],
-    ("a3-highgpu-8g", 208, 1872, "nvidia-h100", 8),
-    ("a3-megagpu-8g", 208, 1872, "nvidia-h100", 8),
-    ("a3-ultragpu-8g", 224, 2952, "nvidia-h200", 8),
+    *[(f"a3-highgpu-{g}g", "x86_64", v, m, "nvidia-h100", g) for g, v, m in
+      [(1, 26, 234), (2, 52, 468), (4, 104, 936), (8, 208, 1872)]],
+    ("a3-megagpu-8g", "x86_64", 208, 1872, "nvidia-h100", 8),
+    ("a3-edgegpu-8g", "x86_64", 208, 1872, "nvidia-h100", 8),
+    ("a3-ultragpu-8g", "x86_64", 224, 2952, "nvidia-h200", 8),
+    ("a4-highgpu-8g", "x86_64", 224, 3968, "nvidia-b200", 8),
+    ("a4x-highgpu-4g", "arm64", 140, 884, "nvidia-b200", 4),  # GB200: Grace (Arm) CPUs
 ]
 
 
 def gcp_machines() -> list[dict[str, Any]]:
     machines = []
-    for series, (architecture, nested, types) in _GCP_SERIES.items():
-        for kind, (gib_per_vcpu, counts) in types.items():
+    for series, (architecture, nested, kinds, variants) in _GCP_SERIES.items():
+        for kind, (gb_per_vcpu, counts) in kinds.items():
             for vcpus in counts:
-                memory = round(gib_per_vcpu * vcpus * GIB) if gib_per_vcpu else None
+                memory = round(gb_per_vcpu * vcpus * GIB) if gb_per_vcpu else None
                 machines.append(_machine("gcp", f"{series}-{kind}-{vcpus}", architecture, vcpus, memory,
                                          None, None, nested))
-    for name, vcpus, size, accel, count in [("e2-micro", 2, 1, None, None), ("e2-small", 2, 2, None, None),
-                                            ("e2-medium", 2, 4, None, None)] + [
-            (n, v, m, t, c) for n, v, m, t, c in _GCP_GPU]:
-        machines.append(_machine("gcp", name, "x86_64", vcpus, size * GIB, accel, count, False))
+        for suffix, by_kind in variants.items():
+            for kind, counts in by_kind.items():
+                ratio = kinds.get(kind, (None, []))[0]
+                for vcpus in counts:
+                    metal = suffix.endswith("-metal")
+                    memory = round(ratio * vcpus * GIB) if ratio and not metal else None
+                    machines.append(_machine("gcp", f"{series}-{kind}-{vcpus}{suffix}", architecture, vcpus, memory,
+                                             None, None, nested))
+    for name, vcpus, size in _GCP_OTHER:
+        machines.append(_machine("gcp", name, "x86_64", vcpus, round(size * GIB), None, None, False))
+    for name, architecture, vcpus, size, accelerator, count in _GCP_GPU:
+        machines.append(_machine("gcp", name, architecture, vcpus, round(size * GIB), accelerator, count, False))
     return sorted(machines, key=lambda m: m["name"])
 
 
 # --- Azure -----------------------------------------------------------------------------------
-# family: (name pattern with {n}, architecture, GiB per vCPU, vCPU counts, nested virtualization)
+# Every size of Azure/karpenter-provider-azure's generated list (../shared/third_party/
+# azure-known-skus/known_skus.yaml): Standard_<family letters><vCPUs>[-<active vCPUs>]<features>
+# [_<accelerator or variant>...][_v<version>]. vCPUs come from the name (the active count of a
+# constrained size; the documented counts for the older families whose number is not a vCPU
+# count); arm64 is the 'p' feature (and the Grace CPUs of GB200/GB300 sizes); GPUs come from the
+# family's documented accelerator; memory from the family's documented GiB per vCPU (of the full
+# size, which a constrained size keeps), null where it has none; nested virtualization on the
+# Intel D and E families from v3 and on Fsv2.
 
-_AZURE_FAMILIES: list[tuple[str, str, float, list[int], bool]] = [
-    *[(f"Standard_D{{n}}{v}_v5", "x86_64", 4, [2, 4, 8, 16, 32, 48, 64, 96], True)
-      for v in ("", "s", "d", "ds")],
-    *[(f"Standard_E{{n}}{v}_v5", "x86_64", 8, [2, 4, 8, 16, 20, 32, 48, 64, 96, 104], True)
-      for v in ("", "s", "d", "ds")],
-    *[(f"Standard_D{{n}}{v}_v6", "x86_64", 4, [2, 4, 8, 16, 32, 48, 64, 96, 128], True) for v in ("s", "ds")],
-    *[(f"Standard_E{{n}}{v}_v6", "x86_64", 8, [2, 4, 8, 16, 20, 32, 48, 64, 96, 128], True) for v in ("s", "ds")],
-    ("Standard_F{n}s_v2", "x86_64", 2, [2, 4, 8, 16, 32, 48, 64, 72], True),
-    *[(f"Standard_D{{n}}{v}_v5", "x86_64", 4, [2, 4, 8, 16, 32, 48, 64, 96], False) for v in ("as", "ads")],
-    *[(f"Standard_E{{n}}{v}_v5", "x86_64", 8, [2, 4, 8, 16, 20, 32, 48, 64, 96], False) for v in ("as", "ads")],
-    ("Standard_D{n}s_v3", "x86_64", 4, [2, 4, 8, 16, 32, 48, 64], False),
-    ("Standard_D{n}s_v4", "x86_64", 4, [2, 4, 8, 16, 32, 48, 64], False),
-    ("Standard_L{n}s_v3", "x86_64", 8, [8, 16, 32, 48, 64, 80], False),
-    *[(f"Standard_D{{n}}{v}_v5", "arm64", 4, [2, 4, 8, 16, 32, 48, 64], False) for v in ("ps", "pds")],
-    *[(f"Standard_D{{n}}{v}_v5", "arm64", 2, [2, 4, 8, 16, 32, 48, 64], False) for v in ("pls", "plds")],
-    *[(f"Standard_E{{n}}{v}_v5", "arm64", 8, [2, 4, 8, 16, 20, 32], False) for v in ("ps", "pds")],
-    *[(f"Standard_D{{n}}{v}_v6", "arm64", 4, [2, 4, 8, 16, 32, 48, 64, 96], False) for v in ("ps", "pds")],
-    *[(f"Standard_D{{n}}{v}_v6", "arm64", 2, [2, 4, 8, 16, 32, 48, 64, 96], False) for v in ("pls", "plds")],
-    *[(f"Standard_E{{n}}{v}_v6", "arm64", 8, [2, 4, 8, 16, 32, 48, 64, 96], False) for v in ("ps", "pds")],
-]
-_AZURE_B = [("Standard_B2s", 2, 4), ("Standard_B2ms", 2, 8), ("Standard_B4ms", 4, 16), ("Standard_B8ms", 8, 32),
-            ("Standard_B12ms", 12, 48), ("Standard_B16ms", 16, 64), ("Standard_B20ms", 20, 80)]
-# GPU sizes: (name, vCPUs, GiB, GPU type, GPU count)
-_AZURE_GPU = [
-    ("Standard_NC6s_v3", 6, 112, "nvidia-v100", 1), ("Standard_NC12s_v3", 12, 224, "nvidia-v100", 2),
-    ("Standard_NC24s_v3", 24, 448, "nvidia-v100", 4),
-    ("Standard_NC4as_T4_v3", 4, 28, "nvidia-t4", 1), ("Standard_NC8as_T4_v3", 8, 56, "nvidia-t4", 1),
-    ("Standard_NC16as_T4_v3", 16, 110, "nvidia-t4", 1), ("Standard_NC64as_T4_v3", 64, 440, "nvidia-t4", 4),
-    ("Standard_NC24ads_A100_v4", 24, 220, "nvidia-a100-80gb", 1),
-    ("Standard_NC48ads_A100_v4", 48, 440, "nvidia-a100-80gb", 2),
-    ("Standard_NC96ads_A100_v4", 96, 880, "nvidia-a100-80gb", 4),
-    ("Standard_NV36ads_A10_v5", 36, 440, "nvidia-a10", 1), ("Standard_NV72ads_A10_v5", 72, 880, "nvidia-a10", 2),
-    ("Standard_ND96asr_v4", 96, 900, "nvidia-a100", 8),
-    ("Standard_ND96amsr_A100_v4", 96, 1900, "nvidia-a100-80gb", 8),
-    ("Standard_ND96isr_H100_v5", 96, 1900, "nvidia-h100", 8),
-    ("Standard_NC40ads_H100_v5", 40, 320, "nvidia-h100", 1), ("Standard_NC80adis_H100_v5", 80, 640, "nvidia-h100", 2),
-]
+AZURE_SKUS = ROOT.parent / "shared" / "third_party" / "azure-known-skus" / "known_skus.yaml"
+AZURE_SKUS_COMMIT = "352646f599290c3a6d2f9710fb535a7b288f88ed"
+_AZURE_NAME = re.compile(r"^Standard_([A-Z]+)(\d+)(?:-(\d+))?([a-z]*)((?:_[A-Za-z0-9]+)*)$")
+# Families whose number is a size code, not a vCPU count: number -> vCPUs.
+_AZURE_SIZE_CODES = {
+    "D": {1: 1, 2: 2, 3: 4, 4: 8, 5: 16, 11: 2, 12: 4, 13: 8, 14: 16, 15: 20},
+    "DS": {1: 1, 2: 2, 3: 4, 4: 8, 5: 16, 11: 2, 12: 4, 13: 8, 14: 16, 15: 20},
+    "G": {1: 2, 2: 4, 3: 8, 4: 16, 5: 32}, "GS": {1: 2, 2: 4, 3: 8, 4: 16, 5: 32},
+}
+# (family letters, accelerator in the name or None, version) -> (GPU type, vCPUs per GPU or a table)
+_AZURE_GPUS: dict[tuple[str, str | None, str], tuple[str, dict[int, float] | int]] = {
+    ("NC", None, "v3"): ("nvidia-v100", 6),
+    ("NC", "T4", "v3"): ("nvidia-t4", {4: 1, 8: 1, 16: 1, 64: 4}),
+    ("NC", "A100", "v4"): ("nvidia-a100-80gb", 24),
+    ("NC", "A10", "v4"): ("nvidia-a10", {8: 1 / 3, 16: 2 / 3, 32: 1}),
+    ("NC", "H100", "v5"): ("nvidia-h100", 40),
+    ("NCC", "H100", "v5"): ("nvidia-h100", 40),
+    ("NC", "RTXPRO6000BSE", "v6"): ("nvidia-rtx-pro-6000", {}),
+    ("ND", None, "v2"): ("nvidia-v100", 5),
+    ("ND", None, "v4"): ("nvidia-a100", 12),
+    ("ND", "A100", "v4"): ("nvidia-a100-80gb", 12),
+    ("ND", "H100", "v5"): ("nvidia-h100", 12),
+    ("ND", "H200", "v5"): ("nvidia-h200", 12),
+    ("ND", "MI300X", "v5"): ("amd-mi300x", 12),
+    ("ND", "GB200", "v6"): ("nvidia-b200", 32),
+    ("ND", "GB300", "v6"): ("nvidia-b300", 32),
+    ("NG", "V620", "v1"): ("amd-radeon-pro-v620", {8: 1 / 4, 16: 1 / 2, 32: 1}),
+    ("NV", None, "v2"): ("nvidia-m60", 6),
+    ("NV", None, "v3"): ("nvidia-m60", 12),
+    ("NV", None, "v4"): ("amd-radeon-instinct-mi25", {4: 1 / 8, 8: 1 / 4, 16: 1 / 2, 32: 1}),
+    ("NV", "A10", "v5"): ("nvidia-a10", {6: 1 / 6, 12: 1 / 3, 18: 1 / 2, 36: 1, 72: 2}),
+    ("NV", "V710", "v5"): ("amd-radeon-pro-v710", {4: 1 / 6, 8: 1 / 3, 12: 1 / 2, 24: 1, 28: 1}),
+}
+_AZURE_ACCELERATORS = {"T4", "A100", "A10", "H100", "H200", "MI300X", "GB200", "GB300", "V620", "V710",
+                       "RTXPRO6000BSE"}
+
+
+def _azure_gib_per_vcpu(family: str, features: str, version: int) -> float | None:
+    """The family's documented GiB per vCPU, or None where it has none."""
+    if "t" in features or "o" in features:
+        return None
+    if family == "D" and version >= 3:
+        return 2 if "l" in features else 4
+    if family == "E" and version >= 3:
+        return 8
+    if family == "F" and version >= 6:
+        return 2 if "l" in features else 8 if "m" in features else 4
+    if family == "F" and version in (1, 2):
+        return 2
+    if family == "FX":
+        return 21
+    if family == "L" and version >= 2:
+        return 8
+    if family == "A" and version == 2:
+        return 8 if "m" in features else 2
+    return None
 
 
 def azure_machines() -> list[dict[str, Any]]:
+    import yaml
+
     machines = []
-    for pattern, architecture, gib_per_vcpu, counts, nested in _AZURE_FAMILIES:
-        for vcpus in counts:
-            machines.append(_machine("azure", pattern.format(n=vcpus), architecture, vcpus,
-                                     round(gib_per_vcpu * vcpus * GIB), None, None, nested))
-    for name, vcpus, size in _AZURE_B:
-        machines.append(_machine("azure", name, "x86_64", vcpus, size * GIB, None, None, False))
-    for name, vcpus, size, accel, count in _AZURE_GPU:
-        machines.append(_machine("azure", name, "x86_64", vcpus, size * GIB, accel, count, False))
+    for entry in yaml.safe_load(AZURE_SKUS.read_text()):
+        name = entry["name"]
+        match = _AZURE_NAME.match(name)
+        if match is None:
+            raise SystemExit(f"{name}: not an Azure size name this generator can read")
+        family, number, active, features, rest = match.groups()
+        parts = [part for part in rest.split("_") if part]
+        version = next((int(part[1:]) for part in parts if re.fullmatch(r"v\d+", part)), 1)
+        accelerator = next((part for part in parts if part in _AZURE_ACCELERATORS), None)
+        size = _AZURE_SIZE_CODES.get(family, {}).get(int(number)) if version <= 2 else None
+        full = size or int(number)
+        vcpus = int(active) if active else full
+        architecture = "arm64" if "p" in features or accelerator in ("GB200", "GB300") else "x86_64"
+        gpu_type = gpu_count = gpu_fraction = None
+        gpu = _AZURE_GPUS.get((family, accelerator, f"v{version}"))
+        if family.startswith("N") and family != "NP" and gpu is None:
+            raise SystemExit(f"{name}: a GPU family without a documented accelerator in this generator")
+        if gpu is not None:
+            gpu_type, per = gpu
+            share = per.get(full) if isinstance(per, dict) else full / per
+            if share is not None:
+                gpu_count, gpu_fraction = (1, share) if share < 1 else (round(share), None)
+        ratio = None if gpu else _azure_gib_per_vcpu(family, features, version)
+        intel = "a" not in features and "p" not in features
+        nested = intel and ((family in ("D", "E") and version >= 3) or (family == "F" and "s" in features
+                                                                       and version == 2))
+        machines.append(_machine("azure", name, architecture, vcpus, round(ratio * full * GIB) if ratio else None,
+                                 gpu_type, gpu_count, nested, gpu_fraction))
     return sorted(machines, key=lambda m: m["name"])
 
 
 def _machine(platform: str, name: str, architecture: str, vcpus: int | None, memory_mib: int | None,
-             gpu_type: str | None, gpu_count: int | None, nested: bool) -> dict[str, Any]:
+             gpu_type: str | None, gpu_count: int | None, nested: bool,
+             gpu_fraction: float | None = None) -> dict[str, Any]:
+    """One machine's facts. A machine with a fraction of a GPU has gpuCount 1 (the node shows its
+    partition as one GPU device, and a pool declares whole devices per machine) and the fraction in
+    gpuFraction."""
     return {"platform": platform, "name": name, "architecture": architecture, "vcpus": vcpus,
-            "memoryMiB": memory_mib, "gpuType": gpu_type, "gpuCount": gpu_count, "nestedVirtualization": nested}
+            "memoryMiB": memory_mib, "gpuType": gpu_type, "gpuCount": gpu_count,
+            "gpuFraction": round(gpu_fraction, 4) if gpu_fraction else None, "nestedVirtualization": nested}
 
 
 def render() -> str:
@@ -273,8 +383,10 @@ def render() -> str:
     names = [(m["platform"], m["name"]) for m in machines]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate machine names")
-    header = {"generatedBy": "scripts/generate_catalog.py",
-              "sources": {"botocore": botocore.__version__, "apache-libcloud": libcloud.__version__}}
+    header = {"generatedBy": "scripts/generate_catalog.py", "refreshed": CATALOG_DATE,
+              "sources": {"botocore": botocore.__version__, "apache-libcloud": libcloud.__version__,
+                          "azure-known-skus": f"Azure/karpenter-provider-azure@{AZURE_SKUS_COMMIT}",
+                          "gcp-machine-families": f"docs.cloud.google.com/compute/docs, as of {GCP_DOCS_DATE}"}}
     lines = ["{", f'"about": {json.dumps(header, sort_keys=True)},', '"machines": [']
     lines += [json.dumps(m, sort_keys=True) + ("," if i < len(machines) - 1 else "") for i, m in enumerate(machines)]
     lines += ["]", "}", ""]
