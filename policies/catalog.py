@@ -8,12 +8,16 @@ edited by hand); they are loaded once, the first time a policy asks.
   machines are known to the AWS catalog and share one CPU architecture.
 * :func:`offering` - whether some machine of a platform offers an architecture, GPU and nested
   virtualization together.
+* :func:`new_family` - for a name the catalog does not have: the family it names when it follows
+  its platform's naming and belongs to no family the catalog knows (a machine launched after the
+  catalog was generated), else None (a typo, or an impossible size of a known family).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +34,9 @@ class Machine:
     vcpus: int | None
     memory_mib: int | None
     gpu_type: str | None
-    gpu_count: int | None  # None when the machine has no GPU, or its count is fractional/unknown
+    gpu_count: int | None  # None when the machine has no GPU or its count is not known; 1 for a fraction of one
     nested_virtualization: bool
+    gpu_fraction: float | None = None  # the share of one GPU, for sizes that have a fraction of one
 
 
 @functools.lru_cache(maxsize=1)
@@ -40,7 +45,7 @@ def _catalog() -> dict[str, dict[str, Machine]]:
     catalog: dict[str, dict[str, Machine]] = {platform: {} for platform in CLOUD_PLATFORMS}
     for item in document["machines"]:
         machine = Machine(item["platform"], item["name"], item["architecture"], item["vcpus"], item["memoryMiB"],
-                          item["gpuType"], item["gpuCount"], item["nestedVirtualization"])
+                          item["gpuType"], item["gpuCount"], item["nestedVirtualization"], item.get("gpuFraction"))
         catalog.setdefault(machine.platform, {})[machine.name] = machine
     return catalog
 
@@ -73,3 +78,89 @@ def offering(platform: str, architecture: str | None = None, gpu_type: str | Non
             continue
         return machine
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def about() -> dict[str, object]:
+    """When the catalog was refreshed and from which sources."""
+    document = json.loads(DATA.read_text())
+    return dict(document.get("about", {}))
+
+
+# --- naming: a machine newer than the catalog, or a typo ---------------------------------------
+# Each platform's names split into parts; a family is the name without its size. A name whose
+# every part is one the catalog's own names use, but whose family it does not have, is a machine
+# newer than the catalog. Anything else that is not in the catalog is a mistake.
+
+_AWS = re.compile(r"^(?P<family>(?P<cls>[a-z]+)(?P<gen>\d*)(?P<attrs>[a-z]*)(?P<sub>-[a-z0-9]+)?)"
+                  r"\.(?P<size>nano|micro|small|medium|large|\d*xlarge|metal(?:-\d+xl)?)$")
+_GCP = re.compile(r"^(?P<family>(?P<letter>[a-z])(?P<gen>\d+)(?P<suffix>[a-z]?))-(?P<kind>[a-z]+)-(?P<size>\d+g?)"
+                  r"(?P<variant>(?:-[a-z]+)*)$")
+_AZURE = re.compile(r"^Standard_(?P<letters>[A-Z]+)(?P<size>\d+)(?P<constrained>-\d+)?(?P<features>[a-z]*)"
+                    r"(?P<rest>(?:_[A-Za-z0-9]+)*)$")
+_PARTS = {"aws": ("class", "sub"), "gcp": ("letter", "suffix", "kind", "variant"),
+          "azure": ("letters", "features", "rest")}
+
+
+def _split(platform: str, name: str) -> tuple[str, dict[str, str]] | None:
+    """(family, its parts) by the platform's naming, or None when the name does not follow it."""
+    if platform == "aws":
+        match = _AWS.match(name)
+        if match is None:
+            return None
+        # the class letters with their attribute letters (m + gd: Graviton, local disk), as the catalog pairs them
+        return match["family"], {"class": f"{match['cls']}+{match['attrs']}", "sub": match["sub"] or ""}
+    if platform == "gcp":
+        match = _GCP.match(name)
+        if match is None:
+            return None
+        return match["family"], {"letter": match["letter"], "suffix": match["suffix"], "kind": match["kind"],
+                                 "variant": match["variant"]}
+    if platform == "azure":
+        match = _AZURE.match(name)
+        if match is None:
+            return None
+        rest = [part for part in match["rest"].split("_") if part]
+        family = (f"{match['letters']}{{n}}{'-{c}' if match['constrained'] else ''}{match['features']}"
+                  f"{''.join('_' + part for part in rest)}")
+        # any version; an accelerator-shaped part (A100, H200, GB300) as one kind of part
+        shape = [re.sub(r"^v\d+$", "v", re.sub(r"^[A-Z]+\d+[A-Z0-9]*$", "GPU", part)) for part in rest]
+        parts = {"letters": match["letters"], "features": match["features"], "rest": "_".join(shape)}
+        return family, parts
+    return None
+
+
+@functools.cache
+def _naming(platform: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """The families of the platform's catalog, and every value each part of a name takes in it."""
+    families: set[str] = set()
+    parts: dict[str, set[str]] = {part: set() for part in _PARTS.get(platform, ())}
+    for machine in machines(platform):
+        split = _split(platform, machine.name)
+        if split is None:
+            continue
+        families.add(split[0])
+        for part, value in split[1].items():
+            parts[part].add(value)
+    if platform == "azure":  # feature letters combine freely
+        parts["features"] = {letter for value in parts["features"] for letter in value} | {""}
+    return frozenset(families), {part: frozenset(values) for part, values in parts.items()}
+
+
+def new_family(platform: str, name: str) -> str | None:
+    """The family ``name`` would belong to, when it reads as a machine newer than the catalog."""
+    split = _split(platform, name)
+    if split is None:
+        return None
+    family, parts = split
+    families, known = _naming(platform)
+    if family in families:
+        return None  # a size the family does not have
+    for part, value in parts.items():
+        allowed = known[part]
+        if platform == "azure" and part == "features":
+            if not set(value) <= allowed:
+                return None
+        elif value not in allowed:
+            return None
+    return family

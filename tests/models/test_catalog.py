@@ -1,12 +1,16 @@
 """The machine catalog: known facts pinned, and the generator reproduces the committed file."""
 
+import re
 import subprocess
 import sys
 
 import pytest
 from builders import ROOT
 
-from policies.catalog import find_machine, is_same_architecture_aws_machine, machines, offering
+from policies import catalog
+from policies.catalog import about, find_machine, is_same_architecture_aws_machine, machines, new_family, offering
+
+AZURE_SKUS = ROOT.parent / "shared" / "third_party" / "azure-known-skus" / "known_skus.yaml"
 
 
 @pytest.mark.parametrize("name", [
@@ -99,3 +103,62 @@ def test_the_generator_reproduces_the_committed_file():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_catalog.py"), "--check"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_catalog_says_when_and_from_what_it_was_generated():
+    recorded = about()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(recorded["refreshed"]))
+    assert set(recorded["sources"]) == {"botocore", "apache-libcloud", "azure-known-skus", "gcp-machine-families"}
+
+
+def test_every_azure_size_of_the_known_list_is_in_the_catalog():
+    import yaml
+
+    listed = {entry["name"] for entry in yaml.safe_load(AZURE_SKUS.read_text())}
+    assert len(listed) > 1200
+    assert listed == {m.name for m in machines("azure")}
+
+
+def test_azure_facts_from_the_name_and_family():
+    d2 = find_machine("azure", "Standard_D2_v3")
+    assert d2 is not None and (d2.vcpus, d2.memory_mib, d2.architecture, d2.nested_virtualization) == (
+        2, 8 * 1024, "x86_64", True)
+    constrained = find_machine("azure", "Standard_E16-4as_v5")
+    assert constrained is not None and (constrained.vcpus, constrained.memory_mib) == (4, 128 * 1024)
+    legacy = find_machine("azure", "Standard_D11_v2")
+    assert legacy is not None and legacy.vcpus == 2 and legacy.memory_mib is None
+    arm = find_machine("azure", "Standard_E4pds_v6")
+    assert arm is not None and (arm.architecture, arm.nested_virtualization) == ("arm64", False)
+    a10 = find_machine("azure", "Standard_NV18ads_A10_v5")
+    assert a10 is not None and (a10.gpu_type, a10.gpu_count, a10.gpu_fraction) == ("nvidia-a10", 1, 0.5)
+    nd = find_machine("azure", "Standard_ND96isr_H100_v5")
+    assert nd is not None and (nd.gpu_type, nd.gpu_count) == ("nvidia-h100", 8)
+
+
+def test_fractional_gpus_count_as_one_device():
+    fractional = [m for platform in ("aws", "gcp", "azure") for m in machines(platform) if m.gpu_fraction]
+    assert {m.name for m in fractional} >= {"g6f.large", "gr6f.4xlarge", "Standard_NV6ads_A10_v5"}
+    assert all(m.gpu_count == 1 and 0 < m.gpu_fraction < 1 for m in fractional)
+
+
+IRREGULAR_GCP = {"e2-micro", "e2-small", "e2-medium", "f1-micro", "g1-small"}  # shared-core; x4 sizes by memory
+
+
+@pytest.mark.parametrize("platform", ["aws", "gcp", "azure"])
+def test_every_catalogued_name_follows_its_platforms_naming(platform):
+    """Otherwise a family of the catalog could not be told from a new one."""
+    odd = {m.name for m in machines(platform) if catalog._split(platform, m.name) is None}
+    assert odd == ({*IRREGULAR_GCP, *(m.name for m in machines("gcp") if m.name.startswith("x4-"))}
+                   if platform == "gcp" else set())
+    assert all(new_family(platform, m.name) is None for m in machines(platform))
+
+
+def test_only_a_whole_new_family_reads_as_new():
+    assert new_family("aws", "m9i.large") == "m9i"
+    assert new_family("aws", "m7i.large") is None  # in the catalog
+    assert new_family("aws", "m7i.3xlarge") is None  # a size m7i does not have
+    assert new_family("gcp", "n5-standard-8") == "n5"
+    assert new_family("gcp", "n2-standard-3") is None
+    assert new_family("azure", "Standard_E8s_v9") == "E{n}s_v9"
+    assert new_family("azure", "Standard_E3s_v5") is None
+    assert new_family("azure", "Standard_E8sx_v5") is None  # 'x' is no feature letter

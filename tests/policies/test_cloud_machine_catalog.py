@@ -75,3 +75,142 @@ def test_only_on_clouds(platform):
     result = analyze(CLUSTER_TYPE, props(instanceType="nope"), platform=platform)
     assert result.of(POLICY) == []
     assert [n.policy for n in result.not_applicable].count(POLICY) == 1
+
+
+# --- real names pass, typos fail, new families are shown: over the engine-started pack ------------
+
+REAL = {
+    "aws": ["t4g.nano", "m7g.xlarge", "c8gn.48xlarge", "x2gd.metal", "i4g.16xlarge", "g5g.metal", "hpc7g.16xlarge",
+            "m8i-flex.large", "c7i.metal-24xl", "m5.metal", "u7i-12tb.224xlarge", "mac2-m2pro.metal", "g6f.large",
+            "g7.2xlarge", "p5.48xlarge", "trn2.48xlarge", "inf2.xlarge"],
+    "gcp": ["f1-micro", "g1-small", "e2-micro", "e2-small", "e2-medium", "n1-standard-1", "n2-highmem-128",
+            "c4d-standard-8", "c4d-highmem-384-metal", "c4d-standard-8-lssd", "c4-standard-288-lssd-metal",
+            "c4a-highmem-96-metal", "n4a-standard-1", "n4d-highcpu-96", "c3-standard-4-lssd", "c3-highcpu-192-metal",
+            "h3-standard-88", "h4d-highmem-192-lssd", "z3-highmem-14-standardlssd", "z3-highmem-192-highlssd-metal",
+            "x4-960-16t-metal", "m4-ultramem-224", "a3-highgpu-1g", "a3-ultragpu-8g", "a4-highgpu-8g",
+            "a4x-highgpu-4g", "g2-standard-96", "g4-standard-384", "t2a-standard-48"],
+    "azure": ["Standard_D2_v3", "Standard_DS2_v2", "Standard_D11_v2", "Standard_B1ls", "Standard_B2ts_v2",
+              "Standard_D2ps_v5", "Standard_D2plds_v6", "Standard_E16-4as_v5", "Standard_M128-64ms",
+              "Standard_NC6s_v3", "Standard_NC24ads_A100_v4", "Standard_NV6ads_A10_v5", "Standard_ND96isr_H100_v5",
+              "Standard_ND128isr_NDR_GB200_v6", "Standard_HB176rs_v4", "Standard_L8s_v3", "Standard_F2s_v2",
+              "Standard_D2s_v7", "Standard_FX12-6mds_v2"],
+}
+TYPOS = {  # (name, the did-you-mean it gets, or None for the plain fix)
+    "aws": [("t4g.smal", "t4g.small"), ("m7g.xlarg", "m7g.xlarge"), ("m7g.3xlarge", "m7g.xlarge"),
+            ("c7gg.large", "c7g.large"), ("m7q.large", "m7i.large"), ("n2-standard-4", None)],
+    "gcp": [("n2-standard-3", "n2-standard-32"), ("n2s-standard-4", "n2-standard-4"),
+            ("n4-highmem-8-lssd", "c4-highmem-8-lssd"), ("c4d-standrd-8", "c4d-standard-8"), ("e2-mikro", "e2-micro"),
+            ("m7g.xlarge", None)],
+    "azure": [("Standard_D3s_v5", "Standard_D32s_v5"), ("Standard_D2sv_v5", "Standard_D2s_v5"),
+              ("Standard_D2s_5", "Standard_D2s_v5"), ("standard_D2s_v5", "Standard_D2s_v5"),
+              ("Standard_Q2s_v5", "Standard_E2s_v5"), ("n2-standard-4", None)],
+}
+NEW = {"aws": [("m9i.large", "m9i"), ("g8.12xlarge", "g8")],
+       "gcp": [("n5-standard-8", "n5"), ("c9a-standard-8-lssd", "c9a")],
+       "azure": [("Standard_D2s_v9", "D{n}s_v9"), ("Standard_NC24ads_B300_v7", "NC{n}ads_B300_v7")]}
+NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
+
+
+def _machine_stack(platform, names):
+    from testkit import Resource
+
+    return [Resource.of("compute:index:ComputeCluster", f"c{i}", {"id": f"c{i}", "capacityGroups": [
+        {"groupId": "general", "minSize": 0, "maxSize": 1, "instanceType": name}]}) for i, name in enumerate(names)]
+
+
+@pytest.fixture(scope="module", params=sorted(REAL))
+def engine_verdicts(request):
+    """Every name of one platform's tables through one engine-started pack: name -> [(level, finding)]."""
+    from testkit.engine import EnginePack
+
+    platform = request.param
+    names = REAL[platform] + [n for n, _ in TYPOS[platform]] + [n for n, _ in NEW[platform]]
+    with EnginePack({"compute:platform": platform}) as pack:
+        result = pack.run(_machine_stack(platform, names))
+    by_name = {name: [] for name in names}
+    for violation in result.of(POLICY):
+        name = names[int(violation.urn.rsplit("::c", 1)[1])]
+        by_name[name].append((violation.level, violation.finding))
+    assert [v for v in result.violations if v.policy != POLICY] == []
+    return platform, by_name
+
+
+def test_every_real_name_passes(engine_verdicts):
+    platform, by_name = engine_verdicts
+    assert {name: by_name[name] for name in REAL[platform] if by_name[name]} == {}
+
+
+def test_every_typo_fails_with_its_did_you_mean(engine_verdicts):
+    platform, by_name = engine_verdicts
+    for name, hint in TYPOS[platform]:
+        ((level, finding),) = by_name[name]
+        expected = f"instanceType '{name}' is not a machine type on {NAMES[platform]}; "
+        expected += f"did you mean '{hint}'?" if hint else f"use a machine type of {NAMES[platform]}"
+        assert (level, finding) == ("mandatory", f"ComputeCluster '{name_id(name, platform)}' pool 'general': "
+                                                 + expected), name
+
+
+def name_id(name, platform):
+    names = REAL[platform] + [n for n, _ in TYPOS[platform]] + [n for n, _ in NEW[platform]]
+    return f"c{names.index(name)}"
+
+
+def test_a_machine_newer_than_the_catalog_is_shown_not_failed(engine_verdicts):
+    platform, by_name = engine_verdicts
+    for name, family in NEW[platform]:
+        ((level, finding),) = by_name[name]
+        assert level == "advisory", name
+        assert finding == (
+            f"ComputeCluster '{name_id(name, platform)}' pool 'general': instanceType '{name}' is not in the machine "
+            f"catalog (refreshed 2026-11-30) but follows {NAMES[platform]}'s naming, as a machine of the new family "
+            f"'{family}' launched since: its architecture, GPU and nested virtualization were not checked; make sure "
+            "they match the pool, and refresh the catalog (scripts/generate_catalog.py)")
+
+
+def test_new_machine_families_can_be_enforced():
+    enforce = {POLICY: {"newMachineFamilies": "enforce"}}
+    result = analyze(CLUSTER_TYPE, props(instanceType="m9i.large"), platform="aws", policy_config=enforce)
+    assert [(v.level, "launched since" in v.finding) for v in result.of(POLICY)] == [("mandatory", True)]
+
+
+def test_a_secret_new_machine_name_is_shown_without_its_family():
+    from testkit import Resource
+    from testkit.analyzer import Analyzer, stack_environment
+
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "m9i.large"}
+    resource = Resource.of(CLUSTER_TYPE, "compute", props(instanceType=secret))
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        (violation,) = Analyzer().analyze(resource).of(POLICY)
+    assert "m9i" not in violation.message and "as a machine launched since" in violation.finding
+
+
+@pytest.mark.parametrize("platform, name, pool, expected", [
+    ("gcp", "c4a-standard-8", dict(profile=profile("x86_64")), "'c4a-standard-8' is an arm64 machine"),
+    ("azure", "Standard_D4ps_v6", dict(profile=profile("x86_64")), "'Standard_D4ps_v6' is an arm64 machine"),
+    ("azure", "Standard_ND128isr_NDR_GB200_v6", dict(profile=profile("x86_64")), "is an arm64 machine"),
+    ("gcp", "a2-ultragpu-1g", dict(profile=profile(gpu={"type": "nvidia-h100", "count": 1})),
+     "profile.gpu.type is nvidia-h100 but 'a2-ultragpu-1g' carries nvidia-a100-80gb"),
+    ("azure", "Standard_NC24ads_A100_v4", dict(profile=profile(gpu={"type": "nvidia-h100", "count": 1})),
+     "carries nvidia-a100-80gb"),
+    ("azure", "Standard_NC48ads_A100_v4", dict(profile=profile(gpu={"type": "nvidia-a100-80gb", "count": 1})),
+     "profile.gpu.count is 1 but 'Standard_NC48ads_A100_v4' has 2"),
+    ("aws", "g6f.large", dict(profile=profile(gpu={"type": "nvidia-l4", "count": 2})), "has 1; set profile.gpu.count"),
+    ("aws", "g7.12xlarge", dict(profile=profile(gpu={"type": "nvidia-rtx-pro-6000", "count": 2})),
+     "carries nvidia-rtx-pro-4500"),
+])
+def test_new_entries_are_consistent_in_architecture_and_gpu(platform, name, pool, expected):
+    (finding,) = findings(props(instanceType=name, **pool), platform)
+    assert expected in finding
+
+
+@pytest.mark.parametrize("platform, name, pool", [
+    ("aws", "g6f.large", dict(profile=profile("x86_64", {"type": "nvidia-l4", "count": 1}))),
+    ("azure", "Standard_NV6ads_A10_v5", dict(profile=profile("x86_64", {"type": "nvidia-a10", "count": 1}))),
+    ("azure", "Standard_ND128isr_NDR_GB200_v6", dict(profile=profile("arm64", {"type": "nvidia-b200", "count": 4}))),
+    ("gcp", "a4x-highgpu-4g", dict(profile=profile("arm64", {"type": "nvidia-b200", "count": 4}))),
+    ("azure", "Standard_D2s_v5", dict(nestedVirtualization=True)),
+    ("azure", "Standard_D2s_v3", dict(nestedVirtualization=True)),
+    ("gcp", "c4-standard-8", dict(nestedVirtualization=True)),
+])
+def test_fractional_gpus_and_the_new_entries_that_match(platform, name, pool):
+    assert findings(props(instanceType=name, **pool), platform) == []
