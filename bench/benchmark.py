@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 from google.protobuf import json_format  # noqa: E402
 
-import policies  # noqa: E402
-from testkit import PolicyResult, Resource  # noqa: E402
-from testkit.engine import EnginePack  # noqa: E402
+from compute_guard import policies  # noqa: E402
+from compute_guard.testkit import PolicyResult, Resource  # noqa: E402
+from compute_guard.testkit.engine import EnginePack  # noqa: E402
 
 KINDS = [
     ("kubernetes:apps/v1:Deployment",

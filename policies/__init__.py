@@ -9,8 +9,16 @@ into the SDK's policy objects over one :class:`PackState`; ``__main__.py`` only 
 
 from __future__ import annotations
 
+import gc
+import importlib.metadata
 import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, PolicyPack
 
 from . import (
     cloud_machine_catalog,
@@ -19,6 +27,7 @@ from . import (
     compute_pools_single_architecture,
     dynamic_container_pool,
     kubernetes_compute_enforceable,
+    sdk,
     workload_architecture_pin,
     workload_architecture_selector_valid,
     workload_node_architecture,
@@ -47,15 +56,68 @@ PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes wor
 
 
 def _pack_version() -> str:
-    """The version PulumiPolicy.yaml declares (the one place it is written: publish reads it there)."""
+    """The version PulumiPolicy.yaml declares (the one place it is written: publish reads it there,
+    and the installed distribution carries it)."""
     try:
         text = (Path(__file__).resolve().parent.parent / "PulumiPolicy.yaml").read_text()
     except OSError:
-        return "0.0.0"
+        try:
+            return importlib.metadata.version("compute-guard")
+        except importlib.metadata.PackageNotFoundError:
+            return "0.0.0"
     match = re.search(r"^version:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
     return match.group(1) if match else "0.0.0"
 
 
 PACK_VERSION = _pack_version()
+BY_NAME = {policy.name: policy for policy in ALL}
 
-__all__ = ["ALL", "PACK_DESCRIPTION", "PACK_NAME", "PACK_VERSION", "PackState", "Policy", "sdk_policies"]
+
+def choose(names: Iterable[str] | None = None, *, levels: Mapping[str, str] | None = None,
+           settings: Mapping[str, Mapping[str, Any]] | None = None) -> list[Policy]:
+    """Some of the policies by their public names (all by default), with an organisation's own default
+    levels and settings. A stack's --policy-pack-config and a policy group's configuration still
+    override both, as for any pack. Unknown names, levels and settings raise ValueError."""
+    chosen = [BY_NAME[name] if name in BY_NAME else _unknown("policy", name, BY_NAME) for name in
+              (names if names is not None else BY_NAME)]
+    levels, settings = dict(levels or {}), dict(settings or {})
+    for name in [*levels, *settings]:
+        if name not in {policy.name for policy in chosen}:
+            _unknown("chosen policy", name, {policy.name: policy for policy in chosen})
+    result = []
+    for policy in chosen:
+        level = policy.level if policy.name not in levels else EnforcementLevel(levels[policy.name])
+        defaults = dict(settings.get(policy.name, {}))
+        schema = policy.config_schema
+        for key in defaults:
+            if schema is None or key not in schema.properties:
+                _unknown(f"setting of {policy.name}", key, dict(schema.properties) if schema else {})
+        result.append(replace(policy, level=level, defaults={**policy.defaults, **defaults}))
+    return result
+
+
+def _unknown(what: str, name: str, known: Mapping[str, object]) -> Any:
+    raise ValueError(f"no {what} '{name}'; known: {', '.join(known) or 'none'}")
+
+
+def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, description: str = PACK_DESCRIPTION,
+                enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY) -> PolicyPack:
+    """An organisation's own pack of these policies (all of them by default, see :func:`choose`),
+    assembled as this repository's __main__.py assembles compute-guard: the SDK shim installed (with a
+    warning on an SDK it does not support) and one PackState for the process."""
+    # Read each resource's props from the engine's protobuf on demand instead of materializing three
+    # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference).
+    if not sdk.install():
+        print(f"{name}: pulumi-policy {sdk.SDK_VERSION} is not the supported {sdk.SUPPORTED_SDK}: props are read "
+              "through the SDK (slower), and advisory findings are reported at their policy's level", file=sys.stderr)
+    # Large stacks allocate many long-lived objects; with CPython's default thresholds the collector
+    # rescans them again and again, which made AnalyzeStack quadratic (bench/benchmark.py). They hold
+    # no cycles worth collecting early.
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1_000)
+    return PolicyPack(name=name, policies=sdk_policies(list(policies if policies is not None else ALL), PackState()),
+                      enforcement_level=enforcement_level, description=description)
+
+
+__all__ = ["ALL", "BY_NAME", "PACK_DESCRIPTION", "PACK_NAME", "PACK_VERSION", "PackState", "Policy", "choose",
+           "policy_pack", "sdk_policies"]

@@ -21,7 +21,6 @@ from typing import Any
 from .cluster import is_compute_cluster
 from .values import Unknown, secret, undetermined
 
-PACK_DIR = Path(__file__).resolve().parent.parent
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 HOW_TO = ("no previous deployment to compare with: set this policy's 'baseline' config to the output of "
@@ -53,7 +52,7 @@ def load_baseline(configured: str | None) -> Snapshot | Unavailable:
 def _configured(path_text: str) -> Snapshot | Unavailable:
     path = Path(os.path.expanduser(path_text))
     if not path.is_absolute():
-        path = PACK_DIR / path
+        path = Path.cwd() / path  # the engine starts the pack in its directory
     try:
         return _snapshot(path)
     except Exception as error:  # noqa: BLE001 - any unreadable file is reported, never raised

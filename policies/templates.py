@@ -74,6 +74,7 @@ class Policy:
     platforms: tuple[str, ...] | None = None  # None: every platform
     platforms_label: str = ""  # how a not-applicable reason names them ("kubernetes")
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
     @property
     def config_schema(self) -> PolicyConfigSchema | None:
@@ -86,7 +87,9 @@ class Policy:
 def _context(policy: Policy, config: Any, state: PackState, not_applicable: Callable[[str], None],
              urn: str = "", name: str = "", props: Any = None) -> Context:
     """The check's context; not applicable (saying why) on a platform the policy does not cover."""
-    settings = config if isinstance(config, Mapping) else {}
+    settings: Mapping[str, Any] = config if isinstance(config, Mapping) else {}
+    if policy.defaults:  # an organisation's preset settings, under what the engine's config says
+        settings = {**policy.defaults, **settings}
     platform = None
     if policy.platforms is not None:
         platform, source = resolve_platform(settings, state.stack_config())

@@ -15,13 +15,13 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from compute_cluster import (
+from compute_guard.component import (
     CapacityGroup,
     ComputeCluster,
     ComputeClusterArgs,
     MachineProfile,
 )
-from testkit import PolicyResult, evaluate
+from compute_guard.testkit import PolicyResult, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
 
@@ -177,8 +177,8 @@ def valid_cluster_props(**changes: Any) -> dict[str, Any]:
 
 def analyze(type_: str, props: Mapping[str, Any] | Any, *, name: str = "compute",
             platform: str | None = "kubernetes", policy_config: Mapping[str, Any] | None = None) -> PolicyResult:
-    from testkit import Analyzer, Resource
-    from testkit.analyzer import stack_environment
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
 
     config = {"compute:platform": platform} if platform else {}
     with stack_environment(config, "project", "stack", True):

@@ -19,7 +19,7 @@ os.environ["COMPUTE_GUARD_STRICT"] = "1"
 
 # The pack's SDK patch, as the pack process installs it; on an SDK version it does not know, the
 # suite stops here instead of testing the SDK's slower path by accident (policies/sdk.py).
-from policies import sdk  # noqa: E402
+from compute_guard.policies import sdk  # noqa: E402
 
 sdk.install(strict=True)
 

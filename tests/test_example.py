@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit.preview import main
+from compute_guard.testkit.preview import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "kubernetes"
@@ -52,8 +52,8 @@ def test_every_policy_config_the_readme_shows_is_accepted_by_the_pack():
     import json
     import re
 
-    from testkit import Analyzer
-    from testkit.analyzer import ConfigError
+    from compute_guard.testkit import Analyzer
+    from compute_guard.testkit.analyzer import ConfigError
 
     readme = (ROOT / "README.md").read_text()
     blocks = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", readme, re.S)]

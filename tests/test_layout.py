@@ -8,8 +8,8 @@ import re
 import pytest
 from builders import ROOT
 
-import policies
-from policies import ALL
+from compute_guard import policies
+from compute_guard.policies import ALL
 
 NAMES = [line for line in (ROOT / "tests" / "policy_names.txt").read_text().splitlines()
          if line and not line.startswith("#")]
@@ -26,7 +26,7 @@ def test_the_public_names_are_the_checked_in_list():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_policy_is_one_module_named_after_it(name):
-    module = importlib.import_module(f"policies.{module_name(name)}")
+    module = importlib.import_module(f"compute_guard.policies.{module_name(name)}")
     assert module.POLICY is BY_NAME[name]
     assert (module.__doc__ or "").startswith(f"{name}: ")  # what it decides, in its own words
     rule = getattr(module, module_name(name), None)
@@ -93,5 +93,13 @@ def test_the_rules_keep_no_module_level_state():
 def test_the_pack_version_is_written_once():
     assert re.search(rf"^version: {re.escape(policies.PACK_VERSION)}$", (ROOT / "PulumiPolicy.yaml").read_text(),
                      re.MULTILINE)
-    for path in [*ROOT.glob("policies/*.py"), *ROOT.glob("testkit/*.py"), ROOT / "__main__.py"]:
+    for path in [*ROOT.glob("policies/*.py"), *ROOT.glob("compute_guard/**/*.py"), ROOT / "__main__.py", ROOT / "pyproject.toml"]:
         assert policies.PACK_VERSION not in path.read_text(), path
+
+
+def test_the_policies_are_imported_by_one_name_only():
+    """compute_guard.policies everywhere: the top-level policies/ directory imported as `policies` too
+    would be a second copy of every module, with state and SDK patches of its own."""
+    pattern = re.compile(r"^\s*(from policies[ .]|import policies\b)", re.MULTILINE)
+    sources = [path for path in ROOT.rglob("*.py") if not {"venv", "mutants", ".git"} & set(path.parts)]
+    assert [str(path) for path in sources if pattern.search(path.read_text())] == []

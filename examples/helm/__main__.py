@@ -6,16 +6,11 @@ is rejected; the default stack passes them through the transforms of compute_pla
 The provider renders YAML to a directory, so no cluster is needed.
 """
 
-import sys
-from pathlib import Path
-
 import pulumi
 import pulumi_kubernetes as k8s
 from compute_placement import pin_architecture, place_on
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for compute_cluster
-
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile  # noqa: E402
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 
 config = pulumi.Config()
 charts = config.require("chartsDir")  # ../shared/corpus/charts in this repository's tests

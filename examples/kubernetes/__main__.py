@@ -4,15 +4,10 @@ Run with compute-guard: `pulumi preview --policy-pack ../..` (or `scripts/previe
 The Kubernetes provider renders YAML to a directory, so no cluster is needed.
 """
 
-import sys
-from pathlib import Path
-
 import pulumi
 import pulumi_kubernetes as k8s
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for compute_cluster
-
-from compute_cluster import (  # noqa: E402
+from compute_guard.component import (
     AutoscaleScalePolicy,
     CapacityGroup,
     ComputeChoiceRange,

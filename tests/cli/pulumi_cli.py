@@ -98,7 +98,7 @@ def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str =
     (work / "Pulumi.yaml").write_text(re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", project))
     state = tmp_path / "state"
     state.mkdir(exist_ok=True)
-    env = dict(toolchain.env, PULUMI_BACKEND_URL=f"file://{state}", PYTHONPATH=str(ROOT))
+    env = dict(toolchain.env, PULUMI_BACKEND_URL=f"file://{state}")  # compute_guard: installed in the venv
     handle = Stack(toolchain, work, env)
     handle.ok("stack", "init", stack)
     for key, value in (config or {}).items():

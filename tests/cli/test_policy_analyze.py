@@ -14,8 +14,8 @@ from builders import AMD64, LET_THROUGH, REFUSED, apps_pool, cluster, deployment
 from google.protobuf import json_format
 from pulumi_cli import ROOT, Finding, Toolchain, policy_findings
 
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs
-from testkit import capture_program
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
+from compute_guard.testkit import capture_program
 
 
 def export_of(parts, path: Path) -> Path:

@@ -10,10 +10,10 @@ import os
 import pytest
 from builders import ROOT, valid_cluster_props
 
-from testkit import Resource
-from testkit.analyzer import to_struct
-from testkit.engine import EnginePack
-from testkit.manifests import manifest_resources
+from compute_guard.testkit import Resource
+from compute_guard.testkit.analyzer import to_struct
+from compute_guard.testkit.engine import EnginePack
+from compute_guard.testkit.manifests import manifest_resources
 
 CORPUS = ROOT.parent / "shared" / "corpus"
 

@@ -11,10 +11,10 @@ import pytest
 from builders import AMD64, GIB, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, role, workload
 from google.protobuf import json_format
 
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
-from testkit import capture_program
-from testkit.analyzer import ConfigError
-from testkit.engine import PACK_DIR, EnginePack
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+from compute_guard.testkit import capture_program
+from compute_guard.testkit.analyzer import ConfigError
+from compute_guard.testkit.engine import PACK_DIR, EnginePack
 
 
 def program(*parts):

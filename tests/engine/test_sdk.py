@@ -19,9 +19,9 @@ from pulumi_policy import deserialize
 from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies import sdk
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment, to_struct
+from compute_guard.policies import sdk
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment, to_struct
 
 SECRET = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 leaves = st.one_of(st.none(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=5),
@@ -192,7 +192,7 @@ def test_configure_analyze_remediate_and_analyze_stack_give_the_sdks_results_thr
 def test_an_advisory_finding_fails_closed_without_the_advisory_channel():
     """Without the shim (an SDK the pack does not know), report functions have no ``advisory``
     twin: the finding is reported at the policy's own level instead of being dropped."""
-    from policies.findings import Violation, report
+    from compute_guard.policies.findings import Violation, report
 
     plain_calls: list[tuple[str, str | None]] = []
     report([Violation("hidden", "urn:x", advisory=True)], lambda message, urn=None: plain_calls.append((message, urn)))

@@ -7,8 +7,15 @@ import sys
 import pytest
 from builders import ROOT
 
-from policies import catalog
-from policies.catalog import about, find_machine, is_same_architecture_aws_machine, machines, new_family, offering
+from compute_guard.policies import catalog
+from compute_guard.policies.catalog import (
+    about,
+    find_machine,
+    is_same_architecture_aws_machine,
+    machines,
+    new_family,
+    offering,
+)
 
 AZURE_SKUS = ROOT.parent / "shared" / "third_party" / "azure-known-skus" / "known_skus.yaml"
 

@@ -112,7 +112,7 @@ NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
 
 
 def _machine_stack(platform, names):
-    from testkit import Resource
+    from compute_guard.testkit import Resource
 
     return [Resource.of("compute:index:ComputeCluster", f"c{i}", {"id": f"c{i}", "capacityGroups": [
         {"groupId": "general", "minSize": 0, "maxSize": 1, "instanceType": name}]}) for i, name in enumerate(names)]
@@ -121,7 +121,7 @@ def _machine_stack(platform, names):
 @pytest.fixture(scope="module", params=sorted(REAL))
 def engine_verdicts(request):
     """Every name of one platform's tables through one engine-started pack: name -> [(level, finding)]."""
-    from testkit.engine import EnginePack
+    from compute_guard.testkit.engine import EnginePack
 
     platform = request.param
     names = REAL[platform] + [n for n, _ in TYPOS[platform]] + [n for n, _ in NEW[platform]]
@@ -174,8 +174,8 @@ def test_new_machine_families_can_be_enforced():
 
 
 def test_a_secret_new_machine_name_is_shown_without_its_family():
-    from testkit import Resource
-    from testkit.analyzer import Analyzer, stack_environment
+    from compute_guard.testkit import Resource
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
     secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "m9i.large"}
     resource = Resource.of(CLUSTER_TYPE, "compute", props(instanceType=secret))

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 import zstandard
-from builders import ROOT
 
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
 
 POLICY = "compute-cluster-safe-update"
 TYPE = "compute:index:ComputeCluster"
@@ -133,13 +132,10 @@ def test_configured_baselines_in_every_format(tmp_path, no_local_backend, layout
     assert update(cluster(machine="t4g.large"), path).of(POLICY) == []
 
 
-def test_a_relative_baseline_is_read_from_the_pack_directory(tmp_path, no_local_backend):
-    pack = ROOT
-    path = write(pack / ".pytest_cache" / "baseline-test.json", export(cluster(machine="t4g.small")))
-    try:
-        assert len(update(cluster(machine="m7i.large"), ".pytest_cache/baseline-test.json").of(POLICY)) == 1
-    finally:
-        path.unlink()
+def test_a_relative_baseline_is_read_from_the_pack_directory(tmp_path, no_local_backend, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the engine starts the pack process in the pack's directory
+    write(tmp_path / "state" / "baseline.json", export(cluster(machine="t4g.small")))
+    assert len(update(cluster(machine="m7i.large"), "state/baseline.json").of(POLICY)) == 1
 
 
 @pytest.mark.parametrize("stack_file", ["project/stack.json", "project/stack.json.gz", "project/stack.json.zst",

@@ -13,9 +13,9 @@ from builders import (
     valid_cluster_props,
 )
 
-from compute_cluster import ComputeClusterArgs
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
+from compute_guard.component import ComputeClusterArgs
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
 
 
 def test_mixed_architectures_are_reported_on_every_cluster_that_declares_one():

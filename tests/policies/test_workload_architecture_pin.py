@@ -9,7 +9,7 @@ import pytest
 from builders import AMD64, ARM64, KINDS, cluster, deployment, placed, run, workload
 from google.protobuf import json_format
 
-from testkit import Analyzer, PolicyResult, Resource
+from compute_guard.testkit import Analyzer, PolicyResult, Resource
 
 POLICY = "workload-architecture-pin"
 REMEDIATE = {POLICY: "remediate"}

@@ -4,10 +4,10 @@ it is a bug in the pack, and never fails the preview; the test suite runs with i
 import pytest
 from builders import cluster, deployment, placed, run
 
-import policies.state
-import policies.templates
-import policies.workload_architecture_pin
-from policies.findings import INTERNAL_ERROR, STRICT
+import compute_guard.policies.state
+import compute_guard.policies.templates
+import compute_guard.policies.workload_architecture_pin
+from compute_guard.policies.findings import INTERNAL_ERROR, STRICT
 
 BUG = ("compute-guard could not evaluate this (RuntimeError); this is a bug in the policy pack, please report it "
        "with the resource's shape")
@@ -28,7 +28,7 @@ def test_the_message_users_see():
 
 
 def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, monkeypatch):
-    monkeypatch.setattr(policies.templates, "parse_workload", crash)
+    monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     # the workload policy reads every resource, so it fails closed on each, attributed to it
     assert sorted((v.policy, v.level, v.finding, v.urn.rsplit("$", 1)[-1]) for v in result.violations) == [
@@ -37,7 +37,7 @@ def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, mo
 
 
 def test_the_cluster_policies_that_crash_each_fail_closed(guarded, monkeypatch):
-    monkeypatch.setattr(policies.state, "parse_cluster", crash)
+    monkeypatch.setattr(compute_guard.policies.state, "parse_cluster", crash)
     result = run(cluster(), platform="aws")
     assert sorted((v.policy, v.finding) for v in result.violations) == [
         ("cloud-machine-catalog", BUG), ("compute-cluster-safe-update", BUG), ("compute-cluster-valid", BUG),
@@ -46,7 +46,7 @@ def test_the_cluster_policies_that_crash_each_fail_closed(guarded, monkeypatch):
 
 
 def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
-    monkeypatch.setattr(policies.state, "parse_stack", crash)
+    monkeypatch.setattr(compute_guard.policies.state, "parse_stack", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     assert sorted(v.policy for v in result.violations) == [
         "compute-pools-single-architecture", "dynamic-container-pool", "workload-node-architecture",
@@ -56,7 +56,7 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
 
 
 def test_a_remediation_that_crashes_changes_nothing_and_the_workload_is_still_reported(guarded, monkeypatch):
-    monkeypatch.setattr(policies.workload_architecture_pin, "pin", crash)
+    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin", crash)
     result = run(deployment("api", labels=placed(), after=cluster()),
                  policy_config={"workload-architecture-pin": "remediate"})
     assert result.remediations == []
@@ -65,6 +65,6 @@ def test_a_remediation_that_crashes_changes_nothing_and_the_workload_is_still_re
 
 
 def test_under_test_an_internal_error_is_raised_not_reported(monkeypatch):
-    monkeypatch.setattr(policies.templates, "parse_workload", crash)
+    monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
     with pytest.raises(RuntimeError, match="planted"):
         run(deployment("api"))

@@ -13,8 +13,8 @@ import pytest
 from builders import CLUSTER_TYPE, valid_cluster_props
 from pulumi_policy.proxy import UNKNOWN_ARRAY_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
 
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
 
 SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 HOSTILE = [None, True, 1.5, -1, 1e308, -1e308, "", "x" * 300, [], {}, [1, "a", None], {"a": {"b": []}},
@@ -170,7 +170,7 @@ def test_huge_and_deep_documents():
 
 
 def test_a_cluster_is_parsed_once_per_analyze_request(monkeypatch):
-    from policies import state
+    from compute_guard.policies import state
 
     calls = []
     real = state.parse_cluster

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
 
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
-from testkit.engine import EnginePack
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
+from compute_guard.testkit.engine import EnginePack
 
 SECRET = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
 CLUSTER = "compute:index:ComputeCluster"

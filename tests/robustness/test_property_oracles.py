@@ -18,8 +18,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from testkit import Analyzer, Resource
-from testkit.analyzer import stack_environment
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
 
 CLUSTER = "compute:index:ComputeCluster"
 PROPERTY = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "200")), deadline=None,

@@ -5,7 +5,7 @@ import dataclasses
 from builders import GIB, raw_cluster, run
 from google.protobuf import json_format
 
-from compute_cluster import (
+from compute_guard.component import (
     CapacityGroup,
     ComputeCluster,
     ComputeClusterArgs,
@@ -13,8 +13,8 @@ from compute_cluster import (
     MachineProfile,
     to_inputs,
 )
-from policies.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
-from testkit import capture_program
+from compute_guard.policies.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
+from compute_guard.testkit import capture_program
 
 
 def captured(args):

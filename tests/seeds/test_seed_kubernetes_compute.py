@@ -14,8 +14,8 @@ from builders import (
     workload,
 )
 
-from policies.placement import parse_stack, resolve_dynamic_pool, resolve_placement
-from testkit import capture_program
+from compute_guard.policies.placement import parse_stack, resolve_dynamic_pool, resolve_placement
+from compute_guard.testkit import capture_program
 
 
 def model(*parts):

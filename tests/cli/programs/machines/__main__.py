@@ -2,7 +2,7 @@
 
 import pulumi
 
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
 
 config = pulumi.Config()
 machine = config.get_secret("machine") if config.get_bool("secretMachine") else config.get("machine")

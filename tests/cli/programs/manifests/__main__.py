@@ -4,7 +4,7 @@
 import pulumi
 import pulumi_kubernetes as k8s
 
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 
 config = pulumi.Config()
 ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[

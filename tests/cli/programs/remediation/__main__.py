@@ -6,7 +6,7 @@ before them and workload-architecture-pin knows which architecture they need."""
 import pulumi
 import pulumi_kubernetes as k8s
 
-from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 
 config = pulumi.Config()
 compute = ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[

@@ -28,7 +28,10 @@ from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from .analyzer import _Driver
 
-PACK_DIR = Path(__file__).resolve().parent.parent
+_CHECKOUT = Path(__file__).resolve().parents[2]
+# compute-guard's own pack in a checkout of its repository; else the pack of the working directory
+# (pass pack_dir= to start an organisation's pack from anywhere).
+PACK_DIR = _CHECKOUT if (_CHECKOUT / "PulumiPolicy.yaml").is_file() else Path.cwd()
 
 
 class EnginePack(_Driver):

@@ -17,12 +17,12 @@ from typing import Any
 
 import yaml
 
-import policies
+from compute_guard import policies
 
 from .analyzer import Analyzer, PolicyResult, Resource, stack_environment
 from .program import capture_program
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the pack directory of this checkout
 
 
 def _stack_config(program: Path, stack: str) -> tuple[str, dict[str, Any]]:

@@ -18,8 +18,8 @@ from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel
 
-import policies
-from policies import PackState, sdk, sdk_policies
+from compute_guard import policies
+from compute_guard.policies import PackState, sdk, sdk_policies
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}

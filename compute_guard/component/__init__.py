@@ -4,7 +4,7 @@ Typed arguments describe a ComputeCluster's configuration; the component passes 
 as its inputs and registers the same form as its outputs, so both the resource policies
 (inputs) and the stack policies (outputs) of compute-guard see its configuration.
 
-    from compute_cluster import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+    from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 
     ComputeCluster("compute", ComputeClusterArgs(
         id="compute",

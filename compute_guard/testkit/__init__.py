@@ -1,6 +1,6 @@
 """Test your Pulumi Python program against compute-guard without a cloud or a Pulumi CLI.
 
-    from testkit import evaluate
+    from compute_guard.testkit import evaluate
 
     def program():
         ...  # declare ComputeClusters and Kubernetes workloads, as in your __main__.py

@@ -1,0 +1,126 @@
+"""The distribution as an organisation adopts it: built from this repository, installed into a fresh
+virtual environment, and used from a directory outside the repository by a user program (the
+component), a user's test (the test kit) and an organisation's own pack composed from
+compute_guard.policies, started the way the engine starts packs."""
+
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+from builders import ROOT
+
+from compute_guard.testkit import Resource
+from compute_guard.testkit.engine import EnginePack
+
+DEV_PINS = {line.split("==")[0]: line for line in (ROOT / "requirements-dev.txt").read_text().splitlines()
+            if "==" in line and not line.startswith("#")}
+
+
+def run(*command: str | Path, cwd: Path, timeout: int = 600) -> str:
+    done = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, ROOT, cwd=out)
+    (built,) = out.glob("compute_guard-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def user(tmp_path_factory, wheel) -> Path:
+    """A fresh virtual environment with the distribution, in a directory outside the repository."""
+    home = tmp_path_factory.mktemp("user")
+    run(sys.executable, "-m", "venv", home / "venv", cwd=home)
+    run(home / "venv" / "bin" / "pip", "install", "--quiet", f"{wheel}[testkit]", DEV_PINS["pytest"], cwd=home)
+    return home
+
+
+def test_the_wheel_holds_one_import_root_and_the_catalog(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {name.split("/")[0] for name in names} == {"compute_guard", wheel.name.split("-py3")[0] + ".dist-info"}
+    assert "compute_guard/policies/data/machines.json" in names
+    assert {"compute_guard/component/__init__.py", "compute_guard/testkit/__init__.py",
+            "compute_guard/policies/compute_cluster_valid.py"} <= set(names)
+    assert not any(part in name for name in names for part in ("tests/", "bench/", "examples/", "scripts/"))
+
+
+def test_the_installed_package_is_the_only_one(user):
+    out = run(user / "venv" / "bin" / "python", "-c", textwrap.dedent("""
+        import importlib.util, compute_guard.policies as p
+        print(p.__file__)
+        print(p.PACK_VERSION)
+        print([name for name in ("policies", "testkit", "compute_cluster") if importlib.util.find_spec(name)])
+    """), cwd=user)
+    location, version, stray = out.splitlines()
+    assert location.startswith(str(user / "venv")) and stray == "[]"
+    assert version == (ROOT / "PulumiPolicy.yaml").read_text().split("version:")[1].split()[0]
+
+
+USER_TEST = '''
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
+from compute_guard.testkit import evaluate
+
+
+def program():
+    ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
+        CapacityGroup(group_id="general", min_size=3, max_size=2)]))
+
+
+def test_my_cluster_is_rejected():
+    result = evaluate(program, stack_config={"compute:platform": "kubernetes"})
+    assert result.findings("compute-cluster-valid") == [
+        "ComputeCluster 'compute' pool 'general': minSize 3 is greater than maxSize 2; lower minSize or raise maxSize"]
+'''
+
+
+def test_a_users_program_and_test_run_on_the_installed_component_and_test_kit(user):
+    (user / "test_my_stack.py").write_text(USER_TEST)
+    assert "1 passed" in run(user / "venv" / "bin" / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "test_my_stack.py", cwd=user)
+
+
+ORG_PACK = '''
+from compute_guard.policies import choose, policy_pack
+
+policy_pack("acme-compute", choose(
+    ["compute-cluster-valid", "cloud-machine-catalog"],
+    levels={"cloud-machine-catalog": "advisory"},
+    settings={"cloud-machine-catalog": {"platform": "aws"}},
+))
+'''
+
+
+def test_an_organisations_pack_composed_from_the_policies_runs_as_the_engine_starts_it(user):
+    pack = user / "acme-compute"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 1.0.0\n")
+    (pack / "__main__.py").write_text(ORG_PACK)
+    broken = {"id": "compute", "capacityGroups": [
+        {"groupId": "general", "minSize": 3, "maxSize": 2, "instanceType": "m7g.xlarg"}]}
+    with EnginePack({}, python=str(user / "venv" / "bin" / "python"), pack_dir=pack) as engine:
+        names = sorted(policy.name for policy in engine.info().policies)
+        result = engine.run([Resource.of("acme:infra:ComputeCluster", "compute", broken)])
+    assert names == ["cloud-machine-catalog", "compute-cluster-valid"]
+    assert sorted((v.policy, v.level, v.finding.split(": ", 1)[1]) for v in result.violations) == [
+        ("cloud-machine-catalog", "advisory",
+         "instanceType 'm7g.xlarg' is not a machine type on AWS; did you mean 'm7g.xlarge'?"),
+        ("compute-cluster-valid", "mandatory",
+         "minSize 3 is greater than maxSize 2; lower minSize or raise maxSize")]
+
+
+def test_choose_refuses_what_does_not_exist():
+    from compute_guard.policies import choose
+
+    for bad in (dict(names=["no-such-policy"]), dict(levels={"compute-cluster-valid": "loud"}),
+                dict(names=["compute-cluster-valid"], levels={"cloud-machine-catalog": "advisory"}),
+                dict(settings={"cloud-machine-catalog": {"platfrom": "aws"}})):
+        with pytest.raises(ValueError):
+            choose(**bad)
