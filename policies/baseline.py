@@ -2,10 +2,12 @@
 
 The engine never hands a policy the old inputs (pulumi/pulumi-policy#154), so they are read
 from a state document: the policy's ``baseline`` config (a ``pulumi stack export`` file or a
-DIY checkpoint, plain, gzip or zstd), else the stack's own checkpoint when the backend is a
-local ``file://`` one. The document is read once per pack process, the first time it is
-needed, and that snapshot is kept: during ``pulumi up`` the backend rewrites its checkpoint as
-steps complete.
+DIY checkpoint, plain, gzip or zstd); else the stack's own checkpoint when the backend is a
+local ``file://`` one; else, on any other backend (Pulumi Cloud, S3, Azure Blob, GCS, ...), what
+the Pulumi CLI that runs the preview exports for the stack (``pulumi stack export``, once, with a
+time limit, secrets left encrypted). The document is read once per pack process, the first time
+it is needed, and that snapshot is kept: during ``pulumi up`` the backend rewrites its checkpoint
+as steps complete.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,10 +64,16 @@ def _configured(path_text: str) -> Snapshot | Unavailable:
                            fail_closed=True)
 
 
+EXPORT_TIMEOUT = 120  # seconds for `pulumi stack export`
+
+
 def _discovered() -> Snapshot | Unavailable:
-    root = _local_backend_root()
-    if root is None:
+    url = _backend_url()
+    if url is None:
         return Unavailable(HOW_TO)
+    root = _local_backend_root(url)
+    if root is None:
+        return _exported(url)
     project = os.environ.get("PULUMI_PROJECT", "")
     stack = os.environ.get("PULUMI_STACK", "").rsplit("/", 1)[-1]
     if not stack:
@@ -80,15 +90,57 @@ def _discovered() -> Snapshot | Unavailable:
     return Unavailable(f"the stack has no checkpoint in the local backend yet ({stacks}); nothing is deployed")
 
 
-def _local_backend_root() -> Path | None:
+def _backend_url() -> str | None:
+    """The backend the CLI uses: PULUMI_BACKEND_URL, else the one it is logged in to."""
     url = os.environ.get("PULUMI_BACKEND_URL")
     if not url:
+        home = Path(os.environ.get("PULUMI_HOME") or Path.home() / ".pulumi")
         try:
-            credentials = json.loads((Path.home() / ".pulumi" / "credentials.json").read_text())
+            credentials = json.loads((home / "credentials.json").read_text())
             url = credentials.get("current") if isinstance(credentials, dict) else None
         except (OSError, ValueError):
             url = None
-    if not isinstance(url, str) or not url.startswith("file://"):
+    return url if isinstance(url, str) and url else None
+
+
+def _exported(url: str) -> Snapshot | Unavailable:
+    """The stack's state as the Pulumi CLI exports it from a backend the pack cannot read itself."""
+    project = os.environ.get("PULUMI_PROJECT", "")
+    stack = os.environ.get("PULUMI_STACK", "")
+    if not project or not stack:
+        return Unavailable(HOW_TO)
+    organization = os.environ.get("PULUMI_ORGANIZATION") or "organization"
+    reference = stack if stack.count("/") == 2 else f"{organization}/{project}/{stack.rsplit('/', 1)[-1]}"
+    cli = shutil.which("pulumi")
+    if cli is None:
+        return Unavailable(f"the previous deployment is on {_shown(url)}, and the Pulumi CLI that reads it is not on "
+                           "PATH; put it there, or set this policy's 'baseline' config to a `pulumi stack export` file")
+    try:
+        done = subprocess.run([cli, "stack", "export", "--stack", reference, "--non-interactive"], capture_output=True,
+                              timeout=EXPORT_TIMEOUT, env={**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "true"},
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return Unavailable(f"`pulumi stack export --stack {reference}` took more than {EXPORT_TIMEOUT} s; set this "
+                           "policy's 'baseline' config to an export taken before the preview")
+    except OSError as error:
+        return Unavailable(f"`pulumi stack export --stack {reference}` could not run: {_describe(error)}")
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return Unavailable(f"`pulumi stack export --stack {reference}` failed"
+                           f"{': ' + said[-1] if said else ''}; set this policy's 'baseline' config to an export")
+    try:
+        return _document(done.stdout, f"`pulumi stack export --stack {reference}` ({_shown(url)})")
+    except Exception as error:  # noqa: BLE001
+        return Unavailable(f"`pulumi stack export --stack {reference}` printed no state: {_describe(error)}")
+
+
+def _shown(url: str) -> str:
+    """The backend, for messages, without its query (which may carry credentials or endpoints)."""
+    return url.split("?", 1)[0]
+
+
+def _local_backend_root(url: str) -> Path | None:
+    if not url.startswith("file://"):
         return None
     rest = url[len("file://"):].split("?", 1)[0]
     if rest in ("~", "") or rest.startswith("~/"):
@@ -116,7 +168,11 @@ def _read(path: Path) -> bytes:
 
 
 def _snapshot(path: Path) -> Snapshot:
-    document = json.loads(_read(path))
+    return _document(_read(path), str(path))
+
+
+def _document(data: bytes, source: str) -> Snapshot:
+    document = json.loads(data)
     if not isinstance(document, dict):
         raise ValueError("not a Pulumi state document (expected a JSON object)")
     deployment = document.get("deployment")
@@ -137,7 +193,7 @@ def _snapshot(path: Path) -> Snapshot:
         props = entry.get("inputs") or entry.get("outputs")
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = _without_secrets(props)
-    return Snapshot(str(path), inputs)
+    return Snapshot(source, inputs)
 
 
 def _without_secrets(value: Any) -> Any:

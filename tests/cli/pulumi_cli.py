@@ -87,9 +87,11 @@ class Stack:
 
 
 def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str = "dev",
-               config: dict[str, str] | None = None) -> Stack:
+               config: dict[str, str] | None = None, backend: str | None = None,
+               env: dict[str, str] | None = None) -> Stack:
     """Copy ``program`` (a Python program directory) to ``tmp_path`` with the repository's venv and a
-    backend of its own, create ``stack`` (with the program's ``Pulumi.<stack>.yaml``) and set ``config``."""
+    backend of its own (a file:// one unless ``backend`` says otherwise), create ``stack`` (with the
+    program's ``Pulumi.<stack>.yaml``) and set ``config``."""
     work = tmp_path / program.name
     shutil.copytree(program, work, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
     for stack_file in work.glob("Pulumi.*.yaml"):  # salts of another passphrase
@@ -98,8 +100,8 @@ def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str =
     (work / "Pulumi.yaml").write_text(re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", project))
     state = tmp_path / "state"
     state.mkdir(exist_ok=True)
-    env = dict(toolchain.env, PULUMI_BACKEND_URL=f"file://{state}")  # compute_guard: installed in the venv
-    handle = Stack(toolchain, work, env)
+    backend_env = dict(toolchain.env, PULUMI_BACKEND_URL=backend or f"file://{state}", **(env or {}))
+    handle = Stack(toolchain, work, backend_env)
     handle.ok("stack", "init", stack)
     for key, value in (config or {}).items():
         handle.config(key, value)

@@ -66,6 +66,7 @@ def update(new_props, baseline_path=None, env=None, **config):
 @pytest.fixture
 def no_local_backend(monkeypatch, tmp_path):
     monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    monkeypatch.delenv("PULUMI_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
@@ -303,3 +304,70 @@ def test_the_old_inputs_are_the_entrys_inputs_else_its_outputs(tmp_path, no_loca
     assert "can't change machine from 't4g.small' to 'm7i.xlarge'" in finding  # its inputs
     del entry["inputs"]
     assert update(cluster(machine="m7i.xlarge"), write(tmp_path / "b.json", document)).of(POLICY) == []  # outputs
+
+
+# on any other backend: what the Pulumi CLI exports ---------------------------------------------
+
+S3 = "s3://state-bucket?endpoint=http://127.0.0.1:9000&use_path_style=true"
+
+
+def fake_pulumi(tmp_path, monkeypatch, script: str) -> Path:
+    """A `pulumi` first on PATH that records its arguments and runs ``script`` (sh)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    cli = bin_dir / "pulumi"
+    cli.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "calls"}\n{script}\n')
+    cli.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    return tmp_path / "calls"
+
+
+def test_on_another_backend_the_cli_exports_the_stack_once(tmp_path, no_local_backend, monkeypatch):
+    exported = write(tmp_path / "out.json", export(cluster(machine="t4g.small")))
+    calls = fake_pulumi(tmp_path, monkeypatch, f"cat {exported}")
+    env = {"PULUMI_BACKEND_URL": S3, "PULUMI_ORGANIZATION": "organization"}
+    with stack_environment({}, "project", "stack", True, extra=env):
+        analyzer = Analyzer()
+        moved = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
+        same = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="t4g.medium")))
+    (finding,) = moved.findings(POLICY)
+    assert finding.startswith("ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to "
+                              "'m7i.large'")
+    assert same.findings(POLICY) == []
+    assert calls.read_text().splitlines() == ["stack export --stack organization/project/stack --non-interactive"]
+
+
+def test_a_stack_never_deployed_has_nothing_to_compare(tmp_path, no_local_backend, monkeypatch):
+    empty = write(tmp_path / "out.json", {"version": 3, "deployment": {"manifest": {}, "resources": []}})
+    fake_pulumi(tmp_path, monkeypatch, f"cat {empty}")
+    result = update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": S3})
+    assert result.of(POLICY) == [] and [n for n in result.not_applicable if n.policy == POLICY] == []
+
+
+@pytest.mark.parametrize("script, reason", [
+    ("echo 'error: no stack named organization/project/stack found' >&2; exit 255",
+     "`pulumi stack export --stack organization/project/stack` failed: error: no stack named "
+     "organization/project/stack found; set this policy's 'baseline' config to an export"),
+    ("echo 'not json'", "`pulumi stack export --stack organization/project/stack` printed no state: not JSON"),
+    ("sleep 5", "`pulumi stack export --stack organization/project/stack` took more than 1 s; set this "
+                "policy's 'baseline' config to an export taken before the preview"),
+])
+def test_a_failing_cli_makes_the_policy_not_applicable_saying_why(tmp_path, no_local_backend, monkeypatch, script,
+                                                                 reason):
+    from compute_guard.policies import baseline
+
+    monkeypatch.setattr(baseline, "EXPORT_TIMEOUT", 1)
+    fake_pulumi(tmp_path, monkeypatch, script)
+    result = update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": S3})
+    assert result.of(POLICY) == []
+    (said,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert said.startswith(reason)
+
+
+def test_without_the_cli_on_path_it_says_so_and_never_prints_the_backends_query(tmp_path, no_local_backend,
+                                                                              monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    result = update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": S3 + "&secret=hunter2"})
+    (said,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert said.startswith("the previous deployment is on s3://state-bucket, and the Pulumi CLI that reads it is "
+                           "not on PATH") and "hunter2" not in said
