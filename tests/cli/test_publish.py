@@ -1,0 +1,85 @@
+"""What `pulumi policy publish` would upload, and the organisation's configuration the README shows.
+
+Pulumi Cloud is not reachable here, so everything up to the upload is checked: the staged pack
+(scripts/stage-pack) is listed by the CLI's own archive code (tests/cli/archive_listing, built
+against the same pulumi SDK module as the CLI), holds the pack and nothing heavy, and runs as the
+engine starts it; the policy-group configuration of the README passes the real CLI's validation of
+--policy-pack-config and drives a preview."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from pulumi_cli import ROOT, open_stack, policy_findings
+
+from compute_guard.testkit import Resource
+from compute_guard.testkit.engine import EnginePack
+
+MACHINES = Path(__file__).resolve().parent / "programs" / "machines"
+
+
+@pytest.fixture(scope="module")
+def archive_listing(toolchain, tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("archive-listing")
+    for name in ("go.mod", "main.go"):
+        shutil.copy(Path(__file__).resolve().parent / "archive_listing" / name, work / name)
+    env = dict(toolchain.env, GOFLAGS="-mod=mod", GOSUMDB="off")
+    for command in (["go", "mod", "tidy"], ["go", "build", "-o", "list", "."]):
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return work / "list"
+
+
+def archived(listing: Path, directory: Path) -> dict[str, int]:
+    done = subprocess.run([str(listing), str(directory)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return {name: int(size) for name, size in (line.split("\t") for line in done.stdout.splitlines())}
+
+
+def test_the_staged_pack_holds_the_pack_and_nothing_heavy(archive_listing, tmp_path):
+    staged = tmp_path / "compute-guard-pack"
+    subprocess.run([str(ROOT / "scripts" / "stage-pack"), str(staged)], check=True, capture_output=True)
+    files = archived(archive_listing, staged)
+    assert all(name.startswith("package/") for name in files)
+    tops = {name.split("/")[1] for name in files}
+    assert tops == {"PulumiPolicy.yaml", "__main__.py", "requirements.txt", "policies", "compute_guard"}
+    assert "package/policies/data/machines.json" in files
+    assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
+    assert sum(files.values()) < 2 << 20
+
+    with EnginePack({"compute:platform": "kubernetes"}, pack_dir=staged) as pack:
+        assert len(pack.info().policies) == 10
+        broken = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 3, "maxSize": 2}]}
+        result = pack.run([Resource.of("compute:index:ComputeCluster", "compute", broken)])
+    assert [v.policy for v in result.violations] == ["compute-cluster-valid"]
+
+
+def test_the_repository_itself_would_upload_its_tests_which_is_why_the_pack_is_staged(archive_listing):
+    files = archived(archive_listing, ROOT)
+    assert any(name.startswith("package/tests/") for name in files)
+    assert not any(name.startswith(("package/venv/", "package/.git/", "package/.pulumi-state/")) for name in files)
+
+
+def test_staging_inside_the_repository_is_refused():
+    done = subprocess.run([str(ROOT / "scripts" / "stage-pack"), str(ROOT / "build" / "pack")], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "inside the repository" in done.stderr
+
+
+def readme_policy_group_config() -> dict:
+    section = (ROOT / "README.md").read_text().split("## For an organisation", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
+    return json.loads(block)
+
+
+def test_the_readmes_policy_group_configuration_passes_the_clis_validation(toolchain, tmp_path):
+    config = readme_policy_group_config()
+    stack = open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", "machine": "m9i.large"})
+    out = stack.ok(*stack.preview("--policy-pack-config", stack.policy_config(config)))
+    assert [(f.level, f.policy) for f in policy_findings(out)] == [("advisory", "cloud-machine-catalog")]
+    assert "launched since" in policy_findings(out)[0].message
