@@ -15,14 +15,12 @@ that breaks the naming, or a size its known family does not have, stays a violat
 from __future__ import annotations
 
 import difflib
-from dataclasses import replace
-from typing import Any
 
 from pulumi_policy import Severity
 
 from .catalog import CLOUD_PLATFORMS, about, find_machine, machines, new_family, offering
 from .cluster import Cluster, Gpu, ParsedCluster, Pool
-from .findings import Finding, Violation
+from .findings import Finding, Violation, advisory_setting, enforced_if
 from .templates import Context, Policy
 from .values import SecretText, Unknown
 
@@ -115,16 +113,8 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
 
 
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
-    findings = cloud_machine_catalog(cluster.model, str(context.platform))
-    if context.config.get("newMachineFamilies") == "enforce":
-        return [replace(f, advisory=False) if isinstance(f, Violation) else f for f in findings]
-    return findings
-
-
-NEW_MACHINE_FAMILIES_SCHEMA: dict[str, Any] = {
-    "type": "string", "enum": ["advisory", "enforce"],
-    "description": "How an instanceType of a family newer than the machine catalog is reported: 'advisory' "
-                   "(default: shown, never fails the preview) or 'enforce' (at this policy's level)."}
+    return enforced_if(context.config.get("newMachineFamilies"),
+                       cloud_machine_catalog(cluster.model, str(context.platform)))
 
 
 POLICY = Policy(
@@ -132,7 +122,7 @@ POLICY = Policy(
     subject="ComputeCluster",
     platforms=CLOUD_PLATFORMS,
     platforms_label="a cloud with a machine catalog",
-    settings={"newMachineFamilies": NEW_MACHINE_FAMILIES_SCHEMA},
+    settings={"newMachineFamilies": advisory_setting("an instanceType of a family newer than the machine catalog")},
     description="On aws, gcp and azure, a pool's instanceType is a machine of the platform that offers the "
                 "declared architecture, GPU and nested virtualization; a pool without one declares a "
                 "combination some machine of the platform offers.",

@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pulumi_policy.proxy import UnknownValueError
@@ -32,6 +32,20 @@ class Violation:
 
 
 Finding = Violation | Unknown
+
+
+def advisory_setting(what: str) -> dict[str, Any]:
+    """The JSON schema of a setting that says how loud an advisory finding about ``what`` is."""
+    return {"type": "string", "enum": ["advisory", "enforce"],
+            "description": f"How {what} is reported: 'advisory' (default: shown, never fails the preview) or "
+                           "'enforce' (at this policy's level)."}
+
+
+def enforced_if(setting: object, findings: list[Finding]) -> list[Finding]:
+    """The findings, with the advisory ones at the policy's level when the setting says 'enforce'."""
+    if setting != "enforce":
+        return findings
+    return [replace(f, advisory=False) if isinstance(f, Violation) else f for f in findings]
 
 Report = Callable[..., None]
 

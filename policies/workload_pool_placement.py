@@ -9,12 +9,10 @@ places that disagree, would leave the Pods on whatever nodes the scheduler picks
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import Any
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation
+from .findings import Finding, Violation, advisory_setting, enforced_if
 from .placement import Stack, resolve_placement
 from .templates import Context, Policy
 from .values import Unknown
@@ -53,16 +51,7 @@ def _with_urn(findings: Iterable[Finding], urn: str) -> list[Finding]:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    findings = workload_pool_placement(stack)
-    if context.config.get("helmReleases") == "enforce":
-        return [replace(f, advisory=False) if isinstance(f, Violation) else f for f in findings]
-    return findings
-
-
-HELM_RELEASES_SCHEMA: dict[str, Any] = {
-    "type": "string", "enum": ["advisory", "enforce"],
-    "description": "How a kubernetes:helm.sh/v3:Release, whose workloads no policy can see, is reported: "
-                   "'advisory' (default: shown, never fails the preview) or 'enforce' (at this policy's level)."}
+    return enforced_if(context.config.get("helmReleases"), workload_pool_placement(stack))
 
 
 POLICY = Policy(
@@ -71,7 +60,7 @@ POLICY = Policy(
     description="Every container and daemon workload resolves to exactly one ComputeCluster and pool through the "
                 "compute.alien.dev/cluster and compute.alien.dev/pool labels.",
     severity=Severity.HIGH,
-    settings={"helmReleases": HELM_RELEASES_SCHEMA},
+    settings={"helmReleases": advisory_setting("a kubernetes:helm.sh/v3:Release, whose workloads no policy can see,")},
     remediation_steps="Label the workload (or its pod template) with compute.alien.dev/cluster set to a "
                       "ComputeCluster's id and compute.alien.dev/pool set to one of its pools; with a single "
                       "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool. "
