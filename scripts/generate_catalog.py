@@ -271,7 +271,10 @@ def gcp_machines() -> list[dict[str, Any]]:
 # size, which a constrained size keeps), null where it has none; nested virtualization on the
 # Intel D and E families from v3 and on Fsv2.
 
-AZURE_SKUS = ROOT.parent / "shared" / "third_party" / "azure-known-skus" / "known_skus.yaml"
+# ../shared beside the repository (the nearest ancestor holding one: a copy of the repository, such as
+# mutmut's mutants/, finds the same)
+SHARED = next((parent / "shared" for parent in ROOT.parents if (parent / "shared").is_dir()), ROOT.parent / "shared")
+AZURE_SKUS = SHARED / "third_party" / "azure-known-skus" / "known_skus.yaml"
 AZURE_SKUS_COMMIT = "352646f599290c3a6d2f9710fb535a7b288f88ed"
 _AZURE_NAME = re.compile(r"^Standard_([A-Z]+)(\d+)(?:-(\d+))?([a-z]*)((?:_[A-Za-z0-9]+)*)$")
 # Families whose number is a size code, not a vCPU count: number -> vCPUs.

@@ -24,6 +24,8 @@ from compute_guard.component import (
 from compute_guard.testkit import PolicyResult, evaluate
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
+# ../shared beside it: the nearest ancestor's (so a copy of the repository, like mutmut's, finds it too)
+SHARED = next((parent / "shared" for parent in ROOT.parents if (parent / "shared").is_dir()), ROOT.parent / "shared")
 
 Part = Callable[[], Any]
 AMD64 = {"kubernetes.io/arch": "amd64"}

@@ -8,14 +8,14 @@ manifests' point of view (kind -> where its pod spec is), not from the pack's co
 import os
 
 import pytest
-from builders import ROOT, valid_cluster_props
+from builders import SHARED, valid_cluster_props
 
 from compute_guard.testkit import Resource
 from compute_guard.testkit.analyzer import to_struct
 from compute_guard.testkit.engine import EnginePack
 from compute_guard.testkit.manifests import manifest_resources
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = SHARED / "corpus"
 
 POD_SPEC = {"Pod": ("spec",), "PodTemplate": ("template", "spec"), "CronJob": ("spec", "jobTemplate", "spec",
                                                                               "template", "spec")}

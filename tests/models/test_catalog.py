@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from builders import ROOT
+from builders import ROOT, SHARED
 
 from compute_guard.policies import catalog
 from compute_guard.policies.catalog import (
@@ -17,7 +17,7 @@ from compute_guard.policies.catalog import (
     offering,
 )
 
-AZURE_SKUS = ROOT.parent / "shared" / "third_party" / "azure-known-skus" / "known_skus.yaml"
+AZURE_SKUS = SHARED / "third_party" / "azure-known-skus" / "known_skus.yaml"
 
 
 @pytest.mark.parametrize("name", [
