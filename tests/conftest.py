@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import Phase, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,13 +18,17 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 os.environ["COMPUTE_GUARD_STRICT"] = "1"
 
-# The pack's SDK patch, as the pack process installs it; on an SDK version it does not know, the
-# suite stops here instead of testing the SDK's slower path by accident (policies/sdk.py).
-from compute_guard.policies import sdk  # noqa: E402
-
-sdk.install(strict=True)
 
 # scripts/mutation: a property that fails under a mutant fails at once, instead of spending its time
 # budget shrinking the example (which turned mutants that were caught into timeouts).
 settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def sdk_shim() -> None:
+    """The pack's SDK patch, as the pack process installs it; on an SDK version it does not know, every
+    test errors instead of testing the SDK's slower path by accident (policies/sdk.py)."""
+    from compute_guard.policies import sdk
+
+    sdk.install(strict=True)
