@@ -35,7 +35,6 @@ HOW_TO = ("no previous deployment to compare with: set this policy's 'baseline' 
 class Snapshot:
     """The ComputeCluster entries of a state document: URN -> old inputs (plain JSON)."""
 
-    source: str
     inputs: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -129,7 +128,7 @@ def _exported(url: str) -> Snapshot | Unavailable:
         return Unavailable(f"`pulumi stack export --stack {reference}` failed"
                            f"{': ' + said[-1] if said else ''}; set this policy's 'baseline' config to an export")
     try:
-        return _document(done.stdout, f"`pulumi stack export --stack {reference}` ({_shown(url)})")
+        return _document(done.stdout)
     except Exception as error:  # noqa: BLE001
         return Unavailable(f"`pulumi stack export --stack {reference}` printed no state: {_describe(error)}")
 
@@ -168,10 +167,10 @@ def _read(path: Path) -> bytes:
 
 
 def _snapshot(path: Path) -> Snapshot:
-    return _document(_read(path), str(path))
+    return _document(_read(path))
 
 
-def _document(data: bytes, source: str) -> Snapshot:
+def _document(data: bytes) -> Snapshot:
     document = json.loads(data)
     if not isinstance(document, dict):
         raise ValueError("not a Pulumi state document (expected a JSON object)")
@@ -193,7 +192,7 @@ def _document(data: bytes, source: str) -> Snapshot:
         props = entry.get("inputs") or entry.get("outputs")
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = _without_secrets(props)
-    return Snapshot(source, inputs)
+    return Snapshot(inputs)
 
 
 def _without_secrets(value: Any) -> Any:

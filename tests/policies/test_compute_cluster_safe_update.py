@@ -149,6 +149,16 @@ def test_the_local_backend_checkpoint_is_found_without_configuration(tmp_path, n
     assert update(cluster(machine="t4g.medium"), env=env).of(POLICY) == []
 
 
+@pytest.mark.parametrize("url, state", [
+    ("file://~/state", "home/state"),                       # home-relative
+    ("file://{tmp}/state?no_legacy=1&x=a?b", "state"),      # everything from the first '?' is the query
+])
+def test_local_backend_urls_are_read_as_the_cli_reads_them(tmp_path, no_local_backend, url, state):
+    write(tmp_path / state / ".pulumi" / "stacks" / "project" / "stack.json", checkpoint(cluster(machine="t4g.small")))
+    env = {"PULUMI_BACKEND_URL": url.format(tmp=tmp_path)}
+    assert len(update(cluster(machine="m7i.large"), env=env).of(POLICY)) == 1
+
+
 def test_the_current_backend_of_the_credentials_file(tmp_path, no_local_backend):
     home = tmp_path / "home"
     write(home / ".pulumi" / "credentials.json", {"current": "file://~", "accessTokens": {}})
@@ -325,7 +335,7 @@ def fake_pulumi(tmp_path, monkeypatch, script: str) -> Path:
 def test_on_another_backend_the_cli_exports_the_stack_once(tmp_path, no_local_backend, monkeypatch):
     exported = write(tmp_path / "out.json", export(cluster(machine="t4g.small")))
     calls = fake_pulumi(tmp_path, monkeypatch, f"cat {exported}")
-    env = {"PULUMI_BACKEND_URL": S3, "PULUMI_ORGANIZATION": "organization"}
+    env = {"PULUMI_BACKEND_URL": S3, "PULUMI_ORGANIZATION": "acme"}
     with stack_environment({}, "project", "stack", True, extra=env):
         analyzer = Analyzer()
         moved = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
@@ -334,7 +344,23 @@ def test_on_another_backend_the_cli_exports_the_stack_once(tmp_path, no_local_ba
     assert finding.startswith("ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to "
                               "'m7i.large'")
     assert same.findings(POLICY) == []
-    assert calls.read_text().splitlines() == ["stack export --stack organization/project/stack --non-interactive"]
+    assert calls.read_text().splitlines() == ["stack export --stack acme/project/stack --non-interactive"]
+
+
+@pytest.mark.parametrize("organization, stack, reference", [
+    (None, "stack", "organization/project/stack"),  # the CLI's name for a DIY backend's organization
+    ("", "stack", "organization/project/stack"),
+    ("acme", "dev/stack", "acme/project/stack"),
+    ("acme", "other/project/stack", "other/project/stack"),  # already fully qualified
+])
+def test_the_exported_stack_is_named_fully(tmp_path, no_local_backend, monkeypatch, organization, stack, reference):
+    exported = write(tmp_path / "out.json", export(cluster(machine="t4g.small")))
+    calls = fake_pulumi(tmp_path, monkeypatch, f"cat {exported}")
+    monkeypatch.delenv("PULUMI_ORGANIZATION", raising=False)
+    env = {"PULUMI_BACKEND_URL": S3, **({} if organization is None else {"PULUMI_ORGANIZATION": organization})}
+    with stack_environment({}, "project", stack, True, extra=env):
+        Analyzer().analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
+    assert calls.read_text().splitlines() == [f"stack export --stack {reference} --non-interactive"]
 
 
 def test_a_stack_never_deployed_has_nothing_to_compare(tmp_path, no_local_backend, monkeypatch):
