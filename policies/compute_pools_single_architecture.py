@@ -17,9 +17,9 @@ from .templates import Context, Policy
 def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
     """All declared pool architectures agree: one image build cannot serve two."""
     declared = declared_architectures(stack)
-    if len(declared.where) <= 1:
+    if len(declared.architectures) <= 1:
         return [declared.unknown] if declared.unknown is not None else []
-    found = " and ".join(f"{architecture}" for architecture in declared.where)
+    found = " and ".join(declared.architectures)
     findings: list[Finding] = []
     for entry in stack.clusters:
         pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()

@@ -90,21 +90,21 @@ MIXED = "mixed"
 
 @dataclass(frozen=True)
 class DeclaredArchitectures:
-    where: dict[str, list[tuple[ClusterEntry, Pool]]]
+    architectures: tuple[str, ...]  # the known ones the pools declare, sorted
     unknown: Unknown | None
 
     @property
     def single(self) -> str | Unknown | None:
         """The one declared architecture, None when none is declared, MIXED, or Unknown."""
-        if len(self.where) > 1:
+        if len(self.architectures) > 1:
             return MIXED
         if self.unknown is not None:
             return self.unknown
-        return next(iter(self.where), None)
+        return next(iter(self.architectures), None)
 
 
 def declared_architectures(stack: Stack) -> DeclaredArchitectures:
-    where: dict[str, list[tuple[ClusterEntry, Pool]]] = {}
+    declared: set[str] = set()
     unknown: Unknown | None = None
     for entry in stack.clusters:
         cluster = entry.cluster
@@ -116,8 +116,8 @@ def declared_architectures(stack: Stack) -> DeclaredArchitectures:
             if isinstance(pool.architecture, Unknown):
                 unknown = unknown or pool.architecture
             elif pool.architecture is not None:
-                where.setdefault(pool.architecture, []).append((entry, pool))
-    return DeclaredArchitectures(dict(sorted(where.items())), unknown)
+                declared.add(pool.architecture)
+    return DeclaredArchitectures(tuple(sorted(declared)), unknown)
 
 
 # --- placement -------------------------------------------------------------------------------
@@ -243,8 +243,7 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
     if single is None:
         return None
     if isinstance(single, str) and single != MIXED:
-        found = " and ".join(f"{architecture}" for architecture in declared.where)
-        return single, f"the stack's compute pools declare {found}"
+        return single, f"the stack's compute pools declare {single}"
     if isinstance(workload.role, Unknown):
         return workload.role
     placement: Placement = None
