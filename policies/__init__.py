@@ -55,11 +55,14 @@ PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes wor
                     "architectures, unresolvable placement and Pods not pinned to their pool's architecture.")
 
 
-def _pack_version() -> str:
-    """The version PulumiPolicy.yaml declares (the one place it is written: publish reads it there,
-    and the installed distribution carries it)."""
+_CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, in a checkout
+
+
+def _pack_version(root: Path = _CHECKOUT) -> str:
+    """The version PulumiPolicy.yaml in ``root`` declares (the one place it is written: publish reads
+    it there), else the installed distribution's, which carries it."""
     try:
-        text = (Path(__file__).resolve().parent.parent / "PulumiPolicy.yaml").read_text()
+        text = (root / "PulumiPolicy.yaml").read_text()
     except OSError:
         try:
             return importlib.metadata.version("compute-guard")

@@ -1,0 +1,44 @@
+"""What the pack tells the engine about itself: its version and the schema of shared settings.
+
+Both are computed once at import, so the verdict tests never see a mistake in them; these call
+them directly.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from compute_guard.policies import _pack_version
+from compute_guard.policies.findings import advisory_setting
+
+
+@pytest.mark.parametrize("text, version", [
+    ("description: a pack\nruntime: python\nversion: 2.3.4\n", "2.3.4"),  # as the CLI writes it: last
+    ("version: '1.0.0-rc.1'\nruntime: python\n", "1.0.0-rc.1"),
+    ('runtime:\n  name: python\nversion: "0.9.1"\n', "0.9.1"),
+    ("description: no version yet\n", "0.0.0"),
+])
+def test_the_version_is_the_one_pulumipolicy_yaml_declares(tmp_path: Path, text: str, version: str) -> None:
+    (tmp_path / "PulumiPolicy.yaml").write_text(text)
+    assert _pack_version(tmp_path) == version
+
+
+def test_installed_without_the_yaml_the_distribution_carries_the_version(tmp_path: Path) -> None:
+    assert _pack_version(tmp_path) == importlib.metadata.version("compute-guard")
+
+
+def test_an_advisory_setting_takes_exactly_advisory_or_enforce() -> None:
+    schema = advisory_setting("a Helm release that cannot be seen into")
+    assert schema == {
+        "type": "string", "enum": ["advisory", "enforce"],
+        "description": "How a Helm release that cannot be seen into is reported: 'advisory' (default: shown, never "
+                       "fails the preview) or 'enforce' (at this policy's level)."}
+    for value in ("advisory", "enforce"):
+        jsonschema.validate(value, schema)
+    for value in ("Enforce", "mandatory", "", None, True, ["enforce"]):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(value, schema)
