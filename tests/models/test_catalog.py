@@ -106,6 +106,14 @@ def test_offering():
     assert offering("azure", "x86_64", "nvidia-a100-80gb", 4) is not None
 
 
+@pytest.mark.parametrize("platform", ["openstack", "kubernetes", ""])
+def test_a_platform_without_a_catalog_has_no_machines(platform):
+    assert list(machines(platform)) == []
+    assert find_machine(platform, "m7i.large") is None
+    assert offering(platform, "x86_64") is None
+    assert new_family(platform, "m9i.large") is None
+
+
 def test_the_generator_reproduces_the_committed_file():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_catalog.py"), "--check"],
                           capture_output=True, text=True, timeout=300)

@@ -63,6 +63,10 @@ def test_machines_that_serve_the_pool(pool, platform):
     (dict(profile=profile("arm64", {"type": "nvidia-a10g", "count": 1})), "aws",
      "no AWS machine offers architecture arm64 with 1 nvidia-a10g GPU"),
     (dict(profile=profile(gpu={"type": "nvidia-h100", "count": 3})), "gcp", "no GCP machine offers 3 nvidia-h100 GPUs"),
+    (dict(profile=profile("arm64", {"type": "nvidia-a10g", "count": 2})), "aws",
+     "no AWS machine offers architecture arm64 with 2 nvidia-a10g GPUs; change the profile"),
+    (dict(profile=profile("arm64", {"type": "nvidia-a10g"})), "aws",
+     "no AWS machine offers architecture arm64 with a nvidia-a10g GPU; change the profile"),
 ])
 def test_machines_that_do_not(pool, platform, expected):
     (finding,) = findings(props(**pool), platform)
@@ -165,6 +169,15 @@ def test_a_machine_newer_than_the_catalog_is_shown_not_failed(engine_verdicts):
             f"catalog (refreshed 2026-11-30) but follows {NAMES[platform]}'s naming, as a machine of the new family "
             f"'{family}' launched since: its architecture, GPU and nested virtualization were not checked; make sure "
             "they match the pool, and refresh the catalog (scripts/generate_catalog.py)")
+
+
+def test_a_new_family_says_what_was_not_checked_and_how_to_refresh():
+    (finding,) = findings(props(instanceType="m9i.large"), "aws")
+    assert finding == (
+        "ComputeCluster 'compute' pool 'general': instanceType 'm9i.large' is not in the machine catalog (refreshed "
+        "2026-11-30) but follows AWS's naming, as a machine of the new family 'm9i' launched since: its architecture, "
+        "GPU and nested virtualization were not checked; make sure they match the pool, and refresh the catalog "
+        "(scripts/generate_catalog.py)")
 
 
 def test_new_machine_families_can_be_enforced():

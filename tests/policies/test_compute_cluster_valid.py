@@ -82,6 +82,12 @@ CASES = [
      POOL + "profile.architecture 'amd64' is not one of arm64, x86_64; did you mean 'x86_64'?"),
     (with_pool(profile=profile(gpu={"type": "nvidia-a10g", "count": 0})), POOL + "profile.gpu.count 0 is below the minimum of 1"),
     (with_pool(profile=profile(gpu={"count": 1})), POOL + "field 'profile.gpu.type' is required"),
+    (with_pool(profile=profile(gpu="nvidia-a10g")), POOL + "profile.gpu must be an object, not a string"),
+    (with_pool(profile=profile(gpu={"type": 5, "count": 1})), POOL + "profile.gpu.type must be a string, not a number"),
+    (with_pool(profile=profile(gpu={"type": "", "count": 1})),
+     POOL + "profile.gpu.type is empty; name the GPU, such as \"nvidia-a10g\""),
+    (with_pool(profile=profile(gpu={"type": "nvidia-a10g"})),
+     POOL + "field 'profile.gpu.count' is required; set the number of GPUs per machine (at least 1)"),
     (with_pool(profile="big"), POOL + "profile must be an object, not a string"),
     (with_pool(nestedVirtualization="yes"), POOL + "nestedVirtualization must be true or false, not a string"),
     (with_pool(instanceType=""), POOL + "instanceType is empty"),
@@ -108,6 +114,16 @@ CASES = [
      CLUSTER + "containerCidr '10.0.0.0/24' holds 1 /24 subnets but the pools' maxSize add up to 3 machines; "
                "use a wider network (at most /22)"),
 ]
+
+
+@pytest.mark.parametrize("architecture, hint", [
+    ("amd64", "; did you mean 'x86_64'?"), ("x86-64", "; did you mean 'x86_64'?"),
+    ("aarch64", "; did you mean 'arm64'?"), ("arm", "; did you mean 'arm64'?"),
+    ("X86_64", ""), ("sparc", ""),
+])
+def test_an_unknown_architecture_names_the_two_and_the_likely_one(architecture, hint):
+    assert cluster_findings(with_pool(profile=profile(architecture=architecture))) == [
+        POOL + f"profile.architecture '{architecture}' is not one of arm64, x86_64{hint}"]
 
 
 @pytest.mark.parametrize("props, expected", CASES, ids=[c[1][:70] for c in CASES])

@@ -31,8 +31,11 @@ def test_dynamic_workloads_need_exactly_one_cluster():
 
 def test_the_dynamic_pool_must_exist():
     args = seed_cluster_args(dynamic_container_pool=None)
-    (finding,) = dynamic(cluster(args), deployment("jobs", labels=role("dynamic")))
-    assert "ComputeCluster 'compute' has no dynamic container pool 'general' (the default 'general')" in finding
+    (violation,) = run(cluster(args), deployment("jobs", labels=role("dynamic"))).of("dynamic-container-pool")
+    assert names([violation]) == ["jobs"]  # reported on the workload, not the cluster
+    assert violation.finding == (
+        "Deployment 'jobs': ComputeCluster 'compute' has no dynamic container pool 'general' (the default "
+        "'general'); add that pool or set dynamicContainerPool to one of its pools ('apps')")
     with_general = seed_cluster_args(dynamic_container_pool=None,
                                      capacity_groups=[apps_pool(), apps_pool(group_id="general")])
     assert dynamic(cluster(with_general), deployment("jobs", labels=role("dynamic"))) == []

@@ -4,6 +4,7 @@ import copy
 
 import pytest
 from builders import CLUSTER_TYPE, analyze, cluster_findings, valid_cluster_props
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 POLICY = "kubernetes-compute-enforceable"
 
@@ -20,20 +21,34 @@ def gpu_profile():
     return profile
 
 
+POOL = "ComputeCluster 'compute' pool 'apps': "
+CLUSTER = "ComputeCluster 'compute': "
+
+
 @pytest.mark.parametrize("props, expected", [
-    (with_pool(instanceType="m7g.xlarge"), "pool 'apps': instanceType 'm7g.xlarge' cannot be enforced"),
-    (with_pool(instanceType="no-such-machine"), "pool 'apps': instanceType 'no-such-machine' cannot be enforced"),
-    (with_pool(profile=gpu_profile()), "pool 'apps': profile.gpu cannot be enforced"),
-    (with_pool(nestedVirtualization=True), "pool 'apps': nestedVirtualization is true"),
+    (with_pool(instanceType="m7g.xlarge"),
+     POOL + "instanceType 'm7g.xlarge' cannot be enforced, Kubernetes nodes are administrator-managed; remove "
+            "instanceType and describe the pool with profile"),
+    (with_pool(instanceType="no-such-machine"),
+     POOL + "instanceType 'no-such-machine' cannot be enforced, Kubernetes nodes are administrator-managed; remove "
+            "instanceType and describe the pool with profile"),
+    (with_pool(instanceType=UNKNOWN_STRING_VALUE),
+     POOL + "instanceType is set (its value is not known yet), but Kubernetes nodes are administrator-managed and no "
+            "machine type can be chosen; remove instanceType"),
+    (with_pool(profile=gpu_profile()),
+     POOL + "profile.gpu cannot be enforced, Kubernetes node GPUs are administrator-managed; remove profile.gpu"),
+    (with_pool(nestedVirtualization=True),
+     POOL + "nestedVirtualization is true, but Kubernetes cannot guarantee nested virtualization on "
+            "administrator-managed nodes; remove it or set it to false"),
     (valid_cluster_props(failureDomainSpread={"apps": 1}, selectedFailureDomains={"apps": ["zone-a"]}),
-     "selectedFailureDomains cannot be enforced"),
-    (valid_cluster_props(containerCidr="172.30.0.0/16"), "containerCidr '172.30.0.0/16' cannot be applied"),
+     CLUSTER + "selectedFailureDomains cannot be enforced, node topology of an existing Kubernetes cluster is "
+               "administrator-managed; remove selectedFailureDomains"),
+    (valid_cluster_props(containerCidr="172.30.0.0/16"),
+     CLUSTER + "containerCidr '172.30.0.0/16' cannot be applied, the Pod network of an existing Kubernetes cluster "
+               "is administrator-managed; remove containerCidr or set it to 10.244.0.0/16"),
 ])
 def test_each_unenforceable_requirement(props, expected):
-    findings = cluster_findings(props, POLICY)
-    assert len(findings) == 1
-    assert findings[0].startswith("ComputeCluster 'compute': ") or findings[0].startswith("ComputeCluster 'compute' pool")
-    assert expected in findings[0]
+    assert cluster_findings(props, POLICY) == [expected]
 
 
 def test_each_requirement_of_one_pool_is_its_own_violation():

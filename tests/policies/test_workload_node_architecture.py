@@ -67,9 +67,11 @@ def test_with_several_architectures_only_pool_declarations_are_enforced():
              deployment("on-x86", labels=placed(pool="apps")),
              deployment("on-arm", labels=placed(pool="arm"), node_selector=AMD64),
              deployment("on-general"),
-             deployment("worker", labels=role("worker"))]
+             deployment("worker", labels=role("worker")),
+             workload("DaemonSet", "agent-on-arm", labels=placed(pool="arm"), node_selector=AMD64),
+             workload("DaemonSet", "agent-pinned", labels=placed(pool="arm"), node_selector=ARM64)]
     result = run(*parts)
-    assert names(result.of("workload-node-architecture")) == ["on-arm", "on-x86"]
+    assert names(result.of("workload-node-architecture")) == ["agent-on-arm", "on-arm", "on-x86"]
     assert names(result.of("compute-pools-single-architecture")) == ["compute"]
 
 
