@@ -140,32 +140,50 @@ class ConfigError(ValueError):
     """--policy-pack-config the engine refuses before it analyzes any resource."""
 
 
-def validate_policy_config(info: Any, policy_config: Mapping[str, Any]) -> None:
-    """What the engine checks before Configure (pulumi v3.260.0, pkg/resource/analyzer/config.go):
-    each value is a level or an object, a level is a known one, and each policy's settings match
-    its schema. Like the engine, it lets through names of policies the pack does not have and
-    settings its schemas do not declare (tests/cli/test_policy_analyze.py holds both to the CLI)."""
+def reconcile_policy_config(info: Any, policy_config: Mapping[str, Any]) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """Policy name -> (level, settings), as the engine turns --policy-pack-config into Configure
+    (pulumi v3.260.0, pkg/resource/analyzer/config.go: parse, reconcile, validate).
+
+    Each value is a level or an object, a level a known one. Each policy starts at its default level
+    with its schema's defaults; ``all`` then sets every policy's level (disabled ones too); then each
+    policy's own entry sets its level and adds its settings. Each policy's settings must match its
+    schema. Like the engine, it lets through names of policies the pack does not have and settings
+    its schemas do not declare (tests/cli/test_policy_analyze.py holds all of this to the CLI)."""
     import jsonschema
 
-    policies_by_name = {p.name: p for p in info.policies}
+    given: dict[str, tuple[Any, dict[str, Any]]] = {}
     for name, value in policy_config.items():
+        if name == "environments":  # ESC environments to open, not a policy
+            continue
         if isinstance(value, str):
             value = {"enforcementLevel": value}
         if not isinstance(value, Mapping):
             raise ConfigError(f"{name}: expected a level or an object")
-        level = value.get("enforcementLevel")
+        settings = dict(value)
+        level = settings.pop("enforcementLevel", None)
         if level is not None and level not in _LEVEL_VALUES:
             raise ConfigError(f"{name}: '{level}' is not a valid enforcement level")
-        policy = policies_by_name.get(name)
-        if policy is None:
-            continue
-        schema = json_format.MessageToDict(policy.configSchema)
-        settings = {key: item for key, item in value.items() if key != "enforcementLevel"}
+        given[name] = (_LEVEL_VALUES[level] if level is not None else None, settings)
+
+    schemas = {p.name: json_format.MessageToDict(p.configSchema) for p in info.policies}
+    result = {p.name: (p.enforcementLevel, {key: item["default"] for key, item in
+                                            schemas[p.name].get("properties", {}).items() if "default" in item})
+              for p in info.policies}
+    everything = given.get("all", (None, {}))[0]
+    if everything is not None:
+        result = {name: (everything, settings) for name, (_, settings) in result.items()}
+    for name, (level, settings) in given.items():
+        if name in result:
+            old_level, old_settings = result[name]
+            result[name] = (level if level is not None else old_level, {**old_settings, **settings})
+    for name, (_, settings) in result.items():
+        schema = schemas[name]
         try:
             jsonschema.validate(settings, {"type": "object", "properties": schema.get("properties", {}),
                                            "required": schema.get("required", [])})
         except jsonschema.ValidationError as error:
             raise ConfigError(f"{name}: {error.message}") from error
+    return result
 
 
 class _Driver:
@@ -187,17 +205,13 @@ class _Driver:
         raise NotImplementedError
 
     def configure(self, policy_config: Mapping[str, Any]) -> None:
-        """--policy-pack-config: {policy: level} or {policy: {"enforcementLevel": ..., setting: ...}}."""
-        info = self.info()
-        validate_policy_config(info, policy_config)
+        """--policy-pack-config: {policy: level} or {policy: {"enforcementLevel": ..., setting: ...}},
+        and "all": a level for every policy."""
         request = proto.ConfigureAnalyzerRequest()
-        for policy in info.policies:
-            value = policy_config.get(policy.name, {})
-            settings = {"enforcementLevel": value} if isinstance(value, str) else dict(value)
-            level = settings.pop("enforcementLevel", None)
-            config = proto.PolicyConfig(enforcementLevel=_LEVEL_VALUES[level] if level else policy.enforcementLevel)
+        for name, (level, settings) in reconcile_policy_config(self.info(), policy_config).items():
+            config = proto.PolicyConfig(enforcementLevel=level)
             config.properties.update(settings)
-            request.policyConfig[policy.name].CopyFrom(config)
+            request.policyConfig[name].CopyFrom(config)
         self._configure(request)
 
     def remediate(self, resource: Resource, result: PolicyResult | None = None) -> Resource:

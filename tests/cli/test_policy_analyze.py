@@ -83,6 +83,22 @@ def test_workloads_in_state_are_checked_and_levels_apply(toolchain, tmp_path):
     assert policy_findings(done.stdout) == [Finding("advisory", "workload-node-architecture", *API, UNPINNED)]
 
 
+def test_all_sets_every_level_and_a_policys_own_entry_wins(toolchain, tmp_path):
+    """The engine's "all" key, as tests/engine/test_engine_protocol.py holds the test kit to it."""
+    export = export_of([cluster(), deployment("api", labels=placed())], tmp_path / "s.json")
+    pin = ("Deployment 'api': its Pods need amd64 nodes (the stack's compute pools declare x86_64) and carry no "
+           "architecture constraint; at level remediate this policy adds "
+           "spec.template.spec.nodeSelector['kubernetes.io/arch'] = 'amd64'")
+    done = analyze(toolchain, export, {**KUBERNETES, "all": "advisory"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(policy_findings(done.stdout), key=str) == [Finding("advisory", "workload-architecture-pin", *API, pin),
+                                                    Finding("advisory", "workload-node-architecture", *API, UNPINNED)]
+    done = analyze(toolchain, export, {**KUBERNETES, "all": "advisory", "workload-node-architecture": "mandatory"})
+    assert done.returncode != 0
+    assert sorted(policy_findings(done.stdout), key=str) == [Finding("advisory", "workload-architecture-pin", *API, pin),
+                                                    Finding("mandatory", "workload-node-architecture", *API, UNPINNED)]
+
+
 def test_an_invalid_config_is_refused_before_any_analysis(toolchain, tmp_path):
     broken = seed_cluster_args(capacity_groups=[apps_pool(min_size=3, max_size=2)])
     done = analyze(toolchain, export_of([cluster(broken)], tmp_path / "s.json"),

@@ -113,6 +113,43 @@ def test_levels_and_settings_come_from_the_policy_pack_config():
         ("kubernetes-compute-enforceable", "compute", "advisory")]
 
 
+def test_all_sets_every_policys_level_and_a_policys_own_entry_wins():
+    parts = SCENARIOS["workload-node-architecture"][0]
+    everything = engine_run(parts, policy_config={"all": "advisory"})
+    # disabled by default, workload-architecture-pin is turned on by "all" too, as the engine does
+    assert verdicts(everything) == [("workload-architecture-pin", "api", "advisory"),
+                                    ("workload-node-architecture", "api", "advisory")]
+    mixed = {"all": {"enforcementLevel": "advisory"}, "workload-node-architecture": "mandatory",
+             "environments": ["org/policy-settings"]}
+    assert verdicts(engine_run(parts, policy_config=mixed)) == [("workload-architecture-pin", "api", "advisory"),
+                                                                ("workload-node-architecture", "api", "mandatory")]
+    assert engine_run(parts, policy_config={"all": "disabled"}).violations == []
+
+
+def test_schema_defaults_are_filled_in_and_given_settings_added_to_them():
+    """The engine's reconcile step on a pack whose schema declares a default (this pack's do not)."""
+    from google.protobuf import struct_pb2
+    from pulumi.runtime import proto
+
+    from compute_guard.testkit.analyzer import reconcile_policy_config
+
+    properties = struct_pb2.Struct()
+    properties.update({"mode": {"type": "string", "enum": ["a", "b"], "default": "a"}, "limit": {"type": "number"}})
+    info = proto.AnalyzerInfo(policies=[
+        proto.PolicyInfo(name="p", enforcementLevel=proto.ADVISORY,
+                         configSchema=proto.PolicyConfigSchema(properties=properties)),
+        proto.PolicyInfo(name="q", enforcementLevel=proto.DISABLED)])
+    assert reconcile_policy_config(info, {}) == {"p": (proto.ADVISORY, {"mode": "a"}), "q": (proto.DISABLED, {})}
+    assert reconcile_policy_config(info, {"all": "mandatory", "p": {"limit": 3}}) == {
+        "p": (proto.MANDATORY, {"mode": "a", "limit": 3}), "q": (proto.MANDATORY, {})}
+    assert reconcile_policy_config(info, {"p": {"mode": "b", "enforcementLevel": "remediate"}})["p"] == (
+        proto.REMEDIATE, {"mode": "b"})
+    with pytest.raises(ConfigError, match="p: 'c' is not one of"):
+        reconcile_policy_config(info, {"p": {"mode": "c"}})
+    with pytest.raises(ConfigError, match="all: 'loud' is not a valid enforcement level"):
+        reconcile_policy_config(info, {"all": "loud"})
+
+
 @pytest.mark.parametrize("config", REFUSED)
 def test_the_test_kit_refuses_what_the_engine_refuses(config):
     """The test kit's copy of the engine's config check, against the schemas the pack reports;
