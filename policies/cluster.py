@@ -1,10 +1,12 @@
-"""ComputeCluster inputs -> a small typed model, plus every shape finding (parse once).
+"""ComputeCluster inputs -> a small typed model, plus what reading them found (parse once).
 
 The inputs are a ComputeCluster's configuration in its JSON form, camelCase or
-snake_case. :func:`parse_cluster` reads them once. It returns the model the other rules use
-and the findings of ``compute-cluster-valid``: unknown keys, wrong types, ranges, references
-between fields. A field that is invalid is left out of the model (``None``) so that the other
-policies never report it a second time; a field that is not known yet is an :class:`Unknown`.
+snake_case. :func:`parse_cluster` reads them once. It returns the model the rules use and
+what could not be read: unknown keys, missing fields, wrong types, values outside a field's own
+range or format. A field that cannot be read is left out of the model (``None``) so that no
+policy reports it a second time; a field that is not known yet is an :class:`Unknown`. How fields
+relate to each other (sizes and scale policy, references to pools, failure domains, network
+capacity) is the rule of compute-cluster-valid (policies/compute_cluster_valid.py).
 """
 
 from __future__ import annotations
@@ -48,6 +50,23 @@ class Gpu:
 
 
 @dataclass(frozen=True)
+class Range:
+    """A scalePolicy range as read: ``min``, ``max`` and ``default`` whole numbers, each None when it
+    is missing or invalid (reported) and Unknown when it is not known yet."""
+
+    field: str  # scalePolicy.machines, scalePolicy.min or scalePolicy.max
+    low: int | Unknown | None
+    high: int | Unknown | None
+    default: int | Unknown | None
+
+
+@dataclass(frozen=True)
+class ScalePolicy:
+    kind: str  # "fixed" or "autoscale"
+    ranges: Mapping[str, Range | None]  # fixed: machines; autoscale: min, max (None: missing or not an object)
+
+
+@dataclass(frozen=True)
 class Pool:
     index: int
     group_id: str | Unknown | None
@@ -56,6 +75,8 @@ class Pool:
     gpu: Gpu | Unknown | None
     nested_virtualization: bool | Unknown | None
     max_size: int | Unknown | None
+    min_size: int | Unknown | None = None
+    scale_policy: ScalePolicy | None = None  # None: absent, or its type is unreadable or not known yet
     whole: Unknown | None = None  # the whole pool is not known yet
     label: str = ""  # how messages name it: pool 'apps', or capacityGroups[2]
 
@@ -68,12 +89,29 @@ class Cluster:
     id: str | Unknown | None
     pools: tuple[Pool, ...] | Unknown
     dynamic_container_pool: str | Unknown | None
-    selected_failure_domains: Mapping[str, Any] | Unknown | None
+    # pool id (as written) -> its failure-domain names, Unknown, or None when they cannot be read
+    selected_failure_domains: Mapping[str, tuple[str, ...] | Unknown | None] | Unknown | None
     container_cidr: str | Unknown | None
+    # pool id (as written) -> its spread, Unknown, or None when it cannot be read
+    failure_domain_spread: Mapping[str, int | Unknown | None] | Unknown | None = None
+    container_network: ipaddress.IPv4Network | None = None  # containerCidr, when it is a valid network
 
     @property
     def subject(self) -> str:
         return f"ComputeCluster '{self.label}'"
+
+    @property
+    def pool_ids(self) -> set[str] | None:
+        """The known pool ids, or None when some pool's id cannot be known."""
+        if isinstance(self.pools, Unknown):
+            return None
+        ids: set[str] = set()
+        for pool in self.pools:
+            if isinstance(pool.group_id, Unknown):
+                return None
+            if isinstance(pool.group_id, str):
+                ids.add(pool.group_id)
+        return ids
 
 
 class _Fields:
@@ -205,18 +243,12 @@ def parse_cluster(props: Any, name: str) -> ParsedCluster:
 
     cluster_id = _cluster_id(shape, fields.get("id"))
     pools = _pools(shape, fields.get("capacityGroups"))
-    known_ids = _pool_ids(pools)
-
     dynamic = fields.get("dynamicContainerPool")
     dynamic_pool = None if dynamic is None else shape.string(dynamic, "dynamicContainerPool")
-    if isinstance(dynamic_pool, str) and known_ids is not None and dynamic_pool not in known_ids:
-        shape.bad(f"dynamicContainerPool names pool '{dynamic_pool}', which does not exist; "
-                  f"name one of its pools or remove the field")
-
-    spread = _spread(shape, fields.get("failureDomainSpread"), known_ids)
-    selected = _selected_domains(shape, fields.get("selectedFailureDomains"), known_ids, spread)
-    cidr = _container_cidr(shape, fields.get("containerCidr"), pools)
-    return ParsedCluster(Cluster(label, cluster_id, pools, dynamic_pool, selected, cidr), findings)
+    spread = _spread(shape, fields.get("failureDomainSpread"))
+    selected = _selected_domains(shape, fields.get("selectedFailureDomains"))
+    cidr, network = _container_cidr(shape, fields.get("containerCidr"))
+    return ParsedCluster(Cluster(label, cluster_id, pools, dynamic_pool, selected, cidr, spread, network), findings)
 
 
 def _cluster_id(shape: _Fields, value: Any) -> str | Unknown | None:
@@ -268,7 +300,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
     empty = Pool(index, None, None, None, None, None, None, label=f"capacityGroups[{index}]")
     if isinstance(item, Unknown):
         cluster.unknown(item)
-        return Pool(index, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]")
+        return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]")
     if not isinstance(item, Mapping):
         cluster.bad(f"capacityGroups[{index}] must be an object, not {type_name(item)}")
         return empty
@@ -307,18 +339,14 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
             sizes[field] = None
         else:
             sizes[field] = shape.integer(fields[field], field, 0, MAX_POOL_SIZE)
-    min_size, max_size = sizes["minSize"], sizes["maxSize"]
-    if isinstance(min_size, int) and isinstance(max_size, int) and min_size > max_size:
-        shape.bad(f"minSize {min_size} is greater than maxSize {max_size}; lower minSize or raise maxSize")
-
-    if "scalePolicy" in fields:
-        _scale_policy(shape, fields["scalePolicy"], min_size, max_size)
+    scale_policy = _scale_policy(shape, fields["scalePolicy"]) if "scalePolicy" in fields else None
 
     architecture: str | Unknown | None = None
     gpu: Gpu | Unknown | None = None
     if "profile" in fields:
         architecture, gpu = _profile(shape, fields["profile"])
-    return Pool(index, group_id, instance_type, architecture, gpu, nested, max_size, label=label)
+    return Pool(index, group_id, instance_type, architecture, gpu, nested, sizes["maxSize"], sizes["minSize"],
+                scale_policy, label=label)
 
 
 def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Unknown | None]:
@@ -391,37 +419,26 @@ def _gpu(shape: _Fields, value: Any) -> Gpu | Unknown | None:
     return Gpu(gpu_type, count)
 
 
-def _scale_policy(shape: _Fields, value: Any, min_size: Any, max_size: Any) -> None:
+def _scale_policy(shape: _Fields, value: Any) -> ScalePolicy | None:
     policy = shape.mapping(value, "scalePolicy")
     if policy is None:
-        return
+        return None
     kind = policy.get("type")
     if isinstance(kind, Unknown):
         shape.unknown(kind)
-        return
+        return None
     if kind is None:
         shape.bad("field 'scalePolicy.type' is required; set \"fixed\" or \"autoscale\"")
-        return
+        return None
     if not isinstance(kind, str) or kind not in _SCALE_FIELDS:
         shape.bad("scalePolicy.type must be \"fixed\" or \"autoscale\"")
-        return
+        return None
     fields = shape.read(policy, _SCALE_FIELDS[kind], "scalePolicy.")
-    if kind == "fixed":
-        machines = _range(shape, fields.get("machines"), "scalePolicy.machines")
-        if isinstance(min_size, int) and isinstance(max_size, int) and min_size != max_size:
-            shape.bad(f"a fixed scalePolicy needs minSize equal to maxSize, but they are {min_size} and "
-                      f"{max_size}; make them equal or use an autoscale policy")
-        _inside(shape, machines, min_size, "minSize", "scalePolicy.machines")
-        if max_size != min_size:
-            _inside(shape, machines, max_size, "maxSize", "scalePolicy.machines")
-    else:
-        low = _range(shape, fields.get("min"), "scalePolicy.min")
-        high = _range(shape, fields.get("max"), "scalePolicy.max")
-        _inside(shape, low, min_size, "minSize", "scalePolicy.min")
-        _inside(shape, high, max_size, "maxSize", "scalePolicy.max")
+    names = _SCALE_FIELDS[kind][1:]
+    return ScalePolicy(kind, {name: _range(shape, fields.get(name), f"scalePolicy.{name}") for name in names})
 
 
-def _range(shape: _Fields, value: Any, field: str) -> tuple[int, int] | None:
+def _range(shape: _Fields, value: Any, field: str) -> Range | None:
     if value is None:
         shape.bad(f"field '{field}' is required; set {{min, max, default}}")
         return None
@@ -436,116 +453,62 @@ def _range(shape: _Fields, value: Any, field: str) -> tuple[int, int] | None:
             numbers[name] = None
         else:
             numbers[name] = shape.integer(fields[name], f"{field}.{name}", 0, _U32)
-    low, high, default = numbers["min"], numbers["max"], numbers["default"]
-    if not (isinstance(low, int) and isinstance(high, int)):
-        return None
-    if low > high:
-        shape.bad(f"{field}.min {low} is greater than {field}.max {high}")
-        return None
-    if isinstance(default, int) and not low <= default <= high:
-        shape.bad(f"{field}.default {default} is outside {field} [{low}, {high}]")
-    return low, high
+    return Range(field, numbers["min"], numbers["max"], numbers["default"])
 
 
-def _inside(shape: _Fields, bounds: tuple[int, int] | None, value: Any, name: str, field: str) -> None:
-    if bounds is None or not isinstance(value, int):
-        return
-    low, high = bounds
-    if not low <= value <= high:
-        shape.bad(f"{name} {value} is outside {field} [{low}, {high}]; change {name} or widen the range")
-
-
-def _pool_ids(pools: tuple[Pool, ...] | Unknown) -> set[str] | None:
-    """The known pool ids, or None when some pool's id cannot be known."""
-    if isinstance(pools, Unknown):
-        return None
-    ids: set[str] = set()
-    for pool in pools:
-        if isinstance(pool.group_id, Unknown):
-            return None
-        if isinstance(pool.group_id, str):
-            ids.add(pool.group_id)
-    return ids
-
-
-def _check_pool_key(shape: _Fields, key: Any, field: str, known_ids: set[str] | None) -> bool:
-    if known_ids is not None and key not in known_ids:
-        shape.bad(f"{field} names pool '{key}', which does not exist; use one of its pool ids")
-        return False
-    return True
-
-
-def _spread(shape: _Fields, value: Any, known_ids: set[str] | None) -> dict[str, int | Unknown | None]:
-    """Pool id -> its spread; None for an entry that is there but invalid (already reported)."""
+def _spread(shape: _Fields, value: Any) -> Mapping[str, int | Unknown | None] | Unknown | None:
+    """Pool id -> its spread (None for an entry that cannot be read, reported)."""
     if value is None:
-        return {}
+        return None
     spread = shape.mapping(value, "failureDomainSpread")
     if spread is None:
-        return {}
-    result: dict[str, int | Unknown | None] = {}
-    for key in spread:
-        if not _check_pool_key(shape, key, "failureDomainSpread", known_ids):
-            continue
-        result[key] = shape.integer(spread[key], f"failureDomainSpread['{key}']", 1, 255)
-    return result
+        return value if isinstance(value, Unknown) else None
+    return {key: shape.integer(spread[key], f"failureDomainSpread['{key}']", 1, 255) for key in spread}
 
 
-def _selected_domains(shape: _Fields, value: Any, known_ids: set[str] | None,
-                      spread: dict[str, int | Unknown | None]) -> Mapping[str, Any] | Unknown | None:
+def _selected_domains(shape: _Fields, value: Any) -> Mapping[str, tuple[str, ...] | Unknown | None] | Unknown | None:
+    """Pool id -> the failure domains it selects (None for an entry that cannot be read, reported)."""
     if value is None:
         return None
     selected = shape.mapping(value, "selectedFailureDomains")
     if selected is None:
         return value if isinstance(value, Unknown) else None
+    result: dict[str, tuple[str, ...] | Unknown | None] = {}
     for key in selected:
         field = f"selectedFailureDomains['{key}']"
-        if not _check_pool_key(shape, key, "selectedFailureDomains", known_ids):
-            continue
         domains = selected[key]
         if isinstance(domains, Unknown):
             shape.unknown(domains)
+            result[key] = domains
             continue
         if not isinstance(domains, list):
             shape.bad(f"{field} must be a list of failure-domain names, not {type_name(domains)}")
+            result[key] = None
             continue
         names = [shape.string(domain, f"{field}[{i}]") for i, domain in enumerate(domains)]
-        if any(isinstance(name, Unknown) for name in names):
-            continue
-        strings = [name for name in names if isinstance(name, str)]
-        if len(set(strings)) != len(strings):
-            shape.bad(f"{field} lists a failure domain more than once; list each once")
-        want = spread.get(key)
-        if want is None and key not in spread:
-            shape.bad(f"{field} selects failure domains but failureDomainSpread has no entry for "
-                      f"pool '{key}'; set failureDomainSpread['{key}'] to {len(domains)}")
-        elif isinstance(want, int) and len(domains) != want:
-            shape.bad(f"{field} selects {len(domains)} failure domains but failureDomainSpread['{key}'] "
-                      f"is {want}; select exactly {want}")
-    return selected
+        unknown = next((name for name in names if isinstance(name, Unknown)), None)
+        if unknown is not None:
+            result[key] = unknown
+        elif all(isinstance(name, str) for name in names):
+            result[key] = tuple(name for name in names if isinstance(name, str))
+        else:
+            result[key] = None
+    return result
 
 
-def _container_cidr(shape: _Fields, value: Any, pools: tuple[Pool, ...] | Unknown) -> str | Unknown | None:
+def _container_cidr(shape: _Fields, value: Any) -> tuple[str | Unknown | None, ipaddress.IPv4Network | None]:
+    """containerCidr as written, and the network it is when it is a valid one (/24 or wider)."""
     if value is None:
-        return None
+        return None, None
     cidr = shape.string(value, "containerCidr")
     if not isinstance(cidr, str):
-        return cidr
+        return cidr, None
     try:
         network = ipaddress.IPv4Network(cidr, strict=True)
     except ValueError:
         shape.bad(f"containerCidr '{cidr}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)")
-        return cidr  # still a custom network for the policies that only care that it is set
+        return cidr, None  # still a custom network for the policies that only care that it is set
     if network.prefixlen > 24:
         shape.bad(f"containerCidr '{cidr}' is narrower than /24; each machine needs a /24 of its own")
-        return cidr
-    if isinstance(pools, Unknown):
-        return cidr
-    sizes = [pool.max_size for pool in pools]
-    if any(isinstance(size, Unknown) for size in sizes):
-        return cidr
-    machines = sum(size for size in sizes if isinstance(size, int))
-    subnets = 2 ** (24 - network.prefixlen)
-    if machines > subnets:
-        shape.bad(f"containerCidr '{cidr}' holds {subnets} /24 subnets but the pools' maxSize add up to "
-                  f"{machines} machines; use a wider network (at most /{24 - (machines - 1).bit_length()})")
-    return cidr
+        return cidr, None
+    return cidr, network

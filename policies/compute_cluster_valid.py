@@ -1,24 +1,129 @@
 """compute-cluster-valid: every ComputeCluster is well formed.
 
 Every other ComputeCluster policy reads a model in which an invalid field is left out, so each
-mistake is reported once, here, with the field path and the fix: unknown fields (with a
-did-you-mean), ids, pools and their sizes, the scale policy, the machine profile, failure domains
-and the container network. Reading the inputs and checking them are one pass
-(policies/cluster.py): a value that cannot be read is exactly a value that is not well formed.
+mistake is reported once, here, with the field path and the fix. Reading the inputs
+(policies/cluster.py) finds what cannot be read: unknown fields (with a did-you-mean), missing
+fields, wrong types, values outside a field's own range or format. This rule adds how the fields
+must fit together: a pool's sizes and its scale policy, the pools that dynamicContainerPool,
+failureDomainSpread and selectedFailureDomains name, the failure domains selected against the
+spread, and a container network wide enough for every machine.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .cluster import ParsedCluster
-from .findings import Finding
+from .cluster import Cluster, ParsedCluster, Pool, Range
+from .findings import Finding, Violation
 from .templates import Context, Policy
+from .values import Unknown
 
 
 def compute_cluster_valid(cluster: ParsedCluster) -> list[Finding]:
-    """Everything reading the ComputeCluster's inputs found wrong, and every value it could not know yet."""
-    return list(cluster.problems)
+    """What reading the inputs found (and every value it could not know yet), then every relation
+    between fields that does not hold."""
+    model = cluster.model
+    findings = list(cluster.problems)
+    for pool in model.pools if isinstance(model.pools, tuple) else ():
+        findings += [Violation(f"{model.subject} {pool.label}: {problem}") for problem in _pool(pool)]
+    findings += [Violation(f"{model.subject}: {problem}") for problem in _references(model)]
+    return findings
+
+
+def _pool(pool: Pool) -> list[str]:
+    """A pool's sizes against each other and against its scale policy."""
+    problems = []
+    low, high = pool.min_size, pool.max_size
+    if isinstance(low, int) and isinstance(high, int) and low > high:
+        problems.append(f"minSize {low} is greater than maxSize {high}; lower minSize or raise maxSize")
+    policy = pool.scale_policy
+    if policy is None:
+        return problems
+    bounds = {name: _bounds(problems, found) for name, found in policy.ranges.items()}
+    if policy.kind == "fixed":
+        if isinstance(low, int) and isinstance(high, int) and low != high:
+            problems.append(f"a fixed scalePolicy needs minSize equal to maxSize, but they are {low} and {high}; "
+                            "make them equal or use an autoscale policy")
+        _inside(problems, bounds["machines"], low, "minSize", "scalePolicy.machines")
+        if high != low:
+            _inside(problems, bounds["machines"], high, "maxSize", "scalePolicy.machines")
+    else:
+        _inside(problems, bounds["min"], low, "minSize", "scalePolicy.min")
+        _inside(problems, bounds["max"], high, "maxSize", "scalePolicy.max")
+    return problems
+
+
+def _bounds(problems: list[str], found: Range | None) -> tuple[int, int] | None:
+    """A range's [min, max] when it is one; its default must lie in it."""
+    if found is None or not (isinstance(found.low, int) and isinstance(found.high, int)):
+        return None
+    field, low, high = found.field, found.low, found.high
+    if low > high:
+        problems.append(f"{field}.min {low} is greater than {field}.max {high}")
+        return None
+    if isinstance(found.default, int) and not low <= found.default <= high:
+        problems.append(f"{field}.default {found.default} is outside {field} [{low}, {high}]")
+    return low, high
+
+
+def _inside(problems: list[str], bounds: tuple[int, int] | None, value: int | Unknown | None, name: str,
+            field: str) -> None:
+    if bounds is None or not isinstance(value, int):
+        return
+    low, high = bounds
+    if not low <= value <= high:
+        problems.append(f"{name} {value} is outside {field} [{low}, {high}]; change {name} or widen the range")
+
+
+def _references(cluster: Cluster) -> list[str]:
+    """The pools other fields name, the failure domains against the spread, and the network's room."""
+    problems = []
+    ids = cluster.pool_ids
+    dynamic = cluster.dynamic_container_pool
+    if isinstance(dynamic, str) and ids is not None and dynamic not in ids:
+        problems.append(f"dynamicContainerPool names pool '{dynamic}', which does not exist; "
+                        "name one of its pools or remove the field")
+    spread = cluster.failure_domain_spread
+    for key in spread if isinstance(spread, dict) else ():
+        if ids is not None and key not in ids:
+            problems.append(f"failureDomainSpread names pool '{key}', which does not exist; use one of its pool ids")
+    selected = cluster.selected_failure_domains
+    for key, domains in selected.items() if isinstance(selected, dict) else ():
+        field = f"selectedFailureDomains['{key}']"
+        if ids is not None and key not in ids:
+            problems.append(f"selectedFailureDomains names pool '{key}', which does not exist; use one of its "
+                            "pool ids")
+            continue
+        if not isinstance(domains, tuple):
+            continue
+        if len(set(domains)) != len(domains):
+            problems.append(f"{field} lists a failure domain more than once; list each once")
+        if isinstance(spread, Unknown):
+            continue
+        if spread is None or key not in spread:
+            problems.append(f"{field} selects failure domains but failureDomainSpread has no entry for pool "
+                            f"'{key}'; set failureDomainSpread['{key}'] to {len(domains)}")
+        elif isinstance(spread[key], int) and len(domains) != spread[key]:
+            problems.append(f"{field} selects {len(domains)} failure domains but failureDomainSpread['{key}'] is "
+                            f"{spread[key]}; select exactly {spread[key]}")
+    problems += _network_room(cluster)
+    return problems
+
+
+def _network_room(cluster: Cluster) -> list[str]:
+    """Every machine of every pool at its maxSize gets a /24 of containerCidr."""
+    network = cluster.container_network
+    if network is None or isinstance(cluster.pools, Unknown):
+        return []
+    sizes = [pool.max_size for pool in cluster.pools]
+    if any(isinstance(size, Unknown) for size in sizes):
+        return []
+    machines = sum(size for size in sizes if isinstance(size, int))
+    subnets = 2 ** (24 - network.prefixlen)
+    if machines <= subnets:
+        return []
+    return [f"containerCidr '{cluster.container_cidr}' holds {subnets} /24 subnets but the pools' maxSize add up "
+            f"to {machines} machines; use a wider network (at most /{24 - (machines - 1).bit_length()})"]
 
 
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:

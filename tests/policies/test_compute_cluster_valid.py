@@ -179,3 +179,43 @@ def test_pool_keys_of_maps_are_never_rewritten():
     props = valid_cluster_props(capacityGroups=[pool(groupId="apps-east")], dynamicContainerPool="apps-east",
                                 failureDomainSpread={"apps-east": 1})
     assert cluster_findings(props) == []
+
+
+def test_what_cannot_be_read_comes_first_then_how_fields_fit_together():
+    props = with_pool(minSize=5, maxSize=4, profile=profile(cpu="x"))
+    props["containerCidr"] = "10.0.0.0/24"
+    assert cluster_findings(props) == [
+        POOL + "profile.cpu must be cores such as \"4\" or \"0.5\", or millicores such as \"500m\"",
+        POOL + "minSize 5 is greater than maxSize 4; lower minSize or raise maxSize",
+        CLUSTER + "containerCidr '10.0.0.0/24' holds 1 /24 subnets but the pools' maxSize add up to 4 machines; "
+                  "use a wider network (at most /22)"]
+
+
+def test_the_rule_checks_the_relations_on_the_model_alone():
+    """Reading leaves the relations to the rule: given only the model, it still finds them."""
+    from compute_guard.policies.cluster import ParsedCluster, parse_cluster
+    from compute_guard.policies.compute_cluster_valid import compute_cluster_valid
+
+    props = with_pool(minSize=3, maxSize=2)
+    props.update(dynamicContainerPool="gone", failureDomainSpread={"apps": 2}, selectedFailureDomains={"apps": ["a"]})
+    parsed = parse_cluster(props, "compute")
+    assert parsed.problems == []  # every field reads
+    assert [v.message for v in compute_cluster_valid(ParsedCluster(parsed.model, []))] == [
+        POOL + "minSize 3 is greater than maxSize 2; lower minSize or raise maxSize",
+        CLUSTER + "dynamicContainerPool names pool 'gone', which does not exist; name one of its pools or remove "
+                  "the field",
+        CLUSTER + "selectedFailureDomains['apps'] selects 1 failure domains but failureDomainSpread['apps'] is 2; "
+                  "select exactly 2"]
+
+
+def test_selected_domains_are_not_checked_against_a_spread_not_known_yet():
+    from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE
+
+    from compute_guard.testkit import Resource
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    props = valid_cluster_props(failureDomainSpread=UNKNOWN_OBJECT_VALUE, selectedFailureDomains={"apps": ["a", "b"]})
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer().analyze(Resource.of("compute:index:ComputeCluster", "compute", props))
+    assert result.of("compute-cluster-valid") == []
+    assert [n.policy for n in result.notes].count("compute-cluster-valid") == 1  # the spread is not known yet
