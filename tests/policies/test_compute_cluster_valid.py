@@ -219,3 +219,82 @@ def test_selected_domains_are_not_checked_against_a_spread_not_known_yet():
         result = Analyzer().analyze(Resource.of("compute:index:ComputeCluster", "compute", props))
     assert result.of("compute-cluster-valid") == []
     assert [n.policy for n in result.notes].count("compute-cluster-valid") == 1  # the spread is not known yet
+
+
+def fixed(low, high, default=None):
+    return {"type": "fixed", "machines": {"min": low, "max": high, "default": low if default is None else default}}
+
+
+def autoscale(low, high):
+    return {"type": "autoscale", "min": {"min": low[0], "max": low[1], "default": low[0]},
+            "max": {"min": high[0], "max": high[1], "default": high[0]}}
+
+
+@pytest.mark.parametrize("props, expected", [
+    (with_pool(minSize=1, maxSize=3, scalePolicy=fixed(1, 2)), [
+        "a fixed scalePolicy needs minSize equal to maxSize, but they are 1 and 3; make them equal or use an "
+        "autoscale policy",
+        "maxSize 3 is outside scalePolicy.machines [1, 2]; change maxSize or widen the range"]),
+    (with_pool(minSize=3, maxSize=3, scalePolicy=fixed(1, 2)),  # one size, said once
+     ["minSize 3 is outside scalePolicy.machines [1, 2]; change minSize or widen the range"]),
+    (with_pool(minSize=2, maxSize=2, scalePolicy=fixed(3, 1)), ["scalePolicy.machines.min 3 is greater than "
+                                                                "scalePolicy.machines.max 1"]),
+    (with_pool(minSize=2, maxSize=2, scalePolicy=fixed(1, 3, default=4)),
+     ["scalePolicy.machines.default 4 is outside scalePolicy.machines [1, 3]"]),
+    (with_pool(minSize=0, maxSize=10, scalePolicy=autoscale((1, 2), (3, 9))), [
+        "minSize 0 is outside scalePolicy.min [1, 2]; change minSize or widen the range",
+        "maxSize 10 is outside scalePolicy.max [3, 9]; change maxSize or widen the range"]),
+    (with_pool(minSize=4, maxSize=4, scalePolicy=autoscale((2, 1), (4, 4))),
+     ["scalePolicy.min.min 2 is greater than scalePolicy.min.max 1"]),
+])
+def test_sizes_and_scale_policy_messages_exactly(props, expected):
+    assert cluster_findings(props) == [POOL + message for message in expected]
+
+
+@pytest.mark.parametrize("props", [
+    with_pool(minSize=2, maxSize=2, scalePolicy=fixed(2, 2)),               # every bound met exactly
+    with_pool(minSize=1, maxSize=1, scalePolicy=fixed(1, 3, default=3)),
+    with_pool(minSize=1, maxSize=9, scalePolicy=autoscale((1, 1), (9, 9))),
+    with_pool(minSize=10, maxSize=10),
+])
+def test_sizes_on_their_bounds_pass(props):
+    assert cluster_findings(props) == []
+
+
+@pytest.mark.parametrize("cidr, sizes, expected", [
+    ("10.0.0.0/23", (3, 2), "holds 2 /24 subnets but the pools' maxSize add up to 5 machines; use a wider network "
+                            "(at most /21)"),
+    ("10.0.0.0/22", (3, 2), "holds 4 /24 subnets but the pools' maxSize add up to 5 machines; use a wider network "
+                            "(at most /21)"),
+    ("10.0.0.0/24", (1, 1), "holds 1 /24 subnets but the pools' maxSize add up to 2 machines; use a wider network "
+                            "(at most /23)"),
+    ("10.0.0.0/21", (3, 5), None),   # exactly 8 machines in 8 subnets
+    ("10.0.0.0/24", (1, 0), None),
+])
+def test_the_network_holds_a_subnet_per_machine(cidr, sizes, expected):
+    props = valid_cluster_props(containerCidr=cidr, dynamicContainerPool="a",
+                                capacityGroups=[pool(groupId="a", maxSize=sizes[0]),
+                                                pool(groupId="b", minSize=0, maxSize=sizes[1])])
+    assert cluster_findings(props) == ([] if expected is None else [CLUSTER + f"containerCidr '{cidr}' {expected}"])
+
+
+@pytest.mark.parametrize("spread, selected, expected", [
+    ({"apps": 2}, {"apps": ["a", "a"]}, ["selectedFailureDomains['apps'] lists a failure domain more than once; "
+                                         "list each once"]),
+    ({"apps": 3}, {"apps": ["a", "b"]}, ["selectedFailureDomains['apps'] selects 2 failure domains but "
+                                         "failureDomainSpread['apps'] is 3; select exactly 3"]),
+    (None, {"apps": ["a", "b"]}, ["selectedFailureDomains['apps'] selects failure domains but failureDomainSpread "
+                                  "has no entry for pool 'apps'; set failureDomainSpread['apps'] to 2"]),
+    ({"apps": 1}, {"nope": ["a"]}, ["selectedFailureDomains names pool 'nope', which does not exist; use one of "
+                                    "its pool ids"]),
+    ({"nope": 1}, None, ["failureDomainSpread names pool 'nope', which does not exist; use one of its pool ids"]),
+    ({"apps": 2}, {"apps": ["a", "b"]}, []),
+    ({"apps": 255}, None, []),
+])
+def test_failure_domain_messages_exactly(spread, selected, expected):
+    props = valid_cluster_props()
+    if spread is not None:
+        props["failureDomainSpread"] = spread
+    if selected is not None:
+        props["selectedFailureDomains"] = selected
+    assert cluster_findings(props) == [CLUSTER + message for message in expected]
