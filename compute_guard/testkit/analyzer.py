@@ -267,14 +267,17 @@ class _Driver:
 class Analyzer(_Driver):
     """A fresh pack, as a new pack process would be (a new PackState), driven in-process through the
     SDK's servicer. It installs the pack's SDK shim first, as the pack process does (``shim=False``
-    leaves the SDK as it is; ``policies.sdk.uninstall()`` undoes it)."""
+    leaves the SDK as it is; ``policies.sdk.uninstall()`` undoes it). ``pack``: an organisation's
+    policies (``policies.choose(...)``, with its levels and preset settings) instead of all of them."""
 
-    def __init__(self, policy_config: Mapping[str, Any] | None = None, *, shim: bool = True) -> None:
+    def __init__(self, policy_config: Mapping[str, Any] | None = None, *, shim: bool = True,
+                 pack: Iterable[policies.Policy] | None = None) -> None:
         if shim:
             sdk.install()
         self.state = PackState()
+        chosen = tuple(pack) if pack is not None else policies.ALL  # an organisation's: policies.choose(...)
         self.servicer = sdk.AnalyzerServicer(policies.PACK_NAME, policies.PACK_VERSION,
-                                             sdk_policies(policies.ALL, self.state), EnforcementLevel.MANDATORY)
+                                             sdk_policies(chosen, self.state), EnforcementLevel.MANDATORY)
         self.configure(policy_config or {})
 
     def info(self) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,8 @@ from google.protobuf import struct_pb2
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
+
+from compute_guard.policies import Policy
 
 from .analyzer import Analyzer, PolicyResult, Resource, stack_environment
 
@@ -96,14 +98,15 @@ def capture_program(program: Program | str | Path, *, stack_config: Mapping[str,
 
 def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
              policy_config: Mapping[str, Any] | None = None, preview: bool = True, project: str = "project",
-             stack: str = "stack") -> PolicyResult:
+             stack: str = "stack", pack: Iterable[Policy] | None = None) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
     ``stack_config`` is the stack's configuration (``{"compute:platform": "kubernetes"}``);
     ``policy_config`` is what ``--policy-pack-config`` would hold (``{"policy-name": "advisory"}``
-    or ``{"policy-name": {"enforcementLevel": ..., "setting": ...}}``).
+    or ``{"policy-name": {"enforcementLevel": ..., "setting": ...}}``); ``pack`` is an
+    organisation's own choice of the policies (``compute_guard.policies.choose(...)``), all by default.
     """
     resources = capture_program(program, stack_config=stack_config, preview=preview, project=project,
                                 stack=stack)
     with stack_environment(stack_config, project, stack, preview):
-        return Analyzer(policy_config).run(resources)
+        return Analyzer(policy_config, pack=pack).run(resources)

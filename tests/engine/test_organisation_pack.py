@@ -1,0 +1,47 @@
+"""An organisation's own pack, composed with `choose`, in its own tests: the test kit runs exactly
+the policies chosen, at the levels and with the settings preset, under what --policy-pack-config
+still says. (tests/dist starts such a pack from a wheel, as the engine does.)"""
+
+from builders import AMD64, ARM64, arm_pool, cluster, deployment, placed, seed_cluster_args
+
+from compute_guard.policies import choose
+from compute_guard.testkit import evaluate
+
+ACME = choose(["compute-cluster-valid", "cloud-machine-catalog", "compute-pools-single-architecture",
+               "workload-node-architecture"],
+              levels={"cloud-machine-catalog": "advisory", "compute-pools-single-architecture": "advisory"},
+              settings={"cloud-machine-catalog": {"platform": "aws"}})
+
+
+def levels(result):
+    return sorted((v.policy, v.level) for v in result.violations)
+
+
+def test_only_the_chosen_policies_at_their_preset_levels_and_settings():
+    mixed = seed_cluster_args(capacity_groups=[seed_cluster_args().capacity_groups[0], arm_pool()])
+    mixed.capacity_groups[0].instance_type = "m7i.larg"  # a typo the catalog catches, on AWS by the preset
+
+    def program():
+        cluster(mixed)()
+        deployment("api", labels=placed(), node_selector=ARM64)()  # the apps pool needs amd64
+
+    result = evaluate(program, pack=ACME)
+    assert levels(result) == [("cloud-machine-catalog", "advisory"),
+                              ("compute-pools-single-architecture", "advisory"),
+                              ("workload-node-architecture", "mandatory")]
+    # the rest of the pack is not there: no placement, no pin, no Kubernetes check
+    assert {n.policy for n in result.not_applicable} <= {policy.name for policy in ACME}
+
+
+def test_the_policy_pack_config_still_overrides_the_presets():
+    def program():
+        cluster()()
+        deployment("api", labels=placed(), node_selector=AMD64)()
+
+    broken = seed_cluster_args()
+    broken.capacity_groups[0].instance_type = "m7i.larg"
+    config = {"cloud-machine-catalog": {"enforcementLevel": "mandatory", "platform": "gcp"}}
+    result = evaluate(lambda: cluster(broken)(), pack=ACME, policy_config=config)
+    (violation,) = result.of("cloud-machine-catalog")
+    assert violation.level == "mandatory" and "is not a machine type on GCP" in violation.finding
+    assert evaluate(program, pack=ACME).violations == []
