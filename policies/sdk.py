@@ -246,10 +246,8 @@ def install(*, strict: bool = False) -> bool:
                                  f"{SUPPORTED_SDK} only: rerun tests/engine/test_sdk.py and the benchmark against "
                                  "the new version, then move SUPPORTED_SDK")
         return False
-    shim = SimpleNamespace(**{name: getattr(json_format, name) for name in dir(json_format)
-                              if not name.startswith("__")})
-    shim.MessageToDict = _message_to_dict
-    sdk_policy.json_format = shim  # type: ignore[assignment]
+    # pulumi_policy.policy uses json_format for MessageToDict only (tests/engine/test_sdk.py holds it to that)
+    sdk_policy.json_format = SimpleNamespace(MessageToDict=_message_to_dict)  # type: ignore[assignment]
     sdk_policy.deserialize_properties = _deserialize_properties  # type: ignore[assignment]
     sdk_policy.unknown_checking_proxy = _unknown_checking_proxy  # type: ignore[assignment]
     sdk_policy._PolicyAnalyzerServicer._create_report_violation = _create_report_violation  # type: ignore[method-assign]

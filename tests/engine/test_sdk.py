@@ -74,6 +74,18 @@ def test_lazy_props_read_like_the_sdk_proxies(document):
     assert_same(sdk_props(struct), sdk.StructProps(struct))
 
 
+def test_assets_and_archives_read_as_the_sdk_builds_them():
+    struct = struct_pb2.Struct()
+    struct.update({
+        "text": {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "text": "hi"},
+        "file": {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "path": "values.yaml"},
+        "archive": {"4dabf18193072939515e22adb298388d": "0def7320c3a5731c473e5ecbe6d01bc7", "assets": {}}})
+    sdk_view, lazy = sdk_props(struct), sdk.StructProps(struct)
+    for key in ("text", "file", "archive"):
+        assert type(lazy[key]) is type(sdk_view[key]) and vars(lazy[key]) == vars(sdk_view[key])
+    assert lazy["text"].text == "hi" and lazy["file"].path == "values.yaml"
+
+
 def test_in_and_get_raise_on_unknowns_like_the_sdk():
     struct = struct_pb2.Struct()
     struct.update({"a": UNKNOWN_STRING_VALUE, "b": 1})
@@ -144,6 +156,14 @@ def _sdk_call_sites() -> set[str]:
                 if name in (*SDK_NAMES, "_create_report_violation") and node.name != "_create_report_violation":
                     sites.add(node.name)
     return sites
+
+
+def test_the_sdk_uses_json_format_for_message_to_dict_alone():
+    """The shim replaces the SDK's json_format with one that has MessageToDict only."""
+    tree = ast.parse(inspect.getsource(sdk_policy))
+    used = {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "json_format"}
+    assert used == {"MessageToDict"}
 
 
 def test_every_sdk_call_site_the_shim_touches_is_covered_below():
