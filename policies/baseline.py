@@ -135,15 +135,15 @@ def _exported(url: str) -> Snapshot | Unavailable:
 
 def _shown(url: str) -> str:
     """The backend, for messages, without its query (which may carry credentials or endpoints)."""
-    return url.split("?", 1)[0]
+    return url.partition("?")[0]
 
 
 def _local_backend_root(url: str) -> Path | None:
     if not url.startswith("file://"):
         return None
-    rest = url[len("file://"):].split("?", 1)[0]
+    rest = url[len("file://"):].partition("?")[0]
     if rest in ("~", "") or rest.startswith("~/"):
-        return Path.home() / rest[2:] if rest.startswith("~/") else Path.home()
+        return Path.home() / rest[2:]  # file://~ and file:// are the home directory itself
     return Path(rest)
 
 
