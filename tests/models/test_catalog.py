@@ -177,3 +177,6 @@ def test_only_a_whole_new_family_reads_as_new():
     assert new_family("azure", "Standard_E8s_v9") == "E{n}s_v9"
     assert new_family("azure", "Standard_E3s_v5") is None
     assert new_family("azure", "Standard_E8sx_v5") is None  # 'x' is no feature letter
+    assert new_family("azure", "Standard_D4ads_v9") == "D{n}ads_v9"  # feature letters combine freely
+    assert new_family("azure", "Standard_E8pds_v9") == "E{n}pds_v9"
+    assert new_family("azure", "Standard_D4qz_v9") is None

@@ -52,8 +52,9 @@ def cluster_resource(props: Any, name: str = "compute") -> Resource:
 def test_one_stack_request_is_parsed_once_for_all_stack_policies() -> None:
     state = PackState()
     message = valid_cluster_props()
-    first = state.stack([cluster_resource(message)])
-    again = state.stack([cluster_resource(message)])  # each stack policy gets its own list of the same props
+    first = state.stack([cluster_resource(Props(message))])
+    # each stack policy gets its own list of its own props proxies, over the same message
+    again = state.stack([cluster_resource(Props(message))])
     assert again is first
     assert [entry.label for entry in first.clusters] == ["compute"]
 

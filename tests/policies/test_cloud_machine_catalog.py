@@ -59,7 +59,8 @@ def test_machines_that_serve_the_pool(pool, platform):
      "nestedVirtualization is true but 'm7i.large' does not expose nested virtualization"),
     (dict(instanceType="n2d-standard-4", nestedVirtualization=True), "gcp", "does not expose nested virtualization"),
     (dict(profile=profile("arm64"), nestedVirtualization=True), "gcp",
-     "no GCP machine offers architecture arm64 with nested virtualization"),
+     "no GCP machine offers architecture arm64 with nested virtualization; change the profile or "
+     "nestedVirtualization so that some machine of the platform can serve the pool"),
     (dict(profile=profile("arm64", {"type": "nvidia-a10g", "count": 1})), "aws",
      "no AWS machine offers architecture arm64 with 1 nvidia-a10g GPU"),
     (dict(profile=profile(gpu={"type": "nvidia-h100", "count": 3})), "gcp", "no GCP machine offers 3 nvidia-h100 GPUs"),
@@ -169,6 +170,17 @@ def test_a_machine_newer_than_the_catalog_is_shown_not_failed(engine_verdicts):
             f"catalog (refreshed 2026-11-30) but follows {NAMES[platform]}'s naming, as a machine of the new family "
             f"'{family}' launched since: its architecture, GPU and nested virtualization were not checked; make sure "
             "they match the pool, and refresh the catalog (scripts/generate_catalog.py)")
+
+
+def test_every_pool_is_checked_after_one_not_known_yet():
+    from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE
+
+    pools = [UNKNOWN_OBJECT_VALUE, {"groupId": "b", "minSize": 1, "maxSize": 1, "instanceType": "m7g.xlarg"}]
+    result = analyze(CLUSTER_TYPE, {"id": "compute", "capacityGroups": pools}, platform="aws")
+    assert [v.finding for v in result.of(POLICY)] == [
+        "ComputeCluster 'compute' pool 'b': instanceType 'm7g.xlarg' is not a machine type on AWS; did you mean "
+        "'m7g.xlarge'?"]
+    assert [n.policy for n in result.notes].count(POLICY) == 1
 
 
 def test_a_new_family_says_what_was_not_checked_and_how_to_refresh():

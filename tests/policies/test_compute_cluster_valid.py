@@ -89,6 +89,15 @@ CASES = [
     (with_pool(profile=profile(gpu={"type": "nvidia-a10g"})),
      POOL + "field 'profile.gpu.count' is required; set the number of GPUs per machine (at least 1)"),
     (with_pool(profile="big"), POOL + "profile must be an object, not a string"),
+    (with_pool(profile=[]), POOL + "profile must be an object, not a list"),
+    (with_pool(profile=profile(memoryBytes=DROP)), POOL + "field 'profile.memoryBytes' is required; set a whole number "
+                                                          "of bytes"),
+    (with_pool(minSize=1, maxSize=1, scalePolicy={"type": "fixed", "machines": {"min": 1, "max": 1, "default": 1,
+                                                                                "dflt": 1}}),
+     POOL + "unknown field 'scalePolicy.machines.dflt'"),
+    (valid_cluster_props(selectedFailureDomains="zone-a"), CLUSTER + "selectedFailureDomains must be an object, not a "
+                                                                    "string"),
+    (valid_cluster_props(failureDomainSpread=[1]), CLUSTER + "failureDomainSpread must be an object, not a list"),
     (with_pool(nestedVirtualization="yes"), POOL + "nestedVirtualization must be true or false, not a string"),
     (with_pool(instanceType=""), POOL + "instanceType is empty"),
     # references between fields
@@ -288,6 +297,10 @@ def test_the_network_holds_a_subnet_per_machine(cidr, sizes, expected):
     ({"apps": 1}, {"nope": ["a"]}, ["selectedFailureDomains names pool 'nope', which does not exist; use one of "
                                     "its pool ids"]),
     ({"nope": 1}, None, ["failureDomainSpread names pool 'nope', which does not exist; use one of its pool ids"]),
+    ({"apps": 2}, {"apps": ["a", "a"], "b": ["a"], "nope": ["a"]}, [  # every entry is checked
+        "selectedFailureDomains['apps'] lists a failure domain more than once; list each once",
+        "selectedFailureDomains names pool 'b', which does not exist; use one of its pool ids",
+        "selectedFailureDomains names pool 'nope', which does not exist; use one of its pool ids"]),
     ({"apps": 2}, {"apps": ["a", "b"]}, []),
     ({"apps": 255}, None, []),
 ])
@@ -297,4 +310,26 @@ def test_failure_domain_messages_exactly(spread, selected, expected):
         props["failureDomainSpread"] = spread
     if selected is not None:
         props["selectedFailureDomains"] = selected
-    assert cluster_findings(props) == [CLUSTER + message for message in expected]
+    # (a map's entries come in the order protobuf keeps them)
+    assert sorted(cluster_findings(props)) == sorted(CLUSTER + message for message in expected)
+
+
+def test_a_repeated_pool_id_labels_each_pool_by_its_place():
+    props = valid_cluster_props(capacityGroups=[pool(), pool(minSize=5, maxSize=4)])
+    assert cluster_findings(props) == [
+        CLUSTER + "pool 'apps' is declared more than once; pool ids must be unique",
+        "ComputeCluster 'compute' pool 'apps' (capacityGroups[1]): minSize 5 is greater than maxSize 4; lower minSize "
+        "or raise maxSize"]
+
+
+def test_reading_configuration_that_is_not_known_or_not_an_object():
+    from compute_guard.policies.cluster import parse_cluster
+    from compute_guard.policies.values import Undetermined, Unknown
+
+    unknown = Unknown(Undetermined("not known during preview"))
+    parsed = parse_cluster(unknown, "compute")
+    assert parsed.problems == [unknown]
+    assert (parsed.model.label, parsed.model.id, parsed.model.pools) == ("compute", unknown, unknown)
+    parsed = parse_cluster(["compute"], "compute")
+    assert [v.message for v in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
+    assert (parsed.model.id, parsed.model.pools) == (None, ())

@@ -104,3 +104,15 @@ def test_a_malformed_custom_cidr_still_cannot_be_applied(cidr):
         f"ComputeCluster 'compute': containerCidr '{cidr}' cannot be applied, the Pod network of an existing "
         "Kubernetes cluster is administrator-managed; remove containerCidr or set it to 10.244.0.0/16"]
     assert len(cluster_findings(valid_cluster_props(containerCidr=cidr))) == 1  # compute-cluster-valid's own
+
+
+def test_a_gpu_that_cannot_be_read_is_reported_once_by_compute_cluster_valid():
+    props = with_pool(profile=dict(gpu_profile(), gpu="nvidia-a10g"))
+    assert cluster_findings(props, POLICY) == []
+    assert cluster_findings(props) == [POOL + "profile.gpu must be an object, not a string"]
+
+
+def test_nested_virtualization_not_known_yet_waits():
+    result = analyze(CLUSTER_TYPE, with_pool(nestedVirtualization=UNKNOWN_STRING_VALUE), platform="kubernetes")
+    assert result.of(POLICY) == []
+    assert [n.policy for n in result.notes].count(POLICY) == 1

@@ -1,6 +1,7 @@
 """workload-architecture-pin: disabled by default; at remediate it pins unconstrained workloads to
 the architecture their pool needs, and at advisory or mandatory it says what it would add."""
 
+from types import MappingProxyType
 from typing import Any
 
 import pulumi
@@ -177,3 +178,27 @@ def test_remediation_never_raises_on_hostile_shapes(spec, pinned):
     else:
         assert remediated is resource and result.remediations == []
     assert result.notes == []
+
+
+def test_a_secret_selector_is_pinned_inside_the_secret():
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": {"disktype": "ssd"}}
+    resource = Resource.of("kubernetes:apps/v1:Deployment", "api", {
+        "metadata": {"labels": placed()}, "spec": {"template": {"spec": {"nodeSelector": secret}}}})
+    analyzer = Analyzer({POLICY: {"enforcementLevel": "remediate", "architecture": "x86_64"}})
+    remediated = analyzer.remediate(resource, PolicyResult())
+    assert json_format.MessageToDict(remediated.inputs)["spec"]["template"]["spec"]["nodeSelector"] == {
+        **secret, "value": {"disktype": "ssd", "kubernetes.io/arch": "amd64"}}
+
+
+@pytest.mark.parametrize("props", [
+    {"spec": {"template": {"spec": MappingProxyType({})}}},                                   # a read-only pod spec
+    {"spec": {"template": {"spec": {"nodeSelector": MappingProxyType({"disktype": "ssd"})}}}},  # a read-only selector
+    {"spec": {"template": None}},
+    {"spec": {"template": {"spec": {"nodeSelector": "ssd"}}}},
+])
+def test_pin_changes_nothing_it_cannot_write_and_says_so(props):
+    from compute_guard.policies.workload_architecture_pin import pin
+
+    before = repr(props)
+    assert pin(props, "Deployment", "amd64") is False
+    assert repr(props) == before

@@ -69,9 +69,11 @@ def test_with_several_architectures_only_pool_declarations_are_enforced():
              deployment("on-general"),
              deployment("worker", labels=role("worker")),
              workload("DaemonSet", "agent-on-arm", labels=placed(pool="arm"), node_selector=AMD64),
-             workload("DaemonSet", "agent-pinned", labels=placed(pool="arm"), node_selector=ARM64)]
+             workload("DaemonSet", "agent-pinned", labels=placed(pool="arm"), node_selector=ARM64),
+             deployment("jobs-on-arm", labels=role("dynamic"), node_selector=ARM64),  # the dynamic pool is x86_64
+             deployment("jobs-pinned", labels=role("dynamic"), node_selector=AMD64)]
     result = run(*parts)
-    assert names(result.of("workload-node-architecture")) == ["agent-on-arm", "on-arm", "on-x86"]
+    assert names(result.of("workload-node-architecture")) == ["agent-on-arm", "jobs-on-arm", "on-arm", "on-x86"]
     assert names(result.of("compute-pools-single-architecture")) == ["compute"]
 
 

@@ -71,6 +71,23 @@ def test_labels_may_sit_on_the_workload_or_its_template_but_must_agree():
                               "'other')")
 
 
+def test_the_cluster_and_role_labels_must_agree_too():
+    disagree = deployment("api", labels=placed(), template_labels={"compute.alien.dev/cluster": "other"})
+    assert placement(cluster(), disagree) == [
+        "Deployment 'api': 'compute.alien.dev/cluster' disagrees between its labels and annotations "
+        "(metadata.labels says 'compute', spec.template.metadata.labels says 'other'); set one value everywhere"]
+    roles = deployment("api", labels=role("container"), annotations=role("worker"))
+    assert placement(cluster(), roles) == [
+        "Deployment 'api': 'compute.alien.dev/workload' disagrees between its labels and annotations "
+        "(metadata.labels says 'container', metadata.annotations says 'worker'); set one value everywhere"]
+
+
+def test_a_daemonset_is_placed_like_any_container():
+    assert placement(cluster(), workload("DaemonSet", "agent", labels=placed(pool="nope"))) == [
+        "DaemonSet 'agent': references missing or ambiguous pool 'nope' in ComputeCluster 'compute' (its pools: "
+        "'apps'); set the label 'compute.alien.dev/pool' to one of them"]
+
+
 def test_unknown_role_is_a_violation():
     (finding,) = placement(cluster(), deployment("api", labels=role("service")))
     assert finding == ("Deployment 'api': 'compute.alien.dev/workload' must be one of container, daemon, worker, "

@@ -182,3 +182,12 @@ def test_a_cluster_is_parsed_once_per_analyze_request(monkeypatch):
         second = analyzer.analyze(Resource.of(CLUSTER_TYPE, "compute", props))
     assert calls == ["compute", "compute"]  # four policies read each request; each request is parsed once
     assert first.findings("compute-cluster-valid") == second.findings("compute-cluster-valid") != []
+
+
+def test_a_pod_template_not_known_yet_makes_the_workload_policies_wait():
+    props = deployment_props()
+    props["spec"]["template"] = UNKNOWN_OBJECT_VALUE
+    result = evaluate(valid_cluster_props(), props)
+    waiting = sorted(n.policy for n in result.notes)
+    assert result.violations == []
+    assert "workload-node-architecture" in waiting and "workload-architecture-selector-valid" in waiting
