@@ -45,3 +45,36 @@ def test_the_policy_pack_config_still_overrides_the_presets():
     (violation,) = result.of("cloud-machine-catalog")
     assert violation.level == "mandatory" and "is not a machine type on GCP" in violation.finding
     assert evaluate(program, pack=ACME).violations == []
+
+
+def test_policy_pack_hands_the_sdk_the_chosen_policies_at_their_levels(monkeypatch, capsys):
+    """What policy_pack gives the SDK's PolicyPack, which serves the engine as soon as it is made."""
+    from types import SimpleNamespace
+
+    from pulumi_policy import EnforcementLevel
+
+    import compute_guard.policies as pack_module
+
+    made, tuned = [], []
+    monkeypatch.setattr(pack_module, "PolicyPack", lambda **kwargs: made.append(kwargs) or "pack")
+    monkeypatch.setattr(pack_module, "gc", SimpleNamespace(freeze=lambda: tuned.append("freeze"),
+                                                           set_threshold=lambda *t: tuned.append(t)))
+    assert pack_module.policy_pack("acme-compute", ACME, description="Acme's compute rules") == "pack"
+    ((kwargs),) = made
+    assert (kwargs["name"], kwargs["description"], kwargs["enforcement_level"]) == (
+        "acme-compute", "Acme's compute rules", EnforcementLevel.MANDATORY)
+    assert [(p.name, p.enforcement_level) for p in kwargs["policies"]] == [
+        ("compute-cluster-valid", EnforcementLevel.MANDATORY), ("cloud-machine-catalog", EnforcementLevel.ADVISORY),
+        ("compute-pools-single-architecture", EnforcementLevel.ADVISORY),
+        ("workload-node-architecture", EnforcementLevel.MANDATORY)]
+    assert tuned == ["freeze", (100_000, 50, 1_000)]
+    assert capsys.readouterr().err == ""
+
+    made.clear()
+    monkeypatch.setattr(pack_module.sdk, "install", lambda: False)
+    pack_module.policy_pack("acme-compute")
+    assert [p.name for p in made[0]["policies"]] == [p.name for p in pack_module.ALL]
+    assert made[0]["description"] == pack_module.PACK_DESCRIPTION
+    assert capsys.readouterr().err.startswith(
+        f"acme-compute: pulumi-policy {pack_module.sdk.SDK_VERSION} is not the supported "
+        f"{pack_module.sdk.SUPPORTED_SDK}: props are read through the SDK (slower)")
