@@ -264,5 +264,6 @@ REFUSED = [
     {"compute-cluster-safe-update": {"baseline": 7}},
     {"workload-pool-placement": "sometimes"},
     {"workload-architecture-pin": {"architecture": "amd64"}},
+    {"workload-pool-placement": {"helmReleases": "loud"}},  # a stack policy's setting
 ]
 LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]

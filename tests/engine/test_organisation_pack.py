@@ -2,6 +2,7 @@
 the policies chosen, at the levels and with the settings preset, under what --policy-pack-config
 still says. (tests/dist starts such a pack from a wheel, as the engine does.)"""
 
+import pytest
 from builders import AMD64, ARM64, arm_pool, cluster, deployment, placed, seed_cluster_args
 
 from compute_guard.policies import choose
@@ -78,3 +79,37 @@ def test_policy_pack_hands_the_sdk_the_chosen_policies_at_their_levels(monkeypat
     assert capsys.readouterr().err.startswith(
         f"acme-compute: pulumi-policy {pack_module.sdk.SDK_VERSION} is not the supported "
         f"{pack_module.sdk.SUPPORTED_SDK}: props are read through the SDK (slower)")
+
+
+def test_choose_makes_the_pack_it_is_asked_for():
+    """choose itself, called here (ACME above is built at import, before anything can watch it)."""
+    from compute_guard.policies import BY_NAME
+    from compute_guard.testkit import Analyzer
+
+    chosen = choose(["workload-pool-placement", "cloud-machine-catalog"],
+                    levels={"workload-pool-placement": "advisory"},
+                    settings={"cloud-machine-catalog": {"platform": "gcp"}, "workload-pool-placement": {}})
+    assert [p.name for p in chosen] == ["workload-pool-placement", "cloud-machine-catalog"]
+    info = {p.name: p.enforcementLevel for p in Analyzer(pack=chosen).info().policies}
+    assert info == {"workload-pool-placement": 0, "cloud-machine-catalog": 1}  # advisory, mandatory
+    assert chosen[1].defaults == {"platform": "gcp"} and chosen[0].defaults == {}
+    assert [p.name for p in choose()] == list(BY_NAME)
+    assert choose(["cloud-machine-catalog"]) == [BY_NAME["cloud-machine-catalog"]]  # as it is, unless asked
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(names=["no-such-policy"]), "no policy 'no-such-policy'; known: compute-cluster-valid, "),
+    (dict(levels={"compute-cluster-valid": "loud"}), "'loud' is not a valid EnforcementLevel"),
+    (dict(names=["compute-cluster-valid"], levels={"cloud-machine-catalog": "advisory"}),
+     "no chosen policy 'cloud-machine-catalog'; known: compute-cluster-valid"),
+    (dict(names=["compute-cluster-valid"], settings={"cloud-machine-catalog": {"platform": "aws"}}),
+     "no chosen policy 'cloud-machine-catalog'; known: compute-cluster-valid"),
+    (dict(settings={"cloud-machine-catalog": {"platfrom": "aws"}}),
+     "no setting of cloud-machine-catalog 'platfrom'; known: newMachineFamilies, platform"),
+    (dict(settings={"compute-cluster-valid": {"platform": "aws"}}), "no setting of compute-cluster-valid 'platform'; "
+                                                                     "known: none"),
+])
+def test_choose_refuses_what_does_not_exist_saying_what_does(bad, message):
+    with pytest.raises(ValueError) as raised:
+        choose(**bad)
+    assert str(raised.value).startswith(message)

@@ -419,3 +419,17 @@ def test_without_the_cli_on_path_it_says_so_and_never_prints_the_backends_query(
     (said,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
     assert said.startswith("the previous deployment is on s3://state-bucket, and the Pulumi CLI that reads it is "
                            "not on PATH") and "ter2" not in said
+
+
+def test_a_fully_qualified_stack_name_finds_its_compressed_checkpoint(tmp_path, no_local_backend):
+    path = tmp_path / "state" / ".pulumi" / "stacks" / "project" / "stack.json.gz"
+    write(path, checkpoint(cluster(machine="t4g.small")), "gzip")
+    env = {"PULUMI_BACKEND_URL": f"file://{tmp_path / 'state'}"}
+    with stack_environment({}, "project", "organization/project/stack", True, extra=env):
+        result = Analyzer().analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
+    assert len(result.of(POLICY)) == 1
+
+
+def test_an_empty_file_url_is_the_home_directory(tmp_path, no_local_backend):
+    write(tmp_path / "home" / ".pulumi" / "stacks" / "project" / "stack.json", checkpoint(cluster(machine="t4g.small")))
+    assert len(update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": "file://"}).of(POLICY)) == 1

@@ -45,3 +45,22 @@ def test_dynamic_workloads_may_not_pick_another_pool():
     args = seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="batch")])
     (finding,) = dynamic(cluster(args), deployment("jobs", labels={**role("dynamic"), "compute.alien.dev/pool": "batch"}))
     assert "names pool 'batch', but dynamic containers land in the dynamic container pool 'apps'" in finding
+
+
+def test_a_named_dynamic_pool_that_does_not_exist_says_where_the_name_came_from():
+    from builders import raw_cluster, valid_cluster_props
+
+    (violation,) = run(raw_cluster(valid_cluster_props(dynamicContainerPool="gone")),
+                       deployment("jobs", labels=role("dynamic"))).of("dynamic-container-pool")
+    assert violation.finding == (
+        "Deployment 'jobs': ComputeCluster 'compute' has no dynamic container pool 'gone' (its dynamicContainerPool); "
+        "add that pool or set dynamicContainerPool to one of its pools ('apps')")
+
+
+def test_a_dynamic_workload_naming_another_cluster_is_reported_on_itself():
+    labels = {**role("dynamic"), "compute.alien.dev/cluster": "other"}
+    (violation,) = run(cluster(), deployment("jobs", labels=labels)).of("dynamic-container-pool")
+    assert names([violation]) == ["jobs"]
+    assert violation.finding == (
+        "Deployment 'jobs': 'compute.alien.dev/cluster' names 'other', but dynamic containers land on ComputeCluster "
+        "'compute'; remove the label or set it to that id")

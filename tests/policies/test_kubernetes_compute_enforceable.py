@@ -116,3 +116,16 @@ def test_nested_virtualization_not_known_yet_waits():
     result = analyze(CLUSTER_TYPE, with_pool(nestedVirtualization=UNKNOWN_STRING_VALUE), platform="kubernetes")
     assert result.of(POLICY) == []
     assert [n.policy for n in result.notes].count(POLICY) == 1
+
+
+@pytest.mark.parametrize("platform, reason", [
+    (None, "the platform is not known: set the stack config 'compute:platform' (one of aws, gcp, azure, kubernetes, "
+           "local) or this policy's 'platform' config"),
+    ("mars", "stack config 'compute:platform' must be one of aws, gcp, azure, kubernetes, local"),
+    ('"kubernetes"', None),  # as `pulumi config set --path` may quote it
+])
+def test_what_the_platform_config_says_exactly(platform, reason):
+    result = analyze(CLUSTER_TYPE, with_pool(instanceType="m7g.xlarge"), platform=platform)
+    said = [n.reason for n in result.not_applicable if n.policy == POLICY]
+    assert said == ([reason] if reason else [])
+    assert len(result.of(POLICY)) == (0 if reason else 1)

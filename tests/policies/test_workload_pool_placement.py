@@ -140,3 +140,19 @@ def test_a_helm_v3_release_can_be_enforced_and_keeps_a_secret_chart_name_out():
     hidden = run(helm_release(chart=pulumi.Output.secret("private-chart"))).violations
     assert [v.finding.split(" through")[0] for v in hidden] == ["Release 'ingress' installs its chart"]
     assert run(helm_release(), policy_config={"workload-pool-placement": "disabled"}).violations == []
+
+
+def test_a_cluster_label_in_a_stack_without_clusters():
+    assert placement(deployment("api", labels=placed("nope"))) == [
+        "Deployment 'api': 'compute.alien.dev/cluster' references missing ComputeCluster 'nope'; use the id of a "
+        "ComputeCluster in this stack (there is none)"]
+
+
+def test_a_patch_is_named_as_one():
+    def patch():
+        k8s.apps.v1.DeploymentPatch("api", metadata={"name": "api"}, spec={"template": {"spec": {
+            "containers": [{"name": "api", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "x86_64"}}}})
+
+    assert run(cluster(), patch).findings("workload-architecture-selector-valid") == [
+        "DeploymentPatch 'api': spec.template.spec.nodeSelector['kubernetes.io/arch'] 'x86_64' is not a Kubernetes "
+        "architecture; Kubernetes calls it 'amd64'"]

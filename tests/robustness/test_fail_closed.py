@@ -68,3 +68,9 @@ def test_under_test_an_internal_error_is_raised_not_reported(monkeypatch):
     monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
     with pytest.raises(RuntimeError, match="planted"):
         run(deployment("api"))
+
+
+def test_under_test_a_remediation_error_is_raised_not_swallowed(monkeypatch):
+    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin", crash)
+    with pytest.raises(RuntimeError, match="planted"):
+        run(deployment("api", labels=placed(), after=cluster()), policy_config={"workload-architecture-pin": "remediate"})
