@@ -113,3 +113,16 @@ def test_choose_refuses_what_does_not_exist_saying_what_does(bad, message):
     with pytest.raises(ValueError) as raised:
         choose(**bad)
     assert str(raised.value).startswith(message)
+
+
+def test_every_policy_declares_its_settings_to_the_engine_in_process():
+    """The schemas the engine validates --policy-pack-config against, stack policies' included."""
+    from compute_guard.policies import ALL
+    from compute_guard.testkit import Analyzer
+    from compute_guard.testkit.analyzer import ConfigError
+
+    declared = {p.name: set(p.configSchema.properties) for p in Analyzer().info().policies}
+    assert declared == {p.name: set(p.config_schema.properties) if p.config_schema else set() for p in ALL}
+    assert declared["workload-pool-placement"] == {"helmReleases"}
+    with pytest.raises(ConfigError, match="workload-pool-placement: 'loud' is not one of"):
+        Analyzer({"workload-pool-placement": {"helmReleases": "loud"}})

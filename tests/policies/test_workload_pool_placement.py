@@ -156,3 +156,11 @@ def test_a_patch_is_named_as_one():
     assert run(cluster(), patch).findings("workload-architecture-selector-valid") == [
         "DeploymentPatch 'api': spec.template.spec.nodeSelector['kubernetes.io/arch'] 'x86_64' is not a Kubernetes "
         "architecture; Kubernetes calls it 'amd64'"]
+
+
+def test_a_patchs_label_problems_name_it_as_a_patch():
+    def patch():
+        k8s.apps.v1.DeploymentPatch("api", metadata={"name": "api", "labels": role("service")}, spec={"replicas": 3})
+
+    assert run(cluster(), patch).findings("workload-pool-placement") == [
+        "DeploymentPatch 'api': 'compute.alien.dev/workload' must be one of container, daemon, worker, dynamic"]
