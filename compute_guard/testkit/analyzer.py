@@ -275,7 +275,7 @@ class Analyzer(_Driver):
         if shim:
             sdk.install()
         self.state = PackState()
-        chosen = tuple(pack) if pack is not None else policies.ALL  # an organisation's: policies.choose(...)
+        chosen = tuple(pack) if pack is not None else policies.ALL
         self.servicer = sdk.AnalyzerServicer(policies.PACK_NAME, policies.PACK_VERSION,
                                              sdk_policies(chosen, self.state), EnforcementLevel.MANDATORY)
         self.configure(policy_config or {})
