@@ -27,9 +27,11 @@ from . import (
     compute_pools_single_architecture,
     dynamic_container_pool,
     kubernetes_compute_enforceable,
+    pool_capacity,
     sdk,
     workload_architecture_pin,
     workload_architecture_selector_valid,
+    workload_fits_pool,
     workload_node_architecture,
     workload_pool_placement,
 )
@@ -47,12 +49,15 @@ ALL: tuple[Policy, ...] = (
     workload_node_architecture.POLICY,
     dynamic_container_pool.POLICY,
     workload_architecture_pin.POLICY,
+    workload_fits_pool.POLICY,
+    pool_capacity.POLICY,
 )
 
 PACK_NAME = "compute-guard"
 PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes workloads placed on them before "
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
-                    "architectures, unresolvable placement and Pods not pinned to their pool's architecture.")
+                    "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
+                    "no node of their pool can hold and pools too small for what is placed on them.")
 
 
 _CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, in a checkout

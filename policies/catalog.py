@@ -37,6 +37,7 @@ class Machine:
     gpu_count: int | None  # None when the machine has no GPU or its count is not known; 1 for a fraction of one
     nested_virtualization: bool
     gpu_fraction: float | None = None  # the share of one GPU, for sizes that have a fraction of one
+    max_pods: int | None = None  # EKS's max Pods per node of this type (AWS only; None: not listed)
 
 
 @functools.lru_cache(maxsize=1)
@@ -45,7 +46,8 @@ def _catalog() -> dict[str, dict[str, Machine]]:
     catalog: dict[str, dict[str, Machine]] = {platform: {} for platform in CLOUD_PLATFORMS}
     for item in document["machines"]:
         machine = Machine(item["platform"], item["name"], item["architecture"], item["vcpus"], item["memoryMiB"],
-                          item["gpuType"], item["gpuCount"], item["nestedVirtualization"], item.get("gpuFraction"))
+                          item["gpuType"], item["gpuCount"], item["nestedVirtualization"], item.get("gpuFraction"),
+                          item.get("maxPods"))
         catalog.setdefault(machine.platform, {})[machine.name] = machine
     return catalog
 

@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
 from .findings import Finding, Violation
-from .values import SecretText, Unknown, as_int, plain, snake, type_name
+from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, plain, snake, type_name
 
 ARCHITECTURES = ("arm64", "x86_64")
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
@@ -47,6 +47,17 @@ _U64 = 2**64 - 1
 class Gpu:
     type: str | Unknown | None
     count: int | Unknown | None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A pool's machine as its profile states it: hardware totals, before any reservation. A field
+    that cannot be read is None (reported), one not known yet Unknown."""
+
+    cpu: Decimal | Unknown | None  # millicores
+    memory: int | Unknown | None  # bytes
+    storage: int | Unknown | None  # ephemeral storage, bytes
+    secret: frozenset[str] = frozenset()  # the fields ("cpu", "memory", "ephemeral-storage") marked secret
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,7 @@ class Pool:
     scale_policy: ScalePolicy | None = None  # None: absent, or its type is unreadable or not known yet
     whole: Unknown | None = None  # the whole pool is not known yet
     label: str = ""  # how messages name it: pool 'apps', or capacityGroups[2]
+    profile: Profile | Unknown | None = None
 
 
 @dataclass(frozen=True)
@@ -300,7 +312,8 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
     empty = Pool(index, None, None, None, None, None, None, label=f"capacityGroups[{index}]")
     if isinstance(item, Unknown):
         cluster.unknown(item)
-        return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]")
+        return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]",
+                    profile=item)
     if not isinstance(item, Mapping):
         cluster.bad(f"capacityGroups[{index}] must be an object, not {type_name(item)}")
         return empty
@@ -343,26 +356,35 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
 
     architecture: str | Unknown | None = None
     gpu: Gpu | Unknown | None = None
+    machine: Profile | Unknown | None = None
     if "profile" in fields:
-        architecture, gpu = _profile(shape, fields["profile"])
+        architecture, gpu, machine = _profile(shape, fields["profile"])
     return Pool(index, group_id, instance_type, architecture, gpu, nested, sizes["maxSize"], sizes["minSize"],
-                scale_policy, label=label)
+                scale_policy, label=label, profile=machine)
 
 
-def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Unknown | None]:
+def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Unknown | None,
+                                                  Profile | Unknown | None]:
     profile = shape.mapping(value, "profile")
     if profile is None:
-        return (value, value) if isinstance(value, Unknown) else (None, None)
+        return (value, value, value) if isinstance(value, Unknown) else (None, None, None)
     fields = shape.read(profile, _PROFILE_FIELDS, "profile.")
+    cpu: Decimal | Unknown | None = None
     if "cpu" not in fields:
         shape.bad("field 'profile.cpu' is required; set cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
     else:
-        _cpu(shape, fields["cpu"])
+        cpu = _cpu(shape, fields["cpu"])
+    sizes: dict[str, int | Unknown | None] = {}
     for field in ("memoryBytes", "ephemeralStorageBytes"):
         if field not in fields:
             shape.bad(f"field 'profile.{field}' is required; set a whole number of bytes")
+            sizes[field] = None
         else:
-            shape.integer(fields[field], f"profile.{field}", 0, _U64)
+            sizes[field] = shape.integer(fields[field], f"profile.{field}", 0, _U64)
+    secret = {name for name, key in (("cpu", "cpu"), ("memory", "memoryBytes"), ("ephemeral-storage",
+                                                                              "ephemeralStorageBytes"))
+              if isinstance(fields.get(key), (SecretText, SecretInt, SecretNumber))}
+    machine = Profile(cpu, sizes["memoryBytes"], sizes["ephemeralStorageBytes"], frozenset(secret))
 
     architecture: str | Unknown | None = None
     if "architecture" in fields:
@@ -376,13 +398,14 @@ def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Un
     gpu: Gpu | Unknown | None = None
     if "gpu" in fields:
         gpu = _gpu(shape, fields["gpu"])
-    return architecture, gpu
+    return architecture, gpu, machine
 
 
-def _cpu(shape: _Fields, value: Any) -> None:
+def _cpu(shape: _Fields, value: Any) -> Decimal | Unknown | None:
+    """profile.cpu in millicores."""
     cpu = shape.string(value, "profile.cpu")
     if not isinstance(cpu, str):
-        return
+        return cpu
     try:
         if _CPU_MILLICORES.match(cpu):
             amount = Decimal(cpu[:-1])
@@ -394,8 +417,11 @@ def _cpu(shape: _Fields, value: Any) -> None:
         amount = None
     if amount is None:
         shape.bad("profile.cpu must be cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
-    elif amount <= 0:
+        return None
+    if amount <= 0:
         shape.bad("profile.cpu must be greater than zero")
+        return None
+    return amount if _CPU_MILLICORES.match(cpu) else amount * 1000
 
 
 def _gpu(shape: _Fields, value: Any) -> Gpu | Unknown | None:

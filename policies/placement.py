@@ -15,7 +15,16 @@ from typing import Any
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
 from .findings import Violation
 from .values import Unknown, undetermined
-from .workloads import CLUSTER_KEY, POOL_KEY, HelmRelease, Workload, parse_helm_release, parse_workload
+from .workloads import (
+    CLUSTER_KEY,
+    POOL_KEY,
+    Autoscaler,
+    HelmRelease,
+    Workload,
+    parse_autoscaler,
+    parse_helm_release,
+    parse_workload,
+)
 
 
 @dataclass(frozen=True)
@@ -36,8 +45,10 @@ class Stack:
     clusters: list[ClusterEntry] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     helm_releases: list[HelmRelease] = field(default_factory=list)
+    autoscalers: list[Autoscaler] = field(default_factory=list)
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
+    derived: dict[str, Any] = field(default_factory=dict)  # what several stack policies compute from it, once
 
     def add_cluster(self, entry: ClusterEntry) -> None:
         self.clusters.append(entry)
@@ -80,6 +91,10 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
         release = parse_helm_release(resource_type, resource.props, resource.urn, resource.name)
         if release is not None:
             stack.helm_releases.append(release)
+            continue
+        autoscaler = parse_autoscaler(resource_type, resource.props, resource.urn, resource.name)
+        if autoscaler is not None:
+            stack.autoscalers.append(autoscaler)
     return stack
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, Violation
-from .values import SecretText, Unknown, child, plain, type_name
+from .values import SecretText, Unknown, as_int, child, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -38,6 +38,8 @@ _GROUP_KINDS = {
     "extensions": ("Deployment", "ReplicaSet", "DaemonSet"),
     "batch": ("Job", "CronJob"),
 }
+# A HorizontalPodAutoscaler, any API version: it keeps its target at minReplicas or more.
+_AUTOSCALER = re.compile(r"^kubernetes:autoscaling/[a-z0-9]+:HorizontalPodAutoscaler$")
 # A Helm v3 Release installs its chart inside the provider: its workloads never reach a policy.
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 _TOKEN = re.compile(r"^kubernetes:([a-z0-9.]+)/([a-z0-9]+):([A-Za-z]+?)(Patch)?$")
@@ -76,6 +78,9 @@ class Workload:
     pod_spec_path: str
     problems: tuple[Finding, ...]  # label findings of workload-pool-placement
     has_pod_spec: bool = True  # False when the pod spec is absent or not an object (a Patch may omit it)
+    props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
+    pod_spec: Any = None
+    template: Any = None
 
     @property
     def subject(self) -> str:
@@ -161,7 +166,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         cluster = _label(places, CLUSTER_KEY, subject, problems)
         pool = _label(places, POOL_KEY, subject, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
-                    ".".join(path), tuple(problems), isinstance(pod_spec, Mapping))
+                    ".".join(path), tuple(problems), isinstance(pod_spec, Mapping), props, pod_spec, template)
 
 
 @dataclass(frozen=True)
@@ -179,3 +184,33 @@ def parse_helm_release(resource_type: str, props: Any, urn: str, name: str) -> H
     chart = child(props, "chart")
     shown = chart if isinstance(chart, str) and chart and not isinstance(chart, SecretText) else None
     return HelmRelease(urn, name, shown)
+
+
+@dataclass(frozen=True)
+class Autoscaler:
+    """A HorizontalPodAutoscaler: the workload it scales and the fewest replicas it keeps."""
+
+    urn: str
+    name: str
+    namespace: Any
+    target_kind: Any
+    target_name: Any
+    min_replicas: int | Unknown | None  # None: unreadable
+
+
+def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Autoscaler | None:
+    if not isinstance(resource_type, str) or not _AUTOSCALER.match(resource_type):
+        return None
+    spec = child(props, "spec")
+    target = child(spec, "scaleTargetRef")
+    minimum = child(spec, "minReplicas")
+    count: int | Unknown | None
+    if isinstance(minimum, Unknown):
+        count = minimum
+    elif minimum is None:
+        count = 1  # the API's default
+    else:
+        number = as_int(minimum)
+        count = int(number) if number is not None and number >= 0 else None
+    metadata = child(props, "metadata")
+    return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)

@@ -24,6 +24,9 @@ nested-virtualization support. Sources, all pinned in requirements-dev.txt:
 * Azure: every size of the generated list of Azure/karpenter-provider-azure
   (../shared/third_party/azure-known-skus, Apache-2.0), read at the commit recorded below; facts
   derived from each name and family as described at azure_machines.
+* AWS max Pods per node (``maxPods``): EKS's own table of ENIs and IPv4 addresses per ENI
+  (../shared/third_party/eks-instance-info), as EKS's node bootstrap computes it; null for a type
+  the table does not list, and for GCP and Azure, whose limit is a cluster setting.
 
 The file records the sources' versions; --check fails when the committed file is not what the
 sources give now.
@@ -275,6 +278,21 @@ def gcp_machines() -> list[dict[str, Any]]:
 # mutmut's mutants/, finds the same)
 SHARED = next((parent / "shared" for parent in ROOT.parents if (parent / "shared").is_dir()), ROOT.parent / "shared")
 AZURE_SKUS = SHARED / "third_party" / "azure-known-skus" / "known_skus.yaml"
+# EKS's max Pods per node: awslabs/amazon-eks-ami nodeadm's instance-info.jsonl (../shared/third_party/
+# eks-instance-info, MIT-0), at the commit recorded below. nodeadm (internal/kubelet) sets the kubelet's
+# maxPods to ENIs x (IPv4 addresses per ENI - 1) + 2 when the VPC CNI runs without prefix delegation.
+EKS_INSTANCE_INFO = SHARED / "third_party" / "eks-instance-info" / "instance-info.jsonl"
+EKS_INSTANCE_INFO_COMMIT = "81fec2e895854f599974fe4d3d72f61c0a9aaffa"
+
+
+def eks_max_pods() -> dict[str, int]:
+    """Instance type -> the max Pods EKS's node bootstrap gives its kubelet."""
+    result = {}
+    for line in EKS_INSTANCE_INFO.read_text().splitlines():
+        if line.strip():
+            item = json.loads(line)
+            result[item["instanceType"]] = item["defaultMaxENIs"] * (item["ipv4AddressesPerInterface"] - 1) + 2
+    return result
 AZURE_SKUS_COMMIT = "352646f599290c3a6d2f9710fb535a7b288f88ed"
 _AZURE_NAME = re.compile(r"^Standard_([A-Z]+)(\d+)(?:-(\d+))?([a-z]*)((?:_[A-Za-z0-9]+)*)$")
 # Families whose number is a size code, not a vCPU count: number -> vCPUs.
@@ -383,12 +401,16 @@ def render() -> str:
     import libcloud
 
     machines = aws_machines() + gcp_machines() + azure_machines()
+    max_pods = eks_max_pods()
+    for machine in machines:  # only AWS has a per-type limit; GKE's and AKS's are per cluster (policies/nodes.py)
+        machine["maxPods"] = max_pods.get(machine["name"]) if machine["platform"] == "aws" else None
     names = [(m["platform"], m["name"]) for m in machines]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate machine names")
     header = {"generatedBy": "scripts/generate_catalog.py", "refreshed": CATALOG_DATE,
               "sources": {"botocore": botocore.__version__, "apache-libcloud": libcloud.__version__,
                           "azure-known-skus": f"Azure/karpenter-provider-azure@{AZURE_SKUS_COMMIT}",
+                          "eks-instance-info": f"awslabs/amazon-eks-ami@{EKS_INSTANCE_INFO_COMMIT}",
                           "gcp-machine-families": f"docs.cloud.google.com/compute/docs, as of {GCP_DOCS_DATE}"}}
     lines = ["{", f'"about": {json.dumps(header, sort_keys=True)},', '"machines": [']
     lines += [json.dumps(m, sort_keys=True) + ("," if i < len(machines) - 1 else "") for i, m in enumerate(machines)]

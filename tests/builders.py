@@ -70,8 +70,12 @@ def raw_cluster(props: Mapping[str, Any], name: str = "compute",
 
 
 def _pod_spec(name: str, node_selector: Mapping[str, Any] | None, affinity: Mapping[str, Any] | None,
-              restart: str | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": [{"name": name, "image": f"example.test/{name}:1"}]}
+              restart: str | None = None, requests: Mapping[str, Any] | None = None,
+              pod: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": name, "image": f"example.test/{name}:1"}
+    if requests is not None:
+        container["resources"] = {"requests": dict(requests)}
+    spec: dict[str, Any] = {"containers": [container], **(pod or {})}
     if node_selector is not None:
         spec["nodeSelector"] = dict(node_selector)
     if affinity is not None:
@@ -85,9 +89,12 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
              annotations: Mapping[str, Any] | None = None, template_labels: Mapping[str, Any] | None = None,
              template_annotations: Mapping[str, Any] | None = None,
              node_selector: Mapping[str, Any] | None = None, affinity: Mapping[str, Any] | None = None,
-             group: Any = None, after: Part | None = None) -> Part:
+             group: Any = None, after: Part | None = None, requests: Mapping[str, Any] | None = None,
+             pod: Mapping[str, Any] | None = None, spec: Mapping[str, Any] | None = None) -> Part:
     """A workload of any kind with the real pulumi-kubernetes class for it; with ``after`` (another
-    part), registered after what that part declares, which it depends on."""
+    part), registered after what that part declares, which it depends on. ``requests`` are its one
+    container's, ``pod`` more pod-spec fields, ``spec`` more fields of the workload's own spec
+    (replicas, parallelism)."""
     metadata: dict[str, Any] = {"name": name}
     if labels:
         metadata["labels"] = dict(labels)
@@ -98,7 +105,8 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
         template_metadata["annotations"] = dict(template_annotations)
     selector = {"matchLabels": {"app": name}}
     restart = "Never" if kind in ("Job", "CronJob") else None
-    template = {"metadata": template_metadata, "spec": _pod_spec(name, node_selector, affinity, restart)}
+    template = {"metadata": template_metadata, "spec": _pod_spec(name, node_selector, affinity, restart, requests, pod)}
+    more = dict(spec or {})
 
     def declare() -> Any:
         opts = pulumi.ResourceOptions(depends_on=[after()]) if after is not None else None
@@ -113,12 +121,12 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
             return k8s.core.v1.ReplicationController(name, opts=opts, metadata=metadata,
                                                      spec={"selector": {"app": name}, "template": template})
         if kind == "Job":
-            return k8s.batch.v1.Job(name, opts=opts, metadata=metadata, spec={"template": template})
+            return k8s.batch.v1.Job(name, opts=opts, metadata=metadata, spec={"template": template, **more})
         if kind == "CronJob":
             return (group or k8s.batch.v1).CronJob(name, opts=opts, metadata=metadata, spec={
-                "schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": template}}})
+                "schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": template, **more}}})
         cls = getattr(apps, kind)
-        return cls(name, opts=opts, metadata=metadata, spec={"selector": selector, "template": template})
+        return cls(name, opts=opts, metadata=metadata, spec={"selector": selector, "template": template, **more})
 
     return declare
 

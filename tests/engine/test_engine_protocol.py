@@ -62,6 +62,8 @@ def test_the_seed_stack_is_clean_on_every_platform():
 
 ARM = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB, architecture="arm64")
 PIN_ARM64 = {"workload-architecture-pin": {"enforcementLevel": "mandatory", "architecture": "arm64"}}
+# 2 cores, 4 GiB, no declared architecture: no workload needs a pin
+TWO_CORES = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB)
 
 # One mistake per public policy: (program parts, platform, the resource it is reported on, policy config,
 # the previously deployed parts for a baseline). tests/test_layout.py checks every policy has one.
@@ -84,6 +86,11 @@ SCENARIOS = {
         [plain_cluster(), plain_cluster(id_="two", name="two"), deployment("jobs", labels=role("dynamic"))],
         "kubernetes", "jobs", None, None),
     "workload-architecture-pin": ([deployment("api")], "kubernetes", "api", PIN_ARM64, None),
+    "workload-fits-pool": ([plain_cluster(bare(profile=TWO_CORES)), deployment("api", requests={"cpu": "3"})],
+                           "kubernetes", "api", None, None),
+    "pool-capacity": ([plain_cluster(bare(profile=TWO_CORES, max_size=1)),
+                       workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3})],
+                      "kubernetes", "compute", None, None),
 }
 
 

@@ -20,7 +20,7 @@ from compute_guard.testkit import Resource
 
 POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
                 "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
-                "dynamic-container-pool", "workload-architecture-pin"]
+                "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity"]
 
 
 @pytest.fixture(scope="module")

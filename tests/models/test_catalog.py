@@ -123,7 +123,8 @@ def test_the_generator_reproduces_the_committed_file():
 def test_the_catalog_says_when_and_from_what_it_was_generated():
     recorded = about()
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(recorded["refreshed"]))
-    assert set(recorded["sources"]) == {"botocore", "apache-libcloud", "azure-known-skus", "gcp-machine-families"}
+    assert set(recorded["sources"]) == {"botocore", "apache-libcloud", "azure-known-skus", "gcp-machine-families",
+                                         "eks-instance-info"}
 
 
 def test_every_azure_size_of_the_known_list_is_in_the_catalog():

@@ -49,8 +49,8 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.state, "parse_stack", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     assert sorted(v.policy for v in result.violations) == [
-        "compute-pools-single-architecture", "dynamic-container-pool", "workload-node-architecture",
-        "workload-pool-placement"]
+        "compute-pools-single-architecture", "dynamic-container-pool", "pool-capacity", "workload-fits-pool",
+        "workload-node-architecture", "workload-pool-placement"]
     assert {(v.level, v.finding) for v in result.violations} == {("mandatory", BUG)}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack
 

@@ -1,0 +1,132 @@
+"""What is placed on each pool: its DaemonSets (one Pod per node) and its other workloads (replicas).
+
+Placement is policy 6's (workload-pool-placement), and dynamic workloads land on the dynamic
+container pool (dynamic-container-pool); workers and Patches are on no pool. Computed once per stack
+and shared by workload-fits-pool and pool-capacity (and the placement report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cluster import Pool
+from .placement import ClusterEntry, Stack, resolve_dynamic_pool, resolve_placement
+from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
+from .values import Unknown, child
+from .workloads import Autoscaler, Workload
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A workload on a pool, with one Pod's request and how many Pods it runs."""
+
+    workload: Workload
+    request: PodRequest
+    replicas: Replicas
+    autoscaler: Autoscaler | None = None  # the HPA whose minReplicas raised the count
+    repels: bool = False  # its Pods may not share a node (required anti-affinity on the hostname)
+
+    @property
+    def count(self) -> int | Unknown | None:
+        own = self.replicas.count
+        if self.autoscaler is not None and isinstance(own, int) and isinstance(self.autoscaler.min_replicas, int):
+            return max(own, self.autoscaler.min_replicas)
+        return own
+
+
+@dataclass
+class PoolLoad:
+    entry: ClusterEntry
+    pool: Pool
+    daemonsets: list[Placed] = field(default_factory=list)
+    workloads: list[Placed] = field(default_factory=list)
+
+
+@dataclass
+class Loads:
+    pools: list[PoolLoad]  # every pool of every readable ComputeCluster, in declaration order
+    requests: list[tuple[Workload, PodRequest]]  # every workload with a pod spec, Patches included
+    unknown: list[Unknown]  # workloads whose pool is not known yet
+
+
+def loads(stack: Stack) -> Loads:
+    """The pools' loads, computed the first time a policy asks for them in this stack."""
+    cached = stack.derived.get("loads")
+    if isinstance(cached, Loads):
+        return cached
+    result = _loads(stack)
+    stack.derived["loads"] = result
+    return result
+
+
+def _loads(stack: Stack) -> Loads:
+    by_pool: dict[tuple[str, int], PoolLoad] = {}
+    ordered: list[PoolLoad] = []
+    for entry in stack.clusters:
+        pools = entry.cluster.pools if not isinstance(entry.cluster, Unknown) else entry.cluster
+        if isinstance(pools, Unknown):
+            continue
+        for pool in pools:
+            load = PoolLoad(entry, pool)
+            by_pool[(entry.urn, pool.index)] = load
+            ordered.append(load)
+
+    autoscalers = _autoscalers(stack.autoscalers)
+    requests: list[tuple[Workload, PodRequest]] = []
+    unknown: list[Unknown] = []
+    for workload in stack.workloads:
+        if workload.pod_spec is None:
+            continue
+        request = pod_request(workload.pod_spec, workload.pod_spec_path)
+        requests.append((workload, request))
+        if workload.patch or workload.role in ("worker", None):
+            continue
+        if isinstance(workload.role, Unknown):
+            unknown.append(workload.role)
+            continue
+        placement = resolve_dynamic_pool(stack, workload) if workload.role == "dynamic" \
+            else resolve_placement(stack, workload)
+        if isinstance(placement, Unknown):
+            unknown.append(placement)
+            continue
+        if not isinstance(placement, tuple):
+            continue
+        entry, pool = placement
+        target = by_pool.get((entry.urn, pool.index))
+        if target is None:
+            continue
+        if workload.kind == "DaemonSet":
+            target.daemonsets.append(Placed(workload, request, Replicas(None, "one per node")))
+            continue
+        metadata = child(workload.props, "metadata")
+        namespace = child(metadata, "namespace")
+        autoscaler = autoscalers.get((_text(namespace), workload.kind, _text(child(metadata, "name"))))
+        count = replicas(workload.kind, workload.props)
+        if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
+                                           and autoscaler.min_replicas > count.count):
+            autoscaler = None
+        labels = child(child(workload.template, "metadata"), "labels")
+        repels = repels_itself(workload.pod_spec, labels, namespace if isinstance(namespace, str) else None)
+        target.workloads.append(Placed(workload, request, count, autoscaler, repels))
+    return Loads(ordered, requests, unknown)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
+    """(namespace, kind, name) of the target -> the HPA that keeps the most replicas of it."""
+    found: dict[tuple[str | None, Any, str | None], Autoscaler] = {}
+    for autoscaler in autoscalers:
+        if not isinstance(autoscaler.target_name, str) or not isinstance(autoscaler.target_kind, str):
+            continue
+        if not isinstance(autoscaler.min_replicas, int):
+            continue
+        key = (_text(autoscaler.namespace), autoscaler.target_kind, autoscaler.target_name)
+        other = found.get(key)
+        if other is None or (isinstance(other.min_replicas, int) and autoscaler.min_replicas > other.min_replicas):
+            found[key] = autoscaler
+    return found

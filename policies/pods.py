@@ -1,0 +1,337 @@
+"""What one Pod of a workload asks of a node, and how many Pods the workload runs.
+
+:func:`pod_request` aggregates a pod spec's requests as the scheduler does
+(k8s.io/component-helpers resource.PodRequests, and the documentation of sidecar containers and of
+init containers' effective requests):
+
+- a container's request for a resource is its ``resources.requests``, else its ``resources.limits``
+  (the API server defaults a missing request to the limit);
+- app containers and sidecars (init containers with ``restartPolicy: Always``) run together: their
+  requests add up;
+- each ordinary init container runs alone with the sidecars declared before it: the Pod needs the
+  largest of those sums if it is larger than the first;
+- ``spec.resources.requests`` (pod-level resources; its limits stand for missing requests) replaces
+  the containers' sum for cpu and memory;
+- ``spec.overhead`` (the RuntimeClass's) is added last.
+
+Nothing here writes a message: a malformed quantity is a :class:`BadQuantity` naming its field, and
+the policies say what it means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
+from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child
+
+GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
+RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
+_POD_LEVEL = (CPU, MEMORY)  # the resources pod-level requests may set
+
+
+@dataclass(frozen=True)
+class BadQuantity:
+    """A request, limit or overhead that the API server would refuse."""
+
+    field: str  # its path from the resource's inputs
+    value: str | None  # as written; None when secret or not text
+    problem: str  # "malformed", "negative" or "fraction" (a device count must be whole)
+
+
+@dataclass(frozen=True)
+class PodRequest:
+    """One Pod's request per resource, in base units (millicores, bytes, devices)."""
+
+    amounts: Mapping[str, Decimal]  # every resource of RESOURCES that is known, 0 when not requested
+    unknown: Mapping[str, Unknown] = field(default_factory=dict)  # resources not known yet
+    bad: tuple[BadQuantity, ...] = ()
+    secret: frozenset[str] = frozenset()  # resources whose amount comes from a secret value
+
+    def get(self, resource: str) -> Decimal:
+        return self.amounts.get(resource, Decimal(0))
+
+
+class _Sum:
+    """Per-resource amounts with what is unknown and what is secret, built up container by container."""
+
+    def __init__(self) -> None:
+        self.amounts: dict[str, Decimal] = dict.fromkeys(RESOURCES, Decimal(0))
+        self.unknown: dict[str, Unknown] = {}
+        self.secret: set[str] = set()
+
+    def add(self, other: _Sum) -> _Sum:
+        out = _Sum()
+        for resource in RESOURCES:
+            out.amounts[resource] = self.amounts[resource] + other.amounts[resource]
+        out.unknown = {**other.unknown, **self.unknown}
+        out.secret = self.secret | other.secret
+        return out
+
+    def widen(self, other: _Sum) -> None:
+        """Take the larger amount of each resource (and what the other cannot know)."""
+        for resource in RESOURCES:
+            if other.amounts[resource] > self.amounts[resource]:
+                self.amounts[resource] = other.amounts[resource]
+        for resource, unknown in other.unknown.items():
+            self.unknown.setdefault(resource, unknown)
+        self.secret |= other.secret
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.bad: list[BadQuantity] = []
+
+    def quantity(self, value: Any, where: str, resource: str, into: _Sum) -> Decimal | None:
+        """One quantity in base units, recorded in ``into`` (unknown, secret); None when absent or bad."""
+        if value is None:
+            return None
+        if isinstance(value, Unknown):
+            into.unknown.setdefault(resource, value)
+            return None
+        hidden = isinstance(value, (SecretText, SecretNumber, SecretInt))
+        shown = None if hidden or not isinstance(value, (str, int, float)) or isinstance(value, bool) else str(value)
+        amount = parse_quantity(value)
+        if amount is None:
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "malformed"))
+            return None
+        if amount < 0:
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "negative"))
+            return None
+        if resource in GPU_RESOURCES and amount != amount.to_integral_value():
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "fraction"))
+            return None
+        if hidden:
+            into.secret.add(resource)
+        return base_units(resource, amount)
+
+    def resources(self, resources: Any, where: str, only: tuple[str, ...] = RESOURCES) -> _Sum:
+        """What a ``resources`` object requests: each resource's request, else its limit."""
+        total = _Sum()
+        if isinstance(resources, Unknown):
+            total.unknown.update(dict.fromkeys(only, resources))
+            return total
+        requests, limits = child(resources, "requests"), child(resources, "limits")
+        for values in (requests, limits):
+            if isinstance(values, Unknown):
+                total.unknown.update(dict.fromkeys(only, values))
+        for resource in only:
+            amount = None
+            if isinstance(requests, Mapping):
+                amount = self.quantity(child(requests, resource), f"{where}.requests['{resource}']", resource, total)
+            if amount is None and isinstance(limits, Mapping) and not _has(requests, resource):
+                amount = self.quantity(child(limits, resource), f"{where}.limits['{resource}']", resource, total)
+            if amount is not None:
+                total.amounts[resource] = amount
+        return total
+
+
+def _has(values: Any, key: str) -> bool:
+    return isinstance(values, Mapping) and child(values, key) is not None
+
+
+def _items(value: Any) -> Sequence[Any] | Unknown:
+    if isinstance(value, Unknown):
+        return value
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+
+
+def pod_request(pod_spec: Any, path: str) -> PodRequest:
+    """One Pod's request per resource, from a pod spec at ``path`` (e.g. spec.template.spec)."""
+    reader = _Reader(path)
+    if isinstance(pod_spec, Unknown):
+        return PodRequest({}, dict.fromkeys(RESOURCES, pod_spec))
+    if not isinstance(pod_spec, Mapping):
+        return PodRequest(dict.fromkeys(RESOURCES, Decimal(0)))
+
+    everything_unknown: Unknown | None = None
+    apps = _Sum()
+    containers = _items(child(pod_spec, "containers"))
+    if isinstance(containers, Unknown):
+        everything_unknown = containers
+    else:
+        for index, container in enumerate(containers):
+            if isinstance(container, Unknown):
+                everything_unknown = everything_unknown or container
+                continue
+            apps = apps.add(reader.resources(child(container, "resources"), f"containers[{index}].resources"))
+
+    sidecars = _Sum()
+    init_peak = _Sum()
+    init_containers = _items(child(pod_spec, "initContainers"))
+    if isinstance(init_containers, Unknown):
+        everything_unknown = everything_unknown or init_containers
+    else:
+        for index, container in enumerate(init_containers):
+            if isinstance(container, Unknown):
+                everything_unknown = everything_unknown or container
+                continue
+            own = reader.resources(child(container, "resources"), f"initContainers[{index}].resources")
+            restart = child(container, "restartPolicy")
+            if isinstance(restart, Unknown):
+                everything_unknown = everything_unknown or restart
+            elif restart == "Always":  # a sidecar: runs from here on, beside everything after it
+                sidecars = sidecars.add(own)
+                init_peak.widen(sidecars)
+            else:  # runs to completion, beside the sidecars declared before it
+                init_peak.widen(own.add(sidecars))
+
+    total = apps.add(sidecars)
+    total.widen(init_peak)
+
+    pod_level = child(pod_spec, "resources")
+    if pod_level is not None:
+        level = reader.resources(pod_level, "resources", _POD_LEVEL)
+        for resource in _POD_LEVEL:
+            if resource in level.unknown:
+                total.unknown.setdefault(resource, level.unknown[resource])
+            elif _has(child(pod_level, "requests"), resource) or _has(child(pod_level, "limits"), resource):
+                total.amounts[resource] = level.amounts[resource]
+                total.secret.discard(resource)
+                total.secret |= level.secret & {resource}
+
+    overhead = child(pod_spec, "overhead")
+    if isinstance(overhead, Unknown):
+        total.unknown.update(dict.fromkeys(RESOURCES, overhead))
+    elif isinstance(overhead, Mapping):
+        extra = _Sum()
+        for resource in RESOURCES:
+            amount = reader.quantity(child(overhead, resource), f"overhead['{resource}']", resource, extra)
+            if amount is not None:
+                extra.amounts[resource] = amount
+        total = total.add(extra)
+
+    if everything_unknown is not None:
+        total.unknown.update(dict.fromkeys(RESOURCES, everything_unknown))
+    amounts = {resource: amount for resource, amount in total.amounts.items() if resource not in total.unknown}
+    return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret))
+
+
+# --- how many Pods ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Replicas:
+    """How many Pods of a workload run at once, at least, and where that number comes from."""
+
+    count: int | Unknown | None  # None: the field cannot be read (the API server would refuse it)
+    source: str  # the field it came from, e.g. "spec.replicas", "default"
+    secret: bool = False
+
+
+def replicas(kind: str, props: Any) -> Replicas:
+    """The Pods a workload of ``kind`` runs at once: its replicas (default 1), a Job's parallelism
+    (no more than its completions), one for a Pod, none for a PodTemplate (a template runs nothing).
+    DaemonSets run one Pod per node and are counted per node instead."""
+    if kind == "Pod":
+        return Replicas(1, "a Pod")
+    if kind == "PodTemplate":
+        return Replicas(0, "a template")
+    if kind in ("Job", "CronJob"):
+        job = child(child(child(props, "spec"), "jobTemplate"), "spec") if kind == "CronJob" else child(props, "spec")
+        where = "spec.jobTemplate.spec" if kind == "CronJob" else "spec"
+        if isinstance(job, Unknown):
+            return Replicas(job, f"{where}.parallelism")
+        parallelism = _count(child(job, "parallelism"), f"{where}.parallelism")
+        if child(job, "completions") is None:  # a work queue: parallelism Pods run at once
+            return parallelism
+        completions = _count(child(job, "completions"), f"{where}.completions")
+        if isinstance(parallelism.count, int) and isinstance(completions.count, int) \
+                and completions.count < parallelism.count:
+            return completions
+        return parallelism
+    spec = child(props, "spec")
+    if isinstance(spec, Unknown):
+        return Replicas(spec, "spec.replicas")
+    return _count(child(spec, "replicas"), "spec.replicas")
+
+
+def _count(value: Any, where: str) -> Replicas:
+    if value is None:
+        return Replicas(1, f"{where} (default)")
+    if isinstance(value, Unknown):
+        return Replicas(value, where)
+    number = as_int(value)
+    if number is None or number < 0:
+        return Replicas(None, where)
+    return Replicas(int(number), where, isinstance(number, SecretInt))
+
+
+# --- Pods that repel each other -----------------------------------------------------------------
+
+HOSTNAME = "kubernetes.io/hostname"
+
+
+def repels_itself(pod_spec: Any, labels: Any, namespace: Any) -> bool:
+    """True when the Pods' required anti-affinity keeps any two of them off one node: a term on
+    ``kubernetes.io/hostname`` whose label selector matches the Pods' own labels in their own
+    namespace. Unknown or unreadable values never make it true."""
+    affinity = child(child(pod_spec, "affinity"), "podAntiAffinity")
+    terms = child(affinity, "requiredDuringSchedulingIgnoredDuringExecution")
+    items = _items(terms)
+    if not isinstance(labels, Mapping) or isinstance(items, Unknown):
+        return False
+    return any(_repels(term, labels, namespace) for term in items if isinstance(term, Mapping))
+
+
+def _repels(term: Mapping[str, Any], labels: Mapping[str, Any], namespace: Any) -> bool:
+    if child(term, "topologyKey") != HOSTNAME:
+        return False
+    if child(term, "mismatchLabelKeys"):  # its own Pods carry the same values: they never match
+        return False
+    return _own_namespace(term, namespace) and selects(child(term, "labelSelector"), labels)
+
+
+def _own_namespace(term: Mapping[str, Any], namespace: Any) -> bool:
+    """Whether the term looks at the Pods' own namespace: the union of ``namespaces`` and what
+    ``namespaceSelector`` selects, where both null or empty mean the Pod's own and an empty selector
+    means every namespace. What a non-empty selector selects is not known here."""
+    namespaces = child(term, "namespaces")
+    listed = list(namespaces) if isinstance(namespaces, Sequence) and not isinstance(namespaces, str) else []
+    selector = child(term, "namespaceSelector")
+    if isinstance(selector, Mapping) and len(selector) == 0:
+        return True
+    if selector is None and not listed and not isinstance(namespaces, Unknown):
+        return True
+    return isinstance(namespace, str) and namespace in listed
+
+
+def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
+    """Whether a label selector matches these labels (a null selector matches nothing; anything not
+    known yet or unreadable counts as no match)."""
+    if not isinstance(selector, Mapping):
+        return False
+    match_labels = child(selector, "matchLabels")
+    if match_labels is not None:
+        if not isinstance(match_labels, Mapping):
+            return False
+        for key in match_labels:
+            wanted = child(match_labels, key)
+            if isinstance(wanted, Unknown) or child(labels, key) != wanted:
+                return False
+    expressions = _items(child(selector, "matchExpressions"))
+    if isinstance(expressions, Unknown):
+        return False
+    return all(_matches(expression, labels) for expression in expressions)
+
+
+def _matches(expression: Any, labels: Mapping[str, Any]) -> bool:
+    if not isinstance(expression, Mapping):
+        return False
+    key, operator, values = child(expression, "key"), child(expression, "operator"), child(expression, "values")
+    value = child(labels, key) if isinstance(key, str) else None
+    options = list(values) if isinstance(values, Sequence) and not isinstance(values, str) else []
+    if isinstance(value, Unknown) or any(isinstance(option, Unknown) for option in options):
+        return False
+    if operator == "In":
+        return value is not None and value in options
+    if operator == "NotIn":
+        return value is None or value not in options
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    return False

@@ -1,0 +1,204 @@
+"""pool-capacity: at its maxSize, each pool can hold every Pod placed on it.
+
+Per resource, the replicas of the pool's workloads times their Pod's request, plus maxSize times its
+DaemonSets' requests, must not exceed maxSize times a node's allocatable; Pods must not exceed
+maxSize times maxPods; a workload whose Pods repel each other on ``kubernetes.io/hostname`` needs a
+node per replica. Replicas are ``spec.replicas`` (default 1), a Job's parallelism, one for a Pod,
+and a HorizontalPodAutoscaler's minReplicas when it asks for more. These are necessary conditions:
+bin-packing can still leave Pods Pending when they hold, and the rule never claims otherwise; what
+it rejects can never all run. One workload's identical Pods also fit at most
+floor(what a node has left / one Pod's request) to a node, which is certain too.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_CEILING, Decimal
+
+from pulumi_policy import Severity
+
+from .findings import Finding, Violation
+from .loads import Placed, PoolLoad, loads
+from .nodes import ALLOCATABLE_SCHEMA, Node, node_of
+from .placement import Stack
+from .quantity import PODS
+from .templates import Context, Policy
+from .values import REDACTED, Unknown
+from .workload_fits_pool import CHECKED, PLATFORMS, WHAT, daemonset_totals, fits_one_node, machine, show
+
+MAX_POOL_SIZE = 10  # compute-cluster-valid's limit on maxSize
+LARGEST = 3  # consumers named in a message
+
+
+def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
+    """Every pool holds, at its maxSize, everything placed on it."""
+    load = loads(stack)
+    findings: list[Finding] = list(load.unknown)
+    for pool_load in load.pools:
+        if pool_load.workloads:
+            findings.extend(_pool(pool_load, platform, settings))
+    return findings
+
+
+def _subject(load: PoolLoad) -> str:
+    return f"ComputeCluster '{load.entry.label}' {load.pool.label}"
+
+
+def _replicas(placed: Placed) -> str:
+    count = placed.count
+    shown = REDACTED if placed.replicas.secret else str(count)
+    if placed.autoscaler is not None:
+        return f"{shown} (HorizontalPodAutoscaler '{placed.autoscaler.name}' minReplicas)"
+    return shown
+
+
+def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
+    findings: list[Finding] = []
+    size = load.pool.max_size
+    if isinstance(size, Unknown):
+        return [size]
+    if size is None:
+        return []
+    counted: list[tuple[Placed, int]] = []
+    for placed in load.workloads:
+        count = placed.count
+        if isinstance(count, Unknown):
+            findings.append(count)
+        elif isinstance(count, int) and count > 0:
+            counted.append((placed, count))
+    urn = load.entry.urn
+    for placed, count in counted:
+        if placed.repels and count > size:
+            findings.append(Violation(
+                f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
+                f"(required pod anti-affinity on kubernetes.io/hostname), but the pool has at most {size} nodes "
+                f"(maxSize); {count - size} of them can never be scheduled: {_more_nodes(count)}or run fewer replicas",
+                urn))
+    if not counted:
+        return findings
+    cluster = load.entry.cluster
+    node = node_of(load.pool, platform, settings, None if isinstance(cluster, Unknown) else cluster.id)
+    if isinstance(node, Unknown):
+        return [*findings, node]
+    if node is None:
+        return findings
+    # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it.
+    counted = [(placed, count) for placed, count in counted if fits_one_node(placed, node, load.daemonsets)]
+    totals_failed = False
+    for resource in (*CHECKED, PODS):
+        finding = _total(load, node, resource, size, counted)
+        if finding is not None:
+            findings.append(finding)
+            totals_failed = totals_failed or isinstance(finding, Violation)
+    if not totals_failed:
+        findings.extend(_packing(load, node, size, counted))
+    return findings
+
+
+def _more_nodes(needed: int) -> str:
+    return f"raise maxSize to at least {needed}, " if needed <= MAX_POOL_SIZE else ""
+
+
+def _total(load: PoolLoad, node: Node, resource: str, size: int,
+           counted: list[tuple[Placed, int]]) -> Finding | None:
+    allocatable = node.allocatable(resource)
+    if allocatable is None:
+        return node.unknown.get(resource)
+    daemons, daemons_secret, unknown = daemonset_totals(load.daemonsets, resource)
+    if unknown is not None:
+        return unknown
+    demand = Decimal(0)
+    consumers: list[tuple[Decimal, Placed, int]] = []
+    secret = daemons_secret or resource in node.secret
+    for placed, count in counted:
+        if resource != PODS and resource in placed.request.unknown:
+            return placed.request.unknown[resource]
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        if each > 0:
+            demand += count * each
+            consumers.append((count * each, placed, count))
+            secret = secret or resource in placed.request.secret or placed.replicas.secret
+    supply = size * allocatable
+    used = demand + size * daemons
+    if used <= supply:
+        return None
+    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
+    largest = ", ".join(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
+    more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
+    what = "Pods" if resource == PODS else f"{WHAT[resource]} allocatable"
+    daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "
+                   f"{show(resource, size * daemons, secret)} and " if daemons > 0 else "")
+    verb = "run" if resource == PODS else "request"
+    per_node = allocatable - daemons
+    fix = "use larger machines or move workloads to another pool"
+    if per_node > 0:
+        needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
+        fix = f"{_more_nodes(needed)}{fix}" if needed > size else fix
+    return Violation(
+        f"{_subject(load)}: at its maxSize of {size} nodes ({machine(node)}) it has room for {size} x "
+        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {what}; {daemon_text}"
+        f"its workloads {verb} {show(resource, demand, secret)} (largest: {largest}{more}), "
+        f"{show(resource, used, secret)} in all, more than it has: {fix}", load.entry.urn)
+
+
+def _consumer(placed: Placed, resource: str, secret: bool) -> str:
+    """A workload's share: its replicas, times one Pod's request."""
+    if resource == PODS:
+        return f"{placed.workload.subject} {_replicas(placed)}"
+    return f"{placed.workload.subject} {_replicas(placed)} x {show(resource, placed.request.get(resource), secret)}"
+
+
+def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, int]]) -> list[Finding]:
+    """A workload whose identical Pods alone need more nodes than maxSize."""
+    findings: list[Finding] = []
+    free: dict[str, Decimal] = {}
+    for resource in (*CHECKED, PODS):
+        allocatable = node.allocatable(resource)
+        daemons, _secret, unknown = daemonset_totals(load.daemonsets, resource)
+        if allocatable is not None and unknown is None:
+            free[resource] = allocatable - daemons
+    for placed, count in counted:
+        fits: list[tuple[int, str]] = []
+        for resource, left in free.items():
+            each = Decimal(1) if resource == PODS else placed.request.get(resource)
+            if each <= 0 or (resource != PODS and resource in placed.request.unknown):
+                continue
+            fits.append((int(left // each), resource))
+        if not fits:
+            continue
+        per_node, resource = min(fits)  # at least 1: Pods that fit no node were left out
+        needed = -(-count // per_node)
+        if needed <= size:
+            continue
+        hidden = resource in node.secret or resource in placed.request.secret or placed.replicas.secret
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        limit = (f"{show(resource, free[resource], hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
+                 f"/ {show(resource, each, hidden)} per Pod" if resource != PODS else
+                 f"{show(resource, free[resource], hidden)} Pod slots left on a node after its DaemonSets")
+        findings.append(Violation(
+            f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({machine(node)}) "
+            f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
+            f"{REDACTED if hidden else needed} nodes, more than its maxSize of {size}: {_more_nodes(needed)}"
+            "use larger machines or run fewer replicas", load.entry.urn))
+    return findings
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    assert context.platform is not None
+    return pool_capacity(stack, context.platform, dict(context.config))
+
+
+POLICY = Policy(
+    name="pool-capacity",
+    subject="stack",
+    description="At its maxSize, each compute pool can hold every Pod placed on it: the workloads' replicas "
+                "times their requests plus the DaemonSets on every node, within maxSize nodes' allocatable and "
+                "Pod slots; Pods that repel each other need a node each.",
+    severity=Severity.MEDIUM,
+    settings={"allocatable": ALLOCATABLE_SCHEMA},
+    platforms=PLATFORMS,
+    platforms_label="a known platform",
+    remediation_steps="Raise the pool's maxSize (at most 10), use larger machines, lower requests or replicas, or "
+                      "move workloads to another pool. If your nodes reserve less than the platform's default, "
+                      "say so with the 'allocatable' setting.",
+    check=_check,
+)

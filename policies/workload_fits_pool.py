@@ -1,0 +1,239 @@
+"""workload-fits-pool: one Pod of every workload fits one empty node of the pool it is placed on.
+
+A pool fixes the machine its workloads' Pods land on, so a Pod that asks for more CPU, memory,
+ephemeral storage, GPUs or Pod slots than one node of that pool can give, once the pool's
+DaemonSets have taken theirs, can never be scheduled: it would sit Pending with "Insufficient cpu"
+and the autoscaler would never add a node for it. The node is the pool's profile, else its
+machine's catalog facts; allocatable follows the platform's documented reservations
+(policies/nodes.py). Both are upper bounds of a real node's, so what this rejects can never run.
+
+A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pulumi_policy import Severity
+
+from .findings import Finding, Violation
+from .loads import Placed, PoolLoad, loads
+from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
+from .placement import Stack
+from .pods import GPU_RESOURCES, BadQuantity
+from .quantity import CPU, MEMORY, PODS, STORAGE, amount
+from .templates import Context, Policy
+from .values import REDACTED, Unknown
+
+WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
+        **{resource: resource for resource in GPU_RESOURCES}}
+CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
+_PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
+             "negative": "is negative", "fraction": "is not a whole number of devices"}
+
+
+def show(resource: str, value: Decimal, secret: bool) -> str:
+    return REDACTED if secret else amount(resource, value)
+
+
+def where(load: PoolLoad) -> str:
+    return f"{load.pool.label} of ComputeCluster '{load.entry.label}'"
+
+
+def machine(node: Node) -> str:
+    return f"machine {node.machine}" if node.machine else "its profile"
+
+
+def allocatable_sum(node: Node, resource: str) -> str:
+    """capacity - each reservation = allocatable, in the resource's unit."""
+    hidden = resource in node.secret
+    capacity = node.capacity[resource]
+    text = f"{show(resource, capacity, hidden)} capacity"
+    for part in PARTS:
+        reserved = node.reserved.get(resource, {}).get(part)
+        if reserved:
+            label = part if f"{resource} {part}" not in node.overridden else f"{part} (as configured)"
+            text += f" - {show(resource, reserved, hidden)} {label}"
+    allocatable = node.allocatable(resource)
+    assert allocatable is not None
+    if text.endswith(" capacity"):
+        return f"{show(resource, allocatable, hidden)} allocatable"
+    return f"{text} = {show(resource, allocatable, hidden)} allocatable"
+
+
+def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, bool, Unknown | None]:
+    """What the DaemonSets request of one node together: amount, secret, first unknown."""
+    total = Decimal(0)
+    secret = False
+    for placed in daemonsets:
+        if resource == PODS:
+            total += 1
+            continue
+        unknown = placed.request.unknown.get(resource)
+        if unknown is not None:
+            return total, secret, unknown
+        total += placed.request.get(resource)
+        secret = secret or resource in placed.request.secret
+    return total, secret, None
+
+
+def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
+    parts = []
+    for placed in daemonsets:
+        if resource == PODS:
+            parts.append(f"'{placed.workload.name}'")
+        elif placed.request.get(resource) > 0:
+            value = show(resource, placed.request.get(resource), resource in placed.request.secret)
+            parts.append(f"'{placed.workload.name}' {value}")
+    return ", ".join(parts)
+
+
+def fits_one_node(placed: Placed, node: Node, daemonsets: list[Placed]) -> bool:
+    """Whether one Pod of the workload fits a node after the DaemonSets, as far as is known."""
+    for resource in (*CHECKED, PODS):
+        allocatable = node.allocatable(resource)
+        daemons, _secret, unknown = daemonset_totals(daemonsets, resource)
+        if allocatable is None or unknown is not None or resource in placed.request.unknown:
+            continue
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        if each > allocatable - daemons:
+            return False
+    return True
+
+
+def bad_quantity(subject: str, bad: BadQuantity) -> str:
+    value = f" '{bad.value}'" if bad.value is not None else ""
+    return (f"{subject}: {bad.field}{value} {_PROBLEMS[bad.problem]}; the API server refuses it, so fix the "
+            "quantity")
+
+
+def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Finding]:
+    """One Pod of each workload fits one empty node of its pool, after the pool's DaemonSets."""
+    load = loads(stack)
+    findings: list[Finding] = []
+    for workload, request in load.requests:
+        findings.extend(Violation(bad_quantity(workload.subject, bad), workload.urn) for bad in request.bad)
+    findings.extend(load.unknown)
+    for pool_load in load.pools:
+        if not pool_load.workloads and not pool_load.daemonsets:
+            continue
+        cluster = pool_load.entry.cluster
+        cluster_id = None if isinstance(cluster, Unknown) else cluster.id
+        node = node_of(pool_load.pool, platform, settings, cluster_id)
+        if node is None:
+            continue
+        if isinstance(node, Unknown):
+            findings.append(node)
+            continue
+        findings.extend(_pool(pool_load, node))
+    return findings
+
+
+def _pool(load: PoolLoad, node: Node) -> list[Finding]:
+    findings: list[Finding] = []
+    left: dict[str, Decimal | None] = {}
+    daemons_fit: dict[str, bool] = {}
+    for resource in (*CHECKED, PODS):
+        allocatable = node.allocatable(resource)
+        total, secret, unknown = daemonset_totals(load.daemonsets, resource)
+        if allocatable is None:
+            left[resource] = None
+            if resource in node.unknown and (load.daemonsets or load.workloads):
+                findings.append(node.unknown[resource])
+            continue
+        if unknown is not None:
+            findings.append(unknown)
+            left[resource] = None
+            continue
+        daemons_fit[resource] = total <= allocatable
+        left[resource] = allocatable - total if daemons_fit[resource] else allocatable
+        if not daemons_fit[resource]:
+            findings.extend(_daemonsets_overflow(load, node, resource, total, secret))
+    for placed in load.workloads:
+        findings.extend(_workload(load, node, placed, left, daemons_fit))
+    return findings
+
+
+def _daemonsets_overflow(load: PoolLoad, node: Node, resource: str, total: Decimal,
+                         secret: bool) -> list[Finding]:
+    hidden = secret or resource in node.secret
+    if resource == PODS:
+        pods = node.capacity[PODS]
+        text = (f"the {len(load.daemonsets)} DaemonSets of {where(load)} ({daemonset_list(load.daemonsets, PODS)}) "
+                f"need one Pod slot each on every node, but a node of it ({machine(node)}) holds at most "
+                f"{amount(PODS, pods)} Pods ({node.max_pods_source}); some of them can never run there: move "
+                "DaemonSets to other pools or raise the node's maxPods")
+    else:
+        text = (f"the DaemonSets of {where(load)} request {show(resource, total, hidden)} of {WHAT[resource]} "
+                f"on every node together ({daemonset_list(load.daemonsets, resource)}), more than a node of it "
+                f"({machine(node)}) has: {allocatable_sum(node, resource)}; they can never all run on one node: "
+                "lower their requests or use larger machines")
+    return [Violation(f"{placed.workload.subject}: {text}", placed.workload.urn) for placed in load.daemonsets]
+
+
+def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decimal | None],
+              daemons_fit: dict[str, bool]) -> list[Finding]:
+    findings: list[Finding] = []
+    request = placed.request
+    subject = placed.workload.subject
+    for resource in CHECKED:
+        wanted = request.unknown.get(resource)
+        free = left.get(resource)
+        if wanted is not None:
+            if free is not None:
+                findings.append(wanted)
+            continue
+        asked = request.get(resource)
+        if free is None or asked <= free:
+            continue
+        hidden = resource in request.secret or resource in node.secret
+        if resource in GPU_RESOURCES and node.capacity[resource] == 0:
+            has = f"GPUs '{node.gpu_type}'" if node.gpu_type else "no GPU"
+            findings.append(Violation(
+                f"{subject}: its Pods request {show(resource, asked, hidden)} {resource}, but the machines of "
+                f"{where(load)} ({machine(node)}) have {has}; they can never be scheduled there: place the "
+                f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs", placed.workload.urn))
+            continue
+        daemons = ""
+        if load.daemonsets and daemons_fit.get(resource) and free != node.allocatable(resource):
+            taken = (node.allocatable(resource) or Decimal(0)) - free
+            daemons = (f", - {show(resource, taken, hidden)} for DaemonSets "
+                       f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, hidden)} left")
+        fix = (f"request at most {show(resource, free, hidden)}, or place the workload on a pool of larger machines"
+               if free > 0 else "place the workload on a pool of larger machines")
+        findings.append(Violation(
+            f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
+            f"{where(load)} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "
+            f"be scheduled there: {fix}", placed.workload.urn))
+    free_pods = left.get(PODS)
+    if free_pods is not None and free_pods < 1 and daemons_fit.get(PODS):
+        findings.append(Violation(
+            f"{subject}: a node of {where(load)} ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} "
+            f"Pods ({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) take every "
+            "slot; its Pods can never be scheduled there: move DaemonSets to other pools or raise the node's maxPods",
+            placed.workload.urn))
+    return findings
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    assert context.platform is not None
+    return workload_fits_pool(stack, context.platform, dict(context.config))
+
+
+PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
+
+POLICY = Policy(
+    name="workload-fits-pool",
+    subject="stack",
+    description="One Pod of every workload fits one empty node of the compute pool it is placed on, after the "
+                "pool's DaemonSets: CPU, memory, ephemeral storage, GPUs and Pod slots against the node's "
+                "allocatable (its profile or machine, less the platform's reservations).",
+    severity=Severity.HIGH,
+    settings={"allocatable": ALLOCATABLE_SCHEMA},
+    platforms=PLATFORMS,
+    platforms_label="a known platform",
+    remediation_steps="Lower the workload's requests (and its DaemonSets'), or place it on a pool whose machines "
+                      "are larger (profile or instanceType). If your nodes reserve less than the platform's "
+                      "default, say so with the 'allocatable' setting.",
+    check=_check,
+)

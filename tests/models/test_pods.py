@@ -1,0 +1,220 @@
+"""A Pod's request, as Kubernetes computes it, and Kubernetes quantities.
+
+The cases are Kubernetes' own: the quantity grammar of k8s.io/apimachinery (resource.Quantity), and
+the effective requests of the init-container and sidecar-container documentation (and of
+component-helpers' resource.PodRequests). Every expected number is worked out here by hand.
+"""
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compute_guard.policies.pods import pod_request, repels_itself, replicas, selects
+from compute_guard.policies.quantity import amount, parse_quantity
+from compute_guard.policies.values import SecretText, Unknown, undetermined
+
+MI = 1024**2
+GI = 1024**3
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("0", 0), ("0m", 0), ("0Ki", 0), ("500m", Decimal("0.5")), ("0.5", Decimal("0.5")), (".5", Decimal("0.5")),
+    ("1.", 1), ("+1", 1), ("-1", -1), ("128Mi", 128 * MI), ("1Gi", GI), ("1.5Gi", 3 * GI // 2), ("1G", 10**9),
+    ("1k", 1000), ("1M", 10**6), ("1T", 10**12), ("1P", 10**15), ("1E", 10**18), ("1Ei", 2**60), ("5Ti", 5 * 2**40),
+    ("1e3", 1000), ("1E3", 1000), ("1e-3", Decimal("0.001")), ("2E+2", 200), ("100n", Decimal("1e-7")),
+    ("250u", Decimal("0.00025")), (2, 2), (0.25, Decimal("0.25")),
+])
+def test_quantities_kubernetes_accepts(text, value):
+    assert parse_quantity(text) == Decimal(value)
+
+
+@pytest.mark.parametrize("text", [
+    "", " 1", "1 ", "1Ki ", "1.1.1", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "1e", "1E+",
+    "1K", "1KB", "1kb", "1Mb", "1gi", "NaN", "Infinity", "1_000", "0x10", "1e1.5", "m", "Mi", ".", "+", True, None,
+    float("nan"), float("inf"), [], {},
+])
+def test_quantities_the_api_server_refuses(text):
+    assert parse_quantity(text) is None
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "Gi"]))
+def test_a_whole_number_with_any_suffix_scales_by_the_suffix(number, suffix):
+    scale = {"": 1, "m": Decimal("0.001"), "k": 10**3, "M": 10**6, "G": 10**9, "Ki": 2**10, "Mi": 2**20,
+             "Gi": 2**30}[suffix]
+    assert parse_quantity(f"{number}{suffix}") == number * scale
+
+
+def test_amounts_read_in_human_units():
+    assert [amount("cpu", Decimal(v)) for v in (2000, 1000, 1930, 500, Decimal("82.5"))] == [
+        "2 cores", "1 core", "1930m", "500m", "82.5m"]
+    assert [amount("memory", Decimal(v)) for v in (2 * GI, 1572 * MI, 10**9, 20 * GI + 5, 1536, 12)] == [
+        "2 GiB", "1572 MiB", "953.67 MiB", "20 GiB", "1.5 KiB", "12 bytes"]
+
+
+# --- the Pod request ----------------------------------------------------------------------------
+
+def container(name, requests=None, limits=None, restart=None):
+    result = {"name": name, "image": "x"}
+    resources = {}
+    if requests is not None:
+        resources["requests"] = requests
+    if limits is not None:
+        resources["limits"] = limits
+    if resources:
+        result["resources"] = resources
+    if restart:
+        result["restartPolicy"] = restart
+    return result
+
+
+def cpu_of(spec):
+    return pod_request(spec, "spec").get("cpu")
+
+
+def test_app_containers_add_up():
+    spec = {"containers": [container("a", {"cpu": "100m", "memory": "64Mi"}), container("b", {"cpu": "0.2"})]}
+    request = pod_request(spec, "spec")
+    assert (request.get("cpu"), request.get("memory"), request.get("ephemeral-storage")) == (300, 64 * MI, 0)
+
+
+def test_a_limit_stands_for_a_missing_request():
+    spec = {"containers": [container("a", limits={"cpu": "1", "memory": "1Gi"}),
+                           container("b", {"cpu": "250m"}, {"cpu": "2", "memory": "2Gi"})]}
+    request = pod_request(spec, "spec")
+    assert request.get("cpu") == 1000 + 250  # b's own request wins over its limit
+    assert request.get("memory") == GI + 2 * GI  # b requests no memory: its limit stands for it
+
+
+def test_the_init_container_documentation_example():
+    """kubernetes.io/docs/concepts/workloads/pods/init-containers, 'Resource sharing within containers':
+    the larger of the sum of the app containers and the largest init container."""
+    spec = {"initContainers": [container("init1", {"cpu": "2"}), container("init2", {"cpu": "1"})],
+            "containers": [container("app1", {"cpu": "500m"}), container("app2", {"cpu": "700m"})]}
+    assert cpu_of(spec) == 2000
+    spec["initContainers"] = [container("init1", {"cpu": "1"})]
+    assert cpu_of(spec) == 1200
+
+
+def test_sidecars_run_beside_the_app_and_the_init_containers_after_them():
+    """Sidecar containers (init containers with restartPolicy Always), as in KEP-753 and
+    resource.PodRequests: sidecar1 1, init1 2, sidecar2 3, app 4 -> max(4 + 1 + 3, 2 + 1) = 8 cores."""
+    spec = {"initContainers": [container("sidecar1", {"cpu": "1"}, restart="Always"), container("init1", {"cpu": "2"}),
+                               container("sidecar2", {"cpu": "3"}, restart="Always")],
+            "containers": [container("app", {"cpu": "4"})]}
+    assert cpu_of(spec) == 8000
+    # an init container after a sidecar runs beside it: 1 + 10 beats 1 + 3 + 4
+    spec["initContainers"][1] = container("init1", {"cpu": "10"})
+    assert cpu_of(spec) == 11000
+    # a big init container before any sidecar runs alone
+    spec["initContainers"] = [container("init0", {"cpu": "9"}), *spec["initContainers"][::2]]
+    assert cpu_of(spec) == 9000
+
+
+def test_pod_level_requests_replace_the_containers_for_cpu_and_memory_and_overhead_adds():
+    spec = {"containers": [container("a", {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1Gi"})],
+            "resources": {"requests": {"cpu": "2"}, "limits": {"memory": "3Gi"}},
+            "overhead": {"cpu": "250m", "memory": "120Mi"}}
+    request = pod_request(spec, "spec")
+    assert request.get("cpu") == 2000 + 250
+    assert request.get("memory") == 3 * GI + 120 * MI  # the pod-level limit stands for its request
+    assert request.get("ephemeral-storage") == GI  # pod-level resources cover cpu and memory only
+
+
+def test_requests_round_up_to_whole_millicores_and_bytes():
+    spec = {"containers": [container("a", {"cpu": "0.0001", "memory": "0.5"})]}
+    request = pod_request(spec, "spec")
+    assert (request.get("cpu"), request.get("memory")) == (1, 1)
+
+
+def test_gpus_count_as_devices_of_their_vendor():
+    spec = {"containers": [container("a", limits={"nvidia.com/gpu": 2}), container("b", {"amd.com/gpu": "1"})]}
+    request = pod_request(spec, "spec")
+    assert (request.get("nvidia.com/gpu"), request.get("amd.com/gpu")) == (2, 1)
+
+
+def test_malformed_quantities_name_their_field_and_count_as_nothing():
+    spec = {"containers": [container("a", {"cpu": "1 core", "memory": "-1Gi"}, {"nvidia.com/gpu": "0.5"})],
+            "initContainers": [container("i", {"memory": SecretText("lots")})], "overhead": {"cpu": "x"}}
+    request = pod_request(spec, "spec.template.spec")
+    assert [(bad.field, bad.value, bad.problem) for bad in request.bad] == [
+        ("spec.template.spec.containers[0].resources.requests['cpu']", "1 core", "malformed"),
+        ("spec.template.spec.containers[0].resources.requests['memory']", "-1Gi", "negative"),
+        ("spec.template.spec.containers[0].resources.limits['nvidia.com/gpu']", "0.5", "fraction"),
+        ("spec.template.spec.initContainers[0].resources.requests['memory']", None, "malformed"),  # secret: not shown
+        ("spec.template.spec.overhead['cpu']", "x", "malformed")]
+    assert request.get("cpu") == 0 and request.get("memory") == 0
+
+
+def test_unknown_values_make_only_their_resource_unknown():
+    unknown = undetermined("not yet")
+    spec = {"containers": [container("a", {"cpu": unknown, "memory": "1Gi"})]}
+    request = pod_request(spec, "spec")
+    assert set(request.unknown) == {"cpu"} and request.get("memory") == GI
+    everything = pod_request({"containers": unknown}, "spec")
+    assert set(everything.unknown) == {"cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "amd.com/gpu"}
+    restart = pod_request({"containers": [container("a", {"cpu": "1"})],
+                           "initContainers": [{"name": "i", "restartPolicy": unknown}]}, "spec")
+    assert "cpu" in restart.unknown and isinstance(restart.unknown["cpu"], Unknown)
+
+
+def test_secret_quantities_are_marked_secret():
+    request = pod_request({"containers": [container("a", {"cpu": SecretText("2"), "memory": "1Gi"})]}, "spec")
+    assert request.get("cpu") == 2000 and request.secret == {"cpu"}
+
+
+# --- replicas and anti-affinity -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("kind", "props", "count"), [
+    ("Deployment", {"spec": {"replicas": 4}}, 4),
+    ("Deployment", {"spec": {}}, 1),
+    ("StatefulSet", {"spec": {"replicas": 0.0}}, 0),
+    ("Deployment", {"spec": {"replicas": 1.5}}, None),
+    ("Deployment", {"spec": {"replicas": -1}}, None),
+    ("Job", {"spec": {"parallelism": 5}}, 5),
+    ("Job", {"spec": {"parallelism": 5, "completions": 2}}, 2),
+    ("Job", {"spec": {}}, 1),
+    ("CronJob", {"spec": {"jobTemplate": {"spec": {"parallelism": 3}}}}, 3),
+    ("Pod", {"spec": {"replicas": 9}}, 1),
+    ("PodTemplate", {}, 0),
+])
+def test_replicas_per_kind(kind, props, count):
+    assert replicas(kind, props).count == count
+
+
+LABELS = {"app": "db", "tier": "data"}
+REPEL = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}
+
+
+def anti(*terms):
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": list(terms)}}}
+
+
+@pytest.mark.parametrize(("term", "repels"), [
+    (REPEL, True),
+    ({**REPEL, "topologyKey": "topology.kubernetes.io/zone"}, False),
+    ({**REPEL, "labelSelector": {"matchLabels": {"app": "web"}}}, False),
+    ({**REPEL, "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["data"]}]}}, True),
+    ({**REPEL, "labelSelector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["data"]}]}},
+     False),
+    ({**REPEL, "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}}, True),
+    ({**REPEL, "labelSelector": {"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]}}, True),
+    ({**REPEL, "labelSelector": {}}, True),  # an empty selector matches every Pod
+    ({"topologyKey": "kubernetes.io/hostname"}, False),  # a null selector matches none
+    ({**REPEL, "namespaces": ["other"]}, False),
+    ({**REPEL, "namespaces": ["prod"]}, True),
+    ({**REPEL, "namespaceSelector": {}}, True),  # every namespace
+    ({**REPEL, "namespaceSelector": {"matchLabels": {"team": "a"}}}, False),  # not known here
+    ({**REPEL, "mismatchLabelKeys": ["app"]}, False),
+])
+def test_pods_that_repel_each_other_on_the_hostname(term, repels):
+    assert repels_itself(anti(term), LABELS, "prod") is repels
+
+
+def test_preferred_anti_affinity_and_unknown_labels_never_repel():
+    preferred = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": REPEL}]}}}
+    assert repels_itself(preferred, LABELS, None) is False
+    assert repels_itself(anti(REPEL), undetermined("labels"), None) is False
+    assert selects({"matchLabels": {"app": undetermined("x")}}, LABELS) is False

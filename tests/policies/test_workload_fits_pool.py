@@ -1,0 +1,198 @@
+"""workload-fits-pool: one Pod of every workload fits one empty node of its pool, after the DaemonSets."""
+
+import pulumi
+import pytest
+from builders import (
+    AMD64,
+    CLUSTER_TYPE,
+    GIB,
+    CapacityGroup,
+    ComputeClusterArgs,
+    MachineProfile,
+    cluster,
+    names,
+    placed,
+    raw_cluster,
+    role,
+    run,
+    valid_cluster_props,
+    workload,
+)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+MIB = 1 << 20
+FITS = "workload-fits-pool"
+# 2 cores, 4 GiB, 20 GiB; on an existing cluster a node loses only the 100 MiB eviction threshold
+PROFILE = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB, architecture="x86_64")
+
+
+def pools(*groups, dynamic=None):
+    return cluster(ComputeClusterArgs(id="compute", capacity_groups=list(groups), dynamic_container_pool=dynamic))
+
+
+def apps(**changes):
+    sizes = {"group_id": "apps", "min_size": 1, "max_size": 10, "profile": PROFILE}
+    sizes.update(changes)
+    return CapacityGroup(**sizes)
+
+
+def on_apps(kind, name, requests=None, **more):
+    more.setdefault("labels", placed())
+    return workload(kind, name, requests=requests, node_selector=AMD64, **more)
+
+
+def fits(*parts, platform="kubernetes", **kwargs):
+    return run(*parts, platform=platform, **kwargs).of(FITS)
+
+
+def test_daemonsets_take_their_share_of_every_node_first():
+    parts = [pools(apps()), on_apps("DaemonSet", "logs", {"cpu": "300m", "memory": "200Mi"}),
+             on_apps("DaemonSet", "metrics", {"cpu": "200m"})]
+    assert fits(*parts, on_apps("Deployment", "api", {"cpu": "1500m", "memory": f"{4096 - 100 - 200}Mi"})) == []
+    (violation,) = fits(*parts, on_apps("Deployment", "api", {"cpu": "1501m"}))
+    assert names([violation]) == ["api"]
+    assert violation.finding == (
+        "Deployment 'api': one Pod requests 1501m of CPU, more than a node of pool 'apps' of ComputeCluster 'compute' "
+        "(its profile) can give it: 2 cores allocatable, - 500m for DaemonSets ('logs' 300m, 'metrics' 200m) = 1500m "
+        "left; it can never be scheduled there: request at most 1500m, or place the workload on a pool of larger "
+        "machines")
+
+
+def test_daemonsets_that_overflow_a_node_are_reported_on_each_of_them():
+    parts = [pools(apps()), on_apps("DaemonSet", "logs", {"memory": "3Gi"}), on_apps("DaemonSet", "trace", {"memory": "1Gi"})]
+    violations = fits(*parts)
+    assert names(violations) == ["logs", "trace"]
+    assert violations[1].finding == (
+        "DaemonSet 'trace': the DaemonSets of pool 'apps' of ComputeCluster 'compute' request 4 GiB of memory on every "
+        "node together ('logs' 3 GiB, 'trace' 1 GiB), more than a node of it (its profile) has: 4 GiB capacity - "
+        "100 MiB eviction threshold = 3996 MiB allocatable; they can never all run on one node: lower their requests "
+        "or use larger machines")
+    parts[1] = on_apps("DaemonSet", "logs", {"memory": f"{3996 - 1024}Mi"})
+    assert fits(*parts) == []  # exactly full
+
+
+def test_a_pod_that_fits_the_node_alone_is_not_blamed_for_overflowing_daemonsets():
+    parts = [pools(apps()), on_apps("DaemonSet", "logs", {"memory": "3Gi"}), on_apps("DaemonSet", "trace", {"memory": "1Gi"}),
+             on_apps("Deployment", "api", {"memory": "3Gi"})]
+    assert names(fits(*parts)) == ["logs", "trace"]
+    parts[-1] = on_apps("Deployment", "api", {"memory": "3997Mi"})
+    assert names(fits(*parts)) == ["api", "logs", "trace"]
+
+
+def test_pod_slots_on_eks_t4g_small():
+    """t4g.small holds 11 Pods on EKS (3 ENIs x (4 - 1) + 2): ten DaemonSets leave one slot, eleven none."""
+    pool = pools(CapacityGroup(group_id="apps", min_size=1, max_size=3, instance_type="t4g.small"))
+    daemons = [workload("DaemonSet", f"d{i}", labels=placed()) for i in range(10)]
+    assert fits(pool, *daemons, workload("Deployment", "api", labels=placed()), platform="aws") == []
+    violations = fits(pool, *daemons, workload("DaemonSet", "d10", labels=placed()),
+                      workload("Deployment", "api", labels=placed()), platform="aws")
+    assert names(violations) == ["api"]
+    assert violations[0].finding.startswith(
+        "Deployment 'api': a node of pool 'apps' of ComputeCluster 'compute' (machine t4g.small) holds at most 11 Pods "
+        "(EKS's maximum for t4g.small) and its DaemonSets ('d0', 'd1',")
+    twelve = [*daemons, workload("DaemonSet", "d10", labels=placed()), workload("DaemonSet", "d11", labels=placed())]
+    assert len(fits(pool, *twelve, platform="aws")) == 12  # on each DaemonSet
+
+
+def test_the_allocatable_setting_changes_the_node():
+    parts = [pools(apps()), on_apps("Deployment", "api", {"memory": "3900Mi"})]
+    assert fits(*parts) == []
+    config = {FITS: {"allocatable": {"kubernetes": {"kubeReserved": {"memory": "500Mi"}}}}}
+    (violation,) = fits(*parts, policy_config=config)
+    assert "4 GiB capacity - 500 MiB kube-reserved (as configured) - 100 MiB eviction threshold = 3496 MiB" in \
+        violation.finding
+    per_pool = {FITS: {"allocatable": {"pools": {"compute/apps": {"evictionHard": {"memory": "0"}}}}}}
+    assert fits(pools(apps()), on_apps("Deployment", "api", {"memory": "4Gi"}), policy_config=per_pool) == []
+
+
+def test_init_containers_and_sidecars_count_as_kubernetes_counts_them():
+    pod = {"initContainers": [{"name": "proxy", "image": "x", "restartPolicy": "Always",
+                               "resources": {"requests": {"cpu": "600m"}}},
+                              {"name": "migrate", "image": "x", "resources": {"requests": {"cpu": "1500m"}}}]}
+    # app 1500m + sidecar 600m = 2100m; migrate 1500m + proxy 600m = 2100m: both over 2 cores
+    (violation,) = fits(pools(apps()), on_apps("Deployment", "api", {"cpu": "1500m"}, pod=pod))
+    assert "one Pod requests 2100m of CPU" in violation.finding
+    pod["initContainers"][0]["resources"]["requests"]["cpu"] = "500m"
+    assert fits(pools(apps()), on_apps("Deployment", "api", {"cpu": "1500m"}, pod=pod)) == []
+
+
+def test_a_malformed_quantity_is_a_violation_naming_its_field():
+    (violation,) = fits(pools(apps()), on_apps("Deployment", "api", {"cpu": "2 cores"}))
+    assert violation.finding == (
+        "Deployment 'api': spec.template.spec.containers[0].resources.requests['cpu'] '2 cores' is not a Kubernetes "
+        "quantity such as 500m, 0.5, 128Mi or 1G; the API server refuses it, so fix the quantity")
+    # on any workload, placed or not
+    assert len(fits(workload("Deployment", "free", requests={"memory": "1GB"}))) == 1
+
+
+def test_gpus_on_a_profile_pool_without_one():
+    (violation,) = fits(pools(apps()), on_apps("Job", "train", {"nvidia.com/gpu": "1"}))
+    assert violation.finding == (
+        "Job 'train': its Pods request 1 nvidia.com/gpu, but the machines of pool 'apps' of ComputeCluster 'compute' "
+        "(its profile) have no GPU; they can never be scheduled there: place the workload on a pool whose machines "
+        "have NVIDIA GPUs")
+
+
+def test_dynamic_workloads_on_the_dynamic_pool_workers_and_patches_on_none():
+    small = apps(group_id="small", profile=MachineProfile(cpu="1", memory_bytes=GIB, ephemeral_storage_bytes=0,
+                                                           architecture="x86_64"))
+    stack = [pools(apps(), small, dynamic="small"),
+             workload("Deployment", "jobs", labels=role("dynamic"), requests={"cpu": "1500m"}, node_selector=AMD64),
+             workload("Deployment", "batch", labels=role("worker"), requests={"cpu": "64"}, node_selector=AMD64),
+             on_apps("Deployment", "api", {"cpu": "1500m"})]
+    assert names(fits(*stack)) == ["jobs"]
+    assert "pool 'small' of ComputeCluster 'compute'" in fits(*stack)[0].finding
+
+
+def test_pools_without_a_known_machine_are_not_checked():
+    bare = CapacityGroup(group_id="apps", min_size=1, max_size=3)
+    assert fits(pools(bare), on_apps("Deployment", "api", {"cpu": "500"})) == []
+    on_k8s = CapacityGroup(group_id="apps", min_size=1, max_size=3, instance_type="t4g.small")
+    assert fits(pools(on_k8s), on_apps("Deployment", "api", {"cpu": "500"})) == []  # no catalog on kubernetes
+    assert fits(pools(on_k8s), on_apps("Deployment", "api", {"cpu": "500"}), platform="aws") != []
+
+
+def test_without_a_platform_it_is_not_applicable():
+    result = run(pools(apps()), on_apps("Deployment", "api", {"cpu": "3"}), platform=None)
+    assert result.of(FITS) == []
+    assert any(n.policy == FITS and "platform is not known" in n.reason for n in result.not_applicable)
+
+
+def test_unknown_values_give_one_note_and_hide_nothing_else():
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
+
+    def api(requests):
+        return Resource.of("kubernetes:apps/v1:Deployment", "api", {
+            "metadata": {"name": "api"}, "spec": {"template": {"spec": {"nodeSelector": {"kubernetes.io/arch": "amd64"},
+                                                                        "containers": [{"name": "api", "image": "x",
+                                                                                        "resources": {"requests": requests}}]}}}})
+
+    def evaluate(*resources):
+        with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+            return Analyzer().run([Resource.of(CLUSTER_TYPE, "compute", valid_cluster_props()), *resources])
+
+    too_much = evaluate(api({"cpu": UNKNOWN_STRING_VALUE, "memory": "5Gi"}))
+    assert names(too_much.of(FITS)) == ["api"] and "5 GiB of memory" in too_much.of(FITS)[0].finding
+    # the CPU could not be checked; pool-capacity leaves out a Pod that fits no node
+    assert [n.policy for n in too_much.notes] == [FITS]
+    fine = evaluate(api({"cpu": UNKNOWN_STRING_VALUE, "memory": "1Gi"}))
+    assert fine.of(FITS) == [] and sorted(n.policy for n in fine.notes) == ["pool-capacity", FITS]
+    props = valid_cluster_props()
+    props["capacityGroups"][0]["profile"]["memoryBytes"] = UNKNOWN_STRING_VALUE
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        unknown_node = Analyzer().run([Resource.of(CLUSTER_TYPE, "compute", props), api({"cpu": "3", "memory": "5Gi"})])
+    assert names(unknown_node.of(FITS)) == ["api"] and "3 cores of CPU" in unknown_node.of(FITS)[0].finding
+    assert FITS in [n.policy for n in unknown_node.notes]
+
+
+@pytest.mark.parametrize("field", ["memoryBytes", "cpu"])
+def test_a_secret_profile_reads_secret_in_every_number_derived_from_it(field):
+    props = valid_cluster_props()
+    value = props["capacityGroups"][0]["profile"][field]
+    props["capacityGroups"][0]["profile"][field] = pulumi.Output.secret(value)
+    request = {"memoryBytes": {"memory": "5Gi"}, "cpu": {"cpu": "3"}}[field]
+    (violation,) = fits(raw_cluster(props, register_outputs=True), on_apps("Deployment", "api", request))
+    assert "[secret]" in violation.finding
+    for shown in ("4 GiB", "3996 MiB", "2 cores"):
+        assert shown not in violation.finding
