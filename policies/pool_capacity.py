@@ -23,7 +23,16 @@ from .placement import Stack
 from .quantity import PODS
 from .templates import Context, Policy
 from .values import REDACTED, Unknown
-from .workload_fits_pool import CHECKED, PLATFORMS, WHAT, daemonset_totals, fits_one_node, machine, show
+from .workload_fits_pool import (
+    CHECKED,
+    PLATFORMS,
+    WHAT,
+    allocatable_sum,
+    daemonset_totals,
+    fits_one_node,
+    machine,
+    show,
+)
 
 MAX_POOL_SIZE = 10  # compute-cluster-valid's limit on maxSize
 LARGEST = 3  # consumers named in a message
@@ -133,9 +142,11 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     if per_node > 0:
         needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
         fix = f"{_more_nodes(needed)}{fix}" if needed > size else fix
+    reserved = any(node.reserved.get(resource, {}).values())
+    arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     return Violation(
         f"{_subject(load)}: at its maxSize of {size} nodes ({machine(node)}) it has room for {size} x "
-        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {what}; {daemon_text}"
+        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {what}{arithmetic}; {daemon_text}"
         f"its workloads {verb} {show(resource, demand, secret)} (largest: {largest}{more}), "
         f"{show(resource, used, secret)} in all, more than it has: {fix}", load.entry.urn)
 

@@ -27,7 +27,9 @@ def test_the_broken_stack_fails_with_its_findings(capsys):
     assert "[mandatory] [severity: high]  workload-pool-placement  (kubernetes:apps/v1:Deployment: legacy)" in out
     assert "[mandatory] [severity: high]  workload-architecture-selector-valid  (kubernetes:apps/v1:Deployment: legacy)" in out
     assert "[mandatory] [severity: high]  workload-node-architecture  (kubernetes:apps/v1:Deployment: legacy)" in out
-    assert "error: preview failed: 3 mandatory policy violation(s)" in out
+    assert "[mandatory] [severity: high]  workload-fits-pool  (kubernetes:apps/v1:Deployment: encoder)" in out
+    assert "[mandatory] [severity: medium]  pool-capacity  (compute:index:ComputeCluster: compute)" in out
+    assert "error: preview failed: 5 mandatory policy violation(s)" in out
 
 
 def test_policy_pack_config_can_make_it_advisory(tmp_path, capsys):

@@ -15,11 +15,12 @@ from compute_guard.component import CapacityGroup, ComputeCluster, ComputeCluste
 config = pulumi.Config()
 charts = config.require("chartsDir")  # ../shared/corpus/charts in this repository's tests
 architecture = config.get("architecture") or "x86_64"
+machine_cpu = config.get("machineCpu") or "4"  # smaller machines show what the charts' requests need
 GIB = 1 << 30
 
 ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
     CapacityGroup(group_id="general", min_size=1, max_size=3,
-                  profile=MachineProfile(cpu="4", memory_bytes=16 * GIB, ephemeral_storage_bytes=100 * GIB,
+                  profile=MachineProfile(cpu=machine_cpu, memory_bytes=16 * GIB, ephemeral_storage_bytes=100 * GIB,
                                          architecture=architecture)),
 ]))
 
@@ -29,6 +30,10 @@ opts = pulumi.ResourceOptions(provider=render, transforms=transforms)
 
 # The chart's own values may pin its Pods already; the transforms leave such a pin as it is.
 gateway_arch = config.get("gatewayArch")
-gateway_values = {"nodeSelector": {"kubernetes.io/arch": gateway_arch}} if gateway_arch else None
-k8s.helm.v4.Chart("ingress", chart=f"{charts}/gateway", namespace="istio-ingress", values=gateway_values, opts=opts)
+gateway_values: dict = {"nodeSelector": {"kubernetes.io/arch": gateway_arch}} if gateway_arch else {}
+# The chart scales its gateway with a HorizontalPodAutoscaler (minReplicas 1 by default).
+if config.get_int("gatewayMinReplicas"):
+    gateway_values["autoscaling"] = {"minReplicas": config.get_int("gatewayMinReplicas")}
+k8s.helm.v4.Chart("ingress", chart=f"{charts}/gateway", namespace="istio-ingress", values=gateway_values or None,
+                  opts=opts)
 k8s.helm.v4.Chart("cni", chart=f"{charts}/istio-cni", namespace="kube-system", opts=opts)

@@ -1,5 +1,9 @@
 """An existing Kubernetes cluster with two x86_64 compute pools and workloads placed on them.
 
+Every workload states what its Pods request, so compute-guard can tell whether one Pod fits a node of
+its pool (4 cores and 16 GiB in 'general', 8 cores and 32 GiB in 'stateful') and whether each pool,
+at its maxSize, holds everything placed on it.
+
 Run with compute-guard: `pulumi preview --policy-pack ../..` (or `scripts/preview` offline).
 The Kubernetes provider renders YAML to a directory, so no cluster is needed.
 """
@@ -43,30 +47,37 @@ def placement(pool: str, role: str = "container") -> dict:
             "compute.alien.dev/workload": role}
 
 
-def pod(name: str, **spec) -> dict:
-    return {"metadata": {"labels": {"app": name}},
-            "spec": {"containers": [{"name": name, "image": f"registry.example.com/{name}:1.0"}],
-                     "nodeSelector": AMD64, **spec}}
+def pod(name: str, cpu: str, memory: str, **spec) -> dict:
+    container = {"name": name, "image": f"registry.example.com/{name}:1.0",
+                 "resources": {"requests": {"cpu": cpu, "memory": memory}, "limits": {"memory": memory}}}
+    return {"metadata": {"labels": {"app": name}}, "spec": {"containers": [container], "nodeSelector": AMD64, **spec}}
 
 
 k8s.apps.v1.Deployment("api", metadata={"name": "api", "labels": placement("general")}, spec={
-    "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": pod("api")}, opts=opts)
+    "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": pod("api", "500m", "1Gi")}, opts=opts)
 
 k8s.apps.v1.StatefulSet("db", metadata={"name": "db", "labels": placement("stateful")}, spec={
-    "serviceName": "db", "selector": {"matchLabels": {"app": "db"}}, "template": pod("db")}, opts=opts)
+    "serviceName": "db", "selector": {"matchLabels": {"app": "db"}}, "template": pod("db", "2", "8Gi")}, opts=opts)
 
 k8s.apps.v1.DaemonSet("log-agent", metadata={"name": "log-agent", "labels": placement("general", "daemon")}, spec={
-    "selector": {"matchLabels": {"app": "log-agent"}}, "template": pod("log-agent")}, opts=opts)
+    "selector": {"matchLabels": {"app": "log-agent"}}, "template": pod("log-agent", "100m", "128Mi")}, opts=opts)
 
 k8s.batch.v1.CronJob("report", metadata={"name": "report", "labels": {"compute.alien.dev/workload": "worker"}},
                      spec={"schedule": "0 3 * * *", "jobTemplate": {"spec": {
-                         "template": pod("report", restartPolicy="OnFailure")}}}, opts=opts)
+                         "template": pod("report", "250m", "256Mi", restartPolicy="OnFailure")}}}, opts=opts)
 
 if pulumi.Config().get_bool("demoMistakes"):
     # The stack 'broken' turns this on to show what compute-guard rejects: a pool that does not
-    # exist, and Pods pinned with the classic x86_64 spelling that no Kubernetes node carries.
+    # exist, and Pods pinned with the classic x86_64 spelling that no Kubernetes node carries ...
     k8s.apps.v1.Deployment("legacy", metadata={"name": "legacy", "labels": placement("gpu")}, spec={
         "selector": {"matchLabels": {"app": "legacy"}},
-        "template": pod("legacy", nodeSelector={"kubernetes.io/arch": "x86_64"})}, opts=opts)
+        "template": pod("legacy", "100m", "128Mi", nodeSelector={"kubernetes.io/arch": "x86_64"})}, opts=opts)
+    # ... a Pod larger than any node of its pool (6 cores on 4-core machines), which would sit Pending ...
+    k8s.apps.v1.Deployment("encoder", metadata={"name": "encoder", "labels": placement("general")}, spec={
+        "selector": {"matchLabels": {"app": "encoder"}}, "template": pod("encoder", "6", "4Gi")}, opts=opts)
+    # ... and a pool that, at its maxSize of 2 machines of 32 GiB, cannot hold 5 x 12 GiB beside the db.
+    k8s.apps.v1.StatefulSet("cache", metadata={"name": "cache", "labels": placement("stateful")}, spec={
+        "serviceName": "cache", "replicas": 5, "selector": {"matchLabels": {"app": "cache"}},
+        "template": pod("cache", "500m", "12Gi")}, opts=opts)
 
 pulumi.export("cluster_id", compute.cluster_id)

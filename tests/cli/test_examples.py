@@ -32,6 +32,11 @@ def test_the_broken_stack_fails_with_exactly_what_it_demonstrates(toolchain, tmp
         Finding("mandatory", "workload-architecture-selector-valid", *legacy,
                 "Deployment 'legacy': spec.template.spec.nodeSelector['kubernetes.io/arch'] 'x86_64' is not a "
                 "Kubernetes architecture; Kubernetes calls it 'amd64'"),
+        Finding("mandatory", "workload-fits-pool", "kubernetes:apps/v1:Deployment", "encoder",
+                "Deployment 'encoder': one Pod requests 6 cores of CPU, more than a node of pool 'general' of "
+                "ComputeCluster 'compute' (its profile) can give it: 4 cores allocatable, - 100m for DaemonSets "
+                "('log-agent' 100m) = 3900m left; it can never be scheduled there: request at most 3900m, or place the "
+                "workload on a pool of larger machines"),
         Finding("mandatory", "workload-node-architecture", *legacy,
                 "Deployment 'legacy': its Pods need amd64 nodes (the stack's compute pools declare x86_64), but its "
                 "architecture constraints exclude amd64 (they allow no architecture); set "
@@ -39,6 +44,12 @@ def test_the_broken_stack_fails_with_exactly_what_it_demonstrates(toolchain, tmp
         Finding("mandatory", "workload-pool-placement", *legacy,
                 "Deployment 'legacy': references missing or ambiguous pool 'gpu' in ComputeCluster 'compute' (its "
                 "pools: 'general', 'stateful'); set the label 'compute.alien.dev/pool' to one of them"),
+        Finding("mandatory", "pool-capacity", "compute:index:ComputeCluster", "compute",
+                "ComputeCluster 'compute' pool 'stateful': at its maxSize of 2 nodes (its profile) it has room for 2 x "
+                "31.9 GiB = 63.8 GiB of memory allocatable (a node: 32 GiB capacity - 100 MiB eviction threshold = "
+                "31.9 GiB allocatable); its workloads request 68 GiB (largest: StatefulSet 'cache' 5 x 12 GiB, "
+                "StatefulSet 'db' 1 x 8 GiB), 68 GiB in all, more than it has: raise maxSize to at least 3, use larger "
+                "machines or move workloads to another pool"),
     ]
 
 
@@ -65,7 +76,7 @@ def test_the_readme_main_command_runs_the_real_cli_once_it_is_built(toolchain, t
     broken = subprocess.run([str(ROOT / "scripts" / "preview"), str(EXAMPLE), "broken"], capture_output=True,
                             text=True, env=env, timeout=600)
     assert broken.returncode != 0 and FAILED in broken.stdout
-    assert len(policy_findings(broken.stdout)) == 3
+    assert len(policy_findings(broken.stdout)) == 5
 
 
 # Helm charts -------------------------------------------------------------------------------------
@@ -115,6 +126,30 @@ def test_the_pin_never_rewrites_a_wrong_architecture(toolchain, tmp_path):
         ("workload-node-architecture", "ingress:istio-ingress/ingress")]
     assert "its Pods need arm64 nodes" in findings[0].message
     assert "exclude arm64 (they allow amd64)" in findings[0].message
+
+
+def test_the_charts_real_requests_against_small_machines(toolchain, tmp_path):
+    """The charts request 100m per Pod (gateway Deployment, istio-cni DaemonSet); the gateway's HPA keeps
+    minReplicas. On 150m machines the DaemonSet leaves 50m: the gateway never fits. On 300m machines,
+    3 nodes hold 900m: the DaemonSet takes 3 x 100m, so 7 gateways (700m) are 100m too many, 6 fit; with
+    200m left per node, 7 gateways need 4 nodes."""
+    stack = helm_stack(toolchain, tmp_path / "small", "dev", machineCpu="150m")
+    assert policy_findings(stack.fails(*stack.preview())) == [Finding(
+        "mandatory", "workload-fits-pool", "kubernetes:apps/v1:Deployment", "ingress:istio-ingress/ingress",
+        "Deployment 'ingress:istio-ingress/ingress': one Pod requests 100m of CPU, more than a node of pool 'general' "
+        "of ComputeCluster 'compute' (its profile) can give it: 150m allocatable, - 100m for DaemonSets "
+        "('cni:kube-system/istio-cni-node' 100m) = 50m left; it can never be scheduled there: request at most 50m, or "
+        "place the workload on a pool of larger machines")]
+    fits = helm_stack(toolchain, tmp_path / "six", "dev", machineCpu="300m", gatewayMinReplicas="6")
+    assert policy_findings(fits.ok(*fits.preview())) == []
+    stack = helm_stack(toolchain, tmp_path / "seven", "dev", machineCpu="300m", gatewayMinReplicas="7")
+    assert policy_findings(stack.fails(*stack.preview())) == [Finding(
+        "mandatory", "pool-capacity", "compute:index:ComputeCluster", "compute",
+        "ComputeCluster 'compute' pool 'general': at its maxSize of 3 nodes (its profile) it has room for 3 x 300m = "
+        "900m of CPU allocatable; its DaemonSets take 3 x 100m = 300m and its workloads request 700m (largest: "
+        "Deployment 'ingress:istio-ingress/ingress' 7 (HorizontalPodAutoscaler 'ingress:istio-ingress/ingress' "
+        "minReplicas) x 100m), 1 core in all, more than it has: raise maxSize to at least 4, use larger machines or "
+        "move workloads to another pool")]
 
 
 def test_the_readme_publishes_the_tested_transforms():

@@ -66,7 +66,8 @@ def test_the_largest_consumers_are_named_and_the_rest_counted():
 
     assert capacity(*parts(2)) == []
     (violation,) = capacity(*parts(3))
-    assert ("of memory allocatable; its workloads request 4500 MiB (largest: Deployment 'w4' 3 x 500 MiB, Deployment "
+    assert ("of memory allocatable (a node: 4 GiB capacity - 100 MiB eviction threshold = 3996 MiB allocatable); its "
+            "workloads request 4500 MiB (largest: Deployment 'w4' 3 x 500 MiB, Deployment "
             "'w3' 3 x 400 MiB, Deployment 'w2' 3 x 300 MiB and 2 more), 4500 MiB in all, more than it has: raise "
             "maxSize to at least 2,") in violation.finding
 
