@@ -103,6 +103,10 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
     return findings
 
 
+def _nodes(count: int) -> str:
+    return f"{count} node{'' if count == 1 else 's'}"
+
+
 def _more_nodes(needed: int) -> str:
     return f"raise maxSize to at least {needed}, " if needed <= MAX_POOL_SIZE else ""
 
@@ -115,6 +119,8 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     daemons, daemons_secret, unknown = daemonset_totals(load.daemonsets, resource)
     if unknown is not None:
         return unknown
+    if daemons > allocatable:
+        return None  # the DaemonSets alone overflow a node: workload-fits-pool reports it on each of them
     demand = Decimal(0)
     consumers: list[tuple[Decimal, Placed, int]] = []
     secret = daemons_secret or resource in node.secret
@@ -133,7 +139,7 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
     largest = ", ".join(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
     more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
-    what = "Pods" if resource == PODS else f"{WHAT[resource]} allocatable"
+    what = "Pods" if resource == PODS else f"of {WHAT[resource]} allocatable"
     daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "
                    f"{show(resource, size * daemons, secret)} and " if daemons > 0 else "")
     verb = "run" if resource == PODS else "request"
@@ -145,8 +151,8 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     return Violation(
-        f"{_subject(load)}: at its maxSize of {size} nodes ({machine(node)}) it has room for {size} x "
-        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {what}{arithmetic}; {daemon_text}"
+        f"{_subject(load)}: at its maxSize of {_nodes(size)} ({machine(node)}) it has room for {size} x "
+        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} {what}{arithmetic}; {daemon_text}"
         f"its workloads {verb} {show(resource, demand, secret)} (largest: {largest}{more}), "
         f"{show(resource, used, secret)} in all, more than it has: {fix}", load.entry.urn)
 
@@ -188,7 +194,7 @@ def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, 
         findings.append(Violation(
             f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({machine(node)}) "
             f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
-            f"{REDACTED if hidden else needed} nodes, more than its maxSize of {size}: {_more_nodes(needed)}"
+            f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: {_more_nodes(needed)}"
             "use larger machines or run fewer replicas", load.entry.urn))
     return findings
 

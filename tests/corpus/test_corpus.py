@@ -5,7 +5,6 @@ predict for a stack that declares one ComputeCluster. The oracle below is writte
 manifests' point of view (kind -> where its pod spec is), not from the pack's code.
 """
 
-import os
 
 import pytest
 from builders import SHARED, valid_cluster_props
@@ -65,18 +64,6 @@ def cluster_resource(architecture):
     else:
         props["capacityGroups"][0]["profile"]["architecture"] = architecture
     return Resource.of("compute:index:ComputeCluster", "compute", props)
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    if not CORPUS.is_dir():  # CI always has it beside the clone: there its absence is a failure
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"the shared corpus is not at {CORPUS}")
-    resources = corpus_resources()
-    workloads = [r for r in resources if is_workload(r)]
-    assert len(resources) > 300 and len(workloads) > 100
-    assert {r.type.rsplit(":", 1)[-1] for r in workloads} >= {"Pod", "Deployment", "ReplicationController",
-                                                                "StatefulSet", "DaemonSet"}
-    return resources, workloads
 
 
 @pytest.mark.parametrize("architecture", ["x86_64", "arm64", None])

@@ -114,7 +114,7 @@ def test_pod_slots_against_max_size_times_max_pods():
     parts = [pool(max_size=2), on_apps("DaemonSet", "logs")]
     assert capacity(*parts, on_apps("Deployment", "api", replicas=4), policy_config=config) == []
     (violation,) = capacity(*parts, on_apps("Deployment", "api", replicas=5), policy_config=config)
-    assert ("it has room for 2 x 3 = 6 of Pods; its DaemonSets take 2 x 1 = 2 and its workloads run 5 (largest: "
+    assert ("it has room for 2 x 3 = 6 Pods; its DaemonSets take 2 x 1 = 2 and its workloads run 5 (largest: "
             "Deployment 'api' 5), 7 in all") in violation.finding
 
 
