@@ -21,7 +21,7 @@ from typing import Any
 from .catalog import CLOUD_PLATFORMS, find_machine
 from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
-from .quantity import CPU, GIB, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
+from .quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
 from .values import Unknown, as_int
 
 KUBE_RESERVED = "kube-reserved"
@@ -157,7 +157,7 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
         for resource, value in ((CPU, profile.cpu), (MEMORY, profile.memory), (STORAGE, profile.storage)):
             if isinstance(value, Unknown):
                 unknown[resource] = value
-            elif value is not None:
+            elif value is not None and Decimal(value) <= MAX_AMOUNT:  # larger: no machine; not checked
                 capacity[resource] = Decimal(value)
         secret |= profile.secret
     elif isinstance(pool.instance_type, Unknown):
@@ -207,7 +207,7 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
             continue
         for resource in _SCHEDULED:
             amount = parse_quantity(amounts.get(resource)) if resource in amounts else None
-            if amount is not None and amount >= 0:
+            if amount is not None and 0 <= amount <= MAX_AMOUNT:
                 reserved[resource][part] = floor(amount * 1000 if resource == CPU else amount)
                 overridden.add(f"{resource} {part}")
     return Node(platform, machine_name, capacity, reserved, unknown, gpu_type, source, frozenset(overridden),

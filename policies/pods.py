@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
+from .quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
 from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
@@ -39,7 +39,7 @@ class BadQuantity:
 
     field: str  # its path from the resource's inputs
     value: str | None  # as written; None when secret or not text
-    problem: str  # "malformed", "negative" or "fraction" (a device count must be whole)
+    problem: str  # "malformed", "negative", "fraction" (a device count must be whole) or "too large"
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,9 @@ class _Reader:
             return None
         if resource in GPU_RESOURCES and amount != amount.to_integral_value():
             self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "fraction"))
+            return None
+        if base_units(resource, amount) > MAX_AMOUNT:
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "too large"))
             return None
         if hidden:
             into.secret.add(resource)
@@ -255,7 +258,7 @@ def _count(value: Any, where: str) -> Replicas:
     if isinstance(value, Unknown):
         return Replicas(value, where)
     number = as_int(value)
-    if number is None or number < 0:
+    if number is None or not 0 <= number <= MAX_REPLICAS:  # an int32 the API server checks
         return Replicas(None, where)
     return Replicas(int(number), where, isinstance(number, SecretInt))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
 
 _QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|[numkMGTPE]?)$")
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -31,6 +31,13 @@ CPU = "cpu"
 MEMORY = "memory"
 STORAGE = "ephemeral-storage"
 PODS = "pods"
+# The largest amount Kubernetes counts in base units (Quantity.Value and MilliValue are int64), and the
+# largest replica count (int32 fields: replicas, parallelism, minReplicas).
+MAX_AMOUNT = Decimal(2**63 - 1)
+MAX_REPLICAS = 2**31 - 1
+# Enough digits for any product of bounded amounts and counts (2^63 x 2^31 < 10^29), so that integer
+# division and formatting never run out of precision.
+PRECISION = 60
 
 
 def parse_quantity(value: object) -> Decimal | None:
@@ -108,8 +115,12 @@ def count(amount: Decimal) -> str:
 
 def amount(resource: str, value: Decimal) -> str:
     """An amount of ``resource`` in its human unit."""
-    if resource == CPU:
-        return cpu(value)
-    if resource in (MEMORY, STORAGE):
-        return size(value)
-    return count(value)
+    with localcontext() as context:
+        context.prec = PRECISION
+        if abs(value) > MAX_AMOUNT * MAX_REPLICAS:  # beyond any sum of bounded amounts: never in a message
+            return f"{value:.3E}"
+        if resource == CPU:
+            return cpu(value)
+        if resource in (MEMORY, STORAGE):
+            return size(value)
+        return count(value)

@@ -12,7 +12,7 @@ A request the API server would refuse (a malformed quantity) is reported here to
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from pulumi_policy import Severity
 
@@ -21,7 +21,7 @@ from .loads import Placed, PoolLoad, loads
 from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
 from .placement import Stack
 from .pods import GPU_RESOURCES, BadQuantity
-from .quantity import CPU, MEMORY, PODS, STORAGE, amount
+from .quantity import CPU, MEMORY, PODS, PRECISION, STORAGE, amount
 from .templates import Context, Policy
 from .values import REDACTED, Unknown
 
@@ -29,7 +29,8 @@ WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod s
         **{resource: resource for resource in GPU_RESOURCES}}
 CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
-             "negative": "is negative", "fraction": "is not a whole number of devices"}
+             "negative": "is negative", "fraction": "is not a whole number of devices",
+             "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
 
 
 def show(resource: str, value: Decimal, secret: bool) -> str:
@@ -217,7 +218,9 @@ def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decima
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
     assert context.platform is not None
-    return workload_fits_pool(stack, context.platform, dict(context.config))
+    with localcontext() as exact:  # sums of bounded amounts, exactly (quantity.PRECISION)
+        exact.prec = PRECISION
+        return workload_fits_pool(stack, context.platform, dict(context.config))
 
 
 PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")

@@ -211,6 +211,6 @@ def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Aut
         count = 1  # the API's default
     else:
         number = as_int(minimum)
-        count = int(number) if number is not None and number >= 0 else None
+        count = int(number) if number is not None and 0 <= number <= 2**31 - 1 else None  # an int32
     metadata = child(props, "metadata")
     return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)

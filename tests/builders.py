@@ -273,5 +273,9 @@ REFUSED = [
     {"workload-pool-placement": "sometimes"},
     {"workload-architecture-pin": {"architecture": "amd64"}},
     {"workload-pool-placement": {"helmReleases": "loud"}},  # a stack policy's setting
+    {"workload-fits-pool": {"allocatable": {"aws": {"maxPods": 0}}}},
+    {"workload-fits-pool": {"allocatable": {"gcp": {"kubeReserved": {"memory": "1 GiB"}}}}},  # not a quantity
+    {"pool-capacity": {"allocatable": {"pools": {"apps": {"maxPods": 20}}}}},  # not '<cluster id>/<pool id>'
+    {"pool-capacity": {"allocatable": {"mars": {"maxPods": 20}}}},
 ]
 LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]

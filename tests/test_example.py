@@ -35,7 +35,8 @@ def test_the_broken_stack_fails_with_its_findings(capsys):
 def test_policy_pack_config_can_make_it_advisory(tmp_path, capsys):
     config = tmp_path / "config.json"
     config.write_text('{"workload-pool-placement": "advisory", "workload-architecture-selector-valid": "disabled",'
-                      ' "workload-node-architecture": {"enforcementLevel": "advisory"}}')
+                      ' "workload-node-architecture": {"enforcementLevel": "advisory"},'
+                      ' "workload-fits-pool": "advisory", "pool-capacity": "advisory"}')
     assert main([str(EXAMPLE), "--stack", "broken", "--policy-pack-config", str(config)]) == 0
     out = capsys.readouterr().out
     assert "[advisory] [severity: high]  workload-pool-placement" in out

@@ -218,3 +218,16 @@ def test_preferred_anti_affinity_and_unknown_labels_never_repel():
     assert repels_itself(preferred, LABELS, None) is False
     assert repels_itself(anti(REPEL), undetermined("labels"), None) is False
     assert selects({"matchLabels": {"app": undetermined("x")}}, LABELS) is False
+
+
+def test_amounts_beyond_what_kubernetes_counts_are_refused_not_computed():
+    spec = {"containers": [container("a", {"memory": "1e30", "cpu": "9223372036854775807"})]}
+    request = pod_request(spec, "spec")
+    assert [(bad.field, bad.problem) for bad in request.bad] == [
+        ("spec.containers[0].resources.requests['cpu']", "too large"),  # 2^63 - 1 cores is 1000 x too many millicores
+        ("spec.containers[0].resources.requests['memory']", "too large")]
+    fits = pod_request({"containers": [container("a", {"memory": str(2**63 - 1)})]}, "spec")
+    assert fits.bad == () and fits.get("memory") == 2**63 - 1
+    assert replicas("Deployment", {"spec": {"replicas": 2**31 - 1}}).count == 2**31 - 1
+    assert replicas("Deployment", {"spec": {"replicas": 2**31}}).count is None  # an int32 the API server checks
+    assert amount("memory", Decimal(10) ** 40) == "1.000E+40"  # never raises, however large

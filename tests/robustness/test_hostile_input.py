@@ -25,17 +25,34 @@ DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 def deployment_props() -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "api", "labels": {"compute.alien.dev/cluster": "compute",
+        "metadata": {"name": "api", "namespace": "default", "labels": {"compute.alien.dev/cluster": "compute",
                                                "compute.alien.dev/pool": "apps"},
                      "annotations": {"compute.alien.dev/workload": "container"}},
-        "spec": {"selector": {"matchLabels": {"app": "api"}}, "template": {
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": {
             "metadata": {"labels": {"app": "api"}},
-            "spec": {"containers": [{"name": "api", "image": "example.test/api:1"}],
+            "spec": {"containers": [{"name": "api", "image": "example.test/api:1", "resources": {
+                         "requests": {"cpu": "250m", "memory": "256Mi", "ephemeral-storage": "1Gi"},
+                         "limits": {"memory": "512Mi", "nvidia.com/gpu": 0}}}],
+                     "initContainers": [{"name": "proxy", "image": "x", "restartPolicy": "Always",
+                                         "resources": {"requests": {"cpu": "50m"}}},
+                                        {"name": "migrate", "image": "x", "resources": {"limits": {"cpu": "1"}}}],
+                     "overhead": {"cpu": "10m", "memory": "16Mi"},
+                     "resources": {"requests": {"memory": "300Mi"}},
                      "nodeSelector": {"kubernetes.io/arch": "amd64"},
                      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
                          "nodeSelectorTerms": [{"matchExpressions": [
-                             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]}]}]}}}}}},
+                             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]}]}]}},
+                                  "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                                      {"topologyKey": "kubernetes.io/hostname", "namespaces": ["default"],
+                                       "labelSelector": {"matchLabels": {"app": "api"}, "matchExpressions": [
+                                           {"key": "app", "operator": "In", "values": ["api"]}]}}]}}}}},
     }
+
+
+def autoscaler_props() -> dict[str, Any]:
+    return {"metadata": {"name": "api", "namespace": "default"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"},
+                     "minReplicas": 3, "maxReplicas": 5}}
 
 
 def paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
@@ -59,9 +76,11 @@ def replaced(doc: Any, path: tuple, value: Any) -> Any:
     return doc
 
 
-def evaluate(cluster_props: Any, workload_props: Any, platform: str = "kubernetes"):
+def evaluate(cluster_props: Any, workload_props: Any, platform: str = "kubernetes", hpa: Any = None):
     resources = [Resource.of(CLUSTER_TYPE, "compute", cluster_props),
-                 Resource.of(DEPLOYMENT, "api", workload_props)]
+                 Resource.of(DEPLOYMENT, "api", workload_props),
+                 Resource.of("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "api",
+                             autoscaler_props() if hpa is None else hpa)]
     with stack_environment({"compute:platform": platform}, "project", "stack", True):
         result = Analyzer().run(resources)
     for item in result.violations + result.notes:
@@ -86,6 +105,32 @@ def test_any_value_anywhere_in_a_cluster(path):
 def test_any_value_anywhere_in_a_workload(path):
     for value in HOSTILE:
         evaluate(valid_cluster_props(), replaced(deployment_props(), path, value))
+
+
+AUTOSCALER_PATHS = paths(autoscaler_props())
+
+
+@pytest.mark.parametrize("path", AUTOSCALER_PATHS, ids=[".".join(map(str, p)) for p in AUTOSCALER_PATHS])
+def test_any_value_anywhere_in_an_autoscaler(path):
+    for value in HOSTILE:
+        evaluate(valid_cluster_props(), deployment_props(), hpa=replaced(autoscaler_props(), path, value))
+
+
+def test_the_swept_stack_is_clean_and_fits():
+    """The documents every sweep starts from give no finding, so each sweep starts from a clean verdict: the seed
+    pool (2 cores, 4 GiB) holds 3 replicas (the HPA's minReplicas, which repel each other) of a Pod of
+    max(250m + 50m sidecar, 1 core init + 50m) + 10m = 1060m and 300Mi + 16Mi."""
+    result = evaluate(valid_cluster_props(), deployment_props())
+    assert result.violations == [] and result.notes == []
+    props = deployment_props()
+    props["spec"]["replicas"] = 4  # 4 Pods that repel each other on 3 nodes (and one Pod per node besides)
+    findings = evaluate(valid_cluster_props(), props).findings("pool-capacity")
+    assert [f.split(": ", 1)[1][:52] for f in findings] == ["Deployment 'api' runs 4 Pods that may not share a no",
+                                                            "Deployment 'api' runs 4 Pods and a node (its profile"]
+    hpa = autoscaler_props()
+    hpa["spec"]["minReplicas"] = 4  # the HPA asks for more than spec.replicas
+    findings = evaluate(valid_cluster_props(), deployment_props(), hpa=hpa).findings("pool-capacity")
+    assert "Deployment 'api' runs 4 (HorizontalPodAutoscaler 'api' minReplicas) Pods that may not share" in findings[0]
 
 
 @pytest.mark.parametrize("props", [{}, {"spec": "nope"}, {"spec": {"template": []}}, {"metadata": 7},
