@@ -80,12 +80,15 @@ def pod_template(name: str, cluster: str, pool: str) -> dict[str, Any]:
 
 
 def synthetic_stack(size: int) -> list[Resource]:
-    clusters = max(1, size // 2000)
+    # One ComputeCluster per 500 resources, three pools of up to 10 machines of 48 cores and 192 GiB: room for
+    # the ~190 Pods (500m, 512Mi each) and ~24 DaemonSets each pool gets, so the stack is clean by every
+    # policy, workload-fits-pool and pool-capacity included.
+    clusters = max(1, size // 500)
     resources = []
     for c in range(clusters):
         props = {"id": f"cluster-{c}", "capacityGroups": [
-            {"groupId": pool, "minSize": 1, "maxSize": 3, "profile": {
-                "cpu": "4", "memoryBytes": 16 << 30, "ephemeralStorageBytes": 100 << 30, "architecture": "x86_64"}}
+            {"groupId": pool, "minSize": 1, "maxSize": 10, "profile": {
+                "cpu": "48", "memoryBytes": 192 << 30, "ephemeralStorageBytes": 200 << 30, "architecture": "x86_64"}}
             for pool in ("general", "batch", "stateful")]}
         resources.append(Resource.of("compute:index:ComputeCluster", f"cluster-{c}", props))
     i = 0

@@ -102,13 +102,13 @@ def _loads(stack: Stack) -> Loads:
             continue
         metadata = child(workload.props, "metadata")
         namespace = child(metadata, "namespace")
-        autoscaler = autoscalers.get((_text(namespace), workload.kind, _text(child(metadata, "name"))))
+        autoscaler = autoscalers.get((_text(namespace), workload.kind, _text(child(metadata, "name")))) \
+            if autoscalers else None
         count = replicas(workload.kind, workload.props)
         if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
                                            and autoscaler.min_replicas > count.count):
             autoscaler = None
-        labels = child(child(workload.template, "metadata"), "labels")
-        repels = repels_itself(workload.pod_spec, labels, namespace if isinstance(namespace, str) else None)
+        repels = repels_itself(workload.pod_spec, workload.template, namespace if isinstance(namespace, str) else None)
         target.workloads.append(Placed(workload, request, count, autoscaler, repels))
     return Loads(ordered, requests, unknown)
 

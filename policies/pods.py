@@ -31,6 +31,7 @@ from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
 RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
 _POD_LEVEL = (CPU, MEMORY)  # the resources pod-level requests may set
+_COUNTED = frozenset(RESOURCES)
 
 
 @dataclass(frozen=True)
@@ -55,27 +56,34 @@ class PodRequest:
         return self.amounts.get(resource, Decimal(0))
 
 
+_ZERO = Decimal(0)
+
+
 class _Sum:
-    """Per-resource amounts with what is unknown and what is secret, built up container by container."""
+    """Per-resource amounts (only those requested: most Pods name two resources) with what is unknown
+    and what is secret, built up container by container."""
+
+    __slots__ = ("amounts", "unknown", "secret")
 
     def __init__(self) -> None:
-        self.amounts: dict[str, Decimal] = dict.fromkeys(RESOURCES, Decimal(0))
+        self.amounts: dict[str, Decimal] = {}
         self.unknown: dict[str, Unknown] = {}
         self.secret: set[str] = set()
 
     def add(self, other: _Sum) -> _Sum:
         out = _Sum()
-        for resource in RESOURCES:
-            out.amounts[resource] = self.amounts[resource] + other.amounts[resource]
+        out.amounts = dict(self.amounts)
+        for resource, amount in other.amounts.items():
+            out.amounts[resource] = out.amounts.get(resource, _ZERO) + amount
         out.unknown = {**other.unknown, **self.unknown}
         out.secret = self.secret | other.secret
         return out
 
     def widen(self, other: _Sum) -> None:
         """Take the larger amount of each resource (and what the other cannot know)."""
-        for resource in RESOURCES:
-            if other.amounts[resource] > self.amounts[resource]:
-                self.amounts[resource] = other.amounts[resource]
+        for resource, amount in other.amounts.items():
+            if amount > self.amounts.get(resource, _ZERO):
+                self.amounts[resource] = amount
         for resource, unknown in other.unknown.items():
             self.unknown.setdefault(resource, unknown)
         self.secret |= other.secret
@@ -118,19 +126,34 @@ class _Reader:
         if isinstance(resources, Unknown):
             total.unknown.update(dict.fromkeys(only, resources))
             return total
-        requests, limits = child(resources, "requests"), child(resources, "limits")
+        # Each map read once, and only for the resources it names (most name one or two).
+        limits_map = child(resources, "limits")
+        requests, limits = _entries(child(resources, "requests")), _entries(limits_map, read=False)
         for values in (requests, limits):
             if isinstance(values, Unknown):
                 total.unknown.update(dict.fromkeys(only, values))
         for resource in only:
             amount = None
-            if isinstance(requests, Mapping):
-                amount = self.quantity(child(requests, resource), f"{where}.requests['{resource}']", resource, total)
-            if amount is None and isinstance(limits, Mapping) and not _has(requests, resource):
-                amount = self.quantity(child(limits, resource), f"{where}.limits['{resource}']", resource, total)
+            requested = requests.get(resource) if isinstance(requests, dict) else None
+            if requested is not None:
+                amount = self.quantity(requested, f"{where}.requests['{resource}']", resource, total)
+            elif isinstance(limits, dict) and resource in limits:  # the limit stands for a missing request
+                limit = child(limits_map, resource)
+                if limit is not None:
+                    amount = self.quantity(limit, f"{where}.limits['{resource}']", resource, total)
             if amount is not None:
                 total.amounts[resource] = amount
         return total
+
+
+def _entries(values: Any, read: bool = True) -> dict[str, Any] | Unknown | None:
+    """A resource map's entries for the resources the pack counts (values unknown stay Unknown); with
+    ``read`` False only its keys (values None), to be read when needed."""
+    if isinstance(values, Unknown):
+        return values
+    if not isinstance(values, Mapping):
+        return None
+    return {key: child(values, key) if read else None for key in values if key in _COUNTED}
 
 
 def _has(values: Any, key: str) -> bool:
@@ -149,7 +172,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     if isinstance(pod_spec, Unknown):
         return PodRequest({}, dict.fromkeys(RESOURCES, pod_spec))
     if not isinstance(pod_spec, Mapping):
-        return PodRequest(dict.fromkeys(RESOURCES, Decimal(0)))
+        return PodRequest({})
 
     everything_unknown: Unknown | None = None
     apps = _Sum()
@@ -193,7 +216,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
             if resource in level.unknown:
                 total.unknown.setdefault(resource, level.unknown[resource])
             elif _has(child(pod_level, "requests"), resource) or _has(child(pod_level, "limits"), resource):
-                total.amounts[resource] = level.amounts[resource]
+                total.amounts[resource] = level.amounts.get(resource, _ZERO)
                 total.secret.discard(resource)
                 total.secret |= level.secret & {resource}
 
@@ -202,7 +225,10 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
         total.unknown.update(dict.fromkeys(RESOURCES, overhead))
     elif isinstance(overhead, Mapping):
         extra = _Sum()
+        named = set(overhead)  # its keys, without reading a value that may not be known yet
         for resource in RESOURCES:
+            if resource not in named:
+                continue
             amount = reader.quantity(child(overhead, resource), f"overhead['{resource}']", resource, extra)
             if amount is not None:
                 extra.amounts[resource] = amount
@@ -210,7 +236,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
 
     if everything_unknown is not None:
         total.unknown.update(dict.fromkeys(RESOURCES, everything_unknown))
-    amounts = {resource: amount for resource, amount in total.amounts.items() if resource not in total.unknown}
+    amounts = {resource: total.amounts.get(resource, _ZERO) for resource in RESOURCES if resource not in total.unknown}
     return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret))
 
 
@@ -268,14 +294,18 @@ def _count(value: Any, where: str) -> Replicas:
 HOSTNAME = "kubernetes.io/hostname"
 
 
-def repels_itself(pod_spec: Any, labels: Any, namespace: Any) -> bool:
+def repels_itself(pod_spec: Any, template: Any, namespace: Any) -> bool:
     """True when the Pods' required anti-affinity keeps any two of them off one node: a term on
-    ``kubernetes.io/hostname`` whose label selector matches the Pods' own labels in their own
-    namespace. Unknown or unreadable values never make it true."""
+    ``kubernetes.io/hostname`` whose label selector matches the Pods' own labels (its pod template's)
+    in their own namespace. Unknown or unreadable values never make it true."""
     affinity = child(child(pod_spec, "affinity"), "podAntiAffinity")
-    terms = child(affinity, "requiredDuringSchedulingIgnoredDuringExecution")
-    items = _items(terms)
-    if not isinstance(labels, Mapping) or isinstance(items, Unknown):
+    if affinity is None:
+        return False
+    items = _items(child(affinity, "requiredDuringSchedulingIgnoredDuringExecution"))
+    if isinstance(items, Unknown) or not items:
+        return False
+    labels = child(child(template, "metadata"), "labels")
+    if not isinstance(labels, Mapping):
         return False
     return any(_repels(term, labels, namespace) for term in items if isinstance(term, Mapping))
 

@@ -31,6 +31,7 @@ from .workload_fits_pool import (
     daemonset_totals,
     fits_one_node,
     machine,
+    room_per_node,
     show,
 )
 
@@ -91,7 +92,8 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
     if node is None:
         return findings
     # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it.
-    counted = [(placed, count) for placed, count in counted if fits_one_node(placed, node, load.daemonsets)]
+    room = room_per_node(node, load.daemonsets)
+    counted = [(placed, count) for placed, count in counted if fits_one_node(placed, room)]
     totals_failed = False
     for resource in (*CHECKED, PODS):
         finding = _total(load, node, resource, size, counted)
@@ -99,7 +101,7 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
             findings.append(finding)
             totals_failed = totals_failed or isinstance(finding, Violation)
     if not totals_failed:
-        findings.extend(_packing(load, node, size, counted))
+        findings.extend(_packing(load, node, size, counted, room))
     return findings
 
 
@@ -164,15 +166,10 @@ def _consumer(placed: Placed, resource: str, secret: bool) -> str:
     return f"{placed.workload.subject} {_replicas(placed)} x {show(resource, placed.request.get(resource), secret)}"
 
 
-def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, int]]) -> list[Finding]:
+def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, int]],
+             free: dict[str, Decimal]) -> list[Finding]:
     """A workload whose identical Pods alone need more nodes than maxSize."""
     findings: list[Finding] = []
-    free: dict[str, Decimal] = {}
-    for resource in (*CHECKED, PODS):
-        allocatable = node.allocatable(resource)
-        daemons, _secret, unknown = daemonset_totals(load.daemonsets, resource)
-        if allocatable is not None and unknown is None:
-            free[resource] = allocatable - daemons
     for placed, count in counted:
         fits: list[tuple[int, str]] = []
         for resource, left in free.items():

@@ -90,10 +90,11 @@ def _trim(amount: Decimal, places: int = 2) -> str:
 
 
 def cpu(millicores: Decimal) -> str:
-    """Whole cores as cores (``2 cores``, ``1 core``), anything else in millicores (``1930m``)."""
-    if millicores % 1000 == 0:
+    """Whole cores, and 10 cores or more, as cores (``2 cores``, ``1 core``, ``95.5 cores``), anything else in
+    millicores (``1930m``)."""
+    if millicores % 1000 == 0 or millicores >= 10000:
         cores = millicores / 1000
-        return f"{_trim(cores)} core{'' if cores == 1 else 's'}"
+        return f"{_trim(cores, 3)} core{'' if cores == 1 else 's'}"  # three decimals: to the millicore
     return f"{_trim(millicores)}m"
 
 

@@ -87,6 +87,9 @@ def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:
     return sdk_deserialize._deserialize_property(json_format.MessageToDict(struct))
 
 
+_ABSENT = object()
+
+
 class StructProps(Mapping[str, Any]):
     """A resource's properties, read from the protobuf Struct as they are accessed."""
 
@@ -100,6 +103,18 @@ class StructProps(Mapping[str, Any]):
         if not isinstance(key, str) or key not in self._struct.fields:
             raise KeyError(key)
         return _value(self._struct.fields[key], (*self._path, key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``self[key]``, or ``default`` when absent, without raising and catching a KeyError (the rules
+        read many optional fields that are absent)."""
+        value = self._struct.fields.get(key) if isinstance(key, str) else None
+        if value is None:
+            return default
+        return _value(value, (*self._path, key))
+
+    def __contains__(self, key: object) -> bool:
+        """Whether the key is there, like the SDK's proxy: reading its value (which raises when unknown)."""
+        return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._struct.fields)

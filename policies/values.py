@@ -109,15 +109,12 @@ def read(container: Any, key: Any) -> Any:
 
 def child(container: Any, key: str) -> Any:
     """The plain value at ``key`` of a proxy mapping, or None when absent or not a mapping."""
-    if not isinstance(container, Mapping):
+    if container is None or not isinstance(container, Mapping):
         return None
     try:
-        value = container[key]
-    except KeyError:
-        return None
+        return container.get(key)  # the props' own get: an absent key costs no exception
     except UnknownValueError as error:
         return Unknown(error)
-    return value
 
 
 def as_int(value: Any) -> int | None:

@@ -89,15 +89,24 @@ def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
     return ", ".join(parts)
 
 
-def fits_one_node(placed: Placed, node: Node, daemonsets: list[Placed]) -> bool:
-    """Whether one Pod of the workload fits a node after the DaemonSets, as far as is known."""
+def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
+    """What a node has left for other Pods after the DaemonSets, per resource that is known."""
+    room = {}
     for resource in (*CHECKED, PODS):
         allocatable = node.allocatable(resource)
         daemons, _secret, unknown = daemonset_totals(daemonsets, resource)
-        if allocatable is None or unknown is not None or resource in placed.request.unknown:
+        if allocatable is not None and unknown is None:
+            room[resource] = allocatable - daemons
+    return room
+
+
+def fits_one_node(placed: Placed, room: dict[str, Decimal]) -> bool:
+    """Whether one Pod of the workload fits what a node has left (room_per_node), as far as is known."""
+    for resource, left in room.items():
+        if resource in placed.request.unknown:
             continue
         each = Decimal(1) if resource == PODS else placed.request.get(resource)
-        if each > allocatable - daemons:
+        if each > left:
             return False
     return True
 

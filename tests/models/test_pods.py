@@ -47,8 +47,8 @@ def test_a_whole_number_with_any_suffix_scales_by_the_suffix(number, suffix):
 
 
 def test_amounts_read_in_human_units():
-    assert [amount("cpu", Decimal(v)) for v in (2000, 1000, 1930, 500, Decimal("82.5"))] == [
-        "2 cores", "1 core", "1930m", "500m", "82.5m"]
+    assert [amount("cpu", Decimal(v)) for v in (2000, 1000, 1930, 500, Decimal("82.5"), 95500, 10001)] == [
+        "2 cores", "1 core", "1930m", "500m", "82.5m", "95.5 cores", "10.001 cores"]
     assert [amount("memory", Decimal(v)) for v in (2 * GI, 1572 * MI, 10**9, 20 * GI + 5, 1536, 12)] == [
         "2 GiB", "1572 MiB", "953.67 MiB", "20 GiB", "1.5 KiB", "12 bytes"]
 
@@ -184,6 +184,7 @@ def test_replicas_per_kind(kind, props, count):
 
 
 LABELS = {"app": "db", "tier": "data"}
+TEMPLATE = {"metadata": {"labels": LABELS}}
 REPEL = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}
 
 
@@ -209,14 +210,15 @@ def anti(*terms):
     ({**REPEL, "mismatchLabelKeys": ["app"]}, False),
 ])
 def test_pods_that_repel_each_other_on_the_hostname(term, repels):
-    assert repels_itself(anti(term), LABELS, "prod") is repels
+    assert repels_itself(anti(term), TEMPLATE, "prod") is repels
 
 
 def test_preferred_anti_affinity_and_unknown_labels_never_repel():
     preferred = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 100, "podAffinityTerm": REPEL}]}}}
-    assert repels_itself(preferred, LABELS, None) is False
-    assert repels_itself(anti(REPEL), undetermined("labels"), None) is False
+    assert repels_itself(preferred, TEMPLATE, None) is False
+    assert repels_itself(anti(REPEL), {"metadata": {"labels": undetermined("labels")}}, None) is False
+    assert repels_itself(anti(REPEL), {"metadata": undetermined("metadata")}, None) is False
     assert selects({"matchLabels": {"app": undetermined("x")}}, LABELS) is False
 
 
