@@ -8,6 +8,7 @@ floats.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -178,12 +179,22 @@ def reconcile_policy_config(info: Any, policy_config: Mapping[str, Any]) -> dict
             result[name] = (level if level is not None else old_level, {**old_settings, **settings})
     for name, (_, settings) in result.items():
         schema = schemas[name]
-        try:
-            jsonschema.validate(settings, {"type": "object", "properties": schema.get("properties", {}),
-                                           "required": schema.get("required", [])})
-        except jsonschema.ValidationError as error:
-            raise ConfigError(f"{name}: {error.message}") from error
+        whole = {"type": "object", "properties": schema.get("properties", {}), "required": schema.get("required", [])}
+        error = jsonschema.exceptions.best_match(_validator(json.dumps(whole, sort_keys=True)).iter_errors(settings))
+        if error is not None:  # what jsonschema.validate raises, without checking the schema itself every time
+            raise ConfigError(f"{name}: {error.message}")
     return result
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema: str) -> Any:
+    """A validator of one policy's settings schema (as JSON text), its schema checked once."""
+    import jsonschema
+
+    document = json.loads(schema)
+    validator = jsonschema.validators.validator_for(document)
+    validator.check_schema(document)
+    return validator(document)
 
 
 class _Driver:
