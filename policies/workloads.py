@@ -88,6 +88,10 @@ class Workload:
 
 
 def _metadata_maps(metadata: Any, where: str) -> list[tuple[str, Any]]:
+    """The labels and annotations of a metadata object; both unknown when the metadata is (they may hold
+    the placement labels: reading them as absent would resolve the wrong pool)."""
+    if isinstance(metadata, Unknown):
+        return [(f"{where}.labels", metadata), (f"{where}.annotations", metadata)]
     return [(f"{where}.labels", child(metadata, "labels")),
             (f"{where}.annotations", child(metadata, "annotations"))]
 

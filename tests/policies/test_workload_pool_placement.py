@@ -164,3 +164,25 @@ def test_a_patchs_label_problems_name_it_as_a_patch():
 
     assert run(cluster(), patch).findings("workload-pool-placement") == [
         "DeploymentPatch 'api': 'compute.alien.dev/workload' must be one of container, daemon, worker, dynamic"]
+
+
+def test_labels_not_known_yet_wait_instead_of_resolving_the_default_pool():
+    """Found by the unknown sweep: a workload's metadata unknown during preview read as 'no labels', so its
+    placement fell back to 'general' and failed falsely; now its labels are unknown and the policy waits."""
+    from builders import CLUSTER_TYPE, valid_cluster_props
+    from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE
+
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
+
+    props = valid_cluster_props()
+    props["capacityGroups"].append({"groupId": "batch", "minSize": 0, "maxSize": 1})  # no 'general', no sole pool
+    for template in (False, True):
+        spec = {"template": {"metadata": UNKNOWN_OBJECT_VALUE if template else {"labels": {}}, "spec": {
+            "containers": [{"name": "api", "image": "x"}], "nodeSelector": {"kubernetes.io/arch": "amd64"}}}}
+        deployment = {"metadata": {"name": "api", "labels": {}} if template else UNKNOWN_OBJECT_VALUE, "spec": spec}
+        with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+            result = Analyzer().run([Resource.of(CLUSTER_TYPE, "compute", props),
+                                     Resource.of("kubernetes:apps/v1:Deployment", "api", deployment)])
+        assert result.of("workload-pool-placement") == []
+        assert "workload-pool-placement" in [note.policy for note in result.notes]
