@@ -140,3 +140,65 @@ def test_labelled_and_pinned_variants_get_their_verdicts(corpus):
             raise AssertionError(f"a pinned workload was reported: {violation}")
         elif "allow arm64" not in violation.finding:
             assert "nothing pins them there" in violation.finding
+
+
+# Required node affinity on corpus workloads, judged by the scheduler model of the architecture oracle ---
+
+def _term(*expressions):
+    return {"matchExpressions": list(expressions)}
+
+
+def _arch(operator, *values, key="kubernetes.io/arch"):
+    return {"key": key, "operator": operator, **({"values": list(values)} if values else {})}
+
+
+AFFINITIES = [
+    [_term(_arch("In", "amd64"))],
+    [_term(_arch("In", "amd64", "arm64"))],
+    [_term(_arch("NotIn", "arm64"))],
+    [_term(_arch("NotIn", "amd64"))],
+    [_term(_arch("In", "amd64", key="beta.kubernetes.io/arch"))],
+    [_term(_arch("NotIn", "amd64", key="beta.kubernetes.io/arch"))],
+    [_term(_arch("Exists"))],
+    [_term(_arch("DoesNotExist"))],
+    [_term(_arch("In", "arm64")), _term(_arch("In", "amd64"))],
+    [_term(), _term(_arch("In", "amd64"))],  # a term without expressions matches no node
+    [_term(_arch("In", "amd64"), _arch("NotIn", "amd64", key="beta.kubernetes.io/arch"))],
+    [_term({"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]})],
+    [_term(_arch("In", "x86_64"))],  # the classic mistake
+    [_term(_arch("Gt", "1"))],
+]
+
+
+def test_corpus_workloads_with_required_node_affinity_get_the_scheduler_models_verdicts(corpus):
+    from google.protobuf import json_format
+    from scheduler_model import ARCHITECTURES, allowed, wrong_names
+
+    _, workloads = corpus
+    stack, specs = [cluster_resource("x86_64")], {}
+    for index, workload in enumerate(workloads):
+        props = json_format.MessageToDict(workload.inputs)
+        spec = props
+        for field in POD_SPEC.get(workload.type.rsplit(":", 1)[-1], ("spec", "template", "spec")):
+            spec = spec.setdefault(field, {})
+        spec.setdefault("affinity", {})["nodeAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": AFFINITIES[index % len(AFFINITIES)]}}
+        struct = to_struct(props)
+        stack.append(Resource(workload.type, workload.name, workload.urn, struct, struct, workload.parent))
+        specs[workload.urn] = spec
+    with EnginePack({"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(stack)
+    assert result.notes == []
+    kinds = set()
+    for urn, spec in specs.items():
+        can = allowed(spec)
+        reported = {v.policy for v in result.violations if v.urn == urn and v.policy not in FIT}
+        expected = set()
+        if wrong_names(spec) or not can:
+            expected.add("workload-architecture-selector-valid")
+        if can != {"amd64"}:  # the pool declares x86_64: the Pods must be pinned to amd64
+            expected.add("workload-node-architecture")
+        assert reported == expected, (urn, spec.get("nodeSelector"), spec["affinity"]["nodeAffinity"])
+        kinds.add(frozenset(expected))
+        assert set(can) <= set(ARCHITECTURES)
+    assert len(kinds) == 3  # clean, unpinned, and impossible workloads all occur

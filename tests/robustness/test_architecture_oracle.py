@@ -21,20 +21,15 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE
+from scheduler_model import ARCH_LABELS, ARCHITECTURES, NOWHERE, OTHER_LABELS, WRONG, allowed, places, wrong_names
 
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
 
-PROPERTY = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "300")), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-ARCHITECTURES = ("amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64", "mips64le", "mips64", "mipsle",
-                 "mips", "loong64")
-ARCH_LABELS = ("kubernetes.io/arch", "beta.kubernetes.io/arch")
-OTHER_LABELS = ("kubernetes.io/os", "topology.kubernetes.io/zone")
-WRONG = ("x86_64", "aarch64")  # names no node carries: the classic mistakes
-NOWHERE = "no-such-arch"
 UNKNOWN = UNKNOWN_STRING_VALUE
 
+PROPERTY = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "300")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 SELECTOR_VALID = "workload-architecture-selector-valid"
 NODE_ARCHITECTURE = "workload-node-architecture"
 PIN = "workload-architecture-pin"
@@ -78,18 +73,6 @@ def pod_specs(draw: Any) -> dict[str, Any]:
     return draw(with_one_unknown(spec))
 
 
-def places(spec: dict[str, Any]) -> list[tuple[Any, Any]]:
-    """(container, key) of every architecture value in the spec, where a preview unknown may stand."""
-    found = [(spec["nodeSelector"], label) for label in ARCH_LABELS if label in spec.get("nodeSelector", {})]
-    affinity = spec.get("affinity", {}).get("nodeAffinity", {})
-    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(affinity, dict) else None
-    for term in (required or {}).get("nodeSelectorTerms", []):
-        for expression in term["matchExpressions"]:
-            if expression["key"] in ARCH_LABELS and expression["operator"] in ("In", "NotIn"):
-                found += [(expression["values"], index) for index in range(len(expression["values"]))]
-    return found
-
-
 @st.composite
 def with_one_unknown(draw: Any, spec: dict[str, Any]) -> dict[str, Any]:
     """The spec, sometimes with one architecture value, or its whole node affinity, not known yet."""
@@ -104,29 +87,6 @@ def with_one_unknown(draw: Any, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- the model --------------------------------------------------------------------------------------
-
-def holds(expression: dict[str, Any], node: str) -> bool:
-    if expression["key"] not in ARCH_LABELS:
-        return True  # some node carries whatever else it asks for
-    operator = expression["operator"]
-    if operator == "In":
-        return node in expression["values"]
-    if operator == "NotIn":
-        return node not in expression["values"]
-    return operator == "Exists"  # DoesNotExist: every node has the label; Gt/Lt: the label is not a number
-
-
-def schedulable(spec: dict[str, Any], node: str) -> bool:
-    selector = spec.get("nodeSelector") or {}
-    if any(selector[label] != node for label in ARCH_LABELS if label in selector):
-        return False
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution")
-    if required is None:
-        return True
-    return any(term["matchExpressions"] and all(holds(e, node) for e in term["matchExpressions"])
-               for term in required["nodeSelectorTerms"])
-
 
 def substitutions(spec: dict[str, Any]) -> list[dict[str, Any]]:
     """The spec with its unknown replaced by every value it could take."""
@@ -158,21 +118,6 @@ def _with_affinity(spec: dict[str, Any], affinity: Any) -> dict[str, Any]:
     else:
         candidate["affinity"]["nodeAffinity"] = affinity
     return candidate
-
-
-def allowed(spec: dict[str, Any]) -> set[str]:
-    return {node for node in ARCHITECTURES if schedulable(spec, node)}
-
-
-def wrong_names(spec: dict[str, Any]) -> bool:
-    """A known architecture value that is no Kubernetes architecture, or required affinity without terms."""
-    if any(container[key] in WRONG for container, key in places(spec)):
-        return True
-    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {})
-    if not isinstance(required, dict):
-        return False
-    terms = (required.get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
-    return terms == []
 
 
 # --- the verdicts -----------------------------------------------------------------------------------

@@ -1,5 +1,10 @@
 """Hostile input: no policy raises, whatever the props hold, and unknowns hide nothing else.
 
+The sweeps of any value anywhere (test_any_value_anywhere_*) have no right verdict to compare with: the
+value may be any type, so answering without raising (and without the pack's "could not evaluate") is
+the whole property. The tests after them check verdicts: exact findings that an unknown must not hide,
+secrets read like plain values, a clean starting stack.
+
 Every test goes through the SDK's servicer, so the props are the engine's proxies: unknown
 preview values raise on access and secrets arrive wrapped. A policy that raised would make the
 servicer raise here; a bug caught by the pack's own guard would show up as its "could not

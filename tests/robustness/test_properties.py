@@ -2,6 +2,13 @@
 unknowns and secrets anywhere. No policy raises (in-process and over the engine protocol), and
 every finding of a resource policy names a field that exists in its input.
 
+What these decide and what they do not: the inputs here are hostile on purpose (any type anywhere),
+so no model of the right verdict exists for them; they prove the pack answers (never raises, never
+blames the stack for a resource's fault, names only fields that exist) and that a remediation is
+deterministic, idempotent and minimal. The verdicts themselves are decided by the oracles of
+test_property_oracles.py, test_architecture_oracle.py, test_placement_oracle.py, test_unknown_sweep.py
+and the corpus tests.
+
 Bounded (example counts, sizes, no deadline surprises) so the whole suite stays well inside CI's
 budget.
 """
@@ -206,6 +213,8 @@ def test_generated_workloads_never_raise_and_name_real_fields(workload):
 @PROPERTY
 @given(stacks)
 def test_generated_stacks_never_raise(stack):
+    """Answering at all is the property: hostile stacks have no right verdict to compare with (the oracles
+    decide verdicts); every violation is on one of the stack's resources."""
     result = run_in_process(stack_resources(stack))
     urns = {r.urn for r in stack_resources(stack)}
     assert all(v.urn in urns for v in result.violations)  # attributed to a resource, never to the stack
@@ -221,6 +230,8 @@ def engine():
                                                                  HealthCheck.function_scoped_fixture])
 @given(stacks)
 def test_no_grpc_error_ever_comes_back(engine, stack):
+    """Over the engine protocol, answering is the property: an exception in a policy would come back as a
+    gRPC error (or the pack's own "could not evaluate"), failing the user's whole preview."""
     result = engine.run(stack_resources(stack))  # a policy that raised would surface as a gRPC error here
     assert not any("could not evaluate" in v.message for v in result.violations)
 
@@ -292,6 +303,8 @@ def test_remediation_is_deterministic_idempotent_and_minimal(stack, setting):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stacks, st.sampled_from([None, "arm64"]))
 def test_the_engine_started_pack_remediates_as_in_process(stack, setting):
+    """The pack against itself (started as the engine starts it vs in-process): it checks the process and
+    the protocol, not a verdict; test_architecture_oracle.py decides which workloads are pinned."""
     resources = stack_resources(stack)
     with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
         expected = Analyzer(remediate_config(setting)).run(resources).remediations
