@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .values import Unknown, type_name
+from .values import Unknown, derived, type_name
 
 KUBERNETES_ARCHITECTURES = frozenset({
     "amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64",
@@ -33,6 +33,11 @@ _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 # ComputeCluster architecture -> the node label value Kubernetes uses for it.
 NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
+
+
+def node_architecture(architecture: str) -> str:
+    """The node label value for a ComputeCluster architecture, secret when the architecture is."""
+    return derived(NODE_ARCHITECTURE[architecture], architecture)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pulumi_policy import Severity
 
 from .cluster import Cluster
-from .findings import Finding, Violation
+from .findings import Finding, Violation, listed
 from .placement import Stack, declared_architectures
 from .templates import Context, Policy
 
@@ -19,7 +19,7 @@ def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
     declared = declared_architectures(stack)
     if len(declared.architectures) <= 1:
         return [declared.unknown] if declared.unknown is not None else []
-    found = " and ".join(declared.architectures)
+    found = listed(declared.architectures, " and ")
     findings: list[Finding] = []
     for entry in stack.clusters:
         pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
@@ -27,7 +27,7 @@ def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
                 if isinstance(pool.architecture, str)]
         if mine:
             findings.append(Violation(
-                f"ComputeCluster '{entry.label}' declares {', '.join(mine)}, but the stack's pools declare "
+                f"ComputeCluster '{entry.label}' declares {listed(mine)}, but the stack's pools declare "
                 f"{found}: one image build cannot serve both; declare the same profile.architecture on every "
                 "pool", entry.urn))
     return findings

@@ -34,6 +34,12 @@ class Violation:
 Finding = Violation | Unknown
 
 
+def listed(values: Iterable[Any], separator: str = ", ") -> str:
+    """Values joined for a message, each formatted as an f-string formats it, so that a secret reads
+    ``[secret]`` (``str.join`` would copy its plain text)."""
+    return separator.join(format(value) for value in values)
+
+
 def advisory_setting(what: str) -> dict[str, Any]:
     """The JSON schema of a setting that says how loud an advisory finding about ``what`` is."""
     return {"type": "string", "enum": ["advisory", "enforce"],

@@ -14,7 +14,7 @@ from typing import Any
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
 from .findings import Violation
-from .values import Unknown, undetermined
+from .values import Unknown, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
     POOL_KEY,
@@ -119,7 +119,7 @@ class DeclaredArchitectures:
 
 
 def declared_architectures(stack: Stack) -> DeclaredArchitectures:
-    declared: set[str] = set()
+    declared: dict[str, str] = {}  # architecture -> as declared; a secret declaration wins, so it stays secret
     unknown: Unknown | None = None
     for entry in stack.clusters:
         cluster = entry.cluster
@@ -130,9 +130,10 @@ def declared_architectures(stack: Stack) -> DeclaredArchitectures:
         for pool in pools:
             if isinstance(pool.architecture, Unknown):
                 unknown = unknown or pool.architecture
-            elif pool.architecture is not None:
-                declared.add(pool.architecture)
-    return DeclaredArchitectures(tuple(sorted(declared)), unknown)
+            elif pool.architecture is not None and (is_secret(pool.architecture)
+                                                    or str(pool.architecture) not in declared):
+                declared[str(pool.architecture)] = pool.architecture
+    return DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown)
 
 
 # --- placement -------------------------------------------------------------------------------

@@ -81,6 +81,16 @@ def secret(value: Any) -> Any:
     return value
 
 
+def is_secret(value: Any) -> bool:
+    return isinstance(value, (SecretText, SecretNumber, SecretInt))
+
+
+def derived(value: str, *sources: Any) -> str:
+    """``value``, computed from ``sources``: secret (``[secret]`` in messages) when any of them is, such as
+    the node architecture a Pod needs when its pool's architecture is secret."""
+    return SecretText(value) if any(is_secret(source) for source in sources) else value
+
+
 def undetermined(message: str) -> Unknown:
     return Unknown(Undetermined(message))
 

@@ -19,7 +19,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, Severity
 
 from . import sdk
-from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint
+from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint, node_architecture
 from .findings import Finding, Violation
 from .placement import DeclaredArchitectures, Stack, needed_architecture
 from .templates import Context, Policy
@@ -41,7 +41,7 @@ def needed_pin(workload: Workload, setting: Any, known: Known) -> tuple[str, str
     if needed is None or isinstance(needed, Unknown):
         return needed
     architecture, why = needed
-    return NODE_ARCHITECTURE[architecture], why
+    return node_architecture(architecture), why
 
 
 def is_unconstrained(workload: Workload) -> bool:

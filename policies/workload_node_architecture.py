@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .architecture import NODE_ARCHITECTURE, architecture_constraint
-from .findings import Finding, Violation
+from .architecture import architecture_constraint, node_architecture
+from .findings import Finding, Violation, listed
 from .placement import Stack, declared_architectures, needed_architecture
 from .templates import Context, Policy
 from .values import Unknown
@@ -29,12 +29,12 @@ def workload_node_architecture(stack: Stack) -> list[Finding]:
             findings.append(needed)
             continue
         architecture, why = needed
-        node_arch = NODE_ARCHITECTURE[architecture]
+        node_arch = node_architecture(architecture)
         constraint = architecture_constraint(workload.node_selector, workload.node_affinity,
                                              workload.pod_spec_path)
         fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
         if node_arch not in constraint.allowed:
-            allowed = ", ".join(f"{name}" for name in sorted(constraint.allowed)) or "no architecture"
+            allowed = listed(sorted(constraint.allowed)) or "no architecture"
             findings.append(Violation(
                 f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but its architecture constraints "
                 f"exclude {node_arch} (they allow {allowed}); {fix}", workload.urn))
