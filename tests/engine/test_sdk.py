@@ -177,14 +177,24 @@ CONFIG = {"workload-architecture-pin": {"enforcementLevel": "remediate", "archit
 def _stack() -> list[Resource]:
     broken = valid_cluster_props()
     broken["capacityGroups"][0].update(instanceType="m7g.xlarg", maxSize=11)
-    api = {"metadata": {"labels": {"compute.alien.dev/pool": "apps"}},
-           "spec": {"template": {"spec": {"containers": [{"name": "api", "image": dict(SECRET, value="img")}]}}}}
+    # requests too large for the pool, secret, not known yet and malformed (workload-fits-pool, pool-capacity)
+    resources = {"requests": {"cpu": "3", "memory": dict(SECRET, value="1Gi"), "ephemeral-storage": UNKNOWN_STRING_VALUE},
+                 "limits": {"nvidia.com/gpu": "1x"}}
+    api = {"metadata": {"name": "api", "labels": {"compute.alien.dev/pool": "apps"}},
+           "spec": {"replicas": 2, "template": {"spec": {"containers": [
+               {"name": "api", "image": dict(SECRET, value="img"), "resources": resources}]}}}}
+    logs = {"metadata": {"name": "logs"}, "spec": {"template": {"spec": {"containers": [
+        {"name": "logs", "image": "img", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}}}
+    hpa = {"metadata": {"name": "api"}, "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "api"},
+                                                 "minReplicas": 4, "maxReplicas": 5}}
     worker = {"metadata": {"labels": {"compute.alien.dev/workload": "worker"}},
               "spec": {"template": {"spec": {"nodeSelector": {"kubernetes.io/arch": UNKNOWN_STRING_VALUE},
                                              "containers": [{"name": "w", "image": "img"}]}}}}
     return [Resource.of("compute:index:ComputeCluster", "compute", broken),
             Resource.of("kubernetes:apps/v1:Deployment", "api", api),
-            Resource.of("kubernetes:apps/v1:StatefulSet", "worker", worker)]
+            Resource.of("kubernetes:apps/v1:StatefulSet", "worker", worker),
+            Resource.of("kubernetes:apps/v1:DaemonSet", "logs", logs),
+            Resource.of("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "api", hpa)]
 
 
 def _run(shim: bool) -> Any:
@@ -205,6 +215,8 @@ def _run(shim: bool) -> Any:
 def test_configure_analyze_remediate_and_analyze_stack_give_the_sdks_results_through_the_shim():
     (fast, fast_provider), (plain, plain_provider) = _run(shim=True), _run(shim=False)
     assert fast.violations and fast.remediations and fast.notes and fast.not_applicable  # every path ran
+    assert len(fast.of("workload-fits-pool")) == 2  # 3 cores on a 2-core node; a malformed GPU limit
+    assert "workload-fits-pool" in {note.policy for note in fast.notes}  # the storage request is not known yet
     assert fast == plain
     assert fast_provider == plain_provider
 
