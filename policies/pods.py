@@ -53,7 +53,8 @@ class PodRequest:
     secret: frozenset[str] = frozenset()  # resources whose amount comes from a secret value
 
     def get(self, resource: str) -> Decimal:
-        return self.amounts.get(resource, Decimal(0))
+        """The request for a resource that is known (asking for one in ``unknown`` is a bug)."""
+        return self.amounts[resource]
 
 
 _ZERO = Decimal(0)
@@ -172,7 +173,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     if isinstance(pod_spec, Unknown):
         return PodRequest({}, dict.fromkeys(RESOURCES, pod_spec))
     if not isinstance(pod_spec, Mapping):
-        return PodRequest({})
+        return PodRequest(dict.fromkeys(RESOURCES, _ZERO))
 
     everything_unknown: Unknown | None = None
     apps = _Sum()

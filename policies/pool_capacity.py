@@ -77,11 +77,13 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
             counted.append((placed, count))
     urn = load.entry.urn
     for placed, count in counted:
+        hidden = placed.replicas.secret
         if placed.repels and count > size:
             findings.append(Violation(
                 f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
                 f"(required pod anti-affinity on kubernetes.io/hostname), but the pool has at most {size} nodes "
-                f"(maxSize); {count - size} of them can never be scheduled: {_more_nodes(count)}or run fewer replicas",
+                f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
+                f"{_more_nodes(count, hidden)}or run fewer replicas",
                 urn))
     if not counted:
         return findings
@@ -109,8 +111,11 @@ def _nodes(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
 
 
-def _more_nodes(needed: int) -> str:
-    return f"raise maxSize to at least {needed}, " if needed <= MAX_POOL_SIZE else ""
+def _more_nodes(needed: int, hidden: bool = False) -> str:
+    """The maxSize to ask for, when a pool may have that many (a number derived from a secret reads so)."""
+    if needed > MAX_POOL_SIZE:
+        return ""
+    return f"raise maxSize to at least {REDACTED if hidden else needed}, "
 
 
 def _total(load: PoolLoad, node: Node, resource: str, size: int,
@@ -149,7 +154,7 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     fix = "use larger machines or move workloads to another pool"
     if per_node > 0:
         needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
-        fix = f"{_more_nodes(needed)}{fix}" if needed > size else fix
+        fix = f"{_more_nodes(needed, secret)}{fix}" if needed > size else fix
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     return Violation(
@@ -173,10 +178,12 @@ def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, 
     for placed, count in counted:
         fits: list[tuple[int, str]] = []
         for resource, left in free.items():
-            each = Decimal(1) if resource == PODS else placed.request.get(resource)
-            if each <= 0 or (resource != PODS and resource in placed.request.unknown):
+            # Pod slots are left out: for one workload the Pod total above already decides exactly.
+            if resource == PODS or resource in placed.request.unknown:
                 continue
-            fits.append((int(left // each), resource))
+            each = placed.request.get(resource)
+            if each > 0:
+                fits.append((int(left // each), resource))
         if not fits:
             continue
         per_node, resource = min(fits)  # at least 1: Pods that fit no node were left out
@@ -184,14 +191,13 @@ def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, 
         if needed <= size:
             continue
         hidden = resource in node.secret or resource in placed.request.secret or placed.replicas.secret
-        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        each = placed.request.get(resource)
         limit = (f"{show(resource, free[resource], hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
-                 f"/ {show(resource, each, hidden)} per Pod" if resource != PODS else
-                 f"{show(resource, free[resource], hidden)} Pod slots left on a node after its DaemonSets")
+                 f"/ {show(resource, each, hidden)} per Pod")
         findings.append(Violation(
             f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({machine(node)}) "
             f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
-            f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: {_more_nodes(needed)}"
+            f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: {_more_nodes(needed, hidden)}"
             "use larger machines or run fewer replicas", load.entry.urn))
     return findings
 

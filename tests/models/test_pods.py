@@ -233,3 +233,17 @@ def test_amounts_beyond_what_kubernetes_counts_are_refused_not_computed():
     assert replicas("Deployment", {"spec": {"replicas": 2**31 - 1}}).count == 2**31 - 1
     assert replicas("Deployment", {"spec": {"replicas": 2**31}}).count is None  # an int32 the API server checks
     assert amount("memory", Decimal(10) ** 40) == "1.000E+40"  # never raises, however large
+
+
+def test_selectors_with_values_not_known_yet_match_nothing():
+    assert selects({"matchExpressions": undetermined("later")}, LABELS) is False
+    unknown_option = {"key": "app", "operator": "In", "values": ["db", undetermined("x")]}
+    assert selects({"matchExpressions": [unknown_option]}, LABELS) is False
+    assert selects({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["web"]}]}, LABELS) is True
+    assert selects({"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["a"]}]}, LABELS) is True
+    assert selects({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, LABELS) is False
+
+
+def test_sizes_round_to_two_decimals_of_their_unit():
+    assert [amount("memory", Decimal(v)) for v in (GI + 1, 10 * GI + GI // 2, 9 * GI + GI // 2, MI + 5)] == [
+        "1024 MiB", "10.5 GiB", "9728 MiB", "1 MiB"]

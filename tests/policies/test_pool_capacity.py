@@ -146,3 +146,84 @@ def test_unknown_replicas_give_a_note_and_the_rest_is_still_counted():
                                  deployment("late", UNKNOWN_STRING_VALUE, "1"), deployment("api", 7, "1")])
     # seed K's pool: 3 x 2 cores; api alone needs 7 cores
     assert names(result.of(CAPACITY)) == ["compute"] and [n.policy for n in result.notes] == [CAPACITY]
+
+
+def test_no_max_size_to_suggest_beyond_ten_machines():
+    """30 x 1 core on one 2-core node: 15 nodes would be needed, more than a pool may have."""
+    (violation,) = capacity(pool(max_size=1), on_apps("Deployment", "api", {"cpu": "1"}, 30))
+    assert violation.finding.endswith("30 cores in all, more than it has: use larger machines or move workloads to "
+                                      "another pool")
+
+
+def test_a_node_with_one_millicore_left_still_counts_as_room():
+    """1001m nodes, a 1000m DaemonSet: 1m left per node, so five 1m Pods need 5 nodes."""
+    tiny = MachineProfile(cpu="1001m", memory_bytes=4 * GIB, ephemeral_storage_bytes=0, architecture="x86_64")
+    parts = [cluster(ComputeClusterArgs(id="compute", capacity_groups=[
+        CapacityGroup(group_id="apps", min_size=0, max_size=1, profile=tiny)])),
+        on_apps("DaemonSet", "logs", {"cpu": "1000m"}), on_apps("Deployment", "api", {"cpu": "1m"}, 5)]
+    (violation,) = capacity(*parts)
+    assert "(largest: Deployment 'api' 5 x 1m), 1005m in all, more than it has: raise maxSize to at least 5," in \
+        violation.finding
+
+
+def test_one_pod_slot_left_is_room_for_one_pod():
+    """maxPods 3 with two DaemonSets: one slot per node; two replicas on one node do not fit."""
+    config = {CAPACITY: {"allocatable": {"kubernetes": {"maxPods": 3}}}}
+    parts = [pool(max_size=1), on_apps("DaemonSet", "logs"), on_apps("DaemonSet", "metrics")]
+    assert capacity(*parts, on_apps("Deployment", "api", replicas=1), policy_config=config) == []
+    (violation,) = capacity(*parts, on_apps("Deployment", "api", replicas=2), policy_config=config)
+    assert "room for 1 x 3 = 3 Pods; its DaemonSets take 1 x 2 = 2 and its workloads run 2" in violation.finding
+
+
+def secret_profile_cluster(field, max_size=1):
+    import pulumi
+    from builders import raw_cluster, valid_cluster_props
+
+    props = valid_cluster_props()
+    props["capacityGroups"][0]["maxSize"] = max_size
+    props["capacityGroups"][0]["profile"][field] = pulumi.Output.secret(props["capacityGroups"][0]["profile"][field])
+    return raw_cluster(props, register_outputs=True)
+
+
+def test_numbers_derived_from_a_secret_read_secret():
+    """Seed K's pool (2 cores, 4 GiB) with its memory secret: every memory amount of the pool's message."""
+    (violation,) = capacity(secret_profile_cluster("memoryBytes"), on_apps("DaemonSet", "logs", {"memory": "1Gi"}),
+                            on_apps("Deployment", "api", {"memory": "1Gi"}, 4))
+    assert ("it has room for 1 x [secret] = [secret] of memory allocatable (a node: [secret] capacity - [secret] "
+            "eviction threshold = [secret] allocatable); its DaemonSets take 1 x [secret] = [secret] and its workloads "
+            "request [secret] (largest: Deployment 'api' 4 x [secret]), [secret] in all, more than it has: raise "
+            "maxSize to at least [secret], use larger machines") in violation.finding
+    # 3 x 1100m on two 2-core nodes: 3300m of 4000m, but one Pod per node
+    (packed,) = capacity(secret_profile_cluster("cpu", max_size=2), on_apps("Deployment", "api", {"cpu": "1100m"}, 3))
+    assert packed.finding.endswith(
+        "a node (its profile) holds at most [secret] of them ([secret] of CPU left on a node after its DaemonSets / "
+        "[secret] per Pod), so they need [secret], more than its maxSize of 2: raise maxSize to at least [secret], "
+        "use larger machines or run fewer replicas")
+
+
+def test_secret_replicas_read_secret():
+    import pulumi
+
+    def api():
+        return workload("Deployment", "api", labels=placed(), node_selector=AMD64, requests={"cpu": "1"},
+                        spec={"replicas": pulumi.Output.secret(9)})()
+
+    (violation,) = capacity(pool(max_size=1), api)
+    assert "(largest: Deployment 'api' [secret] x [secret])" in violation.finding
+
+
+def test_secret_replicas_that_repel_each_other_read_secret():
+    import pulumi
+
+    anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}}
+
+    def db():
+        return workload("StatefulSet", "db", labels=placed(), node_selector=AMD64, requests={"cpu": "100m"}, pod=anti,
+                        spec={"replicas": pulumi.Output.secret(4)})()
+
+    (violation,) = capacity(pool(max_size=3), db)
+    assert violation.finding.endswith("runs [secret] Pods that may not share a node (required pod anti-affinity on "
+                                      "kubernetes.io/hostname), but the pool has at most 3 nodes (maxSize); [secret] of "
+                                      "them can never be scheduled: raise maxSize to at least [secret], or run fewer "
+                                      "replicas")

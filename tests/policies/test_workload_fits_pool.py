@@ -196,3 +196,38 @@ def test_a_secret_profile_reads_secret_in_every_number_derived_from_it(field):
     assert "[secret]" in violation.finding
     for shown in ("4 GiB", "3996 MiB", "2 cores"):
         assert shown not in violation.finding
+
+
+def test_daemonsets_of_any_size_are_named_and_secret_requests_read_secret():
+    def logs():
+        return workload("DaemonSet", "logs", labels=placed(), node_selector=AMD64,
+                        requests={"cpu": pulumi.Output.secret("1m"), "memory": "1"})()
+
+    parts = [pools(apps()), logs, on_apps("DaemonSet", "trace", {"cpu": "1m", "memory": "1"}),
+             on_apps("Deployment", "api", {"cpu": "1999m", "memory": "3996Mi"})]
+    findings = sorted(v.finding for v in fits(*parts))
+    assert ("for DaemonSets ('logs' [secret], 'trace' 1m) = 1998m left" in findings[0]
+            and "for DaemonSets ('logs' 1 bytes, 'trace' 1 bytes) = 4190109694 bytes left" not in findings[1])
+    assert "DaemonSets ('logs' 1 bytes, 'trace' 1 bytes)" in findings[1]
+
+
+def test_a_secret_malformed_quantity_is_named_without_its_value():
+    def api():
+        return workload("Deployment", "api", labels=placed(), node_selector=AMD64,
+                        requests={"memory": pulumi.Output.secret("lots")})()
+
+    (violation,) = fits(pools(apps()), api)
+    assert violation.finding == (
+        "Deployment 'api': spec.template.spec.containers[0].resources.requests['memory'] is not a Kubernetes "
+        "quantity such as 500m, 0.5, 128Mi or 1G; the API server refuses it, so fix the quantity")
+
+
+def test_daemonsets_beyond_the_pod_slots_are_told_so():
+    config = {FITS: {"allocatable": {"kubernetes": {"maxPods": 2}}}}
+    daemons = [on_apps("DaemonSet", name) for name in ("a", "b", "c")]
+    violations = fits(pools(apps()), *daemons, policy_config=config)
+    assert [v.finding for v in violations] == [
+        f"DaemonSet '{name}': the 3 DaemonSets of pool 'apps' of ComputeCluster 'compute' ('a', 'b', 'c') need one Pod "
+        "slot each on every node, but a node of it (its profile) holds at most 2 Pods (the allocatable setting); some "
+        "of them can never run there: move DaemonSets to other pools or raise the node's maxPods"
+        for name in ("a", "b", "c")]
