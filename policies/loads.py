@@ -98,7 +98,7 @@ def _loads(stack: Stack) -> Loads:
         if target is None:
             continue
         if workload.kind == "DaemonSet":
-            target.daemonsets.append(Placed(workload, request, Replicas(None, "one per node")))
+            target.daemonsets.append(Placed(workload, request, Replicas(None)))  # one Pod per node
             continue
         metadata = child(workload.props, "metadata")
         namespace = child(metadata, "namespace")

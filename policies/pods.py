@@ -245,10 +245,9 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
 
 @dataclass(frozen=True)
 class Replicas:
-    """How many Pods of a workload run at once, at least, and where that number comes from."""
+    """How many Pods of a workload run at once, at least."""
 
     count: int | Unknown | None  # None: the field cannot be read (the API server would refuse it)
-    source: str  # the field it came from, e.g. "spec.replicas", "default"
     secret: bool = False
 
 
@@ -257,37 +256,37 @@ def replicas(kind: str, props: Any) -> Replicas:
     (no more than its completions), one for a Pod, none for a PodTemplate (a template runs nothing).
     DaemonSets run one Pod per node and are counted per node instead."""
     if kind == "Pod":
-        return Replicas(1, "a Pod")
+        return Replicas(1)
     if kind == "PodTemplate":
-        return Replicas(0, "a template")
+        return Replicas(0)
     if kind in ("Job", "CronJob"):
         job = child(child(child(props, "spec"), "jobTemplate"), "spec") if kind == "CronJob" else child(props, "spec")
-        where = "spec.jobTemplate.spec" if kind == "CronJob" else "spec"
         if isinstance(job, Unknown):
-            return Replicas(job, f"{where}.parallelism")
-        parallelism = _count(child(job, "parallelism"), f"{where}.parallelism")
+            return Replicas(job)
+        parallelism = _count(child(job, "parallelism"))
         if child(job, "completions") is None:  # a work queue: parallelism Pods run at once
             return parallelism
-        completions = _count(child(job, "completions"), f"{where}.completions")
+        completions = _count(child(job, "completions"))
         if isinstance(parallelism.count, int) and isinstance(completions.count, int) \
                 and completions.count < parallelism.count:
             return completions
         return parallelism
     spec = child(props, "spec")
     if isinstance(spec, Unknown):
-        return Replicas(spec, "spec.replicas")
-    return _count(child(spec, "replicas"), "spec.replicas")
+        return Replicas(spec)
+    return _count(child(spec, "replicas"))
 
 
-def _count(value: Any, where: str) -> Replicas:
+def _count(value: Any) -> Replicas:
+    """A replica count field: 1 when absent (the API's default)."""
     if value is None:
-        return Replicas(1, f"{where} (default)")
+        return Replicas(1)
     if isinstance(value, Unknown):
-        return Replicas(value, where)
+        return Replicas(value)
     number = as_int(value)
     if number is None or not 0 <= number <= MAX_REPLICAS:  # an int32 the API server checks
-        return Replicas(None, where)
-    return Replicas(int(number), where, isinstance(number, SecretInt))
+        return Replicas(None)
+    return Replicas(int(number), isinstance(number, SecretInt))
 
 
 # --- Pods that repel each other -----------------------------------------------------------------

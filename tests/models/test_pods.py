@@ -225,9 +225,9 @@ def test_preferred_anti_affinity_and_unknown_labels_never_repel():
 def test_amounts_beyond_what_kubernetes_counts_are_refused_not_computed():
     spec = {"containers": [container("a", {"memory": "1e30", "cpu": "9223372036854775807"})]}
     request = pod_request(spec, "spec")
-    assert [(bad.field, bad.problem) for bad in request.bad] == [
-        ("spec.containers[0].resources.requests['cpu']", "too large"),  # 2^63 - 1 cores is 1000 x too many millicores
-        ("spec.containers[0].resources.requests['memory']", "too large")]
+    assert [(bad.field, bad.value, bad.problem) for bad in request.bad] == [
+        ("spec.containers[0].resources.requests['cpu']", "9223372036854775807", "too large"),  # in millicores
+        ("spec.containers[0].resources.requests['memory']", "1e30", "too large")]
     fits = pod_request({"containers": [container("a", {"memory": str(2**63 - 1)})]}, "spec")
     assert fits.bad == () and fits.get("memory") == 2**63 - 1
     assert replicas("Deployment", {"spec": {"replicas": 2**31 - 1}}).count == 2**31 - 1

@@ -66,6 +66,7 @@ def test_the_largest_consumers_are_named_and_the_rest_counted():
 
     assert capacity(*parts(2)) == []
     (violation,) = capacity(*parts(3))
+    assert violation.finding.startswith("ComputeCluster 'compute' pool 'apps': at its maxSize of 1 node (its profile)")
     assert ("of memory allocatable (a node: 4 GiB capacity - 100 MiB eviction threshold = 3996 MiB allocatable); its "
             "workloads request 4500 MiB (largest: Deployment 'w4' 3 x 500 MiB, Deployment "
             "'w3' 3 x 400 MiB, Deployment 'w2' 3 x 300 MiB and 2 more), 4500 MiB in all, more than it has: raise "
@@ -102,6 +103,7 @@ def test_a_jobs_parallelism_and_identical_pods_per_node():
 
     assert capacity(pool(max_size=2), job(6)) == []
     (violation,) = capacity(pool(max_size=2), job(7))
+    assert names([violation]) == ["compute"]
     assert violation.finding == (
         "ComputeCluster 'compute' pool 'apps': Job 'batch' runs 7 Pods and a node (its profile) holds at most 3 of "
         "them (3996 MiB of memory left on a node after its DaemonSets / 1 GiB per Pod), so they need 3 nodes, more "
@@ -227,3 +229,11 @@ def test_secret_replicas_that_repel_each_other_read_secret():
                                       "kubernetes.io/hostname), but the pool has at most 3 nodes (maxSize); [secret] of "
                                       "them can never be scheduled: raise maxSize to at least [secret], or run fewer "
                                       "replicas")
+
+
+def test_what_fits_no_node_after_the_daemonsets_is_left_out_of_the_totals():
+    """1500m of DaemonSets on 2-core nodes leave 500m: 1-core Pods fit no node (workload-fits-pool says so), and
+    3 of them must not be counted as if the DaemonSets left room."""
+    result = run(pool(max_size=3), on_apps("DaemonSet", "logs", {"cpu": "1500m"}),
+                 on_apps("Deployment", "api", {"cpu": "1"}, 3))
+    assert result.of(CAPACITY) == [] and names(result.of("workload-fits-pool")) == ["api"]

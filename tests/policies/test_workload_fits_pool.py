@@ -87,6 +87,9 @@ def test_pod_slots_on_eks_t4g_small():
     violations = fits(pool, *daemons, workload("DaemonSet", "d10", labels=placed()),
                       workload("Deployment", "api", labels=placed()), platform="aws")
     assert names(violations) == ["api"]
+    assert violations[0].finding.endswith(
+        "'d9', 'd10') take every slot; its Pods can never be scheduled there: move DaemonSets to other pools or raise "
+        "the node's maxPods")
     assert violations[0].finding.startswith(
         "Deployment 'api': a node of pool 'apps' of ComputeCluster 'compute' (machine t4g.small) holds at most 11 Pods "
         "(EKS's maximum for t4g.small) and its DaemonSets ('d0', 'd1',")
@@ -127,6 +130,7 @@ def test_a_malformed_quantity_is_a_violation_naming_its_field():
 
 def test_gpus_on_a_profile_pool_without_one():
     (violation,) = fits(pools(apps()), on_apps("Job", "train", {"nvidia.com/gpu": "1"}))
+    assert names([violation]) == ["train"]
     assert violation.finding == (
         "Job 'train': its Pods request 1 nvidia.com/gpu, but the machines of pool 'apps' of ComputeCluster 'compute' "
         "(its profile) have no GPU; they can never be scheduled there: place the workload on a pool whose machines "
@@ -231,3 +235,50 @@ def test_daemonsets_beyond_the_pod_slots_are_told_so():
         "slot each on every node, but a node of it (its profile) holds at most 2 Pods (the allocatable setting); some "
         "of them can never run there: move DaemonSets to other pools or raise the node's maxPods"
         for name in ("a", "b", "c")]
+
+
+def test_more_gpus_than_a_node_of_the_profile_has():
+    from compute_guard.component import GpuSpec
+
+    gpus = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
+                          gpu=GpuSpec(type="nvidia-t4", count=1))
+    parts = [pools(apps(profile=gpus))]
+    assert fits(*parts, on_apps("Job", "one", {"nvidia.com/gpu": "1"})) == []
+    (violation,) = fits(*parts, on_apps("Job", "two", {"nvidia.com/gpu": "2"}))
+    assert "one Pod requests 2 of nvidia.com/gpu, more than a node of pool 'apps' of ComputeCluster 'compute' " \
+           "(its profile) can give it: 1 allocatable;" in violation.finding
+
+
+def test_daemonsets_with_secret_requests_overflow_in_secret():
+    def logs():
+        return workload("DaemonSet", "logs", labels=placed(), node_selector=AMD64,
+                        requests={"memory": pulumi.Output.secret("5Gi")})()
+
+    (violation,) = fits(pools(apps()), logs)
+    assert "request [secret] of memory on every node together ('logs' [secret])" in violation.finding
+
+
+def test_every_resource_is_checked_and_daemonsets_are_named_only_where_they_take_something():
+    """A GPU on a pool without one, CPU that fits, memory that does not: both misfits, and the DaemonSet, which
+    requests memory only, is not in the CPU message (or the GPU one)."""
+    parts = [pools(apps()), on_apps("DaemonSet", "logs", {"memory": "100Mi"}),
+             on_apps("Deployment", "api", {"cpu": "3", "memory": "4Gi", "nvidia.com/gpu": "1", "amd.com/gpu": "1"})]
+    findings = [v.finding for v in fits(*parts)]
+    assert [f.split(": ", 1)[1][:40] for f in findings] == [
+        "one Pod requests 3 cores of CPU, more th", "one Pod requests 4 GiB of memory, more t",
+        "its Pods request 1 nvidia.com/gpu, but t", "its Pods request 1 amd.com/gpu, but the "]
+    assert "DaemonSets" not in findings[0] and "- 100 MiB for DaemonSets ('logs' 100 MiB) = 3896 MiB left" in findings[1]
+
+
+def test_a_node_the_daemonsets_fill_leaves_nothing_to_ask_for():
+    parts = [pools(apps()), on_apps("DaemonSet", "logs", {"memory": "3996Mi"}), on_apps("Deployment", "api", {"memory": "1"})]
+    (violation,) = fits(*parts)
+    assert violation.finding.endswith("= 0 bytes left; it can never be scheduled there: place the workload on a pool "
+                                      "of larger machines")
+
+
+def test_a_profile_without_memory_holds_no_memory():
+    empty = MachineProfile(cpu="2", memory_bytes=0, ephemeral_storage_bytes=0, architecture="x86_64")
+    (violation,) = fits(pools(apps(profile=empty)), on_apps("Deployment", "api", {"memory": "1Mi"}))
+    assert "one Pod requests 1 MiB of memory, more than a node of pool 'apps' of ComputeCluster 'compute' (its " \
+           "profile) can give it: 0 bytes capacity - 100 MiB eviction threshold = 0 bytes allocatable" in violation.finding
