@@ -235,6 +235,11 @@ def test_amounts_beyond_what_kubernetes_counts_are_refused_not_computed():
     assert amount("memory", Decimal(10) ** 40) == "1.000E+40"  # never raises, however large
 
 
+def test_a_selector_whose_match_labels_are_not_a_map_matches_nothing():
+    assert selects({"matchLabels": "app=db"}, LABELS) is False
+    assert selects({"matchLabels": {}}, LABELS) is True
+
+
 def test_selectors_with_values_not_known_yet_match_nothing():
     assert selects({"matchExpressions": undetermined("later")}, LABELS) is False
     unknown_option = {"key": "app", "operator": "In", "values": ["db", undetermined("x")]}

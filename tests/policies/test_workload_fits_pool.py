@@ -264,6 +264,8 @@ def test_every_resource_is_checked_and_daemonsets_are_named_only_where_they_take
     parts = [pools(apps()), on_apps("DaemonSet", "logs", {"memory": "100Mi"}),
              on_apps("Deployment", "api", {"cpu": "3", "memory": "4Gi", "nvidia.com/gpu": "1", "amd.com/gpu": "1"})]
     findings = [v.finding for v in fits(*parts)]
+    with_cpu = [v.finding for v in fits(*parts, on_apps("DaemonSet", "proxy", {"cpu": "100m"}))]
+    assert "- 100m for DaemonSets ('proxy' 100m) = 1900m left" in with_cpu[0]  # 'logs' takes no CPU: not named
     assert [f.split(": ", 1)[1][:40] for f in findings] == [
         "one Pod requests 3 cores of CPU, more th", "one Pod requests 4 GiB of memory, more t",
         "its Pods request 1 nvidia.com/gpu, but t", "its Pods request 1 amd.com/gpu, but the "]
