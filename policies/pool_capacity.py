@@ -12,7 +12,7 @@ floor(what a node has left / one Pod's request) to a node, which is certain too.
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, Decimal, localcontext
+from decimal import ROUND_CEILING, Decimal
 
 from pulumi_policy import Severity
 
@@ -20,12 +20,12 @@ from .findings import Finding, Violation
 from .loads import Placed, PoolLoad, loads
 from .nodes import ALLOCATABLE_SCHEMA, Node, node_of
 from .placement import Stack
-from .quantity import PODS, PRECISION
+from .platform import PLATFORMS
+from .quantity import PODS, exact
 from .templates import Context, Policy
 from .values import REDACTED, Unknown
 from .workload_fits_pool import (
     CHECKED,
-    PLATFORMS,
     WHAT,
     allocatable_sum,
     daemonset_totals,
@@ -204,8 +204,7 @@ def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
     assert context.platform is not None
-    with localcontext() as exact:  # sums of bounded amounts, exactly (quantity.PRECISION)
-        exact.prec = PRECISION
+    with exact():
         return pool_capacity(stack, context.platform, dict(context.config))
 
 

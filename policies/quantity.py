@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation, localcontext
+from contextlib import AbstractContextManager
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal, InvalidOperation, localcontext
 
 _QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|[numkMGTPE]?)$")
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -77,6 +78,11 @@ def base_units(resource: str, amount: Decimal) -> Decimal:
 
 def floor(amount: Decimal) -> Decimal:
     return amount.to_integral_value(rounding=ROUND_FLOOR)
+
+
+def exact() -> AbstractContextManager[Context]:
+    """Decimal arithmetic with enough digits for any sum of bounded amounts (PRECISION), for a whole check."""
+    return localcontext(prec=PRECISION)
 
 
 # --- human units --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ A request the API server would refuse (a malformed quantity) is reported here to
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from decimal import Decimal
 
 from pulumi_policy import Severity
 
@@ -20,8 +20,9 @@ from .findings import Finding, Violation
 from .loads import Placed, PoolLoad, loads
 from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
 from .placement import Stack
+from .platform import PLATFORMS
 from .pods import GPU_RESOURCES, BadQuantity
-from .quantity import CPU, MEMORY, PODS, PRECISION, STORAGE, amount
+from .quantity import CPU, MEMORY, PODS, STORAGE, amount, exact
 from .templates import Context, Policy
 from .values import REDACTED, Unknown
 
@@ -227,12 +228,9 @@ def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decima
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
     assert context.platform is not None
-    with localcontext() as exact:  # sums of bounded amounts, exactly (quantity.PRECISION)
-        exact.prec = PRECISION
+    with exact():
         return workload_fits_pool(stack, context.platform, dict(context.config))
 
-
-PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
 
 POLICY = Policy(
     name="workload-fits-pool",
