@@ -128,9 +128,9 @@ class _Reader:
             total.unknown.update(dict.fromkeys(only, resources))
             return total
         # Each map read once, and only for the resources it names (most name one or two).
-        limits_map = child(resources, "limits")
-        requests, limits = _entries(child(resources, "requests")), _entries(limits_map, read=False)
-        for values in (requests, limits):
+        limits = child(resources, "limits")
+        requests, limited = _entries(child(resources, "requests")), _names(limits)
+        for values in (requests, limited):
             if isinstance(values, Unknown):
                 total.unknown.update(dict.fromkeys(only, values))
         for resource in only:
@@ -138,8 +138,8 @@ class _Reader:
             requested = requests.get(resource) if isinstance(requests, dict) else None
             if requested is not None:
                 amount = self.quantity(requested, f"{where}.requests['{resource}']", resource, total)
-            elif isinstance(limits, dict) and resource in limits:  # the limit stands for a missing request
-                limit = child(limits_map, resource)
+            elif isinstance(limited, frozenset) and resource in limited:  # the limit stands for a missing request
+                limit = child(limits, resource)
                 if limit is not None:
                     amount = self.quantity(limit, f"{where}.limits['{resource}']", resource, total)
             if amount is not None:
@@ -147,14 +147,22 @@ class _Reader:
         return total
 
 
-def _entries(values: Any, read: bool = True) -> dict[str, Any] | Unknown | None:
-    """A resource map's entries for the resources the pack counts (values unknown stay Unknown); with
-    ``read`` False only its keys (values None), to be read when needed."""
+def _entries(values: Any) -> dict[str, Any] | Unknown | None:
+    """A resource map's entries for the resources the pack counts (values unknown stay Unknown)."""
     if isinstance(values, Unknown):
         return values
     if not isinstance(values, Mapping):
         return None
-    return {key: child(values, key) if read else None for key in values if key in _COUNTED}
+    return {key: child(values, key) for key in values if key in _COUNTED}
+
+
+def _names(values: Any) -> frozenset[str] | Unknown | None:
+    """The counted resources a map names, without reading their values (read only when needed)."""
+    if isinstance(values, Unknown):
+        return values
+    if not isinstance(values, Mapping):
+        return None
+    return frozenset(key for key in values if key in _COUNTED)
 
 
 def _has(values: Any, key: str) -> bool:

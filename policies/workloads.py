@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, Violation
+from .quantity import MAX_REPLICAS
 from .values import SecretText, Unknown, as_int, child, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
@@ -215,6 +216,6 @@ def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Aut
         count = 1  # the API's default
     else:
         number = as_int(minimum)
-        count = int(number) if number is not None and 0 <= number <= 2**31 - 1 else None  # an int32
+        count = int(number) if number is not None and 0 <= number <= MAX_REPLICAS else None
     metadata = child(props, "metadata")
     return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)
