@@ -32,14 +32,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import json_format
+
+from compute_guard import policies
+from compute_guard.testkit import PolicyResult, Resource
+from compute_guard.testkit.engine import EnginePack
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from google.protobuf import json_format  # noqa: E402
-
-from compute_guard import policies  # noqa: E402
-from compute_guard.testkit import PolicyResult, Resource  # noqa: E402
-from compute_guard.testkit.engine import EnginePack  # noqa: E402
 
 KINDS = [
     ("kubernetes:apps/v1:Deployment",

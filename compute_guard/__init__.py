@@ -6,10 +6,6 @@
 
 The installed distribution carries the three inside this package. In a checkout of the repository
 the policies stay at its top level, where the policy pack's layout wants them (PulumiPolicy.yaml,
-__main__.py, policies/), and this package reaches them there.
+__main__.py, policies/), and ``compute_guard/policies`` is a link to them: one module name,
+``compute_guard.policies``, in a checkout as installed (``import policies`` is refused).
 """
-
-from pathlib import Path as _Path
-
-if not (_Path(__file__).resolve().parent / "policies").is_dir():
-    __path__.append(str(_Path(__file__).resolve().parent.parent))  # compute_guard.policies -> ../policies

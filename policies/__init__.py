@@ -9,6 +9,11 @@ into the SDK's policy objects over one :class:`PackState`; ``__main__.py`` only 
 
 from __future__ import annotations
 
+if __name__ != "compute_guard.policies":
+    # One identity (SPEC section 7): loaded under a second name, the pack would hold two secret types
+    # and two states, and a secret marked by one copy would print in clear through the other.
+    raise ImportError(f"the policies load as compute_guard.policies only, not as {__name__}")
+
 import gc
 import importlib.metadata
 import re
@@ -60,21 +65,25 @@ PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes wor
                     "no node of their pool can hold and pools too small for what is placed on them.")
 
 
-_CHECKOUT = Path(__file__).resolve().parent.parent  # the repository, in a checkout
+# The pack's directory: the repository in a checkout (policies/ is at its top), or the staged pack
+# (scripts/stage-pack puts them at compute_guard/policies/).
+_PACK_DIRS = (Path(__file__).resolve().parents[1], Path(__file__).resolve().parents[2])
 
 
-def _pack_version(root: Path = _CHECKOUT) -> str:
-    """The version PulumiPolicy.yaml in ``root`` declares (the one place it is written: publish reads
-    it there), else the installed distribution's, which carries it."""
-    try:
-        text = (root / "PulumiPolicy.yaml").read_text()
-    except OSError:
+def _pack_version(*roots: Path) -> str:
+    """The version PulumiPolicy.yaml in the pack's directory declares (the one place it is written:
+    publish reads it there), else the installed distribution's, which carries it."""
+    for root in roots or _PACK_DIRS:
         try:
-            return importlib.metadata.version("compute-guard")
-        except importlib.metadata.PackageNotFoundError:
-            return "0.0.0"
-    match = re.search(r"^version:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
-    return match.group(1) if match else "0.0.0"
+            text = (root / "PulumiPolicy.yaml").read_text()
+        except OSError:
+            continue
+        match = re.search(r"^version:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
+        return match.group(1) if match else "0.0.0"
+    try:
+        return importlib.metadata.version("compute-guard")
+    except importlib.metadata.PackageNotFoundError:
+        return "0.0.0"
 
 
 PACK_VERSION = _pack_version()

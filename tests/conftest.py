@@ -1,4 +1,5 @@
-"""Tests import the pack, the component and the testkit from the repository root.
+"""Tests import the pack, the component and the test kit as compute_guard (the checkout is installed in
+the venv, editable), and their helpers (builders, scheduler_model) from tests/ (pyproject's pythonpath).
 
 An internal error in a policy is raised, not turned into the fail-closed violation (in the pack
 processes the tests start too, which inherit the environment): a swallowed crash can never pass
@@ -6,15 +7,12 @@ as a clean result. tests/robustness/test_fail_closed.py turns it off to test the
 """
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import Phase, settings
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 os.environ["COMPUTE_GUARD_STRICT"] = "1"
 

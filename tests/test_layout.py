@@ -4,6 +4,9 @@ its README row, and the public names cannot change by accident."""
 import ast
 import importlib
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from builders import ROOT
@@ -103,3 +106,27 @@ def test_the_policies_are_imported_by_one_name_only():
     pattern = re.compile(r"^\s*(from policies[ .]|import policies\b)", re.MULTILINE)
     sources = [path for path in ROOT.rglob("*.py") if not {"venv", "mutants", ".git"} & set(path.parts)]
     assert [str(path) for path in sources if pattern.search(path.read_text())] == []
+
+
+@pytest.mark.parametrize("statement, refused", [
+    ("import compute_guard.tests", "No module named 'compute_guard.tests'"),
+    ("import compute_guard.bench", "No module named 'compute_guard.bench'"),
+    ("import compute_guard.scripts", "No module named 'compute_guard.scripts'"),
+    ("import compute_guard.examples", "No module named 'compute_guard.examples'"),
+    ("import policies", "the policies load as compute_guard.policies only, not as policies"),
+    ("import policies.values", "the policies load as compute_guard.policies only, not as policies"),
+])
+def test_in_a_checkout_only_compute_guard_policies_imports(statement, refused):
+    """SPEC section 7: one name in a checkout as installed. Run from the repository's root, where a
+    `policies` directory and every other folder are on the import path."""
+    done = subprocess.run([sys.executable, "-c", statement], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and refused in done.stderr, done.stderr
+
+
+def test_the_checkout_loads_the_policies_from_the_top_level_directory_under_one_name():
+    code = ("import sys, compute_guard.policies as p, compute_guard.policies.values as v; "
+            "print(p.__file__); print(sorted(n for n in sys.modules if n.split('.')[0] == 'policies'))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          check=True)
+    file, others = done.stdout.splitlines()
+    assert Path(file).resolve() == ROOT / "policies" / "__init__.py" and others == "[]"

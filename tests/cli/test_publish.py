@@ -12,11 +12,13 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from pulumi_cli import ROOT, open_stack, policy_findings
 
+from compute_guard import policies
 from compute_guard.testkit import Resource
 from compute_guard.testkit.engine import EnginePack
 
@@ -47,8 +49,8 @@ def test_the_staged_pack_holds_the_pack_and_nothing_heavy(archive_listing, tmp_p
     files = archived(archive_listing, staged)
     assert all(name.startswith("package/") for name in files)
     tops = {name.split("/")[1] for name in files}
-    assert tops == {"PulumiPolicy.yaml", "__main__.py", "requirements.txt", "policies", "compute_guard"}
-    assert "package/policies/data/machines.json" in files
+    assert tops == {"PulumiPolicy.yaml", "__main__.py", "requirements.txt", "compute_guard"}
+    assert "package/compute_guard/policies/data/machines.json" in files  # one name: compute_guard.policies
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
     assert sum(files.values()) < 2 << 20
 
@@ -59,6 +61,11 @@ def test_the_staged_pack_holds_the_pack_and_nothing_heavy(archive_listing, tmp_p
         broken = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 3, "maxSize": 2}]}
         result = pack.run([Resource.of("compute:index:ComputeCluster", "compute", broken)])
     assert [v.policy for v in result.violations] == ["compute-cluster-valid"]
+    code = "import compute_guard.policies as p; print(p.__file__); print(p.PACK_VERSION)"
+    file, version = subprocess.run([sys.executable, "-c", code], cwd=staged, capture_output=True, text=True,
+                                   check=True).stdout.split()
+    assert Path(file) == staged / "compute_guard" / "policies" / "__init__.py"
+    assert version == policies.PACK_VERSION  # what the test kit and preview show, read from the staged yaml
 
 
 def test_the_repository_itself_would_upload_its_tests_which_is_why_the_pack_is_staged(archive_listing):

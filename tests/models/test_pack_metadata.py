@@ -27,6 +27,11 @@ def test_the_version_is_the_one_pulumipolicy_yaml_declares(tmp_path: Path, text:
     assert _pack_version(tmp_path) == version
 
 
+def test_the_first_directory_holding_the_yaml_gives_the_version(tmp_path: Path) -> None:
+    (tmp_path / "PulumiPolicy.yaml").write_text("version: 4.5.6\n")  # the staged pack: policies two levels down
+    assert _pack_version(tmp_path / "compute_guard", tmp_path) == "4.5.6"
+
+
 def test_installed_without_the_yaml_the_distribution_carries_the_version(tmp_path: Path) -> None:
     assert _pack_version(tmp_path) == importlib.metadata.version("compute-guard")
 
