@@ -16,6 +16,7 @@ if __name__ != "compute_guard.policies":
 
 import gc
 import importlib.metadata
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -27,10 +28,12 @@ from pulumi_policy import EnforcementLevel, PolicyPack
 
 from . import (
     cloud_machine_catalog,
+    cloud_machine_new_family,
     compute_cluster_safe_update,
     compute_cluster_valid,
     compute_pools_single_architecture,
     dynamic_container_pool,
+    helm_release_unchecked,
     kubernetes_compute_enforceable,
     pool_capacity,
     sdk,
@@ -56,13 +59,16 @@ ALL: tuple[Policy, ...] = (
     workload_architecture_pin.POLICY,
     workload_fits_pool.POLICY,
     pool_capacity.POLICY,
+    helm_release_unchecked.POLICY,
+    cloud_machine_new_family.POLICY,
 )
 
 PACK_NAME = "compute-guard"
 PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes workloads placed on them before "
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
                     "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
-                    "no node of their pool can hold and pools too small for what is placed on them.")
+                    "no node of their pool can hold and pools too small for what is placed on them; and shows "
+                    "what it cannot check (Helm v3 Releases, machines newer than its catalog).")
 
 
 # The pack's directory: the repository in a checkout (policies/ is at its top), or the staged pack
@@ -123,10 +129,13 @@ def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, descript
     assembled as this repository's __main__.py assembles compute-guard: the SDK shim installed (with a
     warning on an SDK it does not support) and one PackState for the process."""
     # Read each resource's props from the engine's protobuf on demand instead of materializing three
-    # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference).
-    if not sdk.install():
+    # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference). It changes
+    # no result; COMPUTE_GUARD_SDK_SHIM=off runs on the SDK's own path (the tests compare the two).
+    if os.environ.get("COMPUTE_GUARD_SDK_SHIM") == "off":
+        sdk.uninstall()
+    elif not sdk.install():
         print(f"{name}: pulumi-policy {sdk.SDK_VERSION} is not the supported {sdk.SUPPORTED_SDK}: props are read "
-              "through the SDK (slower), and advisory findings are reported at their policy's level", file=sys.stderr)
+              "through the SDK (slower), with the same results", file=sys.stderr)
     # Large stacks allocate many long-lived objects; with CPython's default thresholds the collector
     # rescans them again and again, which made AnalyzeStack quadratic (bench/benchmark.py). They hold
     # no cycles worth collecting early.

@@ -24,6 +24,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "machines.json"
 CLOUD_PLATFORMS = ("aws", "gcp", "azure")
+PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}  # as messages name them
 
 
 @dataclass(frozen=True)

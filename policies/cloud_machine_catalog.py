@@ -5,11 +5,10 @@ with a did-you-mean for a typo) whose architecture, GPU and nested virtualizatio
 pool's profile; a pool without one must declare a combination some machine of the platform offers.
 Otherwise the autoscaling group is created and its machines never join, or run the wrong images.
 
-A machine launched after the catalog was generated must not fail a preview: a name the catalog
-does not have, that follows the platform's naming and names a family the catalog does not know,
-is reported at the advisory level (shown, never failing the preview; the ``newMachineFamilies``
-setting makes it count at the policy's level), saying that its facts were not checked. A name
-that breaks the naming, or a size its known family does not have, stays a violation.
+A name the catalog does not have that follows the platform's naming and names a family the
+catalog does not know is a machine launched since: cloud-machine-new-family reports it (advisory by
+default), and this policy leaves it alone. A name that breaks the naming, or a size its known
+family does not have, is a violation here.
 """
 
 from __future__ import annotations
@@ -18,13 +17,11 @@ import difflib
 
 from pulumi_policy import Severity
 
-from .catalog import CLOUD_PLATFORMS, about, find_machine, machines, new_family, offering
+from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, find_machine, machines, new_family, offering
 from .cluster import Cluster, Gpu, ParsedCluster, Pool
-from .findings import Finding, Violation, advisory_setting, enforced_if
-from .templates import Context, Policy
+from .findings import Finding, Violation
+from .templates import Context, Policy, moved_setting
 from .values import SecretText, Unknown
-
-PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
 
 
 def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
@@ -54,15 +51,8 @@ def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
     name = pool.instance_type
     assert isinstance(name, str)
     machine = find_machine(platform, name)
-    family = new_family(platform, name) if machine is None else None
-    if family is not None:
-        shown = PLATFORM_NAMES.get(platform, platform)
-        named = "" if isinstance(name, SecretText) else f" of the new family '{family}'"
-        return [Violation(f"{where}: instanceType '{name}' is not in the machine catalog (refreshed "
-                          f"{about().get('refreshed', 'at an unknown date')}) but follows {shown}'s naming, as a "
-                          f"machine{named} launched since: its architecture, GPU and nested virtualization were not "
-                          "checked; make sure they match the pool, and refresh the catalog "
-                          "(scripts/generate_catalog.py)", advisory=True)]
+    if machine is None and new_family(platform, name) is not None:
+        return []  # a machine launched since the catalog: cloud-machine-new-family's
     if machine is None:
         # A did-you-mean for a secret would print a near copy of it; secrets get the plain fix.
         close = [] if isinstance(name, SecretText) else \
@@ -113,8 +103,7 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
 
 
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
-    return enforced_if(context.config.get("newMachineFamilies"),
-                       cloud_machine_catalog(cluster.model, str(context.platform)))
+    return cloud_machine_catalog(cluster.model, str(context.platform))
 
 
 POLICY = Policy(
@@ -122,7 +111,7 @@ POLICY = Policy(
     subject="ComputeCluster",
     platforms=CLOUD_PLATFORMS,
     platforms_label="a cloud with a machine catalog",
-    settings={"newMachineFamilies": advisory_setting("an instanceType of a family newer than the machine catalog")},
+    settings={"newMachineFamilies": moved_setting("cloud-machine-new-family")},
     description="On aws, gcp and azure, a pool's instanceType is a machine of the platform that offers the "
                 "declared architecture, GPU and nested virtualization; a pool without one declares a "
                 "combination some machine of the platform offers.",

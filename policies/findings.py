@@ -13,7 +13,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pulumi_policy.proxy import UnknownValueError
@@ -26,9 +26,6 @@ from .values import Unknown
 class Violation:
     message: str
     urn: str | None = None
-    # Reported as advisory even when the policy is mandatory: something the pack cannot check,
-    # shown where users look without failing their preview (policies/sdk.py adds the channel).
-    advisory: bool = False
 
 
 Finding = Violation | Unknown
@@ -39,19 +36,6 @@ def listed(values: Iterable[Any], separator: str = ", ") -> str:
     ``[secret]`` (``str.join`` would copy its plain text)."""
     return separator.join(format(value) for value in values)
 
-
-def advisory_setting(what: str) -> dict[str, Any]:
-    """The JSON schema of a setting that says how loud an advisory finding about ``what`` is."""
-    return {"type": "string", "enum": ["advisory", "enforce"],
-            "description": f"How {what} is reported: 'advisory' (default: shown, never fails the preview) or "
-                           "'enforce' (at this policy's level)."}
-
-
-def enforced_if(setting: object, findings: list[Finding]) -> list[Finding]:
-    """The findings, with the advisory ones at the policy's level when the setting says 'enforce'."""
-    if setting != "enforce":
-        return findings
-    return [replace(f, advisory=False) if isinstance(f, Violation) else f for f in findings]
 
 Report = Callable[..., None]
 
@@ -66,9 +50,7 @@ def report(findings: Iterable[Finding], report_violation: Report) -> None:
     first_unknown: Unknown | None = None
     for finding in findings:
         if isinstance(finding, Violation):
-            # Without the advisory channel (an SDK the pack does not know) it fails closed.
-            send = getattr(report_violation, "advisory", report_violation) if finding.advisory else report_violation
-            send(finding.message, finding.urn)
+            report_violation(finding.message, finding.urn)
         elif first_unknown is None:
             first_unknown = finding
     if first_unknown is not None:

@@ -1,8 +1,10 @@
 """Every private name of the pulumi-policy SDK the pack uses, and the one version it supports.
 
-The pack reaches into the SDK for two things it does not offer: reading props on demand (the
-fast path below) and an advisory report channel. Both rest on private names that change without
-notice, so they live here only, behind :data:`SUPPORTED_SDK`. :func:`install` patches the SDK in
+The pack reaches into the SDK for one thing it does not offer: reading props on demand (the fast
+path below). It rests on private names that change without notice, so they live here only, behind
+:data:`SUPPORTED_SDK`. No verdict and no level depends on it, it only makes them faster: the engine
+scenarios give the same results with and without it (tests/engine/test_engine_protocol.py; the
+pack runs without it when ``COMPUTE_GUARD_SDK_SHIM=off``). :func:`install` patches the SDK in
 the process that calls it (``__main__.py`` for the pack; the test kit explicitly) and
 :func:`uninstall` undoes it. On another SDK version the pack warns and runs on the SDK's own
 (slower) path; the test suite fails instead (``install(strict=True)``).
@@ -18,10 +20,9 @@ preview (bench/benchmark.py), while the rules read a handful of fields.
 :class:`StructProps`: a read-only Mapping over the ``Struct`` that builds children when they are
 read, with the SDK's own semantics: unknown preview values raise the SDK's
 ``UnknownValueError`` with the same path; secrets read as their value; numbers are floats;
-assets and archives are built by the SDK's own deserializer. tests/test_wire.py checks it against
-the SDK's proxies on generated documents. It also gives each policy's report function an
-``advisory`` twin, for findings shown without failing the preview. ``pulumi_policy`` is pinned in
-requirements.txt; :func:`install` refuses any other version rather than guess.
+assets and archives are built by the SDK's own deserializer. tests/engine/test_sdk.py checks it
+against the SDK's proxies on generated documents. ``pulumi_policy`` is pinned in requirements.txt;
+:func:`install` refuses any other version rather than guess.
 
 The SDK calls the three replaced names in Analyze, AnalyzeStack, Remediate, Configure and when it
 reads a request's provider; tests/engine/test_sdk.py covers each of those call sites.
@@ -220,19 +221,7 @@ def _unknown_checking_proxy(props: Any) -> Any:
 _ORIGINALS = {"json_format": sdk_policy.json_format, "deserialize_properties": sdk_policy.deserialize_properties,
               "unknown_checking_proxy": sdk_policy.unknown_checking_proxy}
 _sdk_proxy = sdk_policy.unknown_checking_proxy
-_sdk_create_report_violation = sdk_policy._PolicyAnalyzerServicer._create_report_violation
 _installed = False
-
-
-def _create_report_violation(self: Any, response: Any, policy_name: str, policy_description: str,
-                             enforcement_level: Any, severity: Any = None) -> Any:
-    """The SDK's report function, plus ``.advisory``: the same report at the advisory level, for
-    what a policy cannot check and shows without failing the preview (policies/findings.py)."""
-    report = _sdk_create_report_violation(self, response, policy_name, policy_description, enforcement_level,
-                                          severity)
-    report.advisory = _sdk_create_report_violation(  # type: ignore[attr-defined]
-        self, response, policy_name, policy_description, sdk_policy.EnforcementLevel.ADVISORY, severity)
-    return report
 
 
 def unknown_checking_view(props: Any) -> Any:
@@ -250,7 +239,7 @@ def _plain(value: Any) -> Any:
 
 
 def install(*, strict: bool = False) -> bool:
-    """Read props lazily and add the advisory channel in this process. On an SDK version other
+    """Read props lazily in this process. On an SDK version other
     than :data:`SUPPORTED_SDK` nothing changes: False, or :class:`UnsupportedSDK` when ``strict``."""
     global _installed
     if _installed:
@@ -265,7 +254,6 @@ def install(*, strict: bool = False) -> bool:
     sdk_policy.json_format = SimpleNamespace(MessageToDict=_message_to_dict)  # type: ignore[assignment]
     sdk_policy.deserialize_properties = _deserialize_properties  # type: ignore[assignment]
     sdk_policy.unknown_checking_proxy = _unknown_checking_proxy  # type: ignore[assignment]
-    sdk_policy._PolicyAnalyzerServicer._create_report_violation = _create_report_violation  # type: ignore[method-assign]
     _installed = True
     return True
 
@@ -275,7 +263,6 @@ def uninstall() -> None:
     global _installed
     for name, original in _ORIGINALS.items():
         setattr(sdk_policy, name, original)
-    sdk_policy._PolicyAnalyzerServicer._create_report_violation = _sdk_create_report_violation  # type: ignore[method-assign]
     _installed = False
 
 

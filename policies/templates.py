@@ -84,6 +84,15 @@ class Policy:
         return PolicyConfigSchema(properties=properties) if properties else None
 
 
+def moved_setting(policy: str) -> dict[str, Any]:
+    """The JSON schema of a setting that moved to a policy of its own (README, "Moved in"): refused before
+    the preview starts, with the engine's error saying where it went, so that nobody silently loses what
+    they chose."""
+    return {"enum": [f"moved: set the enforcementLevel of the policy {policy} instead"],
+            "description": f"Moved to the policy {policy}: advisory by default, set its enforcementLevel to "
+                           "mandatory to enforce it."}
+
+
 def _context(policy: Policy, config: Any, state: PackState, not_applicable: Callable[[str], None],
              urn: str = "", name: str = "", props: Any = None) -> Context:
     """The check's context; not applicable (saying why) on a platform the policy does not cover."""

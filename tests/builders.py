@@ -272,7 +272,7 @@ REFUSED = [
     {"compute-cluster-safe-update": {"baseline": 7}},
     {"workload-pool-placement": "sometimes"},
     {"workload-architecture-pin": {"architecture": "amd64"}},
-    {"workload-pool-placement": {"helmReleases": "loud"}},  # a stack policy's setting
+    {"workload-pool-placement": {"helmReleases": "enforce"}},  # a stack policy's setting (moved in 0.2.0)
     {"workload-fits-pool": {"allocatable": {"aws": {"maxPods": 0}}}},
     {"workload-fits-pool": {"allocatable": {"gcp": {"kubeReserved": {"memory": "1 GiB"}}}}},  # not a quantity
     {"pool-capacity": {"allocatable": {"pools": {"apps": {"maxPods": 20}}}}},  # not '<cluster id>/<pool id>'

@@ -72,7 +72,8 @@ def test_each_policy_has_a_readme_row_matching_its_metadata(name):
     assert level == f"{policy.level.value}, {policy.severity.value}"
     schema = policy.config_schema
     settings = sorted(schema.properties) if schema is not None else []
-    assert config == (", ".join(f"`{s}`" for s in settings) or "-")
+    moved = {s for s in settings if str(schema.properties[s].get("enum", [""])[0]).startswith("moved:")}
+    assert config == (", ".join(f"`{s}` (moved)" if s in moved else f"`{s}`" for s in settings) or "-")
 
 
 def test_the_readme_lists_no_policy_the_pack_does_not_have():

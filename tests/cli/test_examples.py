@@ -9,10 +9,12 @@ import subprocess
 import yaml
 from pulumi_cli import CHARTS, ROOT, Finding, open_stack, policy_findings
 
+from compute_guard.policies import PACK_VERSION
+
 EXAMPLE = ROOT / "examples" / "kubernetes"
 HELM = ROOT / "examples" / "helm"
-PASSED = "✅ compute-guard@v0.1.0"
-FAILED = "❌ compute-guard@v0.1.0"
+PASSED = f"✅ compute-guard@v{PACK_VERSION}"
+FAILED = f"❌ compute-guard@v{PACK_VERSION}"
 
 
 def test_the_dev_stack_previews_clean(toolchain, tmp_path):

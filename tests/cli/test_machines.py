@@ -46,8 +46,10 @@ def test_levels_settings_and_a_refused_config(toolchain, tmp_path):
     assert "error: validating policy config" in refused
     assert "Policies:" not in refused  # the CLI refused the config before analyzing anything
     unknown = stack.fails(*stack.preview("--policy-pack-config",
-                                         stack.policy_config({"workload-pool-placement": {"helmReleases": "loud"}})))
-    assert 'helmReleases must be one of the following: "advisory", "enforce"' in unknown
+                                         stack.policy_config({"workload-pool-placement": {"helmReleases": "enforce"}})))
+    # 0.1.0's setting, moved to a policy of its own: refused, saying where it went
+    assert ('helmReleases must be one of the following: "moved: set the enforcementLevel of the policy '
+            'helm-release-unchecked instead"') in unknown
     assert "error: validating policy config" in unknown and "Policies:" not in unknown
 
 

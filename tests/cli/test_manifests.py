@@ -31,7 +31,7 @@ def test_config_group_workloads_reach_the_policies_and_a_helm_release_is_shown(t
 
     stack.config("release", str(CHARTS / "gateway"))
     findings = policy_findings(stack.fails(*stack.preview()))
-    assert findings[-1].level == "advisory" and findings[-1].policy == "workload-pool-placement"
+    assert findings[-1].level == "advisory" and findings[-1].policy == "helm-release-unchecked"
     assert (findings[-1].type, findings[-1].name) == ("kubernetes:helm.sh/v3:Release", "legacy")
     assert findings[-1].message.startswith(f"Release 'legacy' installs chart '{CHARTS / 'gateway'}' through Helm")
     assert len(findings) == 13

@@ -15,6 +15,7 @@ from google.protobuf import json_format
 from pulumi_cli import ROOT, Finding, Toolchain, policy_findings
 
 from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
+from compute_guard.policies import PACK_VERSION
 from compute_guard.testkit import capture_program
 
 
@@ -61,7 +62,7 @@ def test_a_clean_state_passes(toolchain, tmp_path):
     export = export_of([cluster(), deployment("api", labels=placed(), node_selector=AMD64)], tmp_path / "s.json")
     done = analyze(toolchain, export, KUBERNETES)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "✅ compute-guard@v0.1.0" in done.stdout and policy_findings(done.stdout) == []
+    assert f"✅ compute-guard@v{PACK_VERSION}" in done.stdout and policy_findings(done.stdout) == []
 
 
 def test_a_mandatory_violation_fails_with_policy_resource_and_message(toolchain, tmp_path):

@@ -90,5 +90,5 @@ def test_the_readmes_policy_group_configuration_passes_the_clis_validation(toolc
     config = readme_policy_group_config()
     stack = open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", "machine": "m9i.large"})
     out = stack.ok(*stack.preview("--policy-pack-config", stack.policy_config(config)))
-    assert [(f.level, f.policy) for f in policy_findings(out)] == [("advisory", "cloud-machine-catalog")]
+    assert [(f.level, f.policy) for f in policy_findings(out)] == [("advisory", "cloud-machine-new-family")]
     assert "launched since" in policy_findings(out)[0].message

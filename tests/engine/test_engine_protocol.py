@@ -12,6 +12,7 @@ from builders import AMD64, GIB, LET_THROUGH, REFUSED, apps_pool, cluster, deplo
 from google.protobuf import json_format
 
 from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+from compute_guard.policies import BY_NAME
 from compute_guard.testkit import capture_program
 from compute_guard.testkit.analyzer import ConfigError
 from compute_guard.testkit.engine import PACK_DIR, EnginePack
@@ -38,9 +39,9 @@ def verdicts(result):
     return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
 
 
-def engine_run(parts, platform="kubernetes", policy_config=None, preview=True):
+def engine_run(parts, platform="kubernetes", policy_config=None, preview=True, env=None):
     resources = capture_program(program(*parts), preview=preview)
-    with EnginePack({"compute:platform": platform}, policy_config, preview=preview) as pack:
+    with EnginePack({"compute:platform": platform}, policy_config, preview=preview, env=env) as pack:
         return pack.run(resources)
 
 
@@ -91,11 +92,13 @@ SCENARIOS = {
     "pool-capacity": ([plain_cluster(bare(profile=TWO_CORES, max_size=1)),
                        workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3})],
                       "kubernetes", "compute", None, None),
+    "helm-release-unchecked": ([plain_cluster(), lambda: k8s.helm.v3.Release("ingress", chart="gateway")],
+                               "kubernetes", "ingress", None, None),
+    "cloud-machine-new-family": ([plain_cluster(bare(instance_type="m9i.large"))], "aws", "compute", None, None),
 }
 
 
-@pytest.mark.parametrize("policy", list(SCENARIOS))
-def test_one_mistake_one_violation(policy, tmp_path):
+def scenario(policy, tmp_path, env=None):
     parts, platform, resource, config, deployed = SCENARIOS[policy]
     if deployed is not None:  # the previous deployment, as `pulumi stack export` writes it
         old = capture_program(program(*deployed))
@@ -104,9 +107,26 @@ def test_one_mistake_one_violation(policy, tmp_path):
             for r in old]}}
         (tmp_path / "export.json").write_text(json.dumps(export))
         config = {policy: {"baseline": str(tmp_path / "export.json")}}
-    result = engine_run(parts, platform, config)
-    assert verdicts(result) == [(policy, resource, "mandatory")]
+    return engine_run(parts, platform, config, env=env)
+
+
+@pytest.mark.parametrize("policy", list(SCENARIOS))
+def test_one_mistake_one_violation(policy, tmp_path):
+    result = scenario(policy, tmp_path)
+    _, _, resource, config, _ = SCENARIOS[policy]
+    level = (config or {}).get(policy, {}).get("enforcementLevel", BY_NAME[policy].level.value)
+    assert verdicts(result) == [(policy, resource, level)]  # at the policy's own level (advisory ones too)
     assert result.notes == []
+
+
+@pytest.mark.parametrize("policy", list(SCENARIOS))
+def test_every_scenario_gives_the_same_results_without_the_sdk_shim(policy, tmp_path):
+    """policies/sdk.py only reads props faster: on the SDK's own path (COMPUTE_GUARD_SDK_SHIM=off, as on an
+    SDK version the shim does not know) every verdict, level, message and note is the same."""
+    shimmed = scenario(policy, tmp_path)
+    plain = scenario(policy, tmp_path, env={"COMPUTE_GUARD_SDK_SHIM": "off"})
+    assert plain.violations == shimmed.violations and plain.notes == shimmed.notes
+    assert plain.violations  # the scenario's finding is there both ways
 
 
 def test_levels_and_settings_come_from_the_policy_pack_config():
@@ -260,11 +280,3 @@ def test_a_secret_machine_typo_gets_no_did_you_mean():
         "use a machine type of AWS"]
 
 
-def test_the_pack_process_reads_props_through_the_shim_and_reports_advisories_by_it():
-    """Without the shim (a pulumi-policy the pack does not know) the pack falls back to the SDK's own
-    path: still correct, but a Helm v3 Release would fail closed at the policy's level. Through the
-    engine's door, the Release is advisory, so the shim is in place in the pack process."""
-    resources = capture_program(lambda: k8s.helm.v3.Release("ingress", chart="gateway"), preview=False)
-    with EnginePack({"compute:platform": "kubernetes"}) as pack:
-        result = pack.run(resources)
-    assert [(v.policy, v.level) for v in result.violations] == [("workload-pool-placement", "advisory")]

@@ -123,6 +123,8 @@ def test_every_policy_declares_its_settings_to_the_engine_in_process():
 
     declared = {p.name: set(p.configSchema.properties) for p in Analyzer().info().policies}
     assert declared == {p.name: set(p.config_schema.properties) if p.config_schema else set() for p in ALL}
-    assert declared["workload-pool-placement"] == {"helmReleases"}
+    assert declared["workload-pool-placement"] == {"helmReleases"}  # kept to say where it moved
     with pytest.raises(ConfigError, match="workload-pool-placement: 'loud' is not one of"):
         Analyzer({"workload-pool-placement": {"helmReleases": "loud"}})
+    with pytest.raises(ConfigError, match="workload-pool-placement: 'enforce' is not one of"):
+        Analyzer({"workload-pool-placement": {"helmReleases": "enforce"}})  # what 0.1.0 accepted

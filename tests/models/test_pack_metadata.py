@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from compute_guard.policies import _pack_version
-from compute_guard.policies.findings import advisory_setting
+from compute_guard.policies.templates import moved_setting
 
 
 @pytest.mark.parametrize("text, version", [
@@ -36,14 +36,9 @@ def test_installed_without_the_yaml_the_distribution_carries_the_version(tmp_pat
     assert _pack_version(tmp_path) == importlib.metadata.version("compute-guard")
 
 
-def test_an_advisory_setting_takes_exactly_advisory_or_enforce() -> None:
-    schema = advisory_setting("a Helm release that cannot be seen into")
-    assert schema == {
-        "type": "string", "enum": ["advisory", "enforce"],
-        "description": "How a Helm release that cannot be seen into is reported: 'advisory' (default: shown, never "
-                       "fails the preview) or 'enforce' (at this policy's level)."}
-    for value in ("advisory", "enforce"):
-        jsonschema.validate(value, schema)
-    for value in ("Enforce", "mandatory", "", None, True, ["enforce"]):
-        with pytest.raises(jsonschema.ValidationError):
+def test_a_moved_setting_refuses_every_value_and_says_where_it_went() -> None:
+    schema = moved_setting("helm-release-unchecked")
+    assert schema["enum"] == ["moved: set the enforcementLevel of the policy helm-release-unchecked instead"]
+    for value in ("advisory", "enforce", "Enforce", "mandatory", "", None, True, ["enforce"]):  # 0.1.0's values too
+        with pytest.raises(jsonschema.ValidationError, match="helm-release-unchecked"):
             jsonschema.validate(value, schema)

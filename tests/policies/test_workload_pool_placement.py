@@ -1,14 +1,11 @@
-"""workload-pool-placement: container and daemon workloads resolve to exactly one ComputeCluster and pool;
-a Helm v3 Release, whose workloads no policy sees, is shown."""
+"""workload-pool-placement: container and daemon workloads resolve to exactly one ComputeCluster and pool."""
 
-import pulumi
 import pulumi_kubernetes as k8s
 from builders import (
     AMD64,
     apps_pool,
     cluster,
     deployment,
-    names,
     placed,
     role,
     run,
@@ -110,36 +107,6 @@ def test_patches_are_not_asked_for_labels_they_omit():
 
     two = cluster(seed_cluster_args(id="two"), name="two")
     assert run(cluster(), two, patch).violations == []
-
-
-# A Helm v3 Release hides its workloads
-
-def helm_release(name="ingress", chart="gateway"):
-    return lambda: k8s.helm.v3.Release(name, chart=chart, namespace="istio-ingress")
-
-
-RELEASE_FINDING = (
-    "Release 'ingress' installs chart 'gateway' through Helm inside the Kubernetes provider, so no policy sees "
-    "its workloads: their pool placement and CPU architecture go unchecked; deploy the chart with "
-    "kubernetes:helm.sh/v4:Chart (same chart and values) to have them checked")
-
-
-def test_a_helm_v3_release_is_shown_without_failing_the_preview():
-    result = run(cluster(), helm_release())
-    (violation,) = result.violations
-    assert (violation.policy, violation.level, violation.finding) == (
-        "workload-pool-placement", "advisory", RELEASE_FINDING)
-    assert names([violation]) == ["ingress"] and violation.urn.split("::")[-2].endswith("helm.sh/v3:Release")
-    assert result.mandatory == []
-
-
-def test_a_helm_v3_release_can_be_enforced_and_keeps_a_secret_chart_name_out():
-    enforce = {"workload-pool-placement": {"helmReleases": "enforce"}}
-    (violation,) = run(cluster(), helm_release(), policy_config=enforce).violations
-    assert (violation.level, violation.finding) == ("mandatory", RELEASE_FINDING)
-    hidden = run(helm_release(chart=pulumi.Output.secret("private-chart"))).violations
-    assert [v.finding.split(" through")[0] for v in hidden] == ["Release 'ingress' installs its chart"]
-    assert run(helm_release(), policy_config={"workload-pool-placement": "disabled"}).violations == []
 
 
 def test_a_cluster_label_in_a_stack_without_clusters():

@@ -40,18 +40,19 @@ def test_the_cluster_policies_that_crash_each_fail_closed(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.state, "parse_cluster", crash)
     result = run(cluster(), platform="aws")
     assert sorted((v.policy, v.finding) for v in result.violations) == [
-        ("cloud-machine-catalog", BUG), ("compute-cluster-safe-update", BUG), ("compute-cluster-valid", BUG),
-        ("kubernetes-compute-enforceable", BUG)]  # each parses the cluster before anything else
+        ("cloud-machine-catalog", BUG), ("cloud-machine-new-family", BUG), ("compute-cluster-safe-update", BUG),
+        ("compute-cluster-valid", BUG), ("kubernetes-compute-enforceable", BUG)]  # each parses the cluster first
     assert all(v.urn.endswith("compute:index:ComputeCluster::compute") for v in result.violations)
 
 
 def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.state, "parse_stack", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
-    assert sorted(v.policy for v in result.violations) == [
-        "compute-pools-single-architecture", "dynamic-container-pool", "pool-capacity", "workload-fits-pool",
-        "workload-node-architecture", "workload-pool-placement"]
-    assert {(v.level, v.finding) for v in result.violations} == {("mandatory", BUG)}
+    assert sorted((v.policy, v.level) for v in result.violations) == [
+        ("compute-pools-single-architecture", "mandatory"), ("dynamic-container-pool", "mandatory"),
+        ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"), ("workload-fits-pool", "mandatory"),
+        ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory")]  # at its own level
+    assert {v.finding for v in result.violations} == {BUG}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack
 
 

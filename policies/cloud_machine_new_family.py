@@ -1,0 +1,64 @@
+"""cloud-machine-new-family: a pool's machine is of a family newer than the machine catalog.
+
+Clouds launch machine families every few months; the catalog (policies/data/machines.json) knows
+the ones that existed when it was generated. A pool's ``instanceType`` the catalog does not have,
+that follows the platform's naming and names a family the catalog does not know, is not a typo
+(cloud-machine-catalog leaves it alone): it is a machine this pack cannot check. This policy says
+so, and what went unchecked. Advisory by default, so a new machine never fails a preview; an
+organisation that allows catalogued machines only sets it to mandatory. A name that breaks the
+naming, or a size its known family does not have, stays a violation of cloud-machine-catalog.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, about, find_machine, new_family
+from .cluster import Cluster, ParsedCluster
+from .findings import Finding, Violation
+from .templates import Context, Policy
+from .values import SecretText, Unknown
+
+
+def cloud_machine_new_family(cluster: Cluster, platform: str) -> list[Finding]:
+    """Each pool whose instanceType reads as a machine launched after the catalog."""
+    if isinstance(cluster.pools, Unknown):
+        return [cluster.pools]
+    findings: list[Finding] = []
+    for pool in cluster.pools:
+        name = pool.instance_type
+        if isinstance(name, Unknown):
+            findings.append(name)
+            continue
+        if not isinstance(name, str) or find_machine(platform, name) is not None:
+            continue
+        family = new_family(platform, name)
+        if family is None:
+            continue  # not a machine of the platform: cloud-machine-catalog's
+        named = "" if isinstance(name, SecretText) else f" of the new family '{family}'"
+        findings.append(Violation(
+            f"{cluster.subject} {pool.label}: instanceType '{name}' is not in the machine catalog (refreshed "
+            f"{about().get('refreshed', 'at an unknown date')}) but follows {PLATFORM_NAMES[platform]}'s naming, as "
+            f"a machine{named} launched since: its architecture, GPU and nested virtualization were not checked; "
+            "make sure they match the pool, and refresh the catalog (scripts/generate_catalog.py)"))
+    return findings
+
+
+def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
+    return cloud_machine_new_family(cluster.model, str(context.platform))
+
+
+POLICY = Policy(
+    name="cloud-machine-new-family",
+    subject="ComputeCluster",
+    level=EnforcementLevel.ADVISORY,
+    platforms=CLOUD_PLATFORMS,
+    platforms_label="a cloud with a machine catalog",
+    description="On aws, gcp and azure, a pool's instanceType of a family newer than the machine catalog: a real "
+                "machine whose architecture, GPU and nested virtualization the pack cannot check (advisory by "
+                "default; set it to mandatory to allow catalogued machines only).",
+    severity=Severity.LOW,
+    remediation_steps="Make sure the machine's architecture, GPU and nested virtualization match the pool, and "
+                      "refresh the machine catalog (scripts/generate_catalog.py) so that they are checked.",
+    check=_check,
+)
