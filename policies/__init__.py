@@ -43,6 +43,7 @@ from . import (
     workload_node_architecture,
     workload_pool_placement,
 )
+from .findings import listed
 from .state import PackState
 from .templates import Policy, sdk_policies
 
@@ -120,7 +121,7 @@ def choose(names: Iterable[str] | None = None, *, levels: Mapping[str, str] | No
 
 
 def _unknown(what: str, name: str, known: Mapping[str, object]) -> Any:
-    raise ValueError(f"no {what} '{name}'; known: {', '.join(known) or 'none'}")
+    raise ValueError(f"no {what} '{name}'; known: {listed(known) or 'none'}")
 
 
 def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, description: str = PACK_DESCRIPTION,

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .findings import listed
 from .values import Unknown, derived, type_name
 
 KUBERNETES_ARCHITECTURES = frozenset({
@@ -81,7 +82,7 @@ class _Reader:
         if value in KUBERNETES_ARCHITECTURES:
             return frozenset({value})
         hint = _MISTAKES.get(value.lower())
-        known = ", ".join(sorted(KUBERNETES_ARCHITECTURES))
+        known = listed(sorted(KUBERNETES_ARCHITECTURES))
         fix = f"; Kubernetes calls it '{hint}'" if hint else f"; use one of {known}"
         self.problems.append(f"{where} '{value}' is not a Kubernetes architecture{fix}")
         return _NONE
@@ -180,7 +181,7 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     if operator in ("DoesNotExist", "Gt", "Lt"):
         return _NONE  # every node has an architecture label, and it is not a number
     if operator not in ("In", "NotIn"):
-        reader.problems.append(f"{where}.operator must be one of {', '.join(_OPERATORS)}")
+        reader.problems.append(f"{where}.operator must be one of {listed(_OPERATORS)}")
         return _NONE
     values = expression.get("values")
     if reader.is_unknown(values):

@@ -125,8 +125,9 @@ def _exported(url: str) -> Snapshot | Unavailable:
         return Unavailable(f"`pulumi stack export --stack {reference}` could not run: {_describe(error)}")
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
-        return Unavailable(f"`pulumi stack export --stack {reference}` failed"
-                           f"{': ' + said[-1] if said else ''}; set this policy's 'baseline' config to an export")
+        reason = f": {said[-1]}" if said else ""
+        return Unavailable(f"`pulumi stack export --stack {reference}` failed{reason}; set this policy's 'baseline' "
+                           "config to an export")
     try:
         return _document(done.stdout)
     except Exception as error:  # noqa: BLE001

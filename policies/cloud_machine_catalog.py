@@ -19,7 +19,7 @@ from pulumi_policy import Severity
 
 from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, find_machine, machines, new_family, offering
 from .cluster import Cluster, Gpu, ParsedCluster, Pool
-from .findings import Finding, Violation
+from .findings import Finding, Violation, listed
 from .templates import Context, Policy, moved_setting
 from .values import SecretText, Unknown
 
@@ -96,7 +96,7 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
     wanted = [f"architecture {architecture}" if architecture else "",
               f"{gpu_count or 'a'} {gpu_type} GPU{'s' if (gpu_count or 1) > 1 else ''}" if gpu_type else "",
               "nested virtualization" if nested else ""]
-    together = " with ".join(part for part in wanted if part)
+    together = listed((part for part in wanted if part), " with ")
     shown = PLATFORM_NAMES.get(platform, platform)
     return [Violation(f"{where}: no {shown} machine offers {together}; change the profile or "
                       "nestedVirtualization so that some machine of the platform can serve the pool")]

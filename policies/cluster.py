@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
-from .findings import Finding, Violation
+from .findings import listed
 from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, plain, snake, type_name
 
 ARCHITECTURES = ("arm64", "x86_64")
@@ -126,15 +126,27 @@ class Cluster:
         return ids
 
 
-class _Fields:
-    """Reads one JSON object of known fields, and records shape findings on the way."""
+@dataclass(frozen=True)
+class Shape:
+    """What reading a field found wrong with it (the grammar of the inputs: unknown, missing, wrong type,
+    out of range), said of the field; compute-cluster-valid reports it on the ComputeCluster."""
 
-    def __init__(self, subject: str, findings: list[Finding]) -> None:
+    subject: str  # ComputeCluster 'compute', or ComputeCluster 'compute' pool 'apps'
+    says: str
+
+
+Problem = Shape | Unknown
+
+
+class _Fields:
+    """Reads one JSON object of known fields, and records shape problems on the way."""
+
+    def __init__(self, subject: str, findings: list[Problem]) -> None:
         self.subject = subject
         self.findings = findings
 
     def bad(self, message: str) -> None:
-        self.findings.append(Violation(f"{self.subject}: {message}"))
+        self.findings.append(Shape(self.subject, message))
 
     def unknown(self, value: Unknown) -> None:
         self.findings.append(value)
@@ -166,7 +178,7 @@ class _Fields:
     def _unknown_key(self, key: Any, names: tuple[str, ...], where: str) -> None:
         candidates = list(names) + [snake(name) for name in names]
         close = difflib.get_close_matches(str(key), candidates, n=1, cutoff=0.6)
-        hint = f"; did you mean '{where}{close[0]}'?" if close else f"; known fields: {', '.join(names)}"
+        hint = f"; did you mean '{where}{close[0]}'?" if close else f"; known fields: {listed(names)}"
         self.bad(f"unknown field '{where}{key}'{hint}")
 
     def mapping(self, value: Any, field: str) -> Mapping[str, Any] | None:
@@ -226,7 +238,7 @@ class ParsedCluster(NamedTuple):
     """One ComputeCluster's inputs, read once: the model, and what reading them found wrong."""
 
     model: Cluster
-    problems: list[Finding]
+    problems: list[Problem]
 
 
 def is_compute_cluster(resource_type: Any) -> bool:
@@ -237,7 +249,7 @@ def is_compute_cluster(resource_type: Any) -> bool:
 def parse_cluster(props: Any, name: str) -> ParsedCluster:
     """Read a ComputeCluster's inputs once: the model, and every shape finding."""
     data = plain(props)
-    findings: list[Finding] = []
+    findings: list[Problem] = []
     if isinstance(data, Unknown):
         findings.append(data)
         return ParsedCluster(Cluster(name, data, data, None, None, None), findings)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .cluster import Cluster, ParsedCluster, Pool, Range
+from .cluster import Cluster, ParsedCluster, Pool, Range, Shape
 from .findings import Finding, Violation
 from .templates import Context, Policy
 from .values import Unknown
@@ -23,7 +23,8 @@ def compute_cluster_valid(cluster: ParsedCluster) -> list[Finding]:
     """What reading the inputs found (and every value it could not know yet), then every relation
     between fields that does not hold."""
     model = cluster.model
-    findings = list(cluster.problems)
+    findings: list[Finding] = [Violation(f"{p.subject}: {p.says}") if isinstance(p, Shape) else p
+                               for p in cluster.problems]
     for pool in model.pools if isinstance(model.pools, tuple) else ():
         findings += [Violation(f"{model.subject} {pool.label}: {problem}") for problem in _pool(pool)]
     findings += [Violation(f"{model.subject}: {problem}") for problem in _references(model)]

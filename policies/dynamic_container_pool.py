@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation
-from .placement import Stack, resolve_dynamic_pool
+from .findings import Finding, Violation, quoted
+from .placement import (
+    UNRESOLVED,
+    DynamicNeedsOneCluster,
+    LabelContradicts,
+    NoDynamicPool,
+    Stack,
+    Unresolved,
+    resolve_dynamic_pool,
+)
 from .templates import Context, Policy
 from .values import Unknown
+from .workloads import CLUSTER_KEY
 
 
 def dynamic_container_pool(stack: Stack) -> list[Finding]:
@@ -22,9 +31,28 @@ def dynamic_container_pool(stack: Stack) -> list[Finding]:
         if workload.patch or workload.role != "dynamic":
             continue
         placement = resolve_dynamic_pool(stack, workload)
-        if isinstance(placement, (Violation, Unknown)):
+        if isinstance(placement, Unknown):
             findings.append(placement)
+        elif isinstance(placement, UNRESOLVED):
+            findings.append(Violation(f"{workload.subject}: {unresolved(placement)}", workload.urn))
     return findings
+
+
+def unresolved(outcome: Unresolved) -> str:
+    """Why the dynamic workload has no dynamic container pool, and the fix."""
+    if isinstance(outcome, DynamicNeedsOneCluster):
+        return (f"dynamic containers need exactly one ComputeCluster, but the stack declares {len(outcome.known)} "
+                f"({quoted(outcome.known)}); keep one ComputeCluster or give this workload another role")
+    if isinstance(outcome, NoDynamicPool):
+        source = "its dynamicContainerPool" if outcome.source == "setting" else "the default 'general'"
+        return (f"ComputeCluster '{outcome.cluster}' has no dynamic container pool '{outcome.pool_id}' ({source}); "
+                f"add that pool or set dynamicContainerPool to one of its pools ({quoted(outcome.pools) or 'none'})")
+    assert isinstance(outcome, LabelContradicts)  # resolve_dynamic_pool returns no other
+    if outcome.key == CLUSTER_KEY:
+        return (f"'{CLUSTER_KEY}' names '{outcome.named}', but dynamic containers land on ComputeCluster "
+                f"'{outcome.cluster}'; remove the label or set it to that id")
+    return (f"'{outcome.key}' names pool '{outcome.named}', but dynamic containers land in the dynamic container "
+            f"pool '{outcome.pool_id}'; remove the label or set it to '{outcome.pool_id}'")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

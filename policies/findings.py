@@ -37,6 +37,11 @@ def listed(values: Iterable[Any], separator: str = ", ") -> str:
     return separator.join(format(value) for value in values)
 
 
+def quoted(values: Iterable[Any], separator: str = ", ") -> str:
+    """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'."""
+    return listed((f"'{value}'" for value in values), separator)
+
+
 Report = Callable[..., None]
 
 _log = logging.getLogger("compute-guard")

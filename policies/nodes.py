@@ -22,7 +22,7 @@ from .catalog import CLOUD_PLATFORMS, find_machine
 from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
 from .quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
-from .values import Unknown, as_int
+from .values import Unknown, as_int, derived, is_secret
 
 KUBE_RESERVED = "kube-reserved"
 SYSTEM_RESERVED = "system-reserved"
@@ -166,8 +166,10 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
         machine = find_machine(platform, pool.instance_type)
         if machine is None:
             return None  # not a machine of the catalog: cloud-machine-catalog says so
-        machine_name = machine.name
+        machine_name = derived(machine.name, pool.instance_type)
         machine_max_pods = machine.max_pods
+        if is_secret(pool.instance_type):  # every fact of a secret machine tells which machine it is
+            secret |= {CPU, MEMORY, PODS, *GPU_RESOURCES}
         if machine.vcpus is not None:
             capacity[CPU] = Decimal(machine.vcpus * 1000)
         if machine.memory_mib is not None:

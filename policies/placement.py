@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
-from .findings import Violation
 from .values import Unknown, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
@@ -136,17 +135,86 @@ def declared_architectures(stack: Stack) -> DeclaredArchitectures:
     return DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown)
 
 
-# --- placement -------------------------------------------------------------------------------
+# --- placement ----------------------------------------------------------------------------------
+# The resolvers say why a workload does not resolve as typed outcomes, with no words: the policy that
+# reports it writes the message (workload-pool-placement, dynamic-container-pool).
 
-Placement = tuple[ClusterEntry, Pool] | Violation | Unknown | None
+@dataclass(frozen=True)
+class DuplicateClusterId:
+    """The cluster label names an id that more than one ComputeCluster has."""
+
+    cluster_id: str
 
 
-def _ids(stack: Stack) -> str:
-    return ", ".join(f"'{entry.label}'" for entry in stack.clusters)
+@dataclass(frozen=True)
+class MissingCluster:
+    """The cluster label names no ComputeCluster of the stack."""
+
+    cluster_id: str
+    known: tuple[str, ...]  # the stack's ComputeClusters, as labelled
 
 
-def _pool_ids(pools: tuple[Pool, ...]) -> str:
-    return ", ".join(f"'{pool.group_id}'" for pool in pools if isinstance(pool.group_id, str)) or "none"
+@dataclass(frozen=True)
+class PoolWithoutCluster:
+    """A pool label in a stack with no ComputeCluster."""
+
+    pool_id: str
+
+
+@dataclass(frozen=True)
+class ClusterNotChosen:
+    """Several ComputeClusters, and no cluster label."""
+
+    known: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MissingPool:
+    """The pool wanted (the label's, else 'general') is not a pool of the cluster."""
+
+    pool_id: str
+    cluster: str
+    pools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DynamicNeedsOneCluster:
+    known: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NoDynamicPool:
+    """The dynamic container pool (its setting's, else 'general') is not a pool of the one cluster."""
+
+    pool_id: str
+    cluster: str
+    source: Literal["setting", "default"]
+    pools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LabelContradicts:
+    """A dynamic workload's cluster or pool label names another place than the dynamic container pool."""
+
+    key: str  # CLUSTER_KEY or POOL_KEY
+    named: str
+    cluster: str
+    pool_id: str
+
+
+Unresolved = (DuplicateClusterId | MissingCluster | PoolWithoutCluster | ClusterNotChosen | MissingPool
+              | DynamicNeedsOneCluster | NoDynamicPool | LabelContradicts)
+Placement = tuple[ClusterEntry, Pool] | Unresolved | Unknown | None
+UNRESOLVED = (DuplicateClusterId, MissingCluster, PoolWithoutCluster, ClusterNotChosen, MissingPool,
+              DynamicNeedsOneCluster, NoDynamicPool, LabelContradicts)
+
+
+def _labels(stack: Stack) -> tuple[str, ...]:
+    return tuple(entry.label for entry in stack.clusters)
+
+
+def _pool_ids(pools: tuple[Pool, ...]) -> tuple[str, ...]:
+    return tuple(pool.group_id for pool in pools if isinstance(pool.group_id, str))
 
 
 def resolve_placement(stack: Stack, workload: Workload) -> Placement:
@@ -156,31 +224,26 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
     None means default scheduling (the stack declares no ComputeCluster and the workload
     selects nothing).
     """
-    subject, cluster_ref, pool_ref = workload.subject, workload.cluster, workload.pool
+    cluster_ref, pool_ref = workload.cluster, workload.pool
     if isinstance(cluster_ref, Unknown):
         return cluster_ref
     if cluster_ref is not None:
         matches = stack.by_id.get(cluster_ref, [])
         if len(matches) > 1:
-            return Violation(f"{subject}: '{CLUSTER_KEY}' names ComputeCluster '{cluster_ref}', but more than one "
-                             "ComputeCluster has that id; give each ComputeCluster a unique id", workload.urn)
+            return DuplicateClusterId(cluster_ref)
         if not matches:
             if stack.unknown_id is not None:
                 return stack.unknown_id
-            return Violation(f"{subject}: '{CLUSTER_KEY}' references missing ComputeCluster '{cluster_ref}'; "
-                             f"use the id of a ComputeCluster in this stack ({_ids(stack) or 'there is none'})",
-                             workload.urn)
+            return MissingCluster(cluster_ref, _labels(stack))
         entry = matches[0]
     elif not stack.clusters:
         if isinstance(pool_ref, Unknown):
             return pool_ref
         if pool_ref is not None:
-            return Violation(f"{subject}: '{POOL_KEY}' selects pool '{pool_ref}' without a ComputeCluster; "
-                             "declare a ComputeCluster or remove the label", workload.urn)
+            return PoolWithoutCluster(pool_ref)
         return None
     elif len(stack.clusters) > 1:
-        return Violation(f"{subject}: the stack declares {len(stack.clusters)} ComputeClusters ({_ids(stack)}); "
-                         f"select one explicitly with the label '{CLUSTER_KEY}'", workload.urn)
+        return ClusterNotChosen(_labels(stack))
     else:
         entry = stack.clusters[0]
     cluster = entry.cluster
@@ -200,9 +263,7 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
     unknown_pool = next((p.group_id for p in pools if isinstance(p.group_id, Unknown)), None)
     if unknown_pool is not None:
         return unknown_pool
-    return Violation(f"{subject}: references missing or ambiguous pool '{wanted}' in ComputeCluster "
-                     f"'{cluster.label}' (its pools: {_pool_ids(pools)}); set the label '{POOL_KEY}' to one "
-                     "of them", workload.urn)
+    return MissingPool(wanted, cluster.label, _pool_ids(pools))
 
 
 # --- dynamic containers ----------------------------------------------------------------------
@@ -210,13 +271,10 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
 def resolve_dynamic_pool(stack: Stack, workload: Workload) -> Placement:
     """The pool dynamic containers land in: the dynamic container pool (else 'general') of the
     stack's one ComputeCluster, which the workload's labels may repeat but never contradict."""
-    subject = workload.subject
     if not stack.clusters:
         return None
     if len(stack.clusters) > 1:
-        return Violation(f"{subject}: dynamic containers need exactly one ComputeCluster, but the stack declares "
-                         f"{len(stack.clusters)} ({_ids(stack)}); keep one ComputeCluster or give this workload "
-                         "another role", workload.urn)
+        return DynamicNeedsOneCluster(_labels(stack))
     entry = stack.clusters[0]
     cluster = entry.cluster
     if isinstance(cluster, Unknown):
@@ -232,25 +290,29 @@ def resolve_dynamic_pool(stack: Stack, workload: Workload) -> Placement:
         unknown_pool = next((p.group_id for p in cluster.pools if isinstance(p.group_id, Unknown)), None)
         if unknown_pool is not None:
             return unknown_pool
-        source = "its dynamicContainerPool" if name is not None else "the default 'general'"
-        return Violation(f"{subject}: ComputeCluster '{cluster.label}' has no dynamic container pool '{wanted}' "
-                         f"({source}); add that pool or set dynamicContainerPool to one of its pools "
-                         f"({_pool_ids(cluster.pools)})", workload.urn)
+        return NoDynamicPool(wanted, cluster.label, "setting" if name is not None else "default",
+                             _pool_ids(cluster.pools))
     if isinstance(workload.cluster, str) and workload.cluster != cluster.id:
-        return Violation(f"{subject}: '{CLUSTER_KEY}' names '{workload.cluster}', but dynamic containers land on "
-                         f"ComputeCluster '{cluster.label}'; remove the label or set it to that id", workload.urn)
+        return LabelContradicts(CLUSTER_KEY, workload.cluster, cluster.label, wanted)
     if isinstance(workload.pool, str) and workload.pool != wanted:
-        return Violation(f"{subject}: '{POOL_KEY}' names pool '{workload.pool}', but dynamic containers land in "
-                         f"the dynamic container pool '{wanted}'; remove the label or set it to '{wanted}'",
-                         workload.urn)
+        return LabelContradicts(POOL_KEY, workload.pool, cluster.label, wanted)
     return entry, pool
 
 
 # --- node architecture -----------------------------------------------------------------------
 
-def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
-                        workload: Workload) -> tuple[str, str] | Unknown | None:
-    """(architecture, why) the workload's Pods need.
+@dataclass(frozen=True)
+class Need:
+    """The architecture a workload's Pods need, and what says so: its pool (``pool`` and ``entry``), else
+    the stack's single declared architecture (both None)."""
+
+    architecture: str
+    pool: Pool | None = None
+    entry: ClusterEntry | None = None
+
+
+def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload: Workload) -> Need | Unknown | None:
+    """The architecture the workload's Pods need.
 
     Its pool's declared architecture, else the stack's single declared one (also for workers
     and for workloads whose placement failed); with several declared, only a pool's own.
@@ -259,7 +321,7 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
     if single is None:
         return None
     if isinstance(single, str) and single != MIXED:
-        return single, f"the stack's compute pools declare {single}"
+        return Need(single)
     if isinstance(workload.role, Unknown):
         return workload.role
     placement: Placement = None
@@ -272,7 +334,7 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures,
         if isinstance(pool.architecture, Unknown):
             return pool.architecture
         if pool.architecture is not None:
-            return pool.architecture, f"{pool.label} of ComputeCluster '{entry.label}' declares {pool.architecture}"
+            return Need(pool.architecture, pool, entry)
     if isinstance(single, Unknown):
         return single
     if isinstance(placement, Unknown):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .findings import listed
+
 PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
 STACK_CONFIG_KEY = "compute:platform"
 
@@ -25,11 +27,11 @@ def resolve_platform(policy_config: Mapping[str, Any], stack_config: Mapping[str
     if configured is not None:
         if configured in PLATFORMS:
             return configured, "policy config 'platform'"
-        return None, f"policy config 'platform' must be one of {', '.join(PLATFORMS)}"
+        return None, f"policy config 'platform' must be one of {listed(PLATFORMS)}"
     value = stack_config.get(STACK_CONFIG_KEY)
     if value is None:
         return None, (f"the platform is not known: set the stack config '{STACK_CONFIG_KEY}' "
-                      f"(one of {', '.join(PLATFORMS)}) or this policy's 'platform' config")
+                      f"(one of {listed(PLATFORMS)}) or this policy's 'platform' config")
     if isinstance(value, str) and value.strip().strip('"') in PLATFORMS:
         return value.strip().strip('"'), f"stack config '{STACK_CONFIG_KEY}'"
-    return None, f"stack config '{STACK_CONFIG_KEY}' must be one of {', '.join(PLATFORMS)}"
+    return None, f"stack config '{STACK_CONFIG_KEY}' must be one of {listed(PLATFORMS)}"

@@ -16,7 +16,7 @@ from decimal import ROUND_CEILING, Decimal
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation
+from .findings import Finding, Violation, listed
 from .loads import Placed, PoolLoad, loads
 from .nodes import ALLOCATABLE_SCHEMA, Node, node_of
 from .placement import Stack
@@ -144,7 +144,7 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
     if used <= supply:
         return None
     consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-    largest = ", ".join(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
+    largest = listed(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
     more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
     what = "Pods" if resource == PODS else f"of {WHAT[resource]} allocatable"
     daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "

@@ -24,6 +24,7 @@ from .findings import Finding, Violation
 from .placement import DeclaredArchitectures, Stack, needed_architecture
 from .templates import Context, Policy
 from .values import Unknown
+from .workload_node_architecture import because
 from .workloads import POD_SPEC_PATHS, Workload
 
 ARCH_KEY = "kubernetes.io/arch"
@@ -37,11 +38,10 @@ def needed_pin(workload: Workload, setting: Any, known: Known) -> tuple[str, str
     stack, declared = known
     needed = needed_architecture(stack, declared, workload) if stack.clusters else None
     if needed is None and setting in NODE_ARCHITECTURE:
-        needed = setting, f"this policy's 'architecture' setting is {setting}"
+        return node_architecture(setting), f"this policy's 'architecture' setting is {setting}"
     if needed is None or isinstance(needed, Unknown):
         return needed
-    architecture, why = needed
-    return node_architecture(architecture), why
+    return node_architecture(needed.architecture), because(needed)
 
 
 def is_unconstrained(workload: Workload) -> bool:

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation
+from .findings import Finding, Violation, listed
 from .loads import Placed, PoolLoad, loads
 from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
 from .placement import Stack
@@ -87,7 +87,7 @@ def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
         elif placed.request.get(resource) > 0:
             value = show(resource, placed.request.get(resource), resource in placed.request.secret)
             parts.append(f"'{placed.workload.name}' {value}")
-    return ", ".join(parts)
+    return listed(parts)
 
 
 def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:

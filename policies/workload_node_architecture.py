@@ -12,7 +12,7 @@ from pulumi_policy import Severity
 
 from .architecture import architecture_constraint, node_architecture
 from .findings import Finding, Violation, listed
-from .placement import Stack, declared_architectures, needed_architecture
+from .placement import Need, Stack, declared_architectures, needed_architecture
 from .templates import Context, Policy
 from .values import Unknown
 
@@ -28,8 +28,8 @@ def workload_node_architecture(stack: Stack) -> list[Finding]:
         if isinstance(needed, Unknown):
             findings.append(needed)
             continue
-        architecture, why = needed
-        node_arch = node_architecture(architecture)
+        why = because(needed)
+        node_arch = node_architecture(needed.architecture)
         constraint = architecture_constraint(workload.node_selector, workload.node_affinity,
                                              workload.pod_spec_path)
         fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
@@ -45,6 +45,13 @@ def workload_node_architecture(stack: Stack) -> list[Finding]:
                 f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but nothing pins them there and "
                 f"they could be scheduled on another architecture in a mixed cluster; {fix}", workload.urn))
     return findings
+
+
+def because(need: Need) -> str:
+    """What says the Pods need their architecture (workload-architecture-pin says it the same way)."""
+    if need.pool is not None and need.entry is not None:
+        return f"{need.pool.label} of ComputeCluster '{need.entry.label}' declares {need.architecture}"
+    return f"the stack's compute pools declare {need.architecture}"
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

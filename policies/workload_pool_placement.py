@@ -8,14 +8,23 @@ places that disagree, would leave the Pods on whatever nodes the scheduler picks
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation
-from .placement import Stack, resolve_placement
+from .findings import Finding, Violation, listed, quoted
+from .placement import (
+    UNRESOLVED,
+    ClusterNotChosen,
+    DuplicateClusterId,
+    MissingCluster,
+    MissingPool,
+    PoolWithoutCluster,
+    Stack,
+    Unresolved,
+    resolve_placement,
+)
 from .templates import Context, Policy, moved_setting
 from .values import Unknown
+from .workloads import CLUSTER_KEY, POOL_KEY, LabelProblem, LabelsDisagree, NotAString
 
 
 def workload_pool_placement(stack: Stack) -> list[Finding]:
@@ -25,19 +34,47 @@ def workload_pool_placement(stack: Stack) -> list[Finding]:
     """
     findings: list[Finding] = []
     for workload in stack.workloads:
-        findings.extend(_with_urn(workload.problems, workload.urn))
+        findings.extend(Violation(f"{workload.subject}: {label_problem(problem)}", workload.urn)
+                        for problem in workload.problems)
         if workload.patch or workload.role not in ("container", "daemon"):
             if isinstance(workload.role, Unknown):
                 findings.append(workload.role)
             continue
         placement = resolve_placement(stack, workload)
-        if isinstance(placement, (Violation, Unknown)):
+        if isinstance(placement, Unknown):
             findings.append(placement)
+        elif isinstance(placement, UNRESOLVED):
+            findings.append(Violation(f"{workload.subject}: {unresolved(placement)}", workload.urn))
     return findings
 
 
-def _with_urn(findings: Iterable[Finding], urn: str) -> list[Finding]:
-    return [Violation(f.message, urn) if isinstance(f, Violation) else f for f in findings]
+def label_problem(problem: LabelProblem) -> str:
+    if isinstance(problem, NotAString):
+        return f"{problem.where}['{problem.key}'] must be a string, not {problem.type_name}"
+    if isinstance(problem, LabelsDisagree):
+        spots = listed(f"{where} says '{value}'" for where, value in problem.found)
+        return f"'{problem.key}' disagrees between its labels and annotations ({spots}); set one value everywhere"
+    return f"'{problem.key}' must be one of {listed(problem.roles)}"
+
+
+def unresolved(outcome: Unresolved) -> str:
+    """Why the workload resolves to no pool, and the fix."""
+    if isinstance(outcome, DuplicateClusterId):
+        return (f"'{CLUSTER_KEY}' names ComputeCluster '{outcome.cluster_id}', but more than one ComputeCluster has "
+                "that id; give each ComputeCluster a unique id")
+    if isinstance(outcome, MissingCluster):
+        known = quoted(outcome.known) or "there is none"
+        return (f"'{CLUSTER_KEY}' references missing ComputeCluster '{outcome.cluster_id}'; use the id of a "
+                f"ComputeCluster in this stack ({known})")
+    if isinstance(outcome, PoolWithoutCluster):
+        return (f"'{POOL_KEY}' selects pool '{outcome.pool_id}' without a ComputeCluster; declare a ComputeCluster "
+                "or remove the label")
+    if isinstance(outcome, ClusterNotChosen):
+        return (f"the stack declares {len(outcome.known)} ComputeClusters ({quoted(outcome.known)}); "
+                f"select one explicitly with the label '{CLUSTER_KEY}'")
+    assert isinstance(outcome, MissingPool)  # the dynamic outcomes are dynamic-container-pool's
+    return (f"references missing or ambiguous pool '{outcome.pool_id}' in ComputeCluster '{outcome.cluster}' (its "
+            f"pools: {quoted(outcome.pools) or 'none'}); set the label '{POOL_KEY}' to one of them")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .findings import Finding, Violation
+from .findings import listed
 from .quantity import MAX_REPLICAS
 from .values import SecretText, Unknown, as_int, child, plain, type_name
 
@@ -66,6 +66,32 @@ def workload_kind(resource_type: str) -> Kind | None:
 
 
 @dataclass(frozen=True)
+class NotAString:
+    """A placement label or annotation whose value is not a string."""
+
+    where: str  # metadata.labels, spec.template.metadata.annotations, ...
+    key: str
+    type_name: str  # as a JSON reader names it ("a number")
+
+
+@dataclass(frozen=True)
+class LabelsDisagree:
+    """Places that set one placement key to different values."""
+
+    key: str
+    found: tuple[tuple[str, str], ...]  # (where, value), in reading order
+
+
+@dataclass(frozen=True)
+class NotARole:
+    key: str
+    roles: tuple[str, ...]  # the roles there are
+
+
+LabelProblem = NotAString | LabelsDisagree | NotARole  # workload-pool-placement writes their messages
+
+
+@dataclass(frozen=True)
 class Workload:
     urn: str
     name: str
@@ -77,7 +103,7 @@ class Workload:
     node_selector: Any  # plain values of the pod spec's nodeSelector (None when absent)
     node_affinity: Any  # ... and of its affinity.nodeAffinity
     pod_spec_path: str
-    problems: tuple[Finding, ...]  # label findings of workload-pool-placement
+    problems: tuple[LabelProblem, ...]  # what is wrong with its placement labels
     has_pod_spec: bool = True  # False when the pod spec is absent or not an object (a Patch may omit it)
     props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
     pod_spec: Any = None
@@ -97,8 +123,7 @@ def _metadata_maps(metadata: Any, where: str) -> list[tuple[str, Any]]:
             (f"{where}.annotations", child(metadata, "annotations"))]
 
 
-def _label(places: list[tuple[str, Any]], key: str, subject: str,
-           problems: list[Finding]) -> str | Unknown | None:
+def _label(places: list[tuple[str, Any]], key: str, problems: list[LabelProblem]) -> str | Unknown | None:
     """The one value of ``key`` among the places that set it."""
     found: list[tuple[str, str]] = []
     unknown: Unknown | None = None
@@ -114,14 +139,12 @@ def _label(places: list[tuple[str, Any]], key: str, subject: str,
         if isinstance(value, Unknown):
             unknown = unknown or value
         elif not isinstance(value, str):
-            problems.append(Violation(f"{subject}: {where}['{key}'] must be a string, not {type_name(value)}"))
+            problems.append(NotAString(where, key, type_name(value)))
         else:
             found.append((where, value))
     values = sorted({value for _, value in found})
     if len(values) > 1:
-        spots = ", ".join(f"{where} says '{value}'" for where, value in found)
-        problems.append(Violation(f"{subject}: '{key}' disagrees between its labels and annotations ({spots}); "
-                                  "set one value everywhere"))
+        problems.append(LabelsDisagree(key, tuple(found)))
         return None
     if unknown is not None:
         return unknown
@@ -135,7 +158,6 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         return None
     path = POD_SPEC_PATHS[kind.kind]
     template_path = path[:-1]
-    subject = f"{kind.kind}{'Patch' if kind.patch else ''} '{name}'"
 
     template: Any = props
     for field in template_path:
@@ -152,9 +174,9 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
 
     places = _metadata_maps(child(props, "metadata"), "metadata")
     if template_path and not isinstance(template, Unknown):
-        places += _metadata_maps(child(template, "metadata"), ".".join(template_path + ("metadata",)))
-    problems: list[Finding] = []
-    role_value = _label(places, ROLE_KEY, subject, problems)
+        places += _metadata_maps(child(template, "metadata"), listed((*template_path, "metadata"), "."))
+    problems: list[LabelProblem] = []
+    role_value = _label(places, ROLE_KEY, problems)
     role: str | Unknown | None
     if role_value is None and problems:
         role = None  # the role labels disagree or are not strings
@@ -163,15 +185,15 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
     elif isinstance(role_value, Unknown) or role_value in ROLES:
         role = role_value
     else:
-        problems.append(Violation(f"{subject}: '{ROLE_KEY}' must be one of {', '.join(ROLES)}"))
+        problems.append(NotARole(ROLE_KEY, tuple(ROLES)))
         role = None
     if role == "worker":
         cluster, pool = None, None  # a worker's cluster and pool labels are ignored
     else:
-        cluster = _label(places, CLUSTER_KEY, subject, problems)
-        pool = _label(places, POOL_KEY, subject, problems)
+        cluster = _label(places, CLUSTER_KEY, problems)
+        pool = _label(places, POOL_KEY, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
-                    ".".join(path), tuple(problems), isinstance(pod_spec, Mapping), props, pod_spec, template)
+                    listed(path, "."), tuple(problems), isinstance(pod_spec, Mapping), props, pod_spec, template)
 
 
 @dataclass(frozen=True)

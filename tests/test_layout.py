@@ -131,3 +131,47 @@ def test_the_checkout_loads_the_policies_from_the_top_level_directory_under_one_
                           check=True)
     file, others = done.stdout.splitlines()
     assert Path(file).resolve() == ROOT / "policies" / "__init__.py" and others == "[]"
+
+
+def _message_building_slips(tree: ast.AST) -> list[str]:
+    """What copies a value's plain text into a string instead of formatting it: a join (use
+    findings.listed), '+' or '%' on strings, an f-string's !s or str() of a value."""
+    slips = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+                and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+            slips.append(f"line {node.lineno}: a join")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)) and any(
+                isinstance(side, ast.JoinedStr) or (isinstance(side, ast.Constant) and isinstance(side.value, str))
+                for side in (node.left, node.right)):
+            slips.append(f"line {node.lineno}: '+' or '%' on a string")
+        elif isinstance(node, ast.FormattedValue) and (node.conversion == ord("s") or (
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "str")):
+            slips.append(f"line {node.lineno}: str() of a value in an f-string")
+    return slips
+
+
+def test_messages_are_built_by_formatting_which_redacts_secrets():
+    """SPEC section 4: a secret reads [secret] however a message is put together. Values are formatted into
+    messages (f-strings, findings.listed/quoted), which calls their __format__ (values.SecretText); these
+    slips would copy the plain text instead. tests/robustness/test_secret_sweep.py is the oracle behind it."""
+    slips = {}
+    for path in sorted((ROOT / "policies").glob("*.py")):
+        if path.name in ("findings.py", "catalog.py"):  # listed itself; machine names built from their parts
+            continue
+        found = _message_building_slips(ast.parse(path.read_text()))
+        if found:
+            slips[path.name] = found
+    assert slips == {}
+
+
+def test_violations_are_built_only_in_policy_modules():
+    """Each policy module writes its own messages; readers and resolvers return typed outcomes."""
+    builders_of_violations = set()
+    for path in sorted((ROOT / "policies").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Violation"
+               for node in ast.walk(tree)):
+            builders_of_violations.add(path.stem)
+    assert builders_of_violations == {module_name(name) for name in NAMES}

@@ -331,5 +331,5 @@ def test_reading_configuration_that_is_not_known_or_not_an_object():
     assert parsed.problems == [unknown]
     assert (parsed.model.label, parsed.model.id, parsed.model.pools) == ("compute", unknown, unknown)
     parsed = parse_cluster(["compute"], "compute")
-    assert [v.message for v in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
+    assert [f"{p.subject}: {p.says}" for p in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
     assert (parsed.model.id, parsed.model.pools) == (None, ())
