@@ -47,8 +47,9 @@ class Unavailable:
 
 
 def load_baseline(configured: str | None) -> Snapshot | Unavailable:
-    """Read the previous deployment: the configured file, else the local backend's checkpoint.
-    PackState keeps what this returns for the life of the pack process."""
+    """Read the previous deployment: the configured file, else the local backend's checkpoint, else
+    the CLI's export of the stack on any other backend. PackState keeps what this returns for the
+    life of the pack process."""
     return _configured(configured) if configured else _discovered()
 
 

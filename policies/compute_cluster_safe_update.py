@@ -4,7 +4,8 @@ Changing a cluster's id or its container network orphans what runs on it, and mo
 machine of another CPU architecture replaces the autoscaling group with machines the stack's images
 may not run on. The engine never hands a policy the previous inputs, so they come from the previous
 deployment's state (policies/baseline.py): the configured ``baseline`` file, else the local
-backend's checkpoint. A ComputeCluster that is not deployed yet has nothing to compare.
+backend's checkpoint, else on any other backend the Pulumi CLI's ``pulumi stack export``. A
+ComputeCluster that is not deployed yet has nothing to compare.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ BASELINE_SCHEMA: dict[str, Any] = {
     "type": "string", "minLength": 1,
     "description": "Path (absolute, or relative to the pack directory) to `pulumi stack export` output or a "
                    "DIY checkpoint of the deployed stack, plain, gzip or zstd. Default: the stack's own "
-                   "checkpoint when the backend is local (file://)."}
+                   "checkpoint when the backend is local (file://), else `pulumi stack export` run by the "
+                   "pack once per preview (Pulumi Cloud, S3, Azure Blob, GCS)."}
 
 POLICY = Policy(
     name="compute-cluster-safe-update",

@@ -98,8 +98,9 @@ class PackState:
     # --- the previous deployment and the stack's configuration ------------------------------
 
     def baseline(self, configured: Any) -> Snapshot | Unavailable:
-        """The previous deployment (the configured file, else the local backend's checkpoint),
-        read the first time it is needed and kept for the life of the process."""
+        """The previous deployment (the configured file, else the local backend's checkpoint, else the
+        CLI's export on another backend), read the first time it is needed and kept for the life of
+        the process."""
         key = configured if isinstance(configured, str) else None
         with self._lock:
             if key not in self._baselines:

@@ -175,3 +175,15 @@ def test_violations_are_built_only_in_policy_modules():
                for node in ast.walk(tree)):
             builders_of_violations.add(path.stem)
     assert builders_of_violations == {module_name(name) for name in NAMES}
+
+
+def test_every_file_the_code_and_readme_cite_exists():
+    """Doc drift: a comment citing a test or script that was renamed away misleads the next reader."""
+    cited = set()
+    sources = [*ROOT.glob("policies/*.py"), *ROOT.glob("compute_guard/*/*.py"), *ROOT.glob("scripts/*"),
+               ROOT / "README.md", ROOT / "pyproject.toml"]
+    for path in sources:
+        cited |= {(path.name, name) for name in
+                  re.findall(r"\b((?:tests|scripts|bench|policies|examples)/[\w/.-]*\w)", path.read_text())}
+    missing = sorted((source, name) for source, name in cited if not (ROOT / name).exists() and not name.endswith("_"))
+    assert missing == []
