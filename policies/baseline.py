@@ -158,7 +158,11 @@ def _describe(error: Exception) -> str:
 
 
 def _read(path: Path) -> bytes:
-    data = path.read_bytes()
+    return decompressed(path.read_bytes())
+
+
+def decompressed(data: bytes) -> bytes:
+    """A state document's bytes as written: plain, gzip or zstd (checkpoints of the DIY backends)."""
     if data[:2] == b"\x1f\x8b":
         return gzip.decompress(data)
     if data[:4] == b"\x28\xb5\x2f\xfd":

@@ -95,6 +95,12 @@ class PackState:
             self._stack = (sources, stack)
         return stack
 
+    def last_stack(self) -> Stack | None:
+        """The stack the last AnalyzeStack request parsed, with what its policies derived from it
+        (the placement report draws it)."""
+        last = self._stack
+        return last[1] if last is not None else None
+
     # --- the previous deployment and the stack's configuration ------------------------------
 
     def baseline(self, configured: Any) -> Snapshot | Unavailable:

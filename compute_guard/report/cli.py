@@ -1,0 +1,105 @@
+"""``compute-guard report``: the pack's verdicts on a stack, and where its workloads land.
+
+    pulumi preview --json > preview.json && compute-guard report preview.json
+    pulumi stack export | compute-guard report --format markdown -
+
+Exit codes: 0 no mandatory violation, 1 a mandatory violation, 2 the input or the configuration
+cannot be read (the reason on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+CLEAN, VIOLATION, UNREADABLE = 0, 1, 2
+LARGE = 1000  # resources: above this, say what is happening on stderr
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compute-guard", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    report = commands.add_parser("report", help="judge a stack with the pack and draw its pools",
+                                 description="Judge a stack with the compute-guard policies and show where its "
+                                             "workloads land, how full each pool is at maxSize, and every finding.")
+    report.add_argument("input", help="`pulumi preview --json` output, `pulumi stack export` output or a checkpoint "
+                                      "(plain, gzip or zstd); - for standard input")
+    report.add_argument("--format", choices=("table", "markdown", "json", "sarif", "html"), default=None,
+                        help="table (the default on a terminal), markdown, json (the default otherwise), sarif, html")
+    report.add_argument("--policy-pack-config", metavar="FILE",
+                        help="the policy pack config file passed to `pulumi preview --policy-pack-config`")
+    report.add_argument("--stack", help="the stack whose Pulumi.<stack>.yaml (in the current directory) gives its "
+                                        "configuration; default: the stack the input names")
+    report.add_argument("--output", "-o", metavar="FILE", help="write the report there instead of standard output")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    try:
+        return _report(arguments)
+    except _Refused as error:
+        print(f"compute-guard report: {error}", file=sys.stderr)
+        return UNREADABLE
+
+
+class _Refused(Exception):
+    pass
+
+
+def _report(arguments: argparse.Namespace) -> int:
+    from .inputs import Unreadable, read, stack_config
+
+    name = "standard input" if arguments.input == "-" else arguments.input
+    try:
+        data = sys.stdin.buffer.read() if arguments.input == "-" else Path(arguments.input).read_bytes()
+    except OSError as error:
+        raise _Refused(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        source = read(data, name)
+    except Unreadable as error:
+        raise _Refused(str(error)) from None
+    policy_config = _policy_config(arguments.policy_pack_config)
+    stack = arguments.stack or source.stack
+    if len(source.resources) > LARGE:
+        print(f"compute-guard report: {len(source.resources)} resources of stack '{stack}'", file=sys.stderr)
+
+    from compute_guard.testkit.analyzer import ConfigError
+
+    from .model import build
+    from .render import render
+
+    try:
+        report = build(source, policy_config, stack_config(Path.cwd(), stack),
+                       progress=(lambda text: print(f"compute-guard report: {text}", file=sys.stderr))
+                       if len(source.resources) > LARGE else None)
+    except ConfigError as error:
+        raise _Refused(f"the policy pack config is refused: {error}") from None
+    form = arguments.format or ("table" if sys.stdout.isatty() and not arguments.output else "json")
+    text = render(report, form, color=form == "table" and sys.stdout.isatty() and not arguments.output)
+    if arguments.output:
+        Path(arguments.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return VIOLATION if report.mandatory else CLEAN
+
+
+def _policy_config(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    try:
+        config = json.loads(Path(path).read_text())
+    except OSError as error:
+        raise _Refused(f"cannot read the policy pack config {path}: {error.strerror or error}") from None
+    except json.JSONDecodeError as error:
+        raise _Refused(f"the policy pack config {path} is not JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(config, dict):
+        raise _Refused(f"the policy pack config {path} is not a JSON object")
+    return config
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""The placement report: the pack's own verdicts on a stack, and where its workloads land.
+
+:func:`build` runs the pack's policies over the input's resources as the engine runs them in a
+preview (every resource's Remediate and Analyze, then AnalyzeStack), through the test kit's
+in-process analyzer: the same policies, settings and messages as ``pulumi preview --policy-pack``,
+nothing judged twice. The pictures come from the very stack model the stack policies parsed
+(``PackState.last_stack``): each pool's node (``policies.nodes``) and what is placed on it
+(``policies.loads``), which workload-fits-pool and pool-capacity judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from compute_guard.policies import ALL
+from compute_guard.policies.architecture import architecture_constraint
+from compute_guard.policies.loads import Placed, PoolLoad, loads
+from compute_guard.policies.nodes import Node, node_of
+from compute_guard.policies.platform import resolve_platform
+from compute_guard.policies.quantity import CPU, MEMORY, PODS, amount
+from compute_guard.policies.values import Unknown, is_secret
+from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+from .inputs import Input
+
+RESOURCES = (CPU, MEMORY, PODS)  # what a picture shows: the resources every Pod asks for or takes
+VERSION = 1  # of the JSON document (compute_guard/report/schema.json)
+PLACEMENT_POLICIES = ("workload-pool-placement", "dynamic-container-pool", "workload-node-architecture",
+                      "workload-fits-pool")
+
+
+@dataclass(frozen=True)
+class Finding:
+    policy: str
+    level: str  # mandatory, advisory, remediate
+    severity: str
+    urn: str  # "" for the stack as a whole
+    message: str
+    note: bool = False  # "can't run policy ... during preview": a value not known yet
+
+    @property
+    def name(self) -> str:
+        return self.urn.rsplit("::", 1)[-1] if self.urn else ""
+
+    @property
+    def type(self) -> str:
+        return self.urn.split("::")[-2].rsplit("$", 1)[-1] if self.urn.count("::") >= 3 else ""
+
+
+@dataclass(frozen=True)
+class Use:
+    """What one workload (or DaemonSet) takes of a pool at its maxSize, per resource."""
+
+    name: str
+    kind: str
+    urn: str
+    pods: int | None  # Pods on the pool at maxSize (a DaemonSet: one per node); None when not known
+    per_pod: Mapping[str, Decimal | None]  # resource -> one Pod's request (None: not known or secret)
+    total: Mapping[str, Decimal | None]  # resource -> all its Pods together
+    daemon: bool
+    pinned: bool  # its Pods are pinned to one CPU architecture
+    flagged: tuple[str, ...]  # the placement policies that reported it
+
+
+@dataclass(frozen=True)
+class PoolView:
+    cluster: str  # the ComputeCluster's label (its id, else its name)
+    cluster_urn: str
+    pool: str
+    max_size: int | None
+    machine: str | None  # the instance type, None for a profile pool
+    allocatable: Mapping[str, Decimal | None]  # resource -> one node's, None when not known
+    uses: tuple[Use, ...]
+
+    def capacity(self, resource: str) -> Decimal | None:
+        """The pool's allocatable at maxSize."""
+        one = self.allocatable.get(resource)
+        return one * self.max_size if one is not None and self.max_size is not None else None
+
+    def used(self, resource: str) -> Decimal | None:
+        totals = [use.total.get(resource) for use in self.uses]
+        known = [total for total in totals if total is not None]
+        return sum(known, Decimal(0)) if len(known) == len(totals) else None
+
+
+@dataclass
+class Report:
+    project: str
+    stack: str
+    kind: str
+    platform: str | None
+    findings: list[Finding] = field(default_factory=list)
+    pools: list[PoolView] = field(default_factory=list)
+    unplaced: list[str] = field(default_factory=list)  # workloads on no pool (default scheduling, workers)
+
+    @property
+    def mandatory(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "mandatory" and not f.note]
+
+
+POLICY_DESCRIPTIONS = {policy.name: policy.description for policy in ALL}
+POLICY_STEPS = {policy.name: policy.remediation_steps for policy in ALL}
+
+
+def build(source: Input, policy_config: Mapping[str, Any] | None = None,
+          stack_config: Mapping[str, Any] | None = None,
+          progress: Callable[[str], None] | None = None) -> Report:
+    """Judge the input's resources with the pack and draw its pools."""
+    config = {**(stack_config or {}), **source.config}  # what the file says wins over the directory's
+    with stack_environment(config, source.project or "project", source.stack or "stack", True):
+        analyzer = Analyzer(policy_config or {})
+        if progress:
+            progress(f"judging {len(source.resources)} resources")
+        result = analyzer.run(source.resources)
+        stack = analyzer.state.last_stack()
+    findings = [Finding(v.policy, v.level, v.severity, v.urn, v.finding) for v in result.violations]
+    findings += [Finding(n.policy, n.level, n.severity, n.urn, n.finding, note=True) for n in result.notes]
+    settings = _settings(policy_config or {}, "pool-capacity")
+    platform, _ = resolve_platform(settings, config)
+    report = Report(source.project, source.stack, source.kind, platform, findings)
+    if stack is None:
+        return report
+    flagged: dict[str, list[str]] = {}
+    for finding in findings:
+        if finding.policy in PLACEMENT_POLICIES and not finding.note:
+            flagged.setdefault(finding.urn, []).append(finding.policy)
+    placed = loads(stack)
+    on_pools = set()
+    for load in placed.pools:
+        view = _pool(load, platform, settings, flagged)
+        report.pools.append(view)
+        on_pools |= {use.urn for use in view.uses}
+    report.unplaced = [w.name for w in stack.workloads if w.urn not in on_pools and not w.patch]
+    return report
+
+
+def _settings(policy_config: Mapping[str, Any], policy: str) -> Mapping[str, Any]:
+    entry = policy_config.get(policy)
+    return entry if isinstance(entry, Mapping) else {}
+
+
+def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
+          flagged: Mapping[str, list[str]]) -> PoolView:
+    pool, entry = load.pool, load.entry
+    cluster_id = getattr(entry.cluster, "id", None)
+    node = node_of(pool, platform, settings.get("allocatable") or {}, cluster_id) if platform else None
+    allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
+    if isinstance(node, Node):
+        for resource in RESOURCES:
+            if resource not in node.secret:
+                allocatable[resource] = node.allocatable(resource)
+    max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
+    uses = [_use(placed, max_size, True, flagged) for placed in load.daemonsets]
+    uses += [_use(placed, max_size, False, flagged) for placed in load.workloads]
+    group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
+    machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
+    return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
+                    allocatable, tuple(uses))
+
+
+def _use(placed: Placed, max_size: int | None, daemon: bool, flagged: Mapping[str, list[str]]) -> Use:
+    workload = placed.workload
+    count = max_size if daemon else placed.count
+    pods = count if isinstance(count, int) and not isinstance(count, Unknown) and not is_secret(count) else None
+    per_pod: dict[str, Decimal | None] = {}
+    total: dict[str, Decimal | None] = {}
+    for resource in RESOURCES:
+        if resource == PODS:
+            one: Decimal | None = Decimal(1)
+        elif resource in placed.request.unknown or resource in placed.request.secret:
+            one = None
+        else:
+            one = placed.request.amounts.get(resource, Decimal(0))
+        per_pod[resource] = one
+        total[resource] = one * pods if one is not None and pods is not None else None
+    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
+    return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon,
+               len(constraint.allowed) == 1 and constraint.unknown is None, tuple(flagged.get(workload.urn, ())))
+
+
+def shown(resource: str, value: Decimal | None) -> str:
+    """An amount in its unit for people (cores or millicores, MiB or GiB), or '?' when not known."""
+    return "?" if value is None else amount(resource, value)

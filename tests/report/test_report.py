@@ -1,0 +1,247 @@
+"""compute-guard report: the pack's findings as the engine-started pack reports them, each pool's use at
+maxSize as a formula written out here computes it, every format valid against its schema, and exit codes
+and errors a CI job can rely on."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import Decimal
+
+import jsonschema
+import pytest
+import zstandard
+from builders import GIB, SHARED
+from conftest import export_document, preview_document
+
+from compute_guard.report import build, read, render
+from compute_guard.report.cli import main
+from compute_guard.report.model import RESOURCES
+from compute_guard.report.render import HERE
+from compute_guard.testkit import Resource
+from compute_guard.testkit.engine import EnginePack
+
+MIB = 1 << 20
+KUBERNETES = {"compute:platform": "kubernetes"}
+SCHEMA = json.loads((HERE / "schema.json").read_text())
+SARIF_SCHEMA = json.loads((SHARED / "third_party" / "sarif-schema" / "sarif-schema-2.1.0.json").read_text())
+
+
+def report_of(resources, config=KUBERNETES, policy_config=None):
+    return build(read(json.dumps(preview_document(resources, config)).encode()), policy_config)
+
+
+def engine_findings(resources, config=KUBERNETES, policy_config=None):
+    """What `pulumi preview --policy-pack` reports: the pack process the engine starts."""
+    with EnginePack(config, policy_config) as pack:
+        result = pack.run(resources)
+    return sorted((v.policy, v.level, v.urn, v.finding) for v in result.violations)
+
+
+@pytest.mark.parametrize("stack", ["dev", "broken"])
+def test_the_findings_are_the_ones_the_engine_started_pack_reports(example, stack):
+    resources = example(stack)
+    report = report_of(resources)
+    found = sorted((f.policy, f.level, f.urn, f.message) for f in report.findings if not f.note)
+    assert found == engine_findings(resources)
+    assert (len(report.mandatory) > 0) == (stack == "broken")
+
+
+def test_each_pool_shows_its_use_at_max_size_as_the_example_declares_it(example):
+    """The example's own numbers, worked out here: a node of 'general' is 4 cores and 16 GiB, 'stateful' 8 cores
+    and 32 GiB; on platform kubernetes only the kubelet's 100 MiB eviction threshold is held back."""
+    report = report_of(example("broken"))
+    pools = {view.pool: view for view in report.pools}
+    general, stateful = pools["general"], pools["stateful"]
+    assert (general.max_size, stateful.max_size) == (3, 2)
+    assert general.allocatable == {"cpu": 4000, "memory": 16 * GIB - 100 * MIB, "pods": 110}
+    assert stateful.capacity("memory") == 2 * (32 * GIB - 100 * MIB)
+    uses = {use.name: use for use in general.uses}
+    assert uses["log-agent"].daemon and uses["log-agent"].pods == 3  # one Pod on each of the 3 nodes
+    assert uses["api"].pods == 2 and uses["encoder"].pods == 1
+    assert general.used("cpu") == 3 * 100 + 2 * 500 + 1 * 6000
+    assert general.used("memory") == 3 * 128 * MIB + 2 * GIB + 4 * GIB
+    assert general.used("pods") == 3 + 2 + 1
+    assert stateful.used("memory") == 1 * 8 * GIB + 5 * 12 * GIB  # db, and the cache's 5 replicas
+    assert stateful.used("memory") > stateful.capacity("memory")  # what pool-capacity reports
+    assert all(use.pinned for view in report.pools for use in view.uses)
+    assert report.unplaced == ["report", "legacy"]  # a worker, and a workload whose pool does not exist
+    # the flags come from the findings: the encoder cannot fit (workload-fits-pool)
+    assert uses["encoder"].flagged == ("workload-fits-pool",) and uses["api"].flagged == ()
+
+
+def test_an_unpinned_workload_is_marked(example):
+    resources = [r for r in example("dev") if r.name != "api"]
+    unpinned = Resource.of("kubernetes:apps/v1:Deployment", "api", {
+        "metadata": {"name": "api", "labels": {"compute.alien.dev/cluster": "compute",
+                                               "compute.alien.dev/pool": "general"}},
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "api", "image": "i", "resources": {
+            "requests": {"cpu": "500m", "memory": "1Gi"}}}]}}}}, project="compute-guard-example", stack="dev")
+    report = report_of([*resources, unpinned])
+    (use,) = [use for view in report.pools for use in view.uses if use.name == "api"]
+    assert not use.pinned and use.flagged == ("workload-node-architecture",)
+
+
+def test_the_json_follows_its_schema_in_base_units(example):
+    report = report_of(example("broken"))
+    document = json.loads(render(report, "json"))
+    jsonschema.Draft202012Validator(SCHEMA).validate(document)
+    assert document["version"] == 1 and document["summary"]["mandatory"] == len(report.mandatory) == 5
+    general = next(pool for pool in document["pools"] if pool["pool"] == "general")
+    assert general["node"] == {"cpu": 4000, "memory": 16 * GIB - 100 * MIB, "pods": 110}
+    assert general["used"]["cpu"] == 7300 and general["capacity"]["cpu"] == 12000
+
+
+def test_the_sarif_is_valid_sarif_2_1_0_with_a_rule_per_policy(example):
+    from compute_guard.policies import ALL
+
+    document = json.loads(render(report_of(example("broken")), "sarif"))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(document)
+    (run,) = document["runs"]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == [policy.name for policy in ALL]
+    assert all(rule["help"]["text"] and rule["fullDescription"]["text"] for rule in run["tool"]["driver"]["rules"])
+    levels = {result["ruleId"]: result["level"] for result in run["results"]}
+    assert levels["pool-capacity"] == "error"
+    capacity = next(result for result in run["results"] if result["ruleId"] == "pool-capacity")
+    (location,) = capacity["locations"]
+    assert location["logicalLocations"][0]["fullyQualifiedName"].endswith("compute:index:ComputeCluster::compute")
+    assert run["tool"]["driver"]["rules"][capacity["ruleIndex"]]["id"] == "pool-capacity"
+
+
+def test_advisory_findings_are_sarif_warnings():
+    release = Resource.of("kubernetes:helm.sh/v3:Release", "legacy", {"chart": "gateway"})
+    document = json.loads(render(report_of([release]), "sarif"))
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(document)
+    assert [(r["ruleId"], r["level"]) for r in document["runs"][0]["results"]] == [("helm-release-unchecked", "warning")]
+
+
+def test_markdown_has_a_row_per_pool_and_finding_fit_for_a_pr_comment(example):
+    text = render(report_of(example("broken")), "markdown")
+    assert "**5 mandatory violations**: the preview fails." in text
+    assert ("| `compute` / `general` | 3 | 4 cores CPU, 15.9 GiB memory, 110 Pods | 7300m of 12 cores (61%) | 6528 MiB "
+            "of 47.71 GiB (13%) | 6 of 330 (2%) | log-agent (DaemonSet), api, encoder |") in text
+    assert "**68 GiB of 63.8 GiB (107%)**" in text  # over capacity, in bold
+    assert text.count("| mandatory | `") == 5
+    assert "\n|" not in text.split("### Findings", 1)[1].split("| level |", 1)[0]  # rows are single lines
+
+
+def test_a_table_on_the_terminal(example):
+    text = render(report_of(example("broken")), "table")
+    assert "compute / stateful" in text and "68 GiB of 63.8 GiB (107%)" in text and "Findings (5 mandatory)" in text
+
+
+@pytest.mark.parametrize("stack, code", [("dev", 0), ("broken", 1)])
+def test_exit_codes_follow_mandatory_violations(example, write, stack, code, capsys):
+    path = write(preview_document(example(stack), KUBERNETES))
+    assert main(["report", "--format", "json", path]) == code
+    assert json.loads(capsys.readouterr().out)["summary"]["mandatory"] == (0 if code == 0 else 5)
+
+
+def test_a_lower_level_from_the_policy_pack_config_passes(example, write, tmp_path, capsys):
+    path = write(preview_document(example("broken"), KUBERNETES))
+    config = tmp_path / "policy-config.json"
+    config.write_text(json.dumps({"all": "advisory"}))
+    assert main(["report", "--format", "json", "--policy-pack-config", str(config), path]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["summary"] == {"mandatory": 0, "violations": 5, "notes": 0, "pools": 2}
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"not json", "is not JSON (Expecting value at line 1)"),
+    (b"[1, 2]", "is a JSON list, not the object"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "is not text"),
+    (b'{"version": 3}', "neither `pulumi preview --json` output (no 'steps') nor a `pulumi stack export`"),
+    (b'{"diagnostics": [{"message": "error: an unhandled error occurred\\n", "severity": "error"}], "duration": 1}',
+     "the output of a preview that failed before it planned any step: error: an unhandled error occurred"),
+    (b'{"steps": 7}', "'steps' is not a list"),
+    (b"\x1f\x8b\x08\x00broken", "is not plain, gzip or zstd"),
+])
+def test_unreadable_input_exits_2_with_the_reason_and_no_traceback(write, tmp_path, capsys, content, reason):
+    path = tmp_path / "input"
+    path.write_bytes(content)
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert reason in err and "Traceback" not in err
+
+
+def test_a_missing_file_and_a_bad_policy_pack_config_exit_2(write, tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nope.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    path = write(preview_document([], KUBERNETES))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"workload-pool-placement": "sometimes"}))
+    assert main(["report", "--policy-pack-config", str(config), path]) == 2
+    assert "the policy pack config is refused" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("pack", [lambda b: b, gzip.compress, lambda b: zstandard.ZstdCompressor().compress(b)])
+def test_a_stack_export_gives_the_findings_of_the_preview(example, tmp_path, monkeypatch, capsys, pack):
+    """An export carries no stack config: the program's Pulumi.<stack>.yaml in the current directory gives it."""
+    resources = example("broken")
+    path = tmp_path / "export.json"
+    path.write_bytes(pack(json.dumps(export_document(resources)).encode()))
+    (tmp_path / "Pulumi.broken.yaml").write_text("config:\n  compute:platform: kubernetes\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--format", "json", str(path)]) == 1
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["stack"] == {"project": "compute-guard-example", "name": "broken", "input": "export",
+                                 "platform": "kubernetes"}
+    from_preview = json.loads(render(report_of(resources), "json"))
+    assert exported["findings"] == from_preview["findings"] and exported["pools"] == from_preview["pools"]
+
+
+def test_the_stack_option_names_the_config_file(example, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export_document(example("dev"))))
+    (tmp_path / "Pulumi.other.yaml").write_text("config:\n  compute:platform: aws\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--format", "json", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)["stack"]["platform"] is None  # no Pulumi.dev.yaml here
+    main(["report", "--format", "json", "--stack", "other", str(path)])
+    assert json.loads(capsys.readouterr().out)["stack"]["platform"] == "aws"
+
+
+def test_standard_input(example, monkeypatch, capsys):
+    import io
+    import sys
+
+    data = json.dumps(preview_document(example("dev"), KUBERNETES)).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["report", "--format", "markdown", "-"]) == 0
+    assert "No mandatory violation." in capsys.readouterr().out
+
+
+def test_a_secret_the_preview_printed_as_secret_is_not_known_not_wrong():
+    """`pulumi preview --json` prints secrets as "[secret]": read as the literal, the architecture would be
+    invalid and the machine not a machine; the report treats it as a secret it cannot see."""
+    cluster = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 1, "maxSize": 2,
+                                                    "instanceType": "[secret]",
+                                                    "profile": {"cpu": "2", "memoryBytes": 4 * GIB,
+                                                                "ephemeralStorageBytes": 0, "architecture": "[secret]"}}]}
+    report = report_of([Resource.of("compute:index:ComputeCluster", "compute", cluster)], {"compute:platform": "aws"})
+    assert [f for f in report.findings if not f.note] == []
+    assert {f.policy for f in report.findings if f.note} >= {"cloud-machine-catalog", "compute-cluster-valid"}
+
+
+def test_an_encrypted_secret_of_an_export_is_not_known_and_a_decrypted_one_is_read():
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+    entry = {"urn": "urn:pulumi:s::p::compute:index:ComputeCluster::c", "type": "compute:index:ComputeCluster",
+             "inputs": {"id": "c", "capacityGroups": [{"groupId": "general", "minSize": 3, "maxSize": 2,
+                                                        "instanceType": dict(secret, ciphertext="v1:abc")}]}}
+    source = read(json.dumps({"deployment": {"resources": [entry]}}).encode())
+    report = build(source, None, {"compute:platform": "aws"})
+    assert [f.policy for f in report.mandatory] == ["compute-cluster-valid"]  # sizes are plain and wrong
+    assert "cloud-machine-catalog" in {f.policy for f in report.findings if f.note}
+    entry["inputs"]["capacityGroups"][0]["instanceType"] = dict(secret, plaintext='"m7g.xlarg"')
+    report = build(read(json.dumps({"deployment": {"resources": [entry]}}).encode()), None, {"compute:platform": "aws"})
+    (typo,) = [f for f in report.findings if f.policy == "cloud-machine-catalog"]
+    assert "'[secret]' is not a machine type on AWS" in typo.message  # read, and still secret
+
+
+def test_a_pool_whose_numbers_are_not_known_is_drawn_with_question_marks():
+    cluster = {"id": "c", "capacityGroups": [{"groupId": "general", "minSize": 1, "maxSize": 2}]}
+    report = report_of([Resource.of("compute:index:ComputeCluster", "c", cluster)], {"compute:platform": "kubernetes"})
+    (view,) = report.pools
+    assert view.allocatable == dict.fromkeys(RESOURCES) and view.capacity("cpu") is None
+    assert "0 cores of ?" in render(report, "table") and "? CPU, ? memory, ? Pods" in render(report, "markdown")
+    assert Decimal(0) == (view.used("cpu") or Decimal(0))
