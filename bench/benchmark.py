@@ -5,6 +5,7 @@
     venv/bin/python bench/benchmark.py --sizes 1000 --repeat 1
     venv/bin/python bench/benchmark.py --remediation --sizes 10000   # what Remediate adds
     venv/bin/python bench/benchmark.py --pack-only --pack-dir /tmp/before   # another version, no floor
+    venv/bin/python bench/benchmark.py --report --sizes 5000 10000 20000    # compute-guard report
 
 For each size it builds a synthetic stack (ComputeClusters with pools; Deployments, StatefulSets,
 DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTemplates with
@@ -18,6 +19,10 @@ pack's time, the floor's time, their ratio and both processes' peak memory (VmHW
 for every resource before Analyze. It prints wall time and the pack process's CPU time for
 Analyze alone, then with Remediate with workload-architecture-pin disabled (the default), at
 level remediate on the pinned stack, and at remediate on the same stack with every pin removed.
+
+``--report`` measures ``compute-guard report`` (the console script, a process of its own, as CI runs
+it) on the same stack written as a ``pulumi stack export`` file: wall time per format and its peak
+memory, so that its growth with the stack's size shows.
 """
 
 from __future__ import annotations
@@ -192,18 +197,52 @@ def remediation(sizes: list[int]) -> None:
             print(f"{size:>10}  {label:<44} {wall:>7.2f} {cpu:>11.2f} {len(result.remediations):>11}", flush=True)
 
 
+def report(sizes: list[int], repeat: int) -> None:
+    """compute-guard report on a stack export of each size, per format: the fastest of ``repeat`` runs."""
+    import resource as rlimit
+    import subprocess
+
+    from google.protobuf import json_format
+
+    script = Path(sys.executable).parent / "compute-guard"
+    print(f"{'resources':>10} {'format':>9} {'wall s':>8} {'peak MiB':>9} {'exit':>5}", flush=True)
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as scratch:
+            export = Path(scratch) / "export.json"
+            export.write_text(json.dumps({"version": 3, "deployment": {"resources": [
+                {"urn": r.urn, "type": r.type, "custom": True, "inputs": json_format.MessageToDict(r.inputs)}
+                for r in synthetic_stack(size)]}}))
+            (Path(scratch) / "Pulumi.stack.yaml").write_text("config:\n  compute:platform: kubernetes\n")
+            for form in ("json", "table", "markdown", "sarif", "html"):
+                times, code = [], None
+                for _ in range(repeat):
+                    started = time.perf_counter()
+                    done = subprocess.run([str(script), "report", "--format", form, "-o",
+                                           str(Path(scratch) / f"report.{form}"), str(export)],
+                                          cwd=scratch, capture_output=True, text=True)
+                    times.append(time.perf_counter() - started)
+                    code = done.returncode
+                    assert code == 0, done.stderr[-2000:]
+                peak = rlimit.getrusage(rlimit.RUSAGE_CHILDREN).ru_maxrss / 1024
+                print(f"{size:>10} {form:>9} {min(times):>8.2f} {peak:>9.0f} {code:>5}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 50000])
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
+    parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
     parser.add_argument("--pack-only", action="store_true", help="skip the floor (to compare two versions)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
                         help="the pack to measure, such as a worktree of an earlier commit (default: this one)")
     args = parser.parse_args()
     if args.remediation:
         remediation(args.sizes)
+        return 0
+    if args.report:
+        report(args.sizes, args.repeat)
         return 0
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
