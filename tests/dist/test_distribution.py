@@ -39,7 +39,7 @@ def user(tmp_path_factory, wheel) -> Path:
     """A fresh virtual environment with the distribution, in a directory outside the repository."""
     home = tmp_path_factory.mktemp("user")
     run(sys.executable, "-m", "venv", home / "venv", cwd=home)
-    run(home / "venv" / "bin" / "pip", "install", "--quiet", f"{wheel}[testkit]", DEV_PINS["pytest"], cwd=home)
+    run(home / "venv" / "bin" / "pip", "install", "--quiet", f"{wheel}[testkit,report]", DEV_PINS["pytest"], cwd=home)
     return home
 
 
@@ -50,6 +50,8 @@ def test_the_wheel_holds_one_import_root_and_the_catalog(wheel):
     assert {"compute_guard/component/__init__.py", "compute_guard/testkit/__init__.py",
             "compute_guard/policies/compute_cluster_valid.py"} <= set(names)
     assert not any(part in name for name in names for part in ("tests/", "bench/", "examples/", "scripts/"))
+    assert {"compute_guard/report/schema.json", "compute_guard/report/templates/report.html.j2",
+            "compute_guard/report/templates/report.md.j2"} <= set(names)
 
 
 def test_the_installed_package_is_the_only_one(user):
@@ -124,3 +126,20 @@ def test_choose_refuses_what_does_not_exist():
                 dict(settings={"cloud-machine-catalog": {"platfrom": "aws"}})):
         with pytest.raises(ValueError):
             choose(**bad)
+
+
+def test_the_installed_console_script_reports_on_a_stack_export(user):
+    """`pip install compute-guard[report]` gives the `compute-guard` command, which needs nothing of the checkout."""
+    cluster = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 3, "maxSize": 2}]}
+    export = {"version": 3, "deployment": {"resources": [{
+        "urn": "urn:pulumi:prod::shop::compute:index:ComputeCluster::compute", "type": "compute:index:ComputeCluster",
+        "inputs": cluster}]}}
+    (user / "export.json").write_text(__import__("json").dumps(export))
+    (user / "Pulumi.prod.yaml").write_text("config:\n  compute:platform: aws\n")
+    done = subprocess.run([str(user / "venv" / "bin" / "compute-guard"), "report", "--format", "markdown",
+                           "export.json"], cwd=user, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(Path.home())})
+    assert done.returncode == 1, done.stderr
+    assert "## compute-guard: stack `prod` (export, platform aws)" in done.stdout
+    assert "| mandatory | `compute-cluster-valid` | compute | ComputeCluster 'compute' pool 'general': minSize 3 is " \
+           "greater than maxSize 2" in done.stdout
