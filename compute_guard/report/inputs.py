@@ -69,8 +69,12 @@ def read(data: bytes, name: str = "input") -> Input:
     entries = deployment.get("resources") or []
     if not isinstance(entries, list):
         raise Unreadable(f"{name}: 'resources' is not a list")
-    resources = [resource for entry in entries if isinstance(entry, dict) and not entry.get("delete")
-                 for resource in _resource(entry, entry.get("inputs"), entry.get("outputs"))]
+    resources: list[Resource] = []
+    entries.reverse()
+    while entries:  # each entry's JSON is let go once it is a protobuf Struct: the peak stays one document
+        entry = entries.pop()
+        if isinstance(entry, dict) and not entry.get("delete"):
+            resources += _resource(entry, entry.get("inputs"), entry.get("outputs"))
     project, stack = _names(resources)
     return Input(kind, project, stack, {}, resources)
 
@@ -80,7 +84,9 @@ def _preview(document: Mapping[str, Any], name: str) -> Input:
     if not isinstance(steps, list):
         raise Unreadable(f"{name}: 'steps' is not a list")
     resources: list[Resource] = []
-    for step in steps:
+    steps.reverse()
+    while steps:
+        step = steps.pop()
         state = step.get("newState") if isinstance(step, dict) else None
         if isinstance(state, dict) and step.get("op") not in ("delete", "discard", "remove-pending-replace"):
             resources += _resource(state, state.get("inputs"), state.get("outputs"))
@@ -95,7 +101,7 @@ def _resource(entry: Mapping[str, Any], inputs: Any, outputs: Any) -> Iterator[R
         return  # the stack itself and providers: nothing any policy reads
     inputs = _secrets(inputs) if isinstance(inputs, dict) else {}
     # AnalyzeStack sees what the engine holds after the step: a preview's planned outputs are its inputs
-    outputs = _secrets(outputs) if isinstance(outputs, dict) and outputs else inputs
+    outputs = _secrets(outputs) if isinstance(outputs, dict) and outputs else None
     parent = entry.get("parent")
     parent = parent if isinstance(parent, str) else ""
     resource = Resource.of(kind, urn.rsplit("::", 1)[-1], inputs, outputs)
