@@ -78,21 +78,30 @@ def test_the_helm_charts_through_the_report(toolchain, tmp_path):
     assert not uses["ingress:istio-ingress/ingress"]["pinned"]
 
 
-def requested_cpu(path: Path) -> tuple[Decimal, Decimal]:
-    """The demo's own numbers: (Σ replicas x Σ containers' CPU requests over its Deployments, the Pods)."""
-    total, pods = Decimal(0), Decimal(0)
+UNITS = {"m": Decimal("0.001"), "Ki": Decimal(1 << 10), "Mi": Decimal(1 << 20), "Gi": Decimal(1 << 30)}
+
+
+def quantity(text: str) -> Decimal:
+    """The few quantity forms the demo uses (100m, 64Mi, 1Gi, 2), written out here."""
+    for suffix, factor in UNITS.items():
+        if text.endswith(suffix):
+            return Decimal(text[: -len(suffix)]) * factor
+    return Decimal(text)
+
+
+def requested(path: Path) -> dict[str, Decimal]:
+    """The demo's own numbers over its Deployments: replicas x the sum of its containers' requests."""
+    total = {"cpu": Decimal(0), "memory": Decimal(0), "pods": Decimal(0)}
     for document in yaml.safe_load_all(path.read_text()):
         if not document or document.get("kind") != "Deployment":
             continue
         replicas = Decimal(document["spec"].get("replicas", 1))
-        pod = document["spec"]["template"]["spec"]
-        cpu = Decimal(0)
-        for container in pod["containers"]:
-            value = str(container.get("resources", {}).get("requests", {}).get("cpu", "0"))
-            cpu += Decimal(value[:-1]) if value.endswith("m") else Decimal(value) * 1000
-        total += replicas * cpu
-        pods += replicas
-    return total, pods
+        for container in document["spec"]["template"]["spec"]["containers"]:
+            requests = container.get("resources", {}).get("requests", {})
+            total["cpu"] += replicas * quantity(str(requests.get("cpu", "0"))) * 1000
+            total["memory"] += replicas * quantity(str(requests.get("memory", "0")))
+        total["pods"] += replicas
+    return total
 
 
 def test_a_stack_we_did_not_write_the_microservices_demo(toolchain, tmp_path):
@@ -102,9 +111,8 @@ def test_a_stack_we_did_not_write_the_microservices_demo(toolchain, tmp_path):
     assert code == 1 and findings_of(document) == printed(stack, True)
     assert {f.policy for f in findings_of(document)} == {"workload-node-architecture"}  # unpinned on arm64 pools
     (general,) = document["pools"]
-    cpu, pods = requested_cpu(SHOP)
     assert len(general["workloads"]) == 12
-    assert general["used"] == {"cpu": int(cpu), "memory": general["used"]["memory"], "pods": int(pods)}
+    assert general["used"] == {resource: int(amount) for resource, amount in requested(SHOP).items()}
     # 3 nodes of 2 cores, with only the kubelet's 100 MiB eviction threshold held back on platform kubernetes
     assert general["capacity"] == {"cpu": 3 * 2000, "memory": 3 * ((8 << 30) - (100 << 20)), "pods": 3 * 110}
     assert not any(w["pinned"] for w in general["workloads"])
