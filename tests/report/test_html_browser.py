@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from builders import ROOT
-from conftest import preview_document
+from report_inputs import preview_document
 
 from compute_guard.report import build, read, render
 

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 import zstandard
 from builders import GIB, SHARED
-from conftest import export_document, preview_document
+from report_inputs import export_document, preview_document
 
 from compute_guard.report import build, read, render
 from compute_guard.report.cli import main
