@@ -33,6 +33,7 @@ from . import (
     compute_cluster_valid,
     compute_pools_single_architecture,
     dynamic_container_pool,
+    exemptions_in_force,
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     pool_capacity,
@@ -62,6 +63,7 @@ ALL: tuple[Policy, ...] = (
     pool_capacity.POLICY,
     helm_release_unchecked.POLICY,
     cloud_machine_new_family.POLICY,
+    exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 
 PACK_NAME = "compute-guard"
@@ -125,10 +127,12 @@ def _unknown(what: str, name: str, known: Mapping[str, object]) -> Any:
 
 
 def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, description: str = PACK_DESCRIPTION,
-                enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY) -> PolicyPack:
+                enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
+                exemption_days: int | None = None) -> PolicyPack:
     """An organisation's own pack of these policies (all of them by default, see :func:`choose`),
     assembled as this repository's __main__.py assembles compute-guard: the SDK shim installed (with a
-    warning on an SDK it does not support) and one PackState for the process."""
+    warning on an SDK it does not support) and one PackState for the process. ``exemption_days``: how far
+    ahead an exemption may expire (default 365, or COMPUTE_GUARD_EXEMPTION_DAYS)."""
     # Read each resource's props from the engine's protobuf on demand instead of materializing three
     # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference). It changes
     # no result; COMPUTE_GUARD_SDK_SHIM=off runs on the SDK's own path (the tests compare the two).
@@ -142,7 +146,8 @@ def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, descript
     # no cycles worth collecting early.
     gc.freeze()
     gc.set_threshold(100_000, 50, 1_000)
-    return PolicyPack(name=name, policies=sdk_policies(list(policies if policies is not None else ALL), PackState()),
+    state = PackState(exemption_days=exemption_days)
+    return PolicyPack(name=name, policies=sdk_policies(list(policies if policies is not None else ALL), state),
                       enforcement_level=enforcement_level, description=description)
 
 

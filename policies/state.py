@@ -23,18 +23,37 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from .baseline import Snapshot, Unavailable, load_baseline
 from .cluster import Cluster, ParsedCluster, parse_cluster
+from .exemptions import Exemption, days_from_environment, today_from_environment
 from .placement import ClusterEntry, DeclaredArchitectures, Stack, declared_architectures, parse_stack
+
+
+@dataclass(frozen=True)
+class Exempted:
+    """A finding an exemption in force kept from its policy's report (exemptions-in-force shows it)."""
+
+    policy: str
+    urn: str
+    message: str
+    exemption: Exemption
 
 
 class PackState:
     """Caches and what one request learns for the next, for one pack process."""
 
-    def __init__(self) -> None:
+    def __init__(self, today: date | None = None, exemption_days: int | None = None) -> None:
         self._lock = threading.Lock()
+        # Read once per run (a pack process serves one preview): every exemption is judged on the same day.
+        self.today = today if today is not None else today_from_environment()
+        self.exemption_days = exemption_days if exemption_days is not None else days_from_environment()
+        self._exemptions: dict[str, tuple[Exemption, ...]] = {}  # policy -> the exemptions its config holds
+        self._exempted: list[Exempted] = []
         self.seen_inputs: dict[str, Cluster] = {}
         # Each cache holds strong references to what it was computed from, so an identity
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
@@ -94,6 +113,37 @@ class PackState:
         with self._lock:
             self._stack = (sources, stack)
         return stack
+
+    # --- exemptions -------------------------------------------------------------------------
+
+    def saw_exemptions(self, policy: str, exemptions: tuple[Exemption, ...]) -> None:
+        self._exemptions[policy] = exemptions
+
+    def exempt(self, item: Exempted) -> None:
+        with self._lock:
+            if item not in self._exempted:
+                self._exempted.append(item)
+
+    def exemptions_of_run(self, resources: Iterable[tuple[str, str]]) -> tuple[list[Exempted],
+                                                                              list[tuple[str, Exemption]]]:
+        """The findings exempted so far (handed over once), and the exemptions that match none of the
+        stack's resources, (urn, name) pairs."""
+        with self._lock:
+            exempted, self._exempted = self._exempted, []
+        pending = [(policy, exemption) for policy, exemptions in self._exemptions.items() for exemption in exemptions]
+        if not pending:
+            return exempted, []
+        resources = list(resources)
+        urns = {urn for urn, _ in resources}
+        unused = []
+        for policy, exemption in pending:
+            if exemption.resource.startswith("urn:pulumi:"):
+                used = exemption.resource in urns
+            else:
+                used = any(exemption.covers(urn, name) for urn, name in resources)
+            if not used:
+                unused.append((policy, exemption))
+        return exempted, unused
 
     def last_stack(self) -> Stack | None:
         """The stack the last AnalyzeStack request parsed, with what its policies derived from it

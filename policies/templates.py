@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Any, Literal, NoReturn
 
 from pulumi_policy import (
@@ -30,11 +31,11 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from . import sdk
+from . import exemptions, sdk
 from .cluster import is_compute_cluster
-from .findings import STRICT, Finding, Report, never_raises, report
+from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .platform import PLATFORM_SCHEMA, resolve_platform
-from .state import PackState
+from .state import Exempted, PackState
 from .workloads import parse_workload
 
 Subject = Literal["ComputeCluster", "workload", "stack"]
@@ -53,6 +54,7 @@ class Context:
     urn: str = ""  # the resource's URN and name (empty for a stack policy)
     name: str = ""
     props: Any = None  # in a remediation: the resource's inputs, to edit (sdk.remediation_props)
+    resources: tuple[tuple[str, str], ...] = ()  # a stack policy's: every resource's (urn, name)
 
     def not_applicable(self, reason: str) -> NoReturn:
         """The policy does not apply to this subject; the engine shows the reason."""
@@ -77,11 +79,16 @@ class Policy:
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
     @property
-    def config_schema(self) -> PolicyConfigSchema | None:
+    def config_schema(self) -> PolicyConfigSchema:
+        """The settings' schema, with exemptions due no later than the limit from today."""
+        return self.config_schema_at(exemptions.today_from_environment(), exemptions.days_from_environment())
+
+    def config_schema_at(self, today: date, days: int) -> PolicyConfigSchema:
         properties = dict(self.settings)
         if self.platforms is not None:
             properties["platform"] = PLATFORM_SCHEMA
-        return PolicyConfigSchema(properties=properties) if properties else None
+        properties["exemptions"] = exemptions.schema(today, days)
+        return PolicyConfigSchema(properties=properties)
 
 
 def moved_setting(policy: str) -> dict[str, Any]:
@@ -109,6 +116,26 @@ def _context(policy: Policy, config: Any, state: PackState, not_applicable: Call
     return Context(settings, platform, state, urn, name, props)
 
 
+def _exempt(policy: Policy, context: Context, findings: list[Finding]) -> list[Finding]:
+    """The findings its policy reports: those on a resource an exemption in force covers go to
+    exemptions-in-force instead; an expired exemption's finding says it expired."""
+    found = exemptions.parse(context.config)
+    if not found:
+        return findings
+    context.state.saw_exemptions(policy.name, found)
+    kept: list[Finding] = []
+    for finding in findings:
+        urn = (finding.urn or context.urn) if isinstance(finding, Violation) else ""
+        exemption = exemptions.covering(found, urn, urn.rsplit("::", 1)[-1]) if urn else None
+        if exemption is None or not isinstance(finding, Violation):
+            kept.append(finding)
+        elif exemption.in_force(context.state.today):
+            context.state.exempt(Exempted(policy.name, urn, finding.message, exemption))
+        else:
+            kept.append(replace(finding, message=exemptions.expired(finding.message, exemption)))
+    return kept
+
+
 def _subject(policy: Policy, args: ResourceValidationArgs, state: PackState, props: Any) -> Any:
     """The parsed subject of a resource policy, or None when the resource is not one."""
     if policy.subject == "ComputeCluster":
@@ -124,7 +151,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
         subject = _subject(policy, args, state, args.props)
         if subject is not None:
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
-            report(policy.check(subject, context), report_violation)
+            report(_exempt(policy, context, policy.check(subject, context)), report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
     remediate = None
@@ -140,6 +167,9 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                     return None
                 context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name,
                                    args.props)
+                exemption = exemptions.covering(exemptions.parse(context.config), args.urn, args.name)
+                if exemption is not None and exemption.in_force(state.today):
+                    return None  # an exempted resource is left as it is; exemptions-in-force shows why
                 return change(subject, context)
             except sdk.NotApplicableError:
                 raise
@@ -151,7 +181,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
 
     return ResourceValidationPolicy(name=policy.name, description=policy.description, validate=validate,
                                     remediate=remediate, enforcement_level=policy.level, severity=policy.severity,
-                                    config_schema=policy.config_schema,
+                                    config_schema=policy.config_schema_at(state.today, state.exemption_days),
                                     remediation_steps=policy.remediation_steps)
 
 
@@ -160,15 +190,23 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
 
     @never_raises
     def validate(args: StackValidationArgs, report_violation: Report) -> None:
-        context = _context(policy, args.get_config(), state, args.not_applicable)
-        report(policy.check(state.stack(args.resources), context), report_violation)
+        context = replace(_context(policy, args.get_config(), state, args.not_applicable),
+                          resources=tuple((resource.urn, resource.name) for resource in args.resources))
+        report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
     return StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,
                                  enforcement_level=policy.level, severity=policy.severity,
-                                 config_schema=policy.config_schema, remediation_steps=policy.remediation_steps)
+                                 config_schema=policy.config_schema_at(state.today, state.exemption_days),
+                                 remediation_steps=policy.remediation_steps)
 
 
 def sdk_policies(policies: list[Policy] | tuple[Policy, ...], state: PackState) -> list[Any]:
-    """The SDK's policy objects for ``policies``, sharing one pack state."""
-    return [stack_policy(p, state) if p.subject == "stack" else resource_policy(p, state) for p in policies]
+    """The SDK's policy objects for ``policies``, sharing one pack state. exemptions-in-force is always
+    there, last (the SDK runs stack policies in order, so it sees every other policy's exempted findings):
+    a pack that could leave it out would let exemptions hide findings."""
+    from .exemptions_in_force import POLICY as EXEMPTIONS_IN_FORCE
+
+    chosen = [p for p in policies if p.name != EXEMPTIONS_IN_FORCE.name]
+    chosen.append(next((p for p in policies if p.name == EXEMPTIONS_IN_FORCE.name), EXEMPTIONS_IN_FORCE))
+    return [stack_policy(p, state) if p.subject == "stack" else resource_policy(p, state) for p in chosen]

@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -282,10 +283,11 @@ class Analyzer(_Driver):
     policies (``policies.choose(...)``, with its levels and preset settings) instead of all of them."""
 
     def __init__(self, policy_config: Mapping[str, Any] | None = None, *, shim: bool = True,
-                 pack: Iterable[policies.Policy] | None = None) -> None:
+                 pack: Iterable[policies.Policy] | None = None, today: date | None = None,
+                 exemption_days: int | None = None) -> None:
         if shim:
             sdk.install()
-        self.state = PackState()
+        self.state = PackState(today, exemption_days)  # today: the date exemptions are judged on
         chosen = tuple(pack) if pack is not None else policies.ALL
         self.servicer = sdk.AnalyzerServicer(policies.PACK_NAME, policies.PACK_VERSION,
                                              sdk_policies(chosen, self.state), EnforcementLevel.MANDATORY)

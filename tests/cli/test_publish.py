@@ -88,7 +88,12 @@ def readme_policy_group_config() -> dict:
 
 def test_the_readmes_policy_group_configuration_passes_the_clis_validation(toolchain, tmp_path):
     config = readme_policy_group_config()
-    stack = open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", "machine": "m9i.large"})
+    # the date the README's exemption is judged on (its expiry must be within a year of it)
+    stack = open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", "machine": "m9i.large"},
+                       env={"COMPUTE_GUARD_TODAY": "2026-12-01"})
     out = stack.ok(*stack.preview("--policy-pack-config", stack.policy_config(config)))
-    assert [(f.level, f.policy) for f in policy_findings(out)] == [("advisory", "cloud-machine-new-family")]
-    assert "launched since" in policy_findings(out)[0].message
+    found = policy_findings(out)
+    assert [(f.level, f.policy) for f in found] == [("advisory", "cloud-machine-new-family"),
+                                                    ("advisory", "exemptions-in-force")]
+    assert "launched since" in found[0].message
+    assert found[1].message.startswith("workload-fits-pool: the exemption for 'encoder'")  # no encoder here: unused

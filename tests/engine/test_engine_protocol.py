@@ -4,6 +4,7 @@ AnalyzeStack). One clean stack, then one mistake per policy: exactly that policy
 that resource, at exactly the expected level."""
 
 import json
+from datetime import date, timedelta
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -95,6 +96,11 @@ SCENARIOS = {
     "helm-release-unchecked": ([plain_cluster(), lambda: k8s.helm.v3.Release("ingress", chart="gateway")],
                                "kubernetes", "ingress", None, None),
     "cloud-machine-new-family": ([plain_cluster(bare(instance_type="m9i.large"))], "aws", "compute", None, None),
+    # the pack process judges exemptions on the system's date: one that expires in a month
+    "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
+                            {"compute-cluster-valid": {"exemptions": [
+                                {"resource": "compute", "reason": "OPS-42",
+                                 "expires": (date.today() + timedelta(days=30)).isoformat()}]}}, None),
 }
 
 

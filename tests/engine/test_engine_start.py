@@ -21,7 +21,7 @@ from compute_guard.testkit import Resource
 POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
                 "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
                 "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity",
-                "helm-release-unchecked", "cloud-machine-new-family"]
+                "helm-release-unchecked", "cloud-machine-new-family", "exemptions-in-force"]
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,8 @@ def test_it_prints_a_port_and_lists_the_policies(analyzer):
     # every policy is mandatory by default, except the one that changes programs' resources and the two that
     # show what the pack cannot check
     assert levels == {**{name: proto.MANDATORY for name in POLICY_NAMES}, "workload-architecture-pin": proto.DISABLED,
-                      "helm-release-unchecked": proto.ADVISORY, "cloud-machine-new-family": proto.ADVISORY}
+                      "helm-release-unchecked": proto.ADVISORY, "cloud-machine-new-family": proto.ADVISORY,
+                      "exemptions-in-force": proto.ADVISORY}
     assert all(p.description and p.remediation_steps for p in info.policies)
     by_name = {p.name: p for p in info.policies}
     assert by_name["compute-pools-single-architecture"].policy_type == proto.PolicyType.POLICY_TYPE_STACK

@@ -67,7 +67,8 @@ def test_policy_pack_hands_the_sdk_the_chosen_policies_at_their_levels(monkeypat
     assert [(p.name, p.enforcement_level) for p in kwargs["policies"]] == [
         ("compute-cluster-valid", EnforcementLevel.MANDATORY), ("cloud-machine-catalog", EnforcementLevel.ADVISORY),
         ("compute-pools-single-architecture", EnforcementLevel.ADVISORY),
-        ("workload-node-architecture", EnforcementLevel.MANDATORY)]
+        ("workload-node-architecture", EnforcementLevel.MANDATORY),
+        ("exemptions-in-force", EnforcementLevel.ADVISORY)]  # always there, last: exemptions never hide a finding
     assert tuned == ["freeze", (100_000, 50, 1_000)]
     assert capsys.readouterr().err == ""
 
@@ -91,7 +92,8 @@ def test_choose_makes_the_pack_it_is_asked_for():
                     settings={"cloud-machine-catalog": {"platform": "gcp"}, "workload-pool-placement": {}})
     assert [p.name for p in chosen] == ["workload-pool-placement", "cloud-machine-catalog"]
     info = {p.name: p.enforcementLevel for p in Analyzer(pack=chosen).info().policies}
-    assert info == {"workload-pool-placement": 0, "cloud-machine-catalog": 1}  # advisory, mandatory
+    assert info == {"workload-pool-placement": 0, "cloud-machine-catalog": 1,  # advisory, mandatory
+                    "exemptions-in-force": 0}  # added to every pack
     assert chosen[1].defaults == {"platform": "gcp"} and chosen[0].defaults == {}
     assert [p.name for p in choose()] == list(BY_NAME)
     assert choose(["cloud-machine-catalog"]) == [BY_NAME["cloud-machine-catalog"]]  # as it is, unless asked
@@ -105,9 +107,9 @@ def test_choose_makes_the_pack_it_is_asked_for():
     (dict(names=["compute-cluster-valid"], settings={"cloud-machine-catalog": {"platform": "aws"}}),
      "no chosen policy 'cloud-machine-catalog'; known: compute-cluster-valid"),
     (dict(settings={"cloud-machine-catalog": {"platfrom": "aws"}}),
-     "no setting of cloud-machine-catalog 'platfrom'; known: newMachineFamilies, platform"),
+     "no setting of cloud-machine-catalog 'platfrom'; known: newMachineFamilies, platform, exemptions"),
     (dict(settings={"compute-cluster-valid": {"platform": "aws"}}), "no setting of compute-cluster-valid 'platform'; "
-                                                                     "known: none"),
+                                                                     "known: exemptions"),
 ])
 def test_choose_refuses_what_does_not_exist_saying_what_does(bad, message):
     with pytest.raises(ValueError) as raised:
@@ -123,7 +125,7 @@ def test_every_policy_declares_its_settings_to_the_engine_in_process():
 
     declared = {p.name: set(p.configSchema.properties) for p in Analyzer().info().policies}
     assert declared == {p.name: set(p.config_schema.properties) if p.config_schema else set() for p in ALL}
-    assert declared["workload-pool-placement"] == {"helmReleases"}  # kept to say where it moved
+    assert declared["workload-pool-placement"] == {"helmReleases", "exemptions"}  # helmReleases: to say where it moved
     with pytest.raises(ConfigError, match="workload-pool-placement: 'loud' is not one of"):
         Analyzer({"workload-pool-placement": {"helmReleases": "loud"}})
     with pytest.raises(ConfigError, match="workload-pool-placement: 'enforce' is not one of"):

@@ -50,7 +50,7 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     assert sorted((v.policy, v.level) for v in result.violations) == [
         ("compute-pools-single-architecture", "mandatory"), ("dynamic-container-pool", "mandatory"),
-        ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"), ("workload-fits-pool", "mandatory"),
+        ("exemptions-in-force", "advisory"), ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"), ("workload-fits-pool", "mandatory"),
         ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory")]  # at its own level
     assert {v.finding for v in result.violations} == {BUG}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack

@@ -1,0 +1,160 @@
+"""Exemptions that expire (SPEC section 13): a reviewed way out for one resource, without disabling a policy.
+
+Every policy's config takes ``exemptions``: ``[{"resource": ..., "reason": ..., "expires": "YYYY-MM-DD"}]``.
+``resource`` is a URN (``urn:pulumi:...``, matched exactly) or a glob (``fnmatch``: ``*``, ``?``, ``[...]``)
+over the resource's name or URN. The engine's schema validation refuses, before the preview starts, an
+entry without its three fields, a date that is not one, and an expiry further ahead than the limit
+(365 days from today; an organisation raises it with ``COMPUTE_GUARD_EXEMPTION_DAYS`` in the pack's
+environment, or ``exemption_days`` in its own ``policy_pack``).
+
+The adapters (policies/templates.py) apply them the same way to every policy: a finding on a resource an
+exemption in force covers is not reported by its policy but handed to exemptions-in-force (advisory),
+which shows it with the policy, the reason and the expiry; after its expiry the finding counts again at
+its policy's level and says the exemption expired; an exemption that matches no resource of the stack is
+reported as unused. Today's date is read once per pack process (PackState), and can be set for tests
+(``COMPUTE_GUARD_TODAY``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+DEFAULT_DAYS = 365
+DAYS_VARIABLE = "COMPUTE_GUARD_EXEMPTION_DAYS"
+TODAY_VARIABLE = "COMPUTE_GUARD_TODAY"
+
+
+@dataclass(frozen=True)
+class Exemption:
+    resource: str
+    reason: str
+    expires: date
+
+    def covers(self, urn: str, name: str) -> bool:
+        if self.resource.startswith("urn:pulumi:"):
+            return urn == self.resource
+        return fnmatch.fnmatchcase(name, self.resource) or fnmatch.fnmatchcase(urn, self.resource)
+
+    def in_force(self, today: date) -> bool:
+        """Through its expiry date; the day after, the finding counts again."""
+        return today <= self.expires
+
+
+def today_from_environment() -> date:
+    """``COMPUTE_GUARD_TODAY`` (YYYY-MM-DD) when set and valid, else the system's date."""
+    text = os.environ.get(TODAY_VARIABLE, "")
+    try:
+        return date.fromisoformat(text) if text else date.today()
+    except ValueError:
+        return date.today()
+
+
+def days_from_environment() -> int:
+    text = os.environ.get(DAYS_VARIABLE, "")
+    return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_DAYS
+
+
+def parse(config: Any) -> tuple[Exemption, ...]:
+    """The exemptions of a policy's config (the engine validated them; anything else is left out)."""
+    entries = config.get("exemptions") if isinstance(config, Mapping) else None
+    if not isinstance(entries, (list, tuple)):
+        return ()
+    found = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        resource, reason, expires = entry.get("resource"), entry.get("reason"), entry.get("expires")
+        if not (isinstance(resource, str) and resource and isinstance(reason, str) and isinstance(expires, str)):
+            continue
+        try:
+            found.append(Exemption(resource, reason, date.fromisoformat(expires)))
+        except ValueError:
+            continue
+    return tuple(found)
+
+
+def covering(exemptions: tuple[Exemption, ...], urn: str, name: str) -> Exemption | None:
+    """The exemption that covers the resource: one in force if any (the latest expiry), else the latest
+    expired one (so the finding can say it expired)."""
+    matching = [exemption for exemption in exemptions if exemption.covers(urn, name)]
+    return max(matching, key=lambda exemption: exemption.expires, default=None)
+
+
+def expired(message: str, exemption: Exemption) -> str:
+    """A finding whose exemption has expired: it counts again, and says so."""
+    return (f"{message} [the exemption for '{exemption.resource}' expired on {exemption.expires.isoformat()}: "
+            f"{exemption.reason}]")
+
+
+# --- the schema the engine validates ------------------------------------------------------------------------
+
+def _at_most(digits: str) -> str:
+    """A regular expression for the strings of len(digits) decimal digits that are <= digits."""
+    if not digits:
+        return ""
+    head, rest = int(digits[0]), digits[1:]
+    choices = [f"{digits[0]}{_at_most(rest)}" if rest else digits[0]]
+    if head > 0:
+        lower = "0" if head == 1 else f"[0-{head - 1}]"
+        choices.append(lower + r"\d" * len(rest))
+    return choices[0] if len(choices) == 1 else f"(?:{'|'.join(choices)})"
+
+
+# RE2 syntax only (the Pulumi CLI validates with Go's regexp): no lookarounds, so every month is written out.
+_DAYS = {28: r"(?:0[1-9]|1\d|2\d)", 30: r"(?:0[1-9]|[12]\d|30)", 31: r"(?:0[1-9]|[12]\d|3[01])"}
+_LENGTHS = {1: 31, 2: 28, 3: 31, 4: 30, 5: 31, 6: 30, 7: 31, 8: 31, 9: 30, 10: 31, 11: 30, 12: 31}  # 02: 29 allowed
+
+
+def _months(through: int) -> str:
+    """MM-DD of the months 1..through, any of their days."""
+    return "|".join(f"{month:02d}-{_DAYS[_LENGTHS[month]]}" for month in range(1, through + 1))
+
+
+def date_pattern(latest: date) -> str:
+    """A regular expression for the dates (YYYY-MM-DD, real days) no later than ``latest``: the engine
+    validates policy config with JSON schema only, which compares no dates, but can match this.
+    (29 February is allowed in any year; Python's date parsing leaves an impossible one out.)"""
+    year = f"{latest.year:04d}"
+    same_year = [f"{latest.month:02d}-{_at_most(f'{latest.day:02d}')}"]
+    if latest.month > 1:
+        same_year.insert(0, _months(latest.month - 1))
+    parts = [f"{year}-(?:{'|'.join(same_year)})"]
+    earlier_years = _strictly_below(year)
+    if earlier_years:
+        parts.insert(0, f"{earlier_years}-(?:{_months(12)})")
+    return f"^(?:{'|'.join(parts)})$"
+
+
+def _strictly_below(digits: str) -> str:
+    """Strings of len(digits) digits strictly below ``digits``, or '' when there are none."""
+    value = int(digits)
+    if value == 0:
+        return ""
+    return _at_most(f"{value - 1:0{len(digits)}d}")
+
+
+def schema(today: date, days: int) -> dict[str, Any]:
+    latest = today + timedelta(days=days)
+    return {
+        "type": "array",
+        "description": f"Resources this policy does not fail, each for a reason and until a date at most {days} days "
+                       f"ahead ({latest.isoformat()}); see exemptions-in-force.",
+        "items": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["resource", "reason", "expires"],
+            "properties": {
+                "resource": {"type": "string", "minLength": 1,
+                             "description": "A URN, or a glob (*, ?, [...]) over the resource's name or URN."},
+                "reason": {"type": "string", "pattern": r"\S", "description": "Why it is exempt (a ticket, a review)."},
+                "expires": {"type": "string", "pattern": date_pattern(latest),
+                            "description": f"YYYY-MM-DD, no later than {latest.isoformat()}; the finding counts again "
+                                           "the day after."},
+            },
+        },
+    }

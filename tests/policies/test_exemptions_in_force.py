@@ -1,0 +1,159 @@
+"""Exemptions that expire (SPEC section 13), through the engine's protocol: a resource policy, a stack policy
+and a remediation honour them; the exempted finding stays visible in exemptions-in-force with its policy,
+reason and expiry; on the day after the expiry it counts again and says so; globs cover several resources;
+an exemption that matches nothing is reported; malformed entries are refused before anything is analyzed."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from builders import CLUSTER_TYPE
+
+from compute_guard.testkit import Resource
+from compute_guard.testkit.analyzer import Analyzer, ConfigError, stack_environment
+
+TODAY = date(2026, 12, 1)
+POLICY = "exemptions-in-force"
+BROKEN = {"id": "compute", "capacityGroups": [
+    {"groupId": "general", "minSize": 3, "maxSize": 2,
+     "profile": {"cpu": "2", "memoryBytes": 4 << 30, "ephemeralStorageBytes": 0, "architecture": "x86_64"}}]}
+SIZES = "ComputeCluster 'compute' pool 'general': minSize 3 is greater than maxSize 2; lower minSize or raise maxSize"
+
+
+def exemption(resource: str = "compute", expires: date = TODAY + timedelta(days=30), reason: str = "OPS-42: "
+              "resized in January") -> dict:
+    return {"resource": resource, "reason": reason, "expires": expires.isoformat()}
+
+
+def workload(name: str, cpu: str = "500m", pinned: bool = True) -> Resource:
+    spec = {"containers": [{"name": name, "image": "i", "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}]}
+    if pinned:
+        spec["nodeSelector"] = {"kubernetes.io/arch": "amd64"}
+    return Resource.of("kubernetes:apps/v1:Deployment", name, {
+        "metadata": {"name": name, "labels": {"compute.alien.dev/pool": "general"}},
+        "spec": {"template": {"spec": spec}}})
+
+
+def run(resources, config, today=TODAY, days=None):
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        return Analyzer(config, today=today, exemption_days=days).run(resources)
+
+
+def verdicts(result):
+    return sorted((v.policy, v.level, v.urn.rsplit("::", 1)[-1]) for v in result.violations)
+
+
+def test_a_resource_policys_finding_is_exempted_and_shown_with_its_reason_and_expiry():
+    config = {"compute-cluster-valid": {"exemptions": [exemption()]}}
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)
+    assert verdicts(result) == [(POLICY, "advisory", "compute")]
+    (shown,) = result.findings(POLICY)
+    assert shown == f"compute-cluster-valid: {SIZES} [exempt until 2026-12-31: OPS-42: resized in January]"
+    assert result.mandatory == []
+
+
+def test_a_stack_policy_honours_an_exemption_on_the_resource_it_blames():
+    cluster = dict(BROKEN, capacityGroups=[dict(BROKEN["capacityGroups"][0], minSize=1)])
+    resources = [Resource.of(CLUSTER_TYPE, "compute", cluster), workload("encoder", cpu="3"), workload("api", cpu="3")]
+    config = {"workload-fits-pool": {"exemptions": [exemption("urn:pulumi:stack::project::kubernetes:apps/v1:"
+                                                              "Deployment::encoder")]}}
+    result = run(resources, config)
+    assert verdicts(result) == [(POLICY, "advisory", "encoder"), ("workload-fits-pool", "mandatory", "api")]
+    assert result.findings(POLICY)[0].startswith("workload-fits-pool: Deployment 'encoder': one Pod requests 3 cores")
+
+
+def test_a_glob_covers_several_resources_by_name_or_urn():
+    cluster = dict(BROKEN, capacityGroups=[dict(BROKEN["capacityGroups"][0], minSize=1)])
+    resources = [Resource.of(CLUSTER_TYPE, "compute", cluster), workload("app-a", pinned=False),
+                 workload("app-b", pinned=False), workload("web", pinned=False)]
+    by_name = run(resources, {"workload-node-architecture": {"exemptions": [exemption("app-*")]}})
+    assert verdicts(by_name) == [(POLICY, "advisory", "app-a"), (POLICY, "advisory", "app-b"),
+                                 ("workload-node-architecture", "mandatory", "web")]
+    by_urn = run(resources, {"workload-node-architecture": {"exemptions": [exemption("*apps/v1:Deployment::*")]}})
+    assert [v.policy for v in by_urn.violations] == [POLICY] * 3
+
+
+@pytest.mark.parametrize("today, exempt", [(TODAY + timedelta(days=30), True), (TODAY + timedelta(days=31), False)])
+def test_on_the_day_after_its_expiry_the_finding_counts_again_and_says_so(today, exempt):
+    config = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=30))]}}
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config, today=today)
+    if exempt:
+        assert verdicts(result) == [(POLICY, "advisory", "compute")]
+    else:
+        assert verdicts(result) == [("compute-cluster-valid", "mandatory", "compute")]
+        assert result.findings("compute-cluster-valid") == [
+            f"{SIZES} [the exemption for 'compute' expired on 2026-12-31: OPS-42: resized in January]"]
+
+
+def test_an_exempted_workload_is_not_remediated():
+    cluster = dict(BROKEN, capacityGroups=[dict(BROKEN["capacityGroups"][0], minSize=1)])
+    resources = [Resource.of(CLUSTER_TYPE, "compute", cluster), workload("api", pinned=False),
+                 workload("web", pinned=False)]
+    config = {"workload-architecture-pin": {"enforcementLevel": "remediate", "exemptions": [exemption("api")]}}
+    result = run(resources, config)
+    assert [r.urn.rsplit("::", 1)[-1] for r in result.remediations] == ["web"]
+    # not pinned, it is still reported where pinning is checked
+    assert ("workload-node-architecture", "mandatory", "api") in verdicts(result)
+
+
+def test_an_exemption_that_matches_nothing_is_reported_once_as_unused():
+    config = {"compute-cluster-valid": {"exemptions": [exemption(), exemption("legacy-*", reason="OPS-7")]},
+              "pool-capacity": {"exemptions": [exemption("urn:pulumi:stack::project::compute:index:ComputeCluster::old")]}}
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)
+    unused = sorted(v.finding for v in result.of(POLICY) if not v.urn)
+    assert unused == [
+        "compute-cluster-valid: the exemption for 'legacy-*' (until 2026-12-31: OPS-7) matches no resource of this "
+        "stack; remove it from the policy's exemptions",
+        "pool-capacity: the exemption for 'urn:pulumi:stack::project::compute:index:ComputeCluster::old' (until "
+        "2026-12-31: OPS-42: resized in January) matches no resource of this stack; remove it from the policy's "
+        "exemptions"]
+
+
+@pytest.mark.parametrize("entry, refused", [
+    ({"resource": "compute", "expires": "2026-12-31"}, "'reason' is a required property"),
+    ({"resource": "compute", "reason": " ", "expires": "2026-12-31"}, "does not match"),
+    ({"resource": "", "reason": "r", "expires": "2026-12-31"}, "should be non-empty"),
+    ({"resource": "compute", "reason": "r", "expires": "2026-12-32"}, "does not match"),
+    ({"resource": "compute", "reason": "r", "expires": "31/12/2026"}, "does not match"),
+    ({"resource": "compute", "reason": "r", "expires": "2027-12-02"}, "does not match"),  # 366 days ahead
+    ({"resource": "compute", "reason": "r", "expires": "2026-12-31", "owner": "x"}, "Additional properties"),
+])
+def test_malformed_exemptions_are_refused_before_anything_is_analyzed(entry, refused):
+    with pytest.raises(ConfigError, match=refused):
+        Analyzer({"compute-cluster-valid": {"exemptions": [entry]}}, today=TODAY)
+
+
+def test_a_year_ahead_is_the_limit_unless_the_organisation_raises_it():
+    config = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=365))]}}
+    Analyzer(config, today=TODAY)  # accepted: the limit itself
+    far = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=700))]}}
+    with pytest.raises(ConfigError):
+        Analyzer(far, today=TODAY)
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], far, days=730)
+    assert verdicts(result) == [(POLICY, "advisory", "compute")]
+
+
+def test_exemptions_in_force_can_be_made_mandatory_to_refuse_every_exemption():
+    config = {"compute-cluster-valid": {"exemptions": [exemption()]}, POLICY: "mandatory"}
+    assert verdicts(run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)) == [(POLICY, "mandatory", "compute")]
+
+
+def test_the_expiry_pattern_accepts_exactly_the_real_dates_up_to_the_limit():
+    """The engine's validation can only match a pattern (RE2: no lookarounds); every day of 14 years, against
+    date comparison, for limits on every kind of boundary (month ends, leap days, year ends)."""
+    import re
+
+    from compute_guard.policies.exemptions import date_pattern
+
+    for latest in (date(2027, 12, 1), date(2027, 1, 1), date(2027, 1, 31), date(2028, 2, 29), date(2027, 3, 1),
+                   date(2030, 10, 9), date(2099, 12, 31), date(2027, 9, 30)):
+        pattern = date_pattern(latest)
+        assert "(?=" not in pattern and "(?!" not in pattern and "(?<" not in pattern
+        matches = re.compile(pattern).match
+        day = date(2020, 1, 1)
+        while day < date(2034, 1, 1):
+            assert bool(matches(day.isoformat())) == (day <= latest), (latest, day)
+            day += timedelta(days=1)
+        for text in ("2027-13-01", "2027-00-10", "2027-02-30", "2027-04-31", "27-01-01", "2027-1-01", "x", ""):
+            assert not matches(text), (latest, text)
