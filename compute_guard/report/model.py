@@ -63,6 +63,9 @@ class Use:
     daemon: bool
     pinned: bool  # its Pods are pinned to one CPU architecture
     flagged: tuple[str, ...]  # the placement policies that reported it
+    pin: str | None = None  # the architecture its Pods are pinned to
+    placement: str = ""  # where its pool came from: its labels, the default pool, the dynamic container pool
+    verdicts: tuple[str, ...] = ()  # every policy that reported it (exemptions-in-force: an exempted finding)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,10 @@ class PoolView:
     machine: str | None  # the instance type, None for a profile pool
     allocatable: Mapping[str, Decimal | None]  # resource -> one node's, None when not known
     uses: tuple[Use, ...]
+    min_size: int | None = None
+    architecture: str | None = None  # as the pool declares it
+    reserved: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's capacity - allocatable
+    daemonsets: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's DaemonSet requests
 
     def capacity(self, resource: str) -> Decimal | None:
         """The pool's allocatable at maxSize."""
@@ -125,7 +132,7 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
         return report
     flagged: dict[str, list[str]] = {}
     for finding in findings:
-        if finding.policy in PLACEMENT_POLICIES and not finding.note:
+        if not finding.note:
             flagged.setdefault(finding.urn, []).append(finding.policy)
     placed = loads(stack)
     on_pools = set()
@@ -157,8 +164,23 @@ def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
     uses += [_use(placed, max_size, False, flagged) for placed in load.workloads]
     group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
+    reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
+    if isinstance(node, Node):
+        for resource in (CPU, MEMORY):
+            capacity, left = node.capacity.get(resource), allocatable[resource]
+            reserved[resource] = capacity - left if capacity is not None and left is not None else None
+        reserved[PODS] = Decimal(0) if allocatable[PODS] is not None else None
+    daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
+    min_size = pool.min_size if isinstance(pool.min_size, int) and not is_secret(pool.min_size) else None
+    architecture = pool.architecture if isinstance(pool.architecture, str) and not is_secret(pool.architecture) \
+        else None
     return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
-                    allocatable, tuple(uses))
+                    allocatable, tuple(uses), min_size, architecture, reserved, daemonsets)
+
+
+def _sum(amounts: Any) -> Decimal | None:
+    known = list(amounts)
+    return None if any(amount is None for amount in known) else sum(known, Decimal(0))
 
 
 def _use(placed: Placed, max_size: int | None, daemon: bool, flagged: Mapping[str, list[str]]) -> Use:
@@ -177,8 +199,18 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, flagged: Mapping[st
         per_pod[resource] = one
         total[resource] = one * pods if one is not None and pods is not None else None
     constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
-    return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon,
-               len(constraint.allowed) == 1 and constraint.unknown is None, tuple(flagged.get(workload.urn, ())))
+    pinned = len(constraint.allowed) == 1 and constraint.unknown is None
+    pin = next(iter(constraint.allowed)) if pinned else None
+    pin = "[secret]" if is_secret(pin) else pin  # the report's formats print text as it is
+    if workload.role == "dynamic":
+        placement = "the dynamic container pool"
+    elif isinstance(workload.pool, str):
+        placement = "its pool label"
+    else:
+        placement = "the default pool"  # 'general', or the only pool, of the only ComputeCluster
+    verdicts = tuple(flagged.get(workload.urn, ()))
+    return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon, pinned,
+               tuple(policy for policy in verdicts if policy in PLACEMENT_POLICIES), pin, placement, verdicts)
 
 
 def shown(resource: str, value: Decimal | None) -> str:

@@ -57,11 +57,25 @@ def node_text(view: PoolView) -> str:
     return ", ".join(f"{shown(r, view.allocatable.get(r))} {LABELS[r]}" for r in RESOURCES)
 
 
+def about(view: PoolView) -> str:
+    """The pool in one line: sizes, architecture, machine or profile, what a node holds back and what its
+    DaemonSets take."""
+    sizes = f"{'?' if view.min_size is None else view.min_size}-{'?' if view.max_size is None else view.max_size} nodes"
+    parts = [sizes, view.architecture or "no declared architecture", view.machine or "its profile"]
+    reserved = [f"{shown(r, view.reserved.get(r))} {LABELS[r]}" for r in (CPU, MEMORY) if view.reserved.get(r)]
+    if reserved:
+        parts.append(f"{' and '.join(reserved)} reserved per node")
+    daemons = [f"{shown(r, view.daemonsets.get(r))} {LABELS[r]}" for r in (CPU, MEMORY) if view.daemonsets.get(r)]
+    if daemons:
+        parts.append(f"DaemonSets take {' and '.join(daemons)} per node")
+    return "; ".join(parts)
+
+
 def _context(report: Report) -> dict[str, Any]:
     pools = []
     for view in report.pools:
         pools.append({"view": view, "usage": [usage(view, resource) for resource in RESOURCES],
-                      "node": node_text(view),
+                      "node": node_text(view), "about": about(view),
                       "uses": [{"use": use, "cpu": shown(CPU, use.per_pod[CPU]),
                                 "memory": shown(MEMORY, use.per_pod[MEMORY]),
                                 "share": {r: _fraction(use.total[r], view.capacity(r)) for r in RESOURCES}}
@@ -141,14 +155,17 @@ def document(report: Report) -> dict[str, Any]:
                      for f in report.findings],
         "pools": [{
             "cluster": view.cluster, "clusterUrn": view.cluster_urn, "pool": view.pool, "maxSize": view.max_size,
-            "machine": view.machine,
+            "minSize": view.min_size, "machine": view.machine, "architecture": view.architecture,
             "node": {resource: _number(view.allocatable.get(resource)) for resource in RESOURCES},
+            "reserved": {resource: _number(view.reserved.get(resource)) for resource in RESOURCES},
+            "daemonsetsPerNode": {resource: _number(view.daemonsets.get(resource)) for resource in RESOURCES},
             "capacity": {resource: _number(view.capacity(resource)) for resource in RESOURCES},
             "used": {resource: _number(view.used(resource)) for resource in RESOURCES},
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},
-                           "pinned": use.pinned, "flaggedBy": list(use.flagged)} for use in view.uses],
+                           "pinned": use.pinned, "pin": use.pin, "placement": use.placement,
+                           "flaggedBy": list(use.flagged), "verdicts": list(use.verdicts)} for use in view.uses],
         } for view in report.pools],
         "unplaced": report.unplaced,
     }

@@ -67,7 +67,14 @@ def test_each_pool_shows_its_use_at_max_size_as_the_example_declares_it(example)
     assert all(use.pinned for view in report.pools for use in view.uses)
     assert report.unplaced == ["report", "legacy"]  # a worker, and a workload whose pool does not exist
     # the flags come from the findings: the encoder cannot fit (workload-fits-pool)
-    assert uses["encoder"].flagged == ("workload-fits-pool",) and uses["api"].flagged == ()
+    assert uses["encoder"].flagged == uses["encoder"].verdicts == ("workload-fits-pool",) and uses["api"].verdicts == ()
+    assert (uses["api"].pin, uses["api"].placement) == ("amd64", "its pool label")
+    assert (general.min_size, general.architecture, general.reserved["memory"], general.reserved["cpu"]) == (
+        1, "x86_64", 100 * MIB, 0)
+    assert general.daemonsets == {"cpu": 100, "memory": 128 * MIB, "pods": 1}  # the log-agent on every node
+    from compute_guard.report.render import about
+    assert about(general) == ("1-3 nodes; x86_64; its profile; 100 MiB memory reserved per node; DaemonSets take "
+                              "100m CPU and 128 MiB memory per node")
 
 
 def test_an_unpinned_workload_is_marked(example):
@@ -245,3 +252,19 @@ def test_a_pool_whose_numbers_are_not_known_is_drawn_with_question_marks():
     assert view.allocatable == dict.fromkeys(RESOURCES) and view.capacity("cpu") is None
     assert "0 cores of ?" in render(report, "table") and "? CPU, ? memory, ? Pods" in render(report, "markdown")
     assert Decimal(0) == (view.used("cpu") or Decimal(0))
+
+
+def test_exemptions_are_honoured_and_shown(example, write, tmp_path, capsys, monkeypatch):
+    """The report judges with the pack, exemptions included: the broken stack's pool-capacity finding exempted."""
+    monkeypatch.setenv("COMPUTE_GUARD_TODAY", "2026-12-01")
+    path = write(preview_document(example("broken"), KUBERNETES))
+    config = tmp_path / "policy-config.json"
+    config.write_text(json.dumps({"pool-capacity": {"exemptions": [
+        {"resource": "compute", "reason": "OPS-9: a third node in January", "expires": "2027-01-31"}]}}))
+    assert main(["report", "--format", "json", "--policy-pack-config", str(config), path]) == 1  # four remain
+    document = json.loads(capsys.readouterr().out)
+    assert document["summary"]["mandatory"] == 4
+    (shown,) = [f for f in document["findings"] if f["policy"] == "exemptions-in-force"]
+    assert shown["level"] == "advisory" and shown["name"] == "compute"
+    assert shown["message"].startswith("pool-capacity: ComputeCluster 'compute' pool 'stateful'")
+    assert shown["message"].endswith("[exempt until 2027-01-31: OPS-9: a third node in January]")
