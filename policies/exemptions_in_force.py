@@ -34,7 +34,7 @@ def exemptions_in_force(exempted: list[Exempted], unused: list[tuple[str, Exempt
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    exempted, unused = context.state.exemptions_of_run(context.resources)
+    exempted, unused = context.state.exemptions_of_run((r.urn, r.name) for r in context.resources)
     return exemptions_in_force(exempted, unused)
 
 

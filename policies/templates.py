@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal, NoReturn
@@ -54,7 +54,7 @@ class Context:
     urn: str = ""  # the resource's URN and name (empty for a stack policy)
     name: str = ""
     props: Any = None  # in a remediation: the resource's inputs, to edit (sdk.remediation_props)
-    resources: tuple[tuple[str, str], ...] = ()  # a stack policy's: every resource's (urn, name)
+    resources: Sequence[Any] = ()  # a stack policy's: the stack's resources, as the SDK hands them
 
     def not_applicable(self, reason: str) -> NoReturn:
         """The policy does not apply to this subject; the engine shows the reason."""
@@ -190,8 +190,7 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
 
     @never_raises
     def validate(args: StackValidationArgs, report_violation: Report) -> None:
-        context = replace(_context(policy, args.get_config(), state, args.not_applicable),
-                          resources=tuple((resource.urn, resource.name) for resource in args.resources))
+        context = replace(_context(policy, args.get_config(), state, args.not_applicable), resources=args.resources)
         report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
