@@ -1,7 +1,7 @@
 """Exemptions that expire (SPEC section 13): a reviewed way out for one resource, without disabling a policy.
 
 Every policy's config takes ``exemptions``: ``[{"resource": ..., "reason": ..., "expires": "YYYY-MM-DD"}]``.
-``resource`` is a URN (``urn:pulumi:...``, matched exactly) or a glob (``fnmatch``: ``*``, ``?``, ``[...]``)
+``resource`` is a URN (``urn:pulumi:...`` without ``*`` or ``?``: matched exactly) or a glob (``fnmatch``: ``*``, ``?``, ``[...]``)
 over the resource's name or URN. The engine's schema validation refuses, before the preview starts, an
 entry without its three fields, a date that is not one, and an expiry further ahead than the limit
 (365 days from today; an organisation raises it with ``COMPUTE_GUARD_EXEMPTION_DAYS`` in the pack's
@@ -35,8 +35,13 @@ class Exemption:
     reason: str
     expires: date
 
+    @property
+    def exact(self) -> bool:
+        """A URN without glob characters: it covers that one resource (brackets in a URN are literal)."""
+        return self.resource.startswith("urn:pulumi:") and not any(c in self.resource for c in "*?")
+
     def covers(self, urn: str, name: str) -> bool:
-        if self.resource.startswith("urn:pulumi:"):
+        if self.exact:
             return urn == self.resource
         return fnmatch.fnmatchcase(name, self.resource) or fnmatch.fnmatchcase(urn, self.resource)
 

@@ -137,7 +137,7 @@ class PackState:
         urns = {urn for urn, _ in resources}
         unused = []
         for policy, exemption in pending:
-            if exemption.resource.startswith("urn:pulumi:"):
+            if exemption.exact:
                 used = exemption.resource in urns
             else:
                 used = any(exemption.covers(urn, name) for urn, name in resources)

@@ -157,3 +157,29 @@ def test_the_expiry_pattern_accepts_exactly_the_real_dates_up_to_the_limit():
             day += timedelta(days=1)
         for text in ("2027-13-01", "2027-00-10", "2027-02-30", "2027-04-31", "27-01-01", "2027-1-01", "x", ""):
             assert not matches(text), (latest, text)
+
+
+@pytest.mark.parametrize("config", [
+    None, [], "exemptions", {"exemptions": None}, {"exemptions": "compute"}, {"exemptions": [None, 7, "x", []]},
+    {"exemptions": [{"resource": "compute", "reason": "r", "expires": "2026-02-30"}]},
+    {"exemptions": [{"resource": "", "reason": "r", "expires": "2026-12-31"}]},
+    {"exemptions": [{"resource": "compute", "reason": 7, "expires": "2026-12-31"}]},
+    {"exemptions": [{"resource": ["compute"], "reason": "r", "expires": "2026-12-31"}]},
+])
+def test_config_the_engine_would_refuse_exempts_nothing_and_never_raises(config):
+    """Past the schema (an SDK or engine that does not validate), a malformed entry is left out: the finding
+    counts, it is never hidden by an exemption the pack could not read."""
+    from compute_guard.policies.exemptions import parse
+
+    assert parse(config) == ()
+
+
+def test_a_urn_matches_exactly_and_a_glob_the_name_or_the_urn():
+    from compute_guard.policies.exemptions import Exemption
+
+    urn = "urn:pulumi:prod::shop::kubernetes:apps/v1:Deployment::api"
+    for resource, covers in [(urn, True), (urn + "x", False), ("urn:pulumi:prod::shop::*", True),
+                             ("urn:pulumi:prod::other::*", False),
+                             ("api", True), ("a?i", True), ("[ab]pi", True), ("ap", False), ("*Deployment::api", True),
+                             ("*::shop::*", True), ("API", False)]:
+        assert Exemption(resource, "r", TODAY).covers(urn, "api") is covers, resource
