@@ -1,11 +1,12 @@
 """Exemptions that expire (SPEC section 13): a reviewed way out for one resource, without disabling a policy.
 
 Every policy's config takes ``exemptions``: ``[{"resource": ..., "reason": ..., "expires": "YYYY-MM-DD"}]``.
-``resource`` is a URN (``urn:pulumi:...`` without ``*`` or ``?``: matched exactly) or a glob (``fnmatch``: ``*``, ``?``, ``[...]``)
-over the resource's name or URN. The engine's schema validation refuses, before the preview starts, an
-entry without its three fields, a date that is not one, and an expiry further ahead than the limit
-(365 days from today; an organisation raises it with ``COMPUTE_GUARD_EXEMPTION_DAYS`` in the pack's
-environment, or ``exemption_days`` in its own ``policy_pack``).
+``resource`` is a URN (``urn:pulumi:...`` without ``*`` or ``?``: matched exactly) or a glob
+(``fnmatch``: ``*``, ``?``, ``[...]``) over the resource's name or URN. The engine's schema validation
+refuses, before the preview starts, an entry without its three fields, a date that is not one, and an
+expiry further ahead than the limit (365 days from today; an organisation raises it with
+``COMPUTE_GUARD_EXEMPTION_DAYS`` in the pack's environment, or ``exemption_days`` in its own
+``policy_pack``).
 
 The adapters (policies/templates.py) apply them the same way to every policy: a finding on a resource an
 exemption in force covers is not reported by its policy but handed to exemptions-in-force (advisory),
