@@ -14,7 +14,6 @@ And a secret never changes a verdict: the same policies fail on the same resourc
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
@@ -22,6 +21,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_hostile_input import replaced
 
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
@@ -93,15 +93,6 @@ def at(doc: Any, path: tuple) -> Any:
     return doc
 
 
-def with_value(doc: Any, path: tuple, value: Any) -> Any:
-    doc = copy.deepcopy(doc)
-    target = doc
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return doc
-
-
 def other(value: Any) -> Any:
     """A different value of the same kind: a number moved, a digit of a quantity moved, a name changed."""
     if isinstance(value, (int, float)):
@@ -134,7 +125,7 @@ def skeleton(found: list[tuple[str, str, str, str]], value: Any) -> list[tuple[s
 def planted(documents: list, index: int, path: tuple, value: Any, secret: bool) -> list:
     kind, name, props = documents[index]
     changed = list(documents)
-    changed[index] = (kind, name, with_value(props, path, dict(SECRET_SIG, value=value) if secret else value))
+    changed[index] = (kind, name, replaced(props, path, dict(SECRET_SIG, value=value) if secret else value))
     return changed
 
 
