@@ -37,9 +37,9 @@ def listed(values: Iterable[Any], separator: str = ", ") -> str:
     return separator.join(format(value) for value in values)
 
 
-def quoted(values: Iterable[Any], separator: str = ", ") -> str:
+def quoted(values: Iterable[Any]) -> str:
     """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'."""
-    return listed((f"'{value}'" for value in values), separator)
+    return listed(f"'{value}'" for value in values)
 
 
 Report = Callable[..., None]

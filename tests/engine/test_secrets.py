@@ -74,3 +74,19 @@ def test_the_facts_of_a_secret_machine_are_secret_too():
     (finding,) = result.findings("workload-fits-pool")
     assert "t4g" not in finding and "1572 MiB" not in finding and "[secret]" in finding
     assert "3 GiB" in finding  # the request is not secret
+
+
+def test_the_facts_of_a_secret_machine_are_secret_in_process_too():
+    """The same through the test kit's in-process analyzer (mutation testing sees what runs in its process)."""
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    props = {"id": "compute", "capacityGroups": [{"groupId": "apps", "minSize": 0, "maxSize": 1,
+                                                  "instanceType": secret("t4g.small")}]}
+    daemon = Resource.of("kubernetes:apps/v1:DaemonSet", "logs", {
+        "metadata": {"name": "logs", "labels": {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": "apps"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "logs", "image": "i", "resources": {
+            "requests": {"cpu": "100m", "memory": "3Gi"}}}]}}}})
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer().run([Resource.of(CLUSTER_TYPE, "compute", props), daemon])
+    (finding,) = result.findings("workload-fits-pool")
+    assert "t4g" not in finding and "1572 MiB" not in finding and "machine [secret]" in finding

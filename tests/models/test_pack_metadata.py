@@ -39,6 +39,7 @@ def test_installed_without_the_yaml_the_distribution_carries_the_version(tmp_pat
 def test_a_moved_setting_refuses_every_value_and_says_where_it_went() -> None:
     schema = moved_setting("helm-release-unchecked")
     assert schema["enum"] == ["moved: set the enforcementLevel of the policy helm-release-unchecked instead"]
+    assert schema["description"].startswith("Moved to the policy helm-release-unchecked: advisory by default")
     for value in ("advisory", "enforce", "Enforce", "mandatory", "", None, True, ["enforce"]):  # 0.1.0's values too
         with pytest.raises(jsonschema.ValidationError, match="helm-release-unchecked"):
             jsonschema.validate(value, schema)

@@ -183,6 +183,12 @@ def test_replicas_per_kind(kind, props, count):
     assert replicas(kind, props).count == count
 
 
+def test_a_job_whose_completions_are_not_known_yet_runs_its_parallelism():
+    unknown = undetermined("not known during preview")
+    assert replicas("Job", {"spec": {"parallelism": 3, "completions": unknown}}).count == 3
+    assert replicas("Job", {"spec": {"parallelism": unknown, "completions": 2}}).count == unknown
+
+
 LABELS = {"app": "db", "tier": "data"}
 TEMPLATE = {"metadata": {"labels": LABELS}}
 REPEL = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}
