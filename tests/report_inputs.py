@@ -1,5 +1,5 @@
 """Inputs for the report's tests, shaped as `pulumi preview --json` and `pulumi stack export` write them
-(tests/cli/test_report.py checks the same code on files the real CLI wrote)."""
+(tests/cli/test_cli_report.py checks the same code on files the real CLI wrote)."""
 
 from __future__ import annotations
 
