@@ -188,3 +188,10 @@ def test_every_file_the_code_and_readme_cite_exists():
                   re.findall(r"\b((?:tests|scripts|bench|policies|examples)/[\w/.-]*\w)", path.read_text())}
     missing = sorted((source, name) for source, name in cited if not (ROOT / name).exists() and not name.endswith("_"))
     assert missing == []
+
+
+def test_no_two_test_modules_share_a_name():
+    """Test directories are not packages: pytest imports each test module by its file name, so two
+    test_report.py files in two folders make the second fail to collect."""
+    names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
