@@ -82,6 +82,18 @@ def test_the_clusters_seen_in_analyze_are_one_stack_rebuilt_only_when_one_more_i
     assert [entry.name for entry in grown.clusters] == ["compute", "other"]
 
 
+def test_a_cluster_analyzed_again_with_other_inputs_rebuilds_the_seen_stack() -> None:
+    """The same URN seen again (the engine's second request for it, other inputs): the cache would be stale."""
+    state = PackState()
+    state.cluster(Props(valid_cluster_props()), URN, "compute")
+    _, declared = state.seen_stack()
+    assert declared.architectures == ("x86_64",)
+    arm = valid_cluster_props()
+    arm["capacityGroups"][0]["profile"]["architecture"] = "arm64"
+    state.cluster(Props(arm), URN, "compute")
+    assert state.seen_stack()[1].architectures == ("arm64",)
+
+
 def test_the_policies_of_one_analyze_request_share_one_parse() -> None:
     state = PackState()
     props = Props(valid_cluster_props())

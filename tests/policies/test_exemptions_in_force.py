@@ -183,3 +183,12 @@ def test_a_urn_matches_exactly_and_a_glob_the_name_or_the_urn():
                              ("api", True), ("a?i", True), ("[ab]pi", True), ("ap", False), ("*Deployment::api", True),
                              ("*::shop::*", True), ("API", False)]:
         assert Exemption(resource, "r", TODAY).covers(urn, "api") is covers, resource
+
+
+def test_of_two_exemptions_for_one_resource_the_one_in_force_wins():
+    """Renewing an exemption by adding a later one beside the expired one must keep the resource exempt."""
+    config = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY - timedelta(days=1), reason="old"),
+                                                       exemption(reason="renewed")]}}
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)
+    assert verdicts(result) == [(POLICY, "advisory", "compute")]
+    assert result.findings(POLICY)[0].endswith("[exempt until 2026-12-31: renewed]")
