@@ -118,3 +118,10 @@ def test_without_pools_in_the_outputs_the_inputs_seen_are_used_else_it_is_not_kn
     assert cluster_configuration({"id": "compute"}, URN, "compute", {URN: seen}) is seen
     missing = cluster_configuration({"id": "compute"}, URN, "compute", {})
     assert isinstance(missing, Unknown)
+
+
+def test_a_baseline_setting_that_is_not_a_path_is_as_good_as_none(monkeypatch) -> None:
+    """The engine validates it as a string; past that, a number is not read as a path (never raises)."""
+    monkeypatch.setenv("PULUMI_BACKEND_URL", "file:///nonexistent-compute-guard-backend")
+    state = PackState()
+    assert state.baseline(7) == state.baseline(None)
