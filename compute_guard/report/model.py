@@ -160,8 +160,10 @@ def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
             if resource not in node.secret:
                 allocatable[resource] = node.allocatable(resource)
     max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
-    uses = [_use(placed, max_size, True, flagged) for placed in load.daemonsets]
-    uses += [_use(placed, max_size, False, flagged) for placed in load.workloads]
+    # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
+    # lists resources in the order their registrations completed, which varies from run to run)
+    uses = sorted((_use(placed, max_size, True, flagged) for placed in load.daemonsets), key=lambda use: use.name)
+    uses += sorted((_use(placed, max_size, False, flagged) for placed in load.workloads), key=lambda use: use.name)
     group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)

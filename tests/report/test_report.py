@@ -93,6 +93,14 @@ def test_an_unpinned_workload_is_marked(example):
     assert not use.pinned and use.flagged == ("workload-node-architecture",)
 
 
+def test_the_pools_read_the_same_whatever_order_the_input_lists_resources_in(example):
+    """A stack export lists resources as their registrations completed: another order for the same stack."""
+    resources = example("broken")
+    forward, backward = report_of(resources), report_of(list(reversed(resources)))
+    assert json.loads(render(forward, "json"))["pools"] == json.loads(render(backward, "json"))["pools"]
+    assert [use.name for use in forward.pools[1].uses] == ["cache", "db"]
+
+
 def test_the_json_follows_its_schema_in_base_units(example):
     report = report_of(example("broken"))
     document = json.loads(render(report, "json"))
