@@ -62,10 +62,14 @@ class Use:
     total: Mapping[str, Decimal | None]  # resource -> all its Pods together
     daemon: bool
     pinned: bool  # its Pods are pinned to one CPU architecture
-    flagged: tuple[str, ...]  # the placement policies that reported it
-    pin: str | None = None  # the architecture its Pods are pinned to
-    placement: str = ""  # where its pool came from: its labels, the default pool, the dynamic container pool
-    verdicts: tuple[str, ...] = ()  # every policy that reported it (exemptions-in-force: an exempted finding)
+    pin: str | None  # the architecture its Pods are pinned to
+    placement: str  # where its pool came from: its labels, the default pool, the dynamic container pool
+    verdicts: tuple[str, ...]  # every policy that reported it (exemptions-in-force: an exempted finding)
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        """The placement and fit policies that reported it (marked in the picture)."""
+        return tuple(policy for policy in self.verdicts if policy in PLACEMENT_POLICIES)
 
 
 @dataclass(frozen=True)
@@ -130,14 +134,14 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     report = Report(source.project, source.stack, source.kind, platform, findings)
     if stack is None:
         return report
-    flagged: dict[str, list[str]] = {}
+    reported: dict[str, list[str]] = {}  # urn -> the policies that reported it
     for finding in findings:
         if not finding.note:
-            flagged.setdefault(finding.urn, []).append(finding.policy)
+            reported.setdefault(finding.urn, []).append(finding.policy)
     placed = loads(stack)
     on_pools = set()
     for load in placed.pools:
-        view = _pool(load, platform, settings, flagged)
+        view = _pool(load, platform, settings, reported)
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     report.unplaced = [w.name for w in stack.workloads if w.urn not in on_pools and not w.patch]
@@ -150,7 +154,7 @@ def _settings(policy_config: Mapping[str, Any], policy: str) -> Mapping[str, Any
 
 
 def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
-          flagged: Mapping[str, list[str]]) -> PoolView:
+          reported: Mapping[str, list[str]]) -> PoolView:
     pool, entry = load.pool, load.entry
     cluster_id = getattr(entry.cluster, "id", None)
     node = node_of(pool, platform, settings.get("allocatable") or {}, cluster_id) if platform else None
@@ -162,8 +166,8 @@ def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
     max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
     # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
     # lists resources in the order their registrations completed, which varies from run to run)
-    uses = sorted((_use(placed, max_size, True, flagged) for placed in load.daemonsets), key=lambda use: use.name)
-    uses += sorted((_use(placed, max_size, False, flagged) for placed in load.workloads), key=lambda use: use.name)
+    uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
+    uses += sorted((_use(placed, max_size, False, reported) for placed in load.workloads), key=lambda use: use.name)
     group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
@@ -185,7 +189,7 @@ def _sum(amounts: Any) -> Decimal | None:
     return None if any(amount is None for amount in known) else sum(known, Decimal(0))
 
 
-def _use(placed: Placed, max_size: int | None, daemon: bool, flagged: Mapping[str, list[str]]) -> Use:
+def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[str, list[str]]) -> Use:
     workload = placed.workload
     count = max_size if daemon else placed.count
     pods = count if isinstance(count, int) and not isinstance(count, Unknown) and not is_secret(count) else None
@@ -210,9 +214,8 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, flagged: Mapping[st
         placement = "its pool label"
     else:
         placement = "the default pool"  # 'general', or the only pool, of the only ComputeCluster
-    verdicts = tuple(flagged.get(workload.urn, ()))
-    return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon, pinned,
-               tuple(policy for policy in verdicts if policy in PLACEMENT_POLICIES), pin, placement, verdicts)
+    return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon, pinned, pin, placement,
+               tuple(reported.get(workload.urn, ())))
 
 
 def shown(resource: str, value: Decimal | None) -> str:

@@ -60,17 +60,22 @@ def test_the_architecture_derived_from_a_secret_one_is_secret_too():
     assert "amd64" in plain.findings("workload-node-architecture")[0]  # the same message, not secret, names it
 
 
-def test_the_facts_of_a_secret_machine_are_secret_too():
-    """Found by tests/robustness/test_secret_sweep.py: workload-fits-pool named the catalog's machine (and its
-    allocatable memory, which tells it) of a pool whose instanceType is secret."""
+def secret_machine_stack():
+    """A pool whose instanceType is secret, and a DaemonSet too large for it (so workload-fits-pool speaks)."""
     props = {"id": "compute", "capacityGroups": [{"groupId": "apps", "minSize": 0, "maxSize": 1,
                                                   "instanceType": secret("t4g.small")}]}
     daemon = Resource.of("kubernetes:apps/v1:DaemonSet", "logs", {
         "metadata": {"name": "logs", "labels": {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": "apps"}},
         "spec": {"template": {"spec": {"containers": [{"name": "logs", "image": "i", "resources": {
             "requests": {"cpu": "100m", "memory": "3Gi"}}}]}}}})
+    return [Resource.of(CLUSTER_TYPE, "compute", props), daemon]
+
+
+def test_the_facts_of_a_secret_machine_are_secret_too():
+    """Found by tests/robustness/test_secret_sweep.py: workload-fits-pool named the catalog's machine (and its
+    allocatable memory, which tells it) of a pool whose instanceType is secret."""
     with EnginePack({"compute:platform": "aws"}) as pack:
-        result = pack.run([Resource.of(CLUSTER_TYPE, "compute", props), daemon])
+        result = pack.run(secret_machine_stack())
     (finding,) = result.findings("workload-fits-pool")
     assert "t4g" not in finding and "1572 MiB" not in finding and "[secret]" in finding
     assert "3 GiB" in finding  # the request is not secret
@@ -80,13 +85,7 @@ def test_the_facts_of_a_secret_machine_are_secret_in_process_too():
     """The same through the test kit's in-process analyzer (mutation testing sees what runs in its process)."""
     from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
-    props = {"id": "compute", "capacityGroups": [{"groupId": "apps", "minSize": 0, "maxSize": 1,
-                                                  "instanceType": secret("t4g.small")}]}
-    daemon = Resource.of("kubernetes:apps/v1:DaemonSet", "logs", {
-        "metadata": {"name": "logs", "labels": {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": "apps"}},
-        "spec": {"template": {"spec": {"containers": [{"name": "logs", "image": "i", "resources": {
-            "requests": {"cpu": "100m", "memory": "3Gi"}}}]}}}})
     with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
-        result = Analyzer().run([Resource.of(CLUSTER_TYPE, "compute", props), daemon])
+        result = Analyzer().run(secret_machine_stack())
     (finding,) = result.findings("workload-fits-pool")
     assert "t4g" not in finding and "1572 MiB" not in finding and "machine [secret]" in finding
