@@ -7,6 +7,7 @@ as a clean result. tests/robustness/test_fail_closed.py turns it off to test the
 """
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,17 @@ def sdk_shim() -> None:
     from compute_guard.policies import sdk
 
     sdk.install(strict=True)
+
+
+@pytest.fixture(scope="session")
+def toolchain(tmp_path_factory: pytest.TempPathFactory):
+    """The real Pulumi CLI, its language hosts and the Kubernetes provider (scripts/build-pulumi-cli, built
+    once), for tests/cli and the installed distribution's component provider. These tests run wherever
+    Go is installed, and always in CI: there a missing Go fails them instead of skipping them."""
+    from pulumi_cli import build_toolchain
+
+    if shutil.which("go") is None:
+        if os.environ.get("CI"):
+            pytest.fail("Go is needed to build the Pulumi CLI (scripts/build-pulumi-cli), and CI runs these tests")
+        pytest.skip("building the Pulumi CLI needs Go")
+    return build_toolchain(tmp_path_factory.mktemp("pulumi-home"))

@@ -4,7 +4,7 @@
     pulumi stack export | compute-guard report --format markdown -
 
 Exit codes: 0 no mandatory violation, 1 a mandatory violation, 2 the input or the configuration
-cannot be read (the reason on stderr, never a traceback).
+cannot be read (the reason on stderr, never a traceback). The command line is compute_guard/cli.py's.
 """
 
 from __future__ import annotations
@@ -15,30 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-CLEAN, VIOLATION, UNREADABLE = 0, 1, 2
+from compute_guard.cli import CLEAN, UNREADABLE, VIOLATION
+
 LARGE = 1000  # resources: above this, say what is happening on stderr
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="compute-guard", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    report = commands.add_parser("report", help="judge a stack with the pack and draw its pools",
-                                 description="Judge a stack with the compute-guard policies and show where its "
-                                             "workloads land, how full each pool is at maxSize, and every finding.")
-    report.add_argument("input", help="`pulumi preview --json` output, `pulumi stack export` output or a checkpoint "
-                                      "(plain, gzip or zstd); - for standard input")
-    report.add_argument("--format", choices=("table", "markdown", "json", "sarif", "html"), default=None,
-                        help="table (the default on a terminal), markdown, json (the default otherwise), sarif, html")
-    report.add_argument("--policy-pack-config", metavar="FILE",
-                        help="the policy pack config file passed to `pulumi preview --policy-pack-config`")
-    report.add_argument("--stack", help="the stack whose Pulumi.<stack>.yaml (in the current directory) gives its "
-                                        "configuration; default: the stack the input names")
-    report.add_argument("--output", "-o", metavar="FILE", help="write the report there instead of standard output")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    arguments = _parser().parse_args(argv)
+def report(arguments: argparse.Namespace) -> int:
+    """Run ``compute-guard report`` with its parsed arguments (compute_guard/cli.py parses them)."""
     try:
         return _report(arguments)
     except _Refused as error:
@@ -99,7 +82,3 @@ def _policy_config(path: str | None) -> dict[str, Any]:
     if not isinstance(config, dict):
         raise _Refused(f"the policy pack config {path} is not a JSON object")
     return config
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,8 +14,8 @@ import zstandard
 from builders import GIB, SHARED
 from report_inputs import export_document, preview_document
 
+from compute_guard.cli import main
 from compute_guard.report import build, read, render
-from compute_guard.report.cli import main
 from compute_guard.report.model import RESOURCES
 from compute_guard.report.render import HERE
 from compute_guard.testkit import Resource

@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CHARTS = SHARED / "corpus" / "charts"
 PASSPHRASE = "compute-guard-tests"

@@ -1,0 +1,61 @@
+"""The ComputeCluster component served as a component provider (package ``compute``), so programs in
+every Pulumi language use the same typed ComputeCluster that compute-guard checks.
+
+Pulumi runs a component provider written in Python from a directory holding a ``PulumiPlugin.yaml``
+(``runtime: python`` and the virtual environment to run in) and a ``__main__.py`` that calls
+:func:`serve`; the provider's schema is inferred from the component's annotations by
+``pulumi.provider.experimental``. Programs use the directory with a ``packages:`` entry (YAML) or
+``pulumi package add <directory>``. The repository's is ``provider/``; an installed distribution
+writes one bound to its own environment with ``compute-guard provider <directory>``
+(:func:`write_plugin`).
+"""
+
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from compute_guard.component import PACKAGE, ComputeCluster
+
+MAIN = '''"""The ComputeCluster component as a component provider, for programs in any Pulumi language."""
+
+from compute_guard.component.provider import serve
+
+serve()
+'''
+
+
+def version() -> str:
+    """The provider's version: the installed distribution's."""
+    try:
+        return metadata.version("compute-guard")
+    except metadata.PackageNotFoundError:  # a copy of the sources that was never installed
+        return "0.0.0"
+
+
+def serve() -> None:
+    """Serve the component to the Pulumi engine (the arguments are the engine's, in ``sys.argv``)."""
+    from pulumi.provider.experimental import component_provider_host
+
+    component_provider_host([ComputeCluster], name=PACKAGE, version=version())
+
+
+class NotInVirtualenv(Exception):
+    """Pulumi runs a Python plugin only in a virtual environment."""
+
+
+def write_plugin(directory: Path) -> Path:
+    """Write a plugin directory that serves this installation's component with this environment's Python.
+
+    Pulumi runs Python plugins in a virtual environment only (its language host refuses the ambient
+    Python), so this one must be running in one.
+    """
+    if sys.prefix == sys.base_prefix:
+        raise NotInVirtualenv(f"{sys.prefix} is not a virtual environment: install compute-guard in one "
+                              "(Pulumi runs a Python plugin in a virtual environment only)")
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "PulumiPlugin.yaml").write_text(
+        f"# The ComputeCluster component provider of compute-guard {version()}, run with the Python of the\n"
+        f"# virtual environment it is installed in (written by `compute-guard provider`).\n"
+        f"runtime:\n  name: python\n  options:\n    virtualenv: {sys.prefix}\n")
+    (directory / "__main__.py").write_text(MAIN)
+    return directory

@@ -1,0 +1,169 @@
+"""The ComputeCluster component as a component provider: the schema Pulumi infers from its typed args
+keeps SPEC section 2's names and JSON types, and a cluster that comes through the provider (camelCase
+on the wire, mapped to Python names by the SDK's host) reaches the pack exactly as the Python program's.
+
+The real CLI's `pulumi package get-schema` of provider/ is compared with this schema in
+tests/cli/test_component_provider.py."""
+
+from __future__ import annotations
+
+import json
+
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pulumi.provider.experimental.component import ComponentProvider
+
+from compute_guard.component import (
+    PACKAGE,
+    TYPE_TOKEN,
+    AutoscaleScalePolicy,
+    CapacityGroup,
+    ComputeChoiceRange,
+    ComputeCluster,
+    ComputeClusterArgs,
+    FixedScalePolicy,
+    GpuSpec,
+    MachineProfile,
+    ScalePolicy,
+    to_inputs,
+)
+from compute_guard.testkit import capture_program
+
+# SPEC section 2, written out: every key, its JSON type ("#Name" is an object of that type), required or not.
+SPEC = {
+    "ComputeCluster": {"id": ("string", True), "capacityGroups": ("array of #CapacityGroup", True),
+                       "dynamicContainerPool": ("string", False),
+                       "selectedFailureDomains": ("map of array of string", False),
+                       "failureDomainSpread": ("map of integer", False), "containerCidr": ("string", False)},
+    "CapacityGroup": {"groupId": ("string", True), "instanceType": ("string", False),
+                      "profile": ("#MachineProfile", False), "minSize": ("integer", True),
+                      "maxSize": ("integer", True), "scalePolicy": ("#ScalePolicy", False),
+                      "nestedVirtualization": ("boolean", False)},
+    "MachineProfile": {"cpu": ("string", True), "memoryBytes": ("integer", True),
+                       "ephemeralStorageBytes": ("integer", True), "architecture": ("string", False),
+                       "gpu": ("#GpuSpec", False)},
+    "GpuSpec": {"type": ("string", True), "count": ("integer", True)},
+    # {"type": "fixed", "machines": R} or {"type": "autoscale", "min": R, "max": R}: one object type
+    "ScalePolicy": {"type": ("string", True), "machines": ("#ComputeChoiceRange", False),
+                    "min": ("#ComputeChoiceRange", False), "max": ("#ComputeChoiceRange", False)},
+    "ComputeChoiceRange": {"min": ("integer", True), "max": ("integer", True), "default": ("integer", True)},
+}
+
+
+def spelled(spec: dict) -> str:
+    """A schema property's type in the words of SPEC above."""
+    if "$ref" in spec:
+        return "#" + spec["$ref"].rsplit(":", 1)[-1]
+    if spec["type"] == "array":
+        return "array of " + spelled(spec["items"])
+    if spec["type"] == "object" and "additionalProperties" in spec:
+        return "map of " + spelled(spec["additionalProperties"])
+    return spec["type"]
+
+
+def described(properties: dict, required: list[str]) -> dict:
+    return {name: (spelled(spec), name in required) for name, spec in properties.items()}
+
+
+def provider_schema() -> dict:
+    return json.loads(ComponentProvider([ComputeCluster], PACKAGE, version="1.2.3").schema or "{}")
+
+
+def test_the_inferred_schema_keeps_every_field_of_spec_section_2():
+    schema = provider_schema()
+    assert schema["name"] == "compute" and schema["version"] == "1.2.3"
+    assert list(schema["resources"]) == [TYPE_TOKEN]
+    cluster = schema["resources"][TYPE_TOKEN]
+    assert cluster["isComponent"] is True
+    assert described(cluster["inputProperties"], cluster["requiredInputs"]) == SPEC["ComputeCluster"]
+    assert {name.rsplit(":", 1)[-1] for name in schema["types"]} == set(SPEC) - {"ComputeCluster"}
+    for token, kind in schema["types"].items():
+        name = token.rsplit(":", 1)[-1]
+        assert token == f"compute:index:{name}"
+        assert described(kind["properties"], kind.get("required", [])) == SPEC[name], name
+    # the outputs: the cluster's id (its whole configuration is registered as outputs too, for the stack
+    # policies, but is not part of the typed interface)
+    assert described(cluster["properties"], cluster["required"]) == {"clusterId": ("string", True)}
+    # every field and type says what it is in the SDKs generated from the schema
+    assert cluster["description"] and all(spec.get("description") for spec in cluster["inputProperties"].values())
+    assert all(kind["description"] and all(spec.get("description") for spec in kind["properties"].values())
+               for kind in schema["types"].values())
+
+
+def test_the_python_spellings_of_the_scale_policies_keep_their_json_form():
+    r = ComputeChoiceRange(min=1, max=2, default=1)
+    assert to_inputs(FixedScalePolicy(machines=r)) == {"type": "fixed", "machines": {"min": 1, "max": 2, "default": 1}}
+    assert to_inputs(AutoscaleScalePolicy(min=r, max=r)) == {"type": "autoscale", "min": to_inputs(r),
+                                                            "max": to_inputs(r)}
+
+
+names = st.text("abcdefghijklmnopqrstuvwxyz_-0123456789", min_size=1, max_size=8)
+counts = st.integers(0, 300)
+ranges = st.builds(ComputeChoiceRange, min=counts, max=counts, default=counts)
+profiles = st.builds(MachineProfile, cpu=st.sampled_from(["4", "4.0", "500m"]), memory_bytes=st.integers(0, 1 << 40),
+                     ephemeral_storage_bytes=st.integers(0, 1 << 40),
+                     architecture=st.none() | st.sampled_from(["arm64", "x86_64", "amd64"]),
+                     gpu=st.none() | st.builds(GpuSpec, type=names, count=counts))
+policies = st.none() | st.builds(FixedScalePolicy, machines=ranges) | st.builds(AutoscaleScalePolicy, min=ranges,
+                                                                               max=ranges)
+groups = st.builds(CapacityGroup, group_id=names, min_size=counts, max_size=counts,
+                   instance_type=st.none() | names, profile=st.none() | profiles, scale_policy=policies,
+                   nested_virtualization=st.none() | st.booleans())
+clusters = st.builds(
+    ComputeClusterArgs, id=names, capacity_groups=st.lists(groups, max_size=3),
+    dynamic_container_pool=st.none() | names,
+    # map keys are pool ids as the user wrote them: snake_case ones must not be rewritten
+    selected_failure_domains=st.none() | st.dictionaries(names, st.lists(names, max_size=3), max_size=3),
+    failure_domain_spread=st.none() | st.dictionaries(names, st.integers(1, 255), max_size=3),
+    container_cidr=st.none() | st.sampled_from(["10.244.0.0/16", "172.30.0.0/16"]))
+
+
+def present(**fields):
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def json_of(args: ComputeClusterArgs) -> dict:
+    """SPEC section 2's JSON of a cluster, written out field by field (the oracle: no code of the component)."""
+    def choice(r):
+        return r and {"min": r.min, "max": r.max, "default": r.default}
+
+    def profile(p):
+        return p and present(cpu=p.cpu, memoryBytes=p.memory_bytes, ephemeralStorageBytes=p.ephemeral_storage_bytes,
+                             architecture=p.architecture, gpu=p.gpu and {"type": p.gpu.type, "count": p.gpu.count})
+
+    def group(g):
+        policy = g.scale_policy and present(type=g.scale_policy.type, machines=choice(g.scale_policy.machines),
+                                            min=choice(g.scale_policy.min), max=choice(g.scale_policy.max))
+        return present(groupId=g.group_id, minSize=g.min_size, maxSize=g.max_size, instanceType=g.instance_type,
+                       profile=profile(g.profile), scalePolicy=policy, nestedVirtualization=g.nested_virtualization)
+
+    return present(id=args.id, capacityGroups=[group(g) for g in args.capacity_groups],
+                   dynamicContainerPool=args.dynamic_container_pool,
+                   selectedFailureDomains=args.selected_failure_domains,
+                   failureDomainSpread=args.failure_domain_spread, containerCidr=args.container_cidr)
+
+
+def on_the_wire(value):
+    """A JSON value as protobuf's Struct carries it: every number a float."""
+    if isinstance(value, dict):
+        return {key: on_the_wire(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [on_the_wire(item) for item in value]
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+@settings(max_examples=60, deadline=None)
+@given(clusters)
+def test_a_cluster_through_the_component_provider_is_the_python_programs_cluster(args):
+    provider = ComponentProvider([ComputeCluster], PACKAGE)
+    spec_form = json_of(args)
+    assert to_inputs(args) == spec_form
+    # what the SDK's component provider hands the component: the wire's camelCase mapped to Python names
+    mapped = provider.map_inputs(on_the_wire(spec_form), provider._component_defs["ComputeCluster"])
+    (hosted,) = capture_program(lambda: ComputeCluster("compute", mapped))
+    (native,) = capture_program(lambda: ComputeCluster("compute", args))
+    assert json_format.MessageToDict(hosted.inputs) == json_format.MessageToDict(native.inputs) \
+        == on_the_wire(spec_form)
+    assert json_format.MessageToDict(hosted.outputs) == json_format.MessageToDict(hosted.inputs)
+    assert hosted.type == native.type == TYPE_TOKEN
