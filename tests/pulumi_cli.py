@@ -38,12 +38,21 @@ def build_toolchain(home: Path) -> Toolchain:
                            timeout=3000)
     assert built.returncode == 0, built.stderr[-4000:]
     bin_dir = Path(built.stdout.strip().splitlines()[-1])
-    for tool in ("pulumi", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-resource-kubernetes"):
+    for tool in ("pulumi", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-resource-kubernetes",
+                 "pulumi-language-yaml"):
         assert (bin_dir / tool).is_file(), f"{tool} is missing from {bin_dir}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("PULUMI_")}
     env.update(PATH=f"{bin_dir}:{ROOT / 'venv' / 'bin'}:{os.environ['PATH']}", PULUMI_HOME=str(home),
                PULUMI_SKIP_UPDATE_CHECK="true", PULUMI_CONFIG_PASSPHRASE=PASSPHRASE,
                PULUMI_DIY_BACKEND_NO_LOCK="true")
+    # Installing a plugin from a directory (`pulumi package get-schema DIR`, `pulumi package add DIR`) installs
+    # the plugins its Python environment's SDKs ask for, pulumi-kubernetes among them, into PULUMI_HOME, and
+    # would download it; the one built here is that version.
+    kubernetes = (ROOT / "requirements-dev.txt").read_text().split("pulumi-kubernetes==")[1].split()[0]
+    installed = subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", "kubernetes", kubernetes,
+                                "--file", str(bin_dir / "pulumi-resource-kubernetes")],
+                               env=env, capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
     return Toolchain(bin_dir, env)
 
 

@@ -96,6 +96,7 @@ def test_the_python_spellings_of_the_scale_policies_keep_their_json_form():
     assert to_inputs(FixedScalePolicy(machines=r)) == {"type": "fixed", "machines": {"min": 1, "max": 2, "default": 1}}
     assert to_inputs(AutoscaleScalePolicy(min=r, max=r)) == {"type": "autoscale", "min": to_inputs(r),
                                                             "max": to_inputs(r)}
+    assert to_inputs(ScalePolicy(type="fixed", machines=r)) == to_inputs(FixedScalePolicy(machines=r))
 
 
 names = st.text("abcdefghijklmnopqrstuvwxyz_-0123456789", min_size=1, max_size=8)
