@@ -12,7 +12,9 @@ or the environment is refused (the reason on stderr, never a traceback).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from importlib import metadata
 from pathlib import Path
 
 CLEAN, VIOLATION, UNREADABLE = 0, 1, 2
@@ -46,13 +48,33 @@ def main(argv: list[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "provider":
         return _provider(Path(arguments.directory))
-    try:
-        from compute_guard.report.cli import report
-    except ImportError as error:
-        print(f"compute-guard report: {error.name} is missing: install the report extra "
+    missing = missing_requirements("report")
+    if missing:
+        print(f"compute-guard report: {', '.join(missing)} not installed: install the report extra "
               "(pip install 'compute-guard[report]')", file=sys.stderr)
         return UNREADABLE
+    from compute_guard.report.cli import report
+
     return report(arguments)
+
+
+def missing_requirements(extra: str) -> list[str]:
+    """The distributions an extra of compute-guard requires that are not installed (none if compute-guard
+    itself is not installed: a copy of the sources runs with what its environment has)."""
+    try:
+        requirements = metadata.requires("compute-guard") or []
+    except metadata.PackageNotFoundError:
+        return []
+    missing = []
+    for requirement in requirements:
+        name = re.match(r"[A-Za-z0-9._-]+", requirement)
+        if name is None or not re.search(rf"""extra *== *["']{extra}["']""", requirement):
+            continue
+        try:
+            metadata.version(name[0])
+        except metadata.PackageNotFoundError:
+            missing.append(name[0])
+    return missing
 
 
 def _provider(directory: Path) -> int:

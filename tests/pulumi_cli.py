@@ -97,16 +97,24 @@ class Stack:
 
 def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str = "dev",
                config: dict[str, str] | None = None, backend: str | None = None,
-               env: dict[str, str] | None = None) -> Stack:
-    """Copy ``program`` (a Python program directory) to ``tmp_path`` with the repository's venv and a
-    backend of its own (a file:// one unless ``backend`` says otherwise), create ``stack`` (with the
-    program's ``Pulumi.<stack>.yaml``) and set ``config``."""
+               env: dict[str, str] | None = None, packages: dict[str, Path] | None = None) -> Stack:
+    """Copy ``program`` (a Python program directory, or a YAML one) to ``tmp_path`` with the repository's
+    venv and a backend of its own (a file:// one unless ``backend`` says otherwise), create ``stack``
+    (with the program's ``Pulumi.<stack>.yaml``) and set ``config``. A YAML program's local ``packages:``
+    stay where they are (their paths made absolute), or are the directories ``packages`` names."""
     work = tmp_path / program.name
     shutil.copytree(program, work, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
     for stack_file in work.glob("Pulumi.*.yaml"):  # salts of another passphrase
         stack_file.write_text(re.sub(r"(?m)^encryptionsalt: .*\n", "", stack_file.read_text()))
-    project = (work / "Pulumi.yaml").read_text()
-    (work / "Pulumi.yaml").write_text(re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", project))
+    project = re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", (work / "Pulumi.yaml").read_text())
+
+    def package(entry: re.Match[str]) -> str:
+        path = (packages or {}).get(entry[2]) or (program / entry[3]).resolve()
+        return f"{entry[1]}{path}"
+
+    project = re.sub(r"(?m)^packages:\n(?:  .*\n)+",
+                     lambda block: re.sub(r"(?m)^(  ([\w-]+): )(\.\.?/\S+)$", package, block[0]), project)
+    (work / "Pulumi.yaml").write_text(project)
     state = tmp_path / "state"
     state.mkdir(exist_ok=True)
     backend_env = dict(toolchain.env, PULUMI_BACKEND_URL=backend or f"file://{state}", **(env or {}))

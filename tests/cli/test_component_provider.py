@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from importlib import metadata
-from pathlib import Path
 
 import yaml
 from pulumi.provider.experimental.component import ComponentProvider
@@ -27,16 +26,6 @@ FAILED = f"❌ compute-guard@v{PACK_VERSION}"
 _CREATE = re.compile(r"^ \+  (\S+) (\S+) create", re.MULTILINE)
 
 
-def yaml_stack(toolchain, program: Path, tmp_path: Path, stack: str, provider: Path = PROVIDER):
-    """The YAML program on a backend of its own, its `packages:` entry pointing at ``provider``."""
-    handle = open_stack(toolchain, program, tmp_path, stack)
-    project = handle.work / "Pulumi.yaml"
-    text = project.read_text()
-    assert "  compute: ../../provider\n" in text
-    project.write_text(text.replace("  compute: ../../provider\n", f"  compute: {provider}\n"))
-    return handle
-
-
 def without_descriptions(value):
     if isinstance(value, dict):
         return {key: without_descriptions(item) for key, item in value.items() if key != "description"}
@@ -49,7 +38,7 @@ def created(output: str) -> set[tuple[str, str]]:
 
 
 def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_typed_args(toolchain, tmp_path):
-    stack = yaml_stack(toolchain, YAML, tmp_path, "dev")  # a project directory to run the CLI in
+    stack = open_stack(toolchain, YAML, tmp_path, "dev")  # a project directory to run the CLI in
     done = stack.run("package", "get-schema", str(PROVIDER))
     assert done.returncode == 0, done.stderr
     schema = json.loads(done.stdout)
@@ -66,7 +55,7 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
 def test_the_yaml_program_is_judged_as_the_python_program(toolchain, tmp_path):
     python = open_stack(toolchain, PYTHON, tmp_path / "python", "dev")
     in_python = python.ok(*python.preview())
-    stack = yaml_stack(toolchain, YAML, tmp_path / "yaml", "dev")
+    stack = open_stack(toolchain, YAML, tmp_path / "yaml", "dev")
     in_yaml = stack.ok(*stack.preview())
     assert PASSED in in_yaml and policy_findings(in_yaml) == policy_findings(in_python) == []
     # the same stack: the same resources by type and name, the ComputeCluster from the component provider
@@ -79,7 +68,7 @@ def test_the_yaml_broken_variant_fails_with_the_python_broken_stacks_messages(to
     python = open_stack(toolchain, PYTHON, tmp_path / "python", "broken")
     expected = policy_findings(python.fails(*python.preview()))
     assert len(expected) == 5
-    stack = yaml_stack(toolchain, YAML_BROKEN, tmp_path / "yaml", "broken")
+    stack = open_stack(toolchain, YAML_BROKEN, tmp_path / "yaml", "broken")
     out = stack.fails(*stack.preview())
     assert FAILED in out
     # the CLI prints them in the order they arrive
@@ -98,7 +87,7 @@ def test_up_registers_the_same_cluster_as_the_python_component(toolchain, tmp_pa
         return cluster
 
     python = cluster_of(open_stack(toolchain, PYTHON, tmp_path / "python", "dev"))
-    hosted = cluster_of(yaml_stack(toolchain, YAML, tmp_path / "yaml", "dev"))
+    hosted = cluster_of(open_stack(toolchain, YAML, tmp_path / "yaml", "dev"))
     assert hosted["inputs"] == hosted["outputs"] == python["inputs"] == python["outputs"]
     assert hosted["inputs"]["capacityGroups"][0]["scalePolicy"]["type"] == "autoscale"
 

@@ -1,8 +1,10 @@
 """The distribution as an organisation adopts it: built from this repository, installed into a fresh
 virtual environment, and used from a directory outside the repository by a user program (the
-component), a user's test (the test kit) and an organisation's own pack composed from
-compute_guard.policies, started the way the engine starts packs."""
+component), a user's test (the test kit), an organisation's own pack composed from
+compute_guard.policies, started the way the engine starts packs, and a YAML program served the
+component by the installed distribution's component provider."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from builders import ROOT
+from pulumi_cli import open_stack, policy_findings
 
 from compute_guard.testkit import Resource
 from compute_guard.testkit.engine import EnginePack
@@ -40,6 +43,15 @@ def user(tmp_path_factory, wheel) -> Path:
     home = tmp_path_factory.mktemp("user")
     run(sys.executable, "-m", "venv", home / "venv", cwd=home)
     run(home / "venv" / "bin" / "pip", "install", "--quiet", f"{wheel}[testkit,report]", DEV_PINS["pytest"], cwd=home)
+    return home
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory, wheel) -> Path:
+    """The distribution alone, without extras: what a team installs for the component."""
+    home = tmp_path_factory.mktemp("plain")
+    run(sys.executable, "-m", "venv", home / "venv", cwd=home)
+    run(home / "venv" / "bin" / "pip", "install", "--quiet", wheel, cwd=home)
     return home
 
 
@@ -110,7 +122,8 @@ def test_an_organisations_pack_composed_from_the_policies_runs_as_the_engine_sta
     with EnginePack({}, python=str(user / "venv" / "bin" / "python"), pack_dir=pack) as engine:
         names = sorted(policy.name for policy in engine.info().policies)
         result = engine.run([Resource.of("acme:infra:ComputeCluster", "compute", broken)])
-    assert names == ["cloud-machine-catalog", "compute-cluster-valid"]
+    # exemptions-in-force is in every pack (it shows what the chosen policies' exemptions keep from them)
+    assert names == ["cloud-machine-catalog", "compute-cluster-valid", "exemptions-in-force"]
     assert sorted((v.policy, v.level, v.finding.split(": ", 1)[1]) for v in result.violations) == [
         ("cloud-machine-catalog", "advisory",
          "instanceType 'm7g.xlarg' is not a machine type on AWS; did you mean 'm7g.xlarge'?"),
@@ -143,3 +156,35 @@ def test_the_installed_console_script_reports_on_a_stack_export(user):
     assert "## compute-guard: stack `prod` (export, platform aws)" in done.stdout
     assert "| mandatory | `compute-cluster-valid` | compute | ComputeCluster 'compute' pool 'general': minSize 3 is " \
            "greater than maxSize 2" in done.stdout
+
+
+def test_the_installed_component_provider_serves_a_yaml_program_as_the_checkouts(plain, toolchain, tmp_path):
+    """`compute-guard provider DIR` (no extra needed) writes a component provider bound to the installed
+    environment: Pulumi reads the checkout's schema from it, and the YAML example's broken stack served by
+    it fails with the Python example's findings."""
+    provider = plain / "compute-provider"
+    out = run(plain / "venv" / "bin" / "compute-guard", "provider", provider, cwd=plain)
+    assert out.startswith(f"wrote {provider}: use it with `pulumi package add {provider}`")
+    assert f"virtualenv: {plain / 'venv'}\n" in (provider / "PulumiPlugin.yaml").read_text()
+    examples = ROOT / "examples"
+    stack = open_stack(toolchain, examples / "yaml-broken", tmp_path / "yaml", "broken",
+                       packages={"compute": provider})
+    schemas = [stack.run("package", "get-schema", str(directory)) for directory in (provider, ROOT / "provider")]
+    assert [done.returncode for done in schemas] == [0, 0], [done.stderr for done in schemas]
+    assert json.loads(schemas[0].stdout) == json.loads(schemas[1].stdout)
+    python = open_stack(toolchain, examples / "kubernetes", tmp_path / "python", "broken")
+    expected = policy_findings(python.fails(*python.preview()))
+    assert len(expected) == 5
+    assert sorted(policy_findings(stack.fails(*stack.preview())), key=repr) == sorted(expected, key=repr)
+
+
+def test_the_report_without_its_extra_says_which_extra(plain):
+    export = {"version": 3, "deployment": {"resources": [{
+        "urn": "urn:pulumi:prod::shop::compute:index:ComputeCluster::compute", "type": "compute:index:ComputeCluster",
+        "inputs": {"id": "compute", "capacityGroups": []}}]}}
+    (plain / "export.json").write_text(json.dumps(export))
+    done = subprocess.run([str(plain / "venv" / "bin" / "compute-guard"), "report", "export.json"], cwd=plain,
+                          capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert (done.returncode, done.stdout) == (2, "") and "Traceback" not in done.stderr  # PyYAML comes with pulumi
+    assert done.stderr == ("compute-guard report: jsonschema, rich, Jinja2 not installed: install the "
+                           "report extra (pip install 'compute-guard[report]')\n")
