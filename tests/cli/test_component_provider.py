@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from importlib import metadata
 
 import yaml
@@ -101,3 +102,29 @@ def test_the_broken_variant_is_the_yaml_example_and_the_three_mistakes():
         {key: value for key, value in dev.items() if key not in ("name", "description")}
     assert [m["properties"]["metadata"]["labels"]["compute.alien.dev/pool"] for m in mistakes.values()] == \
         ["gpu", "general", "stateful"]
+
+
+def readme_blocks(language: str) -> list[str]:
+    """The code blocks of the README's "From other languages" section in ``language``."""
+    section = (ROOT / "README.md").read_text().split("\n## From other languages\n", 1)[1].split("\n## ", 1)[0]
+    return [body for kind, body in re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL) if kind == language]
+
+
+def test_the_readme_shows_the_yaml_example_and_its_commands_run_as_written(toolchain, tmp_path):
+    (shown,) = readme_blocks("yaml")
+    assert shown.startswith("runtime: yaml\npackages:\n  compute: ../../provider\n")
+    assert shown in (YAML / "Pulumi.yaml").read_text()
+    commands = readme_blocks("sh")[0]
+    lines = [line.split("#")[0].split() for line in commands.splitlines()]
+    assert lines == [["scripts/preview", "examples/yaml"], ["scripts/preview", "examples/yaml-broken", "broken"]]
+    cache = toolchain.bin_dir.parent.parent  # <cache>/pulumi-<version>/bin
+    env = {key: value for key, value in toolchain.env.items() if key != "PATH"}
+    env.update(PATH="/usr/bin:/bin", COMPUTE_GUARD_CACHE=str(cache), PULUMI_BACKEND_URL=f"file://{tmp_path}")
+    dev, broken = (subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, env=env,
+                                  timeout=600) for line in commands.splitlines())
+    assert dev.returncode == 0 and PASSED in dev.stdout and policy_findings(dev.stdout) == [], dev.stdout + dev.stderr
+    assert ("compute:index:ComputeCluster", "compute") in created(dev.stdout)
+    assert broken.returncode != 0 and FAILED in broken.stdout
+    assert sorted(finding.policy for finding in policy_findings(broken.stdout)) == [
+        "pool-capacity", "workload-architecture-selector-valid", "workload-fits-pool", "workload-node-architecture",
+        "workload-pool-placement"]

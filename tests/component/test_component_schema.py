@@ -8,12 +8,16 @@ tests/cli/test_component_provider.py."""
 from __future__ import annotations
 
 import json
+import sys
 
+import yaml
+from builders import ROOT
 from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pulumi.provider.experimental.component import ComponentProvider
 
+from compute_guard.cli import main
 from compute_guard.component import (
     PACKAGE,
     TYPE_TOKEN,
@@ -168,3 +172,26 @@ def test_a_cluster_through_the_component_provider_is_the_python_programs_cluster
         == on_the_wire(spec_form)
     assert json_format.MessageToDict(hosted.outputs) == json_format.MessageToDict(hosted.inputs)
     assert hosted.type == native.type == TYPE_TOKEN
+
+
+def test_the_provider_command_writes_the_checkouts_plugin_bound_to_this_environment(tmp_path, capsys):
+    assert main(["provider", str(tmp_path / "plugin")]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {tmp_path / 'plugin'}: ")
+    assert (tmp_path / "plugin" / "__main__.py").read_text() == (ROOT / "provider" / "__main__.py").read_text()
+    written = yaml.safe_load((tmp_path / "plugin" / "PulumiPlugin.yaml").read_text())
+    checkout = yaml.safe_load((ROOT / "provider" / "PulumiPlugin.yaml").read_text())
+    assert written == {"runtime": {"name": "python", "options": {"virtualenv": sys.prefix}}}
+    assert checkout == {"runtime": {"name": "python", "options": {"virtualenv": "../venv"}}}
+
+
+def test_the_provider_command_refuses_a_python_pulumi_would_not_run_it_with(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "base_prefix", sys.prefix)  # not a virtual environment
+    assert main(["provider", str(tmp_path / "plugin")]) == 2
+    assert capsys.readouterr().err == (
+        f"compute-guard provider: {sys.prefix} is not a virtual environment: install compute-guard in one "
+        "(Pulumi runs a Python plugin in a virtual environment only)\n")
+    assert not (tmp_path / "plugin").exists()
+    monkeypatch.undo()
+    (tmp_path / "file").write_text("")
+    assert main(["provider", str(tmp_path / "file")]) == 2  # a file where the directory should be
+    assert "compute-guard provider: [Errno 17] File exists" in capsys.readouterr().err

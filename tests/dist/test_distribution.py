@@ -162,16 +162,26 @@ def test_the_installed_component_provider_serves_a_yaml_program_as_the_checkouts
     """`compute-guard provider DIR` (no extra needed) writes a component provider bound to the installed
     environment: Pulumi reads the checkout's schema from it, and the YAML example's broken stack served by
     it fails with the Python example's findings."""
-    provider = plain / "compute-provider"
-    out = run(plain / "venv" / "bin" / "compute-guard", "provider", provider, cwd=plain)
-    assert out.startswith(f"wrote {provider}: use it with `pulumi package add {provider}`")
+    # the README's commands, as written, in the directory of a team's project
+    section = (ROOT / "README.md").read_text().split("**From an installed distribution.**", 1)[1]
+    commands = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert [line.split()[:2] for line in commands.splitlines()] == [["compute-guard", "provider"],
+                                                                    ["pulumi", "package"]]
+    project = plain / "project"
+    project.mkdir()
+    env = dict(toolchain.env, PATH=f"{plain / 'venv' / 'bin'}:{toolchain.bin_dir}:/usr/bin:/bin")
+    made, schema = (subprocess.run(["bash", "-c", line], cwd=project, capture_output=True, text=True, env=env,
+                                   timeout=300) for line in commands.splitlines())
+    assert made.returncode == 0 and schema.returncode == 0, made.stderr + schema.stderr
+    provider = project / "compute-provider"
+    assert made.stdout.startswith("wrote compute-provider: use it with `pulumi package add compute-provider`")
     assert f"virtualenv: {plain / 'venv'}\n" in (provider / "PulumiPlugin.yaml").read_text()
     examples = ROOT / "examples"
     stack = open_stack(toolchain, examples / "yaml-broken", tmp_path / "yaml", "broken",
                        packages={"compute": provider})
-    schemas = [stack.run("package", "get-schema", str(directory)) for directory in (provider, ROOT / "provider")]
-    assert [done.returncode for done in schemas] == [0, 0], [done.stderr for done in schemas]
-    assert json.loads(schemas[0].stdout) == json.loads(schemas[1].stdout)
+    checkout = stack.run("package", "get-schema", str(ROOT / "provider"))
+    assert checkout.returncode == 0, checkout.stderr
+    assert json.loads(schema.stdout) == json.loads(checkout.stdout)
     python = open_stack(toolchain, examples / "kubernetes", tmp_path / "python", "broken")
     expected = policy_findings(python.fails(*python.preview()))
     assert len(expected) == 5
