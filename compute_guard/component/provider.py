@@ -10,9 +10,15 @@ writes one bound to its own environment with ``compute-guard provider <directory
 (:func:`write_plugin`).
 """
 
+import dataclasses
 import sys
 from importlib import metadata
 from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.provider.experimental.analyzer import PropertyDefinition, PropertyType
+from pulumi.provider.experimental.component import ComponentProvider
 
 from compute_guard.component import PACKAGE, ComputeCluster
 
@@ -32,11 +38,32 @@ def version() -> str:
         return "0.0.0"
 
 
-def serve() -> None:
-    """Serve the component to the Pulumi engine (the arguments are the engine's, in ``sys.argv``)."""
-    from pulumi.provider.experimental import component_provider_host
+class ComputeClusterProvider(ComponentProvider):
+    """The SDK's component provider for the ComputeCluster, which also takes integers that are secret or not
+    known yet.
 
-    component_provider_host([ComputeCluster], name=PACKAGE, version=version())
+    The SDK (pulumi 3.260) maps the wire's inputs to the component's Python names and checks every integer
+    property with ``int()``, which raises on an Output, the form a secret or unknown value arrives in: a
+    YAML program's ``memoryBytes: {fn::secret: ...}`` failed the whole component. The check's result is
+    not used (the value is passed on as it came), so an Output at an integer property is mapped as a
+    number, which the SDK passes on unchecked; the pack then reads it as the secret or unknown it is.
+    """
+
+    def map_input_properties(self, inputs: Any, properties: dict[str, PropertyDefinition],
+                             mapping: dict[str, str], component_name: str, property_path: str) -> Any:
+        if isinstance(inputs, dict):
+            properties = {name: dataclasses.replace(prop, type=PropertyType.NUMBER)
+                          if prop.type == PropertyType.INTEGER and isinstance(inputs.get(name), pulumi.Output)
+                          else prop for name, prop in properties.items()}
+        return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+
+
+def serve() -> None:
+    """Serve the component to the Pulumi engine (the arguments are the engine's, in ``sys.argv``): what the
+    SDK's ``component_provider_host`` does, with :class:`ComputeClusterProvider`."""
+    from pulumi.provider import main
+
+    main(ComputeClusterProvider([ComputeCluster], PACKAGE, version=version()), sys.argv[1:])
 
 
 class NotInVirtualenv(Exception):

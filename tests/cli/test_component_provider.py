@@ -12,10 +12,10 @@ import subprocess
 from importlib import metadata
 
 import yaml
-from pulumi.provider.experimental.component import ComponentProvider
 from pulumi_cli import ROOT, open_stack, policy_findings
 
 from compute_guard.component import PACKAGE, TYPE_TOKEN, ComputeCluster
+from compute_guard.component.provider import ComputeClusterProvider
 from compute_guard.policies import PACK_VERSION
 
 PYTHON = ROOT / "examples" / "kubernetes"
@@ -43,7 +43,7 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
     done = stack.run("package", "get-schema", str(PROVIDER))
     assert done.returncode == 0, done.stderr
     schema = json.loads(done.stdout)
-    inferred = json.loads(ComponentProvider([ComputeCluster], PACKAGE, version=metadata.version("compute-guard"))
+    inferred = json.loads(ComputeClusterProvider([ComputeCluster], PACKAGE, version=metadata.version("compute-guard"))
                           .schema or "{}")
     # tests/component/test_component_schema.py holds the inferred one to SPEC section 2; the CLI adds an empty
     # config, drops the empty dependencies and the descriptions of array items and map values
@@ -74,6 +74,26 @@ def test_the_yaml_broken_variant_fails_with_the_python_broken_stacks_messages(to
     assert FAILED in out
     # the CLI prints them in the order they arrive
     assert sorted(policy_findings(out), key=repr) == sorted(expected, key=repr)
+
+
+def test_a_secret_integer_of_the_yaml_program_is_judged_and_never_printed(toolchain, tmp_path):
+    """`fn::secret` on the stateful pool's memory: the SDK's own component provider failed the whole
+    component on it; through compute-guard's, the pack still finds the pool too small, without its numbers."""
+    stack = open_stack(toolchain, YAML_BROKEN, tmp_path, "broken")
+    program = stack.work / "Pulumi.yaml"
+    plain = 'profile: {cpu: "8", memoryBytes: 34359738368,'
+    assert program.read_text().count(plain) == 1
+    program.write_text(program.read_text().replace(plain, 'profile: {cpu: "8", memoryBytes: {fn::secret: 34359738368},'))
+    out = stack.fails(*stack.preview())
+    assert "has a problem" not in out and FAILED in out
+    findings = policy_findings(out)
+    assert sorted(f.policy for f in findings) == ["pool-capacity", "workload-architecture-selector-valid",
+                                                  "workload-fits-pool", "workload-node-architecture",
+                                                  "workload-pool-placement"]
+    (capacity,) = [f for f in findings if f.policy == "pool-capacity"]
+    assert capacity.message.startswith("ComputeCluster 'compute' pool 'stateful': at its maxSize of 2 nodes (its "
+                                       "profile) it has room for 2 x [secret] = [secret] of memory allocatable")
+    assert "34359738368" not in out and "32 GiB" not in out and "31.9 GiB" not in out
 
 
 def test_up_registers_the_same_cluster_as_the_python_component(toolchain, tmp_path):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pulumi
+import pulumi_kubernetes as k8s
 import yaml
 from builders import ROOT
 from google.protobuf import json_format
@@ -32,6 +34,7 @@ from compute_guard.component import (
     ScalePolicy,
     to_inputs,
 )
+from compute_guard.component.provider import ComputeClusterProvider
 from compute_guard.testkit import capture_program
 
 # SPEC section 2, written out: every key, its JSON type ("#Name" is an object of that type), required or not.
@@ -161,7 +164,7 @@ def on_the_wire(value):
 @settings(max_examples=60, deadline=None)
 @given(clusters)
 def test_a_cluster_through_the_component_provider_is_the_python_programs_cluster(args):
-    provider = ComponentProvider([ComputeCluster], PACKAGE)
+    provider = ComputeClusterProvider([ComputeCluster], PACKAGE)
     spec_form = json_of(args)
     assert to_inputs(args) == spec_form
     # what the SDK's component provider hands the component: the wire's camelCase mapped to Python names
@@ -195,3 +198,36 @@ def test_the_provider_command_refuses_a_python_pulumi_would_not_run_it_with(tmp_
     (tmp_path / "file").write_text("")
     assert main(["provider", str(tmp_path / "file")]) == 2  # a file where the directory should be
     assert "compute-guard provider: [Errno 17] File exists" in capsys.readouterr().err
+
+
+SECRET = "4dabf18193072939515e22adb298388d"  # the signature of a secret value in the SDKs' wire form
+
+
+def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_are():
+    """A YAML program's `memoryBytes: {fn::secret: ...}` or `maxSize: ${other.count}` (unknown in a preview)
+    arrives as an Output: the SDK's own component provider fails the whole component on it (its int()
+    check), compute-guard's passes it on and the component registers it as the secret or unknown it is."""
+    wire = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 1.0, "maxSize": 3.0, "profile": {
+        "cpu": "4", "memoryBytes": 17179869184.0, "ephemeralStorageBytes": 107374182400.0}}]}
+    definition = ComputeClusterProvider([ComputeCluster], PACKAGE)._component_defs["ComputeCluster"]
+    failures: list[BaseException] = []
+
+    def program(provider_class) -> None:
+        unknown = k8s.core.v1.ConfigMap("settings").metadata.apply(lambda m: (m or {}).get("generation"))
+        group = wire["capacityGroups"][0]
+        inputs = dict(wire, capacityGroups=[dict(group, maxSize=unknown, profile=dict(
+            group["profile"], memoryBytes=pulumi.Output.secret(17179869184.0)))])
+        try:
+            mapped = provider_class([ComputeCluster], PACKAGE).map_inputs(inputs, definition)
+        except TypeError as error:  # the SDK's: int() argument must be ... not 'Output'
+            failures.append(error)
+            return
+        ComputeCluster("compute", mapped)
+
+    assert [r.type for r in capture_program(lambda: program(ComponentProvider))] == ["kubernetes:core/v1:ConfigMap"]
+    assert len(failures) == 1
+    (cluster,) = [r for r in capture_program(lambda: program(ComputeClusterProvider)) if r.type == TYPE_TOKEN]
+    group = json_format.MessageToDict(cluster.inputs)["capacityGroups"][0]
+    assert group["profile"]["memoryBytes"] == {SECRET: "1b47061264138c4ac30d75fd1eb44270", "value": 17179869184.0}
+    assert group["maxSize"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the wire's unknown
+    assert group["minSize"] == 1.0 and group["profile"]["cpu"] == "4"
