@@ -10,14 +10,13 @@ writes one bound to its own environment with ``compute-guard provider <directory
 (:func:`write_plugin`).
 """
 
-import dataclasses
 import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pulumi
-from pulumi.provider.experimental.analyzer import PropertyDefinition, PropertyType
+from pulumi.provider.experimental.analyzer import PropertyDefinition
 from pulumi.provider.experimental.component import ComponentProvider
 
 from compute_guard.component import PACKAGE, ComputeCluster
@@ -39,22 +38,24 @@ def version() -> str:
 
 
 class ComputeClusterProvider(ComponentProvider):
-    """The SDK's component provider for the ComputeCluster, which also takes integers that are secret or not
-    known yet.
+    """The SDK's component provider for the ComputeCluster, which also takes values that are secret or not
+    known yet, wherever they are.
 
-    The SDK (pulumi 3.260) maps the wire's inputs to the component's Python names and checks every integer
-    property with ``int()``, which raises on an Output, the form a secret or unknown value arrives in: a
-    YAML program's ``memoryBytes: {fn::secret: ...}`` failed the whole component. The check's result is
-    not used (the value is passed on as it came), so an Output at an integer property is mapped as a
-    number, which the SDK passes on unchecked; the pack then reads it as the secret or unknown it is.
+    The SDK (pulumi 3.260) maps the wire's inputs to the component's Python names, property by property,
+    and a secret or unknown value arrives as an Output: it checks an integer with ``int()``, which raises
+    on an Output and failed the whole component (a YAML program's ``memoryBytes: {fn::secret: ...}``), and
+    maps an object given as an Output (a secret profile, an unknown one in a preview) as an empty object,
+    then fails on its required fields. Here an Output is passed on as it came, at any property, so the pack
+    reads the secret or unknown it is (and says what it could not check).
     """
 
     def map_input_properties(self, inputs: Any, properties: dict[str, PropertyDefinition],
                              mapping: dict[str, str], component_name: str, property_path: str) -> Any:
         if isinstance(inputs, dict):
-            properties = {name: dataclasses.replace(prop, type=PropertyType.NUMBER)
-                          if prop.type == PropertyType.INTEGER and isinstance(inputs.get(name), pulumi.Output)
-                          else prop for name, prop in properties.items()}
+            # a property with no type, reference or items is one the SDK passes on unchanged
+            properties = {name: PropertyDefinition(optional=prop.optional)
+                          if isinstance(inputs.get(name), pulumi.Output) else prop
+                          for name, prop in properties.items()}
         return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
 
 

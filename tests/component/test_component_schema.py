@@ -12,11 +12,13 @@ import sys
 
 import pulumi
 import pulumi_kubernetes as k8s
+import pytest
 import yaml
 from builders import ROOT
 from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pulumi.errors import InputPropertyError
 from pulumi.provider.experimental.component import ComponentProvider
 
 from compute_guard.cli import main
@@ -231,3 +233,29 @@ def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_a
     assert group["profile"]["memoryBytes"] == {SECRET: "1b47061264138c4ac30d75fd1eb44270", "value": 17179869184.0}
     assert group["maxSize"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the wire's unknown
     assert group["minSize"] == 1.0 and group["profile"]["cpu"] == "4"
+
+
+def test_objects_and_lists_that_are_secret_or_unknown_pass_through_the_provider_as_they_are():
+    """`capacityGroups: ${other.pools}` is unknown in a preview, and a profile may be a secret object: the
+    SDK's own provider maps an object that is an Output as an empty one and fails on its required fields."""
+    definition = ComputeClusterProvider([ComputeCluster], PACKAGE)._component_defs["ComputeCluster"]
+    profile = {"cpu": "4", "memoryBytes": 1.0, "ephemeralStorageBytes": 1.0}
+
+    def program(provider_class, pools) -> None:
+        inputs = {"id": "compute", "capacityGroups": pools()}
+        ComputeCluster("compute", provider_class([ComputeCluster], PACKAGE).map_inputs(inputs, definition))
+
+    def unknown_pools():
+        return k8s.core.v1.ConfigMap("settings").metadata.apply(lambda m: (m or {}).get("pools"))
+
+    def secret_profile():
+        return [{"groupId": "general", "minSize": 1.0, "maxSize": 1.0, "profile": pulumi.Output.secret(profile)}]
+
+    with pytest.raises(InputPropertyError, match="Missing required input 'capacityGroups\\[0\\].profile.cpu'"):
+        capture_program(lambda: program(ComponentProvider, secret_profile))
+    (unknown,) = [r for r in capture_program(lambda: program(ComputeClusterProvider, unknown_pools))
+                  if r.type == TYPE_TOKEN]
+    assert json_format.MessageToDict(unknown.inputs)["capacityGroups"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    (secret,) = capture_program(lambda: program(ComputeClusterProvider, secret_profile))
+    group = json_format.MessageToDict(secret.inputs)["capacityGroups"][0]
+    assert group["profile"] == {SECRET: "1b47061264138c4ac30d75fd1eb44270", "value": profile}
