@@ -96,6 +96,35 @@ def test_a_secret_integer_of_the_yaml_program_is_judged_and_never_printed(toolch
     assert "34359738368" not in out and "32 GiB" not in out and "31.9 GiB" not in out
 
 
+def without_urns(value):
+    """A report document without what names the project (URNs, the stack's name)."""
+    if isinstance(value, dict):
+        return {key: without_urns(item) for key, item in value.items() if not key.lower().endswith("urn")
+                and key not in ("stack", "tool")}
+    return [without_urns(item) for item in value] if isinstance(value, list) else value
+
+
+def test_the_report_on_the_yaml_preview_is_the_python_examples(toolchain, tmp_path):
+    """`compute-guard report` over the two programs' `pulumi preview --json`: the same findings, the same
+    pools, workloads and numbers."""
+    documents = []
+    for program, where in ((PYTHON, "python"), (YAML_BROKEN, "yaml")):
+        stack = open_stack(toolchain, program, tmp_path / where, "broken")
+        preview = stack.run("preview", "--json")
+        assert preview.returncode == 0, preview.stderr
+        (stack.work / "preview.json").write_text(preview.stdout)
+        done = subprocess.run([str(ROOT / "venv" / "bin" / "compute-guard"), "report", "--format", "json",
+                               "preview.json"], cwd=stack.work, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, done.stderr  # the broken stack's mandatory findings
+        documents.append(json.loads(done.stdout))
+    python, hosted = documents
+    assert len(python["findings"]) == 5 and python["pools"]
+    assert sorted(map(json.dumps, without_urns(hosted["findings"]))) == \
+        sorted(map(json.dumps, without_urns(python["findings"])))
+    assert without_urns(hosted["pools"]) == without_urns(python["pools"])
+    assert without_urns(hosted["unplaced"]) == without_urns(python["unplaced"])
+
+
 def test_up_registers_the_same_cluster_as_the_python_component(toolchain, tmp_path):
     """The stack policies read a component's outputs: through the provider they are the Python
     component's, the configuration in its camelCase form."""
