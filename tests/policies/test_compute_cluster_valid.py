@@ -333,3 +333,14 @@ def test_reading_configuration_that_is_not_known_or_not_an_object():
     parsed = parse_cluster(["compute"], "compute")
     assert [f"{p.subject}: {p.says}" for p in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
     assert (parsed.model.id, parsed.model.pools) == (None, ())
+
+
+def test_pools_whose_ids_are_not_known_yet_are_not_called_repeated():
+    from compute_guard.policies.cluster import parse_cluster
+    from compute_guard.policies.values import Undetermined, Unknown
+
+    unknown = Unknown(Undetermined("not known during preview"))
+    pool = {"groupId": unknown, "minSize": 1, "maxSize": 1, "instanceType": "m7g.large"}
+    parsed = parse_cluster({"id": "compute", "capacityGroups": [pool, dict(pool)]}, "compute")
+    assert [p for p in parsed.problems if not isinstance(p, Unknown)] == []  # only: these ids are not known
+    assert [pool.group_id for pool in parsed.model.pools] == [unknown, unknown]

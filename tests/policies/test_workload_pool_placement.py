@@ -48,6 +48,9 @@ def test_missing_or_ambiguous_pool():
     two_pools = seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="batch")])
     (finding,) = placement(cluster(two_pools), deployment("api"))
     assert "missing or ambiguous pool 'general'" in finding
+    no_pools = seed_cluster_args(capacity_groups=[], dynamic_container_pool=None)
+    (finding,) = placement(cluster(no_pools), deployment("api", labels=placed(pool="gpu")))
+    assert "references missing or ambiguous pool 'gpu' in ComputeCluster 'compute' (its pools: none)" in finding
 
 
 def test_general_or_sole_pool_by_default():
