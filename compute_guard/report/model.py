@@ -144,7 +144,8 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
         view = _pool(load, platform, settings, reported)
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
-    report.unplaced = [w.name for w in stack.workloads if w.urn not in on_pools and not w.patch]
+    # by name: an export (or a program registering in parallel) lists resources in no fixed order
+    report.unplaced = sorted(w.name for w in stack.workloads if w.urn not in on_pools and not w.patch)
     return report
 
 

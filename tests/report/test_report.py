@@ -69,7 +69,7 @@ def test_each_pool_shows_its_use_at_max_size_as_the_example_declares_it(example)
     assert stateful.used("memory") == 1 * 8 * GIB + 5 * 12 * GIB  # db, and the cache's 5 replicas
     assert stateful.used("memory") > stateful.capacity("memory")  # what pool-capacity reports
     assert all(use.pinned for view in report.pools for use in view.uses)
-    assert report.unplaced == ["report", "legacy"]  # a worker, and a workload whose pool does not exist
+    assert report.unplaced == ["legacy", "report"]  # a workload whose pool does not exist, and a worker
     # the flags come from the findings: the encoder cannot fit (workload-fits-pool)
     assert uses["encoder"].flagged == uses["encoder"].verdicts == ("workload-fits-pool",) and uses["api"].verdicts == ()
     assert (uses["api"].pin, uses["api"].placement) == ("amd64", "its pool label")
@@ -93,12 +93,13 @@ def test_an_unpinned_workload_is_marked(example):
     assert not use.pinned and use.flagged == ("workload-node-architecture",)
 
 
-def test_the_pools_read_the_same_whatever_order_the_input_lists_resources_in(example):
+def test_the_pools_and_the_unplaced_read_the_same_whatever_order_the_input_lists_resources_in(example):
     """A stack export lists resources as their registrations completed: another order for the same stack."""
     resources = example("broken")
     forward, backward = report_of(resources), report_of(list(reversed(resources)))
     assert json.loads(render(forward, "json"))["pools"] == json.loads(render(backward, "json"))["pools"]
     assert [use.name for use in forward.pools[1].uses] == ["cache", "db"]
+    assert forward.unplaced == backward.unplaced == ["legacy", "report"]
 
 
 def test_the_json_follows_its_schema_in_base_units(example):
