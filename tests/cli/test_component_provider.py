@@ -6,6 +6,7 @@ The YAML example is the Python example's stack written in YAML; compute-guard mu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -14,6 +15,7 @@ from importlib import metadata
 import yaml
 from pulumi_cli import ROOT, open_stack, policy_findings
 
+import compute_guard.component as component
 from compute_guard.component import PACKAGE, TYPE_TOKEN, ComputeCluster
 from compute_guard.component.provider import ComputeClusterProvider
 from compute_guard.policies import PACK_VERSION
@@ -50,6 +52,16 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
     assert without_descriptions(schema) | {"dependencies": []} == without_descriptions(inferred) | {"config": {}}
     cluster = schema["resources"][TYPE_TOKEN]
     assert all(spec["description"] for spec in cluster["inputProperties"].values())
+    # and field by field against the typed args themselves: every field, by its camelCase name, required
+    # exactly when it has no default
+    kinds = {"ComputeClusterArgs": (cluster["inputProperties"], cluster["requiredInputs"])} | {
+        token.rsplit(":", 1)[-1]: (kind["properties"], kind.get("required", []))
+        for token, kind in schema["types"].items()}
+    for name, (properties, required) in kinds.items():
+        fields = dataclasses.fields(getattr(component, name))
+        assert set(properties) == {re.sub(r"_(\w)", lambda m: m[1].upper(), f.name) for f in fields}, name
+        assert set(required) == {re.sub(r"_(\w)", lambda m: m[1].upper(), f.name) for f in fields
+                                 if f.default is dataclasses.MISSING}, name
     assert list(schema["resources"]) == [TYPE_TOKEN] and schema["version"] == PACK_VERSION
 
 
