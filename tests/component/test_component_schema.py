@@ -7,7 +7,9 @@ tests/cli/test_component_provider.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import sys
 
 import pulumi
@@ -259,3 +261,25 @@ def test_objects_and_lists_that_are_secret_or_unknown_pass_through_the_provider_
     (secret,) = capture_program(lambda: program(ComputeClusterProvider, secret_profile))
     group = json_format.MessageToDict(secret.inputs)["capacityGroups"][0]
     assert group["profile"] == {SECRET: "1b47061264138c4ac30d75fd1eb44270", "value": profile}
+
+
+FIELD_NAMES = sorted({field.name for kind in (ComputeClusterArgs, CapacityGroup, MachineProfile, GpuSpec, ScalePolicy,
+                                              ComputeChoiceRange) for field in dataclasses.fields(kind)})
+hostile = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=4),
+                                                                inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.sampled_from(FIELD_NAMES), hostile, max_size=6))
+def test_any_shape_the_provider_could_hand_the_component_is_registered_never_raised(args):
+    """Whatever reaches the component (a program's own dict, values of the wrong type at any depth), it
+    registers it for the pack to judge and never raises: only a field it knows is renamed, only at a place
+    its type allows, and a value it cannot read passes on as it is."""
+    (registered,) = capture_program(lambda: ComputeCluster("compute", args))
+    inputs = json_format.MessageToDict(registered.inputs)
+    assert set(inputs) == {re.sub(r"_(\w)", lambda m: m[1].upper(), name) for name, value in args.items()
+                           if value is not None and name in {f.name for f in dataclasses.fields(
+                               ComputeClusterArgs)}}
