@@ -56,6 +56,15 @@ def build_toolchain(home: Path) -> Toolchain:
     return Toolchain(bin_dir, env)
 
 
+def bare_shell_env(toolchain: Toolchain, backend: Path) -> dict[str, str]:
+    """What a newcomer's shell has for the README's commands: no Pulumi on PATH, only the cache
+    scripts/build-pulumi-cli built (found by `scripts/preview`), and a backend of the test's own."""
+    cache = toolchain.bin_dir.parent.parent  # <cache>/pulumi-<version>/bin
+    env = {key: value for key, value in toolchain.env.items() if key != "PATH"}
+    env.update(PATH="/usr/bin:/bin", COMPUTE_GUARD_CACHE=str(cache), PULUMI_BACKEND_URL=f"file://{backend}")
+    return env
+
+
 @dataclass
 class Stack:
     """A copy of a Pulumi program directory with one stack on a backend of its own."""
@@ -93,6 +102,24 @@ class Stack:
 
     def up(self, *extra: str) -> list[str]:
         return ["up", "--yes", "--skip-preview", "--policy-pack", str(ROOT), *extra]
+
+
+def preview_json(stack: Stack, name: str = "preview.json") -> Path:
+    """The stack's `pulumi preview --json`, written into its directory."""
+    done = stack.run("preview", "--json")  # without the pack: its findings are not in the JSON anyway
+    assert done.returncode == 0, done.stderr
+    path = stack.work / name
+    path.write_text(done.stdout)
+    return path
+
+
+def report(stack: Stack, path: Path, *args: str) -> tuple[int, dict]:
+    """`compute-guard report --format json` (the venv's console script), run where the program is (its
+    Pulumi.<stack>.yaml gives the stack config): its exit code and document."""
+    done = subprocess.run([str(ROOT / "venv" / "bin" / "compute-guard"), "report", "--format", "json", *args,
+                           str(path)], cwd=stack.work, capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
 
 
 def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str = "dev",

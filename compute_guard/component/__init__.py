@@ -30,7 +30,7 @@ from typing import Any
 import pulumi
 
 TYPE_TOKEN = "compute:index:ComputeCluster"
-PACKAGE = "compute"  # the first segment of TYPE_TOKEN: the package name of the component provider
+PACKAGE = TYPE_TOKEN.split(":", 1)[0]  # "compute": the package name of the component provider
 
 
 @dataclass

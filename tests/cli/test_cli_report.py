@@ -5,40 +5,21 @@ stack, and the picture's numbers are the manifests' own requests, summed here.""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from decimal import Decimal
 from pathlib import Path
 
 import yaml
-from pulumi_cli import CHARTS, ROOT, SHARED, Finding, open_stack, policy_findings
+from pulumi_cli import CHARTS, ROOT, SHARED, Finding, open_stack, policy_findings, preview_json, report
 
 EXAMPLE = ROOT / "examples" / "kubernetes"
 HELM = ROOT / "examples" / "helm"
 MANIFESTS = Path(__file__).resolve().parent / "programs" / "manifests"
 SHOP = SHARED / "corpus" / "GoogleCloudPlatform_microservices-demo" / "release" / "kubernetes-manifests.yaml"
-REPORT = ROOT / "venv" / "bin" / "compute-guard"
-
-
-def report(stack, path: Path, *args: str) -> tuple[int, dict]:
-    """The console script, run where the program is (its Pulumi.<stack>.yaml gives the stack config)."""
-    done = subprocess.run([str(REPORT), "report", "--format", "json", *args, str(path)], cwd=stack.work,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 1), done.stderr
-    return done.returncode, json.loads(done.stdout)
 
 
 def findings_of(document: dict) -> list[Finding]:
     return sorted((Finding(f["level"], f["policy"], f["type"] or "", f["name"] or "", f["message"])
                    for f in document["findings"] if not f["note"]), key=str)
-
-
-def preview_json(stack, name: str = "preview.json") -> Path:
-    done = stack.run("preview", "--json")  # without the pack: its findings are not in the JSON anyway
-    assert done.returncode == 0, done.stderr
-    path = stack.work / name
-    path.write_text(done.stdout)
-    return path
 
 
 def printed(stack, fails: bool) -> list[Finding]:

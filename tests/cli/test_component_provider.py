@@ -13,7 +13,7 @@ import subprocess
 from importlib import metadata
 
 import yaml
-from pulumi_cli import ROOT, open_stack, policy_findings
+from pulumi_cli import ROOT, bare_shell_env, open_stack, policy_findings, preview_json, report
 
 import compute_guard.component as component
 from compute_guard.component import PACKAGE, TYPE_TOKEN, ComputeCluster
@@ -122,13 +122,9 @@ def test_the_report_on_the_yaml_preview_is_the_python_examples(toolchain, tmp_pa
     documents = []
     for program, where in ((PYTHON, "python"), (YAML_BROKEN, "yaml")):
         stack = open_stack(toolchain, program, tmp_path / where, "broken")
-        preview = stack.run("preview", "--json")
-        assert preview.returncode == 0, preview.stderr
-        (stack.work / "preview.json").write_text(preview.stdout)
-        done = subprocess.run([str(ROOT / "venv" / "bin" / "compute-guard"), "report", "--format", "json",
-                               "preview.json"], cwd=stack.work, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 1, done.stderr  # the broken stack's mandatory findings
-        documents.append(json.loads(done.stdout))
+        code, document = report(stack, preview_json(stack))
+        assert code == 1  # the broken stack's mandatory findings
+        documents.append(document)
     python, hosted = documents
     assert len(python["findings"]) == 5 and python["pools"]
     assert sorted(map(json.dumps, without_urns(hosted["findings"]))) == \
@@ -178,9 +174,7 @@ def test_the_readme_shows_the_yaml_example_and_its_commands_run_as_written(toolc
     commands = readme_blocks("sh")[0]
     lines = [line.split("#")[0].split() for line in commands.splitlines()]
     assert lines == [["scripts/preview", "examples/yaml"], ["scripts/preview", "examples/yaml-broken", "broken"]]
-    cache = toolchain.bin_dir.parent.parent  # <cache>/pulumi-<version>/bin
-    env = {key: value for key, value in toolchain.env.items() if key != "PATH"}
-    env.update(PATH="/usr/bin:/bin", COMPUTE_GUARD_CACHE=str(cache), PULUMI_BACKEND_URL=f"file://{tmp_path}")
+    env = bare_shell_env(toolchain, tmp_path)
     dev, broken = (subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, env=env,
                                   timeout=600) for line in commands.splitlines())
     assert dev.returncode == 0 and PASSED in dev.stdout and policy_findings(dev.stdout) == [], dev.stdout + dev.stderr

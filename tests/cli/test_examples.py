@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import yaml
-from pulumi_cli import CHARTS, ROOT, Finding, open_stack, policy_findings
+from pulumi_cli import CHARTS, ROOT, Finding, bare_shell_env, open_stack, policy_findings
 
 from compute_guard.policies import PACK_VERSION
 
@@ -68,9 +68,7 @@ def test_up_renders_the_manifests_without_a_cluster(toolchain, tmp_path):
 
 
 def test_the_readme_main_command_runs_the_real_cli_once_it_is_built(toolchain, tmp_path):
-    cache = toolchain.bin_dir.parent.parent  # <cache>/pulumi-<version>/bin
-    env = {key: value for key, value in toolchain.env.items() if key != "PATH"}
-    env.update(PATH="/usr/bin:/bin", COMPUTE_GUARD_CACHE=str(cache), PULUMI_BACKEND_URL=f"file://{tmp_path}")
+    env = bare_shell_env(toolchain, tmp_path)
     done = subprocess.run([str(ROOT / "scripts" / "preview")], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("Previewing update (dev):")  # the CLI's own output, not the offline one
