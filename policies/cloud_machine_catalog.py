@@ -2,7 +2,8 @@
 
 On aws, gcp and azure a pool names a machine type (checked against policies/data/machines.json,
 with a did-you-mean for a typo) whose architecture, GPU and nested virtualization must match the
-pool's profile; a pool without one must declare a combination some machine of the platform offers.
+pool's profile, and which has at least the CPU and memory the profile claims (the machine provides the
+pool's nodes: policies/pools.py); a pool without one must declare a combination some machine of the platform offers.
 Otherwise the autoscaling group is created and its machines never join, or run the wrong images.
 
 A name the catalog does not have that follows the platform's naming and names a family the
@@ -14,14 +15,16 @@ family does not have, is a violation here.
 from __future__ import annotations
 
 import difflib
+from decimal import Decimal
 
 from pulumi_policy import Severity
 
-from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, find_machine, machines, new_family, offering
-from .cluster import Cluster, Gpu, ParsedCluster, Pool
+from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
+from .cluster import Cluster, Gpu, ParsedCluster, Pool, Profile
 from .findings import Finding, Violation, listed
+from .quantity import CPU, MEMORY, MIB, amount
 from .templates import Context, Policy, moved_setting
-from .values import SecretText, Unknown
+from .values import REDACTED, SecretText, Unknown
 
 
 def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
@@ -60,7 +63,7 @@ def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
         shown = PLATFORM_NAMES.get(platform, platform)
         hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
         return [Violation(f"{where}: instanceType '{name}' is not a machine type on {shown}{hint}")]
-    found: list[Finding] = []
+    found: list[Finding] = list(_claims(where, pool, name, machine))
     if isinstance(pool.architecture, str) and pool.architecture != machine.architecture:
         found.append(Violation(f"{where}: profile.architecture is {pool.architecture} but '{name}' is an "
                                f"{machine.architecture} machine; fix the architecture or pick a "
@@ -79,6 +82,28 @@ def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
     if pool.nested_virtualization is True and not machine.nested_virtualization:
         found.append(Violation(f"{where}: nestedVirtualization is true but '{name}' does not expose nested "
                                "virtualization; pick a machine that does (on AWS: bare metal, m8i, c8i, r8i)"))
+    return found
+
+
+def _claims(where: str, pool: Pool, name: str, machine: Machine) -> list[Finding]:
+    """A profile beside a machine is what the pool requires: it must not claim more CPU or memory than the
+    machine has (its Pods would be fitted to a node that is not there). Fit uses the machine either way."""
+    profile = pool.profile
+    if not isinstance(profile, Profile):
+        return []
+    found: list[Finding] = []
+    for resource, field, claimed, has in (
+            (CPU, "profile.cpu", profile.cpu, None if machine.vcpus is None else Decimal(machine.vcpus * 1000)),
+            (MEMORY, "profile.memoryBytes", profile.memory,
+             None if machine.memory_mib is None else Decimal(machine.memory_mib * MIB))):
+        if isinstance(claimed, Unknown) or claimed is None or has is None or claimed <= has:
+            continue
+        said = REDACTED if resource in profile.secret else amount(resource, Decimal(claimed))
+        hidden = isinstance(name, SecretText)  # every fact of a secret machine tells which machine it is
+        unit = REDACTED if hidden else f"{machine.vcpus} vCPUs" if resource == CPU else amount(MEMORY, has)
+        most = REDACTED if hidden else amount(resource, has)
+        found.append(Violation(f"{where}: {field} is {said} but '{name}' has {unit}; the machine provides the "
+                               f"pool's nodes, so claim at most {most} or pick a larger machine"))
     return found
 
 
@@ -113,8 +138,8 @@ POLICY = Policy(
     platforms_label="a cloud with a machine catalog",
     settings={"newMachineFamilies": moved_setting("cloud-machine-new-family")},
     description="On aws, gcp and azure, a pool's instanceType is a machine of the platform that offers the "
-                "declared architecture, GPU and nested virtualization; a pool without one declares a "
-                "combination some machine of the platform offers.",
+                "declared architecture, GPU and nested virtualization, and at least the CPU and memory its profile "
+                "claims; a pool without one declares a combination some machine of the platform offers.",
     severity=Severity.HIGH,
     remediation_steps="Use a machine type of the platform (see policies/data/machines.json), and make "
                       "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",

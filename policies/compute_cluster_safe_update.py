@@ -15,14 +15,14 @@ from typing import Any
 from pulumi_policy import Severity
 
 from .baseline import Unavailable
-from .catalog import is_same_architecture_aws_machine
+from .catalog import CLOUD_PLATFORMS, find_machine, is_same_architecture_aws_machine
 from .cluster import Cluster, ParsedCluster, parse_cluster
 from .findings import Finding, Violation
 from .templates import Context, Policy
-from .values import Unknown
+from .values import Unknown, derived
 
 
-def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
+def compute_cluster_safe_update(old: Cluster, new: Cluster, platform: str | None = None) -> list[Finding]:
     """What may not change in place: the id, a set containerCidr, and a pool's machine except
     for another AWS machine of the same CPU architecture (the controller rolls the fleet onto it;
     the stack's images may not run anywhere else)."""
@@ -60,10 +60,19 @@ def compute_cluster_safe_update(old: Cluster, new: Cluster) -> list[Finding]:
         if isinstance(old_type, str) and isinstance(new_type, str) and old_type != new_type \
                 and not is_same_architecture_aws_machine(old_type, new_type):
             findings.append(Violation(
-                f"{subject} {pool.label}: can't change machine from '{old_type}' to '{new_type}': only an "
-                f"AWS machine of the same CPU architecture can replace it; keep '{old_type}', or add a new pool "
-                "with the new machine and move workloads to it"))
+                f"{subject} {pool.label}: can't change machine from {_machine(old_type, platform)} to "
+                f"{_machine(new_type, platform)}: only an AWS machine of the same CPU architecture can replace "
+                f"it; keep '{old_type}', or add a new pool with the new machine and move workloads to it"))
     return findings
+
+
+def _machine(name: str, platform: str | None) -> str:
+    """A machine and its architecture, from the catalog of the stack's platform, else of the cloud that has it."""
+    order = (platform, *CLOUD_PLATFORMS) if platform in CLOUD_PLATFORMS else CLOUD_PLATFORMS
+    machine = next((found for cloud in order if (found := find_machine(str(cloud), name)) is not None), None)
+    if machine is None:
+        return f"'{name}' (a machine the catalog does not know)"
+    return f"'{name}' ({derived(machine.architecture, name)})"
 
 
 def _unknown_in(old: object, new: object) -> Unknown | None:
@@ -83,7 +92,8 @@ def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
     old_inputs = previous.inputs.get(context.urn)
     if old_inputs is None:
         return []  # not deployed yet: nothing to change
-    return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model)
+    return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model,
+                                       context.platform)
 
 
 BASELINE_SCHEMA: dict[str, Any] = {
@@ -104,4 +114,5 @@ POLICY = Policy(
     remediation_steps="Keep the ComputeCluster's id and containerCidr; to move a pool to another CPU architecture "
                       "or cloud, add a new pool with the new machine, move workloads, then remove the old pool.",
     check=_check,
+    reads_platform=True,
 )

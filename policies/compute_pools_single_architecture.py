@@ -1,7 +1,10 @@
-"""compute-pools-single-architecture: every compute pool of the stack declares the same CPU architecture.
+"""compute-pools-single-architecture: every compute pool of the stack runs the same CPU architecture.
 
 A stack builds its images once; a pool of another architecture would run them under emulation or
-not at all. Reported on each ComputeCluster that declares an architecture, naming its pools.
+not at all. A pool's architecture is its profile's, else its machine's on aws, gcp and azure
+(policies/pools.py). Reported on each ComputeCluster that has a pool architecture, naming its pools
+and, for one its machine provides, the machine. An organisation whose images are multi-architecture
+lowers this policy's level; workload-node-architecture judges the Pods' pins either way.
 """
 
 from __future__ import annotations
@@ -11,39 +14,47 @@ from pulumi_policy import Severity
 from .cluster import Cluster
 from .findings import Finding, Violation, listed
 from .placement import Stack, declared_architectures
+from .pools import pool_machine
 from .templates import Context, Policy
 
 
-def compute_pools_single_architecture(stack: Stack) -> list[Finding]:
-    """All declared pool architectures agree: one image build cannot serve two."""
-    declared = declared_architectures(stack)
+def compute_pools_single_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:
+    """All pool architectures agree, declared or provided by a pool's machine: one image build cannot serve two."""
+    declared = declared_architectures(stack, platform)
     if len(declared.architectures) <= 1:
         return [declared.unknown] if declared.unknown is not None else []
     found = listed(declared.architectures, " and ")
+    verb = "run" if declared.provided else "declare"
+    fix = ("use machines of one architecture (and the same profile.architecture, where one is declared) on every "
+           "pool" if declared.provided else "declare the same profile.architecture on every pool")
     findings: list[Finding] = []
     for entry in stack.clusters:
         pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
-        mine = [f"{pool.label} {pool.architecture}" for pool in (pools if isinstance(pools, tuple) else ())
-                if isinstance(pool.architecture, str)]
+        mine = []
+        for pool in pools if isinstance(pools, tuple) else ():
+            machine = pool_machine(pool, platform)
+            if isinstance(machine.architecture, str):
+                mine.append(f"{pool.label} {machine.architecture} (its machine {machine.name})" if machine.provided
+                            else f"{pool.label} {machine.architecture}")
         if mine:
             findings.append(Violation(
-                f"ComputeCluster '{entry.label}' declares {listed(mine)}, but the stack's pools declare "
-                f"{found}: one image build cannot serve both; declare the same profile.architecture on every "
-                "pool", entry.urn))
+                f"ComputeCluster '{entry.label}' {'has' if declared.provided else 'declares'} {listed(mine)}, but "
+                f"the stack's pools {verb} {found}: one image build cannot serve both; {fix}", entry.urn))
     return findings
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    return compute_pools_single_architecture(stack)
+    return compute_pools_single_architecture(stack, context.platform)
 
 
 POLICY = Policy(
     name="compute-pools-single-architecture",
     subject="stack",
-    description="All compute pools of the stack declare the same CPU architecture: one image build cannot serve "
-                "both arm64 and x86_64.",
+    description="All compute pools of the stack run the same CPU architecture, declared by their profile or "
+                "provided by their machine: one image build cannot serve both arm64 and x86_64.",
     severity=Severity.HIGH,
     remediation_steps="Give every pool's profile.architecture the same value, or split the pools into stacks "
                       "that build images for one architecture each.",
     check=_check,
+    reads_platform=True,
 )

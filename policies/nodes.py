@@ -1,7 +1,9 @@
 """A pool's node, and what of it the scheduler can give Pods (allocatable).
 
-The node is the pool's ``profile`` when it has one (hardware totals, what the instance type
-advertises), else, on aws, gcp and azure, the catalog's facts of its ``instanceType``. A fact that
+On aws, gcp and azure the node is the catalog's facts of the pool's ``instanceType`` when the catalog
+knows it, even beside a ``profile`` (policies/pools.py; cloud-machine-catalog holds a profile to its
+machine); else the pool's ``profile`` (hardware totals, what the machine advertises). The catalog has no
+disk: a machine's ephemeral storage is its profile's, when the profile states it. A fact that
 is missing (no profile and no catalog entry, a catalog memory of null, no ephemeral storage for a
 machine) is left out and never checked; one not known yet is :class:`~policies.values.Unknown`.
 
@@ -18,9 +20,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .catalog import CLOUD_PLATFORMS, find_machine
+from .catalog import CLOUD_PLATFORMS
 from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
+from .pools import pool_machine
 from .quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
 from .values import Unknown, as_int, derived, is_secret
 
@@ -150,22 +153,11 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
     machine_name: str | None = None
     machine_max_pods: int | None = None
     gpu: Gpu | Unknown | None = pool.gpu
-    if isinstance(pool.profile, Unknown):
-        return pool.profile
-    if isinstance(pool.profile, Profile):
-        profile = pool.profile
-        for resource, value in ((CPU, profile.cpu), (MEMORY, profile.memory), (STORAGE, profile.storage)):
-            if isinstance(value, Unknown):
-                unknown[resource] = value
-            elif value is not None and Decimal(value) <= MAX_AMOUNT:  # larger: no machine; not checked
-                capacity[resource] = Decimal(value)
-        secret |= profile.secret
-    elif isinstance(pool.instance_type, Unknown):
-        return pool.instance_type
-    elif isinstance(pool.instance_type, str) and platform in CLOUD_PLATFORMS:
-        machine = find_machine(platform, pool.instance_type)
-        if machine is None:
-            return None  # not a machine of the catalog: cloud-machine-catalog says so
+    found = pool_machine(pool, platform)
+    if platform in CLOUD_PLATFORMS and isinstance(pool.instance_type, Unknown):
+        return pool.instance_type  # the machine, whose facts would be the node's, is not known yet
+    if found.machine is not None:  # its machine, even beside a profile (which must not claim more)
+        machine = found.machine
         machine_name = derived(machine.name, pool.instance_type)
         machine_max_pods = machine.max_pods
         if is_secret(pool.instance_type):  # every fact of a secret machine tells which machine it is
@@ -174,9 +166,25 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
             capacity[CPU] = Decimal(machine.vcpus * 1000)
         if machine.memory_mib is not None:
             capacity[MEMORY] = Decimal(machine.memory_mib * MIB)
+        if isinstance(pool.profile, Profile) and isinstance(pool.profile.storage, int) \
+                and pool.profile.storage <= MAX_AMOUNT:
+            capacity[STORAGE] = Decimal(pool.profile.storage)  # the catalog has no disk: the profile's, as stated
+            secret |= pool.profile.secret & {STORAGE}
+        elif isinstance(pool.profile, Profile) and isinstance(pool.profile.storage, Unknown):
+            unknown[STORAGE] = pool.profile.storage
         gpu = Gpu(machine.gpu_type, machine.gpu_count) if machine.gpu_type else None
+    elif isinstance(pool.profile, Unknown):
+        return pool.profile
+    elif isinstance(pool.profile, Profile):
+        profile = pool.profile
+        for resource, value in ((CPU, profile.cpu), (MEMORY, profile.memory), (STORAGE, profile.storage)):
+            if isinstance(value, Unknown):
+                unknown[resource] = value
+            elif value is not None and Decimal(value) <= MAX_AMOUNT:  # larger: no machine; not checked
+                capacity[resource] = Decimal(value)
+        secret |= profile.secret
     else:
-        return None
+        return None  # no profile, and no machine the catalog knows: cloud-machine-catalog says so
 
     gpu_type: str | None = None
     if isinstance(gpu, Unknown):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
+from .pools import PoolMachine, pool_machine
 from .values import Unknown, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
@@ -47,7 +48,7 @@ class Stack:
     autoscalers: list[Autoscaler] = field(default_factory=list)
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
-    derived: dict[str, Any] = field(default_factory=dict)  # what several stack policies compute from it, once
+    derived: dict[Any, Any] = field(default_factory=dict)  # what several stack policies compute from it, once
 
     def add_cluster(self, entry: ClusterEntry) -> None:
         self.clusters.append(entry)
@@ -104,12 +105,16 @@ MIXED = "mixed"
 
 @dataclass(frozen=True)
 class DeclaredArchitectures:
-    architectures: tuple[str, ...]  # the known ones the pools declare, sorted
+    """The architectures the stack's pools run (declared by a profile, or provided by a machine)."""
+
+    architectures: tuple[str, ...]  # the known ones, sorted
     unknown: Unknown | None
+    platform: str | None = None  # the platform they were derived on (policies/pools.py)
+    provided: bool = False  # some pool's architecture is its machine's, not declared by its profile
 
     @property
     def single(self) -> str | Unknown | None:
-        """The one declared architecture, None when none is declared, MIXED, or Unknown."""
+        """The one architecture, None when no pool has one, MIXED, or Unknown."""
         if len(self.architectures) > 1:
             return MIXED
         if self.unknown is not None:
@@ -117,9 +122,15 @@ class DeclaredArchitectures:
         return next(iter(self.architectures), None)
 
 
-def declared_architectures(stack: Stack) -> DeclaredArchitectures:
-    declared: dict[str, str] = {}  # architecture -> as declared; a secret declaration wins, so it stays secret
+def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchitectures:
+    """Every pool's architecture (policies/pools.py), derived once per stack and platform."""
+    key = ("architectures", platform)
+    cached = stack.derived.get(key)
+    if isinstance(cached, DeclaredArchitectures):
+        return cached
+    declared: dict[str, str] = {}  # architecture -> as found; a secret one wins, so it stays secret
     unknown: Unknown | None = None
+    provided = False
     for entry in stack.clusters:
         cluster = entry.cluster
         pools = cluster.pools if isinstance(cluster, Cluster) else cluster
@@ -127,12 +138,17 @@ def declared_architectures(stack: Stack) -> DeclaredArchitectures:
             unknown = unknown or pools
             continue
         for pool in pools:
-            if isinstance(pool.architecture, Unknown):
-                unknown = unknown or pool.architecture
-            elif pool.architecture is not None and (is_secret(pool.architecture)
-                                                    or str(pool.architecture) not in declared):
-                declared[str(pool.architecture)] = pool.architecture
-    return DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown)
+            found = pool_machine(pool, platform)
+            architecture = found.architecture
+            if isinstance(architecture, Unknown):
+                unknown = unknown or architecture
+            elif architecture is not None:
+                provided = provided or found.provided
+                if is_secret(architecture) or str(architecture) not in declared:
+                    declared[str(architecture)] = architecture
+    result = DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown, platform, provided)
+    stack.derived[key] = result
+    return result
 
 
 # --- placement ----------------------------------------------------------------------------------
@@ -309,19 +325,21 @@ class Need:
     architecture: str
     pool: Pool | None = None
     entry: ClusterEntry | None = None
+    machine: PoolMachine | None = None  # the pool's machine, when its architecture is the machine's
+    provided: bool = False  # the stack's single architecture comes (at least partly) from machines
 
 
 def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload: Workload) -> Need | Unknown | None:
     """The architecture the workload's Pods need.
 
-    Its pool's declared architecture, else the stack's single declared one (also for workers
-    and for workloads whose placement failed); with several declared, only a pool's own.
+    Its pool's architecture (declared, or provided by its machine), else the stack's single one (also
+    for workers and for workloads whose placement failed); with several, only a pool's own.
     """
     single = declared.single
     if single is None:
         return None
     if isinstance(single, str) and single != MIXED:
-        return Need(single)
+        return Need(single, provided=declared.provided)
     if isinstance(workload.role, Unknown):
         return workload.role
     placement: Placement = None
@@ -331,10 +349,11 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload:
         placement = resolve_placement(stack, workload)
     if isinstance(placement, tuple):
         entry, pool = placement
-        if isinstance(pool.architecture, Unknown):
-            return pool.architecture
-        if pool.architecture is not None:
-            return Need(pool.architecture, pool, entry)
+        found = pool_machine(pool, declared.platform)
+        if isinstance(found.architecture, Unknown):
+            return found.architecture
+        if found.architecture is not None:
+            return Need(found.architecture, pool, entry, found if found.provided else None)
     if isinstance(single, Unknown):
         return single
     if isinstance(placement, Unknown):

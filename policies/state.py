@@ -59,7 +59,7 @@ class PackState:
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
         self._cluster: tuple[Any, str, ParsedCluster] | None = None
         self._stack: tuple[list[Any], Stack] | None = None
-        self._seen: tuple[tuple[tuple[str, Cluster], ...], tuple[Stack, DeclaredArchitectures]] | None = None
+        self._seen: tuple[tuple[tuple[str, Cluster], ...], Stack] | None = None
         self._baselines: dict[str | None, Snapshot | Unavailable] = {}
         self._config: tuple[str | None, dict[str, Any]] = (None, {})
 
@@ -77,21 +77,21 @@ class PackState:
             self._cluster = (source, urn, parsed)
         return parsed
 
-    def seen_stack(self) -> tuple[Stack, DeclaredArchitectures]:
-        """The ComputeClusters analyzed so far, as a stack, and their declared architectures: what
-        a resource policy knows of the stack before the stack policies run. Rebuilt only when a
+    def seen_stack(self, platform: str | None = None) -> tuple[Stack, DeclaredArchitectures]:
+        """The ComputeClusters analyzed so far, as a stack, and their pools' architectures on ``platform``:
+        what a resource policy knows of the stack before the stack policies run. Rebuilt only when a
         ComputeCluster was analyzed since the last call."""
         seen = tuple(self.seen_inputs.items())
         last = self._seen
         if last is not None and len(last[0]) == len(seen) and all(
                 a[0] == b[0] and a[1] is b[1] for a, b in zip(last[0], seen, strict=True)):
-            return last[1]
-        stack = Stack()
-        for urn, cluster in seen:
-            stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
-        model = stack, declared_architectures(stack)
-        self._seen = (seen, model)
-        return model
+            stack = last[1]
+        else:
+            stack = Stack()
+            for urn, cluster in seen:
+                stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
+            self._seen = (seen, stack)
+        return stack, declared_architectures(stack, platform)
 
     # --- the stack, from AnalyzeStack -------------------------------------------------------
 

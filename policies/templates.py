@@ -75,6 +75,9 @@ class Policy:
     settings: Mapping[str, Any] = field(default_factory=dict)  # setting -> its JSON schema
     platforms: tuple[str, ...] | None = None  # None: every platform
     platforms_label: str = ""  # how a not-applicable reason names them ("kubernetes")
+    # Applies on every platform but reads it where it is known: a pool's machine provides its architecture
+    # on aws, gcp and azure (policies/pools.py). Takes the 'platform' setting like a platform policy.
+    reads_platform: bool = False
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
@@ -85,7 +88,7 @@ class Policy:
 
     def config_schema_at(self, today: date, days: int) -> PolicyConfigSchema:
         properties = dict(self.settings)
-        if self.platforms is not None:
+        if self.platforms is not None or self.reads_platform:
             properties["platform"] = PLATFORM_SCHEMA
         properties["exemptions"] = exemptions.schema(today, days)
         return PolicyConfigSchema(properties=properties)
@@ -113,6 +116,8 @@ def _context(policy: Policy, config: Any, state: PackState, not_applicable: Call
             not_applicable(source)
         elif platform not in policy.platforms:
             not_applicable(f"the platform is '{platform}' ({source}), not {policy.platforms_label}")
+    elif policy.reads_platform:
+        platform, _source = resolve_platform(settings, state.stack_config())
     return Context(settings, platform, state, urn, name, props)
 
 

@@ -89,12 +89,13 @@ def _writable(value: Any) -> bool:
 
 
 def _check(workload: Workload, context: Context) -> list[Finding]:
-    return workload_architecture_pin(workload, context.config.get("architecture"), context.state.seen_stack())
+    return workload_architecture_pin(workload, context.config.get("architecture"),
+                                     context.state.seen_stack(context.platform))
 
 
 def _remediate(workload: Workload, context: Context) -> Any:
     """The inputs with the pin added, or None for no change."""
-    needed = needed_pin(workload, context.config.get("architecture"), context.state.seen_stack())
+    needed = needed_pin(workload, context.config.get("architecture"), context.state.seen_stack(context.platform))
     if not isinstance(needed, tuple) or not is_unconstrained(workload):
         return None
     props = sdk.remediation_props(context.props)  # deserialized only for a workload it changes
@@ -117,4 +118,5 @@ POLICY = Policy(
                        "architecture comes first."}},
     remediation_steps="Set this policy to 'remediate' to let it add the pin, or add nodeSelector "
                       "kubernetes.io/arch to the workload's pod template yourself.",
+    reads_platform=True,
 )

@@ -206,12 +206,14 @@ def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decima
                 f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs", placed.workload.urn))
             continue
         daemons = ""
+        # what is left after the DaemonSets is derived from their requests: secret when one of them is
+        left_hidden = hidden or daemonset_totals(load.daemonsets, resource)[1]
         if load.daemonsets and daemons_fit.get(resource) and free != node.allocatable(resource):
             taken = (node.allocatable(resource) or Decimal(0)) - free
-            daemons = (f", - {show(resource, taken, hidden)} for DaemonSets "
-                       f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, hidden)} left")
-        fix = (f"request at most {show(resource, free, hidden)}, or place the workload on a pool of larger machines"
-               if free > 0 else "place the workload on a pool of larger machines")
+            daemons = (f", - {show(resource, taken, left_hidden)} for DaemonSets "
+                       f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, left_hidden)} left")
+        fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of larger "
+               "machines" if free > 0 else "place the workload on a pool of larger machines")
         findings.append(Violation(
             f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
             f"{where(load)} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "

@@ -1,9 +1,10 @@
 """workload-node-architecture: every workload's Pods are pinned to the architecture their pool needs.
 
 In a cluster with nodes of both architectures, Pods without a ``kubernetes.io/arch`` constraint can
-be scheduled where their image cannot run. The architecture comes from the workload's pool, else
-from the stack's single declared architecture (policies/placement.py, needed_architecture); a
-constraint that excludes it is wrong, one that merely allows others is not a pin.
+be scheduled where their image cannot run. The architecture comes from the workload's pool (declared
+by its profile, or provided by its machine: policies/pools.py), else from the stack's single one
+(policies/placement.py, needed_architecture); a constraint that excludes it is wrong, one that merely
+allows others is not a pin.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from .templates import Context, Policy
 from .values import Unknown
 
 
-def workload_node_architecture(stack: Stack) -> list[Finding]:
+def workload_node_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:
     """Every workload's Pods are pinned to the architecture its placement needs."""
     findings: list[Finding] = []
-    declared = declared_architectures(stack)
+    declared = declared_architectures(stack, platform)
     for workload in stack.workloads:
         needed = needed_architecture(stack, declared, workload)
         if needed is None:
@@ -50,21 +51,26 @@ def workload_node_architecture(stack: Stack) -> list[Finding]:
 def because(need: Need) -> str:
     """What says the Pods need their architecture (workload-architecture-pin says it the same way)."""
     if need.pool is not None and need.entry is not None:
-        return f"{need.pool.label} of ComputeCluster '{need.entry.label}' declares {need.architecture}"
-    return f"the stack's compute pools declare {need.architecture}"
+        where = f"{need.pool.label} of ComputeCluster '{need.entry.label}'"
+        if need.machine is not None:
+            return f"{where} runs {need.machine.name}, an {need.architecture} machine"
+        return f"{where} declares {need.architecture}"
+    return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    return workload_node_architecture(stack)
+    return workload_node_architecture(stack, context.platform)
 
 
 POLICY = Policy(
     name="workload-node-architecture",
     subject="stack",
-    description="Every workload's Pods are pinned to the CPU architecture its compute pool (or the stack's "
-                "single declared architecture) needs, so they cannot land on incompatible nodes.",
+    description="Every workload's Pods are pinned to the CPU architecture its compute pool (declared, or provided "
+                "by its machine; else the stack's single pool architecture) needs, so they cannot land on "
+                "incompatible nodes.",
     severity=Severity.HIGH,
     remediation_steps="Add nodeSelector kubernetes.io/arch: amd64 (for x86_64 pools) or arm64 (for arm64 pools) "
                       "to the workload's pod template, and remove constraints that exclude it.",
     check=_check,
+    reads_platform=True,
 )

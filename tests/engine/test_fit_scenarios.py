@@ -9,6 +9,10 @@ from test_engine_protocol import engine_run
 from compute_guard.component import CapacityGroup, ComputeClusterArgs, MachineProfile
 
 MIB = 1 << 20
+# Each machine provides its pool's architecture (SPEC section 2), so these workloads are pinned to it.
+PINS = {machine: {"node_selector": {"kubernetes.io/arch": arch}} for machine, arch in (
+    ("t4g.small", "arm64"), ("t4g.medium", "arm64"), ("m7g.large", "arm64"), ("g5.xlarge", "amd64"),
+    ("n2-standard-2", "amd64"), ("Standard_D2s_v5", "amd64"))}
 
 # platform, machine, allocatable CPU (millicores), allocatable memory (bytes)
 NODES = [
@@ -43,7 +47,7 @@ def fit_verdicts(result):
 
 @pytest.mark.parametrize(("platform", "machine", "cpu", "memory"), NODES, ids=[n[1] for n in NODES])
 def test_each_platforms_node_at_both_sides_of_its_allocatable(platform, machine, cpu, memory):
-    result = engine_run([pool_of(machine), *boundary(cpu, memory)], platform)
+    result = engine_run([pool_of(machine), *boundary(cpu, memory, **PINS[machine])], platform)
     assert fit_verdicts(result) == [("workload-fits-pool", "cpu-over", "mandatory"),
                                     ("workload-fits-pool", "memory-over", "mandatory")]
     assert result.notes == []
@@ -53,7 +57,7 @@ def test_each_platforms_node_at_both_sides_of_its_allocatable(platform, machine,
 
 def test_the_exact_messages_on_eks():
     cpu, memory = NODES[0][2:]
-    result = engine_run([pool_of("t4g.small"), *boundary(cpu, memory)], "aws")
+    result = engine_run([pool_of("t4g.small"), *boundary(cpu, memory, **PINS["t4g.small"])], "aws")
     assert sorted(v.finding for v in result.violations) == [
         "Deployment 'cpu-over': one Pod requests 1931m of CPU, more than a node of pool 'general' of ComputeCluster "
         "'compute' (machine t4g.small) can give it: 2 cores capacity - 70m kube-reserved = 1930m allocatable; it can "
@@ -76,8 +80,10 @@ def test_a_profile_pool_on_an_existing_cluster():
 
 
 def test_gpus_on_g5_xlarge():
-    parts = [pool_of("g5.xlarge"), deployment("one", requests={"nvidia.com/gpu": "1"}),
-             deployment("two", requests={"nvidia.com/gpu": "2"}), deployment("amd", requests={"amd.com/gpu": "1"})]
+    pin = PINS["g5.xlarge"]
+    parts = [pool_of("g5.xlarge"), deployment("one", requests={"nvidia.com/gpu": "1"}, **pin),
+             deployment("two", requests={"nvidia.com/gpu": "2"}, **pin),
+             deployment("amd", requests={"amd.com/gpu": "1"}, **pin)]
     result = engine_run(parts, "aws")
     assert fit_verdicts(result) == [("workload-fits-pool", "amd", "mandatory"), ("workload-fits-pool", "two", "mandatory")]
     messages = {v.urn.rsplit("::", 1)[-1]: v.finding for v in result.violations}
@@ -90,7 +96,7 @@ def test_gpus_on_g5_xlarge():
 
 def test_pool_capacity_at_both_sides_of_max_size():
     """m7g.large: 1930m allocatable. Three replicas of 1 core need 3 nodes: maxSize 3 holds them, 2 does not."""
-    api = workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3})
+    api = workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3}, **PINS["m7g.large"])
     assert engine_run([pool_of("m7g.large", max_size=3), api], "aws").violations == []
     result = engine_run([pool_of("m7g.large", max_size=2), api], "aws")
     assert fit_verdicts(result) == [("pool-capacity", "compute", "mandatory")]

@@ -109,12 +109,20 @@ def test_a_profile_on_an_existing_cluster_loses_only_the_eviction_threshold():
                                  "pods": 110, "nvidia.com/gpu": 2, "amd.com/gpu": 0}
 
 
-def test_a_profile_wins_over_its_instance_type_and_eks_reserves_storage():
+def test_a_machine_wins_over_its_profile_which_states_only_the_disk_and_eks_reserves_storage():
+    """SPEC section 2: beside a catalogued instanceType the profile is a requirement; the node is the machine's
+    (t4g.small: 2 vCPUs, 2 GiB, 11 Pods on EKS), and its disk, which the catalog does not know, the profile's."""
     pool = Pool(0, "apps", "t4g.small", None, None, None, 3, 1, profile=Profile(Decimal(4000), 8 * GI, 50 * GI))
     node = node_of(pool, "aws", {}, "c")
-    assert node.machine is None and node.capacity["pods"] == 110  # a profile-only pool: 110
+    assert node.machine == "t4g.small" and node.capacity["pods"] == 11 and node.capacity["cpu"] == 2000
     assert allocatable(node)["ephemeral-storage"] == 49 * GI
+    assert allocatable(node)["memory"] == 2 * GI - (11 * 11 + 255) * MI - 100 * MI
+    profile_only = Pool(0, "apps", None, None, None, None, 3, 1, profile=Profile(Decimal(4000), 8 * GI, 50 * GI))
+    node = node_of(profile_only, "aws", {}, "c")
+    assert node.machine is None and node.capacity["pods"] == 110  # a profile-only pool: 110
     assert allocatable(node)["memory"] == 8 * GI - (11 * 110 + 255) * MI - 100 * MI
+    on_kubernetes = node_of(pool, "kubernetes", {}, "c")  # there the pool is its profile only
+    assert on_kubernetes.machine is None and on_kubernetes.capacity["cpu"] == 4000
 
 
 def test_the_setting_overrides_per_platform_then_per_pool_field_by_field():

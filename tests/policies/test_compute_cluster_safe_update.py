@@ -89,10 +89,16 @@ def test_compute_cluster_validate_update_scale_change(tmp_path, no_local_backend
 
 def test_machine_changes_stay_within_one_aws_architecture(tmp_path, no_local_backend):
     assert findings(cluster(machine="t4g.small"), cluster(machine="t4g.medium"), tmp_path) == []
-    for old, new in [("t4g.small", "m7i.large"), ("t4g.small", "t4g.unknown"), ("n2-standard-2", "n2-standard-4")]:
-        (finding,) = findings(cluster(machine=old), cluster(machine=new), tmp_path)
-        assert finding.startswith(f"ComputeCluster 'compute' pool 'general': can't change machine from '{old}' "
-                                  f"to '{new}': only an AWS machine of the same CPU architecture can replace it")
+    # Each side named with its architecture, from the catalog (SPEC section 2: the machine's, derived once).
+    unknown = "a machine the catalog does not know"
+    for old, new in [("t4g.small (arm64)", "m7i.large (x86_64)"), ("t4g.small (arm64)", f"t4g.unknown ({unknown})"),
+                     ("n2-standard-2 (x86_64)", "n2-standard-4 (x86_64)"), ("m7i.xlarge (x86_64)", "m7g.xlarge (arm64)")]:
+        old_name, old_arch = old.split(" ", 1)
+        new_name, new_arch = new.split(" ", 1)
+        (finding,) = findings(cluster(machine=old_name), cluster(machine=new_name), tmp_path)
+        assert finding.startswith(f"ComputeCluster 'compute' pool 'general': can't change machine from '{old_name}' "
+                                  f"{old_arch} to '{new_name}' {new_arch}: only an AWS machine of the same CPU "
+                                  "architecture can replace it")
 
 
 # the rest of validate_update ------------------------------------------------------------------
@@ -231,7 +237,7 @@ def test_encrypted_secrets_are_unknown_not_errors(tmp_path, no_local_backend):
     plaintext["capacityGroups"][0]["instanceType"] = {SECRET: SECRET_SIG, "plaintext": '"t4g.small"'}
     (finding,) = update(cluster(machine="m7i.large"), write(tmp_path / "p.json", export(plaintext))).findings(POLICY)
     assert "t4g.small" not in finding  # the state marks it secret: it is compared, never shown
-    assert "can't change machine from '[secret]' to 'm7i.large'" in finding
+    assert "can't change machine from '[secret]' ([secret]) to 'm7i.large' (x86_64)" in finding  # its architecture too
     assert update(cluster(machine="t4g.medium"), write(tmp_path / "p.json", export(plaintext))).of(POLICY) == []
 
 
@@ -305,7 +311,8 @@ def test_other_pools_are_checked_after_an_unknown_a_new_or_an_unchanged_one(tmp_
         new = {"id": "compute", "capacityGroups": [first, changed]}
         _, found = notes_and_findings(old, new, tmp_path)
         assert found == [
-            "ComputeCluster 'compute' pool 'last': can't change machine from 't4g.small' to 'm7i.large': only an AWS "
+            "ComputeCluster 'compute' pool 'last': can't change machine from 't4g.small' (arm64) to 'm7i.large' "
+            "(x86_64): only an AWS "
             "machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the new "
             "machine and move workloads to it"], first
 
@@ -332,10 +339,10 @@ def test_the_old_inputs_are_the_entrys_inputs_else_its_outputs(tmp_path, no_loca
     entry = document["deployment"]["resources"][1]
     entry["outputs"] = cluster(machine="t4g.medium")  # what the component registered may differ
     (finding,) = update(cluster(machine="m7i.xlarge"), write(tmp_path / "a.json", document)).findings(POLICY)
-    assert "can't change machine from 't4g.small' to 'm7i.xlarge'" in finding  # its inputs
+    assert "can't change machine from 't4g.small' (arm64) to 'm7i.xlarge'" in finding  # its inputs
     del entry["inputs"]
     (finding,) = update(cluster(machine="m7i.xlarge"), write(tmp_path / "b.json", document)).findings(POLICY)
-    assert "can't change machine from 't4g.medium' to 'm7i.xlarge'" in finding  # else its outputs
+    assert "can't change machine from 't4g.medium' (arm64) to 'm7i.xlarge'" in finding  # else its outputs
 
 
 # on any other backend: what the Pulumi CLI exports ---------------------------------------------
@@ -363,8 +370,8 @@ def test_on_another_backend_the_cli_exports_the_stack_once(tmp_path, no_local_ba
         moved = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="m7i.large")))
         same = analyzer.analyze(Resource.of(TYPE, "compute", cluster(machine="t4g.medium")))
     (finding,) = moved.findings(POLICY)
-    assert finding.startswith("ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to "
-                              "'m7i.large'")
+    assert finding.startswith("ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' "
+                              "(arm64) to 'm7i.large' (x86_64)")
     assert same.findings(POLICY) == []
     assert calls.read_text().splitlines() == ["stack export --stack acme/project/stack --non-interactive"]
 
