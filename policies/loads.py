@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .cluster import Pool
+from .nodes import Node
 from .placement import ClusterEntry, Stack, resolve_dynamic_pool, resolve_placement
-from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
+from .pods import GPU_RESOURCES, PodRequest, Replicas, pod_request, repels_itself, replicas
+from .quantity import CPU, MEMORY, PODS, STORAGE
 from .values import Unknown, child
 from .workloads import Autoscaler, Workload
 
@@ -130,3 +133,58 @@ def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any
         if other is None or (isinstance(other.min_replicas, int) and autoscaler.min_replicas > other.min_replicas):
             found[key] = autoscaler
     return found
+
+
+# --- the fit arithmetic workload-fits-pool, pool-capacity and the report share --------------------------
+
+CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)  # the resources a Pod requests (and Pod slots besides)
+
+
+def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, bool, Unknown | None]:
+    """What the DaemonSets request of one node together: amount, secret, first unknown."""
+    total = Decimal(0)
+    secret = False
+    for placed in daemonsets:
+        if resource == PODS:
+            total += 1
+            continue
+        unknown = placed.request.unknown.get(resource)
+        if unknown is not None:
+            return total, secret, unknown
+        total += placed.request.get(resource)
+        secret = secret or resource in placed.request.secret
+    return total, secret, None
+
+
+def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
+    """What a node has left for other Pods after the DaemonSets, per resource that is known."""
+    room = {}
+    for resource in (*CHECKED, PODS):
+        allocatable = node.allocatable(resource)
+        daemons, _secret, unknown = daemonset_totals(daemonsets, resource)
+        if allocatable is not None and unknown is None:
+            room[resource] = allocatable - daemons
+    return room
+
+
+def fits_one_node(placed: Placed, room: dict[str, Decimal]) -> bool:
+    """Whether one Pod of the workload fits what a node has left (room_per_node), as far as is known."""
+    for resource, left in room.items():
+        if resource in placed.request.unknown:
+            continue
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        if each > left:
+            return False
+    return True
+
+
+def counted(load: PoolLoad, node: Node) -> tuple[list[Placed], list[Placed]]:
+    """The pool's workloads its totals count, and those they leave out: a workload whose one Pod fits no node
+    of the pool is workload-fits-pool's finding, and never runs there, so pool-capacity and the report both
+    leave it out of what the pool must hold (and both say so)."""
+    room = room_per_node(node, load.daemonsets)
+    kept: list[Placed] = []
+    left: list[Placed] = []
+    for placed in load.workloads:
+        (kept if fits_one_node(placed, room) else left).append(placed)
+    return kept, left

@@ -16,26 +16,17 @@ from decimal import ROUND_CEILING, Decimal
 
 from pulumi_policy import Severity
 
+from .cluster import MAX_POOL_SIZE
 from .findings import Finding, Violation, listed
-from .loads import Placed, PoolLoad, loads
+from .loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, room_per_node
 from .nodes import ALLOCATABLE_SCHEMA, Node, node_of
 from .placement import Stack
 from .platform import PLATFORMS
 from .quantity import PODS, exact
 from .templates import Context, Policy
 from .values import REDACTED, Unknown
-from .workload_fits_pool import (
-    CHECKED,
-    WHAT,
-    allocatable_sum,
-    daemonset_totals,
-    fits_one_node,
-    machine,
-    room_per_node,
-    show,
-)
+from .workload_fits_pool import WHAT, allocatable_sum, machine, show
 
-MAX_POOL_SIZE = 10  # compute-cluster-valid's limit on maxSize
 LARGEST = 3  # consumers named in a message
 
 
@@ -68,15 +59,15 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
         return [size]
     if size is None:
         return []
-    counted: list[tuple[Placed, int]] = []
+    totals: list[tuple[Placed, int]] = []
     for placed in load.workloads:
         count = placed.count
         if isinstance(count, Unknown):
             findings.append(count)
         elif isinstance(count, int) and count > 0:
-            counted.append((placed, count))
+            totals.append((placed, count))
     urn = load.entry.urn
-    for placed, count in counted:
+    for placed, count in totals:
         hidden = placed.replicas.secret
         if placed.repels and count > size:
             findings.append(Violation(
@@ -85,7 +76,7 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
                 f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
                 f"{_more_nodes(count, hidden)}or run fewer replicas",
                 urn))
-    if not counted:
+    if not totals:
         return findings
     cluster = load.entry.cluster
     node = node_of(load.pool, platform, settings, None if isinstance(cluster, Unknown) else cluster.id)
@@ -93,17 +84,20 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
         return [*findings, node]
     if node is None:
         return findings
-    # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it.
+    # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it, and
+    # say so (the report leaves out the same workloads: policies/loads.py, counted).
+    kept, left_out = counted(load, node)
     room = room_per_node(node, load.daemonsets)
-    counted = [(placed, count) for placed, count in counted if fits_one_node(placed, room)]
+    fitting = {id(placed) for placed in kept}
+    totals = [(placed, count) for placed, count in totals if id(placed) in fitting]
     totals_failed = False
     for resource in (*CHECKED, PODS):
-        finding = _total(load, node, resource, size, counted)
+        finding = _total(load, node, resource, size, totals, left_out)
         if finding is not None:
             findings.append(finding)
             totals_failed = totals_failed or isinstance(finding, Violation)
     if not totals_failed:
-        findings.extend(_packing(load, node, size, counted, room))
+        findings.extend(_packing(load, node, size, totals, room))
     return findings
 
 
@@ -118,8 +112,8 @@ def _more_nodes(needed: int, hidden: bool = False) -> str:
     return f"raise maxSize to at least {REDACTED if hidden else needed}, "
 
 
-def _total(load: PoolLoad, node: Node, resource: str, size: int,
-           counted: list[tuple[Placed, int]]) -> Finding | None:
+def _total(load: PoolLoad, node: Node, resource: str, size: int, counted: list[tuple[Placed, int]],
+           left_out: list[Placed]) -> Finding | None:
     allocatable = node.allocatable(resource)
     if allocatable is None:
         return node.unknown.get(resource)
@@ -161,7 +155,15 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int,
         f"{_subject(load)}: at its maxSize of {_nodes(size)} ({machine(node)}) it has room for {size} x "
         f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} {what}{arithmetic}; {daemon_text}"
         f"its workloads {verb} {show(resource, demand, secret)} (largest: {largest}{more}), "
-        f"{show(resource, used, secret)} in all, more than it has: {fix}", load.entry.urn)
+        f"{show(resource, used, secret)} in all, more than it has: {fix}{_not_counted(left_out)}", load.entry.urn)
+
+
+def _not_counted(left_out: list[Placed]) -> str:
+    """What the totals leave out, and why (the report says the same)."""
+    if not left_out:
+        return ""
+    return (f" (not counted: {listed(placed.workload.subject for placed in left_out)}, whose one Pod fits no node of "
+            "the pool: workload-fits-pool reports it)")
 
 
 def _consumer(placed: Placed, resource: str, secret: bool) -> str:

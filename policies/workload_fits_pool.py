@@ -17,7 +17,7 @@ from decimal import Decimal
 from pulumi_policy import Severity
 
 from .findings import Finding, Violation, listed
-from .loads import Placed, PoolLoad, loads
+from .loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads
 from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
 from .placement import Stack
 from .platform import PLATFORMS
@@ -28,7 +28,6 @@ from .values import REDACTED, Unknown
 
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
         **{resource: resource for resource in GPU_RESOURCES}}
-CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
              "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
@@ -63,22 +62,6 @@ def allocatable_sum(node: Node, resource: str) -> str:
     return f"{text} = {show(resource, allocatable, hidden)} allocatable"
 
 
-def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, bool, Unknown | None]:
-    """What the DaemonSets request of one node together: amount, secret, first unknown."""
-    total = Decimal(0)
-    secret = False
-    for placed in daemonsets:
-        if resource == PODS:
-            total += 1
-            continue
-        unknown = placed.request.unknown.get(resource)
-        if unknown is not None:
-            return total, secret, unknown
-        total += placed.request.get(resource)
-        secret = secret or resource in placed.request.secret
-    return total, secret, None
-
-
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
     parts = []
     for placed in daemonsets:
@@ -88,28 +71,6 @@ def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
             value = show(resource, placed.request.get(resource), resource in placed.request.secret)
             parts.append(f"'{placed.workload.name}' {value}")
     return listed(parts)
-
-
-def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
-    """What a node has left for other Pods after the DaemonSets, per resource that is known."""
-    room = {}
-    for resource in (*CHECKED, PODS):
-        allocatable = node.allocatable(resource)
-        daemons, _secret, unknown = daemonset_totals(daemonsets, resource)
-        if allocatable is not None and unknown is None:
-            room[resource] = allocatable - daemons
-    return room
-
-
-def fits_one_node(placed: Placed, room: dict[str, Decimal]) -> bool:
-    """Whether one Pod of the workload fits what a node has left (room_per_node), as far as is known."""
-    for resource, left in room.items():
-        if resource in placed.request.unknown:
-            continue
-        each = Decimal(1) if resource == PODS else placed.request.get(resource)
-        if each > left:
-            return False
-    return True
 
 
 def bad_quantity(subject: str, bad: BadQuantity) -> str:

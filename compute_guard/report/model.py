@@ -17,9 +17,10 @@ from typing import Any
 
 from compute_guard.policies import ALL
 from compute_guard.policies.architecture import architecture_constraint
-from compute_guard.policies.loads import Placed, PoolLoad, loads
+from compute_guard.policies.loads import Placed, PoolLoad, counted, loads
 from compute_guard.policies.nodes import Node, node_of
 from compute_guard.policies.platform import resolve_platform
+from compute_guard.policies.pools import pool_machine
 from compute_guard.policies.quantity import CPU, MEMORY, PODS, amount
 from compute_guard.policies.values import Unknown, is_secret
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
@@ -65,6 +66,7 @@ class Use:
     pin: str | None  # the architecture its Pods are pinned to
     placement: str  # where its pool came from: its labels, the default pool, the dynamic container pool
     verdicts: tuple[str, ...]  # every policy that reported it (exemptions-in-force: an exempted finding)
+    counted: bool = True  # in the pool's totals: False when one of its Pods fits no node (pool-capacity agrees)
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -82,9 +84,14 @@ class PoolView:
     allocatable: Mapping[str, Decimal | None]  # resource -> one node's, None when not known
     uses: tuple[Use, ...]
     min_size: int | None = None
-    architecture: str | None = None  # as the pool declares it
+    architecture: str | None = None  # declared by its profile, or provided by its machine
     reserved: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's capacity - allocatable
     daemonsets: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's DaemonSet requests
+
+    @property
+    def not_counted(self) -> tuple[str, ...]:
+        """The workloads its totals leave out, as pool-capacity does: one of their Pods fits no node."""
+        return tuple(f"{use.kind} '{use.name}'" for use in self.uses if not use.counted)
 
     def capacity(self, resource: str) -> Decimal | None:
         """The pool's allocatable at maxSize."""
@@ -92,7 +99,8 @@ class PoolView:
         return one * self.max_size if one is not None and self.max_size is not None else None
 
     def used(self, resource: str) -> Decimal | None:
-        totals = [use.total.get(resource) for use in self.uses]
+        """What the pool's counted workloads and DaemonSets take at maxSize (pool-capacity's totals)."""
+        totals = [use.total.get(resource) for use in self.uses if use.counted]
         known = [total for total in totals if total is not None]
         return sum(known, Decimal(0)) if len(known) == len(totals) else None
 
@@ -167,8 +175,10 @@ def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
     max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
     # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
     # lists resources in the order their registrations completed, which varies from run to run)
+    fitting = {id(placed) for placed in counted(load, node)[0]} if isinstance(node, Node) else None
     uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
-    uses += sorted((_use(placed, max_size, False, reported) for placed in load.workloads), key=lambda use: use.name)
+    uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting)
+                    for placed in load.workloads), key=lambda use: use.name)
     group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
@@ -179,8 +189,8 @@ def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
         reserved[PODS] = Decimal(0) if allocatable[PODS] is not None else None
     daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
     min_size = pool.min_size if isinstance(pool.min_size, int) and not is_secret(pool.min_size) else None
-    architecture = pool.architecture if isinstance(pool.architecture, str) and not is_secret(pool.architecture) \
-        else None
+    derived = pool_machine(pool, platform).architecture  # declared, or its machine's (policies/pools.py)
+    architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
     return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
                     allocatable, tuple(uses), min_size, architecture, reserved, daemonsets)
 
@@ -190,7 +200,8 @@ def _sum(amounts: Any) -> Decimal | None:
     return None if any(amount is None for amount in known) else sum(known, Decimal(0))
 
 
-def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[str, list[str]]) -> Use:
+def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[str, list[str]],
+         fits: bool = True) -> Use:
     workload = placed.workload
     count = max_size if daemon else placed.count
     pods = count if isinstance(count, int) and not isinstance(count, Unknown) and not is_secret(count) else None
@@ -216,7 +227,7 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[s
     else:
         placement = "the default pool"  # 'general', or the only pool, of the only ComputeCluster
     return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon, pinned, pin, placement,
-               tuple(reported.get(workload.urn, ())))
+               tuple(reported.get(workload.urn, ())), fits)
 
 
 def shown(resource: str, value: Decimal | None) -> str:

@@ -61,13 +61,15 @@ def about(view: PoolView) -> str:
     """The pool in one line: sizes, architecture, machine or profile, what a node holds back and what its
     DaemonSets take."""
     sizes = f"{'?' if view.min_size is None else view.min_size}-{'?' if view.max_size is None else view.max_size} nodes"
-    parts = [sizes, view.architecture or "no declared architecture", view.machine or "its profile"]
+    parts = [sizes, view.architecture or "no architecture", view.machine or "its profile"]
     reserved = [f"{shown(r, view.reserved.get(r))} {LABELS[r]}" for r in (CPU, MEMORY) if view.reserved.get(r)]
     if reserved:
         parts.append(f"{' and '.join(reserved)} reserved per node")
     daemons = [f"{shown(r, view.daemonsets.get(r))} {LABELS[r]}" for r in (CPU, MEMORY) if view.daemonsets.get(r)]
     if daemons:
         parts.append(f"DaemonSets take {' and '.join(daemons)} per node")
+    if view.not_counted:  # pool-capacity leaves out the same
+        parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
 
 
@@ -78,7 +80,9 @@ def _context(report: Report) -> dict[str, Any]:
                       "node": node_text(view), "about": about(view),
                       "uses": [{"use": use, "cpu": shown(CPU, use.per_pod[CPU]),
                                 "memory": shown(MEMORY, use.per_pod[MEMORY]),
-                                "share": {r: _fraction(use.total[r], view.capacity(r)) for r in RESOURCES}}
+                                # not drawn when not counted: the bar shows what pool-capacity counts
+                                "share": {r: _fraction(use.total[r], view.capacity(r)) if use.counted else None
+                                          for r in RESOURCES}}
                                for use in view.uses]})
     return {"report": report, "pools": pools, "pack": f"{PACK_NAME} {PACK_VERSION}",
             "mandatory": report.mandatory, "descriptions": POLICY_DESCRIPTIONS,
@@ -161,11 +165,13 @@ def document(report: Report) -> dict[str, Any]:
             "daemonsetsPerNode": {resource: _number(view.daemonsets.get(resource)) for resource in RESOURCES},
             "capacity": {resource: _number(view.capacity(resource)) for resource in RESOURCES},
             "used": {resource: _number(view.used(resource)) for resource in RESOURCES},
+            "notCounted": list(view.not_counted),
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},
                            "pinned": use.pinned, "pin": use.pin, "placement": use.placement,
-                           "flaggedBy": list(use.flagged), "verdicts": list(use.verdicts)} for use in view.uses],
+                           "flaggedBy": list(use.flagged), "verdicts": list(use.verdicts), "counted": use.counted}
+                          for use in view.uses],
         } for view in report.pools],
         "unplaced": report.unplaced,
     }

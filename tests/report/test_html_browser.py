@@ -66,9 +66,15 @@ def test_the_page_renders_every_pool_offline_without_errors(browser, example, tm
         section = page.locator(f'section.pool[data-pool="{view.cluster}/{view.pool}"]')
         picture = section.locator("svg.picture")
         assert picture.count() == 1 and picture.bounding_box()["width"] > 600  # drawn, at its size
-        # a block per placed workload and resource it requests, each as wide as its share of the pool
+        # a block per counted workload and resource it requests, each as wide as its share of the pool (a workload
+        # whose one Pod fits no node is not counted, as pool-capacity does not count it)
         blocks = picture.locator("rect.use")
-        assert blocks.count() == 3 * len(view.uses)
+        assert blocks.count() == 3 * len([use for use in view.uses if use.counted])
+        # every label inside the picture: "13.56 GiB of 10.41 GiB (130%)" was clipped by the SVG's width
+        box = picture.bounding_box()
+        for label in picture.locator("text").all():
+            edge = label.bounding_box()
+            assert edge["x"] + edge["width"] <= box["x"] + box["width"], label.inner_text()
         for row in view.uses:
             assert section.locator(f'tr[data-workload="{row.name}"]').count() == 1
     verdict = page.locator("#verdict").inner_text()

@@ -63,9 +63,11 @@ def test_each_pool_shows_its_use_at_max_size_as_the_example_declares_it(example)
     uses = {use.name: use for use in general.uses}
     assert uses["log-agent"].daemon and uses["log-agent"].pods == 3  # one Pod on each of the 3 nodes
     assert uses["api"].pods == 2 and uses["encoder"].pods == 1
-    assert general.used("cpu") == 3 * 100 + 2 * 500 + 1 * 6000
-    assert general.used("memory") == 3 * 128 * MIB + 2 * GIB + 4 * GIB
-    assert general.used("pods") == 3 + 2 + 1
+    # the encoder's one Pod (6 cores) fits no 4-core node: pool-capacity leaves it out of the totals, so does this
+    assert not uses["encoder"].counted and uses["api"].counted and general.not_counted == ("Deployment 'encoder'",)
+    assert general.used("cpu") == 3 * 100 + 2 * 500
+    assert general.used("memory") == 3 * 128 * MIB + 2 * GIB
+    assert general.used("pods") == 3 + 2
     assert stateful.used("memory") == 1 * 8 * GIB + 5 * 12 * GIB  # db, and the cache's 5 replicas
     assert stateful.used("memory") > stateful.capacity("memory")  # what pool-capacity reports
     assert all(use.pinned for view in report.pools for use in view.uses)
@@ -78,7 +80,8 @@ def test_each_pool_shows_its_use_at_max_size_as_the_example_declares_it(example)
     assert general.daemonsets == {"cpu": 100, "memory": 128 * MIB, "pods": 1}  # the log-agent on every node
     from compute_guard.report.render import about
     assert about(general) == ("1-3 nodes; x86_64; its profile; 100 MiB memory reserved per node; DaemonSets take "
-                              "100m CPU and 128 MiB memory per node")
+                              "100m CPU and 128 MiB memory per node; not counted in its totals: Deployment 'encoder' "
+                              "(one Pod fits no node)")
 
 
 def test_an_unpinned_workload_is_marked(example):
@@ -109,7 +112,9 @@ def test_the_json_follows_its_schema_in_base_units(example):
     assert document["version"] == 1 and document["summary"]["mandatory"] == len(report.mandatory) == 5
     general = next(pool for pool in document["pools"] if pool["pool"] == "general")
     assert general["node"] == {"cpu": 4000, "memory": 16 * GIB - 100 * MIB, "pods": 110}
-    assert general["used"]["cpu"] == 7300 and general["capacity"]["cpu"] == 12000
+    assert general["used"]["cpu"] == 1300 and general["capacity"]["cpu"] == 12000  # the encoder is not counted
+    assert general["notCounted"] == ["Deployment 'encoder'"]
+    assert [w["name"] for w in general["workloads"] if not w["counted"]] == ["encoder"]
 
 
 def test_the_sarif_is_valid_sarif_2_1_0_with_a_rule_per_policy(example):
@@ -138,8 +143,8 @@ def test_advisory_findings_are_sarif_warnings():
 def test_markdown_has_a_row_per_pool_and_finding_fit_for_a_pr_comment(example):
     text = render(report_of(example("broken")), "markdown")
     assert "**5 mandatory violations**: the preview fails." in text
-    assert ("| `compute` / `general` | 3 | 4 cores CPU, 15.9 GiB memory, 110 Pods | 7300m of 12 cores (61%) | 6528 MiB "
-            "of 47.71 GiB (13%) | 6 of 330 (2%) | log-agent (DaemonSet), api, encoder |") in text
+    assert ("| `compute` / `general` | 3 | 4 cores CPU, 15.9 GiB memory, 110 Pods | 1300m of 12 cores (11%) | 2432 MiB "
+            "of 47.71 GiB (5%) | 5 of 330 (2%) | log-agent (DaemonSet), api, encoder |") in text
     assert "**68 GiB of 63.8 GiB (107%)**" in text  # over capacity, in bold
     assert text.count("| mandatory | `") == 5
     assert "\n|" not in text.split("### Findings", 1)[1].split("| level |", 1)[0]  # rows are single lines
@@ -281,3 +286,43 @@ def test_exemptions_are_honoured_and_shown(example, write, tmp_path, capsys, mon
     assert shown["level"] == "advisory" and shown["name"] == "compute"
     assert shown["message"].startswith("pool-capacity: ComputeCluster 'compute' pool 'stateful'")
     assert shown["message"].endswith("[exempt until 2027-01-31: OPS-9: a third node in January]")
+
+
+def test_the_reports_totals_are_pool_capacitys_and_both_name_what_they_leave_out():
+    """A pool of 2 nodes of 2 cores: 'big' asks 3 cores a Pod, which no node has (workload-fits-pool); 'many' asks
+    3 x 1500m = 4500m of the 2 x 2000m. pool-capacity counts 4500m and says 'big' is not counted; the report's
+    bar shows the same 4500m and names the same workload. A second cluster's pool at the same position holds
+    another load, which neither mixes in (pools are keyed by their cluster, not their index)."""
+    from builders import cluster, deployment, placed
+
+    from compute_guard.component import CapacityGroup, ComputeClusterArgs, MachineProfile
+    from compute_guard.testkit import capture_program
+
+    two_cores = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB, architecture="x86_64")
+
+    def pool_of(cluster_id):
+        return cluster(ComputeClusterArgs(id=cluster_id, capacity_groups=[
+            CapacityGroup(group_id="apps", min_size=1, max_size=2, profile=two_cores)]), name=cluster_id)
+
+    pin = {"kubernetes.io/arch": "amd64"}
+    parts = [pool_of("compute"), pool_of("other"),
+             deployment("big", labels=placed(), node_selector=pin, requests={"cpu": "3"}),
+             deployment("many", labels=placed(), node_selector=pin, requests={"cpu": "1500m"}, spec={"replicas": 3}),
+             deployment("elsewhere", labels=placed("other"), node_selector=pin, requests={"cpu": "100m"})]
+
+    def program():
+        for part in parts:
+            part()
+
+    resources = capture_program(program)
+    report = report_of(resources)
+    (capacity,) = [f.message for f in report.findings if f.policy == "pool-capacity"]
+    assert capacity == (
+        "ComputeCluster 'compute' pool 'apps': at its maxSize of 2 nodes (its profile) it has room for 2 x 2 cores = "
+        "4 cores of CPU allocatable; its workloads request 4500m (largest: Deployment 'many' 3 x 1500m), 4500m in "
+        "all, more than it has: raise maxSize to at least 3, use larger machines or move workloads to another pool "
+        "(not counted: Deployment 'big', whose one Pod fits no node of the pool: workload-fits-pool reports it)")
+    views = {view.cluster: view for view in report.pools}
+    assert views["compute"].used("cpu") == 4500 and views["compute"].not_counted == ("Deployment 'big'",)
+    assert views["other"].used("cpu") == 100 and [use.name for use in views["other"].uses] == ["elsewhere"]
+    assert "4500m of 4 cores (112%)" in render(report, "markdown")
