@@ -112,36 +112,64 @@ def _at_most(digits: str) -> str:
 
 
 # RE2 syntax only (the Pulumi CLI validates with Go's regexp): no lookarounds, so every month is written out.
-_DAYS = {28: r"(?:0[1-9]|1\d|2\d)", 30: r"(?:0[1-9]|[12]\d|30)", 31: r"(?:0[1-9]|[12]\d|3[01])"}
-_LENGTHS = {1: 31, 2: 28, 3: 31, 4: 30, 5: 31, 6: 30, 7: 31, 8: 31, 9: 30, 10: 31, 11: 30, 12: 31}  # 02: 29 allowed
+_DAYS = {28: r"(?:0[1-9]|1\d|2[0-8])", 30: r"(?:0[1-9]|[12]\d|30)", 31: r"(?:0[1-9]|[12]\d|3[01])"}
+_LENGTHS = {1: 31, 2: 28, 3: 31, 4: 30, 5: 31, 6: 30, 7: 31, 8: 31, 9: 30, 10: 31, 11: 30, 12: 31}  # 29 Feb: leap years
+# The last two digits of a leap year of the Gregorian calendar that is not a century (divisible by 4, not 00).
+_LEAP_IN_CENTURY = r"(?:0[48]|[2468][048]|[13579][26])"
+FIRST_YEAR = 1000  # the earliest year an expiry may name: four digits without a leading zero
 
 
 def _months(through: int) -> str:
-    """MM-DD of the months 1..through, any of their days."""
+    """MM-DD of the months 1..through, any of their days (29 February apart: it is a leap year's)."""
     return "|".join(f"{month:02d}-{_DAYS[_LENGTHS[month]]}" for month in range(1, through + 1))
 
 
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _leap_years_below(year: int) -> str:
+    """The leap years from 1000 to before ``year``, or '' when there are none: the whole centuries below year's
+    (their year 00 only when the century is divisible by 4), and year's own century written out."""
+    century, choices = year // 100, []
+    below = [f"{c:02d}" for c in range(FIRST_YEAR // 100, century)]
+    if below:
+        choices.append(f"(?:{'|'.join(below)}){_LEAP_IN_CENTURY}")
+        choices += [f"{c}00" for c in below if int(c) % 4 == 0]
+    choices += [f"{y:04d}" for y in range(max(century * 100, FIRST_YEAR), year) if _is_leap(y)]
+    return "|".join(choices)
+
+
+def _years_below(year: int) -> str:
+    """The four-digit years from 1000 to before ``year``, or '' when there are none."""
+    if year <= FIRST_YEAR:
+        return ""
+    top = f"{year - 1:04d}"
+    choices = [top[0] + _at_most(top[1:])]
+    if int(top[0]) > 1:
+        choices.append(("1" if top[0] == "2" else f"[1-{int(top[0]) - 1}]") + r"\d" * 3)
+    return choices[0] if len(choices) == 1 else f"(?:{'|'.join(choices)})"
+
+
 def date_pattern(latest: date) -> str:
-    """A regular expression for the dates (YYYY-MM-DD, real days) no later than ``latest``: the engine
-    validates policy config with JSON schema only, which compares no dates, but can match this.
-    (29 February is allowed in any year; Python's date parsing leaves an impossible one out.)"""
+    """A regular expression for exactly the real calendar dates (YYYY-MM-DD) no later than ``latest``: the engine
+    validates policy config with JSON schema only, which compares no dates and checks no calendar, but can match
+    this. No day 00, no 31 in a month of 30, 29 February only in a leap year, no year before 1000."""
     year = f"{latest.year:04d}"
-    same_year = [f"{latest.month:02d}-{_at_most(f'{latest.day:02d}')}"]
+    last_days = "|".join(f"{day:02d}" for day in range(1, latest.day + 1))
+    same_year = [f"{latest.month:02d}-(?:{last_days})"]
     if latest.month > 1:
         same_year.insert(0, _months(latest.month - 1))
+    if _is_leap(latest.year) and (latest.month > 2 or latest.day == 29):
+        same_year.append("02-29")
     parts = [f"{year}-(?:{'|'.join(same_year)})"]
-    earlier_years = _strictly_below(year)
+    earlier_years = _years_below(latest.year)
     if earlier_years:
         parts.insert(0, f"{earlier_years}-(?:{_months(12)})")
+    leap = _leap_years_below(latest.year)
+    if leap:
+        parts.insert(1, f"(?:{leap})-02-29")
     return f"^(?:{'|'.join(parts)})$"
-
-
-def _strictly_below(digits: str) -> str:
-    """Strings of len(digits) digits strictly below ``digits``, or '' when there are none."""
-    value = int(digits)
-    if value == 0:
-        return ""
-    return _at_most(f"{value - 1:0{len(digits)}d}")
 
 
 def schema(today: date, days: int) -> dict[str, Any]:
@@ -158,7 +186,9 @@ def schema(today: date, days: int) -> dict[str, Any]:
                 "resource": {"type": "string", "minLength": 1,
                              "description": "A URN, or a glob (*, ?, [...]) over the resource's name or URN."},
                 "reason": {"type": "string", "pattern": r"\S", "description": "Why it is exempt (a ticket, a review)."},
-                "expires": {"type": "string", "pattern": date_pattern(latest),
+                # format date: the CLI's validator (gojsonschema) parses it as a calendar date; the pattern also
+                # holds it to real dates, and to the limit, for any validator
+                "expires": {"type": "string", "format": "date", "pattern": date_pattern(latest),
                             "description": f"YYYY-MM-DD, no later than {latest.isoformat()}; the finding counts again "
                                            "the day after."},
             },

@@ -139,24 +139,78 @@ def test_exemptions_in_force_can_be_made_mandatory_to_refuse_every_exemption():
     assert verdicts(run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)) == [(POLICY, "mandatory", "compute")]
 
 
+LIMITS = (date(2027, 12, 1), date(2027, 1, 1), date(2027, 1, 31), date(2028, 2, 29), date(2028, 2, 28),
+          date(2027, 3, 1), date(2030, 10, 9), date(2099, 12, 31), date(2100, 3, 1), date(2027, 9, 30))
+# Every string of the shape YYYY-MM-DD in the window (every month and day 00-99), and years at the calendar's
+# boundaries: centuries that are leap years and those that are not, the first year the pattern allows.
+WINDOW_YEARS = (*range(2020, 2034), 999, 1000, 1600, 1700, 1900, 2000, 2100, 2400)
+
+
+def _every_string(years):
+    return [f"{year:04d}-{month:02d}-{day:02d}" for year in years for month in range(100) for day in range(100)]
+
+
+def _real_date_up_to(text, latest):
+    """The oracle: Python's calendar, and a year from 1000 on (four digits, no leading zero)."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        return False
+    return day.year >= 1000 and day <= latest
+
+
 def test_the_expiry_pattern_accepts_exactly_the_real_dates_up_to_the_limit():
-    """The engine's validation can only match a pattern (RE2: no lookarounds); every day of 14 years, against
-    date comparison, for limits on every kind of boundary (month ends, leap days, year ends)."""
+    """The engine's validation can only match a pattern (RE2: no lookarounds); every string of the date's shape
+    in the window, against Python's calendar: no day 00 ('2027-12-00' was accepted), no 29 February outside
+    a leap year ('2027-02-29' was), and nothing past the limit, for limits on every kind of boundary."""
     import re
 
     from compute_guard.policies.exemptions import date_pattern
 
-    for latest in (date(2027, 12, 1), date(2027, 1, 1), date(2027, 1, 31), date(2028, 2, 29), date(2027, 3, 1),
-                   date(2030, 10, 9), date(2099, 12, 31), date(2027, 9, 30)):
+    strings = _every_string(WINDOW_YEARS)
+    for latest in LIMITS:
         pattern = date_pattern(latest)
         assert "(?=" not in pattern and "(?!" not in pattern and "(?<" not in pattern
         matches = re.compile(pattern).match
-        day = date(2020, 1, 1)
-        while day < date(2034, 1, 1):
-            assert bool(matches(day.isoformat())) == (day <= latest), (latest, day)
-            day += timedelta(days=1)
-        for text in ("2027-13-01", "2027-00-10", "2027-02-30", "2027-04-31", "27-01-01", "2027-1-01", "x", ""):
+        wrong = [text for text in strings if bool(matches(text)) != _real_date_up_to(text, latest)]
+        assert wrong == [], (latest, wrong[:5])
+        for text in ("27-01-01", "2027-1-01", "x", "", "2027-01-01 ", " 2027-01-01", "２０２７-01-01"):
             assert not matches(text), (latest, text)
+
+
+def test_gos_regexp_reads_the_pattern_as_python_does(tmp_path):
+    """The CLI validates with Go's regexp (RE2): the same verdict on every string of the window."""
+    import os
+    import re
+    import shutil
+    import subprocess
+
+    from compute_guard.policies.exemptions import date_pattern
+
+    if shutil.which("go") is None:
+        if os.environ.get("CI"):
+            pytest.fail("Go is needed in CI to check the exemption pattern with Go's regexp")
+        pytest.skip("Go is not installed")
+    (tmp_path / "main.go").write_text(
+        'package main\nimport ("bufio"; "fmt"; "os"; "regexp")\n'
+        "func main() { in := bufio.NewScanner(os.Stdin); in.Scan(); re := regexp.MustCompile(in.Text())\n"
+        " out := bufio.NewWriter(os.Stdout); defer out.Flush()\n"
+        " for in.Scan() { if re.MatchString(in.Text()) { fmt.Fprintln(out, in.Text()) } } }\n")
+    strings = _every_string(range(2024, 2031))
+    for latest in (date(2027, 12, 1), date(2028, 2, 29)):
+        pattern = date_pattern(latest)
+        done = subprocess.run(["go", "run", str(tmp_path / "main.go")], input="\n".join([pattern, *strings]) + "\n",
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                              env={**os.environ, "GOFLAGS": "-mod=mod", "GO111MODULE": "off"})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == [text for text in strings if re.match(pattern, text)]
+
+
+def test_the_cli_checks_the_calendar_too():
+    """Beside the pattern, format 'date': the CLI's gojsonschema parses it with Go's time.Parse."""
+    from compute_guard.policies.exemptions import schema
+
+    assert schema(date(2026, 12, 1), 365)["items"]["properties"]["expires"]["format"] == "date"
 
 
 @pytest.mark.parametrize("config", [
