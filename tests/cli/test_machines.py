@@ -63,8 +63,8 @@ def test_machine_changes_after_up_are_checked_against_the_stacks_own_checkpoint(
     out = stack.fails(*stack.preview())
     assert only(out, "compute-cluster-safe-update") == [Finding(
         "mandatory", "compute-cluster-safe-update", *CLUSTER,
-        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to 'm7i.large': only an "
-        "AWS machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the "
+        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' (arm64) to 'm7i.large' "
+        "(x86_64): only an AWS machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the "
         "new machine and move workloads to it")]
     assert policy_findings(out) == only(out, "compute-cluster-safe-update")
 
@@ -77,7 +77,8 @@ def test_machine_changes_after_up_are_checked_against_the_stacks_own_checkpoint(
     export.write_text(json.dumps(state))
     baseline = stack.policy_config({"compute-cluster-safe-update": {"baseline": str(export)}})
     out = stack.fails(*stack.preview("--policy-pack-config", baseline))
-    assert "can't change machine from 'm7g.large' to 'm7i.large'" in only(out, "compute-cluster-safe-update")[0].message
+    assert "can't change machine from 'm7g.large' (arm64) to 'm7i.large' (x86_64)" in \
+        only(out, "compute-cluster-safe-update")[0].message
 
     # `pulumi policy analyze` on the state `pulumi up` wrote: still t4g.small, clean.
     out = stack.ok("policy", "analyze", "--policy-pack", str(ROOT), "--stack", "dev")

@@ -124,7 +124,8 @@ def test_safe_update_against_an_export_baseline(toolchain, tmp_path):
     assert other.returncode != 0
     assert [(f.policy, f.name) for f in policy_findings(other.stdout)] == [("compute-cluster-safe-update", "compute")]
     assert policy_findings(other.stdout)[0].message.startswith(
-        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to 'm7i.large'")
+        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' (arm64) to 'm7i.large' "
+        "(x86_64)")
 
 
 @pytest.mark.parametrize("config", REFUSED)

@@ -54,6 +54,7 @@ def test_machine_changes_are_checked_against_the_state_on_s3(toolchain, tmp_path
     out = stack.fails(*stack.preview())
     assert policy_findings(out) == [Finding(
         "mandatory", "compute-cluster-safe-update", "compute:index:ComputeCluster", "compute",
-        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' to 'm7i.large': only an "
+        "ComputeCluster 'compute' pool 'general': can't change machine from 't4g.small' (arm64) to 'm7i.large' "
+        "(x86_64): only an "
         "AWS machine of the same CPU architecture can replace it; keep 't4g.small', or add a new pool with the "
         "new machine and move workloads to it")]
