@@ -121,3 +121,24 @@ def test_secret_pool_ids_and_machines_are_checked_but_never_printed(toolchain, t
     stack.config("pool", "general", secret=True)
     out = stack.ok(*stack.preview())
     assert policy_findings(out) == []
+
+
+def test_a_pool_given_by_its_machine_alone_needs_its_machines_architecture(toolchain, tmp_path):
+    """Issue 'One model of the stack', the first case, under the real CLI: a t4g.medium pool declares no
+    architecture; its machine's (arm64) is the pool's, so the amd64-pinned and the unpinned Deployment fail and
+    the arm64-pinned one passes; moved to an m7i machine (x86_64), the amd64 pin passes."""
+    stack = aws_stack(toolchain, tmp_path, machine="t4g.medium", pin="amd64")
+    out = stack.fails(*stack.preview())
+    assert policy_findings(out) == [Finding(
+        "mandatory", "workload-node-architecture", "kubernetes:apps/v1:Deployment", "api",
+        "Deployment 'api': its Pods need arm64 nodes (the stack's compute pools run arm64), but its architecture "
+        "constraints exclude arm64 (they allow amd64); set spec.template.spec.nodeSelector['kubernetes.io/arch'] "
+        "to 'arm64'")]
+    stack.config("pin", "none")
+    out = stack.fails(*stack.preview())
+    assert [f.policy for f in policy_findings(out)] == ["workload-node-architecture"]
+    stack.config("pin", "arm64")
+    assert policy_findings(stack.ok(*stack.preview())) == []
+    stack.config("machine", "m7i.large")
+    stack.config("pin", "amd64")
+    assert policy_findings(stack.ok(*stack.preview())) == []
