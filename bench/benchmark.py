@@ -12,8 +12,9 @@ DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTem
 realistic pod specs; Services, ConfigMaps and Secrets beside them) and drives a pack process
 started the way the engine starts it: Analyze for every resource, then one AnalyzeStack. It does
 the same with a pack of as many no-op policies (same resource/stack split) on the same SDK: the
-SDK deserializes every resource once per policy, which is the floor. It prints, per size, the
-pack's time, the floor's time, their ratio and both processes' peak memory (VmHWM).
+SDK deserializes every resource once per policy, which is the SDK's floor; and with a raw floor, a bare
+Analyzer on the same gRPC server that takes each request as gRPC parses it and answers nothing (no SDK).
+It prints, per size, the pack's time, each floor's time, the ratios, and the processes' peak memory (VmHWM).
 
 ``--remediation`` measures instead what the engine's first pass costs the pack: it calls Remediate
 for every resource before Analyze. It prints wall time and the pack process's CPU time for
@@ -139,6 +140,53 @@ def floor_pack(directory: Path) -> Path:
     return directory
 
 
+def raw_floor_pack(directory: Path) -> Path:
+    """A bare Analyzer: the same gRPC server the SDK starts (options, threads), with the pack's policy names, that
+    takes each request as gRPC parses it and answers nothing. No SDK, no proxies, no policy: the floor no pack can
+    beat, since every pack must at least receive what the engine sends."""
+    names = [(policy.name, policy.subject == "stack") for policy in policies.ALL]
+    (directory / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (directory / "__main__.py").write_text(textwrap.dedent(f"""
+        import sys, time
+        from concurrent import futures
+        import grpc
+        from google.protobuf import empty_pb2
+        from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
+
+        NAMES = {names!r}
+
+        class Bare(analyzer_pb2_grpc.AnalyzerServicer):
+            def GetAnalyzerInfo(self, request, context):
+                return analyzer_pb2.AnalyzerInfo(name="raw-floor", version="0.0.1", supportsConfig=True,
+                    policies=[analyzer_pb2.PolicyInfo(name=name, description="no-op",
+                                                      enforcementLevel=analyzer_pb2.MANDATORY)
+                              for name, _stack in NAMES])
+            def GetPluginInfo(self, request, context):
+                return plugin_pb2.PluginInfo(version="0.0.1")
+            def Configure(self, request, context):
+                return empty_pb2.Empty()
+            def ConfigureStack(self, request, context):
+                return analyzer_pb2.AnalyzerStackConfigureResponse()
+            def Analyze(self, request, context):
+                return analyzer_pb2.AnalyzeResponse()
+            def AnalyzeStack(self, request, context):
+                return analyzer_pb2.AnalyzeResponse()
+            def Remediate(self, request, context):
+                return analyzer_pb2.RemediateResponse()
+
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=4),
+                             options=[("grpc.max_receive_message_length", 400 * 1024 * 1024)])
+        analyzer_pb2_grpc.add_AnalyzerServicer_to_server(Bare(), server)
+        port = server.add_insecure_port(address="127.0.0.1:0")
+        server.start()
+        sys.stdout.buffer.write(f"{{port}}\\n".encode())
+        sys.stdout.flush()
+        while True:
+            time.sleep(3600)
+    """))
+    return directory
+
+
 def peak_memory_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -234,7 +282,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
-    parser.add_argument("--pack-only", action="store_true", help="skip the floor (to compare two versions)")
+    parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
+    parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
                         help="the pack to measure, such as a worktree of an earlier commit (default: this one)")
     args = parser.parse_args()
@@ -245,25 +294,32 @@ def main() -> int:
         report(args.sizes, args.repeat)
         return 0
     rows = []
-    with tempfile.TemporaryDirectory() as scratch:
-        floor = floor_pack(Path(scratch))
-        print(f"{'resources':>10} {'pack s':>9} {'floor s':>9} {'ratio':>7} {'pack peak MiB':>14} "
-              f"{'floor peak MiB':>15}", flush=True)
+    with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as raw_scratch:
+        floor, raw = floor_pack(Path(scratch)), raw_floor_pack(Path(raw_scratch))
+        print(f"{'resources':>10} {'pack s':>9} {'SDK floor s':>12} {'ratio':>7} {'raw floor s':>12} {'ratio':>7} "
+              f"{'pack MiB':>9} {'SDK MiB':>8} {'raw MiB':>8} {'ratio':>6}", flush=True)
         for size in args.sizes:
             resources = synthetic_stack(size)
             pack_runs = [measure(resources, args.pack_dir) for _ in range(args.repeat)]
-            floor_runs = [] if args.pack_only else [measure(resources, floor) for _ in range(args.repeat)]
+            floor_runs = [] if args.pack_only or args.raw_only else [measure(resources, floor)
+                                                                      for _ in range(args.repeat)]
+            raw_runs = [] if args.pack_only else [measure(resources, raw) for _ in range(args.repeat)]
             pack_time = min(run[0] for run in pack_runs)
             floor_time = min((run[0] for run in floor_runs), default=float("nan"))
+            raw_time = min((run[0] for run in raw_runs), default=float("nan"))
             memory = max(run[1] for run in pack_runs)
             floor_memory = max((run[1] for run in floor_runs), default=float("nan"))
+            raw_memory = max((run[1] for run in raw_runs), default=float("nan"))
             violations = pack_runs[0][2]
             assert violations == 0, f"the synthetic stack should be clean, got {violations} violations"
             rows.append({"resources": size, "pack_s": round(pack_time, 3), "floor_s": round(floor_time, 3),
-                         "ratio": round(pack_time / floor_time, 3), "pack_peak_mib": round(memory, 1),
-                         "floor_peak_mib": round(floor_memory, 1)})
-            print(f"{size:>10} {pack_time:>9.2f} {floor_time:>9.2f} {pack_time / floor_time:>7.3f} {memory:>14.0f} "
-                  f"{floor_memory:>15.0f}", flush=True)
+                         "ratio": round(pack_time / floor_time, 3), "raw_floor_s": round(raw_time, 3),
+                         "raw_ratio": round(pack_time / raw_time, 3), "pack_peak_mib": round(memory, 1),
+                         "floor_peak_mib": round(floor_memory, 1), "raw_floor_peak_mib": round(raw_memory, 1),
+                         "raw_memory_ratio": round(memory / raw_memory, 3)})
+            print(f"{size:>10} {pack_time:>9.2f} {floor_time:>12.2f} {pack_time / floor_time:>7.3f} {raw_time:>12.2f} "
+                  f"{pack_time / raw_time:>7.3f} {memory:>9.0f} {floor_memory:>8.0f} {raw_memory:>8.0f} "
+                  f"{memory / raw_memory:>6.2f}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -31,6 +31,8 @@ reads a request's provider; tests/engine/test_sdk.py covers each of those call s
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -217,9 +219,112 @@ def _unknown_checking_proxy(props: Any) -> Any:
     return _sdk_proxy(props)
 
 
+# The SDK asks inspect.signature(pulumi.runtime.Settings) on every request (_configure_runtime_settings, to learn
+# whether Settings takes an organization): the same class, so the same answer every time.
+_signature = functools.lru_cache(maxsize=8)(inspect.signature)
+
+
+def _remediate(self: Any, request: Any, context: Any) -> Any:
+    """The SDK's Remediate, answered at once when no policy is at level remediate: it would configure the
+    runtime, deserialize the props and read the options and provider of every resource, then find no policy to
+    run and return this same empty response (the engine calls Remediate for every resource before Analyze)."""
+    policies = getattr(self, "_PolicyAnalyzerServicer__policies", None)
+    if policies is not None and not any(self._get_enforcement_level(policy) == sdk_policy.EnforcementLevel.REMEDIATE
+                                        for policy in policies):
+        return sdk_policy.proto.RemediateResponse()
+    return _SDK_REMEDIATE(self, request, context)
+
+
+APPLIES = "compute_guard_applies"  # a resource policy's test of a type token: does it judge such resources?
+
+
+def _analyze(self: Any, request: Any, context: Any) -> Any:
+    """The SDK's Analyze, answered at once for a resource no enabled resource policy judges (a Service, a
+    ConfigMap: a third of a typical stack): the SDK would configure the runtime and, per policy, deserialize
+    the props, read the options and call a validate that returns on the type, to send this same empty
+    response. A policy that does not say which types it judges (an organisation's own) is always run."""
+    policies = getattr(self, "_PolicyAnalyzerServicer__policies", None)
+    if policies is not None and all(_ignores(self, policy, request.type) for policy in policies):
+        return sdk_policy.proto.AnalyzeResponse()
+    return _SDK_ANALYZE(self, request, context)
+
+
+def _ignores(servicer: Any, policy: Any, resource_type: str) -> bool:
+    if not isinstance(policy, sdk_policy.ResourceValidationPolicy):
+        return True  # a stack policy: AnalyzeStack's
+    if servicer._get_enforcement_level(policy) == sdk_policy.EnforcementLevel.DISABLED:
+        return True
+    applies = getattr(policy, APPLIES, None)
+    return applies is not None and not applies(resource_type)
+
+
+SHARES_RESOURCES = "compute_guard_shares_resources"  # a stack policy that never changes the resources it is given
+
+
+def _analyze_stack(self: Any, request: Any, context: Any) -> Any:
+    """The SDK's AnalyzeStack with the stack's resources built once, not once per stack policy: the SDK turns
+    every resource into a PolicyResource (props, options, provider, parent, dependencies) again for each of
+    them, ten times over a 10,000-resource stack. Only when every enabled stack policy is one of the pack's,
+    which read the resources and never change them; otherwise the SDK's own path. Everything else is the
+    SDK's: the same levels, violations, notes and not-applicable answers, in the same order."""
+    level_of = self._get_enforcement_level
+    stack_policies = [policy for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None) or ()
+                      if isinstance(policy, sdk_policy.StackValidationPolicy)
+                      and level_of(policy) != sdk_policy.EnforcementLevel.DISABLED]
+    if not stack_policies or not all(getattr(policy, SHARES_RESOURCES, False) for policy in stack_policies):
+        return _SDK_ANALYZE_STACK(self, request, context)
+    self._configure_runtime_settings()
+    response = sdk_policy.proto.AnalyzeResponse()
+    resources = _stack_resources(self, request)
+    name, version = self._PolicyAnalyzerServicer__policy_pack_name, self._PolicyAnalyzerServicer__policy_pack_version
+    for policy in stack_policies:
+        level = level_of(policy)
+        if level == sdk_policy.EnforcementLevel.REMEDIATE:
+            level = sdk_policy.EnforcementLevel.MANDATORY  # stack policies cannot remediate (as the SDK says)
+        report_violation = self._create_report_violation(response, policy.name, policy.description, level,
+                                                         policy.severity)
+        args = sdk_policy.StackValidationArgs(resources, self._get_policy_config(policy.name),
+                                              self._PolicyAnalyzerServicer__stack_tags)
+        try:
+            policy.validate(args, report_violation)  # the pack's validations are plain functions
+        except UnknownValueError as error:
+            response.diagnostics.append(sdk_policy.proto.AnalyzeDiagnostic(
+                policyName=policy.name, policyPackName=name, policyPackVersion=version,
+                message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
+                        f"{error.message}",
+                urn="", description=policy.description,
+                enforcementLevel=self._map_enforcement_level(sdk_policy.EnforcementLevel.ADVISORY)))
+        except NotApplicableError as error:
+            response.not_applicable.append(sdk_policy.proto.PolicyNotApplicable(policy_name=policy.name,
+                                                                                reason=error.reason or ""))
+    return response
+
+
+def _stack_resources(self: Any, request: Any) -> list[Any]:
+    """The request's resources as the SDK builds them for a stack policy: parents and dependencies linked."""
+    built = []
+    by_urn: dict[str, Any] = {}
+    for r in request.resources:
+        resource = sdk_policy.PolicyResource(r.type, StructProps(r.properties), r.urn, r.name,
+                                             self._get_resource_options(r), self._get_provider_resource(r), None,
+                                             [], {})
+        built.append((resource, r))
+        by_urn[r.urn] = resource
+    for resource, r in built:
+        if r.parent in by_urn:
+            resource.parent = by_urn[r.parent]
+        resource.dependencies.extend(by_urn[urn] for urn in r.dependencies if urn in by_urn)
+        for key, urns in r.propertyDependencies.items():
+            resource.property_dependencies[key] = [by_urn[urn] for urn in urns.urns if urn in by_urn]
+    return [resource for resource, _ in built]
+
+
+_SDK_REMEDIATE = sdk_policy._PolicyAnalyzerServicer.Remediate
+_SDK_ANALYZE_STACK = sdk_policy._PolicyAnalyzerServicer.AnalyzeStack
+_SDK_ANALYZE = sdk_policy._PolicyAnalyzerServicer.Analyze
 # The SDK's originals, which uninstall() puts back.
 _ORIGINALS = {"json_format": sdk_policy.json_format, "deserialize_properties": sdk_policy.deserialize_properties,
-              "unknown_checking_proxy": sdk_policy.unknown_checking_proxy}
+              "unknown_checking_proxy": sdk_policy.unknown_checking_proxy, "signature": sdk_policy.signature}
 _sdk_proxy = sdk_policy.unknown_checking_proxy
 _installed = False
 
@@ -254,6 +359,10 @@ def install(*, strict: bool = False) -> bool:
     sdk_policy.json_format = SimpleNamespace(MessageToDict=_message_to_dict)  # type: ignore[assignment]
     sdk_policy.deserialize_properties = _deserialize_properties  # type: ignore[assignment]
     sdk_policy.unknown_checking_proxy = _unknown_checking_proxy  # type: ignore[assignment]
+    sdk_policy.signature = _signature  # type: ignore[assignment]
+    sdk_policy._PolicyAnalyzerServicer.Remediate = _remediate  # type: ignore[method-assign]
+    sdk_policy._PolicyAnalyzerServicer.Analyze = _analyze  # type: ignore[method-assign]
+    sdk_policy._PolicyAnalyzerServicer.AnalyzeStack = _analyze_stack  # type: ignore[method-assign]
     _installed = True
     return True
 
@@ -263,6 +372,9 @@ def uninstall() -> None:
     global _installed
     for name, original in _ORIGINALS.items():
         setattr(sdk_policy, name, original)
+    sdk_policy._PolicyAnalyzerServicer.Remediate = _SDK_REMEDIATE  # type: ignore[method-assign]
+    sdk_policy._PolicyAnalyzerServicer.Analyze = _SDK_ANALYZE  # type: ignore[method-assign]
+    sdk_policy._PolicyAnalyzerServicer.AnalyzeStack = _SDK_ANALYZE_STACK  # type: ignore[method-assign]
     _installed = False
 
 

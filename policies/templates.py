@@ -36,7 +36,7 @@ from .cluster import is_compute_cluster
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .platform import PLATFORM_SCHEMA, resolve_platform
 from .state import Exempted, PackState
-from .workloads import parse_workload
+from .workloads import parse_workload, workload_kind
 
 Subject = Literal["ComputeCluster", "workload", "stack"]
 Check = Callable[[Any, "Context"], list[Finding]]
@@ -148,6 +148,10 @@ def _subject(policy: Policy, args: ResourceValidationArgs, state: PackState, pro
     return parse_workload(args.resource_type, props, args.urn, args.name)
 
 
+def is_workload(resource_type: Any) -> bool:
+    return workload_kind(resource_type) is not None
+
+
 def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolicy:
     """A ComputeCluster or workload policy, for the SDK."""
 
@@ -184,10 +188,13 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                     raise
                 return None
 
-    return ResourceValidationPolicy(name=policy.name, description=policy.description, validate=validate,
-                                    remediate=remediate, enforcement_level=policy.level, severity=policy.severity,
-                                    config_schema=policy.config_schema_at(state.today, state.exemption_days),
-                                    remediation_steps=policy.remediation_steps)
+    sdk_policy = ResourceValidationPolicy(name=policy.name, description=policy.description, validate=validate,
+                                          remediate=remediate, enforcement_level=policy.level, severity=policy.severity,
+                                          config_schema=policy.config_schema_at(state.today, state.exemption_days),
+                                          remediation_steps=policy.remediation_steps)
+    # which resources it judges, so the SDK shim answers the others at once (policies/sdk.py, _analyze)
+    setattr(sdk_policy, sdk.APPLIES, is_compute_cluster if policy.subject == "ComputeCluster" else is_workload)
+    return sdk_policy
 
 
 def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
@@ -199,10 +206,12 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
         report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
-    return StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,
-                                 enforcement_level=policy.level, severity=policy.severity,
-                                 config_schema=policy.config_schema_at(state.today, state.exemption_days),
-                                 remediation_steps=policy.remediation_steps)
+    sdk_policy = StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,
+                                       enforcement_level=policy.level, severity=policy.severity,
+                                       config_schema=policy.config_schema_at(state.today, state.exemption_days),
+                                       remediation_steps=policy.remediation_steps)
+    setattr(sdk_policy, sdk.SHARES_RESOURCES, True)  # it reads the stack, never changes it (policies/sdk.py)
+    return sdk_policy
 
 
 def sdk_policies(policies: list[Policy] | tuple[Policy, ...], state: PackState) -> list[Any]:

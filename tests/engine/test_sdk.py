@@ -219,9 +219,99 @@ def test_configure_analyze_remediate_and_analyze_stack_give_the_sdks_results_thr
     assert fast_provider == plain_provider
 
 
-def test_the_shim_leaves_the_sdks_reporting_alone():
-    """No verdict or level hangs on the shim: it patches reading props only, never how findings are reported."""
-    originals = {name: getattr(sdk.AnalyzerServicer, name) for name in vars(sdk.AnalyzerServicer)}
+def test_the_shim_replaces_three_calls_of_the_servicer_and_puts_them_back():
+    """Besides reading props, the shim answers Remediate and Analyze at once where the SDK would run nothing, and
+    builds AnalyzeStack's resources once: those three methods only, and uninstall restores the SDK's."""
+    installed = {name: getattr(sdk.AnalyzerServicer, name) for name in vars(sdk.AnalyzerServicer)}
     with sdk.uninstalled():
         plain = {name: getattr(sdk.AnalyzerServicer, name) for name in vars(sdk.AnalyzerServicer)}
-    assert originals == plain
+    assert {name for name in plain if installed[name] is not plain[name]} == {"Analyze", "AnalyzeStack", "Remediate"}
+
+
+def test_the_stack_resources_built_once_are_the_ones_the_sdk_builds_for_each_policy():
+    """Type, URN, name, props, options, provider, parent, dependencies and property dependencies: what a stack
+    policy of the pack receives through the shim is what the SDK would hand it."""
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    received: list[Any] = []
+    policy = StackValidationPolicy(name="look", description="d", validate=lambda args, report: received.append(
+        [(r.resource_type, r.urn, r.name, _plain(r.props), r.opts.protect, r.opts.parent,
+          r.provider.urn if r.provider else None, r.parent.urn if r.parent else None,
+          [d.urn for d in r.dependencies], {k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
+         for r in args.resources]))
+    setattr(policy, sdk.SHARES_RESOURCES, True)
+    provider = proto.AnalyzerProviderResource(type="pulumi:providers:kubernetes", urn="urn:p", name="p",
+                                              properties=to_struct({"a": 1}))
+    request = proto.AnalyzeStackRequest(resources=[
+        proto.AnalyzerResource(type="t:a", urn="urn:a", name="a", properties=to_struct({"x": [1, {"y": "z"}]})),
+        proto.AnalyzerResource(type="t:b", urn="urn:b", name="b", properties=to_struct({"s": dict(SECRET, value="v")}),
+                               parent="urn:a", dependencies=["urn:a", "urn:gone"], provider=provider,
+                               options=proto.AnalyzerResourceOptions(protect=True, parent="urn:a"),
+                               propertyDependencies={"s": proto.AnalyzerPropertyDependencies(urns=["urn:a", "urn:x"])}),
+    ])
+    with stack_environment({}, "project", "stack", True):
+        sdk.AnalyzerServicer("pack", "1.0.0", [policy], EnforcementLevel.MANDATORY).AnalyzeStack(request, None)
+        with sdk.uninstalled():
+            sdk.AnalyzerServicer("pack", "1.0.0", [policy], EnforcementLevel.MANDATORY).AnalyzeStack(request, None)
+    fast, plain = received
+    assert fast == plain and fast[1][7] == "urn:a" and fast[1][8] == ["urn:a"] and fast[1][9] == {"s": ["urn:a"]}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain(value[key]) for key in value}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _responses(shim: bool, config: Any, extra: list[Any]) -> list[Any]:
+    """Every RPC's raw response over the stack plus Services and ConfigMaps (which no policy of the pack judges),
+    with the pack's policies and ``extra`` SDK policies of an organisation's own."""
+    from pulumi_policy import EnforcementLevel
+
+    from compute_guard.policies import ALL, PackState, sdk_policies
+
+    resources = [*_stack(), Resource.of("kubernetes:core/v1:Service", "web", {"spec": {"selector": {"app": "x"}}}),
+                 Resource.of("kubernetes:core/v1:ConfigMap", "cfg", {"data": {"k": dict(SECRET, value="v")}})]
+    with contextlib.ExitStack() as stack:
+        if not shim:
+            stack.enter_context(sdk.uninstalled())
+        stack.enter_context(stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True))
+        servicer = sdk.AnalyzerServicer("pack", "1.0.0", [*sdk_policies(list(ALL), PackState()), *extra],
+                                        EnforcementLevel.MANDATORY)
+        servicer.Configure(proto.ConfigureAnalyzerRequest(policyConfig={
+            name: proto.PolicyConfig(enforcementLevel=proto.REMEDIATE if value == "remediate" else proto.MANDATORY)
+            for name, value in config.items()}), None)
+        requests = [proto.AnalyzeRequest(type=r.type, urn=r.urn, name=r.name, properties=r.inputs) for r in resources]
+        answers = [servicer.Remediate(request, None) for request in requests]
+        answers += [servicer.Analyze(request, None) for request in requests]
+        answers.append(servicer.AnalyzeStack(proto.AnalyzeStackRequest(resources=[
+            proto.AnalyzerResource(type=r.type, urn=r.urn, name=r.name, properties=r.outputs or r.inputs,
+                                   parent=resources[0].urn if i else "", dependencies=[resources[0].urn] if i else [])
+            for i, r in enumerate(resources)]), None))
+    return [json_format.MessageToDict(answer) for answer in answers]
+
+
+def test_each_rpc_answers_as_the_sdk_does_with_and_without_the_shims_shortcuts():
+    """The same raw responses, byte for byte as JSON: by default (no policy at remediate: Remediate answered at
+    once; Services and ConfigMaps answered at once), with a policy at remediate, and with an organisation's own
+    resource and stack policies, which the shortcuts leave to the SDK (the resources are theirs to inspect)."""
+    from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
+
+    seen: list[str] = []
+
+    def every_resource(args: Any, report_violation: Any) -> None:
+        seen.append(args.resource_type)
+        report_violation(f"seen {args.resource_type}")
+
+    def every_stack(args: Any, report_violation: Any) -> None:
+        report_violation(f"{len(args.resources)} resources, parents {sum(r.parent is not None for r in args.resources)}")
+
+    own = [ResourceValidationPolicy(name="org-every-resource", description="org", validate=every_resource),
+           StackValidationPolicy(name="org-every-stack", description="org", validate=every_stack)]
+    for config, extra in (({}, []), ({"workload-architecture-pin": "remediate"}, []), ({}, own)):
+        fast, plain = _responses(True, config, extra), _responses(False, config, extra)
+        assert fast == plain, (config, extra)
+        assert any(answer.get("diagnostics") for answer in fast)
+    assert "kubernetes:core/v1:Service" in seen  # the organisation's policy saw what the pack's do not judge
