@@ -17,7 +17,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-CLEAN, VIOLATION, UNREADABLE = 0, 1, 2
+from compute_guard.exits import CLEAN, UNREADABLE
 
 
 def _parser() -> argparse.ArgumentParser:

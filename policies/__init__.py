@@ -44,9 +44,10 @@ from . import (
     workload_node_architecture,
     workload_pool_placement,
 )
+from .exemptions_in_force import POLICY as EXEMPTIONS_IN_FORCE
 from .findings import listed
 from .state import PackState
-from .templates import Policy, sdk_policies
+from .templates import Policy, resource_policy, stack_policy
 
 ALL: tuple[Policy, ...] = (
     compute_cluster_valid.POLICY,
@@ -97,6 +98,15 @@ def _pack_version(*roots: Path) -> str:
 
 PACK_VERSION = _pack_version()
 BY_NAME = {policy.name: policy for policy in ALL}
+
+
+def sdk_policies(policies: list[Policy] | tuple[Policy, ...], state: PackState) -> list[Any]:
+    """The SDK's policy objects for ``policies``, sharing one pack state. exemptions-in-force is always
+    there, last (the SDK runs stack policies in order, so it sees every other policy's exempted findings):
+    a pack that could leave it out would let exemptions hide findings."""
+    chosen = [p for p in policies if p.name != EXEMPTIONS_IN_FORCE.name]
+    chosen.append(next((p for p in policies if p.name == EXEMPTIONS_IN_FORCE.name), EXEMPTIONS_IN_FORCE))
+    return [stack_policy(p, state) if p.subject == "stack" else resource_policy(p, state) for p in chosen]
 
 
 def choose(names: Iterable[str] | None = None, *, levels: Mapping[str, str] | None = None,

@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .findings import listed
 from .values import Unknown, derived, type_name
 
 KUBERNETES_ARCHITECTURES = frozenset({
@@ -30,7 +29,6 @@ _MISTAKES = {
     "aarch64": "arm64", "arm64v8": "arm64", "armv8": "arm64", "armhf": "arm", "armv7": "arm",
     "armv7l": "arm", "i386": "386", "i686": "386", "x86": "386",
 }
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 # ComputeCluster architecture -> the node label value Kubernetes uses for it.
 NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
@@ -41,10 +39,54 @@ def node_architecture(architecture: str) -> str:
     return derived(NODE_ARCHITECTURE[architecture], architecture)
 
 
+# What reading the constraints found wrong, as typed outcomes: workload-architecture-selector-valid writes the
+# words (policies/workload_architecture_selector_valid.py).
+
+@dataclass(frozen=True)
+class WrongType:
+    """A field of the wrong JSON type."""
+
+    where: str
+    expected: str  # "string", "object of label values", "object", "list of architectures"
+    found: str  # as a JSON reader names it ("a number")
+
+
+@dataclass(frozen=True)
+class NotAnArchitecture:
+    """A label value that is not a Kubernetes architecture name."""
+
+    where: str
+    value: str  # as written (a secret stays marked)
+    hint: str | None  # the Kubernetes name of a classic mistake (x86_64 -> amd64), secret when the value is
+
+
+@dataclass(frozen=True)
+class MatchesNoNode:
+    """Required node affinity without terms, or with an empty list of them."""
+
+    where: str
+    empty: bool  # nodeSelectorTerms is there but empty (else missing)
+
+
+@dataclass(frozen=True)
+class BadOperator:
+    where: str
+
+
+@dataclass(frozen=True)
+class NoValues:
+    where: str
+    operator: str
+
+
+Problem = WrongType | NotAnArchitecture | MatchesNoNode | BadOperator | NoValues
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
 @dataclass(frozen=True)
 class Constraint:
     allowed: frozenset[str]
-    problems: tuple[str, ...]
+    problems: tuple[Problem, ...]
     unknown: Unknown | None
 
     @property
@@ -57,7 +99,7 @@ class Constraint:
 
 class _Reader:
     def __init__(self) -> None:
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
         self.unknown: Unknown | None = None
 
     def note_unknown(self, value: Unknown) -> None:
@@ -77,14 +119,12 @@ class _Reader:
             self.note_unknown(value)
             return None
         if not isinstance(value, str):
-            self.problems.append(f"{where} must be a string, not {type_name(value)}")
+            self.problems.append(WrongType(where, "string", type_name(value)))
             return _NONE
         if value in KUBERNETES_ARCHITECTURES:
             return frozenset({value})
-        hint = _MISTAKES.get(value.lower())
-        known = listed(sorted(KUBERNETES_ARCHITECTURES))
-        fix = f"; Kubernetes calls it '{hint}'" if hint else f"; use one of {known}"
-        self.problems.append(f"{where} '{value}' is not a Kubernetes architecture{fix}")
+        hint = _MISTAKES.get(value.lower())  # a plain string: derived from the value, so secret when it is
+        self.problems.append(NotAnArchitecture(where, value, derived(hint, value) if hint else None))
         return _NONE
 
 
@@ -101,7 +141,7 @@ def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]
     if selector is None:
         return KUBERNETES_ARCHITECTURES
     if not isinstance(selector, Mapping):
-        reader.problems.append(f"{where} must be an object of label values, not {type_name(selector)}")
+        reader.problems.append(WrongType(where, "object of label values", type_name(selector)))
         return KUBERNETES_ARCHITECTURES
     allowed = KUBERNETES_ARCHITECTURES
     for label in ARCH_LABELS:
@@ -124,18 +164,16 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
     if required is None:
         return KUBERNETES_ARCHITECTURES
     if not isinstance(required, Mapping):
-        reader.problems.append(f"{where} must be an object, not {type_name(required)}")
+        reader.problems.append(WrongType(where, "object", type_name(required)))
         return KUBERNETES_ARCHITECTURES
     terms = required.get("nodeSelectorTerms")
     if reader.is_unknown(terms):
         return KUBERNETES_ARCHITECTURES
     if terms is None:
-        reader.problems.append(f"{where} has no nodeSelectorTerms, so it matches no node and the Pods stay "
-                               "Pending; add a term or remove the required affinity")
+        reader.problems.append(MatchesNoNode(where, empty=False))
         return _NONE
     if not isinstance(terms, list) or not terms:
-        reader.problems.append(f"{where}.nodeSelectorTerms is empty, so it matches no node and the Pods "
-                               "stay Pending; add a term or remove the required affinity")
+        reader.problems.append(MatchesNoNode(where, empty=True))
         return _NONE
     allowed = _NONE
     for index, term in enumerate(terms):
@@ -147,7 +185,7 @@ def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
     if reader.is_unknown(term):
         return KUBERNETES_ARCHITECTURES
     if not isinstance(term, Mapping):
-        reader.problems.append(f"{where} must be an object, not {type_name(term)}")
+        reader.problems.append(WrongType(where, "object", type_name(term)))
         return _NONE
     expressions = term.get("matchExpressions")
     fields = term.get("matchFields")
@@ -181,16 +219,16 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     if operator in ("DoesNotExist", "Gt", "Lt"):
         return _NONE  # every node has an architecture label, and it is not a number
     if operator not in ("In", "NotIn"):
-        reader.problems.append(f"{where}.operator must be one of {listed(_OPERATORS)}")
+        reader.problems.append(BadOperator(f"{where}.operator"))
         return _NONE
     values = expression.get("values")
     if reader.is_unknown(values):
         return KUBERNETES_ARCHITECTURES
     if values is None:
-        reader.problems.append(f"{where} uses {operator} without values; list the architectures")
+        reader.problems.append(NoValues(where, operator))
         return _NONE
     if not isinstance(values, list):
-        reader.problems.append(f"{where}.values must be a list of architectures, not {type_name(values)}")
+        reader.problems.append(WrongType(f"{where}.values", "list of architectures", type_name(values)))
         return _NONE
     named: set[str] = set()
     some_unknown = False

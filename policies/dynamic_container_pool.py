@@ -17,7 +17,7 @@ from .placement import (
     NoDynamicPool,
     Stack,
     Unresolved,
-    resolve_dynamic_pool,
+    placement_of,
 )
 from .templates import Context, Policy
 from .values import Unknown
@@ -30,7 +30,7 @@ def dynamic_container_pool(stack: Stack) -> list[Finding]:
     for workload in stack.workloads:
         if workload.patch or workload.role != "dynamic":
             continue
-        placement = resolve_dynamic_pool(stack, workload)
+        placement = placement_of(stack, workload)
         if isinstance(placement, Unknown):
             findings.append(placement)
         elif isinstance(placement, UNRESOLVED):

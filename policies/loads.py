@@ -14,10 +14,10 @@ from typing import Any
 
 from .cluster import Pool
 from .nodes import Node
-from .placement import ClusterEntry, Stack, resolve_dynamic_pool, resolve_placement
-from .pods import GPU_RESOURCES, PodRequest, Replicas, pod_request, repels_itself, replicas
+from .placement import ClusterEntry, Stack, placement_of
+from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .quantity import CPU, MEMORY, PODS, STORAGE
-from .values import Unknown, child
+from .values import Unknown
 from .workloads import Autoscaler, Workload
 
 
@@ -80,17 +80,16 @@ def _loads(stack: Stack) -> Loads:
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
     for workload in stack.workloads:
-        if workload.pod_spec is None:
+        request = workload.request
+        if request is None:
             continue
-        request = pod_request(workload.pod_spec, workload.pod_spec_path)
         requests.append((workload, request))
         if workload.patch or workload.role in ("worker", None):
             continue
         if isinstance(workload.role, Unknown):
             unknown.append(workload.role)
             continue
-        placement = resolve_dynamic_pool(stack, workload) if workload.role == "dynamic" \
-            else resolve_placement(stack, workload)
+        placement = placement_of(stack, workload)
         if isinstance(placement, Unknown):
             unknown.append(placement)
             continue
@@ -103,16 +102,13 @@ def _loads(stack: Stack) -> Loads:
         if workload.kind == "DaemonSet":
             target.daemonsets.append(Placed(workload, request, Replicas(None)))  # one Pod per node
             continue
-        metadata = child(workload.props, "metadata")
-        namespace = child(metadata, "namespace")
-        autoscaler = autoscalers.get((_text(namespace), workload.kind, _text(child(metadata, "name")))) \
+        autoscaler = autoscalers.get((_text(workload.namespace), workload.kind, _text(workload.metadata_name))) \
             if autoscalers else None
-        count = replicas(workload.kind, workload.props)
+        count = workload.replicas
         if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
                                            and autoscaler.min_replicas > count.count):
             autoscaler = None
-        repels = repels_itself(workload.pod_spec, workload.template, namespace if isinstance(namespace, str) else None)
-        target.workloads.append(Placed(workload, request, count, autoscaler, repels))
+        target.workloads.append(Placed(workload, request, count, autoscaler, workload.repels))
     return Loads(ordered, requests, unknown)
 
 

@@ -315,6 +315,38 @@ def resolve_dynamic_pool(stack: Stack, workload: Workload) -> Placement:
     return entry, pool
 
 
+# --- placement, resolved once ------------------------------------------------------------------
+
+def placement_of(stack: Stack, workload: Workload) -> Placement:
+    """Where the workload's Pods land, resolved once per stack and read by every policy, the remediation and
+    the report: a container's or daemon's cluster and pool from its labels (resolve_placement), a dynamic
+    workload's dynamic container pool (resolve_dynamic_pool); None for a worker or a role that cannot be read,
+    the Unknown when the role is not known yet. (Patches resolve too; the policies that skip them say so.)"""
+    placements = stack.derived.get("placements")
+    if placements is None or len(placements) != len(stack.workloads):
+        # keyed by identity, for the stack's own workloads only: the stack holds them as long as the cache
+        # (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
+        placements = stack.derived["placements"] = {id(held): held for held in stack.workloads}
+    if placements.get(id(workload)) is not workload:
+        return _resolve(stack, workload)
+    resolved = stack.derived.setdefault("resolved", {})
+    if id(workload) not in resolved:
+        resolved[id(workload)] = _resolve(stack, workload)
+    result: Placement = resolved[id(workload)]
+    return result
+
+
+def _resolve(stack: Stack, workload: Workload) -> Placement:
+    role = workload.role
+    if isinstance(role, Unknown):
+        return role
+    if role == "dynamic":
+        return resolve_dynamic_pool(stack, workload)
+    if role in ("container", "daemon"):
+        return resolve_placement(stack, workload)
+    return None
+
+
 # --- node architecture -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -340,13 +372,9 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload:
         return None
     if isinstance(single, str) and single != MIXED:
         return Need(single, provided=declared.provided)
+    placement = placement_of(stack, workload)
     if isinstance(workload.role, Unknown):
         return workload.role
-    placement: Placement = None
-    if workload.role == "dynamic":
-        placement = resolve_dynamic_pool(stack, workload)
-    elif workload.role in ("container", "daemon"):
-        placement = resolve_placement(stack, workload)
     if isinstance(placement, tuple):
         entry, pool = placement
         found = pool_machine(pool, declared.platform)

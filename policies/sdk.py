@@ -239,23 +239,54 @@ APPLIES = "compute_guard_applies"  # a resource policy's test of a type token: d
 
 
 def _analyze(self: Any, request: Any, context: Any) -> Any:
-    """The SDK's Analyze, answered at once for a resource no enabled resource policy judges (a Service, a
-    ConfigMap: a third of a typical stack): the SDK would configure the runtime and, per policy, deserialize
-    the props, read the options and call a validate that returns on the type, to send this same empty
-    response. A policy that does not say which types it judges (an organisation's own) is always run."""
-    policies = getattr(self, "_PolicyAnalyzerServicer__policies", None)
-    if policies is not None and all(_ignores(self, policy, request.type) for policy in policies):
-        return sdk_policy.proto.AnalyzeResponse()
-    return _SDK_ANALYZE(self, request, context)
+    """The SDK's Analyze, run only for the policies that judge the resource's type, with its props, options and
+    provider read once: the SDK would, for every resource policy, deserialize the props, read the options and
+    call a validate that returns on the type (a Service, a ConfigMap: a third of a typical stack, judged by
+    none), and send the same response. Only when every enabled resource policy is the pack's, which say which
+    types they judge; an organisation's own policy makes it the SDK's path."""
+    level_of = self._get_enforcement_level
+    resource_policies = [policy for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None) or ()
+                         if isinstance(policy, sdk_policy.ResourceValidationPolicy)
+                         and level_of(policy) != sdk_policy.EnforcementLevel.DISABLED]
+    if not all(getattr(policy, APPLIES, None) is not None and policy.has_validation() for policy in resource_policies):
+        return _SDK_ANALYZE(self, request, context)
+    response = sdk_policy.proto.AnalyzeResponse()
+    judging = [policy for policy in resource_policies if getattr(policy, APPLIES)(request.type)]
+    if not judging:
+        return response
+    self._configure_runtime_settings()
+    name, version = self._PolicyAnalyzerServicer__policy_pack_name, self._PolicyAnalyzerServicer__policy_pack_version
+    props, opts = StructProps(request.properties), self._get_resource_options(request)
+    provider = self._get_provider_resource(request)
+    for policy in judging:
+        level = level_of(policy)
+        if level == sdk_policy.EnforcementLevel.REMEDIATE:
+            level = sdk_policy.EnforcementLevel.MANDATORY  # a remediated resource still failing counts (the SDK)
+        report_violation = self._create_report_violation(response, policy.name, policy.description, level,
+                                                         policy.severity)
+        args = sdk_policy.ResourceValidationArgs(request.type, props, request.urn, request.name, opts, provider,
+                                                 self._get_policy_config(policy.name),
+                                                 self._PolicyAnalyzerServicer__stack_tags)
+        _validate(self, policy, args, report_violation, response, name, version)
+    return response
 
 
-def _ignores(servicer: Any, policy: Any, resource_type: str) -> bool:
-    if not isinstance(policy, sdk_policy.ResourceValidationPolicy):
-        return True  # a stack policy: AnalyzeStack's
-    if servicer._get_enforcement_level(policy) == sdk_policy.EnforcementLevel.DISABLED:
-        return True
-    applies = getattr(policy, APPLIES, None)
-    return applies is not None and not applies(resource_type)
+def _validate(self: Any, policy: Any, args: Any, report_violation: Any, response: Any, name: str,
+              version: str) -> None:
+    """One policy's validate, with the SDK's answers to what it raises (the pack's validations are plain
+    functions, never coroutines)."""
+    try:
+        policy.validate(args, report_violation)
+    except UnknownValueError as error:
+        response.diagnostics.append(sdk_policy.proto.AnalyzeDiagnostic(
+            policyName=policy.name, policyPackName=name, policyPackVersion=version,
+            message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
+                    f"{error.message}",
+            urn="", description=policy.description,
+            enforcementLevel=self._map_enforcement_level(sdk_policy.EnforcementLevel.ADVISORY)))
+    except NotApplicableError as error:
+        response.not_applicable.append(sdk_policy.proto.PolicyNotApplicable(policy_name=policy.name,
+                                                                            reason=error.reason or ""))
 
 
 SHARES_RESOURCES = "compute_guard_shares_resources"  # a stack policy that never changes the resources it is given
@@ -285,18 +316,7 @@ def _analyze_stack(self: Any, request: Any, context: Any) -> Any:
                                                          policy.severity)
         args = sdk_policy.StackValidationArgs(resources, self._get_policy_config(policy.name),
                                               self._PolicyAnalyzerServicer__stack_tags)
-        try:
-            policy.validate(args, report_violation)  # the pack's validations are plain functions
-        except UnknownValueError as error:
-            response.diagnostics.append(sdk_policy.proto.AnalyzeDiagnostic(
-                policyName=policy.name, policyPackName=name, policyPackVersion=version,
-                message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
-                        f"{error.message}",
-                urn="", description=policy.description,
-                enforcementLevel=self._map_enforcement_level(sdk_policy.EnforcementLevel.ADVISORY)))
-        except NotApplicableError as error:
-            response.not_applicable.append(sdk_policy.proto.PolicyNotApplicable(policy_name=policy.name,
-                                                                                reason=error.reason or ""))
+        _validate(self, policy, args, report_violation, response, name, version)
     return response
 
 

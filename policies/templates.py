@@ -212,14 +212,3 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
                                        remediation_steps=policy.remediation_steps)
     setattr(sdk_policy, sdk.SHARES_RESOURCES, True)  # it reads the stack, never changes it (policies/sdk.py)
     return sdk_policy
-
-
-def sdk_policies(policies: list[Policy] | tuple[Policy, ...], state: PackState) -> list[Any]:
-    """The SDK's policy objects for ``policies``, sharing one pack state. exemptions-in-force is always
-    there, last (the SDK runs stack policies in order, so it sees every other policy's exempted findings):
-    a pack that could leave it out would let exemptions hide findings."""
-    from .exemptions_in_force import POLICY as EXEMPTIONS_IN_FORCE
-
-    chosen = [p for p in policies if p.name != EXEMPTIONS_IN_FORCE.name]
-    chosen.append(next((p for p in policies if p.name == EXEMPTIONS_IN_FORCE.name), EXEMPTIONS_IN_FORCE))
-    return [stack_policy(p, state) if p.subject == "stack" else resource_policy(p, state) for p in chosen]

@@ -13,21 +13,19 @@ idempotent and minimal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, Severity
 
 from . import sdk
-from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, architecture_constraint, node_architecture
+from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, node_architecture
 from .findings import Finding, Violation
 from .placement import DeclaredArchitectures, Stack, needed_architecture
 from .templates import Context, Policy
 from .values import Unknown
 from .workload_node_architecture import because
-from .workloads import POD_SPEC_PATHS, Workload
+from .workloads import ARCH_KEY, Workload, pin_architecture
 
-ARCH_KEY = "kubernetes.io/arch"
 Known = tuple[Stack, DeclaredArchitectures]  # the ComputeClusters analyzed so far (PackState.seen_stack)
 
 
@@ -46,7 +44,7 @@ def needed_pin(workload: Workload, setting: Any, known: Known) -> tuple[str, str
 
 def is_unconstrained(workload: Workload) -> bool:
     """No architecture constraint at all, and nothing about it left unknown."""
-    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
+    constraint = workload.constraint
     return constraint.unknown is None and not constraint.problems and constraint.allowed == KUBERNETES_ARCHITECTURES
 
 
@@ -63,31 +61,6 @@ def workload_architecture_pin(workload: Workload, setting: Any, known: Known) ->
                       f"{workload.pod_spec_path}.nodeSelector['{ARCH_KEY}'] = '{node_architecture}'")]
 
 
-def pin(props: Any, kind: str, node_architecture: str) -> bool:
-    """Add the pin to ``props`` (the SDK's secret-preserving view of the inputs) in place.
-
-    Only the pod spec's nodeSelector changes; unknown values and secrets elsewhere stay as they
-    are. False (nothing changed) when the pod spec is not there to change."""
-    pod_spec = props
-    for field in POD_SPEC_PATHS[kind]:
-        pod_spec = pod_spec.get(field) if isinstance(pod_spec, Mapping) else None
-    if not _writable(pod_spec):
-        return False
-    selector = pod_spec.get("nodeSelector")
-    if selector is None:
-        pod_spec["nodeSelector"] = {ARCH_KEY: node_architecture}
-    elif _writable(selector):
-        selector[ARCH_KEY] = node_architecture
-    else:
-        return False
-    return True
-
-
-def _writable(value: Any) -> bool:
-    """A mapping that takes assignments (the SDK's secret-preserving proxies are not MutableMappings)."""
-    return isinstance(value, Mapping) and hasattr(value, "__setitem__")
-
-
 def _check(workload: Workload, context: Context) -> list[Finding]:
     return workload_architecture_pin(workload, context.config.get("architecture"),
                                      context.state.seen_stack(context.platform))
@@ -99,7 +72,7 @@ def _remediate(workload: Workload, context: Context) -> Any:
     if not isinstance(needed, tuple) or not is_unconstrained(workload):
         return None
     props = sdk.remediation_props(context.props)  # deserialized only for a workload it changes
-    return props if pin(props, workload.kind, needed[0]) else None
+    return props if pin_architecture(props, workload.kind, needed[0]) else None
 
 
 POLICY = Policy(

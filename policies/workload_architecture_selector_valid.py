@@ -10,16 +10,25 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .architecture import architecture_constraint
-from .findings import Finding, Violation
+from .architecture import (
+    KUBERNETES_ARCHITECTURES,
+    OPERATORS,
+    BadOperator,
+    MatchesNoNode,
+    NotAnArchitecture,
+    NoValues,
+    Problem,
+    WrongType,
+)
+from .findings import Finding, Violation, listed
 from .templates import Context, Policy
 from .workloads import Workload
 
 
 def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
     """A workload's own architecture constraints name real architectures and leave at least one."""
-    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
-    findings: list[Finding] = [Violation(f"{workload.subject}: {problem}") for problem in constraint.problems]
+    constraint = workload.constraint
+    findings: list[Finding] = [Violation(f"{workload.subject}: {said(problem)}") for problem in constraint.problems]
     if not constraint.problems and not constraint.allowed:
         findings.append(Violation(
             f"{workload.subject}: its nodeSelector and required node affinity together allow no CPU architecture, "
@@ -27,6 +36,25 @@ def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
     if constraint.unknown is not None:
         findings.append(constraint.unknown)
     return findings
+
+
+def said(problem: Problem) -> str:
+    """What is wrong with a constraint, and the fix (policies/architecture.py finds it)."""
+    if isinstance(problem, WrongType):
+        return f"{problem.where} must be {'an' if problem.expected[0] in 'aeiou' else 'a'} {problem.expected}, " \
+               f"not {problem.found}"
+    if isinstance(problem, NotAnArchitecture):
+        fix = (f"; Kubernetes calls it '{problem.hint}'" if problem.hint
+               else f"; use one of {listed(sorted(KUBERNETES_ARCHITECTURES))}")
+        return f"{problem.where} '{problem.value}' is not a Kubernetes architecture{fix}"
+    if isinstance(problem, MatchesNoNode):
+        what = f"{problem.where}.nodeSelectorTerms is empty" if problem.empty else \
+            f"{problem.where} has no nodeSelectorTerms"
+        return f"{what}, so it matches no node and the Pods stay Pending; add a term or remove the required affinity"
+    if isinstance(problem, BadOperator):
+        return f"{problem.where} must be one of {listed(OPERATORS)}"
+    assert isinstance(problem, NoValues)  # architecture.py finds no other
+    return f"{problem.where} uses {problem.operator} without values; list the architectures"
 
 
 def _check(workload: Workload, context: Context) -> list[Finding]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .architecture import architecture_constraint, node_architecture
+from .architecture import node_architecture
 from .findings import Finding, Violation, listed
 from .placement import Need, Stack, declared_architectures, needed_architecture
 from .templates import Context, Policy
@@ -31,8 +31,7 @@ def workload_node_architecture(stack: Stack, platform: str | None = None) -> lis
             continue
         why = because(needed)
         node_arch = node_architecture(needed.architecture)
-        constraint = architecture_constraint(workload.node_selector, workload.node_affinity,
-                                             workload.pod_spec_path)
+        constraint = workload.constraint
         fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
         if node_arch not in constraint.allowed:
             allowed = listed(sorted(constraint.allowed)) or "no architecture"

@@ -20,7 +20,7 @@ from .placement import (
     PoolWithoutCluster,
     Stack,
     Unresolved,
-    resolve_placement,
+    placement_of,
 )
 from .templates import Context, Policy, moved_setting
 from .values import Unknown
@@ -40,7 +40,7 @@ def workload_pool_placement(stack: Stack) -> list[Finding]:
             if isinstance(workload.role, Unknown):
                 findings.append(workload.role)
             continue
-        placement = resolve_placement(stack, workload)
+        placement = placement_of(stack, workload)
         if isinstance(placement, Unknown):
             findings.append(placement)
         elif isinstance(placement, UNRESOLVED):

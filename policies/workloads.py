@@ -7,12 +7,15 @@ else on its pod template; disagreeing values are findings of ``workload-pool-pla
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .architecture import Constraint, architecture_constraint
 from .findings import listed
+from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
 from .quantity import MAX_REPLICAS
 from .values import SecretText, Unknown, as_int, child, plain, type_name
 
@@ -112,6 +115,38 @@ class Workload:
     @property
     def subject(self) -> str:
         return f"{self.kind}{'Patch' if self.patch else ''} '{self.name}'"
+
+    # What its Pods will be, read from its pod spec the first time a policy, the remediation or the report
+    # asks, and kept: no rule reads the pod spec itself (tests/test_layout.py holds it).
+
+    @functools.cached_property
+    def constraint(self) -> Constraint:
+        """The architectures its Pods may run on (nodeSelector and required node affinity)."""
+        return architecture_constraint(self.node_selector, self.node_affinity, self.pod_spec_path)
+
+    @functools.cached_property
+    def request(self) -> PodRequest | None:
+        """One Pod's request per resource; None without a pod spec."""
+        return None if self.pod_spec is None else pod_request(self.pod_spec, self.pod_spec_path)
+
+    @functools.cached_property
+    def replicas(self) -> Replicas:
+        """How many Pods it runs at once (a DaemonSet's are counted per node instead)."""
+        return replicas(self.kind, self.props)
+
+    @functools.cached_property
+    def namespace(self) -> Any:
+        return child(child(self.props, "metadata"), "namespace")
+
+    @functools.cached_property
+    def metadata_name(self) -> Any:
+        return child(child(self.props, "metadata"), "name")
+
+    @functools.cached_property
+    def repels(self) -> bool:
+        """Its Pods may not share a node (required pod anti-affinity on the hostname selecting them)."""
+        namespace = self.namespace
+        return repels_itself(self.pod_spec, self.template, namespace if isinstance(namespace, str) else None)
 
 
 def _metadata_maps(metadata: Any, where: str) -> list[tuple[str, Any]]:
@@ -241,3 +276,32 @@ def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Aut
         count = int(number) if number is not None and 0 <= number <= MAX_REPLICAS else None
     metadata = child(props, "metadata")
     return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)
+
+
+ARCH_KEY = "kubernetes.io/arch"
+
+
+def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
+    """Add ``kubernetes.io/arch: <node_architecture>`` to the pod template's nodeSelector of ``props`` (the
+    SDK's secret-preserving view of a workload's inputs) in place, for workload-architecture-pin's remediation.
+
+    Only the pod spec's nodeSelector changes; unknown values and secrets elsewhere stay as they are. False
+    (nothing changed) when the pod spec is not there to change."""
+    pod_spec = props
+    for field in POD_SPEC_PATHS[kind]:
+        pod_spec = pod_spec.get(field) if isinstance(pod_spec, Mapping) else None
+    if not _writable(pod_spec):
+        return False
+    selector = pod_spec.get("nodeSelector")
+    if selector is None:
+        pod_spec["nodeSelector"] = {ARCH_KEY: node_architecture}
+    elif _writable(selector):
+        selector[ARCH_KEY] = node_architecture
+    else:
+        return False
+    return True
+
+
+def _writable(value: Any) -> bool:
+    """A mapping that takes assignments (the SDK's secret-preserving proxies are not MutableMappings)."""
+    return isinstance(value, Mapping) and hasattr(value, "__setitem__")

@@ -195,3 +195,65 @@ def test_no_two_test_modules_share_a_name():
     test_report.py files in two folders make the second fail to collect."""
     names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
     assert sorted({name for name in names if names.count(name) > 1}) == []
+
+
+def _imports_of(path: Path, module: str, package: bool) -> set[str]:
+    """Every module of the distribution this file imports, at any depth of the file (a function's lazy import
+    closes a circle too)."""
+    found = set()
+    base = module.split(".") if package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            parent = base[:len(base) - node.level + 1] if node.level else []
+            stem = ".".join([*parent, node.module] if node.module else parent)
+            found.add(stem)
+            found |= {f"{stem}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] == "compute_guard"}
+
+
+def test_no_module_imports_itself_round_a_circle():
+    """Data flows one way (STYLE.md): the command line and the report's, the adapters and exemptions-in-force,
+    each imported the other (issue 'One model of the stack')."""
+    modules: dict[str, Path] = {}
+    for path in sorted([*ROOT.glob("compute_guard/**/*.py"), *ROOT.glob("policies/*.py")]):
+        if "policies" in path.relative_to(ROOT).parts[:1]:
+            parts = ["compute_guard", "policies", *path.relative_to(ROOT / "policies").with_suffix("").parts]
+        else:
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if package else parts)] = path
+    graph = {}
+    for module, path in modules.items():
+        graph[module] = {name for name in _imports_of(path, module, path.name == "__init__.py") if name in modules
+                         and name != module}
+    # a package's __init__ importing its own modules is how it assembles them, not a circle
+    circles = []
+    for start in graph:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start and len(trail) > 1 and not any(start.startswith(f"{t}.") or t.startswith(f"{start}.")
+                                                               for t in trail[1:]):
+                    circles.append(" -> ".join([*trail, start]))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*trail, nxt]))
+    assert circles == []
+
+
+READS_INPUTS = re.compile(r"\.props\b|\.pod_spec\b|\.template\b|\bchild\(|\bplain\(|\bread\(|architecture_constraint\("
+                          r"|pod_request\(|\breplicas\(|repels_itself\(|\bparse_workload\(")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_policy_module_reads_props_or_a_pod_spec(name):
+    """One model (issue 'One model of the stack'): a rule reads the typed facts (a workload's constraint, request,
+    replicas; a pool's machine and node; its placement), never the resource's inputs or its pod spec. The one
+    exception is what a remediation hands back to be edited: the SDK's own view of the inputs."""
+    text = (ROOT / "policies" / f"{module_name(name)}.py").read_text()
+    text = text.replace("sdk.remediation_props(context.props)", "")
+    found = [match.group(0) for match in READS_INPUTS.finditer(text)]
+    assert found == [], f"{name} reads the inputs itself: {found}"

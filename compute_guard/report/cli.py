@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compute_guard.cli import CLEAN, UNREADABLE, VIOLATION
+from compute_guard.exits import CLEAN, UNREADABLE, VIOLATION
 
 LARGE = 1000  # resources: above this, say what is happening on stderr
 

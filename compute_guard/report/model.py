@@ -16,7 +16,6 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.architecture import architecture_constraint
 from compute_guard.policies.loads import Placed, PoolLoad, counted, loads
 from compute_guard.policies.nodes import Node, node_of
 from compute_guard.policies.platform import resolve_platform
@@ -216,7 +215,7 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[s
             one = placed.request.amounts.get(resource, Decimal(0))
         per_pod[resource] = one
         total[resource] = one * pods if one is not None and pods is not None else None
-    constraint = architecture_constraint(workload.node_selector, workload.node_affinity, workload.pod_spec_path)
+    constraint = workload.constraint
     pinned = len(constraint.allowed) == 1 and constraint.unknown is None
     pin = next(iter(constraint.allowed)) if pinned else None
     pin = "[secret]" if is_secret(pin) else pin  # the report's formats print text as it is

@@ -17,6 +17,14 @@ UNKNOWN = Unknown(Undetermined("not known during preview"))
 REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 
 
+
+def said(constraint):
+    """The words workload-architecture-selector-valid writes for what the model found (typed outcomes)."""
+    from compute_guard.policies.workload_architecture_selector_valid import said as words
+
+    return tuple(words(problem) for problem in constraint.problems)
+
+
 def required(value: Any) -> dict[str, Any]:
     return {"requiredDuringSchedulingIgnoredDuringExecution": value}
 
@@ -24,7 +32,7 @@ def required(value: Any) -> dict[str, Any]:
 def test_required_affinity_without_terms_matches_nothing_and_says_where() -> None:
     constraint = architecture_constraint(None, required({}), "spec")
     assert constraint.allowed == frozenset()
-    assert constraint.problems == (
+    assert said(constraint) == (
         f"{REQUIRED} has no nodeSelectorTerms, so it matches no node and the Pods stay Pending; "
         "add a term or remove the required affinity",)
 
@@ -32,7 +40,7 @@ def test_required_affinity_without_terms_matches_nothing_and_says_where() -> Non
 def test_an_unknown_required_affinity_is_an_upper_bound_not_a_problem() -> None:
     constraint = architecture_constraint(None, required(UNKNOWN), "spec")
     assert constraint.allowed == KUBERNETES_ARCHITECTURES
-    assert constraint.problems == ()
+    assert said(constraint) == ()
     assert constraint.unknown is UNKNOWN
 
 
@@ -41,7 +49,7 @@ def test_an_unknown_term_part_makes_the_result_unknown(field: str) -> None:
     term = {field: UNKNOWN}
     constraint = architecture_constraint(None, required({"nodeSelectorTerms": [term]}), "spec")
     assert constraint.allowed == KUBERNETES_ARCHITECTURES
-    assert constraint.problems == ()
+    assert said(constraint) == ()
     assert constraint.unknown is UNKNOWN
     assert constraint.pinned is None
 
@@ -50,20 +58,20 @@ def test_a_term_that_is_not_an_object_names_its_type_and_index() -> None:
     terms = [{"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]}, 7]
     constraint = architecture_constraint(None, required({"nodeSelectorTerms": terms}), "spec.template.spec")
     assert constraint.allowed == frozenset({"arm64"})
-    assert constraint.problems == (
+    assert said(constraint) == (
         "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         ".nodeSelectorTerms[1] must be an object, not a number",)
 
 
 def test_required_affinity_that_is_not_an_object() -> None:
     constraint = architecture_constraint(None, required("arm64"), "spec")
-    assert constraint.problems == (f"{REQUIRED} must be an object, not a string",)
+    assert said(constraint) == (f"{REQUIRED} must be an object, not a string",)
 
 
 def test_an_empty_term_list_matches_nothing() -> None:
     constraint = architecture_constraint(None, required({"nodeSelectorTerms": []}), "spec")
     assert constraint.allowed == frozenset()
-    assert constraint.problems == (
+    assert said(constraint) == (
         f"{REQUIRED}.nodeSelectorTerms is empty, so it matches no node and the Pods stay Pending; "
         "add a term or remove the required affinity",)
 
@@ -73,4 +81,4 @@ def test_node_selector_and_affinity_intersect() -> None:
         {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "NotIn", "values": ["arm64"]}]}]})
     constraint = architecture_constraint({"kubernetes.io/arch": "amd64"}, affinity, "spec")
     assert constraint.pinned == "amd64"
-    assert constraint.problems == ()
+    assert said(constraint) == ()

@@ -30,9 +30,9 @@ def test_the_message_users_see():
 def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
-    # the workload policy reads every resource, so it fails closed on each, attributed to it
+    # the workload policy judges workloads (the SDK shim hands it no other resource; the SDK alone would hand it
+    # the ComputeCluster too, where it would crash the same way), so it fails closed on the Deployment
     assert sorted((v.policy, v.level, v.finding, v.urn.rsplit("$", 1)[-1]) for v in result.violations) == [
-        ("workload-architecture-selector-valid", "mandatory", BUG, "compute:index:ComputeCluster::compute"),
         ("workload-architecture-selector-valid", "mandatory", BUG, "kubernetes:apps/v1:Deployment::api")]
 
 
@@ -57,7 +57,7 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
 
 
 def test_a_remediation_that_crashes_changes_nothing_and_the_workload_is_still_reported(guarded, monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin", crash)
+    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin_architecture", crash)
     result = run(deployment("api", labels=placed(), after=cluster()),
                  policy_config={"workload-architecture-pin": "remediate"})
     assert result.remediations == []
@@ -72,6 +72,6 @@ def test_under_test_an_internal_error_is_raised_not_reported(monkeypatch):
 
 
 def test_under_test_a_remediation_error_is_raised_not_swallowed(monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin", crash)
+    monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin_architecture", crash)
     with pytest.raises(RuntimeError, match="planted"):
         run(deployment("api", labels=placed(), after=cluster()), policy_config={"workload-architecture-pin": "remediate"})
