@@ -17,7 +17,7 @@ from .nodes import Node
 from .placement import ClusterEntry, Stack, placement_of
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .quantity import CPU, MEMORY, PODS, STORAGE
-from .values import Unknown
+from .values import Unknown, is_secret
 from .workloads import Autoscaler, Workload
 
 
@@ -37,6 +37,11 @@ class Placed:
         if self.autoscaler is not None and isinstance(own, int) and isinstance(self.autoscaler.min_replicas, int):
             return max(own, self.autoscaler.min_replicas)
         return own
+
+    @property
+    def secret(self) -> bool:
+        """Its Pod count comes from a secret value: its replicas, or the minReplicas of the HPA that raised it."""
+        return self.replicas.secret or (self.autoscaler is not None and is_secret(self.autoscaler.min_replicas))
 
 
 @dataclass

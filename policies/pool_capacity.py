@@ -46,7 +46,7 @@ def _subject(load: PoolLoad) -> str:
 
 def _replicas(placed: Placed) -> str:
     count = placed.count
-    shown = REDACTED if placed.replicas.secret else str(count)
+    shown = REDACTED if placed.secret else str(count)
     if placed.autoscaler is not None:
         return f"{shown} (HorizontalPodAutoscaler '{placed.autoscaler.name}' minReplicas)"
     return shown
@@ -68,7 +68,7 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
             totals.append((placed, count))
     urn = load.entry.urn
     for placed, count in totals:
-        hidden = placed.replicas.secret
+        hidden = placed.secret
         if placed.repels and count > size:
             findings.append(Violation(
                 f"{_subject(load)}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
@@ -132,7 +132,7 @@ def _total(load: PoolLoad, node: Node, resource: str, size: int, counted: list[t
         if each > 0:
             demand += count * each
             consumers.append((count * each, placed, count))
-            secret = secret or resource in placed.request.secret or placed.replicas.secret
+            secret = secret or resource in placed.request.secret or placed.secret
     supply = size * allocatable
     used = demand + size * daemons
     if used <= supply:
@@ -192,7 +192,7 @@ def _packing(load: PoolLoad, node: Node, size: int, counted: list[tuple[Placed, 
         needed = -(-count // per_node)
         if needed <= size:
             continue
-        hidden = resource in node.secret or resource in placed.request.secret or placed.replicas.secret
+        hidden = resource in node.secret or resource in placed.request.secret or placed.secret
         each = placed.request.get(resource)
         limit = (f"{show(resource, free[resource], hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
                  f"/ {show(resource, each, hidden)} per Pod")

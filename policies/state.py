@@ -44,6 +44,15 @@ class Exempted:
     exemption: Exemption
 
 
+@dataclass(frozen=True)
+class Unused:
+    """An exemption that exempted no finding of its policy in the run."""
+
+    policy: str
+    exemption: Exemption
+    matches: bool  # it matches a resource of the stack (which passes the policy), else none at all
+
+
 class PackState:
     """Caches and what one request learns for the next, for one pack process."""
 
@@ -54,6 +63,8 @@ class PackState:
         self.exemption_days = exemption_days if exemption_days is not None else days_from_environment()
         self._exemptions: dict[str, tuple[Exemption, ...]] = {}  # policy -> the exemptions its config holds
         self._exempted: list[Exempted] = []
+        self._used: set[tuple[str, Exemption]] = set()  # (policy, exemption) that covered one of its findings
+        self._unsure: set[str] = set()  # policies that could not check everything (a value not known yet)
         self.seen_inputs: dict[str, Cluster] = {}
         # Each cache holds strong references to what it was computed from, so an identity
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
@@ -119,18 +130,31 @@ class PackState:
     def saw_exemptions(self, policy: str, exemptions: tuple[Exemption, ...]) -> None:
         self._exemptions[policy] = exemptions
 
+    def covered(self, policy: str, exemption: Exemption) -> None:
+        """An exemption covered one of its policy's findings (in force, or expired: it counts again)."""
+        with self._lock:
+            self._used.add((policy, exemption))
+
+    def unsure(self, policy: str) -> None:
+        """The policy could not check everything: an exemption of it that covered nothing may still be needed."""
+        with self._lock:
+            self._unsure.add(policy)
+
     def exempt(self, item: Exempted) -> None:
         with self._lock:
             if item not in self._exempted:
                 self._exempted.append(item)
 
-    def exemptions_of_run(self, resources: Iterable[tuple[str, str]]) -> tuple[list[Exempted],
-                                                                              list[tuple[str, Exemption]]]:
-        """The findings exempted so far (handed over once), and the exemptions that match none of the
-        stack's resources, (urn, name) pairs."""
+    def exemptions_of_run(self, resources: Iterable[tuple[str, str]]) -> tuple[list[Exempted], list[Unused]]:
+        """The findings exempted so far (handed over once), and the exemptions that exempted no finding of their
+        policy in the run (SPEC section 13, as linters report unused suppressions), each with whether it matches
+        a resource of the stack, (urn, name) pairs. A policy that could not check everything (a value not known
+        yet) has no unused exemption: the finding it would exempt may be the one it could not see."""
         with self._lock:
             exempted, self._exempted = self._exempted, []
-        pending = [(policy, exemption) for policy, exemptions in self._exemptions.items() for exemption in exemptions]
+            used, unsure = set(self._used), set(self._unsure)
+        pending = [(policy, exemption) for policy, exemptions in self._exemptions.items() for exemption in exemptions
+                   if (policy, exemption) not in used and policy not in unsure]
         if not pending:
             return exempted, []
         resources = list(resources)
@@ -138,11 +162,10 @@ class PackState:
         unused = []
         for policy, exemption in pending:
             if exemption.exact:
-                used = exemption.resource in urns
+                matches = exemption.resource in urns
             else:
-                used = any(exemption.covers(urn, name) for urn, name in resources)
-            if not used:
-                unused.append((policy, exemption))
+                matches = any(exemption.covers(urn, name) for urn, name in resources)
+            unused.append(Unused(policy, exemption, matches))
         return exempted, unused
 
     def last_stack(self) -> Stack | None:

@@ -130,11 +130,17 @@ def _exempt(policy: Policy, context: Context, findings: list[Finding]) -> list[F
     context.state.saw_exemptions(policy.name, found)
     kept: list[Finding] = []
     for finding in findings:
-        urn = (finding.urn or context.urn) if isinstance(finding, Violation) else ""
-        exemption = exemptions.covering(found, urn, urn.rsplit("::", 1)[-1]) if urn else None
-        if exemption is None or not isinstance(finding, Violation):
+        if not isinstance(finding, Violation):
+            context.state.unsure(policy.name)  # what it could not check, an exemption may be for
             kept.append(finding)
-        elif exemption.in_force(context.state.today):
+            continue
+        urn = finding.urn or context.urn
+        exemption = exemptions.covering(found, urn, urn.rsplit("::", 1)[-1]) if urn else None
+        if exemption is None:
+            kept.append(finding)
+            continue
+        context.state.covered(policy.name, exemption)
+        if exemption.in_force(context.state.today):
             context.state.exempt(Exempted(policy.name, urn, finding.message, exemption))
         else:
             kept.append(replace(finding, message=exemptions.expired(finding.message, exemption)))

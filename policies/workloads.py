@@ -272,8 +272,8 @@ def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Aut
     elif minimum is None:
         count = 1  # the API's default
     else:
-        number = as_int(minimum)
-        count = int(number) if number is not None and 0 <= number <= MAX_REPLICAS else None
+        number = as_int(minimum)  # a secret stays a SecretInt: int() would drop the mark
+        count = number if number is not None and 0 <= number <= MAX_REPLICAS else None
     metadata = child(props, "metadata")
     return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)
 

@@ -110,6 +110,42 @@ def test_an_exemption_that_matches_nothing_is_reported_once_as_unused():
         "exemptions"]
 
 
+def test_an_exemption_that_exempted_no_finding_is_unused_even_when_its_resource_exists():
+    """SPEC section 13: unused means it exempted no finding in the run. An exemption of workload-pool-placement
+    for a workload that policy does not report (it is placed) stayed forever; and with no finding exempted at
+    all in the run, none was reported (the PackState's shortcut)."""
+    cluster = dict(BROKEN, capacityGroups=[dict(BROKEN["capacityGroups"][0], minSize=1)])
+    resources = [Resource.of(CLUSTER_TYPE, "compute", cluster), workload("api")]
+    config = {"workload-pool-placement": {"exemptions": [exemption("api", reason="OPS-9")]}}
+    result = run(resources, config)
+    assert verdicts(result) == [(POLICY, "advisory", "")]  # nothing exempted, the exemption shown as unused
+    assert result.findings(POLICY) == [
+        "workload-pool-placement: the exemption for 'api' (until 2026-12-31: OPS-9) exempted no finding in this run; "
+        "remove it from the policy's exemptions"]
+    # once the workload breaks the policy, the exemption covers the finding and is in use
+    broken = Resource.of("kubernetes:apps/v1:Deployment", "api", {
+        "metadata": {"name": "api", "labels": {"compute.alien.dev/pool": "nowhere"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "api", "image": "i"}],
+                                       "nodeSelector": {"kubernetes.io/arch": "amd64"}}}}})
+    used = run([Resource.of(CLUSTER_TYPE, "compute", cluster), broken], config)
+    assert verdicts(used) == [(POLICY, "advisory", "api")]
+    assert used.findings(POLICY)[0].startswith("workload-pool-placement: Deployment 'api': references missing")
+
+
+def test_an_exemption_of_a_policy_that_could_not_check_everything_is_not_called_unused():
+    """A value not known during preview: the finding it would exempt may be the one the policy could not see."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    cluster = dict(BROKEN, capacityGroups=[dict(BROKEN["capacityGroups"][0], minSize=1)])
+    later = Resource.of("kubernetes:apps/v1:Deployment", "api", {
+        "metadata": {"name": "api", "labels": {"compute.alien.dev/pool": UNKNOWN_STRING_VALUE}},
+        "spec": {"template": {"spec": {"containers": [{"name": "api", "image": "i"}]}}}})
+    result = run([Resource.of(CLUSTER_TYPE, "compute", cluster), later],
+                 {"workload-pool-placement": {"exemptions": [exemption("api")]}})
+    assert result.of(POLICY) == []
+    assert "workload-pool-placement" in {note.policy for note in result.notes}
+
+
 @pytest.mark.parametrize("entry, refused", [
     ({"resource": "compute", "expires": "2026-12-31"}, "'reason' is a required property"),
     ({"resource": "compute", "reason": " ", "expires": "2026-12-31"}, "does not match"),
@@ -244,5 +280,9 @@ def test_of_two_exemptions_for_one_resource_the_one_in_force_wins():
     config = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY - timedelta(days=1), reason="old"),
                                                        exemption(reason="renewed")]}}
     result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], config)
-    assert verdicts(result) == [(POLICY, "advisory", "compute")]
-    assert result.findings(POLICY)[0].endswith("[exempt until 2026-12-31: renewed]")
+    # the renewed one covers the finding; the expired one beside it exempted nothing, so it is told to go
+    assert verdicts(result) == [(POLICY, "advisory", ""), (POLICY, "advisory", "compute")]
+    exempt, unused = sorted(result.findings(POLICY), key=lambda text: "exempted no finding" in text)
+    assert exempt.endswith("[exempt until 2026-12-31: renewed]")
+    assert unused == ("compute-cluster-valid: the exemption for 'compute' (until 2026-11-30: old) exempted no finding "
+                      "in this run; remove it from the policy's exemptions")

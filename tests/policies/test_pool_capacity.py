@@ -73,6 +73,18 @@ def test_the_largest_consumers_are_named_and_the_rest_counted():
             "maxSize to at least 2,") in violation.finding
 
 
+def test_a_secret_min_replicas_reads_secret_in_every_number_derived_from_it():
+    """Issue 29: a HorizontalPodAutoscaler's minReplicas: Output.secret(7) printed '7 (HorizontalPodAutoscaler 'api'
+    minReplicas)' and '7 cores' (int() dropped the mark); it still decides, and reads [secret]."""
+    import pulumi
+
+    parts = [pool(), on_apps("Deployment", "api", {"cpu": "1"}, 2)]
+    (violation,) = capacity(*parts, autoscaler("api", "api", pulumi.Output.secret(7)))
+    assert "Deployment 'api' [secret] (HorizontalPodAutoscaler 'api' minReplicas) x [secret]" in violation.finding
+    assert "7" not in violation.finding.replace("ComputeCluster", "")
+    assert capacity(*parts, autoscaler("api", "api", pulumi.Output.secret(1))) == []  # the verdict is the plain one's
+
+
 def test_a_horizontal_pod_autoscaler_that_asks_for_more_replicas():
     parts = [pool(), on_apps("Deployment", "api", {"cpu": "1"}, 2)]
     assert capacity(*parts) == []

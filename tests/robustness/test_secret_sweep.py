@@ -75,6 +75,11 @@ def stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]]]]:
                                                                 "spec": spec}))
     if draw(st.booleans()):
         documents.append(("kubernetes:helm.sh/v3:Release", "legacy", {"chart": "chartq", "name": "legacy"}))
+    if draw(st.booleans()):  # an HPA keeping app0 at more replicas than its own (issue 29: its count printed)
+        documents.append(("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "app0", {
+            "metadata": {"name": "app0"}, "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": documents[1][0].rsplit(":", 1)[-1],
+                                   "name": "app0"}, "minReplicas": draw(st.integers(1, 30)), "maxReplicas": 40}}))
     return platform, documents
 
 
@@ -158,3 +163,19 @@ def test_the_sweep_decides_something():
     """Run after the property (pytest keeps file order): both oracles judged fields whose plain messages
     show their value, so a sweep that checks nothing cannot pass for one that found no leak."""
     assert CHECKED["invariant"] > 0 and CHECKED["derived"] > 0, CHECKED
+
+
+def test_a_secret_architecture_mistake_shows_neither_it_nor_its_hint():
+    """The invariance oracle cannot judge a classic mistake (x86_64 and another value get different hints, so
+    their plain findings differ): every mistake the pack hints at, marked secret, reads [secret] in its hint too
+    ("'[secret]' is not a Kubernetes architecture; Kubernetes calls it 'amd64'" told the value)."""
+    from compute_guard.policies.architecture import _MISTAKES
+
+    for mistake, name in _MISTAKES.items():
+        pod = {"containers": [{"name": "a", "image": "i"}],
+               "nodeSelector": {"kubernetes.io/arch": dict(SECRET_SIG, value=mistake)}}
+        hidden = evaluate("kubernetes", [("kubernetes:apps/v1:Deployment", "api", {
+            "metadata": {"name": "api"}, "spec": {"template": {"spec": pod}}})])
+        messages = [message for policy, *_, message in hidden if policy == "workload-architecture-selector-valid"]
+        assert messages and all("Kubernetes calls it '[secret]'" in m and f"'{name}'" not in m for m in messages), \
+            (mistake, messages)
