@@ -287,3 +287,18 @@ def test_any_shape_the_provider_could_hand_the_component_is_registered_never_rai
     assert set(inputs) == {re.sub(r"_(\w)", lambda m: m[1].upper(), name) for name, value in args.items()
                            if value is not None and name in {f.name for f in dataclasses.fields(
                                ComputeClusterArgs)}}
+
+
+def test_the_cluster_id_is_an_output_resolving_to_the_id():
+    """Programs chain it into other resources (a label on a workload): a plain string would break every
+    'apply' on it, and an unknown id during preview would be lost."""
+    seen: list[object] = []
+
+    def program() -> None:
+        compute = ComputeCluster("compute", ComputeClusterArgs(id="shop", capacity_groups=[
+            CapacityGroup(group_id="general", min_size=1, max_size=2)]))
+        assert isinstance(compute.cluster_id, pulumi.Output)
+        compute.cluster_id.apply(seen.append)
+
+    capture_program(program)  # the mocks' loop runs every apply before it returns
+    assert seen == ["shop"]

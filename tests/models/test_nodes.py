@@ -156,3 +156,12 @@ def test_secret_profile_facts_are_marked():
     pool = Pool(0, "apps", None, None, None, None, 3, 1,
                 profile=Profile(Decimal(2000), SecretInt(4 * GI), 0, frozenset({"memory"})))
     assert node_of(pool, "kubernetes", {}, "c").secret == {"memory"}
+
+
+def test_gkes_small_machine_rule_stops_below_1_gib():
+    """GKE reserves 255 MiB on machines with less than 1 GiB; e2-micro has exactly 1024 MiB, so 25% of it (256 MiB):
+    the boundary a '<=' for '<' passed every other test at. f1-micro (614 MiB) gets the 255 MiB."""
+    e2_micro = node_of(Pool(0, "apps", "e2-micro", None, None, None, 3, 1), "gcp", {}, "c")
+    assert e2_micro.capacity["memory"] == GI and e2_micro.reserved["memory"]["kube-reserved"] == 256 * MI
+    f1_micro = node_of(Pool(0, "apps", "f1-micro", None, None, None, 3, 1), "gcp", {}, "c")
+    assert f1_micro.capacity["memory"] < GI and f1_micro.reserved["memory"]["kube-reserved"] == 255 * MI

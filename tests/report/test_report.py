@@ -326,3 +326,35 @@ def test_the_reports_totals_are_pool_capacitys_and_both_name_what_they_leave_out
     assert views["compute"].used("cpu") == 4500 and views["compute"].not_counted == ("Deployment 'big'",)
     assert views["other"].used("cpu") == 100 and [use.name for use in views["other"].uses] == ["elsewhere"]
     assert "4500m of 4 cores (112%)" in render(report, "markdown")
+
+
+def test_exactly_one_mandatory_violation_exits_1(write, capsys):
+    """The boundary of 'a mandatory violation': one (a '> 1' for '>= 1' passed every other test)."""
+    from builders import with_pool
+
+    from compute_guard.testkit import Resource
+
+    one = [Resource.of("compute:index:ComputeCluster", "compute", with_pool(maxSize=11))]
+    path = write(preview_document(one, KUBERNETES))
+    assert main(["report", "--format", "json", path]) == 1
+    assert json.loads(capsys.readouterr().out)["summary"]["mandatory"] == 1
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def test_names_are_escaped_in_the_html_page(write):
+    """A workload, pool or machine named like markup comes out inert: the page is one file opened in a browser."""
+    from builders import valid_cluster_props
+
+    from compute_guard.testkit import Resource
+
+    props = valid_cluster_props()
+    props["capacityGroups"][0]["instanceType"] = HOSTILE
+    api = Resource.of("kubernetes:apps/v1:Deployment", HOSTILE, {
+        "metadata": {"name": HOSTILE, "labels": {"compute.alien.dev/pool": "apps"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "i"}]}}}})
+    report = report_of([Resource.of("compute:index:ComputeCluster", "compute", props), api])
+    page = render(report, "html")
+    assert HOSTILE not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert HOSTILE in render(report, "json")  # the JSON keeps the name as it is (a JSON string is inert)
