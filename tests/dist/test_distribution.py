@@ -29,12 +29,48 @@ def run(*command: str | Path, cwd: Path, timeout: int = 600) -> str:
     return done.stdout
 
 
+def tracked_files() -> list[Path]:
+    """The checkout's files as git knows them (tracked, or new and not ignored), relative to ROOT."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    return [Path(name) for name in listed if name and (ROOT / name).exists()]
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, ROOT, cwd=out)
+    """The wheel, built from a copy of the checkout's own files: setuptools builds in the source tree and keeps
+    what an earlier build left in build/ (a file that no longer exists, a copy older than its source), and the
+    checkout holds a venv, caches and egg-info; none of it may reach the wheel the tests install."""
+    import shutil
+
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("dist")
+    for name in tracked_files():
+        target = source / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (ROOT / name).is_symlink():
+            target.symlink_to((ROOT / name).readlink())
+        elif (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, target)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source, cwd=out)
     (built,) = out.glob("compute_guard-*.whl")
     return built
+
+
+def test_the_wheel_holds_exactly_the_checkouts_code(wheel):
+    """Every module and data file of the wheel is the checkout's, byte for byte, and every one of the checkout's
+    is in it: a test of the installed distribution runs the code of this tree, not a cached or stale build."""
+    archive = zipfile.ZipFile(wheel)
+    shipped = {name: archive.read(name) for name in archive.namelist()
+               if name.startswith("compute_guard/") and not name.endswith("/")}
+    expected = {}
+    for name in tracked_files():
+        parts = name.parts
+        if parts[0] == "policies":
+            expected["/".join(("compute_guard", *parts))] = (ROOT / name).read_bytes()
+        elif parts[0] == "compute_guard" and parts[:2] != ("compute_guard", "policies") and (ROOT / name).is_file():
+            expected["/".join(parts)] = (ROOT / name).read_bytes()
+    assert sorted(shipped) == sorted(expected)
+    assert [name for name in shipped if shipped[name] != expected[name]] == []
 
 
 @pytest.fixture(scope="module")
