@@ -46,6 +46,7 @@ def _report(arguments: argparse.Namespace) -> int:
     except Unreadable as error:
         raise _Refused(str(error)) from None
     policy_config = _policy_config(arguments.policy_pack_config)
+    _known_policies(policy_config)
     stack = arguments.stack or source.stack
     if len(source.resources) > LARGE:
         print(f"compute-guard report: {len(source.resources)} resources of stack '{stack}'", file=sys.stderr)
@@ -68,6 +69,24 @@ def _report(arguments: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return VIOLATION if report.mandatory else CLEAN
+
+
+def _known_policies(policy_config: dict[str, Any]) -> None:
+    """Refuse a policy name the pack does not have, with a did-you-mean. The CLI lets one through: it validates
+    the settings of the pack's own policies only and hands every name to the pack's Configure (pulumi v3.260.0,
+    pkg/resource/analyzer/config.go, applyConfig), where no policy reads it, so a typo silently leaves the
+    policy it meant at its default: here, at least, it is said."""
+    import difflib
+
+    from compute_guard.policies import BY_NAME
+    from compute_guard.policies.findings import listed
+
+    for name in policy_config:
+        if name in BY_NAME or name in ("all", "environments"):
+            continue
+        close = difflib.get_close_matches(str(name), list(BY_NAME), n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else f"the pack's policies are {listed(BY_NAME)}"
+        raise _Refused(f"the policy pack config names '{name}', which is not a policy of this pack; {hint}")
 
 
 def _policy_config(path: str | None) -> dict[str, Any]:

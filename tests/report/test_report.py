@@ -358,3 +358,18 @@ def test_names_are_escaped_in_the_html_page(write):
     page = render(report, "html")
     assert HOSTILE not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
     assert HOSTILE in render(report, "json")  # the JSON keeps the name as it is (a JSON string is inert)
+
+
+def test_a_policy_name_the_pack_does_not_have_is_refused_with_a_did_you_mean(write, tmp_path, capsys):
+    """The CLI lets an unknown name through (to the pack's Configure, where no policy reads it): the report says so
+    instead of leaving the misspelt policy at its default level without a word."""
+    path = write(preview_document([], KUBERNETES))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"workload-fit-pool": "advisory"}))
+    assert main(["report", "--policy-pack-config", str(config), path]) == 2
+    assert ("the policy pack config names 'workload-fit-pool', which is not a policy of this pack; did you mean "
+            "'workload-fits-pool'?") in capsys.readouterr().err
+    config.write_text(json.dumps({"all": "advisory", "zzz": "mandatory"}))
+    assert main(["report", "--policy-pack-config", str(config), path]) == 2
+    assert "'zzz', which is not a policy of this pack; the pack's policies are compute-cluster-valid, " in \
+        capsys.readouterr().err
