@@ -13,10 +13,17 @@
 Pulumi SDKs send to the engine (type tokens, camelCase inputs, unknowns during preview,
 secrets), and then drives the policy pack's analyzer the way the engine does: ``Analyze`` with
 each resource's inputs, then one ``AnalyzeStack`` with every resource's outputs.
+
+It never passes silently: a program directory's Pulumi.yaml and Pulumi.<stack>.yaml give the
+project and stack config, a ConfigGroup's or ConfigFile's manifests are expanded into their
+workloads, and a Helm chart or kustomization (which only the provider renders) makes
+:func:`evaluate` raise :class:`NotChecked` unless the test gives its rendered manifests
+(``rendered={"chart": "rendered/1-manifest"}``) or accepts it (``unchecked=["chart"]``).
 """
 
-from .analyzer import Analyzer, NotApplicable, PolicyResult, PolicyViolation, Remediation, Resource
-from .program import capture_program, evaluate
+from .analyzer import Analyzer, NotApplicable, PolicyResult, PolicyViolation, Remediation, Resource, Unchecked
+from .manifests import manifest_resources
+from .program import Captured, NotChecked, capture, capture_program, evaluate
 
-__all__ = ["Analyzer", "NotApplicable", "PolicyResult", "PolicyViolation", "Remediation", "Resource",
-           "capture_program", "evaluate"]
+__all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "Remediation",
+           "Resource", "Unchecked", "capture", "capture_program", "evaluate", "manifest_resources"]

@@ -91,12 +91,24 @@ class Remediation:
     properties: dict[str, Any]  # the resource's whole inputs after the change, as plain JSON
 
 
+@dataclass(frozen=True)
+class Unchecked:
+    """A resource whose children the test kit cannot see, so no policy judged them (SPEC section 8): a Helm
+    chart or a kustomization is rendered by the Kubernetes provider, which does not run under mocks."""
+
+    type: str
+    name: str
+    urn: str
+    reason: str
+
+
 @dataclass
 class PolicyResult:
     violations: list[PolicyViolation] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
     notes: list[PolicyViolation] = field(default_factory=list)  # "can't run policy ... during preview"
     remediations: list[Remediation] = field(default_factory=list)
+    unchecked: list[Unchecked] = field(default_factory=list)  # what no policy saw (the test kit's evaluate)
 
     @property
     def remediated(self) -> dict[str, dict[str, Any]]:

@@ -1,42 +1,82 @@
-"""Run a Pulumi Python program under mocks and capture what its SDKs send to the engine."""
+"""Run a Pulumi Python program under mocks and capture what its SDKs send to the engine.
+
+Under mocks no provider runs, so a resource whose children the Kubernetes provider creates would reach
+the policies without them. What the test kit can read it expands as the provider would: a
+``kubernetes:yaml/v2:ConfigGroup`` or ``ConfigFile`` (files, inline YAML, objects) becomes its children,
+named ``<prefix>:<namespace>/<name>``. What it cannot (a Helm chart, a kustomization: rendered by the
+provider) is reported as not checked, and :func:`evaluate` fails on it unless the test renders it
+(``rendered=``) or says it expects it (``unchecked=``): a test that saw no workload cannot pass as clean.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import json
+import os
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
-from google.protobuf import struct_pb2
+import yaml
+from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks, settings
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from compute_guard.policies import Policy
 
-from .analyzer import Analyzer, PolicyResult, Resource, stack_environment
+from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, stack_environment
+from .manifests import child_name, flatten, objects, objects_of_text
+
+CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+# Resources whose children the Kubernetes provider renders (Helm, kustomize): not visible under mocks.
+RENDERED_BY_THE_PROVIDER = {
+    "kubernetes:helm.sh/v4:Chart": "a Helm chart", "kubernetes:helm.sh/v3:Chart": "a Helm chart",
+    "kubernetes:kustomize/v2:Directory": "a kustomization", "kubernetes:kustomize:Directory": "a kustomization",
+}
+_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown value, as the SDK serializes it
+_SECRET_SIG = "4dabf18193072939515e22adb298388d"
 
 
 class _Mocks(pulumi.runtime.Mocks):
-    """Custom resources come back with their inputs as outputs, as pulumi-kubernetes does."""
+    """Custom resources come back with their inputs as outputs, as pulumi-kubernetes does; the provider's
+    ``kubernetes:yaml:decode`` (yaml v1's ConfigFile and ConfigGroup) parses as the provider would."""
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         return f"{args.name}-id", dict(args.inputs)
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        if args.token == "kubernetes:yaml:decode" and isinstance(args.args.get("text"), str):
+            return {"result": list(objects_of_text(args.args["text"]))}, None
         return {}, None
+
+
+@dataclass
+class Captured:
+    """What a program registered, children the test kit expanded included, and what it could not see."""
+
+    resources: list[Resource] = field(default_factory=list)
+    unchecked: list[Unchecked] = field(default_factory=list)
 
 
 class _CapturingMonitor(mocks.MockMonitor):
     """The mock monitor, keeping the serialized inputs and outputs of every registration."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: str, stack: str, rendered: Mapping[str, list[Path]], directory: Path) -> None:
         super().__init__(_Mocks())
         self.captured: dict[str, Resource] = {}
         self.order: list[str | None] = []
+        self.unchecked: list[Unchecked] = []
+        self.project, self.stack, self.rendered = project, stack, rendered
+        self.directory = directory  # where the program runs: its relative file names resolve there
+        self.rendered_used: set[str] = set()
         self._lock = threading.Lock()
 
     def RegisterResource(self, request: Any) -> Any:
@@ -53,7 +93,65 @@ class _CapturingMonitor(mocks.MockMonitor):
             self.captured[response.urn] = Resource(request.type, request.name, response.urn, inputs, outputs,
                                                    request.parent)
             self.order[slot] = response.urn
+            children = self._children(request, response.urn)
+            with self._lock:
+                for child in children:
+                    self.captured[child.urn] = child
+                    self.order.append(child.urn)
         return response
+
+    def _children(self, request: Any, urn: str) -> list[Resource]:
+        """The children the Kubernetes provider would create for this registration, as far as it can be read."""
+        kind = request.type
+        if request.name in self.rendered and (kind in RENDERED_BY_THE_PROVIDER or kind in (CONFIG_GROUP, CONFIG_FILE)):
+            self.rendered_used.add(request.name)
+            given = [obj for path in self.rendered[request.name] for obj in objects(path)]
+            return self._named(given, request.name, urn)
+        if kind in RENDERED_BY_THE_PROVIDER:
+            self._unseen(request, urn, f"{RENDERED_BY_THE_PROVIDER[kind]}, rendered by the Kubernetes provider, "
+                                       "which does not run under the test kit's mocks")
+            return []
+        if kind not in (CONFIG_GROUP, CONFIG_FILE):
+            return []
+        if request.transforms:
+            self._unseen(request, urn, "its transforms run in the engine, on the provider's children")
+            return []
+        props = json_format.MessageToDict(request.object)
+        if _hides(props):
+            self._unseen(request, urn, "its manifests are secret or not known yet")
+            return []
+        found: list[dict[str, Any]] = []
+        sources = [props.get("file")] if kind == CONFIG_FILE else props.get("files") or []
+        for source in sources if isinstance(sources, list) else [sources]:
+            paths = _paths(source, self.directory)
+            if paths is None:
+                self._unseen(request, urn, f"its file '{source}' is a URL or matches no file here")
+                return []
+            found += [obj for path in paths for obj in objects(path)]
+        texts = props.get("yaml")
+        for text in texts if isinstance(texts, list) else [texts] if isinstance(texts, str) else []:
+            found += list(objects_of_text(text))
+        objs = props.get("objs")
+        found += list(flatten(objs if isinstance(objs, list) else []))
+        prefix = props.get("resourcePrefix")
+        return self._named(found, request.name if prefix is None else str(prefix), urn)
+
+    def _named(self, found: list[dict[str, Any]], prefix: str, parent: str) -> list[Resource]:
+        chain = parent.split("::")[2]  # urn:pulumi:<stack>::<project>::<type chain>::<name>
+        children = []
+        for index, obj in enumerate(found):
+            group, _, version = obj["apiVersion"].rpartition("/")
+            token = f"kubernetes:{group or 'core'}/{version}:{obj['kind']}"
+            name = child_name(prefix, obj, index)
+            struct = struct_pb2.Struct()
+            struct.update(obj)
+            children.append(Resource(token, name, f"urn:pulumi:{self.stack}::{self.project}::{chain}${token}::{name}",
+                                     struct, struct, parent))
+        return children
+
+    def _unseen(self, request: Any, urn: str, reason: str) -> None:
+        with self._lock:
+            self.unchecked.append(Unchecked(request.type, request.name, urn, reason))
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         old = self.captured.get(request.urn)
@@ -64,13 +162,37 @@ class _CapturingMonitor(mocks.MockMonitor):
         return super().RegisterResourceOutputs(request)
 
 
+def _hides(value: Any) -> bool:
+    """Whether a value holds an unknown or a secret somewhere (its children could not be named honestly)."""
+    if isinstance(value, str):
+        return value == _UNKNOWN
+    if isinstance(value, dict):
+        return _SECRET_SIG in value or any(_hides(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_hides(item) for item in value)
+    return False
+
+
+def _paths(source: Any, directory: Path) -> list[Path] | None:
+    """The files a ConfigGroup's ``files`` entry names (a path, a directory's YAML files or a glob), relative to
+    the program's directory; None for a URL or a pattern that matches nothing (the provider would fail)."""
+    if not isinstance(source, str) or "://" in source:
+        return None
+    pattern = str(directory / source)
+    matches = sorted(glob.glob(pattern)) if glob.has_magic(source) else [pattern] if os.path.exists(pattern) else []
+    paths: list[Path] = []
+    for match in map(Path, matches):
+        paths += sorted(p for p in match.rglob("*") if p.suffix in (".yaml", ".yml")) if match.is_dir() else [match]
+    return paths or None
+
+
 Program = Callable[[], Any]
 
 
 def _as_callable(program: Program | str | Path) -> Program:
     if callable(program):
         return program
-    path = Path(program)
+    path = Path(program).resolve()
 
     def run_directory() -> None:
         sys.path.insert(0, str(path))
@@ -82,31 +204,136 @@ def _as_callable(program: Program | str | Path) -> Program:
     return run_directory
 
 
-def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
-                    preview: bool = True, project: str = "project", stack: str = "stack") -> list[Resource]:
-    """Run ``program`` (a function, or a Pulumi program directory) and return its resources."""
-    monitor = _CapturingMonitor()
+@contextlib.contextmanager
+def _working_directory(path: Path) -> Iterator[None]:
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None, preview: bool = True,
+            project: str = "project", stack: str = "stack",
+            rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None) -> Captured:
+    """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
+    ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
+    name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
+    become its children, named as the provider names them."""
+    directory = Path.cwd() if callable(program) else Path(program).resolve()
+    monitor = _CapturingMonitor(project, stack, {name: _manifest_files(paths) for name, paths in
+                                                 (rendered or {}).items()}, directory)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(_Mocks(), project=project, stack=stack, preview=preview, monitor=monitor)
-    pulumi.runtime.set_all_config({k: v if isinstance(v, str) else str(v) for k, v in (stack_config or {}).items()})
+    pulumi.runtime.set_all_config({k: v if isinstance(v, str) else json.dumps(v) if not isinstance(v, bool)
+                                   else str(v).lower() for k, v in (stack_config or {}).items()})
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     run = _as_callable(program)
-    _sync_await(run_pulumi_func(lambda: run() and None))
-    return [monitor.captured[urn] for urn in monitor.order if urn is not None]
+    with _working_directory(directory):  # the CLI runs a program in its directory: relative files resolve there
+        _sync_await(run_pulumi_func(lambda: run() and None))
+    missing = sorted(set(rendered or {}) - monitor.rendered_used)
+    if missing:
+        raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
+                         "declare as a Chart, Directory, ConfigGroup or ConfigFile")
+    return Captured([monitor.captured[urn] for urn in monitor.order if urn is not None], monitor.unchecked)
+
+
+def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:
+    listed = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(path) for path in paths]
+    files: list[Path] = []
+    for path in listed:
+        files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
+    return files
+
+
+def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
+                    preview: bool = True, project: str = "project", stack: str = "stack") -> list[Resource]:
+    """Run ``program`` (a function, or a Pulumi program directory) and return its resources."""
+    return capture(program, stack_config=stack_config, preview=preview, project=project, stack=stack).resources
+
+
+# --- the program's own project and stack files ------------------------------------------------------------
+
+def project_files(directory: Path, stack: str | None,
+                  project: str | None = None) -> tuple[str | None, str | None, dict[str, Any]]:
+    """(project name, stack name, stack config) as the CLI reads them from a program directory: ``name`` of
+    Pulumi.yaml, its ``config:`` defaults, then Pulumi.<stack>.yaml's ``config:`` (the only stack file when
+    ``stack`` is not given). Bare keys belong to the project (``<project>:<key>``); ``secure:`` values cannot
+    be decrypted here and are left out (the program reads them as missing). ``project`` overrides the name."""
+    document = _yaml(directory / "Pulumi.yaml")
+    if not document:
+        return project, stack, {}
+    if project is None:
+        project = document.get("name") if isinstance(document.get("name"), str) else None
+    config: dict[str, Any] = {}
+    defaults: dict[str, Any] = document["config"] if isinstance(document.get("config"), dict) else {}
+    for key, value in defaults.items():
+        value = value.get("default") if isinstance(value, dict) else value
+        if value is not None:
+            config[_key(key, project)] = value
+    if stack is None:
+        stacks = sorted(path.name[len("Pulumi."):-len(".yaml")] for path in directory.glob("Pulumi.*.yaml"))
+        stack = stacks[0] if len(stacks) == 1 else None
+    stack_document = _yaml(directory / f"Pulumi.{stack}.yaml") if stack else {}
+    values: dict[str, Any] = stack_document["config"] if isinstance(stack_document.get("config"), dict) else {}
+    for key, value in values.items():
+        if not (isinstance(value, dict) and "secure" in value):
+            config[_key(key, project)] = value
+    return project, stack, config
+
+
+def _key(key: str, project: str | None) -> str:
+    return key if ":" in key or project is None else f"{project}:{key}"
+
+
+def _yaml(path: Path) -> dict[str, Any]:
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+class NotChecked(AssertionError):
+    """The program declares resources whose children no policy saw: a test must not pass them as clean."""
 
 
 def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
-             policy_config: Mapping[str, Any] | None = None, preview: bool = True, project: str = "project",
-             stack: str = "stack", pack: Iterable[Policy] | None = None) -> PolicyResult:
+             policy_config: Mapping[str, Any] | None = None, preview: bool = True, project: str | None = None,
+             stack: str | None = None, pack: Iterable[Policy] | None = None,
+             rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
+             unchecked: Iterable[str] = ()) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
-    ``stack_config`` is the stack's configuration (``{"compute:platform": "kubernetes"}``);
-    ``policy_config`` is what ``--policy-pack-config`` would hold (``{"policy-name": "advisory"}``
-    or ``{"policy-name": {"enforcementLevel": ..., "setting": ...}}``); ``pack`` is an
-    organisation's own choice of the policies (``compute_guard.policies.choose(...)``), all by default.
+    A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
+    ``Pulumi.<stack>.yaml`` the stack config; ``project``, ``stack`` and ``stack_config`` (merged over the
+    files' config) override them. ``stack_config`` is the stack's configuration
+    (``{"compute:platform": "kubernetes"}``); ``policy_config`` is what ``--policy-pack-config`` would hold
+    (``{"policy-name": "advisory"}`` or ``{"policy-name": {"enforcementLevel": ..., "setting": ...}}``);
+    ``pack`` is an organisation's own choice of the policies (``compute_guard.policies.choose(...)``), all by
+    default.
+
+    A ConfigGroup's or ConfigFile's manifests are expanded into the workloads the provider would create. A
+    Helm chart or kustomization cannot be: give its rendered manifests as ``rendered={"<its name>": path}``,
+    or name it in ``unchecked`` to accept that no policy sees its workloads; otherwise :class:`NotChecked` is
+    raised. ``result.unchecked`` lists what was not checked either way.
     """
-    resources = capture_program(program, stack_config=stack_config, preview=preview, project=project,
-                                stack=stack)
-    with stack_environment(stack_config, project, stack, preview):
-        return Analyzer(policy_config, pack=pack).run(resources)
+    config: dict[str, Any] = {}
+    if not callable(program):
+        project, stack, config = project_files(Path(program), stack, project)
+    project, stack = project or "project", stack or "stack"
+    config.update(stack_config or {})
+    captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
+                       rendered=rendered)
+    with stack_environment(config, project, stack, preview):
+        result = Analyzer(policy_config, pack=pack).run(captured.resources)
+    result.unchecked = list(captured.unchecked)
+    accepted = set(unchecked)
+    refused = [item for item in captured.unchecked if item.name not in accepted]
+    if refused:
+        raise NotChecked("no policy saw the workloads of " + "; ".join(
+            f"{item.type} '{item.name}' ({item.reason})" for item in refused)
+            + ": render it and pass rendered={'<name>': <its manifests>}, or accept it with unchecked=['<name>']")
+    return result

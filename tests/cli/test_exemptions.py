@@ -40,3 +40,16 @@ def test_a_malformed_exemption_is_refused_before_the_preview(toolchain, tmp_path
     out = stack.fails(*stack.preview("--policy-pack-config", stack.policy_config(far)))
     assert "error: validating policy config" in out and "Policies:" not in out
     assert "expires" in out
+
+
+def test_dates_that_are_not_dates_are_refused_before_the_preview(toolchain, tmp_path):
+    """Issue 29: 2027-02-29 and 2027-12-00 passed the schema, and the exemption was then dropped without a word.
+    The CLI refuses both, saying the date is not a date (format 'date'); a real one passes."""
+    stack = open_stack(toolchain, EXAMPLE, tmp_path, "dev", env={"COMPUTE_GUARD_TODAY": "2026-12-01"})
+    for bad in ("2027-02-29", "2027-12-00"):
+        config = {"workload-fits-pool": {"exemptions": [{"resource": "api", "reason": "r", "expires": bad}]}}
+        out = stack.fails(*stack.preview("--policy-pack-config", stack.policy_config(config)))
+        assert "error: validating policy config" in out and "Policies:" not in out, bad
+        assert "exemptions.0.expires: Does not match format 'date'" in out, out
+    good = {"workload-fits-pool": {"exemptions": [{"resource": "api", "reason": "r", "expires": "2027-02-28"}]}}
+    stack.ok(*stack.preview("--policy-pack-config", stack.policy_config(good)))
