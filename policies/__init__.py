@@ -146,6 +146,7 @@ def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, descript
     # Read each resource's props from the engine's protobuf on demand instead of materializing three
     # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference). It changes
     # no result; COMPUTE_GUARD_SDK_SHIM=off runs on the SDK's own path (the tests compare the two).
+    sdk.check_config()  # what the CLI's schema validation cannot say in words is refused in Configure
     if os.environ.get("COMPUTE_GUARD_SDK_SHIM") == "off":
         sdk.uninstall()
     elif not sdk.install():

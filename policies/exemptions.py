@@ -6,7 +6,8 @@ Every policy's config takes ``exemptions``: ``[{"resource": ..., "reason": ..., 
 refuses, before the preview starts, an entry without its three fields, a date that is not one, and an
 expiry further ahead than the limit (365 days from today; an organisation raises it with
 ``COMPUTE_GUARD_EXEMPTION_DAYS`` in the pack's environment, or ``exemption_days`` in its own
-``policy_pack``).
+``policy_pack``). The CLI's validation refuses what is not a real date; the pack refuses, in Configure and
+so also before the preview starts, an expiry past the limit, naming the latest allowed date.
 
 The adapters (policies/templates.py) apply them the same way to every policy: a finding on a resource an
 exemption in force covers is not reported by its policy but handed to exemptions-in-force (advisory),
@@ -91,6 +92,12 @@ def covering(exemptions: tuple[Exemption, ...], urn: str, name: str) -> Exemptio
     return max(matching, key=lambda exemption: exemption.expires, default=None)
 
 
+def beyond(message: str, exemption: Exemption, latest: date) -> str:
+    """A finding whose exemption expires after the limit (a pack whose config check did not run): it counts."""
+    return (f"{message} [the exemption for '{exemption.resource}' expires on {exemption.expires.isoformat()}, later "
+            f"than the latest allowed date {latest.isoformat()}: it exempts nothing]")
+
+
 def expired(message: str, exemption: Exemption) -> str:
     """A finding whose exemption has expired: it counts again, and says so."""
     return (f"{message} [the exemption for '{exemption.resource}' expired on {exemption.expires.isoformat()}: "
@@ -172,8 +179,25 @@ def date_pattern(latest: date) -> str:
     return f"^(?:{'|'.join(parts)})$"
 
 
+LAST_DATE = date(9999, 12, 31)
+
+
+def latest_allowed(today: date, days: int) -> date:
+    return today + timedelta(days=days)
+
+
+def refusals(config: Mapping[str, Any], today: date, days: int) -> list[str]:
+    """What the pack refuses in a policy's config before the preview starts, naming the limit: an expiry later
+    than ``days`` ahead. (The schema the CLI validates admits exactly the real dates, but the CLI prints a
+    pattern it does not match, never a date: the pack says it in Configure, which the CLI reports as is.)"""
+    latest = latest_allowed(today, days)
+    return [f"exemption for '{exemption.resource}' expires on {exemption.expires.isoformat()}, later than the latest "
+            f"allowed date {latest.isoformat()} ({days} days from {today.isoformat()})"
+            for exemption in parse(config) if exemption.expires > latest]
+
+
 def schema(today: date, days: int) -> dict[str, Any]:
-    latest = today + timedelta(days=days)
+    latest = latest_allowed(today, days)
     return {
         "type": "array",
         "description": f"Resources this policy does not fail, each for a reason and until a date at most {days} days "
@@ -186,9 +210,9 @@ def schema(today: date, days: int) -> dict[str, Any]:
                 "resource": {"type": "string", "minLength": 1,
                              "description": "A URN, or a glob (*, ?, [...]) over the resource's name or URN."},
                 "reason": {"type": "string", "pattern": r"\S", "description": "Why it is exempt (a ticket, a review)."},
-                # format date: the CLI's validator (gojsonschema) parses it as a calendar date; the pattern also
-                # holds it to real dates, and to the limit, for any validator
-                "expires": {"type": "string", "format": "date", "pattern": date_pattern(latest),
+                # format date: the CLI's validator (gojsonschema) parses it as a calendar date; the pattern holds it
+                # to real dates for any validator; the limit is the pack's to refuse, naming it (refusals)
+                "expires": {"type": "string", "format": "date", "pattern": date_pattern(LAST_DATE),
                             "description": f"YYYY-MM-DD, no later than {latest.isoformat()}; the finding counts again "
                                            "the day after."},
             },

@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
+import grpc
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import deserialize as sdk_deserialize
 from pulumi_policy import policy as sdk_policy
@@ -339,6 +340,32 @@ def _stack_resources(self: Any, request: Any) -> list[Any]:
     return [resource for resource, _ in built]
 
 
+REFUSES = "compute_guard_refuses"  # a policy's check of its own config, run in Configure: the refusals, in words
+
+
+class ConfigRefused(ValueError):
+    """Configure refused the policy pack config (in process; over gRPC the engine gets INVALID_ARGUMENT)."""
+
+
+def _configure(self: Any, request: Any, context: Any) -> Any:
+    """The SDK's Configure, after each of the pack's policies checked what its config holds that the CLI's schema
+    validation cannot say in words (an exemption past the limit: the CLI would print a regular expression).
+    The CLI runs Configure before the preview and prints the refusal as it is."""
+    refused = []
+    for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None) or ():
+        check = getattr(policy, REFUSES, None)
+        if check is not None and policy.name in request.policyConfig:
+            config = json_format.MessageToDict(request.policyConfig[policy.name].properties)
+            refused += [f"{policy.name}: {problem}" for problem in check(config)]
+    if refused:
+        message = "; ".join(refused)
+        if context is None:
+            raise ConfigRefused(message)
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, message)
+    return _SDK_CONFIGURE(self, request, context)
+
+
+_SDK_CONFIGURE = sdk_policy._PolicyAnalyzerServicer.Configure
 _SDK_REMEDIATE = sdk_policy._PolicyAnalyzerServicer.Remediate
 _SDK_ANALYZE_STACK = sdk_policy._PolicyAnalyzerServicer.AnalyzeStack
 _SDK_ANALYZE = sdk_policy._PolicyAnalyzerServicer.Analyze
@@ -361,6 +388,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         return [_plain(item) for item in value]
     return value
+
+
+def check_config() -> None:
+    """Have Configure run the pack's own config checks (REFUSES) first, whether or not the shim is installed:
+    it decides what is refused, so it is no part of the shim's speed-ups and the pack assembles it always."""
+    sdk_policy._PolicyAnalyzerServicer.Configure = _configure  # type: ignore[method-assign]
 
 
 def install(*, strict: bool = False) -> bool:

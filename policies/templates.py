@@ -14,6 +14,7 @@ the platform, the pack state). A rule never touches the SDK's ``args``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -140,7 +141,10 @@ def _exempt(policy: Policy, context: Context, findings: list[Finding]) -> list[F
             kept.append(finding)
             continue
         context.state.covered(policy.name, exemption)
-        if exemption.in_force(context.state.today):
+        latest = exemptions.latest_allowed(context.state.today, context.state.exemption_days)
+        if exemption.expires > latest:  # refused in Configure; without the shim's check it exempts nothing, and says so
+            kept.append(replace(finding, message=exemptions.beyond(finding.message, exemption, latest)))
+        elif exemption.in_force(context.state.today):
             context.state.exempt(Exempted(policy.name, urn, finding.message, exemption))
         else:
             kept.append(replace(finding, message=exemptions.expired(finding.message, exemption)))
@@ -200,6 +204,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                                           remediation_steps=policy.remediation_steps)
     # which resources it judges, so the SDK shim answers the others at once (policies/sdk.py, _analyze)
     setattr(sdk_policy, sdk.APPLIES, is_compute_cluster if policy.subject == "ComputeCluster" else is_workload)
+    setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy
 
 
@@ -217,4 +222,10 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
                                        config_schema=policy.config_schema_at(state.today, state.exemption_days),
                                        remediation_steps=policy.remediation_steps)
     setattr(sdk_policy, sdk.SHARES_RESOURCES, True)  # it reads the stack, never changes it (policies/sdk.py)
+    setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy
+
+
+def _refusals(state: PackState, config: Any) -> list[str]:
+    """What the pack refuses in a policy's config before the preview (the SDK hook calls it in Configure)."""
+    return exemptions.refusals(config, state.today, state.exemption_days)

@@ -299,6 +299,7 @@ class Analyzer(_Driver):
                  exemption_days: int | None = None) -> None:
         if shim:
             sdk.install()
+        sdk.check_config()  # as the pack assembles itself (policies.policy_pack)
         self.state = PackState(today, exemption_days)  # today: the date exemptions are judged on
         chosen = tuple(pack) if pack is not None else policies.ALL
         self.servicer = sdk.AnalyzerServicer(policies.PACK_NAME, policies.PACK_VERSION,
@@ -309,7 +310,10 @@ class Analyzer(_Driver):
         return self.servicer.GetAnalyzerInfo(None, None)
 
     def _configure(self, request: Any) -> None:
-        self.servicer.Configure(request, None)
+        try:
+            self.servicer.Configure(request, None)
+        except sdk.ConfigRefused as error:
+            raise ConfigError(f"the pack refuses its config: {error}") from None
 
     def _analyze(self, request: Any) -> Any:
         return self.servicer.Analyze(request, None)

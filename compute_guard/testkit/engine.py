@@ -26,7 +26,7 @@ from google.protobuf import empty_pb2
 from pulumi.runtime import proto
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
-from .analyzer import _Driver
+from .analyzer import ConfigError, _Driver
 
 _CHECKOUT = Path(__file__).resolve().parents[2]
 # compute-guard's own pack in a checkout of its repository; else the pack of the working directory
@@ -97,7 +97,12 @@ class EnginePack(_Driver):
         return self._info
 
     def _configure(self, request: Any) -> None:
-        self.stub.Configure(request)
+        try:
+            self.stub.Configure(request)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
+                raise
+            raise ConfigError(f"the pack refuses its config: {error.details()}") from None
 
     def _analyze(self, request: Any) -> Any:
         return self.stub.Analyze(request)

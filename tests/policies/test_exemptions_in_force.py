@@ -152,7 +152,10 @@ def test_an_exemption_of_a_policy_that_could_not_check_everything_is_not_called_
     ({"resource": "", "reason": "r", "expires": "2026-12-31"}, "should be non-empty"),
     ({"resource": "compute", "reason": "r", "expires": "2026-12-32"}, "does not match"),
     ({"resource": "compute", "reason": "r", "expires": "31/12/2026"}, "does not match"),
-    ({"resource": "compute", "reason": "r", "expires": "2027-12-02"}, "does not match"),  # 366 days ahead
+    ({"resource": "compute", "reason": "r", "expires": "2027-12-02"},  # 366 days ahead: the pack names the limit
+     "expires on 2027-12-02, later than the latest allowed date 2027-12-01"),
+    ({"resource": "compute", "reason": "r", "expires": "2027-02-29"}, "does not match"),  # not a leap year
+    ({"resource": "compute", "reason": "r", "expires": "2027-12-00"}, "does not match"),
     ({"resource": "compute", "reason": "r", "expires": "2026-12-31", "owner": "x"}, "Additional properties"),
 ])
 def test_malformed_exemptions_are_refused_before_anything_is_analyzed(entry, refused):
@@ -164,10 +167,29 @@ def test_a_year_ahead_is_the_limit_unless_the_organisation_raises_it():
     config = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=365))]}}
     Analyzer(config, today=TODAY)  # accepted: the limit itself
     far = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=700))]}}
-    with pytest.raises(ConfigError):
+    # refused before anything is analyzed, naming the latest allowed date (the CLI's own refusal printed a
+    # 900-character regular expression): the pack's Configure says it, the CLI prints it as it is
+    with pytest.raises(ConfigError, match=r"compute-cluster-valid: exemption for 'compute' expires on 2028-10-31, "
+                                          r"later than the latest allowed date 2027-12-01 \(365 days from 2026-12-01\)"):
         Analyzer(far, today=TODAY)
     result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], far, days=730)
     assert verdicts(result) == [(POLICY, "advisory", "compute")]
+
+
+def test_an_exemption_past_the_limit_that_slips_through_exempts_nothing_and_says_so(monkeypatch):
+    """Without the Configure check (an SDK the pack does not patch), the finding still counts, and says why."""
+    from pulumi_policy import policy as sdk_policy
+
+    from compute_guard.policies import sdk
+
+    monkeypatch.setattr(sdk, "check_config", lambda: None)
+    monkeypatch.setattr(sdk_policy._PolicyAnalyzerServicer, "Configure", sdk._SDK_CONFIGURE)
+    far = {"compute-cluster-valid": {"exemptions": [exemption(expires=TODAY + timedelta(days=700))]}}
+    result = run([Resource.of(CLUSTER_TYPE, "compute", BROKEN)], far)
+    assert verdicts(result) == [("compute-cluster-valid", "mandatory", "compute")]
+    assert result.findings("compute-cluster-valid") == [
+        f"{SIZES} [the exemption for 'compute' expires on 2028-10-31, later than the latest allowed date 2027-12-01: "
+        "it exempts nothing]"]
 
 
 def test_exemptions_in_force_can_be_made_mandatory_to_refuse_every_exemption():
