@@ -257,3 +257,15 @@ def test_no_policy_module_reads_props_or_a_pod_spec(name):
     text = text.replace("sdk.remediation_props(context.props)", "")
     found = [match.group(0) for match in READS_INPUTS.finditer(text)]
     assert found == [], f"{name} reads the inputs itself: {found}"
+
+
+def test_mutmut_copies_every_part_of_the_distribution_the_tests_import():
+    """mutmut runs the tests in a copy holding only what it mutates and what also_copy lists: a module missing
+    there (compute_guard/exits.py, once) makes every mutant's run fail on an import, which counted as done."""
+    import tomllib
+
+    also_copy = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["also_copy"]
+    parts = [path.relative_to(ROOT).as_posix() + ("/" if path.is_dir() else "")
+             for path in (ROOT / "compute_guard").iterdir()
+             if path.name not in ("policies", "__pycache__") and not path.name.endswith(".egg-info")]
+    assert [part for part in parts if part not in also_copy] == []
