@@ -7,13 +7,14 @@ and shared by workload-fits-pool and pool-capacity (and the placement report).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from .cluster import Pool
-from .nodes import Node
+from .nodes import Node, node_of
 from .placement import ClusterEntry, Stack, placement_of
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .quantity import CPU, MEMORY, PODS, STORAGE
@@ -134,6 +135,21 @@ def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any
         if other is None or (isinstance(other.min_replicas, int) and autoscaler.min_replicas > other.min_replicas):
             found[key] = autoscaler
     return found
+
+
+def pool_node(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Node | Unknown | None:
+    """The node of a pool on ``platform`` with a policy's ``allocatable`` setting, built once per stack and
+    setting and read by workload-fits-pool, pool-capacity and the report (which draws pool-capacity's)."""
+    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
+    key = ("node", id(load.pool), platform, json.dumps(setting, sort_keys=True, default=str))
+    if key not in stack.derived:
+        cluster = load.entry.cluster
+        stack.derived[key] = (load.pool, node_of(load.pool, platform, settings,
+                                                 None if isinstance(cluster, Unknown) else cluster.id))
+    pool, node = stack.derived[key]
+    assert pool is load.pool  # the stack holds its pools for as long as this cache lives
+    result: Node | Unknown | None = node
+    return result
 
 
 # --- the fit arithmetic workload-fits-pool, pool-capacity and the report share --------------------------

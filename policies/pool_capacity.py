@@ -18,8 +18,8 @@ from pulumi_policy import Severity
 
 from .cluster import MAX_POOL_SIZE
 from .findings import Finding, Violation, listed
-from .loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, room_per_node
-from .nodes import ALLOCATABLE_SCHEMA, Node, node_of
+from .loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, pool_node, room_per_node
+from .nodes import ALLOCATABLE_SCHEMA, Node
 from .placement import Stack
 from .platform import PLATFORMS
 from .quantity import PODS, exact
@@ -36,7 +36,7 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     findings: list[Finding] = list(load.unknown)
     for pool_load in load.pools:
         if pool_load.workloads:
-            findings.extend(_pool(pool_load, platform, settings))
+            findings.extend(_pool(stack, pool_load, platform, settings))
     return findings
 
 
@@ -52,7 +52,7 @@ def _replicas(placed: Placed) -> str:
     return shown
 
 
-def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
+def _pool(stack: Stack, load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
     findings: list[Finding] = []
     size = load.pool.max_size
     if isinstance(size, Unknown):
@@ -78,8 +78,7 @@ def _pool(load: PoolLoad, platform: str, settings: dict) -> list[Finding]:
                 urn))
     if not totals:
         return findings
-    cluster = load.entry.cluster
-    node = node_of(load.pool, platform, settings, None if isinstance(cluster, Unknown) else cluster.id)
+    node = pool_node(stack, load, platform, settings)
     if isinstance(node, Unknown):
         return [*findings, node]
     if node is None:

@@ -17,8 +17,8 @@ from decimal import Decimal
 from pulumi_policy import Severity
 
 from .findings import Finding, Violation, listed
-from .loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads
-from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node, node_of
+from .loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, pool_node
+from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node
 from .placement import Stack
 from .platform import PLATFORMS
 from .pods import GPU_RESOURCES, BadQuantity
@@ -89,9 +89,7 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
     for pool_load in load.pools:
         if not pool_load.workloads and not pool_load.daemonsets:
             continue
-        cluster = pool_load.entry.cluster
-        cluster_id = None if isinstance(cluster, Unknown) else cluster.id
-        node = node_of(pool_load.pool, platform, settings, cluster_id)
+        node = pool_node(stack, pool_load, platform, settings)
         if node is None:
             continue
         if isinstance(node, Unknown):

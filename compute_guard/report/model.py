@@ -16,8 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.loads import Placed, PoolLoad, counted, loads
-from compute_guard.policies.nodes import Node, node_of
+from compute_guard.policies.loads import Placed, PoolLoad, counted, loads, pool_node
+from compute_guard.policies.nodes import Node
+from compute_guard.policies.placement import Stack
 from compute_guard.policies.platform import resolve_platform
 from compute_guard.policies.pools import pool_machine
 from compute_guard.policies.quantity import CPU, MEMORY, PODS, amount
@@ -148,7 +149,7 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     placed = loads(stack)
     on_pools = set()
     for load in placed.pools:
-        view = _pool(load, platform, settings, reported)
+        view = _pool(stack, load, platform, settings, reported)
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order
@@ -161,11 +162,10 @@ def _settings(policy_config: Mapping[str, Any], policy: str) -> Mapping[str, Any
     return entry if isinstance(entry, Mapping) else {}
 
 
-def _pool(load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
+def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
           reported: Mapping[str, list[str]]) -> PoolView:
     pool, entry = load.pool, load.entry
-    cluster_id = getattr(entry.cluster, "id", None)
-    node = node_of(pool, platform, settings.get("allocatable") or {}, cluster_id) if platform else None
+    node = pool_node(stack, load, platform, settings) if platform else None  # pool-capacity's, with its setting
     allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
     if isinstance(node, Node):
         for resource in RESOURCES:

@@ -373,3 +373,12 @@ def test_a_policy_name_the_pack_does_not_have_is_refused_with_a_did_you_mean(wri
     assert main(["report", "--policy-pack-config", str(config), path]) == 2
     assert "'zzz', which is not a policy of this pack; the pack's policies are compute-cluster-valid, " in \
         capsys.readouterr().err
+
+
+def test_the_allocatable_setting_reaches_the_reports_nodes_as_it_reaches_the_policies(example):
+    """The report's node is pool-capacity's: with its allocatable setting (maxPods 5, 1 GiB kube-reserved on
+    platform kubernetes), a node of 'general' holds 5 Pods and 16 GiB - 1 GiB - 100 MiB; it showed the defaults."""
+    config = {"pool-capacity": {"allocatable": {"kubernetes": {"maxPods": 5, "kubeReserved": {"memory": "1Gi"}}}}}
+    report = report_of(example("dev"), policy_config=config)
+    general = next(view for view in report.pools if view.pool == "general")
+    assert general.allocatable == {"cpu": 4000, "memory": 15 * GIB - 100 * MIB, "pods": 5}
