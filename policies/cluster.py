@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
-from .findings import listed
-from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, plain, snake, type_name
+from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, derived, plain, snake, type_name
 
 ARCHITECTURES = ("arm64", "x86_64")
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
@@ -129,10 +128,13 @@ class Cluster:
 @dataclass(frozen=True)
 class Shape:
     """What reading a field found wrong with it (the grammar of the inputs: unknown, missing, wrong type,
-    out of range), said of the field; compute-cluster-valid reports it on the ComputeCluster."""
+    out of range), as a typed outcome: ``kind`` names the problem and ``facts`` hold what the words need (field
+    paths, the values as written, a did-you-mean). compute-cluster-valid writes the words and reports it on the
+    ComputeCluster (policies/compute_cluster_valid.py, SHAPES)."""
 
     subject: str  # ComputeCluster 'compute', or ComputeCluster 'compute' pool 'apps'
-    says: str
+    kind: str
+    facts: Mapping[str, Any]
 
 
 Problem = Shape | Unknown
@@ -145,8 +147,8 @@ class _Fields:
         self.subject = subject
         self.findings = findings
 
-    def bad(self, message: str) -> None:
-        self.findings.append(Shape(self.subject, message))
+    def bad(self, kind: str, **facts: Any) -> None:
+        self.findings.append(Shape(self.subject, kind, facts))
 
     def unknown(self, value: Unknown) -> None:
         self.findings.append(value)
@@ -171,22 +173,20 @@ class _Fields:
             camel, other = (value, values[name]) if key == name else (values[name], value)
             values[name] = camel  # with both spellings, the camelCase one is the field
             if name not in tolerated and _conflict(camel, other):
-                self.bad(f"both '{where}{name}' and '{where}{snake(name)}' are set, to different "
-                         f"values; keep one spelling")
+                self.bad("both spellings", where=where, name=name, snake=snake(name))
         return values
 
     def _unknown_key(self, key: Any, names: tuple[str, ...], where: str) -> None:
         candidates = list(names) + [snake(name) for name in names]
         close = difflib.get_close_matches(str(key), candidates, n=1, cutoff=0.6)
-        hint = f"; did you mean '{where}{close[0]}'?" if close else f"; known fields: {listed(names)}"
-        self.bad(f"unknown field '{where}{key}'{hint}")
+        self.bad("unknown field", where=where, key=key, close=close[0] if close else None, known=names)
 
     def mapping(self, value: Any, field: str) -> Mapping[str, Any] | None:
         if isinstance(value, Unknown):
             self.unknown(value)
             return None
         if not isinstance(value, Mapping):
-            self.bad(f"{field} must be an object, not {type_name(value)}")
+            self.bad("wrong type", field=field, expected="object", found=type_name(value))
             return None
         return value
 
@@ -195,7 +195,7 @@ class _Fields:
             self.unknown(value)
             return value
         if not isinstance(value, str):
-            self.bad(f"{field} must be a string, not {type_name(value)}")
+            self.bad("wrong type", field=field, expected="string", found=type_name(value))
             return None
         return value
 
@@ -207,14 +207,14 @@ class _Fields:
         number = as_int(value)
         if number is None:
             what = "a fraction" if isinstance(value, float) and not isinstance(value, bool) else type_name(value)
-            self.bad(f"{field} must be a whole number, not {what}")
+            self.bad("wrong type", field=field, expected="whole number", found=what)
             return None
-        shown = f"{field} {number}" if abs(number) < 10**15 else field
+        shown = number if abs(number) < 10**15 else None  # a number that long says nothing more
         if number < low:
-            self.bad(f"{shown} is below the minimum of {low}")
+            self.bad("below the minimum", field=field, number=shown, bound=low)
             return None
         if number > high:
-            self.bad(f"{shown} is above the maximum of {high}")
+            self.bad("above the maximum", field=field, number=shown, bound=high)
             return None
         return number
 
@@ -223,7 +223,7 @@ class _Fields:
             self.unknown(value)
             return value
         if not isinstance(value, bool):
-            self.bad(f"{field} must be true or false, not {type_name(value)}")
+            self.bad("wrong type", field=field, expected="boolean", found=type_name(value))
             return None
         return value
 
@@ -257,13 +257,13 @@ def parse_cluster(props: Any, name: str) -> ParsedCluster:
     label = raw_id if isinstance(raw_id, str) and raw_id and not isinstance(raw_id, SecretText) else name
     shape = _Fields(f"ComputeCluster '{label}'", findings)
     if not isinstance(data, Mapping):
-        shape.bad(f"its configuration must be an object, not {type_name(data)}")
+        shape.bad("configuration not an object", found=type_name(data))
         return ParsedCluster(Cluster(label, None, (), None, None, None), findings)
 
     fields = shape.read(data, _CLUSTER_FIELDS, "")
     wrapper = fields.get("type")
     if wrapper is not None and not isinstance(wrapper, Unknown) and wrapper != "compute-cluster":
-        shape.bad("field 'type' may only be \"compute-cluster\"; remove it")
+        shape.bad("type wrapper")
 
     cluster_id = _cluster_id(shape, fields.get("id"))
     pools = _pools(shape, fields.get("capacityGroups"))
@@ -277,27 +277,27 @@ def parse_cluster(props: Any, name: str) -> ParsedCluster:
 
 def _cluster_id(shape: _Fields, value: Any) -> str | Unknown | None:
     if value is None:
-        shape.bad("field 'id' is required; set it to letters, digits, '-' and '_'")
+        shape.bad("required", field="id")
         return None
     cluster_id = shape.string(value, "id")
     if isinstance(cluster_id, str) and not _CLUSTER_ID.match(cluster_id):
-        shape.bad("id may contain only letters, digits, '-' and '_', and must not be empty")
+        shape.bad("id format")
         return None
     return cluster_id
 
 
 def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
     if value is None:
-        shape.bad("field 'capacityGroups' is required; declare at least one pool")
+        shape.bad("required", field="capacityGroups")
         return ()
     if isinstance(value, Unknown):
         shape.unknown(value)
         return value
     if not isinstance(value, list):
-        shape.bad(f"capacityGroups must be a list of pools, not {type_name(value)}")
+        shape.bad("wrong type", field="capacityGroups", expected="list of pools", found=type_name(value))
         return ()
     if not value:
-        shape.bad("capacityGroups is empty; declare at least one pool")
+        shape.bad("no pools")
     raw_ids = [_raw_group_id(item) for item in value]
     repeated = {gid for gid in raw_ids if gid is not None and raw_ids.count(gid) > 1}
     pools = tuple(_pool(shape, index, item, raw_ids[index] in repeated) for index, item in enumerate(value))
@@ -306,7 +306,7 @@ def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
         gid = pool.group_id
         if isinstance(gid, str) and gid:
             if gid in seen:
-                shape.bad(f"pool '{gid}' is declared more than once; pool ids must be unique")
+                shape.bad("pool repeated", pool=gid)
             seen.add(gid)
     return pools
 
@@ -327,7 +327,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
         return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]",
                     profile=item)
     if not isinstance(item, Mapping):
-        cluster.bad(f"capacityGroups[{index}] must be an object, not {type_name(item)}")
+        cluster.bad("wrong type", field=f"capacityGroups[{index}]", expected="object", found=type_name(item))
         return empty
     raw_gid = _raw_group_id(item)
     label = f"pool '{raw_gid}'" if raw_gid else f"capacityGroups[{index}]"
@@ -338,19 +338,19 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
 
     group_id: str | Unknown | None
     if "groupId" not in fields:
-        shape.bad("field 'groupId' is required; name the pool with lowercase letters, digits and hyphens")
+        shape.bad("required", field="groupId")
         group_id = None
     else:
         group_id = shape.string(fields["groupId"], "groupId")
         if isinstance(group_id, str) and not _POOL_ID.match(group_id):
-            shape.bad("groupId must be non-empty lowercase letters, digits and hyphens")
+            shape.bad("group id format")
             group_id = None
 
     instance_type = None
     if "instanceType" in fields:
         instance_type = shape.string(fields["instanceType"], "instanceType")
         if instance_type == "":
-            shape.bad("instanceType is empty; name a machine or remove the field")
+            shape.bad("empty instance type")
             instance_type = None
 
     nested = None
@@ -360,7 +360,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
     sizes: dict[str, int | Unknown | None] = {}
     for field in ("minSize", "maxSize"):
         if field not in fields:
-            shape.bad(f"field '{field}' is required; set a whole number from 0 to {MAX_POOL_SIZE}")
+            shape.bad("required", field=field, most=MAX_POOL_SIZE)
             sizes[field] = None
         else:
             sizes[field] = shape.integer(fields[field], field, 0, MAX_POOL_SIZE)
@@ -383,13 +383,13 @@ def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Un
     fields = shape.read(profile, _PROFILE_FIELDS, "profile.")
     cpu: Decimal | Unknown | None = None
     if "cpu" not in fields:
-        shape.bad("field 'profile.cpu' is required; set cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
+        shape.bad("required", field="profile.cpu")
     else:
         cpu = _cpu(shape, fields["cpu"])
     sizes: dict[str, int | Unknown | None] = {}
     for field in ("memoryBytes", "ephemeralStorageBytes"):
         if field not in fields:
-            shape.bad(f"field 'profile.{field}' is required; set a whole number of bytes")
+            shape.bad("required", field=f"profile.{field}")
             sizes[field] = None
         else:
             sizes[field] = shape.integer(fields[field], f"profile.{field}", 0, _U64)
@@ -403,8 +403,7 @@ def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Un
         architecture = shape.string(fields["architecture"], "profile.architecture")
         if isinstance(architecture, str) and architecture not in ARCHITECTURES:
             hint = {"amd64": "x86_64", "x86-64": "x86_64", "aarch64": "arm64", "arm": "arm64"}.get(architecture)
-            fix = f"; did you mean '{hint}'?" if hint else ""
-            shape.bad(f"profile.architecture '{architecture}' is not one of arm64, x86_64{fix}")
+            shape.bad("not an architecture", value=architecture, hint=derived(hint, architecture) if hint else None)
             architecture = None
 
     gpu: Gpu | Unknown | None = None
@@ -428,10 +427,10 @@ def _cpu(shape: _Fields, value: Any) -> Decimal | Unknown | None:
     except InvalidOperation:
         amount = None
     if amount is None:
-        shape.bad("profile.cpu must be cores such as \"4\" or \"0.5\", or millicores such as \"500m\"")
+        shape.bad("cpu format")
         return None
     if amount <= 0:
-        shape.bad("profile.cpu must be greater than zero")
+        shape.bad("cpu zero")
         return None
     return amount if _CPU_MILLICORES.match(cpu) else amount * 1000
 
@@ -443,15 +442,15 @@ def _gpu(shape: _Fields, value: Any) -> Gpu | Unknown | None:
     fields = shape.read(gpu, _GPU_FIELDS, "profile.gpu.")
     gpu_type: str | Unknown | None = None
     if "type" not in fields:
-        shape.bad("field 'profile.gpu.type' is required; name the GPU, such as \"nvidia-a10g\"")
+        shape.bad("required", field="profile.gpu.type")
     else:
         gpu_type = shape.string(fields["type"], "profile.gpu.type")
         if gpu_type == "":
-            shape.bad("profile.gpu.type is empty; name the GPU, such as \"nvidia-a10g\"")
+            shape.bad("empty gpu type")
             gpu_type = None
     count: int | Unknown | None = None
     if "count" not in fields:
-        shape.bad("field 'profile.gpu.count' is required; set the number of GPUs per machine (at least 1)")
+        shape.bad("required", field="profile.gpu.count")
     else:
         count = shape.integer(fields["count"], "profile.gpu.count", 1, _U32)
     return Gpu(gpu_type, count)
@@ -466,10 +465,10 @@ def _scale_policy(shape: _Fields, value: Any) -> ScalePolicy | None:
         shape.unknown(kind)
         return None
     if kind is None:
-        shape.bad("field 'scalePolicy.type' is required; set \"fixed\" or \"autoscale\"")
+        shape.bad("required", field="scalePolicy.type")
         return None
     if not isinstance(kind, str) or kind not in _SCALE_FIELDS:
-        shape.bad("scalePolicy.type must be \"fixed\" or \"autoscale\"")
+        shape.bad("scale type")
         return None
     fields = shape.read(policy, _SCALE_FIELDS[kind], "scalePolicy.")
     names = _SCALE_FIELDS[kind][1:]
@@ -478,7 +477,7 @@ def _scale_policy(shape: _Fields, value: Any) -> ScalePolicy | None:
 
 def _range(shape: _Fields, value: Any, field: str) -> Range | None:
     if value is None:
-        shape.bad(f"field '{field}' is required; set {{min, max, default}}")
+        shape.bad("required", field=field, range=True)
         return None
     bounds = shape.mapping(value, field)
     if bounds is None:
@@ -487,7 +486,7 @@ def _range(shape: _Fields, value: Any, field: str) -> Range | None:
     numbers: dict[str, int | Unknown | None] = {}
     for name in _RANGE_FIELDS:
         if name not in fields:
-            shape.bad(f"field '{field}.{name}' is required; set a whole number")
+            shape.bad("required", field=f"{field}.{name}", bound=True)
             numbers[name] = None
         else:
             numbers[name] = shape.integer(fields[name], f"{field}.{name}", 0, _U32)
@@ -520,7 +519,7 @@ def _selected_domains(shape: _Fields, value: Any) -> Mapping[str, tuple[str, ...
             result[key] = domains
             continue
         if not isinstance(domains, list):
-            shape.bad(f"{field} must be a list of failure-domain names, not {type_name(domains)}")
+            shape.bad("wrong type", field=field, expected="list of failure-domain names", found=type_name(domains))
             result[key] = None
             continue
         names = [shape.string(domain, f"{field}[{i}]") for i, domain in enumerate(domains)]
@@ -544,9 +543,9 @@ def _container_cidr(shape: _Fields, value: Any) -> tuple[str | Unknown | None, i
     try:
         network = ipaddress.IPv4Network(cidr, strict=True)
     except ValueError:
-        shape.bad(f"containerCidr '{cidr}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)")
+        shape.bad("cidr not a network", cidr=cidr)
         return cidr, None  # still a custom network for the policies that only care that it is set
     if network.prefixlen > 24:
-        shape.bad(f"containerCidr '{cidr}' is narrower than /24; each machine needs a /24 of its own")
+        shape.bad("cidr too narrow", cidr=cidr)
         return cidr, None
     return cidr, network

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pulumi_policy import Severity
 
 from .cluster import Cluster, ParsedCluster, Pool, Range, Shape
-from .findings import Finding, Violation
+from .findings import Finding, Violation, listed
 from .templates import Context, Policy
 from .values import Unknown
 
@@ -23,12 +23,83 @@ def compute_cluster_valid(cluster: ParsedCluster) -> list[Finding]:
     """What reading the inputs found (and every value it could not know yet), then every relation
     between fields that does not hold."""
     model = cluster.model
-    findings: list[Finding] = [Violation(f"{p.subject}: {p.says}") if isinstance(p, Shape) else p
+    findings: list[Finding] = [Violation(f"{p.subject}: {said(p)}") if isinstance(p, Shape) else p
                                for p in cluster.problems]
     for pool in model.pools if isinstance(model.pools, tuple) else ():
         findings += [Violation(f"{model.subject} {pool.label}: {problem}") for problem in _pool(pool)]
     findings += [Violation(f"{model.subject}: {problem}") for problem in _references(model)]
     return findings
+
+
+# --- the words for what reading the inputs found (policies/cluster.py returns them as Shape outcomes) -------
+
+_EXPECTED = {"object": "an object", "string": "a string", "whole number": "a whole number",
+             "boolean": "true or false", "list of pools": "a list of pools",
+             "list of failure-domain names": "a list of failure-domain names"}
+_CPU = 'cores such as "4" or "0.5", or millicores such as "500m"'
+_FIX_REQUIRED = {
+    "id": "set it to letters, digits, '-' and '_'",
+    "capacityGroups": "declare at least one pool",
+    "groupId": "name the pool with lowercase letters, digits and hyphens",
+    "profile.cpu": f"set {_CPU}",
+    "profile.memoryBytes": "set a whole number of bytes",
+    "profile.ephemeralStorageBytes": "set a whole number of bytes",
+    "profile.gpu.type": 'name the GPU, such as "nvidia-a10g"',
+    "profile.gpu.count": "set the number of GPUs per machine (at least 1)",
+    "scalePolicy.type": 'set "fixed" or "autoscale"',
+}
+_FIXED_WORDS = {
+    "type wrapper": 'field \'type\' may only be "compute-cluster"; remove it',
+    "id format": "id may contain only letters, digits, '-' and '_', and must not be empty",
+    "no pools": "capacityGroups is empty; declare at least one pool",
+    "group id format": "groupId must be non-empty lowercase letters, digits and hyphens",
+    "empty instance type": "instanceType is empty; name a machine or remove the field",
+    "cpu format": f"profile.cpu must be {_CPU}",
+    "cpu zero": "profile.cpu must be greater than zero",
+    "empty gpu type": 'profile.gpu.type is empty; name the GPU, such as "nvidia-a10g"',
+    "scale type": 'scalePolicy.type must be "fixed" or "autoscale"',
+}
+
+
+def said(shape: Shape) -> str:
+    """What is wrong with a field, and the fix, in the words of this policy."""
+    facts, kind = shape.facts, shape.kind
+    if kind in _FIXED_WORDS:
+        return _FIXED_WORDS[kind]
+    if kind == "both spellings":
+        return (f"both '{facts['where']}{facts['name']}' and '{facts['where']}{facts['snake']}' are set, to different "
+                "values; keep one spelling")
+    if kind == "unknown field":
+        hint = (f"; did you mean '{facts['where']}{facts['close']}'?" if facts["close"] is not None
+                else f"; known fields: {listed(facts['known'])}")
+        return f"unknown field '{facts['where']}{facts['key']}'{hint}"
+    if kind == "wrong type":
+        return f"{facts['field']} must be {_EXPECTED[facts['expected']]}, not {facts['found']}"
+    if kind in ("below the minimum", "above the maximum"):
+        shown = facts["field"] if facts["number"] is None else f"{facts['field']} {facts['number']}"
+        return f"{shown} is {kind} of {facts['bound']}"
+    if kind == "configuration not an object":
+        return f"its configuration must be an object, not {facts['found']}"
+    if kind == "required":
+        field = facts["field"]
+        if facts.get("range"):
+            fix = "set {min, max, default}"
+        elif facts.get("bound"):
+            fix = "set a whole number"
+        elif "most" in facts:
+            fix = f"set a whole number from 0 to {facts['most']}"
+        else:
+            fix = _FIX_REQUIRED[field]
+        return f"field '{field}' is required; {fix}"
+    if kind == "pool repeated":
+        return f"pool '{facts['pool']}' is declared more than once; pool ids must be unique"
+    if kind == "not an architecture":
+        fix = f"; did you mean '{facts['hint']}'?" if facts["hint"] else ""
+        return f"profile.architecture '{facts['value']}' is not one of arm64, x86_64{fix}"
+    if kind == "cidr not a network":
+        return f"containerCidr '{facts['cidr']}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)"
+    assert kind == "cidr too narrow", kind  # policies/cluster.py reports no other
+    return f"containerCidr '{facts['cidr']}' is narrower than /24; each machine needs a /24 of its own"
 
 
 def _pool(pool: Pool) -> list[str]:

@@ -269,3 +269,41 @@ def test_mutmut_copies_every_part_of_the_distribution_the_tests_import():
              for path in (ROOT / "compute_guard").iterdir()
              if path.name not in ("policies", "__pycache__") and not path.name.endswith(".egg-info")]
     assert [part for part in parts if part not in also_copy] == []
+
+
+# Modules that are neither a policy nor the model, and what text they write: the adapters' own words.
+WORDS_OUTSIDE_POLICIES = {
+    "__init__.py": "the pack's description",
+    "baseline.py": "why the previous deployment cannot be read (a policy's not-applicable reason)",
+    "exemptions.py": "what an exemption adds to any policy's finding, and its schema's description",
+    "findings.py": "the internal-error message every policy fails closed with",
+    "platform.py": "the platform setting's schema description",
+    "sdk.py": "the refusal of an SDK version the shim does not know",
+}
+
+
+def _message_texts(tree: ast.AST) -> list[str]:
+    """String pieces shaped like a message ('what is wrong; the fix'), docstrings left out."""
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(part.value for part in node.values if isinstance(part, ast.Constant))
+        else:
+            continue
+        if "; " in text and len(text.split()) >= 5:
+            texts.append(text)
+    return texts
+
+
+def test_the_model_writes_no_words_the_policies_write_them():
+    """Issue 'One model of the stack': readers and resolvers return typed outcomes and each policy module writes
+    its own words (the shape sentences of cluster.py and the problems of architecture.py were written there)."""
+    policy_modules = {f"{module_name(name)}.py" for name in NAMES}
+    worded = {path.name: _message_texts(ast.parse(path.read_text()))
+              for path in sorted((ROOT / "policies").glob("*.py")) if path.name not in policy_modules}
+    assert {name: texts for name, texts in worded.items() if texts and name not in WORDS_OUTSIDE_POLICIES} == {}

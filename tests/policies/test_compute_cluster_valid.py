@@ -324,6 +324,7 @@ def test_a_repeated_pool_id_labels_each_pool_by_its_place():
 
 def test_reading_configuration_that_is_not_known_or_not_an_object():
     from compute_guard.policies.cluster import parse_cluster
+    from compute_guard.policies.compute_cluster_valid import said
     from compute_guard.policies.values import Undetermined, Unknown
 
     unknown = Unknown(Undetermined("not known during preview"))
@@ -331,7 +332,7 @@ def test_reading_configuration_that_is_not_known_or_not_an_object():
     assert parsed.problems == [unknown]
     assert (parsed.model.label, parsed.model.id, parsed.model.pools) == ("compute", unknown, unknown)
     parsed = parse_cluster(["compute"], "compute")
-    assert [f"{p.subject}: {p.says}" for p in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
+    assert [f"{p.subject}: {said(p)}" for p in parsed.problems] == [CLUSTER + "its configuration must be an object, not a list"]
     assert (parsed.model.id, parsed.model.pools) == (None, ())
 
 
