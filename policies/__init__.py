@@ -37,17 +37,17 @@ from . import (
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     pool_capacity,
-    sdk,
     workload_architecture_pin,
     workload_architecture_selector_valid,
     workload_fits_pool,
     workload_node_architecture,
     workload_pool_placement,
 )
+from .adapters import sdk
+from .adapters.findings import listed
+from .adapters.state import PackState
+from .adapters.templates import Policy, resource_policy, stack_policy
 from .exemptions_in_force import POLICY as EXEMPTIONS_IN_FORCE
-from .findings import listed
-from .state import PackState
-from .templates import Policy, resource_policy, stack_policy
 
 ALL: tuple[Policy, ...] = (
     compute_cluster_valid.POLICY,
@@ -144,7 +144,7 @@ def policy_pack(name: str, policies: Iterable[Policy] | None = None, *, descript
     warning on an SDK it does not support) and one PackState for the process. ``exemption_days``: how far
     ahead an exemption may expire (default 365, or COMPUTE_GUARD_EXEMPTION_DAYS)."""
     # Read each resource's props from the engine's protobuf on demand instead of materializing three
-    # copies of it per policy (policies/sdk.py; bench/benchmark.py measures the difference). It changes
+    # copies of it per policy (policies/adapters/sdk.py; bench/benchmark.py measures the difference). It changes
     # no result; COMPUTE_GUARD_SDK_SHIM=off runs on the SDK's own path (the tests compare the two).
     sdk.check_config()  # what the CLI's schema validation cannot say in words is refused in Configure
     if os.environ.get("COMPUTE_GUARD_SDK_SHIM") == "off":

@@ -1,9 +1,10 @@
 """cloud-machine-catalog: a pool's machine exists on the platform and offers what the pool declares.
 
-On aws, gcp and azure a pool names a machine type (checked against policies/data/machines.json,
+On aws, gcp and azure a pool names a machine type (checked against policies/platforms/data/machines.json,
 with a did-you-mean for a typo) whose architecture, GPU and nested virtualization must match the
 pool's profile, and which has at least the CPU and memory the profile claims (the machine provides the
-pool's nodes: policies/pools.py); a pool without one must declare a combination some machine of the platform offers.
+pool's nodes: policies/model/pools.py); a pool without one must declare a combination some machine of the
+platform offers.
 Otherwise the autoscaling group is created and its machines never join, or run the wrong images.
 
 A name the catalog does not have that follows the platform's naming and names a family the
@@ -19,12 +20,12 @@ from decimal import Decimal
 
 from pulumi_policy import Severity
 
-from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
-from .cluster import Cluster, Gpu, ParsedCluster, Pool, Profile
-from .findings import Finding, Violation, listed
-from .quantity import CPU, MEMORY, MIB, amount
-from .templates import Context, Policy, moved_setting
-from .values import REDACTED, SecretText, Unknown
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy, moved_setting
+from .model.cluster import Cluster, Gpu, ParsedCluster, Pool, Profile
+from .model.values import REDACTED, SecretText, Unknown
+from .platforms.catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
+from .platforms.quantity import CPU, MEMORY, MIB, amount
 
 
 def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
@@ -141,7 +142,7 @@ POLICY = Policy(
                 "declared architecture, GPU and nested virtualization, and at least the CPU and memory its profile "
                 "claims; a pool without one declares a combination some machine of the platform offers.",
     severity=Severity.HIGH,
-    remediation_steps="Use a machine type of the platform (see policies/data/machines.json), and make "
+    remediation_steps="Use a machine type of the platform (see policies/platforms/data/machines.json), and make "
                       "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",
     check=_check,
 )

@@ -1,6 +1,6 @@
 """cloud-machine-new-family: a pool's machine is of a family newer than the machine catalog.
 
-Clouds launch machine families every few months; the catalog (policies/data/machines.json) knows
+Clouds launch machine families every few months; the catalog (policies/platforms/data/machines.json) knows
 the ones that existed when it was generated. A pool's ``instanceType`` the catalog does not have,
 that follows the platform's naming and names a family the catalog does not know, is not a typo
 (cloud-machine-catalog leaves it alone): it is a machine this pack cannot check. This policy says
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Severity
 
-from .catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, about, find_machine, new_family
-from .cluster import Cluster, ParsedCluster
-from .findings import Finding, Violation
-from .templates import Context, Policy
-from .values import SecretText, Unknown
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.cluster import Cluster, ParsedCluster
+from .model.values import SecretText, Unknown
+from .platforms.catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, about, find_machine, new_family
 
 
 def cloud_machine_new_family(cluster: Cluster, platform: str) -> list[Finding]:

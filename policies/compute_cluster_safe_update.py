@@ -3,7 +3,7 @@
 Changing a cluster's id or its container network orphans what runs on it, and moving a pool to a
 machine of another CPU architecture replaces the autoscaling group with machines the stack's images
 may not run on. The engine never hands a policy the previous inputs, so they come from the previous
-deployment's state (policies/baseline.py): the configured ``baseline`` file, else the local
+deployment's state (policies/adapters/baseline.py): the configured ``baseline`` file, else the local
 backend's checkpoint, else on any other backend the Pulumi CLI's ``pulumi stack export``. A
 ComputeCluster that is not deployed yet has nothing to compare.
 """
@@ -14,12 +14,12 @@ from typing import Any
 
 from pulumi_policy import Severity
 
-from .baseline import Unavailable
-from .catalog import CLOUD_PLATFORMS, find_machine, is_same_architecture_aws_machine
-from .cluster import Cluster, ParsedCluster, parse_cluster
-from .findings import Finding, Violation
-from .templates import Context, Policy
-from .values import Unknown, derived
+from .adapters.baseline import Unavailable
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.cluster import Cluster, ParsedCluster, parse_cluster
+from .model.values import Unknown, derived
+from .platforms.catalog import CLOUD_PLATFORMS, find_machine, is_same_architecture_aws_machine
 
 
 def compute_cluster_safe_update(old: Cluster, new: Cluster, platform: str | None = None) -> list[Finding]:

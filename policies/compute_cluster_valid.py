@@ -2,7 +2,7 @@
 
 Every other ComputeCluster policy reads a model in which an invalid field is left out, so each
 mistake is reported once, here, with the field path and the fix. Reading the inputs
-(policies/cluster.py) finds what cannot be read: unknown fields (with a did-you-mean), missing
+(policies/model/cluster.py) finds what cannot be read: unknown fields (with a did-you-mean), missing
 fields, wrong types, values outside a field's own range or format. This rule adds how the fields
 must fit together: a pool's sizes and its scale policy, the pools that dynamicContainerPool,
 failureDomainSpread and selectedFailureDomains name, the failure domains selected against the
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .cluster import Cluster, ParsedCluster, Pool, Range, Shape
-from .findings import Finding, Violation, listed
-from .templates import Context, Policy
-from .values import Unknown
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.cluster import Cluster, ParsedCluster, Pool, Range, Shape
+from .model.values import Unknown
 
 
 def compute_cluster_valid(cluster: ParsedCluster) -> list[Finding]:
@@ -31,7 +31,7 @@ def compute_cluster_valid(cluster: ParsedCluster) -> list[Finding]:
     return findings
 
 
-# --- the words for what reading the inputs found (policies/cluster.py returns them as Shape outcomes) -------
+# --- the words for what reading the inputs found (policies/model/cluster.py returns them as Shape outcomes) -------
 
 _EXPECTED = {"object": "an object", "string": "a string", "whole number": "a whole number",
              "boolean": "true or false", "list of pools": "a list of pools",
@@ -98,7 +98,7 @@ def said(shape: Shape) -> str:
         return f"profile.architecture '{facts['value']}' is not one of arm64, x86_64{fix}"
     if kind == "cidr not a network":
         return f"containerCidr '{facts['cidr']}' is not an IPv4 network such as 10.244.0.0/16 (no host bits set)"
-    assert kind == "cidr too narrow", kind  # policies/cluster.py reports no other
+    assert kind == "cidr too narrow", kind  # policies/model/cluster.py reports no other
     return f"containerCidr '{facts['cidr']}' is narrower than /24; each machine needs a /24 of its own"
 
 

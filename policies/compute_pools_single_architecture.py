@@ -2,7 +2,7 @@
 
 A stack builds its images once; a pool of another architecture would run them under emulation or
 not at all. A pool's architecture is its profile's, else its machine's on aws, gcp and azure
-(policies/pools.py). Reported on each ComputeCluster that has a pool architecture, naming its pools
+(policies/model/pools.py). Reported on each ComputeCluster that has a pool architecture, naming its pools
 and, for one its machine provides, the machine. An organisation whose images are multi-architecture
 lowers this policy's level; workload-node-architecture judges the Pods' pins either way.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .cluster import Cluster
-from .findings import Finding, Violation, listed
-from .placement import Stack, declared_architectures
-from .pools import pool_machine
-from .templates import Context, Policy
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.cluster import Cluster
+from .model.placement import Stack, declared_architectures
+from .model.pools import pool_machine
 
 
 def compute_pools_single_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:

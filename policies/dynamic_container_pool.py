@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation, quoted
-from .placement import (
+from .adapters.findings import Finding, Violation, quoted
+from .adapters.templates import Context, Policy
+from .model.placement import (
     UNRESOLVED,
     DynamicNeedsOneCluster,
     LabelContradicts,
@@ -19,9 +20,8 @@ from .placement import (
     Unresolved,
     placement_of,
 )
-from .templates import Context, Policy
-from .values import Unknown
-from .workloads import CLUSTER_KEY
+from .model.values import Unknown
+from .model.workloads import CLUSTER_KEY
 
 
 def dynamic_container_pool(stack: Stack) -> list[Finding]:

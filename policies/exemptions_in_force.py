@@ -1,6 +1,6 @@
 """exemptions-in-force: every exemption that keeps a finding from failing the preview, and every unused one.
 
-An exemption (any policy's ``exemptions`` config, policies/exemptions.py) lets one resource through one
+An exemption (any policy's ``exemptions`` config, policies/adapters/exemptions.py) lets one resource through one
 policy until a date, for a reason. It must never hide the finding: this policy shows each exempted
 finding on its resource, with the policy it belongs to, the reason and the expiry, at its own level
 (advisory by default: exemptions never fail the preview; mandatory would refuse every exemption). An
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Severity
 
-from .findings import Finding, Violation
-from .placement import Stack
-from .state import Exempted, Unused
-from .templates import Context, Policy
+from .adapters.findings import Finding, Violation
+from .adapters.state import Exempted, Unused
+from .adapters.templates import Context, Policy
+from .model.placement import Stack
 
 
 def exemptions_in_force(exempted: list[Exempted], unused: list[Unused]) -> list[Finding]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Severity
 
-from .findings import Finding, Violation
-from .placement import Stack
-from .templates import Context, Policy
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.placement import Stack
 
 
 def helm_release_unchecked(stack: Stack) -> list[Finding]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .cluster import DEFAULT_CONTAINER_CIDR, Cluster, ParsedCluster
-from .findings import Finding, Violation
-from .templates import Context, Policy
-from .values import Unknown
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.cluster import DEFAULT_CONTAINER_CIDR, Cluster, ParsedCluster
+from .model.values import Unknown
 
 
 def kubernetes_compute_enforceable(cluster: Cluster) -> list[Finding]:

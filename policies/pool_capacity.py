@@ -16,15 +16,15 @@ from decimal import ROUND_CEILING, Decimal
 
 from pulumi_policy import Severity
 
-from .cluster import MAX_POOL_SIZE
-from .findings import Finding, Violation, listed
-from .loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, pool_node, room_per_node
-from .nodes import ALLOCATABLE_SCHEMA, Node
-from .placement import Stack
-from .platform import PLATFORMS
-from .quantity import PODS, exact
-from .templates import Context, Policy
-from .values import REDACTED, Unknown
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.cluster import MAX_POOL_SIZE
+from .model.loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, pool_node, room_per_node
+from .model.nodes import ALLOCATABLE_SCHEMA, Node
+from .model.placement import Stack
+from .model.values import REDACTED, Unknown
+from .platforms.platform import PLATFORMS
+from .platforms.quantity import PODS, exact
 from .workload_fits_pool import WHAT, allocatable_sum, machine, show
 
 LARGEST = 3  # consumers named in a message
@@ -84,7 +84,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: dict) -> list[F
     if node is None:
         return findings
     # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it, and
-    # say so (the report leaves out the same workloads: policies/loads.py, counted).
+    # say so (the report leaves out the same workloads: policies/model/loads.py, counted).
     kept, left_out = counted(load, node)
     room = room_per_node(node, load.daemonsets)
     fitting = {id(placed) for placed in kept}

@@ -17,14 +17,14 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, Severity
 
-from . import sdk
-from .architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, node_architecture
-from .findings import Finding, Violation
-from .placement import DeclaredArchitectures, Stack, needed_architecture
-from .templates import Context, Policy
-from .values import Unknown
+from .adapters import sdk
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, node_architecture
+from .model.placement import DeclaredArchitectures, Stack, needed_architecture
+from .model.values import Unknown
+from .model.workloads import ARCH_KEY, Workload, pin_architecture
 from .workload_node_architecture import because
-from .workloads import ARCH_KEY, Workload, pin_architecture
 
 Known = tuple[Stack, DeclaredArchitectures]  # the ComputeClusters analyzed so far (PackState.seen_stack)
 

@@ -3,14 +3,16 @@
 A nodeSelector or required node affinity on ``kubernetes.io/arch`` that uses a name Kubernetes
 does not know (``x86_64``, ``aarch64``: the node label says ``amd64``, ``arm64``), or that leaves
 no architecture at all, keeps the Pods Pending forever. This checks the workload on its own,
-before any pool is known (policies/architecture.py reads the constraints the scheduler's way).
+before any pool is known (policies/model/architecture.py reads the constraints the scheduler's way).
 """
 
 from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .architecture import (
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.architecture import (
     KUBERNETES_ARCHITECTURES,
     OPERATORS,
     BadOperator,
@@ -20,9 +22,7 @@ from .architecture import (
     Problem,
     WrongType,
 )
-from .findings import Finding, Violation, listed
-from .templates import Context, Policy
-from .workloads import Workload
+from .model.workloads import Workload
 
 
 def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
@@ -39,7 +39,7 @@ def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
 
 
 def said(problem: Problem) -> str:
-    """What is wrong with a constraint, and the fix (policies/architecture.py finds it)."""
+    """What is wrong with a constraint, and the fix (policies/model/architecture.py finds it)."""
     if isinstance(problem, WrongType):
         return f"{problem.where} must be {'an' if problem.expected[0] in 'aeiou' else 'a'} {problem.expected}, " \
                f"not {problem.found}"

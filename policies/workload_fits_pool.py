@@ -5,7 +5,7 @@ ephemeral storage, GPUs or Pod slots than one node of that pool can give, once t
 DaemonSets have taken theirs, can never be scheduled: it would sit Pending with "Insufficient cpu"
 and the autoscaler would never add a node for it. The node is the pool's profile, else its
 machine's catalog facts; allocatable follows the platform's documented reservations
-(policies/nodes.py). Both are upper bounds of a real node's, so what this rejects can never run.
+(policies/model/nodes.py). Both are upper bounds of a real node's, so what this rejects can never run.
 
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """
@@ -16,15 +16,15 @@ from decimal import Decimal
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation, listed
-from .loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, pool_node
-from .nodes import ALLOCATABLE_SCHEMA, PARTS, Node
-from .placement import Stack
-from .platform import PLATFORMS
-from .pods import GPU_RESOURCES, BadQuantity
-from .quantity import CPU, MEMORY, PODS, STORAGE, amount, exact
-from .templates import Context, Policy
-from .values import REDACTED, Unknown
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, pool_node
+from .model.nodes import ALLOCATABLE_SCHEMA, PARTS, Node
+from .model.placement import Stack
+from .model.pods import GPU_RESOURCES, BadQuantity
+from .model.values import REDACTED, Unknown
+from .platforms.platform import PLATFORMS
+from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount, exact
 
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
         **{resource: resource for resource in GPU_RESOURCES}}

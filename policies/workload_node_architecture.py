@@ -2,8 +2,8 @@
 
 In a cluster with nodes of both architectures, Pods without a ``kubernetes.io/arch`` constraint can
 be scheduled where their image cannot run. The architecture comes from the workload's pool (declared
-by its profile, or provided by its machine: policies/pools.py), else from the stack's single one
-(policies/placement.py, needed_architecture); a constraint that excludes it is wrong, one that merely
+by its profile, or provided by its machine: policies/model/pools.py), else from the stack's single one
+(policies/model/placement.py, needed_architecture); a constraint that excludes it is wrong, one that merely
 allows others is not a pin.
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .architecture import node_architecture
-from .findings import Finding, Violation, listed
-from .placement import Need, Stack, declared_architectures, needed_architecture
-from .templates import Context, Policy
-from .values import Unknown
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.architecture import node_architecture
+from .model.placement import Need, Stack, declared_architectures, needed_architecture
+from .model.values import Unknown
 
 
 def workload_node_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:

@@ -2,7 +2,7 @@
 
 The ``compute.alien.dev/cluster`` and ``compute.alien.dev/pool`` labels (on the workload or its pod
 template) name them; with a single ComputeCluster they may be left out when it has a ``general``
-pool or only one pool (policies/placement.py resolves it). A label that names nothing, or two
+pool or only one pool (policies/model/placement.py resolves it). A label that names nothing, or two
 places that disagree, would leave the Pods on whatever nodes the scheduler picks.
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .findings import Finding, Violation, listed, quoted
-from .placement import (
+from .adapters.findings import Finding, Violation, listed, quoted
+from .adapters.templates import Context, Policy, moved_setting
+from .model.placement import (
     UNRESOLVED,
     ClusterNotChosen,
     DuplicateClusterId,
@@ -22,9 +23,8 @@ from .placement import (
     Unresolved,
     placement_of,
 )
-from .templates import Context, Policy, moved_setting
-from .values import Unknown
-from .workloads import CLUSTER_KEY, POOL_KEY, LabelProblem, LabelsDisagree, NotAString
+from .model.values import Unknown
+from .model.workloads import CLUSTER_KEY, POOL_KEY, LabelProblem, LabelsDisagree, NotAString
 
 
 def workload_pool_placement(stack: Stack) -> list[Finding]:

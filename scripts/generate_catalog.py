@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate policies/data/machines.json, the machine catalog.
+"""Generate policies/platforms/data/machines.json, the machine catalog.
 
     venv/bin/python scripts/generate_catalog.py            # rewrite the file
     venv/bin/python scripts/generate_catalog.py --check    # exit 1 if the file is stale
@@ -43,7 +43,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG_DATE = "2026-11-30"  # when the facts written out below were last checked against their sources
-OUTPUT = ROOT / "policies" / "data" / "machines.json"
+OUTPUT = ROOT / "policies" / "platforms" / "data" / "machines.json"
 GIB = 1024
 
 # --- AWS -------------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def render() -> str:
 
     machines = aws_machines() + gcp_machines() + azure_machines()
     max_pods = eks_max_pods()
-    for machine in machines:  # only AWS has a per-type limit; GKE's and AKS's are per cluster (policies/nodes.py)
+    for machine in machines:  # only AWS has a per-type limit; GKE's and AKS's are per cluster (policies/model/nodes.py)
         machine["maxPods"] = max_pods.get(machine["name"]) if machine["platform"] == "aws" else None
     names = [(m["platform"], m["name"]) for m in machines]
     if len(set(names)) != len(names):

@@ -27,8 +27,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 @pytest.fixture(scope="session", autouse=True)
 def sdk_shim() -> None:
     """The pack's SDK patch, as the pack process installs it; on an SDK version it does not know, every
-    test errors instead of testing the SDK's slower path by accident (policies/sdk.py)."""
-    from compute_guard.policies import sdk
+    test errors instead of testing the SDK's slower path by accident (policies/adapters/sdk.py)."""
+    from compute_guard.policies.adapters import sdk
 
     sdk.install(strict=True)
 

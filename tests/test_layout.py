@@ -83,7 +83,7 @@ def test_the_readme_lists_no_policy_the_pack_does_not_have():
 def test_the_rules_keep_no_module_level_state():
     """What a run learns lives in PackState; a module may hold constants only."""
     mutable = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
-    for path in sorted((ROOT / "policies").glob("*.py")):
+    for path in sorted((ROOT / "policies").rglob("*.py")):
         tree = ast.parse(path.read_text())
         if path.name != "sdk.py":  # the SDK patch is process-wide by nature: installed or not
             assert not any(isinstance(node, ast.Global) for node in ast.walk(tree)), path.name
@@ -97,7 +97,7 @@ def test_the_rules_keep_no_module_level_state():
 def test_the_pack_version_is_written_once():
     assert re.search(rf"^version: {re.escape(policies.PACK_VERSION)}$", (ROOT / "PulumiPolicy.yaml").read_text(),
                      re.MULTILINE)
-    for path in [*ROOT.glob("policies/*.py"), *ROOT.glob("compute_guard/**/*.py"), ROOT / "__main__.py", ROOT / "pyproject.toml"]:
+    for path in [*ROOT.glob("policies/**/*.py"), *ROOT.glob("compute_guard/**/*.py"), ROOT / "__main__.py", ROOT / "pyproject.toml"]:
         assert policies.PACK_VERSION not in path.read_text(), path
 
 
@@ -125,7 +125,7 @@ def test_in_a_checkout_only_compute_guard_policies_imports(statement, refused):
 
 
 def test_the_checkout_loads_the_policies_from_the_top_level_directory_under_one_name():
-    code = ("import sys, compute_guard.policies as p, compute_guard.policies.values as v; "
+    code = ("import sys, compute_guard.policies as p, compute_guard.policies.model.values as v; "
             "print(p.__file__); print(sorted(n for n in sys.modules if n.split('.')[0] == 'policies'))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           check=True)
@@ -157,7 +157,7 @@ def test_messages_are_built_by_formatting_which_redacts_secrets():
     messages (f-strings, findings.listed/quoted), which calls their __format__ (values.SecretText); these
     slips would copy the plain text instead. tests/robustness/test_secret_sweep.py is the oracle behind it."""
     slips = {}
-    for path in sorted((ROOT / "policies").glob("*.py")):
+    for path in sorted((ROOT / "policies").rglob("*.py")):
         # listed itself; machine names built from their parts; date patterns built from digits
         if path.name in ("findings.py", "catalog.py", "exemptions.py"):
             continue
@@ -170,7 +170,7 @@ def test_messages_are_built_by_formatting_which_redacts_secrets():
 def test_violations_are_built_only_in_policy_modules():
     """Each policy module writes its own messages; readers and resolvers return typed outcomes."""
     builders_of_violations = set()
-    for path in sorted((ROOT / "policies").glob("*.py")):
+    for path in sorted((ROOT / "policies").rglob("*.py")):
         tree = ast.parse(path.read_text())
         if any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Violation"
                for node in ast.walk(tree)):
@@ -181,7 +181,7 @@ def test_violations_are_built_only_in_policy_modules():
 def test_every_file_the_code_and_readme_cite_exists():
     """Doc drift: a comment citing a test or script that was renamed away misleads the next reader."""
     cited = set()
-    sources = [*ROOT.glob("policies/*.py"), *ROOT.glob("compute_guard/*/*.py"), *ROOT.glob("scripts/*"),
+    sources = [*ROOT.glob("policies/**/*.py"), *ROOT.glob("compute_guard/*/*.py"), *ROOT.glob("scripts/*"),
                ROOT / "README.md", ROOT / "pyproject.toml"]
     for path in sources:
         cited |= {(path.name, name) for name in
@@ -217,7 +217,7 @@ def test_no_module_imports_itself_round_a_circle():
     """Data flows one way (STYLE.md): the command line and the report's, the adapters and exemptions-in-force,
     each imported the other (issue 'One model of the stack')."""
     modules: dict[str, Path] = {}
-    for path in sorted([*ROOT.glob("compute_guard/**/*.py"), *ROOT.glob("policies/*.py")]):
+    for path in sorted([*ROOT.glob("compute_guard/**/*.py"), *ROOT.glob("policies/**/*.py")]):
         if "policies" in path.relative_to(ROOT).parts[:1]:
             parts = ["compute_guard", "policies", *path.relative_to(ROOT / "policies").with_suffix("").parts]
         else:
@@ -305,5 +305,5 @@ def test_the_model_writes_no_words_the_policies_write_them():
     its own words (the shape sentences of cluster.py and the problems of architecture.py were written there)."""
     policy_modules = {f"{module_name(name)}.py" for name in NAMES}
     worded = {path.name: _message_texts(ast.parse(path.read_text()))
-              for path in sorted((ROOT / "policies").glob("*.py")) if path.name not in policy_modules}
+              for path in sorted((ROOT / "policies").rglob("*.py")) if path.name not in policy_modules}
     assert {name: texts for name, texts in worded.items() if texts and name not in WORDS_OUTSIDE_POLICIES} == {}

@@ -79,7 +79,7 @@ def _known_policies(policy_config: dict[str, Any]) -> None:
     import difflib
 
     from compute_guard.policies import BY_NAME
-    from compute_guard.policies.findings import listed
+    from compute_guard.policies.adapters.findings import listed
 
     for name in policy_config:
         if name in BY_NAME or name in ("all", "environments"):

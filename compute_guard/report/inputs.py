@@ -20,7 +20,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from compute_guard.policies.baseline import SECRET_KEY, SECRET_SIG, decompressed
+from compute_guard.policies.adapters.baseline import SECRET_KEY, SECRET_SIG, decompressed
 from compute_guard.testkit.analyzer import Resource
 
 SHOWN_SECRET = "[secret]"  # how `pulumi preview --json` prints a secret

@@ -16,13 +16,13 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.loads import Placed, PoolLoad, counted, loads, pool_node
-from compute_guard.policies.nodes import Node
-from compute_guard.policies.placement import Stack
-from compute_guard.policies.platform import resolve_platform
-from compute_guard.policies.pools import pool_machine
-from compute_guard.policies.quantity import CPU, MEMORY, PODS, amount
-from compute_guard.policies.values import Unknown, is_secret
+from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pool_node
+from compute_guard.policies.model.nodes import Node
+from compute_guard.policies.model.placement import Stack
+from compute_guard.policies.model.pools import pool_machine
+from compute_guard.policies.model.values import Unknown, is_secret
+from compute_guard.policies.platforms.platform import resolve_platform
+from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS, amount
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
 from .inputs import Input
@@ -188,7 +188,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
         reserved[PODS] = Decimal(0) if allocatable[PODS] is not None else None
     daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
     min_size = pool.min_size if isinstance(pool.min_size, int) and not is_secret(pool.min_size) else None
-    derived = pool_machine(pool, platform).architecture  # declared, or its machine's (policies/pools.py)
+    derived = pool_machine(pool, platform).architecture  # declared, or its machine's (policies/model/pools.py)
     architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
     return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
                     allocatable, tuple(uses), min_size, architecture, reserved, daemonsets)

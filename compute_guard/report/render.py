@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compute_guard.policies import PACK_NAME, PACK_VERSION
-from compute_guard.policies.quantity import CPU, MEMORY, PODS
+from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS
 
 from .model import POLICY_DESCRIPTIONS, POLICY_STEPS, RESOURCES, VERSION, PoolView, Report, shown
 

@@ -21,7 +21,8 @@ from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel
 
 from compute_guard import policies
-from compute_guard.policies import PackState, sdk, sdk_policies
+from compute_guard.policies import PackState, sdk_policies
+from compute_guard.policies.adapters import sdk
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}

@@ -50,7 +50,7 @@ def test_the_staged_pack_holds_the_pack_and_nothing_heavy(archive_listing, tmp_p
     assert all(name.startswith("package/") for name in files)
     tops = {name.split("/")[1] for name in files}
     assert tops == {"PulumiPolicy.yaml", "__main__.py", "requirements.txt", "compute_guard"}
-    assert "package/compute_guard/policies/data/machines.json" in files  # one name: compute_guard.policies
+    assert "package/compute_guard/policies/platforms/data/machines.json" in files  # one name: compute_guard.policies
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
     assert sum(files.values()) < 2 << 20
 

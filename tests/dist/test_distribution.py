@@ -94,7 +94,7 @@ def plain(tmp_path_factory, wheel) -> Path:
 def test_the_wheel_holds_one_import_root_and_the_catalog(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {name.split("/")[0] for name in names} == {"compute_guard", wheel.name.split("-py3")[0] + ".dist-info"}
-    assert "compute_guard/policies/data/machines.json" in names
+    assert "compute_guard/policies/platforms/data/machines.json" in names
     assert {"compute_guard/component/__init__.py", "compute_guard/testkit/__init__.py",
             "compute_guard/policies/compute_cluster_valid.py"} <= set(names)
     assert not any(part in name for name in names for part in ("tests/", "bench/", "examples/", "scripts/"))

@@ -127,7 +127,7 @@ def test_one_mistake_one_violation(policy, tmp_path):
 
 @pytest.mark.parametrize("policy", list(SCENARIOS))
 def test_every_scenario_gives_the_same_results_without_the_sdk_shim(policy, tmp_path):
-    """policies/sdk.py only reads props faster: on the SDK's own path (COMPUTE_GUARD_SDK_SHIM=off, as on an
+    """policies/adapters/sdk.py only reads props faster: on the SDK's own path (COMPUTE_GUARD_SDK_SHIM=off, as on an
     SDK version the shim does not know) every verdict, level, message and note is the same."""
     shimmed = scenario(policy, tmp_path)
     plain = scenario(policy, tmp_path, env={"COMPUTE_GUARD_SDK_SHIM": "off"})

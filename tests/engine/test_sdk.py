@@ -1,4 +1,4 @@
-"""policies/sdk.py: the lazy props read exactly as the SDK's proxies do, on any document; the patch is
+"""policies/adapters/sdk.py: the lazy props read exactly as the SDK's proxies do, on any document; the patch is
 installed and undone explicitly, refuses an SDK it does not know, and changes no result at any SDK
 call site it touches."""
 
@@ -19,7 +19,7 @@ from pulumi_policy import deserialize
 from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
-from compute_guard.policies import sdk
+from compute_guard.policies.adapters import sdk
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment, to_struct
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from compute_guard.policies.architecture import KUBERNETES_ARCHITECTURES, architecture_constraint
-from compute_guard.policies.values import Undetermined, Unknown
+from compute_guard.policies.model.architecture import KUBERNETES_ARCHITECTURES, architecture_constraint
+from compute_guard.policies.model.values import Undetermined, Unknown
 
 UNKNOWN = Unknown(Undetermined("not known during preview"))
 REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"

@@ -7,8 +7,8 @@ import sys
 import pytest
 from builders import ROOT, SHARED
 
-from compute_guard.policies import catalog
-from compute_guard.policies.catalog import (
+from compute_guard.policies.platforms import catalog
+from compute_guard.policies.platforms.catalog import (
     about,
     find_machine,
     is_same_architecture_aws_machine,

@@ -12,10 +12,10 @@ from decimal import Decimal
 import pytest
 from builders import SHARED
 
-from compute_guard.policies.catalog import find_machine, machines
-from compute_guard.policies.cluster import Gpu, Pool, Profile
-from compute_guard.policies.nodes import default_reservations, node_of
-from compute_guard.policies.values import SecretInt, undetermined
+from compute_guard.policies.model.cluster import Gpu, Pool, Profile
+from compute_guard.policies.model.nodes import default_reservations, node_of
+from compute_guard.policies.model.values import SecretInt, undetermined
+from compute_guard.policies.platforms.catalog import find_machine, machines
 
 MI = 1024**2
 GI = 1024**3

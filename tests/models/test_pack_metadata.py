@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from compute_guard.policies import _pack_version
-from compute_guard.policies.templates import moved_setting
+from compute_guard.policies.adapters.templates import moved_setting
 
 
 @pytest.mark.parametrize("text, version", [

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compute_guard.policies.pods import pod_request, repels_itself, replicas, selects
-from compute_guard.policies.quantity import amount, parse_quantity
-from compute_guard.policies.values import SecretText, Unknown, undetermined
+from compute_guard.policies.model.pods import pod_request, repels_itself, replicas, selects
+from compute_guard.policies.model.values import SecretText, Unknown, undetermined
+from compute_guard.policies.platforms.quantity import amount, parse_quantity
 
 MI = 1024**2
 GI = 1024**3

@@ -1,4 +1,4 @@
-"""A pool's machine and architecture (SPEC section 2, policies/pools.py): on aws, gcp and azure a catalogued
+"""A pool's machine and architecture (SPEC section 2, policies/model/pools.py): on aws, gcp and azure a catalogued
 instanceType provides the pool's architecture and node; a profile beside it is a requirement that must not claim
 more than the machine; on kubernetes the pool is its profile only; an unknown machine provides nothing.
 
@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute_guard.component import CapacityGroup, ComputeClusterArgs, MachineProfile
-from compute_guard.policies.catalog import CLOUD_PLATFORMS, DATA, machines
-from compute_guard.policies.cluster import Gpu, Pool, Profile
-from compute_guard.policies.nodes import node_of
-from compute_guard.policies.pools import pool_machine
-from compute_guard.policies.values import SecretText, Unknown, undetermined
+from compute_guard.policies.model.cluster import Gpu, Pool, Profile
+from compute_guard.policies.model.nodes import node_of
+from compute_guard.policies.model.pools import pool_machine
+from compute_guard.policies.model.values import SecretText, Unknown, undetermined
+from compute_guard.policies.platforms.catalog import CLOUD_PLATFORMS, DATA, machines
 
 ARCH = "workload-node-architecture"
 SINGLE = "compute-pools-single-architecture"

@@ -13,9 +13,9 @@ from typing import Any
 
 from builders import valid_cluster_props
 
-from compute_guard.policies.placement import cluster_configuration
-from compute_guard.policies.state import PackState
-from compute_guard.policies.values import Unknown
+from compute_guard.policies.adapters.state import PackState
+from compute_guard.policies.model.placement import cluster_configuration
+from compute_guard.policies.model.values import Unknown
 
 CLUSTER_TYPE = "compute:index:ComputeCluster"
 URN = f"urn:pulumi:stack::project::{CLUSTER_TYPE}::compute"

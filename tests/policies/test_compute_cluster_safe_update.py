@@ -165,7 +165,7 @@ def test_a_fully_qualified_stack_name_finds_its_local_checkpoint(tmp_path, no_lo
 
 @pytest.mark.parametrize("missing", ["PULUMI_PROJECT", "PULUMI_STACK"])
 def test_without_the_stacks_name_another_backend_is_not_asked(tmp_path, no_local_backend, monkeypatch, missing):
-    from compute_guard.policies.baseline import HOW_TO, Unavailable, load_baseline
+    from compute_guard.policies.adapters.baseline import HOW_TO, Unavailable, load_baseline
 
     calls = fake_pulumi(tmp_path, monkeypatch, "exit 1")
     monkeypatch.setenv("PULUMI_BACKEND_URL", S3)
@@ -409,7 +409,7 @@ def test_a_stack_never_deployed_has_nothing_to_compare(tmp_path, no_local_backen
 ])
 def test_a_failing_cli_makes_the_policy_not_applicable_saying_why(tmp_path, no_local_backend, monkeypatch, script,
                                                                  reason):
-    from compute_guard.policies import baseline
+    from compute_guard.policies.adapters import baseline
 
     monkeypatch.setattr(baseline, "EXPORT_TIMEOUT", 1)
     fake_pulumi(tmp_path, monkeypatch, script)

@@ -202,8 +202,8 @@ def test_what_cannot_be_read_comes_first_then_how_fields_fit_together():
 
 def test_the_rule_checks_the_relations_on_the_model_alone():
     """Reading leaves the relations to the rule: given only the model, it still finds them."""
-    from compute_guard.policies.cluster import ParsedCluster, parse_cluster
     from compute_guard.policies.compute_cluster_valid import compute_cluster_valid
+    from compute_guard.policies.model.cluster import ParsedCluster, parse_cluster
 
     props = with_pool(minSize=3, maxSize=2)
     props.update(dynamicContainerPool="gone", failureDomainSpread={"apps": 2}, selectedFailureDomains={"apps": ["a"]})
@@ -323,9 +323,9 @@ def test_a_repeated_pool_id_labels_each_pool_by_its_place():
 
 
 def test_reading_configuration_that_is_not_known_or_not_an_object():
-    from compute_guard.policies.cluster import parse_cluster
     from compute_guard.policies.compute_cluster_valid import said
-    from compute_guard.policies.values import Undetermined, Unknown
+    from compute_guard.policies.model.cluster import parse_cluster
+    from compute_guard.policies.model.values import Undetermined, Unknown
 
     unknown = Unknown(Undetermined("not known during preview"))
     parsed = parse_cluster(unknown, "compute")
@@ -337,8 +337,8 @@ def test_reading_configuration_that_is_not_known_or_not_an_object():
 
 
 def test_pools_whose_ids_are_not_known_yet_are_not_called_repeated():
-    from compute_guard.policies.cluster import parse_cluster
-    from compute_guard.policies.values import Undetermined, Unknown
+    from compute_guard.policies.model.cluster import parse_cluster
+    from compute_guard.policies.model.values import Undetermined, Unknown
 
     unknown = Unknown(Undetermined("not known during preview"))
     pool = {"groupId": unknown, "minSize": 1, "maxSize": 1, "instanceType": "m7g.large"}

@@ -180,7 +180,7 @@ def test_an_exemption_past_the_limit_that_slips_through_exempts_nothing_and_says
     """Without the Configure check (an SDK the pack does not patch), the finding still counts, and says why."""
     from pulumi_policy import policy as sdk_policy
 
-    from compute_guard.policies import sdk
+    from compute_guard.policies.adapters import sdk
 
     monkeypatch.setattr(sdk, "check_config", lambda: None)
     monkeypatch.setattr(sdk_policy._PolicyAnalyzerServicer, "Configure", sdk._SDK_CONFIGURE)
@@ -223,7 +223,7 @@ def test_the_expiry_pattern_accepts_exactly_the_real_dates_up_to_the_limit():
     a leap year ('2027-02-29' was), and nothing past the limit, for limits on every kind of boundary."""
     import re
 
-    from compute_guard.policies.exemptions import date_pattern
+    from compute_guard.policies.adapters.exemptions import date_pattern
 
     strings = _every_string(WINDOW_YEARS)
     for latest in LIMITS:
@@ -243,7 +243,7 @@ def test_gos_regexp_reads_the_pattern_as_python_does(tmp_path):
     import shutil
     import subprocess
 
-    from compute_guard.policies.exemptions import date_pattern
+    from compute_guard.policies.adapters.exemptions import date_pattern
 
     if shutil.which("go") is None:
         if os.environ.get("CI"):
@@ -266,7 +266,7 @@ def test_gos_regexp_reads_the_pattern_as_python_does(tmp_path):
 
 def test_the_cli_checks_the_calendar_too():
     """Beside the pattern, format 'date': the CLI's gojsonschema parses it with Go's time.Parse."""
-    from compute_guard.policies.exemptions import schema
+    from compute_guard.policies.adapters.exemptions import schema
 
     assert schema(date(2026, 12, 1), 365)["items"]["properties"]["expires"]["format"] == "date"
 
@@ -281,13 +281,13 @@ def test_the_cli_checks_the_calendar_too():
 def test_config_the_engine_would_refuse_exempts_nothing_and_never_raises(config):
     """Past the schema (an SDK or engine that does not validate), a malformed entry is left out: the finding
     counts, it is never hidden by an exemption the pack could not read."""
-    from compute_guard.policies.exemptions import parse
+    from compute_guard.policies.adapters.exemptions import parse
 
     assert parse(config) == ()
 
 
 def test_a_urn_matches_exactly_and_a_glob_the_name_or_the_urn():
-    from compute_guard.policies.exemptions import Exemption
+    from compute_guard.policies.adapters.exemptions import Exemption
 
     urn = "urn:pulumi:prod::shop::kubernetes:apps/v1:Deployment::api"
     for resource, covers in [(urn, True), (urn + "x", False), ("urn:pulumi:prod::shop::*", True),

@@ -197,7 +197,7 @@ def test_a_secret_selector_is_pinned_inside_the_secret():
     {"spec": {"template": {"spec": {"nodeSelector": "ssd"}}}},
 ])
 def test_pin_changes_nothing_it_cannot_write_and_says_so(props):
-    from compute_guard.policies.workloads import pin_architecture as pin
+    from compute_guard.policies.model.workloads import pin_architecture as pin
 
     before = repr(props)
     assert pin(props, "Deployment", "amd64") is False

@@ -4,10 +4,10 @@ it is a bug in the pack, and never fails the preview; the test suite runs with i
 import pytest
 from builders import cluster, deployment, placed, run
 
-import compute_guard.policies.state
-import compute_guard.policies.templates
+import compute_guard.policies.adapters.state
+import compute_guard.policies.adapters.templates
 import compute_guard.policies.workload_architecture_pin
-from compute_guard.policies.findings import INTERNAL_ERROR, STRICT
+from compute_guard.policies.adapters.findings import INTERNAL_ERROR, STRICT
 
 BUG = ("compute-guard could not evaluate this (RuntimeError); this is a bug in the policy pack, please report it "
        "with the resource's shape")
@@ -28,7 +28,7 @@ def test_the_message_users_see():
 
 
 def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
+    monkeypatch.setattr(compute_guard.policies.adapters.templates, "parse_workload", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     # the workload policy judges workloads (the SDK shim hands it no other resource; the SDK alone would hand it
     # the ComputeCluster too, where it would crash the same way), so it fails closed on the Deployment
@@ -37,7 +37,7 @@ def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, mo
 
 
 def test_the_cluster_policies_that_crash_each_fail_closed(guarded, monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.state, "parse_cluster", crash)
+    monkeypatch.setattr(compute_guard.policies.adapters.state, "parse_cluster", crash)
     result = run(cluster(), platform="aws")
     assert sorted((v.policy, v.finding) for v in result.violations) == [
         ("cloud-machine-catalog", BUG), ("cloud-machine-new-family", BUG), ("compute-cluster-safe-update", BUG),
@@ -46,7 +46,7 @@ def test_the_cluster_policies_that_crash_each_fail_closed(guarded, monkeypatch):
 
 
 def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.state, "parse_stack", crash)
+    monkeypatch.setattr(compute_guard.policies.adapters.state, "parse_stack", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     assert sorted((v.policy, v.level) for v in result.violations) == [
         ("compute-pools-single-architecture", "mandatory"), ("dynamic-container-pool", "mandatory"),
@@ -66,7 +66,7 @@ def test_a_remediation_that_crashes_changes_nothing_and_the_workload_is_still_re
 
 
 def test_under_test_an_internal_error_is_raised_not_reported(monkeypatch):
-    monkeypatch.setattr(compute_guard.policies.templates, "parse_workload", crash)
+    monkeypatch.setattr(compute_guard.policies.adapters.templates, "parse_workload", crash)
     with pytest.raises(RuntimeError, match="planted"):
         run(deployment("api"))
 

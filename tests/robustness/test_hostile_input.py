@@ -220,7 +220,7 @@ def test_huge_and_deep_documents():
 
 
 def test_a_cluster_is_parsed_once_per_analyze_request(monkeypatch):
-    from compute_guard.policies import state
+    from compute_guard.policies.adapters import state
 
     calls = []
     real = state.parse_cluster

@@ -13,7 +13,7 @@ from compute_guard.component import (
     MachineProfile,
     to_inputs,
 )
-from compute_guard.policies.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
+from compute_guard.policies.model.cluster import DEFAULT_CONTAINER_CIDR, parse_cluster
 from compute_guard.testkit import capture_program
 
 

@@ -14,7 +14,7 @@ from builders import (
     workload,
 )
 
-from compute_guard.policies.placement import parse_stack, resolve_dynamic_pool, resolve_placement
+from compute_guard.policies.model.placement import parse_stack, resolve_dynamic_pool, resolve_placement
 from compute_guard.testkit import capture_program
 
 

@@ -44,7 +44,7 @@ from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UnknownValueError, _is_unknown
 from pulumi_policy.version import VERSION as SDK_VERSION
 
-from .values import secret
+from ..model.values import secret
 
 SUPPORTED_SDK = "1.21.0"
 
@@ -406,7 +406,7 @@ def install(*, strict: bool = False) -> bool:
         return True
     if SDK_VERSION != SUPPORTED_SDK:
         if strict:
-            raise UnsupportedSDK(f"pulumi-policy {SDK_VERSION} is installed; policies/sdk.py supports "
+            raise UnsupportedSDK(f"pulumi-policy {SDK_VERSION} is installed; policies/adapters/sdk.py supports "
                                  f"{SUPPORTED_SDK} only: rerun tests/engine/test_sdk.py and the benchmark against "
                                  "the new version, then move SUPPORTED_SDK")
         return False

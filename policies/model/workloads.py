@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..adapters.findings import listed
+from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
-from .findings import listed
 from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
-from .quantity import MAX_REPLICAS
 from .values import SecretText, Unknown, as_int, child, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"

@@ -1,7 +1,7 @@
 """A pool's node, and what of it the scheduler can give Pods (allocatable).
 
 On aws, gcp and azure the node is the catalog's facts of the pool's ``instanceType`` when the catalog
-knows it, even beside a ``profile`` (policies/pools.py; cloud-machine-catalog holds a profile to its
+knows it, even beside a ``profile`` (policies/model/pools.py; cloud-machine-catalog holds a profile to its
 machine); else the pool's ``profile`` (hardware totals, what the machine advertises). The catalog has no
 disk: a machine's ephemeral storage is its profile's, when the profile states it. A fact that
 is missing (no profile and no catalog entry, a catalog memory of null, no ephemeral storage for a
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .catalog import CLOUD_PLATFORMS
+from ..platforms.catalog import CLOUD_PLATFORMS
+from ..platforms.quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
 from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
 from .pools import pool_machine
-from .quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
 from .values import Unknown, as_int, derived, is_secret
 
 KUBE_RESERVED = "kube-reserved"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
+from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
 from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor

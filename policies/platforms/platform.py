@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .findings import listed
+from ..adapters.findings import listed
 
 PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
 STACK_CONFIG_KEY = "compute:platform"

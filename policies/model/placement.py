@@ -109,7 +109,7 @@ class DeclaredArchitectures:
 
     architectures: tuple[str, ...]  # the known ones, sorted
     unknown: Unknown | None
-    platform: str | None = None  # the platform they were derived on (policies/pools.py)
+    platform: str | None = None  # the platform they were derived on (policies/model/pools.py)
     provided: bool = False  # some pool's architecture is its machine's, not declared by its profile
 
     @property
@@ -123,7 +123,7 @@ class DeclaredArchitectures:
 
 
 def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchitectures:
-    """Every pool's architecture (policies/pools.py), derived once per stack and platform."""
+    """Every pool's architecture (policies/model/pools.py), derived once per stack and platform."""
     key = ("architectures", platform)
     cached = stack.derived.get(key)
     if isinstance(cached, DeclaredArchitectures):

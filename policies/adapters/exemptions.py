@@ -9,7 +9,7 @@ expiry further ahead than the limit (365 days from today; an organisation raises
 ``policy_pack``). The CLI's validation refuses what is not a real date; the pack refuses, in Configure and
 so also before the preview starts, an expiry past the limit, naming the latest allowed date.
 
-The adapters (policies/templates.py) apply them the same way to every policy: a finding on a resource an
+The adapters (policies/adapters/templates.py) apply them the same way to every policy: a finding on a resource an
 exemption in force covers is not reported by its policy but handed to exemptions-in-force (advisory),
 which shows it with the policy, the reason and the expiry; after its expiry the finding counts again at
 its policy's level and says the exemption expired; an exemption that matches no resource of the stack is

@@ -7,14 +7,14 @@ then one AnalyzeStack. A few things are worth keeping between them, and nothing 
   outputs it chooses to, so this is how the stack policies still find a user component's
   configuration, and how workload-architecture-pin knows the pools before the stack is analyzed;
 - parse caches: the ComputeCluster policies of one Analyze request read the same protobuf message
-  (policies/sdk.py), and so do the stack policies of one AnalyzeStack request, so each is parsed
+  (policies/adapters/sdk.py), and so do the stack policies of one AnalyzeStack request, so each is parsed
   once per request, not once per policy;
 - the previous deployment, read once: during ``pulumi up`` the backend rewrites its checkpoint as
   steps complete;
 - the stack's configuration, parsed once per distinct ``PULUMI_CONFIG``.
 
 ``__main__.py`` builds one for the pack; the test kit builds a fresh one for every run, as a new
-pack process would have. The rules never see it: the adapters (policies/templates.py) take from it
+pack process would have. The rules never see it: the adapters (policies/adapters/templates.py) take from it
 what a rule needs.
 """
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from ..model.cluster import Cluster, ParsedCluster, parse_cluster
+from ..model.placement import ClusterEntry, DeclaredArchitectures, Stack, declared_architectures, parse_stack
 from .baseline import Snapshot, Unavailable, load_baseline
-from .cluster import Cluster, ParsedCluster, parse_cluster
 from .exemptions import Exemption, days_from_environment, today_from_environment
-from .placement import ClusterEntry, DeclaredArchitectures, Stack, declared_architectures, parse_stack
 
 
 @dataclass(frozen=True)

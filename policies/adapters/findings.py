@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 from pulumi_policy.proxy import UnknownValueError
 
+from ..model.values import Unknown
 from .sdk import NotApplicableError
-from .values import Unknown
 
 
 @dataclass(frozen=True)

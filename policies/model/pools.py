@@ -3,7 +3,7 @@
 On aws, gcp and azure a pool's ``instanceType`` that the catalog knows *provides* its machine: the
 machine's architecture is the pool's when its profile declares none (seed C: "required or provided";
 upstream alien derives a cloud pool's profile from its machine's catalog entry), and its node is the
-machine's (policies/nodes.py), even beside a profile, which then only states what the pool requires
+machine's (policies/model/nodes.py), even beside a profile, which then only states what the pool requires
 (cloud-machine-catalog holds it to the machine). On kubernetes and local a pool is its profile only,
 and a machine the catalog does not know provides nothing: no architecture is guessed.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .catalog import CLOUD_PLATFORMS, Machine, find_machine
+from ..platforms.catalog import CLOUD_PLATFORMS, Machine, find_machine
 from .cluster import Pool
 from .values import Unknown, derived
 

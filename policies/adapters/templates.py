@@ -4,7 +4,7 @@ A policy module declares a :class:`Policy`: its public name, what it applies to 
 a workload, or the whole stack), on which platforms, its metadata and its ``check``. The adapters
 here do the rest, the same way for every policy: pick the resources of its subject, parse them
 once (through :class:`~policies.state.PackState`), gate on the platform, call the check, and
-report its findings, never raising (policies/findings.py).
+report its findings, never raising (policies/adapters/findings.py).
 
 A check is a plain function ``check(subject, context) -> findings``: the subject is the parsed
 model (:class:`~policies.cluster.ParsedCluster`, :class:`~policies.workloads.Workload` or
@@ -32,12 +32,12 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from ..model.cluster import is_compute_cluster
+from ..model.workloads import parse_workload, workload_kind
+from ..platforms.platform import PLATFORM_SCHEMA, resolve_platform
 from . import exemptions, sdk
-from .cluster import is_compute_cluster
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
-from .platform import PLATFORM_SCHEMA, resolve_platform
 from .state import Exempted, PackState
-from .workloads import parse_workload, workload_kind
 
 Subject = Literal["ComputeCluster", "workload", "stack"]
 Check = Callable[[Any, "Context"], list[Finding]]
@@ -77,7 +77,7 @@ class Policy:
     platforms: tuple[str, ...] | None = None  # None: every platform
     platforms_label: str = ""  # how a not-applicable reason names them ("kubernetes")
     # Applies on every platform but reads it where it is known: a pool's machine provides its architecture
-    # on aws, gcp and azure (policies/pools.py). Takes the 'platform' setting like a platform policy.
+    # on aws, gcp and azure (policies/model/pools.py). Takes the 'platform' setting like a platform policy.
     reads_platform: bool = False
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
@@ -202,7 +202,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                                           remediate=remediate, enforcement_level=policy.level, severity=policy.severity,
                                           config_schema=policy.config_schema_at(state.today, state.exemption_days),
                                           remediation_steps=policy.remediation_steps)
-    # which resources it judges, so the SDK shim answers the others at once (policies/sdk.py, _analyze)
+    # which resources it judges, so the SDK shim answers the others at once (policies/adapters/sdk.py, _analyze)
     setattr(sdk_policy, sdk.APPLIES, is_compute_cluster if policy.subject == "ComputeCluster" else is_workload)
     setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy
@@ -221,7 +221,7 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
                                        enforcement_level=policy.level, severity=policy.severity,
                                        config_schema=policy.config_schema_at(state.today, state.exemption_days),
                                        remediation_steps=policy.remediation_steps)
-    setattr(sdk_policy, sdk.SHARES_RESOURCES, True)  # it reads the stack, never changes it (policies/sdk.py)
+    setattr(sdk_policy, sdk.SHARES_RESOURCES, True)  # it reads the stack, never changes it (policies/adapters/sdk.py)
     setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy
 

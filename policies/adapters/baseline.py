@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cluster import is_compute_cluster
-from .values import Unknown, secret, undetermined
+from ..model.cluster import is_compute_cluster
+from ..model.values import Unknown, secret, undetermined
 
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .cluster import Pool
 from .nodes import Node, node_of
 from .placement import ClusterEntry, Stack, placement_of
 from .pods import GPU_RESOURCES, PodRequest, Replicas
-from .quantity import CPU, MEMORY, PODS, STORAGE
 from .values import Unknown, is_secret
 from .workloads import Autoscaler, Workload
 
