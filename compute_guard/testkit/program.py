@@ -180,10 +180,13 @@ def _paths(source: Any, directory: Path) -> list[Path] | None:
         return None
     pattern = str(directory / source)
     matches = sorted(glob.glob(pattern)) if glob.has_magic(source) else [pattern] if os.path.exists(pattern) else []
-    paths: list[Path] = []
-    for match in map(Path, matches):
-        paths += sorted(p for p in match.rglob("*") if p.suffix in (".yaml", ".yml")) if match.is_dir() else [match]
+    paths = [path for match in matches for path in _yaml_files(Path(match))]
     return paths or None
+
+
+def _yaml_files(path: Path) -> list[Path]:
+    """A file, or a directory's YAML files (what renderYamlToDirectory writes), in name order."""
+    return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
 
 
 Program = Callable[[], Any]
@@ -242,10 +245,7 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
 
 def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:
     listed = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(path) for path in paths]
-    files: list[Path] = []
-    for path in listed:
-        files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")) if path.is_dir() else [path]
-    return files
+    return [file for path in listed for file in _yaml_files(path)]
 
 
 def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
