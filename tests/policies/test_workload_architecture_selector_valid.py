@@ -88,3 +88,16 @@ def test_other_resources_are_ignored():
                    name="svc").violations == []
     assert analyze("acme:apps/v1:Deployment", {"spec": {"template": {"spec": {"nodeSelector": {
         "kubernetes.io/arch": "x86_64"}}}}}, name="x").violations == []
+
+
+def test_values_that_are_not_a_list_are_named():
+    from compute_guard.policies.model.architecture import architecture_constraint
+    from compute_guard.policies.workload_architecture_selector_valid import said
+
+    affinity = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/arch", "operator": "In", "values": "amd64"}]}]}}
+    constraint = architecture_constraint(None, affinity, "spec")
+    assert [said(problem) for problem in constraint.problems] == [
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        ".matchExpressions[0].values must be a list of architectures, not a string"]
+    assert constraint.allowed == frozenset()

@@ -286,3 +286,37 @@ def test_a_profile_without_memory_holds_no_memory():
     (violation,) = fits(pools(apps(profile=empty)), on_apps("Deployment", "api", {"memory": "1Mi"}))
     assert "one Pod requests 1 MiB of memory, more than a node of pool 'apps' of ComputeCluster 'compute' (its " \
            "profile) can give it: 0 bytes capacity - 100 MiB eviction threshold = 0 bytes allocatable" in violation.finding
+
+
+def test_a_gpu_of_another_vendor_is_named_in_the_message():
+    """In process (the engine scenario on g5.xlarge is a subprocess mutation testing cannot see): a pool whose
+    machines carry NVIDIA GPUs names them when a Pod asks for AMD's."""
+    from compute_guard.component import GpuSpec
+
+    gpus = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
+                          gpu=GpuSpec(type="nvidia-t4", count=1))
+    (violation,) = fits(pools(apps(profile=gpus)), on_apps("Job", "amd", {"amd.com/gpu": "1"}))
+    assert violation.finding == (
+        "Job 'amd': its Pods request 1 amd.com/gpu, but the machines of pool 'apps' of ComputeCluster 'compute' "
+        "(its profile) have GPUs 'nvidia-t4'; they can never be scheduled there: place the workload on a pool whose "
+        "machines have AMD GPUs")
+
+
+def test_a_gpu_not_known_yet_is_a_note_never_a_violation():
+    """A profile.gpu unknown during preview: a GPU request may fit, so it is judged when known (a note now)."""
+    import pulumi_kubernetes as k8s
+
+    def unknown_gpu():
+        # an output of a resource not created yet during preview: unknown, as the SDK sends it
+        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).metadata.apply(lambda m: {"type": "nvidia-t4",
+                                                                                           "count": 1})
+        profile = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
+                                 gpu=later)
+        return pools(apps(profile=profile))()
+
+    from compute_guard.testkit import evaluate
+
+    result = evaluate(lambda: [unknown_gpu(), on_apps("Job", "train", {"nvidia.com/gpu": "1"})()],
+                      stack_config={"compute:platform": "kubernetes"})
+    assert result.of(FITS) == []
+    assert FITS in {note.policy for note in result.notes}

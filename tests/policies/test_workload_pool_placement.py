@@ -39,7 +39,8 @@ def test_several_clusters_need_an_explicit_choice():
 
 def test_a_pool_without_a_cluster():
     (finding,) = placement(deployment("api", labels={"compute.alien.dev/pool": "apps"}))
-    assert "selects pool 'apps' without a ComputeCluster" in finding
+    assert finding == ("Deployment 'api': 'compute.alien.dev/pool' selects pool 'apps' without a ComputeCluster; "
+                       "declare a ComputeCluster or remove the label")
 
 
 def test_missing_or_ambiguous_pool():
