@@ -440,3 +440,14 @@ def test_a_fully_qualified_stack_name_finds_its_compressed_checkpoint(tmp_path, 
 def test_an_empty_file_url_is_the_home_directory(tmp_path, no_local_backend):
     write(tmp_path / "home" / ".pulumi" / "stacks" / "project" / "stack.json", checkpoint(cluster(machine="t4g.small")))
     assert len(update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": "file://"}).of(POLICY)) == 1
+
+
+def test_a_local_backend_without_a_stack_name_says_how_to_give_a_baseline(tmp_path, monkeypatch):
+    """Where the stack cannot be named (no PULUMI_STACK), the local checkpoint cannot be found: not applicable,
+    saying how to give the previous deployment instead."""
+    from compute_guard.policies.adapters.baseline import HOW_TO, Unavailable, load_baseline
+
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{tmp_path}")
+    monkeypatch.setenv("PULUMI_STACK", "")
+    found = load_baseline(None)
+    assert isinstance(found, Unavailable) and found.reason == HOW_TO and not found.fail_closed

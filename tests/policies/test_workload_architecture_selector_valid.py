@@ -101,3 +101,9 @@ def test_values_that_are_not_a_list_are_named():
         "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
         ".matchExpressions[0].values must be a list of architectures, not a string"]
     assert constraint.allowed == frozenset()
+
+
+def test_constraints_that_allow_no_architecture_say_so_in_full():
+    (found,) = findings(node_selector=AMD64, affinity=terms([arch("In", "arm64")]))
+    assert found.endswith(": its nodeSelector and required node affinity together allow no CPU architecture, so its "
+                          "Pods can never be scheduled; make them agree on one architecture")

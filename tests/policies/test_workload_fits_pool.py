@@ -320,3 +320,22 @@ def test_a_gpu_not_known_yet_is_a_note_never_a_violation():
                       stack_config={"compute:platform": "kubernetes"})
     assert result.of(FITS) == []
     assert FITS in {note.policy for note in result.notes}
+
+
+def test_a_gpu_type_not_known_yet_is_a_note_never_a_violation():
+    import pulumi_kubernetes as k8s
+
+    from compute_guard.component import GpuSpec
+
+    def unknown_type():
+        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).metadata.apply(lambda m: "nvidia-t4")
+        profile = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
+                                 gpu=GpuSpec(type=later, count=1))
+        return pools(apps(profile=profile))()
+
+    from compute_guard.testkit import evaluate
+
+    result = evaluate(lambda: [unknown_type(), on_apps("Job", "train", {"nvidia.com/gpu": "1"})()],
+                      stack_config={"compute:platform": "kubernetes"})
+    assert result.of(FITS) == []
+    assert FITS in {note.policy for note in result.notes}
