@@ -191,3 +191,12 @@ def test_unknowns_and_secrets_keep_their_marks_through_the_derivation():
     gpu = node_of(Pool(0, "g", "g5.xlarge", None, Gpu("nvidia-t4", 4), None, 1, 1), "aws", {}, "c")
     assert gpu.gpu_type == "nvidia-a10g" and gpu.capacity["nvidia.com/gpu"] == 1  # the machine's GPU, not the profile's
     assert len(list(machines("aws"))) > 900
+
+
+def test_a_workloads_default_role_is_daemon_for_a_daemonset_and_container_otherwise():
+    from compute_guard.policies.model.workloads import parse_workload
+
+    spec = {"spec": {"template": {"spec": {"containers": []}}}}
+    roles = {kind: parse_workload(f"kubernetes:apps/v1:{kind}", spec, "urn", "x").role
+             for kind in ("DaemonSet", "Deployment", "StatefulSet")}
+    assert roles == {"DaemonSet": "daemon", "Deployment": "container", "StatefulSet": "container"}

@@ -190,15 +190,16 @@ def test_unknown_values_give_one_note_and_hide_nothing_else():
     assert FITS in [n.policy for n in unknown_node.notes]
 
 
-@pytest.mark.parametrize("field", ["memoryBytes", "cpu"])
+@pytest.mark.parametrize("field", ["memoryBytes", "cpu", "ephemeralStorageBytes"])
 def test_a_secret_profile_reads_secret_in_every_number_derived_from_it(field):
     props = valid_cluster_props()
     value = props["capacityGroups"][0]["profile"][field]
     props["capacityGroups"][0]["profile"][field] = pulumi.Output.secret(value)
-    request = {"memoryBytes": {"memory": "5Gi"}, "cpu": {"cpu": "3"}}[field]
+    request = {"memoryBytes": {"memory": "5Gi"}, "cpu": {"cpu": "3"}, "ephemeralStorageBytes":
+               {"ephemeral-storage": "30Gi"}}[field]
     (violation,) = fits(raw_cluster(props, register_outputs=True), on_apps("Deployment", "api", request))
     assert "[secret]" in violation.finding
-    for shown in ("4 GiB", "3996 MiB", "2 cores"):
+    for shown in ("4 GiB", "3996 MiB", "2 cores", "20 GiB"):
         assert shown not in violation.finding
 
 

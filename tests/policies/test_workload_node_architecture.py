@@ -91,3 +91,30 @@ def test_patches_are_reported_only_when_they_exclude_the_architecture():
     assert node_arch(cluster(), patch({"disktype": "ssd"})) == []
     (finding,) = node_arch(cluster(), patch(ARM64))
     assert finding.startswith("DeploymentPatch 'api-1': its Pods need amd64 nodes")
+
+
+def test_a_workload_whose_need_is_not_known_yet_hides_no_other_workloads_finding():
+    """Pools of two architectures: 'later' names a pool not known yet (its need is a note); 'wrong', after it,
+    is still judged (a mutant stopped at the first unknown)."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    from compute_guard.testkit import Resource
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    profile = {"cpu": "2", "memoryBytes": 4 << 30, "ephemeralStorageBytes": 0}
+    mixed = {"id": "compute", "capacityGroups": [
+        {"groupId": "arm", "minSize": 1, "maxSize": 2, "profile": {**profile, "architecture": "arm64"}},
+        {"groupId": "intel", "minSize": 1, "maxSize": 2, "profile": {**profile, "architecture": "x86_64"}}]}
+
+    def deployment_on(name, pool, arch):
+        return Resource.of("kubernetes:apps/v1:Deployment", name, {
+            "metadata": {"name": name, "labels": {"compute.alien.dev/pool": pool}},
+            "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "i"}],
+                                           "nodeSelector": {"kubernetes.io/arch": arch}}}}})
+
+    resources = [Resource.of("compute:index:ComputeCluster", "compute", mixed),
+                 deployment_on("later", UNKNOWN_STRING_VALUE, "amd64"), deployment_on("wrong", "intel", "arm64")]
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer().run(resources)
+    assert [v.urn.rsplit("::", 1)[-1] for v in result.of("workload-node-architecture")] == ["wrong"]
+    assert "workload-node-architecture" in {note.policy for note in result.notes}
