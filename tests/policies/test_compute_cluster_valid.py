@@ -345,3 +345,9 @@ def test_pools_whose_ids_are_not_known_yet_are_not_called_repeated():
     parsed = parse_cluster({"id": "compute", "capacityGroups": [pool, dict(pool)]}, "compute")
     assert [p for p in parsed.problems if not isinstance(p, Unknown)] == []  # only: these ids are not known
     assert [pool.group_id for pool in parsed.model.pools] == [unknown, unknown]
+
+
+def test_an_instance_type_that_is_not_a_string_is_named():
+    from builders import POOL, cluster_findings, with_pool
+
+    assert cluster_findings(with_pool(instanceType=7)) == [f"{POOL}instanceType must be a string, not a number"]

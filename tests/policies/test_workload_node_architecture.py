@@ -118,3 +118,24 @@ def test_a_workload_whose_need_is_not_known_yet_hides_no_other_workloads_finding
         result = Analyzer().run(resources)
     assert [v.urn.rsplit("::", 1)[-1] for v in result.of("workload-node-architecture")] == ["wrong"]
     assert "workload-node-architecture" in {note.policy for note in result.notes}
+
+
+def test_a_pool_architecture_not_known_yet_leaves_the_stacks_architecture_unknown():
+    """One pool arm64, one not known yet during preview: the stack's single architecture is not known either, so an
+    amd64-pinned workload on neither pool (its placement fails: there is no 'general') is a note, never a
+    violation: the stack may turn out amd64."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    from compute_guard.testkit import Resource
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    profile = {"cpu": "2", "memoryBytes": 4 << 30, "ephemeralStorageBytes": 0}
+    pools = {"id": "compute", "capacityGroups": [
+        {"groupId": "arm", "minSize": 1, "maxSize": 2, "profile": {**profile, "architecture": "arm64"}},
+        {"groupId": "later", "minSize": 1, "maxSize": 2, "profile": {**profile, "architecture": UNKNOWN_STRING_VALUE}}]}
+    api = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {"template": {
+        "spec": {"containers": [{"name": "a", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "amd64"}}}}})
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer().run([Resource.of("compute:index:ComputeCluster", "compute", pools), api])
+    assert result.of("workload-node-architecture") == []
+    assert "workload-node-architecture" in {note.policy for note in result.notes}
