@@ -351,3 +351,27 @@ def test_an_instance_type_that_is_not_a_string_is_named():
     from builders import POOL, cluster_findings, with_pool
 
     assert cluster_findings(with_pool(instanceType=7)) == [f"{POOL}instanceType must be a string, not a number"]
+
+
+def test_both_spellings_with_one_value_are_the_field():
+    """minSize and min_size both 3: no conflict, and the field is read (a mutant dropped it when both were set)."""
+    from builders import POOL, cluster_findings, with_pool
+
+    props = with_pool(minSize=3, maxSize=2)
+    props["capacityGroups"][0]["min_size"] = 3
+    assert cluster_findings(props) == [f"{POOL}minSize 3 is greater than maxSize 2; lower minSize or raise maxSize"]
+
+
+def test_at_level_remediate_a_policy_without_a_remediation_says_so():
+    """The SDK answers Remediate for such a policy with 'does not implement remediate' (a policy object built with
+    a remediation that is not None but nothing would be called instead, and fail)."""
+    from builders import CLUSTER_TYPE, valid_cluster_props
+
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
+
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        analyzer = Analyzer({"compute-cluster-valid": "remediate"})
+        result = analyzer.run([Resource.of(CLUSTER_TYPE, "compute", valid_cluster_props())])
+    assert ("compute-cluster-valid", "Policy does not implement remediate") in {
+        (item.policy, item.reason) for item in result.not_applicable}
