@@ -198,7 +198,8 @@ def test_exemptions_in_force_can_be_made_mandatory_to_refuse_every_exemption():
 
 
 LIMITS = (date(2027, 12, 1), date(2027, 1, 1), date(2027, 1, 31), date(2028, 2, 29), date(2028, 2, 28),
-          date(2027, 3, 1), date(2030, 10, 9), date(2099, 12, 31), date(2100, 3, 1), date(2027, 9, 30))
+          date(2027, 3, 1), date(2028, 3, 1), date(2030, 10, 9), date(2099, 12, 31), date(2100, 3, 1),
+          date(2027, 9, 30))
 # Every string of the shape YYYY-MM-DD in the window (every month and day 00-99), and years at the calendar's
 # boundaries: centuries that are leap years and those that are not, the first year the pattern allows.
 WINDOW_YEARS = (*range(2020, 2034), 999, 1000, 1600, 1700, 1900, 2000, 2100, 2400)
