@@ -322,12 +322,12 @@ def placement_of(stack: Stack, workload: Workload) -> Placement:
     the report: a container's or daemon's cluster and pool from its labels (resolve_placement), a dynamic
     workload's dynamic container pool (resolve_dynamic_pool); None for a worker or a role that cannot be read,
     the Unknown when the role is not known yet. (Patches resolve too; the policies that skip them say so.)"""
-    placements = stack.derived.get("placements")
-    if placements is None or len(placements) != len(stack.workloads):
-        # keyed by identity, for the stack's own workloads only: the stack holds them as long as the cache
-        # (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
-        placements = stack.derived["placements"] = {id(held): held for held in stack.workloads}
-    if placements.get(id(workload)) is not workload:
+    held = stack.derived.get("held")
+    if held is None or len(held) != len(stack.workloads):
+        # by identity, for the stack's own workloads only: the stack keeps them alive, so no other object has
+        # their id (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
+        held = stack.derived["held"] = {id(own) for own in stack.workloads}
+    if id(workload) not in held:
         return _resolve(stack, workload)
     resolved = stack.derived.setdefault("resolved", {})
     if id(workload) not in resolved:
