@@ -300,10 +300,17 @@ def main() -> int:
               f"{'pack MiB':>9} {'SDK MiB':>8} {'raw MiB':>8} {'ratio':>6}", flush=True)
         for size in args.sizes:
             resources = synthetic_stack(size)
-            pack_runs = [measure(resources, args.pack_dir) for _ in range(args.repeat)]
-            floor_runs = [] if args.pack_only or args.raw_only else [measure(resources, floor)
-                                                                      for _ in range(args.repeat)]
-            raw_runs = [] if args.pack_only else [measure(resources, raw) for _ in range(args.repeat)]
+            # Interleaved (pack, floors, pack, floors, ...): the machine's speed drifts by as much as 20% over
+            # minutes here, and a drift should reach every side of a ratio alike.
+            pack_runs: list[tuple[float, float, int]] = []
+            floor_runs: list[tuple[float, float, int]] = []
+            raw_runs: list[tuple[float, float, int]] = []
+            for _ in range(args.repeat):
+                pack_runs.append(measure(resources, args.pack_dir))
+                if not (args.pack_only or args.raw_only):
+                    floor_runs.append(measure(resources, floor))
+                if not args.pack_only:
+                    raw_runs.append(measure(resources, raw))
             pack_time = min(run[0] for run in pack_runs)
             floor_time = min((run[0] for run in floor_runs), default=float("nan"))
             raw_time = min((run[0] for run in raw_runs), default=float("nan"))

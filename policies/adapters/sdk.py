@@ -97,21 +97,22 @@ _ABSENT = object()
 class StructProps(Mapping[str, Any]):
     """A resource's properties, read from the protobuf Struct as they are accessed."""
 
-    __slots__ = ("_struct", "_path")
+    __slots__ = ("_struct", "_fields", "_path")
 
     def __init__(self, struct: struct_pb2.Struct, path: tuple[str, ...] = ()) -> None:
         self._struct = struct
+        self._fields = struct.fields  # the map's wrapper, made once (each .fields makes another)
         self._path = path
 
     def __getitem__(self, key: str) -> Any:
-        if not isinstance(key, str) or key not in self._struct.fields:
+        if not isinstance(key, str) or key not in self._fields:
             raise KeyError(key)
-        return _value(self._struct.fields[key], (*self._path, key))
+        return _value(self._fields[key], (*self._path, key))
 
     def get(self, key: str, default: Any = None) -> Any:
         """``self[key]``, or ``default`` when absent, without raising and catching a KeyError (the rules
         read many optional fields that are absent)."""
-        value = self._struct.fields.get(key) if isinstance(key, str) else None
+        value = self._fields.get(key) if isinstance(key, str) else None
         if value is None:
             return default
         return _value(value, (*self._path, key))
@@ -121,10 +122,10 @@ class StructProps(Mapping[str, Any]):
         return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._struct.fields)
+        return iter(self._fields)
 
     def __len__(self) -> int:
-        return len(self._struct.fields)
+        return len(self._fields)
 
     @property
     def source(self) -> struct_pb2.Struct:
@@ -140,7 +141,7 @@ class ListProps(Sequence[Any]):
     __slots__ = ("_list", "_path")
 
     def __init__(self, values: struct_pb2.ListValue, path: tuple[str, ...]) -> None:
-        self._list = values
+        self._list = values.values
         self._path = path
 
     def __getitem__(self, index: Any) -> Any:
@@ -149,13 +150,19 @@ class ListProps(Sequence[Any]):
         if not isinstance(index, int):
             raise TypeError("list indices must be integers")
         if index < 0:
-            index += len(self._list.values)
-        if not 0 <= index < len(self._list.values):
+            index += len(self._list)
+        if not 0 <= index < len(self._list):
             raise IndexError(index)
-        return _value(self._list.values[index], (*self._path, str(index)))
+        return _value(self._list[index], (*self._path, str(index)))
 
     def __len__(self) -> int:
-        return len(self._list.values)
+        return len(self._list)
+
+    def __iter__(self) -> Iterator[Any]:
+        """Each item in turn (Sequence's default asks for one index past the end and catches IndexError)."""
+        path = self._path
+        for index, value in enumerate(self._list):
+            yield _value(value, (*path, str(index)))
 
 
 def _message_to_dict(message: Any, *args: Any, **kwargs: Any) -> Any:

@@ -12,11 +12,10 @@ the Pods could still be allowed, and ``unknown`` says the exact set cannot be kn
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .values import Unknown, derived, type_name
+from .values import Unknown, derived, is_mapping, type_name
 
 KUBERNETES_ARCHITECTURES = frozenset({
     "amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64",
@@ -140,7 +139,7 @@ def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]
         return KUBERNETES_ARCHITECTURES
     if selector is None:
         return KUBERNETES_ARCHITECTURES
-    if not isinstance(selector, Mapping):
+    if not is_mapping(selector):
         reader.problems.append(WrongType(where, "object of label values", type_name(selector)))
         return KUBERNETES_ARCHITECTURES
     allowed = KUBERNETES_ARCHITECTURES
@@ -155,7 +154,7 @@ def _node_selector(reader: _Reader, selector: Any, where: str) -> frozenset[str]
 def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> frozenset[str]:
     if reader.is_unknown(node_affinity):
         return KUBERNETES_ARCHITECTURES
-    if not isinstance(node_affinity, Mapping):
+    if not is_mapping(node_affinity):
         return KUBERNETES_ARCHITECTURES
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     where = f"{where}.requiredDuringSchedulingIgnoredDuringExecution"
@@ -163,7 +162,7 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
         return KUBERNETES_ARCHITECTURES
     if required is None:
         return KUBERNETES_ARCHITECTURES
-    if not isinstance(required, Mapping):
+    if not is_mapping(required):
         reader.problems.append(WrongType(where, "object", type_name(required)))
         return KUBERNETES_ARCHITECTURES
     terms = required.get("nodeSelectorTerms")
@@ -184,7 +183,7 @@ def _required_affinity(reader: _Reader, node_affinity: Any, where: str) -> froze
 def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
     if reader.is_unknown(term):
         return KUBERNETES_ARCHITECTURES
-    if not isinstance(term, Mapping):
+    if not is_mapping(term):
         reader.problems.append(WrongType(where, "object", type_name(term)))
         return _NONE
     expressions = term.get("matchExpressions")
@@ -204,7 +203,7 @@ def _term(reader: _Reader, term: Any, where: str) -> frozenset[str]:
 def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     if reader.is_unknown(expression):
         return KUBERNETES_ARCHITECTURES
-    if not isinstance(expression, Mapping):
+    if not is_mapping(expression):
         return KUBERNETES_ARCHITECTURES
     key = expression.get("key")
     if reader.is_unknown(key):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
-from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, derived, plain, snake, type_name
+from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, derived, is_mapping, plain, snake, type_name
 
 ARCHITECTURES = ("arm64", "x86_64")
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
@@ -185,7 +185,7 @@ class _Fields:
         if isinstance(value, Unknown):
             self.unknown(value)
             return None
-        if not isinstance(value, Mapping):
+        if not is_mapping(value):
             self.bad("wrong type", field=field, expected="object", found=type_name(value))
             return None
         return value
@@ -253,10 +253,10 @@ def parse_cluster(props: Any, name: str) -> ParsedCluster:
     if isinstance(data, Unknown):
         findings.append(data)
         return ParsedCluster(Cluster(name, data, data, None, None, None), findings)
-    raw_id = data.get("id") if isinstance(data, Mapping) else None
+    raw_id = data.get("id") if is_mapping(data) else None
     label = raw_id if isinstance(raw_id, str) and raw_id and not isinstance(raw_id, SecretText) else name
     shape = _Fields(f"ComputeCluster '{label}'", findings)
-    if not isinstance(data, Mapping):
+    if not is_mapping(data):
         shape.bad("configuration not an object", found=type_name(data))
         return ParsedCluster(Cluster(label, None, (), None, None, None), findings)
 
@@ -313,7 +313,7 @@ def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
 
 def _raw_group_id(item: Any) -> str | None:
     """The pool's id as written, for labels in messages (validated later)."""
-    if not isinstance(item, Mapping):
+    if not is_mapping(item):
         return None
     gid = item.get("groupId")
     gid = item.get("group_id") if gid is None else gid
@@ -326,7 +326,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
         cluster.unknown(item)
         return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]",
                     profile=item)
-    if not isinstance(item, Mapping):
+    if not is_mapping(item):
         cluster.bad("wrong type", field=f"capacityGroups[{index}]", expected="object", found=type_name(item))
         return empty
     raw_gid = _raw_group_id(item)

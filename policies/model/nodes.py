@@ -25,7 +25,7 @@ from ..platforms.quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAG
 from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
 from .pools import pool_machine
-from .values import Unknown, as_int, derived, is_secret
+from .values import Unknown, as_int, derived, is_mapping, is_secret
 
 KUBE_RESERVED = "kube-reserved"
 SYSTEM_RESERVED = "system-reserved"
@@ -213,7 +213,7 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
     overridden: set[str] = set()
     for key, part in _SETTING_PARTS.items():
         amounts = override.get(key)
-        if not isinstance(amounts, Mapping):
+        if not is_mapping(amounts):
             continue
         for resource in _SCHEDULED:
             amount = parse_quantity(amounts.get(resource)) if resource in amounts else None
@@ -230,19 +230,19 @@ _PLATFORM_NAMES = {"aws": "EKS", "gcp": "GKE", "azure": "AKS (Azure CNI Overlay)
 
 def _override(settings: Mapping[str, Any], platform: str, cluster_id: Any, pool_id: Any) -> dict[str, Any]:
     """The allocatable setting for this pool: its own entry over its platform's, field by field."""
-    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
-    if not isinstance(setting, Mapping):
+    setting = settings.get("allocatable") if is_mapping(settings) else None
+    if not is_mapping(setting):
         return {}
     merged: dict[str, Any] = {}
     layers = [setting.get(platform)]
     if isinstance(cluster_id, str) and isinstance(pool_id, str):
         pools = setting.get("pools")
-        layers.append(pools.get(f"{cluster_id}/{pool_id}") if isinstance(pools, Mapping) else None)
+        layers.append(pools.get(f"{cluster_id}/{pool_id}") if is_mapping(pools) else None)
     for layer in layers:
-        if not isinstance(layer, Mapping):
+        if not is_mapping(layer):
             continue
         for key, value in layer.items():
-            if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            if is_mapping(value) and is_mapping(merged.get(key)):
                 merged[key] = {**merged[key], **value}
             else:
                 merged[key] = value

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
 from .pools import PoolMachine, pool_machine
-from .values import Unknown, is_secret, undetermined
+from .values import Unknown, is_mapping, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
     POOL_KEY,
@@ -61,7 +61,7 @@ class Stack:
 
 def _has_key(props: Any, *keys: str) -> bool:
     """``key in props`` without reading the value (which raises when it is unknown)."""
-    return isinstance(props, Mapping) and any(key in keys for key in props)
+    return is_mapping(props) and any(key in keys for key in props)
 
 
 def cluster_configuration(props: Any, urn: str, name: str, seen_inputs: Mapping[str, Cluster]) -> Cluster | Unknown:

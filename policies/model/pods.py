@@ -26,7 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
-from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child
+from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child, is_list, is_mapping
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
 RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
@@ -151,7 +151,7 @@ def _entries(values: Any) -> dict[str, Any] | Unknown | None:
     """A resource map's entries for the resources the pack counts (values unknown stay Unknown)."""
     if isinstance(values, Unknown):
         return values
-    if not isinstance(values, Mapping):
+    if not is_mapping(values):
         return None
     return {key: child(values, key) for key in values if key in _COUNTED}
 
@@ -160,19 +160,19 @@ def _names(values: Any) -> frozenset[str] | Unknown | None:
     """The counted resources a map names, without reading their values (read only when needed)."""
     if isinstance(values, Unknown):
         return values
-    if not isinstance(values, Mapping):
+    if not is_mapping(values):
         return None
     return frozenset(key for key in values if key in _COUNTED)
 
 
 def _has(values: Any, key: str) -> bool:
-    return isinstance(values, Mapping) and child(values, key) is not None
+    return is_mapping(values) and child(values, key) is not None
 
 
 def _items(value: Any) -> Sequence[Any] | Unknown:
     if isinstance(value, Unknown):
         return value
-    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+    return value if is_list(value) else ()
 
 
 def pod_request(pod_spec: Any, path: str) -> PodRequest:
@@ -180,7 +180,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     reader = _Reader(path)
     if isinstance(pod_spec, Unknown):
         return PodRequest({}, dict.fromkeys(RESOURCES, pod_spec))
-    if not isinstance(pod_spec, Mapping):
+    if not is_mapping(pod_spec):
         return PodRequest(dict.fromkeys(RESOURCES, _ZERO))
 
     everything_unknown: Unknown | None = None
@@ -232,7 +232,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     overhead = child(pod_spec, "overhead")
     if isinstance(overhead, Unknown):
         total.unknown.update(dict.fromkeys(RESOURCES, overhead))
-    elif isinstance(overhead, Mapping):
+    elif is_mapping(overhead):
         extra = _Sum()
         named = set(overhead)  # its keys, without reading a value that may not be known yet
         for resource in RESOURCES:
@@ -313,9 +313,9 @@ def repels_itself(pod_spec: Any, template: Any, namespace: Any) -> bool:
     if isinstance(items, Unknown) or not items:
         return False
     labels = child(child(template, "metadata"), "labels")
-    if not isinstance(labels, Mapping):
+    if not is_mapping(labels):
         return False
-    return any(_repels(term, labels, namespace) for term in items if isinstance(term, Mapping))
+    return any(_repels(term, labels, namespace) for term in items if is_mapping(term))
 
 
 def _repels(term: Mapping[str, Any], labels: Mapping[str, Any], namespace: Any) -> bool:
@@ -331,9 +331,9 @@ def _own_namespace(term: Mapping[str, Any], namespace: Any) -> bool:
     ``namespaceSelector`` selects, where both null or empty mean the Pod's own and an empty selector
     means every namespace. What a non-empty selector selects is not known here."""
     namespaces = child(term, "namespaces")
-    listed = list(namespaces) if isinstance(namespaces, Sequence) and not isinstance(namespaces, str) else []
+    listed = list(namespaces) if is_list(namespaces) else []
     selector = child(term, "namespaceSelector")
-    if isinstance(selector, Mapping) and len(selector) == 0:
+    if is_mapping(selector) and len(selector) == 0:
         return True
     if selector is None and not listed and not isinstance(namespaces, Unknown):
         return True
@@ -343,11 +343,11 @@ def _own_namespace(term: Mapping[str, Any], namespace: Any) -> bool:
 def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
     """Whether a label selector matches these labels (a null selector matches nothing; anything not
     known yet or unreadable counts as no match)."""
-    if not isinstance(selector, Mapping):
+    if not is_mapping(selector):
         return False
     match_labels = child(selector, "matchLabels")
     if match_labels is not None:
-        if not isinstance(match_labels, Mapping):
+        if not is_mapping(match_labels):
             return False
         for key in match_labels:
             wanted = child(match_labels, key)
@@ -360,11 +360,11 @@ def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
 
 
 def _matches(expression: Any, labels: Mapping[str, Any]) -> bool:
-    if not isinstance(expression, Mapping):
+    if not is_mapping(expression):
         return False
     key, operator, values = child(expression, "key"), child(expression, "operator"), child(expression, "values")
     value = child(labels, key) if isinstance(key, str) else None
-    options = list(values) if isinstance(values, Sequence) and not isinstance(values, str) else []
+    options = list(values) if is_list(values) else []
     if isinstance(value, Unknown) or any(isinstance(option, Unknown) for option in options):
         return False
     if operator == "In":

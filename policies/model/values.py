@@ -13,9 +13,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UnknownValueError
+
+if TYPE_CHECKING:  # for the checker only: narrowing, at no cost at run time
+    from typing_extensions import TypeIs
 
 
 @dataclass(frozen=True)
@@ -117,9 +120,33 @@ def read(container: Any, key: Any) -> Any:
         return Unknown(error)
 
 
+_SHAPES: dict[type, int] = {}  # a type's shape, decided once: isinstance on an ABC is slow on the hot path
+_MAPPING, _SEQUENCE, _OTHER = 1, 2, 0
+
+
+def _shape(value: Any) -> int:
+    kind = type(value)
+    shape = _SHAPES.get(kind)
+    if shape is None:
+        shape = (_MAPPING if isinstance(value, Mapping) else
+                 _SEQUENCE if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else _OTHER)
+        _SHAPES[kind] = shape
+    return shape
+
+
+def is_mapping(value: Any) -> TypeIs[Mapping[Any, Any]]:
+    """``isinstance(value, Mapping)``, by a table of types (proxies, dicts) decided once."""
+    return _shape(value) == _MAPPING
+
+
+def is_list(value: Any) -> TypeIs[Sequence[Any]]:
+    """A Sequence that is not a string (a proxy list, a list, a tuple)."""
+    return _shape(value) == _SEQUENCE
+
+
 def child(container: Any, key: str) -> Any:
     """The plain value at ``key`` of a proxy mapping, or None when absent or not a mapping."""
-    if container is None or not isinstance(container, Mapping):
+    if container is None or _shape(container) != _MAPPING:
         return None
     try:
         return container.get(key)  # the props' own get: an absent key costs no exception

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..adapters.findings import listed
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
-from .values import SecretText, Unknown, as_int, child, plain, type_name
+from .values import SecretText, Unknown, as_int, child, is_mapping, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -166,7 +165,7 @@ def _label(places: list[tuple[str, Any]], key: str, problems: list[LabelProblem]
         if isinstance(labels, Unknown):
             unknown = unknown or labels
             continue
-        if not isinstance(labels, Mapping):
+        if not is_mapping(labels):
             continue
         value = child(labels, key)
         if value is None:
@@ -228,7 +227,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         cluster = _label(places, CLUSTER_KEY, problems)
         pool = _label(places, POOL_KEY, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
-                    listed(path, "."), tuple(problems), isinstance(pod_spec, Mapping), props, pod_spec, template)
+                    listed(path, "."), tuple(problems), is_mapping(pod_spec), props, pod_spec, template)
 
 
 @dataclass(frozen=True)
@@ -289,7 +288,7 @@ def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
     (nothing changed) when the pod spec is not there to change."""
     pod_spec = props
     for field in POD_SPEC_PATHS[kind]:
-        pod_spec = pod_spec.get(field) if isinstance(pod_spec, Mapping) else None
+        pod_spec = pod_spec.get(field) if is_mapping(pod_spec) else None
     if not _writable(pod_spec):
         return False
     selector = pod_spec.get("nodeSelector")
@@ -304,4 +303,4 @@ def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
 
 def _writable(value: Any) -> bool:
     """A mapping that takes assignments (the SDK's secret-preserving proxies are not MutableMappings)."""
-    return isinstance(value, Mapping) and hasattr(value, "__setitem__")
+    return is_mapping(value) and hasattr(value, "__setitem__")
