@@ -42,6 +42,7 @@ from . import (
     workload_fits_pool,
     workload_node_architecture,
     workload_pool_placement,
+    workload_schedulable,
 )
 from .adapters import sdk
 from .adapters.findings import listed
@@ -62,6 +63,7 @@ ALL: tuple[Policy, ...] = (
     workload_architecture_pin.POLICY,
     workload_fits_pool.POLICY,
     pool_capacity.POLICY,
+    workload_schedulable.POLICY,
     helm_release_unchecked.POLICY,
     cloud_machine_new_family.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them

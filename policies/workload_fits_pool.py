@@ -18,10 +18,11 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, pool_node
+from .model.loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, platform_node, pool_node
 from .model.nodes import ALLOCATABLE_SCHEMA, PARTS, Node
-from .model.placement import Stack
-from .model.pods import GPU_RESOURCES, BadQuantity
+from .model.placement import Stack, on_platform_pools, schedule_of
+from .model.platform_pools import PoolVerdict
+from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
 from .model.values import REDACTED, Unknown
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount, exact
@@ -96,7 +97,62 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
             findings.append(node)
             continue
         findings.extend(_pool(pool_load, node))
+    findings.extend(_platform_pools(stack))
     return findings
+
+
+def _platform_pools(stack: Stack) -> list[Finding]:
+    """On pools the platforms declare (SPEC 14): one Pod fits one node of some machine of some pool that can take
+    it by the scheduler's rules (workload-schedulable reports a workload no pool takes). A Karpenter NodePool
+    starts whichever of its machines fits the Pod, so the Pod must fit one of them."""
+    findings: list[Finding] = []
+    for workload in stack.workloads:
+        if on_platform_pools(stack, workload) is not True or workload.request is None:
+            continue
+        schedule = schedule_of(stack, workload)
+        taking = schedule.taking
+        if not taking or schedule.unknown is not None or any(not verdict.machines for verdict in taking):
+            continue  # no pool takes it (another policy's), or some pool might and its machines are not known
+        request = workload.request
+        unknown = next(iter(request.unknown.values()), None)
+        if unknown is not None:
+            findings.append(unknown)
+            continue
+        per_pool = [_largest(stack, verdict, request) for verdict in taking]
+        if any(text is None for text in per_pool):
+            continue
+        asked = listed([f"{show(resource, request.get(resource), resource in request.secret)} of {WHAT[resource]}"
+                        for resource in CHECKED if request.get(resource) > 0], " and ") or "nothing"
+        findings.append(Violation(
+            f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
+            f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
+            "allow larger instance types", workload.urn))
+    return findings
+
+
+def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest) -> str | None:
+    """None when some machine of the pool fits one Pod; else what the pool's largest machines have."""
+    best: dict[str, Node] = {}
+    for candidate in verdict.machines:
+        node = platform_node(stack, verdict.pool, candidate)
+        if not isinstance(node, Node):
+            return None  # a node that is not known: it might fit
+        if all(node.allocatable(resource) is None or request.get(resource) <= (node.allocatable(resource) or 0)
+               for resource in CHECKED) and (node.allocatable(PODS) or 0) >= 1:
+            return None
+        for resource in CHECKED:
+            allocatable = node.allocatable(resource)
+            if allocatable is not None and (resource not in best or allocatable > (best[resource].allocatable(
+                    resource) or 0)):
+                best[resource] = node
+    short = [resource for resource in CHECKED if resource in best
+             and request.get(resource) > (best[resource].allocatable(resource) or 0)]
+    if not short:
+        return (f"{verdict.pool.label} has machines with enough of each resource, but none with all of them "
+                "together")
+    most = listed([f"at most {allocatable_sum(best[resource], resource)} of {WHAT[resource]} "
+                   f"({best[resource].machine})" for resource in short], " and ")
+    return f"{verdict.pool.label} has {most}"
 
 
 def _pool(load: PoolLoad, node: Node) -> list[Finding]:

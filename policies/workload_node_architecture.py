@@ -14,7 +14,7 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
-from .model.placement import Need, Stack, declared_architectures, needed_architecture
+from .model.placement import Need, Stack, declared_architectures, needed_architecture, on_platform_pools, schedule_of
 from .model.values import Unknown
 
 
@@ -44,7 +44,33 @@ def workload_node_architecture(stack: Stack, platform: str | None = None) -> lis
             findings.append(Violation(
                 f"{workload.subject}: its Pods need {node_arch} nodes ({why}), but nothing pins them there and "
                 f"they could be scheduled on another architecture in a mixed cluster; {fix}", workload.urn))
+    findings.extend(_platform_pools(stack))
     return findings
+
+
+def _platform_pools(stack: Stack) -> list[Finding]:
+    """On pools the platforms declare (SPEC 14): the pools that can take a workload's Pods run one architecture
+    among the machines its constraints allow, else its Pods land on either."""
+    findings: list[Finding] = []
+    for workload in stack.workloads:
+        if on_platform_pools(stack, workload) is not True:
+            continue
+        schedule = schedule_of(stack, workload)
+        if schedule.unknown is not None or not schedule.taking:
+            continue
+        runs = {verdict.pool.label: sorted({_ARCHITECTURES.get(machine.architecture, machine.architecture)
+                                            for machine in verdict.machines}) for verdict in schedule.taking}
+        every = sorted({architecture for architectures in runs.values() for architecture in architectures})
+        if len(every) > 1:
+            pools = listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
+            findings.append(Violation(
+                f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing "
+                f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to "
+                "the one its images are built for", workload.urn))
+    return findings
+
+
+_ARCHITECTURES = {"x86_64": "amd64", "arm64": "arm64"}  # a catalog machine's architecture as its nodes' label
 
 
 def because(need: Need) -> str:

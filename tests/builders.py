@@ -14,6 +14,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 
 from compute_guard.component import (
     CapacityGroup,
@@ -279,3 +280,61 @@ REFUSED = [
     {"pool-capacity": {"allocatable": {"mars": {"maxPods": 20}}}},
 ]
 LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]
+
+
+# --- Karpenter (SPEC section 14): NodePools and EC2NodeClasses as pulumi-kubernetes custom resources ----------
+
+KARPENTER = SHARED / "third_party" / "karpenter"
+
+
+def nodepool(name: str, requirements: list[dict[str, Any]] | None = None, *, taints: list[dict[str, Any]] | None = None,
+             labels: Mapping[str, str] | None = None, node_class: str = "default",
+             limits: Mapping[str, Any] | None = None) -> Part:
+    """A karpenter.sh/v1 NodePool through apiextensions.CustomResource, as a Pulumi program declares one."""
+    template_spec: dict[str, Any] = {
+        "requirements": requirements if requirements is not None else [],
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class}}
+    if taints is not None:
+        template_spec["taints"] = taints
+    template: dict[str, Any] = {"spec": template_spec}
+    if labels:
+        template["metadata"] = {"labels": dict(labels)}
+    spec: dict[str, Any] = {"template": template}
+    if limits:
+        spec["limits"] = dict(limits)
+    return lambda: k8s.apiextensions.CustomResource(name, api_version="karpenter.sh/v1", kind="NodePool",
+                                                    metadata={"name": name}, spec=spec)
+
+
+def node_class(name: str = "default", kubelet: Mapping[str, Any] | None = None) -> Part:
+    spec: dict[str, Any] = {"role": "KarpenterNodeRole-test", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
+                            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]}
+    if kubelet is not None:
+        spec["kubelet"] = dict(kubelet)
+    return lambda: k8s.apiextensions.CustomResource(name, api_version="karpenter.k8s.aws/v1", kind="EC2NodeClass",
+                                                    metadata={"name": name}, spec=spec)
+
+
+def arch_requirement(*architectures: str) -> dict[str, Any]:
+    return {"key": "kubernetes.io/arch", "operator": "In", "values": list(architectures)}
+
+
+def instance_types(*names: str) -> dict[str, Any]:
+    return {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(names)}
+
+
+def karpenter_manifests(relative: str) -> list[dict[str, Any]]:
+    """The documents of one of Karpenter's own example files (../shared/third_party/karpenter/examples/)."""
+    return [document for document in yaml.safe_load_all((KARPENTER / "examples" / relative).read_text()) if document]
+
+
+def from_manifest(document: Mapping[str, Any], name: str | None = None) -> Part:
+    """One manifest as the pulumi-kubernetes resource a program would declare for it."""
+    document = copy.deepcopy(dict(document))
+    kind, api_version = document["kind"], document["apiVersion"]
+    resource_name = name or document["metadata"]["name"]
+    if kind == "Deployment":
+        return lambda: k8s.apps.v1.Deployment(resource_name, metadata=document["metadata"], spec=document["spec"])
+    return lambda: k8s.apiextensions.CustomResource(resource_name, api_version=api_version, kind=kind,
+                                                    metadata=document["metadata"], spec=document["spec"])

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ..platforms.catalog import Machine
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .cluster import Pool
 from .nodes import Node, node_of
 from .placement import ClusterEntry, Stack, placement_of
+from .platform_pools import PlatformPool
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .values import Unknown, is_secret
 from .workloads import Autoscaler, Workload
@@ -148,6 +150,17 @@ def pool_node(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str
                                                  None if isinstance(cluster, Unknown) else cluster.id))
     pool, node = stack.derived[key]
     assert pool is load.pool  # the stack holds its pools for as long as this cache lives
+    result: Node | Unknown | None = node
+    return result
+
+
+def platform_node(stack: Stack, pool: PlatformPool, machine: Machine) -> Node | Unknown | None:
+    """A node of one machine of a platform pool (SPEC 14), built once per stack and read by every policy."""
+    key = ("platform node", id(pool), machine.name)
+    if key not in stack.derived:
+        stack.derived[key] = (pool, pool.node(machine))
+    held, node = stack.derived[key]
+    assert held is pool  # the stack holds its pools for as long as this cache lives
     result: Node | Unknown | None = node
     return result
 

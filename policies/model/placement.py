@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
+from .platform_pools import PlatformPool, Schedule, judge
 from .pools import PoolMachine, pool_machine
+from .sources import karpenter
 from .values import Unknown, is_mapping, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
@@ -48,6 +50,7 @@ class Stack:
     autoscalers: list[Autoscaler] = field(default_factory=list)
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
+    platform_pools: list[PlatformPool] = field(default_factory=list)  # pools the platforms declare (SPEC 14)
     derived: dict[Any, Any] = field(default_factory=dict)  # what several stack policies compute from it, once
 
     def add_cluster(self, entry: ClusterEntry) -> None:
@@ -78,8 +81,18 @@ def cluster_configuration(props: Any, urn: str, name: str, seen_inputs: Mapping[
 def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) -> Stack:
     """The stack policies' resources read in one pass (PackState.stack parses once per request)."""
     stack = Stack()
+    nodepools: list[Any] = []
+    node_classes: dict[str, Any] = {}
     for resource in resources:
         resource_type = resource.resource_type
+        if karpenter.is_nodepool(resource_type):
+            nodepools.append(resource)
+            continue
+        if karpenter.is_node_class(resource_type):
+            class_name = karpenter.node_class_name(resource.props)
+            if class_name is not None:
+                node_classes[class_name] = resource.props
+            continue
         if is_compute_cluster(resource_type):
             config = cluster_configuration(resource.props, resource.urn, resource.name, seen_inputs)
             stack.add_cluster(ClusterEntry(resource.urn, resource.name, config))
@@ -95,6 +108,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
         autoscaler = parse_autoscaler(resource_type, resource.props, resource.urn, resource.name)
         if autoscaler is not None:
             stack.autoscalers.append(autoscaler)
+    stack.platform_pools.extend(karpenter.parse_nodepool(resource.props, resource.urn, resource.name, node_classes)
+                                for resource in nodepools)
     return stack
 
 
@@ -387,3 +402,33 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload:
     if isinstance(placement, Unknown):
         return placement
     return None  # several architectures declared, and no pool of its own says which
+
+
+# --- pools the platforms declare ------------------------------------------------------------------
+
+def on_platform_pools(stack: Stack, workload: Workload) -> bool | Unknown:
+    """Whether the scheduler's rules place the workload's Pods on the stack's platform pools (SPEC 14): the stack
+    declares some, and the workload carries no compute.alien.dev placement, runs Pods that wait for a node
+    (a DaemonSet's only go where they fit) and leaves them to the default scheduler."""
+    if not stack.platform_pools or workload.patch or workload.kind == "DaemonSet" or not workload.has_pod_spec:
+        return False
+    for label in (workload.cluster, workload.pool):
+        if isinstance(label, Unknown):
+            return label
+        if label is not None:
+            return False
+    bypassed = workload.scheduler_bypassed
+    if isinstance(bypassed, Unknown):
+        return bypassed
+    return not bypassed
+
+
+def schedule_of(stack: Stack, workload: Workload) -> Schedule:
+    """The workload's Pods against every platform pool of the stack, judged once per stack and workload."""
+    schedules = stack.derived.setdefault("schedules", {})
+    found = schedules.get(id(workload))
+    if found is None or found[0] is not workload:
+        found = schedules[id(workload)] = (workload, Schedule(tuple(judge(pool, workload.scheduling)
+                                                                    for pool in stack.platform_pools)))
+    schedule: Schedule = found[1]
+    return schedule

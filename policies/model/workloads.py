@@ -16,6 +16,7 @@ from ..adapters.findings import listed
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
+from .scheduling import PodPlacement, pod_placement
 from .values import SecretText, Unknown, as_int, child, is_mapping, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
@@ -140,6 +141,25 @@ class Workload:
     @functools.cached_property
     def metadata_name(self) -> Any:
         return child(child(self.props, "metadata"), "name")
+
+    @functools.cached_property
+    def scheduling(self) -> PodPlacement:
+        """What the scheduler matches against a node: nodeSelector, required node affinity, tolerations."""
+        if isinstance(self.pod_spec, Unknown):
+            return PodPlacement((), None, (), self.pod_spec)
+        return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")))
+
+    @functools.cached_property
+    def scheduler_bypassed(self) -> bool | Unknown:
+        """Its Pods name their node (spec.nodeName) or another scheduler: the default scheduler's rules do not
+        place them."""
+        for key in ("nodeName", "schedulerName"):
+            value = child(self.pod_spec, key)
+            if isinstance(value, Unknown):
+                return value
+            if value is not None and not (key == "schedulerName" and value == "default-scheduler"):
+                return True
+        return False
 
     @functools.cached_property
     def repels(self) -> bool:

@@ -9,7 +9,21 @@ from datetime import date, timedelta
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, GIB, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, role, workload
+from builders import (
+    AMD64,
+    GIB,
+    LET_THROUGH,
+    REFUSED,
+    apps_pool,
+    arch_requirement,
+    cluster,
+    deployment,
+    node_class,
+    nodepool,
+    placed,
+    role,
+    workload,
+)
 from google.protobuf import json_format
 
 from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
@@ -93,6 +107,8 @@ SCENARIOS = {
     "pool-capacity": ([plain_cluster(bare(profile=TWO_CORES, max_size=1)),
                        workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3})],
                       "kubernetes", "compute", None, None),
+    "workload-schedulable": ([node_class(), nodepool("batch", [arch_requirement("amd64")], taints=[
+        {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]), deployment("api")], "aws", "api", None, None),
     "helm-release-unchecked": ([plain_cluster(), lambda: k8s.helm.v3.Release("ingress", chart="gateway")],
                                "kubernetes", "ingress", None, None),
     "cloud-machine-new-family": ([plain_cluster(bare(instance_type="m9i.large"))], "aws", "compute", None, None),

@@ -21,7 +21,7 @@ from compute_guard.testkit import Resource
 POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "cloud-machine-catalog",
                 "workload-architecture-selector-valid", "compute-cluster-safe-update", "compute-pools-single-architecture", "workload-pool-placement", "workload-node-architecture",
                 "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity",
-                "helm-release-unchecked", "cloud-machine-new-family", "exemptions-in-force"]
+                "workload-schedulable", "helm-release-unchecked", "cloud-machine-new-family", "exemptions-in-force"]
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,8 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
     assert sorted((v.policy, v.level) for v in result.violations) == [
         ("compute-pools-single-architecture", "mandatory"), ("dynamic-container-pool", "mandatory"),
         ("exemptions-in-force", "advisory"), ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"), ("workload-fits-pool", "mandatory"),
-        ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory")]  # at its own level
+        ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory"),
+        ("workload-schedulable", "mandatory")]  # at its own level
     assert {v.finding for v in result.violations} == {BUG}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack
 

@@ -1,0 +1,142 @@
+"""workload-schedulable: some pool the platform declares can take the workload's Pods, by the scheduler's rules."""
+
+from builders import (
+    AMD64,
+    ARM64,
+    arch_requirement,
+    deployment,
+    from_manifest,
+    karpenter_manifests,
+    node_class,
+    nodepool,
+    placed,
+    run,
+    workload,
+)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+from compute_guard.testkit import Resource
+from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+BATCH_TAINT = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+
+
+def schedulable(*parts, platform="aws"):
+    return run(*parts, platform=platform).findings("workload-schedulable")
+
+
+def two_pools():
+    """'batch' tainted dedicated=batch:NoSchedule, 'general' labelled tier=general; both amd64."""
+    return (node_class(), nodepool("batch", [arch_requirement("amd64")], taints=BATCH_TAINT),
+            nodepool("general", [arch_requirement("amd64")], labels={"tier": "general"}))
+
+
+def test_each_pool_says_why_it_refuses_in_the_schedulers_terms():
+    (message,) = schedulable(*two_pools(), deployment("api", node_selector={"disktype": "ssd"}))
+    assert message == (
+        "Deployment 'api': no pool can run its Pods: pool 'batch' (NodePool) has taint dedicated=batch:NoSchedule "
+        "that it does not tolerate and does not have label disktype=ssd; pool 'general' (NodePool) does not have "
+        "label disktype=ssd. They would stay Pending: change its nodeSelector, node affinity or tolerations to "
+        "match a pool, or declare a pool that takes them")
+
+
+def test_a_pod_one_pool_takes_passes():
+    assert schedulable(*two_pools(), deployment("api")) == []  # 'general' has no taint
+    assert schedulable(*two_pools(), deployment("api", node_selector={"tier": "general"})) == []
+    assert schedulable(*two_pools(), deployment("api", node_selector={"karpenter.sh/nodepool": "general"})) == []
+    tolerates = {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}]}
+    assert schedulable(*two_pools(), deployment("api", node_selector={"karpenter.sh/nodepool": "batch"},
+                                                pod=tolerates)) == []
+
+
+def test_tolerations_match_as_the_scheduler_matches_them():
+    only_batch = (node_class(), nodepool("batch", [arch_requirement("amd64")], taints=BATCH_TAINT))
+    tolerated = [
+        {"operator": "Exists"},  # no key: every taint
+        {"key": "dedicated", "operator": "Exists"},
+        {"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"},
+        {"key": "dedicated", "value": "batch"},  # Equal is the default operator; an empty effect matches any
+    ]
+    for toleration in tolerated:
+        assert schedulable(*only_batch, deployment("api", pod={"tolerations": [toleration]})) == [], toleration
+    refused = [
+        {"key": "dedicated", "value": "other", "effect": "NoSchedule"},
+        {"key": "dedicated", "operator": "Exists", "effect": "NoExecute"},
+        {"key": "other", "operator": "Exists"},
+    ]
+    for toleration in refused:
+        assert len(schedulable(*only_batch, deployment("api", pod={"tolerations": [toleration]}))) == 1, toleration
+    soft = (node_class(), nodepool("soft", [], taints=[{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]))
+    assert schedulable(*soft, deployment("api")) == []  # PreferNoSchedule only steers
+
+
+def test_karpenters_own_multiple_arch_example_takes_its_arm64_workload_and_refuses_another_architecture():
+    pools = [from_manifest(document) for document in karpenter_manifests("nodepools/multiple-arch.yaml")]
+    (arm64,) = karpenter_manifests("workloads/arm64.yaml")
+    assert schedulable(*pools, from_manifest(arm64)) == []
+    s390x = {**arm64, "spec": {**arm64["spec"], "template": {**arm64["spec"]["template"], "spec": {
+        **arm64["spec"]["template"]["spec"], "nodeSelector": {"kubernetes.io/arch": "s390x"}}}}}
+    (message,) = schedulable(*pools, from_manifest(s390x))
+    assert message.startswith(
+        "Deployment 'arm64': no pool can run its Pods: pool 'amd64' (NodePool) runs amd64 nodes, not s390x (its "
+        "nodeSelector's kubernetes.io/arch); pool 'arm64' (NodePool) runs arm64 nodes, not s390x (its nodeSelector's "
+        "kubernetes.io/arch). They would stay Pending")
+
+
+def test_required_node_affinity_is_matched_term_by_term():
+    # category c: every such arm64 machine of the catalog has its vCPUs (one without could have any number)
+    pools = (node_class(), nodepool("arm", [arch_requirement("arm64"),
+                                           {"key": "karpenter.k8s.aws/instance-category", "operator": "In",
+                                            "values": ["c"]},
+                                           {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                            "values": ["spot"]}]))
+
+    def affinity(*terms):
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+    on_demand = {"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                                       "values": ["on-demand"]}]}
+    spot = {"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "NotIn", "values": ["on-demand"]}]}
+    (message,) = schedulable(*pools, deployment("api", affinity=affinity(on_demand)))
+    assert "pool 'arm' (NodePool) has no node its required node affinity on karpenter.sh/capacity-type matches" \
+        in message
+    assert schedulable(*pools, deployment("api", affinity=affinity(on_demand, spot))) == []  # terms are ORed
+    big = {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["4"]}]}
+    assert schedulable(*pools, deployment("api", affinity=affinity(big))) == []  # some arm64 machine has more
+    huge = {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-cpu", "operator": "Gt", "values": ["100000"]}]}
+    assert len(schedulable(*pools, deployment("api", affinity=affinity(huge)))) == 1
+    nowhere = {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}
+    assert len(schedulable(*pools, deployment("api", affinity=affinity(nowhere)))) == 1
+
+
+def test_labels_karpenter_does_not_know_are_on_no_node_unless_a_requirement_declares_them():
+    """scheduling.md, "User-Defined Labels": a label not well known to Karpenter keeps Pods Pending unless the
+    NodePool's requirements name it (Exists); a well-known one it leaves open (the zone) can be met."""
+    custom = {"team": "payments"}
+    assert len(schedulable(node_class(), nodepool("p", []), deployment("api", node_selector=custom))) == 1
+    declared = nodepool("p", [{"key": "team", "operator": "Exists"}])
+    assert schedulable(node_class(), declared, deployment("api", node_selector=custom)) == []
+    zone = {"topology.kubernetes.io/zone": "us-east-1a"}
+    assert schedulable(node_class(), nodepool("p", []), deployment("api", node_selector=zone)) == []
+    hypervisor = {"karpenter.k8s.aws/instance-hypervisor": "nitro"}  # an AWS label the pack does not derive
+    assert schedulable(node_class(), nodepool("p", []), deployment("api", node_selector=hypervisor)) == []
+
+
+def test_what_it_leaves_alone():
+    tainted = (node_class(), nodepool("batch", [], taints=BATCH_TAINT))
+    assert schedulable(*tainted, workload("DaemonSet", "agent")) == []  # its Pods go only where they can run
+    assert schedulable(*tainted, deployment("api", labels=placed())) == []  # ComputeCluster placement
+    assert schedulable(*tainted, deployment("api", pod={"nodeName": "node-1"})) == []  # no scheduler
+    assert schedulable(deployment("api", node_selector=ARM64)) == []  # no platform pool in the stack
+
+
+def test_a_value_not_known_during_preview_is_a_note_never_a_violation():
+    pool = {"metadata": {"name": "p"}, "spec": {"template": {"spec": {
+        "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": [UNKNOWN_STRING_VALUE]}],
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}}
+    api = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {"template": {
+        "spec": {"containers": [{"name": "a", "image": "i"}], "nodeSelector": AMD64}}}})
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer().run([Resource.of("kubernetes:karpenter.sh/v1:NodePool", "p", pool), api])
+    assert result.of("workload-schedulable") == []
+    assert "workload-schedulable" in {note.policy for note in result.notes}
