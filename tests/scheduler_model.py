@@ -71,3 +71,54 @@ def wrong_names(spec: dict[str, Any]) -> bool:
     return terms == []
 
 
+
+
+# --- labels and taints: whole nodes (issue "Pools as the platforms declare them") ----------------------------
+# A node is its labels (a dict) and its taints ((key, value, effect) triples). Written from the same pages:
+# "assign-pod-node" (nodeSelector, node affinity operators) and "taint-and-toleration" (how a toleration matches).
+
+def expression_holds(expression: dict[str, Any], labels: dict[str, str]) -> bool:
+    key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+    present = key in labels
+    if operator == "In":
+        return present and labels[key] in values
+    if operator == "NotIn":
+        return not present or labels[key] not in values
+    if operator == "Exists":
+        return present
+    if operator == "DoesNotExist":
+        return not present
+    if operator in ("Gt", "Lt"):
+        if not present or len(values) != 1:
+            return False
+        try:
+            mine, theirs = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return mine > theirs if operator == "Gt" else mine < theirs
+    raise ValueError(operator)
+
+
+def toleration_matches(toleration: dict[str, Any], taint: tuple[str, str, str]) -> bool:
+    key, value, effect = taint
+    if toleration.get("effect") and toleration["effect"] != effect:
+        return False
+    if toleration.get("operator") == "Exists":
+        return not toleration.get("key") or toleration["key"] == key
+    return toleration.get("key") == key and (toleration.get("value") or "") == value
+
+
+def fits_node(spec: dict[str, Any], labels: dict[str, str], taints: list[tuple[str, str, str]]) -> bool:
+    """Whether the scheduler may bind a Pod with this spec to a node with these labels and taints."""
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            return False
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution")
+    if required is not None and not any(
+            term.get("matchExpressions") and all(expression_holds(e, labels) for e in term["matchExpressions"])
+            for term in required["nodeSelectorTerms"]):
+        return False
+    tolerations = spec.get("tolerations") or []
+    return all(any(toleration_matches(t, taint) for t in tolerations)
+               for taint in taints if taint[2] in ("NoSchedule", "NoExecute"))

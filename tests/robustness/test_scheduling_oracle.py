@@ -1,0 +1,138 @@
+"""workload-schedulable's verdict held to the brute-force scheduler model (tests/scheduler_model.py, fits_node).
+
+Random Karpenter NodePools (architectures, template labels, an In requirement of several values on a custom key,
+taints of every effect) and random Pods (nodeSelector, required node affinity with every operator, tolerations).
+The oracle spells out each pool's nodes, one per architecture and per value of the requirement, with the labels
+Karpenter gives them (its template's, the requirement's value, kubernetes.io/arch, karpenter.sh/nodepool), and
+asks the model whether any node takes the Pod. The pack must report the workload exactly when none does.
+
+Nothing here comes from the pack but its public entry points (the test kit).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from scheduler_model import fits_node
+
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
+
+PROPERTY = settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "300")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+ARCHES = (("amd64",), ("arm64",), ("amd64", "arm64"))
+LABEL_VALUES = {"team": ("a", "b"), "tier": ("a", "b"), "n": ("1", "2", "3")}
+DISKS = ("ssd", "hdd")
+KEYS = ("team", "tier", "n", "disk", "kubernetes.io/arch", "karpenter.sh/nodepool")
+VALUES = ("a", "b", "1", "2", "3", "ssd", "hdd", "amd64", "arm64", "p0", "p1", "p2")
+TAINT_KEYS = ("dedicated", "spot")
+EFFECTS = ("NoSchedule", "NoExecute", "PreferNoSchedule")
+
+
+@st.composite
+def pools(draw: Any) -> list[dict[str, Any]]:
+    found = []
+    for index in range(draw(st.integers(1, 3))):
+        labels = draw(st.dictionaries(st.sampled_from(sorted(LABEL_VALUES)), st.sampled_from(("a", "b", "1", "2", "3")),
+                                      max_size=2))
+        disks = draw(st.one_of(st.none(), st.lists(st.sampled_from(DISKS), min_size=1, max_size=2, unique=True)))
+        taints = draw(st.lists(st.tuples(st.sampled_from(TAINT_KEYS), st.sampled_from(("", "x")),
+                                         st.sampled_from(EFFECTS)), max_size=2, unique_by=lambda t: (t[0], t[2])))
+        found.append({"name": f"p{index}", "arches": draw(st.sampled_from(ARCHES)), "labels": labels, "disks": disks,
+                      "taints": taints})
+    return found
+
+
+def _expression(draw: Any) -> dict[str, Any]:
+    operator = draw(st.sampled_from(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")))
+    if operator in ("Gt", "Lt"):
+        return {"key": "n", "operator": operator, "values": [draw(st.sampled_from(("0", "1", "2", "3")))]}
+    key = draw(st.sampled_from(KEYS))
+    if operator in ("Exists", "DoesNotExist"):
+        return {"key": key, "operator": operator}
+    return {"key": key, "operator": operator, "values": draw(st.lists(st.sampled_from(VALUES), min_size=1,
+                                                                      max_size=2, unique=True))}
+
+
+@st.composite
+def pods(draw: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "app", "image": "example.test/app:1"}]}
+    selector = draw(st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=2))
+    if selector:
+        spec["nodeSelector"] = selector
+    if draw(st.booleans()):
+        terms = [{"matchExpressions": [_expression(draw) for _ in range(draw(st.integers(1, 2)))]}
+                 for _ in range(draw(st.integers(1, 2)))]
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": terms}}}
+    tolerations = []
+    for _ in range(draw(st.integers(0, 2))):
+        toleration: dict[str, Any] = {}
+        if draw(st.booleans()):
+            toleration = {"operator": "Exists"}
+            if draw(st.booleans()):
+                toleration["key"] = draw(st.sampled_from(TAINT_KEYS))
+        else:
+            toleration = {"key": draw(st.sampled_from(TAINT_KEYS)), "value": draw(st.sampled_from(("", "x", "y")))}
+        if draw(st.booleans()):
+            toleration["effect"] = draw(st.sampled_from(EFFECTS))
+        tolerations.append(toleration)
+    if tolerations:
+        spec["tolerations"] = tolerations
+    return spec
+
+
+def nodes(pool: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[str, str, str]]]]:
+    """The nodes Karpenter may start for the pool, as the oracle spells them out."""
+    found = []
+    for arch in pool["arches"]:
+        for disk in pool["disks"] or [None]:
+            labels = {**pool["labels"], "kubernetes.io/arch": arch, "karpenter.sh/nodepool": pool["name"]}
+            if disk is not None:
+                labels["disk"] = disk
+            found.append((labels, pool["taints"]))
+    return found
+
+
+def nodepool(pool: dict[str, Any]) -> Resource:
+    requirements: list[dict[str, Any]] = [{"key": "kubernetes.io/arch", "operator": "In",
+                                           "values": list(pool["arches"])}]
+    if pool["disks"] is not None:
+        requirements.append({"key": "disk", "operator": "In", "values": pool["disks"]})
+    spec: dict[str, Any] = {"requirements": requirements,
+                            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}
+    if pool["taints"]:
+        spec["taints"] = [{"key": k, **({"value": v} if v else {}), "effect": e} for k, v, e in pool["taints"]]
+    template: dict[str, Any] = {"spec": spec}
+    if pool["labels"]:
+        template["metadata"] = {"labels": pool["labels"]}
+    return Resource.of("kubernetes:karpenter.sh/v1:NodePool", pool["name"], {
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": pool["name"]},
+        "spec": {"template": template}})
+
+
+def refused(declared: list[dict[str, Any]], spec: dict[str, Any]) -> bool:
+    api = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+        "selector": {"matchLabels": {"app": "api"}},
+        "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}}})
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer().run([*(nodepool(pool) for pool in declared), api])
+    return bool(result.of("workload-schedulable"))
+
+
+@PROPERTY
+@given(pools(), pods())
+@example([{"name": "p0", "arches": ("amd64",), "labels": {}, "disks": None,
+           "taints": [("dedicated", "x", "NoSchedule")]}],
+         {"containers": [{"name": "app", "image": "i"}], "tolerations": [{"operator": "Exists"}]})
+@example([{"name": "p0", "arches": ("amd64",), "labels": {"n": "2"}, "disks": ["ssd", "hdd"], "taints": []}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"disk": "hdd"},
+          "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+              {"matchExpressions": [{"key": "n", "operator": "Gt", "values": ["2"]}]},
+              {"matchExpressions": [{"key": "disk", "operator": "NotIn", "values": ["ssd"]}]}]}}}})
+def test_workload_schedulable_agrees_with_the_scheduler_model(declared, spec):
+    expected = not any(fits_node(spec, labels, taints) for pool in declared for labels, taints in nodes(pool))
+    assert refused(declared, spec) == expected
