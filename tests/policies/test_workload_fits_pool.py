@@ -340,3 +340,60 @@ def test_a_gpu_type_not_known_yet_is_a_note_never_a_violation():
                       stack_config={"compute:platform": "kubernetes"})
     assert result.of(FITS) == []
     assert FITS in {note.policy for note in result.notes}
+
+
+# --- Karpenter NodePools (SPEC 14): one Pod fits one node of some machine of a pool that takes it -------------
+
+def _karpenter(*parts, kubelet=None):
+    from builders import node_class
+
+    return run(node_class(kubelet=kubelet), *parts, platform="aws").findings(FITS)
+
+
+def test_a_nodepool_of_t4g_medium_holds_3554_mib_and_no_more():
+    """EKS on t4g.medium: 4096 MiB - (11 x 17 Pods + 255) MiB kube-reserved - 100 MiB eviction = 3554 MiB
+    (SPEC 11)."""
+    from builders import ARM64, instance_types, nodepool
+
+    pool = nodepool("small", [instance_types("t4g.medium")])
+    assert _karpenter(pool, workload("Deployment", "api", node_selector=ARM64, requests={"memory": "3554Mi"})) == []
+    (message,) = _karpenter(pool, workload("Deployment", "api", node_selector=ARM64, requests={"memory": "3555Mi"}))
+    assert message == (
+        "Deployment 'api': one Pod requests 3555 MiB of memory, more than any node of the pools that can take it: "
+        "pool 'small' (NodePool) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB eviction threshold = "
+        "3554 MiB allocatable of memory (t4g.medium); it can never be scheduled: lower its requests or allow larger "
+        "instance types")
+
+
+def test_the_largest_machine_a_nodepool_allows_is_what_a_pod_may_use():
+    """t4g.medium or t4g.large: 7452 MiB on t4g.large (8192 - (11 x 35 + 255) - 100, with EKS's 35 Pods: 3 ENIs x
+    (12 addresses - 1) + 2, ../shared/third_party/eks-instance-info), so 7452 MiB fits and 7453 MiB fits neither."""
+    from builders import ARM64, instance_types, nodepool
+
+    pool = nodepool("small", [instance_types("t4g.medium", "t4g.large")])
+    assert _karpenter(pool, workload("Deployment", "api", node_selector=ARM64, requests={"memory": "7452Mi"})) == []
+    (message,) = _karpenter(pool, workload("Deployment", "api", node_selector=ARM64, requests={"memory": "7453Mi"}))
+    assert "8 GiB capacity - 640 MiB kube-reserved - 100 MiB eviction threshold = 7452 MiB allocatable of memory " \
+           "(t4g.large)" in message
+
+
+def test_the_node_classs_kubelet_settings_decide_allocatable():
+    """maxPods 110 on the EC2NodeClass: 4096 - (11 x 110 + 255) - 100 = 2531 MiB on t4g.medium."""
+    from builders import ARM64, instance_types, nodepool
+
+    pool = nodepool("small", [instance_types("t4g.medium")])
+    fits = workload("Deployment", "api", node_selector=ARM64, requests={"memory": "2531Mi"})
+    assert _karpenter(pool, fits, kubelet={"maxPods": 110}) == []
+    (message,) = _karpenter(pool, workload("Deployment", "api", node_selector=ARM64, requests={"memory": "2532Mi"}),
+                            kubelet={"maxPods": 110})
+    assert "4 GiB capacity - 1465 MiB kube-reserved - 100 MiB eviction threshold = 2531 MiB allocatable" in message
+
+
+def test_only_the_machines_the_pods_constraints_allow_count():
+    """A NodePool of t4g.large (arm64) and m7i.large (x86_64, 8 GiB too): an amd64 Pod of 7600 MiB fits neither's
+    nodes, and is judged on m7i.large alone."""
+    from builders import AMD64, instance_types, nodepool
+
+    pool = nodepool("mixed", [instance_types("t4g.large", "m7i.large")])
+    (message,) = _karpenter(pool, workload("Deployment", "api", node_selector=AMD64, requests={"memory": "7600Mi"}))
+    assert "(m7i.large)" in message and "t4g.large" not in message

@@ -139,3 +139,31 @@ def test_a_pool_architecture_not_known_yet_leaves_the_stacks_architecture_unknow
         result = Analyzer().run([Resource.of("compute:index:ComputeCluster", "compute", pools), api])
     assert result.of("workload-node-architecture") == []
     assert "workload-node-architecture" in {note.policy for note in result.notes}
+
+
+# --- Karpenter NodePools (SPEC 14): the pools that take a workload run one architecture, or it is pinned ------
+
+def test_karpenters_multiple_arch_example_needs_its_unpinned_workload_pinned():
+    from builders import from_manifest, karpenter_manifests
+
+    pools = [from_manifest(document) for document in karpenter_manifests("nodepools/multiple-arch.yaml")]
+    (inflate,) = karpenter_manifests("workloads/inflate.yaml")
+    (message,) = run(*pools, from_manifest(inflate), platform="aws").findings("workload-node-architecture")
+    assert message == (
+        "Deployment 'inflate': its Pods may land on amd64 and arm64 nodes (pool 'amd64' (NodePool) runs amd64, pool "
+        "'arm64' (NodePool) runs arm64), but nothing pins them to one architecture; set "
+        "spec.template.spec.nodeSelector['kubernetes.io/arch'] to the one its images are built for")
+    (arm64,) = karpenter_manifests("workloads/arm64.yaml")  # pinned: only the arm64 pool takes it
+    assert run(*pools, from_manifest(arm64), platform="aws").findings("workload-node-architecture") == []
+
+
+def test_one_nodepool_of_both_architectures_needs_a_pin_and_one_of_one_does_not():
+    from builders import arch_requirement, node_class, nodepool
+
+    both = nodepool("any", [arch_requirement("amd64", "arm64")])
+    (message,) = run(node_class(), both, deployment("api"), platform="aws").findings("workload-node-architecture")
+    assert "(pool 'any' (NodePool) runs amd64 and arm64)" in message
+    assert run(node_class(), both, deployment("api", node_selector=ARM64),
+               platform="aws").findings("workload-node-architecture") == []
+    one = nodepool("graviton", [arch_requirement("arm64")])
+    assert run(node_class(), one, deployment("api"), platform="aws").findings("workload-node-architecture") == []
