@@ -1,0 +1,84 @@
+"""Karpenter NodePools under the real CLI (SPEC 14): Karpenter's own example NodePools and workloads
+(../shared/third_party/karpenter/examples/) through a ConfigGroup, in a Python and a YAML program, rejected with
+the exact messages and passing once fixed; every NodePool the tests use validates against Karpenter's CRD."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from pulumi_cli import SHARED, open_stack, policy_findings
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+KARPENTER = SHARED / "third_party" / "karpenter"
+POOLS = KARPENTER / "examples" / "nodepools" / "multiple-arch.yaml"
+# The CRDs go first: the render-to-directory provider learns from them that a NodePool is cluster-scoped
+# ("failed to determine if the following GVK is namespaced" without them).
+CRDS = [KARPENTER / "crds" / name for name in ("karpenter.sh_nodepools.yaml", "karpenter.k8s.aws_ec2nodeclasses.yaml")]
+WORKLOADS = [KARPENTER / "examples" / "workloads" / name for name in ("arm64.yaml", "inflate.yaml", "spot.yaml")]
+
+def documents(path: Path) -> list[dict]:
+    return [document for document in yaml.safe_load_all(path.read_text()) if document]
+
+
+def crd_schema(name: str) -> dict:
+    (crd,) = documents(KARPENTER / "crds" / name)
+    (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
+    return version["schema"]["openAPIV3Schema"]
+
+
+def fixed(tmp_path: Path) -> list[str]:
+    """The fix: the arm64 NodePool may also start spot capacity, and 'inflate' and 'spot' are pinned."""
+    pools = documents(POOLS)
+    for pool in pools:
+        if pool["kind"] == "NodePool" and pool["metadata"]["name"] == "arm64":
+            for requirement in pool["spec"]["template"]["spec"]["requirements"]:
+                if requirement["key"] == "karpenter.sh/capacity-type":
+                    requirement["values"] = ["on-demand", "spot"]
+    written = [tmp_path / "pools.yaml"]
+    written[0].write_text(yaml.safe_dump_all(pools))
+    for path in WORKLOADS:
+        (workload,) = documents(path)
+        workload = copy.deepcopy(workload)
+        selector = workload["spec"]["template"]["spec"].setdefault("nodeSelector", {})
+        selector.setdefault("kubernetes.io/arch", "arm64" if path.name == "spot.yaml" else "amd64")
+        written.append(tmp_path / path.name)
+        written[-1].write_text(yaml.safe_dump(workload))
+    return [str(path) for path in written]
+
+
+def test_every_nodepool_the_tests_use_validates_against_karpenters_crds(tmp_path):
+    schemas = {"NodePool": crd_schema("karpenter.sh_nodepools.yaml"),
+               "EC2NodeClass": crd_schema("karpenter.k8s.aws_ec2nodeclasses.yaml")}
+    for path in [POOLS, *map(Path, fixed(tmp_path))]:
+        for document in documents(path):
+            if document["kind"] in schemas:
+                jsonschema.validate(document, schemas[document["kind"]])
+
+
+@pytest.mark.parametrize("program", ["karpenter", "karpenter-yaml"])
+def test_karpenters_examples_are_judged_by_the_schedulers_rules_and_pass_once_fixed(program, toolchain, tmp_path):
+    files = ",".join(str(path) for path in [*CRDS, POOLS, *WORKLOADS])
+    stack = open_stack(toolchain, PROGRAMS / program, tmp_path, "dev", {"compute:platform": "aws", "manifests": files})
+    output = stack.fails(*stack.preview())
+    findings = policy_findings(output)
+    assert [(f.level, f.policy, f.type, f.name) for f in findings] == [
+        ("mandatory", "workload-node-architecture", "kubernetes:apps/v1:Deployment", "fleet:default/inflate"),
+        ("mandatory", "workload-schedulable", "kubernetes:apps/v1:Deployment", "fleet:default/spot"),
+    ]
+    assert findings[0].message == (
+        "Deployment 'fleet:default/inflate': its Pods may land on amd64 and arm64 nodes (pool 'arm64' (NodePool) runs "
+        "arm64, pool 'amd64' (NodePool) runs amd64), but nothing pins them to one architecture; set "
+        "spec.template.spec.nodeSelector['kubernetes.io/arch'] to the one its images are built for")
+    assert findings[1].message == (
+        "Deployment 'fleet:default/spot': no pool can run its Pods: pool 'arm64' (NodePool) does not have label "
+        "karpenter.sh/capacity-type=spot; pool 'amd64' (NodePool) does not have label karpenter.sh/capacity-type=spot. "
+        "They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or declare a "
+        "pool that takes them")
+
+    stack.config("manifests", ",".join([*map(str, CRDS), *fixed(tmp_path)]))
+    out = stack.ok(*stack.preview())
+    assert policy_findings(out) == []
