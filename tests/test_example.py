@@ -66,3 +66,26 @@ def test_every_policy_config_the_readme_shows_is_accepted_by_the_pack():
         Analyzer(config)  # raises ConfigError when the engine would refuse it
     with pytest.raises(ConfigError, match="amd64"):  # the schema is checked: not arm64 or x86_64
         Analyzer({"workload-architecture-pin": {"enforcementLevel": "remediate", "architecture": "amd64"}})
+
+
+def test_on_aws_the_general_pools_machine_is_its_node_and_its_architecture(tmp_path, capsys):
+    """Issue 'One model of the stack': the stack 'aws' gives pool 'general' by its machine alone (m7i.xlarge, clean);
+    the same stack with m7g.xlarge, an arm64 machine, refuses the amd64-pinned workloads on it and the two
+    architectures. The real CLI's twin: tests/cli/test_examples.py."""
+    import shutil
+
+    assert main([str(EXAMPLE), "--stack", "aws"]) == 0
+    assert "✅ compute-guard" in capsys.readouterr().out
+    copy = tmp_path / "example"
+    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
+    (copy / "Pulumi.arm.yaml").write_text((EXAMPLE / "Pulumi.aws.yaml").read_text().replace("m7i.xlarge", "m7g.xlarge"))
+    assert main([str(copy), "--stack", "arm"]) == 1
+    out = capsys.readouterr().out
+    for finding in ("compute-pools-single-architecture  (compute:index:ComputeCluster: compute)",
+                    "workload-node-architecture  (kubernetes:apps/v1:DaemonSet: log-agent)",
+                    "workload-node-architecture  (kubernetes:apps/v1:Deployment: api)"):
+        assert f"[mandatory] [severity: high]  {finding}" in out
+    assert ("Deployment 'api': its Pods need arm64 nodes (pool 'general' of ComputeCluster 'compute' runs m7g.xlarge, "
+            "an arm64 machine), but its architecture constraints exclude arm64 (they allow amd64); set "
+            "spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'arm64'") in out
+    assert "error: preview failed: 3 mandatory policy violation(s)" in out

@@ -23,12 +23,17 @@ from compute_guard.component import (
 GIB = 1 << 30
 AMD64 = {"kubernetes.io/arch": "amd64"}  # what x86_64 is called on Kubernetes nodes
 
+# On a cloud (the stack 'aws'), 'general' is given by its machine alone, as cloud users write it: the machine's
+# catalog facts are its node and its architecture (m7i.xlarge: 4 vCPUs, 16 GiB, x86_64).
+machine = pulumi.Config().get("generalMachine")
+general = (dict(instance_type=machine) if machine else
+           dict(profile=MachineProfile(cpu="4", memory_bytes=16 * GIB, ephemeral_storage_bytes=100 * GIB,
+                                       architecture="x86_64")))
+
 compute = ComputeCluster("compute", ComputeClusterArgs(
     id="compute",
     capacity_groups=[
-        CapacityGroup(group_id="general", min_size=1, max_size=3,
-                      profile=MachineProfile(cpu="4", memory_bytes=16 * GIB, ephemeral_storage_bytes=100 * GIB,
-                                             architecture="x86_64"),
+        CapacityGroup(group_id="general", min_size=1, max_size=3, **general,
                       scale_policy=AutoscaleScalePolicy(min=ComputeChoiceRange(min=1, max=2, default=1),
                                                         max=ComputeChoiceRange(min=3, max=5, default=3))),
         CapacityGroup(group_id="stateful", min_size=2, max_size=2,

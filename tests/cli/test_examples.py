@@ -55,6 +55,26 @@ def test_the_broken_stack_fails_with_exactly_what_it_demonstrates(toolchain, tmp
     ]
 
 
+def test_on_aws_a_machine_change_to_arm64_is_refused_for_the_pins_and_the_update(toolchain, tmp_path):
+    """Issue 'One model of the stack', under the real CLI: the stack 'aws' gives pool 'general' by its machine alone.
+    Up with m7i.xlarge (x86_64, clean), then m7g.xlarge (arm64): the amd64-pinned workloads on it, the two
+    architectures of the stack's pools and the in-place machine change are all refused."""
+    stack = open_stack(toolchain, EXAMPLE, tmp_path, "aws")
+    stack.ok(*stack.up())
+    stack.config("generalMachine", "m7g.xlarge")
+    findings = policy_findings(stack.fails(*stack.preview()))
+    assert [(f.policy, f.name) for f in findings] == [
+        ("compute-cluster-safe-update", "compute"), ("compute-pools-single-architecture", "compute"),
+        ("workload-node-architecture", "log-agent"), ("workload-node-architecture", "api")]
+    assert findings[0].message.startswith(
+        "ComputeCluster 'compute' pool 'general': can't change machine from 'm7i.xlarge' (x86_64) to 'm7g.xlarge' "
+        "(arm64)")
+    assert findings[3].message == (
+        "Deployment 'api': its Pods need arm64 nodes (pool 'general' of ComputeCluster 'compute' runs m7g.xlarge, an "
+        "arm64 machine), but its architecture constraints exclude arm64 (they allow amd64); set "
+        "spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'arm64'")
+
+
 def test_up_renders_the_manifests_without_a_cluster(toolchain, tmp_path):
     stack = open_stack(toolchain, EXAMPLE, tmp_path, "dev")
     stack.ok(*stack.up())
