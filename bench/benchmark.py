@@ -59,7 +59,7 @@ KINDS = [
 ]
 
 
-def pod_template(name: str, cluster: str, pool: str) -> dict[str, Any]:
+def pod_template(name: str, cluster: str, pool: str, platform_pools: bool = False) -> dict[str, Any]:
     container = {
         "name": name, "image": f"registry.example.com/team/{name}:1.2.3",
         "args": ["--port=8080", "--log-level=info"],
@@ -70,11 +70,16 @@ def pod_template(name: str, cluster: str, pool: str) -> dict[str, Any]:
         "livenessProbe": {"httpGet": {"path": "/live", "port": 8080}, "initialDelaySeconds": 5},
         "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}],
     }
+    labels = {"app": name} if platform_pools else {"app": name, "compute.alien.dev/cluster": cluster,
+                                                    "compute.alien.dev/pool": pool}
+    selector = {"kubernetes.io/arch": "amd64"}
+    if platform_pools:  # the NodePool by its name, as the scheduler's rules place it
+        selector["karpenter.sh/nodepool"] = f"{cluster}-{pool}"
     return {
-        "metadata": {"labels": {"app": name, "compute.alien.dev/cluster": cluster, "compute.alien.dev/pool": pool}},
+        "metadata": {"labels": labels},
         "spec": {
             "containers": [container, dict(container, name=f"{name}-sidecar", env=container["env"][:3])],
-            "nodeSelector": {"kubernetes.io/arch": "amd64"},
+            "nodeSelector": selector,
             "tolerations": [{"key": "dedicated", "operator": "Equal", "value": pool, "effect": "NoSchedule"}],
             "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                 {"weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
@@ -84,13 +89,28 @@ def pod_template(name: str, cluster: str, pool: str) -> dict[str, Any]:
     }
 
 
-def synthetic_stack(size: int) -> list[Resource]:
+def nodepool(name: str, pool: str) -> Resource:
+    """A Karpenter NodePool of amd64 machines of the m, c and r categories, tainted for its pool's workloads."""
+    return Resource.of("kubernetes:karpenter.sh/v1:NodePool", name, {
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+        "spec": {"limits": {"cpu": "480"}, "template": {"spec": {
+            "requirements": [
+                {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+                {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m", "r"]}],
+            "taints": [{"key": "dedicated", "value": pool, "effect": "NoSchedule"}],
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}})
+
+
+def synthetic_stack(size: int, platform_pools: bool = False) -> list[Resource]:
     # One ComputeCluster per 500 resources, three pools of up to 10 machines of 48 cores and 192 GiB: room for
     # the ~190 Pods (500m, 512Mi each) and ~24 DaemonSets each pool gets, so the stack is clean by every
     # policy, workload-fits-pool and pool-capacity included.
     clusters = max(1, size // 500)
     resources = []
     for c in range(clusters):
+        if platform_pools:  # the same pools, declared as Karpenter NodePools
+            resources.extend(nodepool(f"cluster-{c}-{pool}", pool) for pool in ("general", "batch", "stateful"))
+            continue
         props = {"id": f"cluster-{c}", "capacityGroups": [
             {"groupId": pool, "minSize": 1, "maxSize": 10, "profile": {
                 "cpu": "48", "memoryBytes": 192 << 30, "ephemeralStorageBytes": 200 << 30, "architecture": "x86_64"}}
@@ -103,11 +123,11 @@ def synthetic_stack(size: int) -> list[Resource]:
         if i % 10 < 6:
             kind, spec = KINDS[i % len(KINDS)]
             props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}},
-                     "spec": spec(pod_template(name, cluster, pool))}
+                     "spec": spec(pod_template(name, cluster, pool, platform_pools))}
         elif i % 10 == 6:
             kind, props = "kubernetes:core/v1:Pod", {"metadata": {"name": name}, **{
-                k: v for k, v in pod_template(name, cluster, pool).items() if k == "spec"}}
-            props["metadata"]["labels"] = pod_template(name, cluster, pool)["metadata"]["labels"]
+                k: v for k, v in pod_template(name, cluster, pool, platform_pools).items() if k == "spec"}}
+            props["metadata"]["labels"] = pod_template(name, cluster, pool, platform_pools)["metadata"]["labels"]
         elif i % 10 == 7:
             kind, props = "kubernetes:core/v1:Service", {"metadata": {"name": name}, "spec": {
                 "selector": {"app": name}, "ports": [{"port": 80, "targetPort": 8080}]}}
@@ -118,6 +138,10 @@ def synthetic_stack(size: int) -> list[Resource]:
             kind, props = "kubernetes:core/v1:Secret", {"metadata": {"name": name}, "stringData": {"token": "t" * 40}}
         resources.append(Resource.of(kind, name, props))
         i += 1
+    if platform_pools:
+        resources.append(Resource.of("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
+            "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+            "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
     return resources
 
 
@@ -220,6 +244,24 @@ def _without_pins(resource: Resource) -> Resource:
     return Resource.of(resource.type, resource.name, strip(json_format.MessageToDict(resource.inputs)))
 
 
+def platform_pools(sizes: list[int], repeat: int) -> None:
+    """The synthetic stack with its pools declared as Karpenter NodePools (workloads placed by the scheduler's
+    rules: a nodeSelector naming their NodePool, a toleration of its taint) against the same stack on
+    ComputeClusters (placed by label), interleaved; fastest run of each."""
+    print(f"{'resources':>10} {'ComputeCluster s':>17} {'NodePool s':>11} {'ratio':>7} {'CC MiB':>7} {'NP MiB':>7}",
+          flush=True)
+    for size in sizes:
+        clusters, nodepools = synthetic_stack(size), synthetic_stack(size, platform_pools=True)
+        cc_runs, np_runs = [], []
+        for _ in range(repeat):
+            cc_runs.append(measure(clusters, ROOT))
+            np_runs.append(measure(nodepools, ROOT))
+        assert all(run[2] == 0 for run in cc_runs + np_runs), "both synthetic stacks should be clean"
+        cc, np_ = min(run[0] for run in cc_runs), min(run[0] for run in np_runs)
+        print(f"{size:>10} {cc:>17.2f} {np_:>11.2f} {np_ / cc:>7.3f} {max(r[1] for r in cc_runs):>7.0f} "
+              f"{max(r[1] for r in np_runs):>7.0f}", flush=True)
+
+
 def remediation(sizes: list[int]) -> None:
     pin = {"workload-architecture-pin": "remediate"}
     print(f"{'resources':>10}  {'run':<44} {'wall s':>7} {'pack CPU s':>11} {'remediated':>11}", flush=True)
@@ -281,12 +323,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
+    parser.add_argument("--platform-pools", action="store_true",
+                        help="the same stack on Karpenter NodePools instead of ComputeClusters, against it")
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
     parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
                         help="the pack to measure, such as a worktree of an earlier commit (default: this one)")
     args = parser.parse_args()
+    if args.platform_pools:
+        platform_pools(args.sizes, args.repeat)
+        return 0
     if args.remediation:
         remediation(args.sizes)
         return 0

@@ -21,8 +21,9 @@ from .adapters.templates import Context, Policy
 from .model.cluster import MAX_POOL_SIZE
 from .model.loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, pool_node, room_per_node
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.placement import Stack
+from .model.placement import Stack, on_platform_pools, schedule_of
 from .model.values import REDACTED, Unknown
+from .model.workloads import Workload
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
 from .workload_fits_pool import WHAT, allocatable_sum, machine, show
@@ -37,6 +38,52 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     for pool_load in load.pools:
         if pool_load.workloads:
             findings.extend(_pool(stack, pool_load, platform, settings))
+    findings.extend(_nodepool_limits(stack))
+    return findings
+
+
+def _nodepool_limits(stack: Stack) -> list[Finding]:
+    """A Karpenter NodePool's spec.limits against what is certainly its (SPEC 14): the workloads it alone can take,
+    by the scheduler's rules. Their Pods' requests need at least as much node capacity, and Karpenter launches
+    no node past the limits."""
+    only: dict[int, list[Workload]] = {}
+    for workload in stack.workloads:
+        if on_platform_pools(stack, workload) is not True or workload.request is None:
+            continue
+        schedule = schedule_of(stack, workload)
+        taking = schedule.taking
+        if schedule.unknown is None and len(taking) == 1 and taking[0].pool.limits:
+            only.setdefault(id(taking[0].pool), []).append(workload)
+    findings: list[Finding] = []
+    for pool in stack.platform_pools:
+        workloads = only.get(id(pool), [])
+        for resource, limit in pool.limits.items() if workloads else ():
+            if isinstance(limit, Unknown):
+                findings.append(limit)
+                continue
+            consumers = []
+            for workload in workloads:
+                request, count = workload.request, workload.replicas.count
+                if request is None or resource in request.unknown or not isinstance(count, int) or count == 0:
+                    continue  # not known: counted as nothing, so the total is never overstated
+                secret = workload.replicas.secret or resource in request.secret
+                consumers.append((count * request.get(resource), workload, count, secret))
+            total = sum((amount for amount, *_ in consumers), Decimal(0))
+            if total <= limit:
+                continue
+            consumers.sort(key=lambda item: -item[0])
+            hidden = any(item[3] for item in consumers)
+            largest = listed(f"{workload.subject} {REDACTED if secret else count} x "
+                             f"{show(resource, amount / count, secret)}"
+                             for amount, workload, count, secret in consumers[:LARGEST])
+            more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
+            needed = show(resource, total, hidden)
+            findings.append(Violation(
+                f"{pool.source} '{pool.name}': its spec.limits.{resource} allows {show(resource, limit, False)} of "
+                f"{WHAT[resource]} on all its nodes together, but the workloads only it can take request {needed} "
+                f"(largest: {largest}{more}); Karpenter launches no node past its limits, so some of their Pods would "
+                f"stay Pending: raise spec.limits.{resource} to at least {needed} or let another pool take some of "
+                "them", pool.urn))
     return findings
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
-from .platform_pools import PlatformPool, Schedule, judge
+from .platform_pools import PlatformPool, Schedule
 from .pools import PoolMachine, pool_machine
 from .sources import karpenter
 from .values import Unknown, is_mapping, is_secret, undetermined
@@ -428,7 +428,6 @@ def schedule_of(stack: Stack, workload: Workload) -> Schedule:
     schedules = stack.derived.setdefault("schedules", {})
     found = schedules.get(id(workload))
     if found is None or found[0] is not workload:
-        found = schedules[id(workload)] = (workload, Schedule(tuple(judge(pool, workload.scheduling)
-                                                                    for pool in stack.platform_pools)))
+        found = schedules[id(workload)] = (workload, Schedule(tuple(stack.platform_pools), workload.scheduling))
     schedule: Schedule = found[1]
     return schedule

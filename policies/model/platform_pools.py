@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from ..platforms.catalog import Machine
@@ -42,6 +43,8 @@ class PlatformPool:
     maybe_prefixes: tuple[str, ...] = ()  # label keys the platform may set that the pack does not model
     machine_keys: tuple[str, ...] = ()  # the label keys its machines decide (each machine's own values)
     kubelet: Mapping[str, Any] = field(default_factory=dict)  # allocatable setting's shape, from its node class
+    # what all its nodes together may have at most (a NodePool's spec.limits), per resource in base units
+    limits: Mapping[str, Decimal | Unknown] = field(default_factory=dict)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Machine, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
 
@@ -112,26 +115,59 @@ def judge(pool: PlatformPool, placement: PodPlacement) -> PoolVerdict:
     return PoolVerdict(pool, taints, None if machines else first, tuple(machines))
 
 
-@dataclass(frozen=True)
-class Schedule:
-    """A workload's Pods against the stack's platform pools."""
+def refused_by_selector(pool: PlatformPool, placement: PodPlacement) -> bool:
+    """A quick certain refusal: a nodeSelector entry on a label every node of the pool has with other values, or
+    that no node of it has (most Pods name their pool this way: only one pool of many is worth judging)."""
+    if pool.unknown is not None or placement.unknown is not None:
+        return False
+    for key, value in placement.selector:
+        if key in pool.machine_keys:
+            continue
+        domain = pool.labels.get(key)
+        if isinstance(domain, frozenset):
+            if value not in domain:
+                return True
+        elif domain is None and not any(key.startswith(prefix) for prefix in pool.maybe_prefixes):
+            return True
+    return False
 
-    verdicts: tuple[PoolVerdict, ...]
+
+class Schedule:
+    """A workload's Pods against the stack's platform pools. Each pool is judged when a question needs it: a pool
+    its nodeSelector certainly rules out is judged only to say why, when no pool takes the Pods."""
+
+    __slots__ = ("pools", "placement", "_candidates", "_judged")
+
+    def __init__(self, pools: tuple[PlatformPool, ...], placement: PodPlacement) -> None:
+        self.pools = pools
+        self.placement = placement
+        self._candidates = tuple(index for index, pool in enumerate(pools)
+                                 if not refused_by_selector(pool, placement))
+        self._judged: dict[int, PoolVerdict] = {}
+
+    def _verdict(self, index: int) -> PoolVerdict:
+        verdict = self._judged.get(index)
+        if verdict is None:
+            verdict = self._judged[index] = judge(self.pools[index], self.placement)
+        return verdict
+
+    @property
+    def verdicts(self) -> tuple[PoolVerdict, ...]:
+        """Every pool's verdict, in declaration order."""
+        return tuple(self._verdict(index) for index in range(len(self.pools)))
 
     @property
     def taking(self) -> tuple[PoolVerdict, ...]:
-        return tuple(verdict for verdict in self.verdicts if verdict.takes)
+        return tuple(verdict for verdict in map(self._verdict, self._candidates) if verdict.takes)
 
     @property
     def unknown(self) -> Unknown | None:
-        return next((verdict.unknown for verdict in self.verdicts if verdict.unknown is not None), None)
+        if self.placement.unknown is not None:
+            return self.placement.unknown if self.pools else None
+        return next((pool.unknown for pool in self.pools if pool.unknown is not None), None)
 
     @property
     def nowhere(self) -> bool:
         """No pool can take them, certainly: every pool refuses."""
-        return bool(self.verdicts) and all(verdict.refuses for verdict in self.verdicts)
-
-    @property
-    def possible(self) -> tuple[PoolVerdict, ...]:
-        """The pools that take them or might (not known yet), with machines to run them."""
-        return tuple(verdict for verdict in self.verdicts if not verdict.refuses)
+        return bool(self.pools) and self.unknown is None and all(
+            self._verdict(index).refuses for index in self._candidates)

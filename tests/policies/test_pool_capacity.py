@@ -249,3 +249,44 @@ def test_what_fits_no_node_after_the_daemonsets_is_left_out_of_the_totals():
     result = run(pool(max_size=3), on_apps("DaemonSet", "logs", {"cpu": "1500m"}),
                  on_apps("Deployment", "api", {"cpu": "1"}, 3))
     assert result.of(CAPACITY) == [] and names(result.of("workload-fits-pool")) == ["api"]
+
+
+# --- Karpenter NodePools (SPEC 14): spec.limits against the workloads only that NodePool can take ---------------
+
+def _limited(*parts):
+    from builders import node_class
+
+    return run(node_class(), *parts, platform="aws").findings("pool-capacity")
+
+
+def test_a_nodepools_cpu_limit_holds_the_pods_only_it_can_take():
+    from builders import AMD64, arch_requirement, nodepool, workload
+
+    capped = nodepool("capped", [arch_requirement("amd64")], limits={"cpu": "4"})
+
+    def api(replicas):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "2"}, spec={"replicas": replicas})
+
+    assert _limited(capped, api(2)) == []  # 2 x 2 cores = 4 cores: at the limit
+    (message,) = _limited(capped, api(3))
+    assert message == (
+        "NodePool 'capped': its spec.limits.cpu allows 4 cores of CPU on all its nodes together, but the workloads only "
+        "it can take request 6 cores (largest: Deployment 'api' 3 x 2 cores); Karpenter launches no node past its "
+        "limits, so some of their Pods would stay Pending: raise spec.limits.cpu to at least 6 cores or let another "
+        "pool take some of them")
+
+
+def test_a_limit_is_judged_only_where_it_is_certain():
+    """With a second NodePool that can take the same Pods, the capped one need not hold them: no finding."""
+    from builders import AMD64, arch_requirement, nodepool, workload
+
+    capped = nodepool("capped", [arch_requirement("amd64")], limits={"cpu": "4", "memory": "1Gi"})
+    other = nodepool("other", [arch_requirement("amd64")])
+    big = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "2", "memory": "1Gi"},
+                   spec={"replicas": 3})
+    assert _limited(capped, other, big) == []
+    cpu, memory = _limited(capped, big)
+    assert "its spec.limits.cpu allows 4 cores of CPU on all its nodes together, but the workloads only it can take " \
+           "request 6 cores" in cpu
+    assert "its spec.limits.memory allows 1 GiB of memory on all its nodes together, but the workloads only it can " \
+           "take request 3 GiB" in memory

@@ -18,12 +18,14 @@ spec.requirements", scheduling.md "Well-Known Labels" and "User-Defined Labels")
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from ...platforms.catalog import Machine, machines
-from ...platforms.quantity import CPU, MEMORY, STORAGE
+from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
 from ..platform_pools import PlatformPool
 from ..scheduling import ANY, Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
@@ -95,6 +97,21 @@ def _holds(operator: str, values: tuple[str, ...], value: str | None) -> bool:
 Requirement = tuple[str, str, tuple[str, ...]]
 
 
+@functools.lru_cache(maxsize=1)
+def _catalog_labels() -> tuple[tuple[Machine, dict[str, str]], ...]:
+    """Every AWS machine of the catalog with its labels, derived once."""
+    return tuple((machine, machine_labels(machine)) for machine in machines("aws"))
+
+
+@functools.lru_cache(maxsize=256)
+def _allowed(requirements: tuple[Requirement, ...]) -> tuple[tuple[Machine, Mapping[str, str]], ...]:
+    """The machines that meet every requirement on a label the machine decides (a label the pack cannot derive
+    for a machine is taken as met: such a machine may be allowed). Pools of the same requirements share it."""
+    return tuple((machine, found) for machine, found in _catalog_labels()
+                 if all(_holds(operator, values, found.get(key)) if key in found else True
+                        for key, operator, values in requirements))
+
+
 def _requirements(spec: Any) -> list[Requirement] | Unknown | None:
     """The NodePool's requirements; None when one cannot be read (the API server refuses the NodePool)."""
     listed = plain(child(spec, "requirements"))
@@ -162,6 +179,21 @@ def kubelet(node_class: Any) -> dict[str, Any]:
     return found
 
 
+def limits(spec: Any) -> dict[str, Decimal | Unknown]:
+    """spec.limits: the most CPU and memory all the NodePool's nodes may have together (nodepools.md, "Limits");
+    "Karpenter will not provision new nodes once the limit is reached"."""
+    found: dict[str, Decimal | Unknown] = {}
+    for resource in (CPU, MEMORY):
+        value = child(child(spec, "limits"), resource)
+        if isinstance(value, Unknown):
+            found[resource] = value
+        elif value is not None:
+            amount = parse_quantity(value)
+            if amount is not None and amount >= 0:
+                found[resource] = base_units(resource, amount)
+    return found
+
+
 def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, Any]) -> PlatformPool:
     """One NodePool as the nodes Karpenter may start for it."""
     metadata = child(props, "metadata")
@@ -208,16 +240,14 @@ def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, A
             labels.pop(key, None)
         elif not isinstance(labels.get(key), frozenset):
             labels[key] = ANY  # Exists, NotIn, Gt, Lt: on every node, with a value the pack does not pick
-    allowed = tuple((machine, found) for machine in machines("aws")
-                    for found in (machine_labels(machine),)
-                    if all(_holds(operator, values, found.get(key)) if key in found else True
-                           for key, operator, values in by_machine))
+    allowed = _allowed(tuple(by_machine))
     if requirements is None or taints is None:  # the API server refuses such a NodePool: nothing to judge
         unknown = unknown or undetermined(f"NodePool '{pool_name}' has requirements or taints its schema refuses")
     node_class = node_classes.get(class_name) if isinstance(class_name, str) else None
     return PlatformPool("NodePool", urn, pool_name, "aws", labels, allowed,
                         taints if isinstance(taints, tuple) else (), unknown, MAYBE_PREFIXES,
-                        MACHINE_KEYS, kubelet(node_class) if node_class is not None else {})
+                        MACHINE_KEYS, kubelet(node_class) if node_class is not None else {},
+                        limits(child(props, "spec")))
 
 
 def is_nodepool(resource_type: str) -> bool:
