@@ -23,6 +23,7 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy, moved_setting
 from .model.cluster import Cluster, Gpu, ParsedCluster, Pool, Profile
+from .model.platform_pools import PlatformPool
 from .model.values import REDACTED, SecretText, Unknown
 from .platforms.catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
 from .platforms.quantity import CPU, MEMORY, MIB, amount
@@ -128,6 +129,38 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
                       "nestedVirtualization so that some machine of the platform can serve the pool")]
 
 
+def platform_pool(pool: PlatformPool) -> list[Finding]:
+    """A pool the platform declares (SPEC 14): its instance types exist, agree with its AMI type's architecture,
+    and its requirements leave some machine."""
+    where = f"{pool.source} '{pool.name}'"
+    shown = PLATFORM_NAMES[pool.platform]
+    findings: list[Finding] = []
+    for name in pool.named_types:
+        if find_machine(pool.platform, name) is not None or new_family(pool.platform, name) is not None:
+            continue  # a machine launched since the catalog: cloud-machine-new-family's
+        close = [] if isinstance(name, SecretText) else \
+            difflib.get_close_matches(name, [m.name for m in machines(pool.platform)], n=1, cutoff=0.8)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
+        findings.append(Violation(f"{where}: instance type '{name}' is not a machine type on {shown}{hint}", pool.urn))
+    if pool.ami_architecture is not None:
+        for machine, _labels in pool.machines:
+            if machine.architecture != pool.ami_architecture:
+                findings.append(Violation(
+                    f"{where}: amiType {pool.ami_type} runs {pool.ami_architecture} nodes, but '{machine.name}' is an "
+                    f"{machine.architecture} machine, which cannot join it; use {pool.ami_architecture} instance "
+                    f"types or an amiType for {machine.architecture}", pool.urn))
+    if not pool.machines and pool.names_certain and pool.unknown is None:
+        findings.append(Violation(
+            f"{where}: its requirements allow no instance type of the {shown} catalog (the instance types or "
+            "families they name are excluded by the others); Karpenter can launch no node for it: loosen the "
+            "requirements", pool.urn))
+    return findings
+
+
+def _platform_pool(pool: PlatformPool, context: Context) -> list[Finding]:
+    return platform_pool(pool)
+
+
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
     return cloud_machine_catalog(cluster.model, str(context.platform))
 
@@ -145,4 +178,5 @@ POLICY = Policy(
     remediation_steps="Use a machine type of the platform (see policies/platforms/data/machines.json), and make "
                       "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",
     check=_check,
+    platform_pool_check=_platform_pool,
 )

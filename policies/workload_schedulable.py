@@ -1,12 +1,12 @@
 """workload-schedulable: some pool the platform declares can take the workload's Pods, by the scheduler's rules.
 
 A Pod the stack's pools cannot take sits Pending: "0/3 nodes are available: 3 node(s) had untolerated taint",
-"didn't match Pod's node affinity/selector", or Karpenter's "incompatible with nodepool". For pools declared as
-Karpenter NodePools (SPEC section 14), a workload without compute.alien.dev placement is matched the way the
-scheduler matches it (policies/model/scheduling.py): its nodeSelector and required node affinity against each
-pool's node labels, its tolerations against each pool's NoSchedule and NoExecute taints. It fails only when every
-pool certainly refuses it; a pool or a Pod not known yet during preview is possible, and said so. DaemonSets are
-left out: their Pods are only created where they can run.
+"didn't match Pod's node affinity/selector", or Karpenter's "incompatible with nodepool". For pools the platforms
+declare (SPEC section 14: Karpenter NodePools, EKS, GKE and AKS node pools), a workload without compute.alien.dev
+placement is matched the way the scheduler matches it (policies/model/scheduling.py): its nodeSelector and
+required node affinity against each pool's node labels, its tolerations against each pool's NoSchedule and
+NoExecute taints. It fails only when every pool certainly refuses it; a pool or a Pod not known yet during
+preview is possible, and said so. DaemonSets are left out: their Pods are only created where they can run.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="workload-schedulable",
     subject="stack",
-    description="Some pool the stack declares through its platform (a Karpenter NodePool) can take the workload's "
-                "Pods by the scheduler's rules: node labels against its nodeSelector and required node affinity, "
-                "taints against its tolerations.",
+    description="Some pool the stack declares through its platform (a Karpenter NodePool, an EKS, GKE or AKS node "
+                "pool) can take the workload's Pods by the scheduler's rules: node labels against its nodeSelector "
+                "and required node affinity, taints against its tolerations.",
     severity=Severity.HIGH,
     remediation_steps="Make the workload's nodeSelector and required node affinity match the labels of a pool's "
                       "nodes and tolerate that pool's NoSchedule and NoExecute taints, or declare a pool that "

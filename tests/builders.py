@@ -338,3 +338,60 @@ def from_manifest(document: Mapping[str, Any], name: str | None = None) -> Part:
         return lambda: k8s.apps.v1.Deployment(resource_name, metadata=document["metadata"], spec=document["spec"])
     return lambda: k8s.apiextensions.CustomResource(resource_name, api_version=api_version, kind=kind,
                                                     metadata=document["metadata"], spec=document["spec"])
+
+
+# --- EKS managed node groups (SPEC section 14), through pulumi-aws as a program declares them ------------------
+
+def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: str | None = None,
+               labels: Mapping[str, str] | None = None, taints: list[tuple[str, str, str]] | None = None,
+               max_size: int = 3, node_group_name: str | None = None) -> Part:
+    """An aws.eks.NodeGroup (pulumi-aws): taints as (key, value, effect) with the API's effects (NO_SCHEDULE)."""
+    import pulumi_aws as aws
+
+    def declare() -> Any:
+        return aws.eks.NodeGroup(
+            name, cluster_name="fleet", node_group_name=node_group_name or name,
+            node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1", "subnet-2"],
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=max_size),
+            instance_types=instance_types, ami_type=ami_type, labels=dict(labels) if labels else None,
+            taints=[aws.eks.NodeGroupTaintArgs(key=k, value=v or None, effect=e) for k, v, e in taints or []] or None)
+
+    return declare
+
+
+def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping[str, str] | None = None,
+                  taints: list[tuple[str, str, str]] | None = None) -> Part:
+    """A gcp.container.NodePool (pulumi-gcp): taints with the API's effects (NO_SCHEDULE)."""
+    import pulumi_gcp as gcp
+
+    def declare() -> Any:
+        config = gcp.container.NodePoolNodeConfigArgs(
+            machine_type=machine_type, labels=dict(labels) if labels else None,
+            taints=[gcp.container.NodePoolNodeConfigTaintArgs(key=k, value=v, effect=e) for k, v, e in taints or []]
+            or None)
+        return gcp.container.NodePool(name, name=name, cluster="fleet", location="europe-west1", node_count=1,
+                                      node_config=config)
+
+    return declare
+
+
+def aks_node_pool(name: str, vm_size: str, *, labels: Mapping[str, str] | None = None,
+                  taints: list[str] | None = None, native: bool = False) -> Part:
+    """An AKS node pool: azure.containerservice.KubernetesClusterNodePool (pulumi-azure), or with ``native`` an
+    azure-native AgentPool; taints as AKS writes them, key=value:NoSchedule."""
+
+    def declare() -> Any:
+        if native:
+            import pulumi_azure_native as azure_native
+
+            return azure_native.containerservice.AgentPool(
+                name, agent_pool_name=name, resource_name_="fleet", resource_group_name="rg", vm_size=vm_size,
+                count=1, node_labels=dict(labels) if labels else None, node_taints=taints)
+        import pulumi_azure as azure
+
+        return azure.containerservice.KubernetesClusterNodePool(
+            name, name=name, kubernetes_cluster_id="/subscriptions/0/resourceGroups/rg/providers/"
+            "Microsoft.ContainerService/managedClusters/fleet", vm_size=vm_size, node_count=1,
+            node_labels=dict(labels) if labels else None, node_taints=taints)
+
+    return declare

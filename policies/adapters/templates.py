@@ -33,6 +33,7 @@ from pulumi_policy import (
 )
 
 from ..model.cluster import is_compute_cluster
+from ..model.sources import is_platform_pool, parse_platform_pool
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, resolve_platform
 from . import exemptions, sdk
@@ -80,6 +81,8 @@ class Policy:
     # on aws, gcp and azure (policies/model/pools.py). Takes the 'platform' setting like a platform policy.
     reads_platform: bool = False
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
+    # a ComputeCluster policy that also judges each pool a platform declares (SPEC 14), read alone
+    platform_pool_check: Check | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
     @property
@@ -167,6 +170,11 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
 
     @never_raises
     def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
+        if policy.platform_pool_check is not None and is_platform_pool(args.resource_type):
+            pool = parse_platform_pool(args.resource_type, args.props, args.urn, args.name)
+            context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
+            report(_exempt(policy, context, policy.platform_pool_check(pool, context)), report_violation)
+            return
         subject = _subject(policy, args, state, args.props)
         if subject is not None:
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
@@ -203,7 +211,11 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                                           config_schema=policy.config_schema_at(state.today, state.exemption_days),
                                           remediation_steps=policy.remediation_steps)
     # which resources it judges, so the SDK shim answers the others at once (policies/adapters/sdk.py, _analyze)
-    setattr(sdk_policy, sdk.APPLIES, is_compute_cluster if policy.subject == "ComputeCluster" else is_workload)
+    applies = is_compute_cluster if policy.subject == "ComputeCluster" else is_workload
+    if policy.platform_pool_check is not None:
+        def applies(resource_type: Any) -> bool:
+            return is_compute_cluster(resource_type) or is_platform_pool(resource_type)
+    setattr(sdk_policy, sdk.APPLIES, applies)
     setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy
 

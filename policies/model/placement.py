@@ -15,7 +15,7 @@ from typing import Any, Literal
 from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
 from .platform_pools import PlatformPool, Schedule
 from .pools import PoolMachine, pool_machine
-from .sources import karpenter
+from .sources import karpenter, parse_platform_pool
 from .values import Unknown, is_mapping, is_secret, undetermined
 from .workloads import (
     CLUSTER_KEY,
@@ -87,6 +87,11 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
         resource_type = resource.resource_type
         if karpenter.is_nodepool(resource_type):
             nodepools.append(resource)
+            continue
+        pool = None if karpenter.is_nodepool(resource_type) else \
+            parse_platform_pool(resource_type, resource.props, resource.urn, resource.name)
+        if pool is not None:  # a node group (NodePools wait for the node classes they reference)
+            stack.platform_pools.append(pool)
             continue
         if karpenter.is_node_class(resource_type):
             class_name = karpenter.node_class_name(resource.props)

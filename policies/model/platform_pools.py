@@ -45,6 +45,13 @@ class PlatformPool:
     kubelet: Mapping[str, Any] = field(default_factory=dict)  # allocatable setting's shape, from its node class
     # what all its nodes together may have at most (a NodePool's spec.limits), per resource in base units
     limits: Mapping[str, Decimal | Unknown] = field(default_factory=dict)
+    # what cloud-machine-catalog checks: the instance types as written (a node group's, or a NodePool's
+    # instance-type In values), the AMI type, and whether the requirements name the machines outright (instance
+    # types or families, all in the catalog), so that allowing none of them is certain
+    named_types: tuple[str, ...] = ()
+    ami_type: str | None = None
+    ami_architecture: str | None = None
+    names_certain: bool = False
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Machine, ...]]]] = field(
         default_factory=dict, compare=False, repr=False)
 

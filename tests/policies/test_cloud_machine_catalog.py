@@ -232,3 +232,46 @@ def test_new_entries_are_consistent_in_architecture_and_gpu(platform, name, pool
 ])
 def test_fractional_gpus_and_the_new_entries_that_match(platform, name, pool):
     assert findings(props(instanceType=name, **pool), platform) == []
+
+
+# --- pools the platforms declare (SPEC 14): EKS node groups and Karpenter NodePools ---------------------------
+
+def _platform(*parts):
+    from builders import run
+
+    return run(*parts, platform="aws").findings("cloud-machine-catalog")
+
+
+def test_a_node_groups_instance_types_exist_with_a_did_you_mean():
+    from builders import node_group
+
+    assert _platform(node_group("general", ["m7i.large", "m7i.xlarge"])) == []
+    assert _platform(node_group("general", ["m7i.larg"])) == [
+        "NodeGroup 'general': instance type 'm7i.larg' is not a machine type on AWS; did you mean 'm7i.large'?"]
+    assert _platform(node_group("general", ["m9i.large"])) == []  # a family newer than the catalog: policy 14's
+
+
+def test_a_node_groups_ami_type_agrees_with_its_instance_types():
+    from builders import node_group
+
+    assert _platform(node_group("arm", ["m7g.large"], ami_type="AL2023_ARM_64_STANDARD")) == []
+    assert _platform(node_group("arm", ["m7i.large"], ami_type="CUSTOM")) == []
+    assert _platform(node_group("arm", ["m7g.large", "m7i.large"], ami_type="BOTTLEROCKET_ARM_64")) == [
+        "NodeGroup 'arm': amiType BOTTLEROCKET_ARM_64 runs arm64 nodes, but 'm7i.large' is an x86_64 machine, which "
+        "cannot join it; use arm64 instance types or an amiType for x86_64"]
+    (x86,) = _platform(node_group("x86", ["m7g.large"], ami_type="AL2023_x86_64_STANDARD"))
+    assert "'m7g.large' is an arm64 machine" in x86
+
+
+def test_a_nodepools_requirements_name_machines_that_exist_and_leave_one():
+    from builders import arch_requirement, instance_types, node_class, nodepool
+
+    assert _platform(node_class(), nodepool("np", [instance_types("m7g.large"), arch_requirement("arm64")])) == []
+    assert _platform(node_class(), nodepool("np", [instance_types("m7g.large"), arch_requirement("amd64")])) == [
+        "NodePool 'np': its requirements allow no instance type of the AWS catalog (the instance types or families "
+        "they name are excluded by the others); Karpenter can launch no node for it: loosen the requirements"]
+    assert _platform(node_class(), nodepool("np", [instance_types("c7gx.large")])) == [
+        "NodePool 'np': instance type 'c7gx.large' is not a machine type on AWS; did you mean 'c7g.large'?"]
+    # categories and generations alone never say "none": a machine launched since the catalog may meet them
+    assert _platform(node_class(), nodepool("np", [{"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt",
+                                                    "values": ["99"]}])) == []

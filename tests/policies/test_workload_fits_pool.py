@@ -397,3 +397,43 @@ def test_only_the_machines_the_pods_constraints_allow_count():
     pool = nodepool("mixed", [instance_types("t4g.large", "m7i.large")])
     (message,) = _karpenter(pool, workload("Deployment", "api", node_selector=AMD64, requests={"memory": "7600Mi"}))
     assert "(m7i.large)" in message and "t4g.large" not in message
+
+
+def test_an_eks_node_group_of_m7i_large_holds_7518_mib_and_its_default_t3_medium_3554():
+    """m7i.large: 8192 - (11 x 29 + 255) - 100 = 7518 MiB; no instanceTypes: EKS's default t3.medium, 4096 - (11 x 17
+    + 255) - 100 = 3554 MiB (SPEC 11)."""
+    from builders import AMD64, node_group
+
+    def api(memory):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"memory": memory})
+
+    large = node_group("general", ["m7i.large"])
+    assert run(large, api("7518Mi"), platform="aws").findings(FITS) == []
+    (message,) = run(large, api("7519Mi"), platform="aws").findings(FITS)
+    assert "pool 'general' (NodeGroup) has at most 8 GiB capacity - 574 MiB kube-reserved - 100 MiB eviction " \
+           "threshold = 7518 MiB allocatable of memory (m7i.large)" in message
+    default = node_group("general")
+    assert run(default, api("3554Mi"), platform="aws").findings(FITS) == []
+    (message,) = run(default, api("3555Mi"), platform="aws").findings(FITS)
+    assert "= 3554 MiB allocatable of memory (t3.medium)" in message
+
+
+def test_a_gke_e2_medium_holds_2972_mib_and_an_aks_d4s_v5_12188_mib():
+    """GKE e2-medium (its default machine): 4096 MiB - 25% of 4 GiB - 100 MiB = 2972 MiB; AKS Standard_D4s_v5: 16384
+    MiB - min(20 MB x 250 Pods + 50 MB, 25% of 16 GiB) = 4096 MiB - 100 MiB = 12188 MiB (SPEC 11)."""
+    from builders import AMD64, aks_node_pool, gke_node_pool
+
+    def api(memory):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"memory": memory})
+
+    gke = gke_node_pool("general")
+    assert run(gke, api("2972Mi"), platform="gcp").findings(FITS) == []
+    (message,) = run(gke, api("2973Mi"), platform="gcp").findings(FITS)
+    assert "pool 'general' (GKE NodePool) has at most 4 GiB capacity - 1 GiB kube-reserved - 100 MiB eviction " \
+           "threshold = 2972 MiB allocatable of memory (e2-medium)" in message
+    for native in (False, True):
+        aks = aks_node_pool("apps", "Standard_D4s_v5", native=native)
+        assert run(aks, api("12188Mi"), platform="azure").findings(FITS) == []
+        (message,) = run(aks, api("12189Mi"), platform="azure").findings(FITS)
+        assert "16 GiB capacity - 4 GiB kube-reserved - 100 MiB eviction threshold = 11.9 GiB allocatable of " \
+               "memory (Standard_D4s_v5)" in message

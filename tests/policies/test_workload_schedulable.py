@@ -140,3 +140,57 @@ def test_a_value_not_known_during_preview_is_a_note_never_a_violation():
         result = Analyzer().run([Resource.of("kubernetes:karpenter.sh/v1:NodePool", "p", pool), api])
     assert result.of("workload-schedulable") == []
     assert "workload-schedulable" in {note.policy for note in result.notes}
+
+
+# --- EKS managed node groups, through pulumi-aws ------------------------------------------------------------
+
+def test_eks_node_groups_refuse_with_the_schedulers_reasons_and_take_what_matches():
+    from builders import node_group
+
+    batch = node_group("batch", ["m7g.large"], ami_type="AL2023_ARM_64_STANDARD",
+                       taints=[("dedicated", "batch", "NO_SCHEDULE")])
+    general = node_group("general", ["m7i.large"], labels={"tier": "general"})
+    (message,) = schedulable(batch, general, deployment("api", node_selector={"disktype": "ssd"}))
+    assert message == (
+        "Deployment 'api': no pool can run its Pods: pool 'batch' (NodeGroup) has taint dedicated=batch:NoSchedule "
+        "that it does not tolerate and does not have label disktype=ssd; pool 'general' (NodeGroup) does not have "
+        "label disktype=ssd. They would stay Pending: change its nodeSelector, node affinity or tolerations to match "
+        "a pool, or declare a pool that takes them")
+    assert schedulable(batch, general, deployment("api", node_selector={"tier": "general"})) == []
+    by_name = {"eks.amazonaws.com/nodegroup": "batch"}
+    tolerates = {"tolerations": [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]}
+    assert schedulable(batch, general, deployment("api", node_selector=by_name, pod=tolerates)) == []
+    (arm,) = schedulable(batch, general, deployment("api", node_selector={**by_name, **AMD64}, pod=tolerates))
+    assert "pool 'batch' (NodeGroup) runs arm64 nodes, not amd64 (its nodeSelector's kubernetes.io/arch)" in arm
+
+
+def test_eks_labels_the_pack_does_not_model_may_be_there():
+    from builders import node_group
+
+    general = node_group("general", ["m7i.large"])
+    for selector in ({"eks.amazonaws.com/nodegroup-image": "ami-1"}, {"topology.kubernetes.io/zone": "eu-west-1a"},
+                     {"eks.amazonaws.com/capacityType": "ON_DEMAND"}):
+        assert schedulable(general, deployment("api", node_selector=selector)) == [], selector
+    assert len(schedulable(general, deployment("api", node_selector={"eks.amazonaws.com/capacityType": "SPOT"}))) == 1
+    assert len(schedulable(general, deployment("api", node_selector={"team": "payments"}))) == 1
+
+
+def test_gke_and_aks_node_pools_taints_and_labels():
+    from builders import aks_node_pool, gke_node_pool
+
+    gke = gke_node_pool("web", labels={"tier": "web"}, taints=[("dedicated", "web", "NO_SCHEDULE")])
+    tolerates = {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "web"}]}
+    assert schedulable(gke, deployment("api", pod=tolerates), platform="gcp") == []
+    assert schedulable(gke, deployment("api", node_selector={"cloud.google.com/gke-nodepool": "web"}, pod=tolerates),
+                       platform="gcp") == []
+    (message,) = schedulable(gke, deployment("api", node_selector={"tier": "db"}), platform="gcp")
+    assert message.startswith("Deployment 'api': no pool can run its Pods: pool 'web' (GKE NodePool) has taint "
+                              "dedicated=web:NoSchedule that it does not tolerate and does not have label tier=db.")
+    for native, kind in ((False, "KubernetesClusterNodePool"), (True, "AgentPool")):
+        aks = aks_node_pool("gpu", "Standard_D4s_v5", labels={"sku": "gpu"}, taints=["sku=gpu:NoSchedule"],
+                            native=native)
+        assert schedulable(aks, deployment("api", node_selector={"kubernetes.azure.com/agentpool": "gpu"},
+                                           pod={"tolerations": [{"key": "sku", "operator": "Exists"}]}),
+                           platform="azure") == []
+        (message,) = schedulable(aks, deployment("api"), platform="azure")
+        assert f"pool 'gpu' ({kind}) has taint sku=gpu:NoSchedule that it does not tolerate" in message

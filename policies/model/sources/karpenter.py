@@ -150,6 +150,17 @@ def _taints(spec: Any) -> tuple[Taint, ...] | Unknown | None:
     return tuple(found)
 
 
+def _names_certain(requirements: list[Requirement]) -> bool:
+    """The requirements name the machines outright (instance types or families In), every name in the catalog:
+    what they allow is then the catalog's to say, not a machine launched since."""
+    families = {found[f"{AWS}instance-family"] for _, found in _catalog_labels()}
+    types = {machine.name for machine, _ in _catalog_labels()}
+    named = [(key, values) for key, operator, values in requirements if operator == "In"
+             and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type", f"{AWS}instance-family")]
+    return bool(named) and all(all(value in (families if key.endswith("family") else types) for value in values)
+                               for key, values in named)
+
+
 def node_class_name(props: Any) -> str | None:
     name = child(child(props, "metadata"), "name")
     return name if isinstance(name, str) else None
@@ -241,13 +252,15 @@ def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, A
         elif not isinstance(labels.get(key), frozenset):
             labels[key] = ANY  # Exists, NotIn, Gt, Lt: on every node, with a value the pack does not pick
     allowed = _allowed(tuple(by_machine))
+    named = tuple(value for key, operator, values in by_machine if operator == "In"
+                  and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type") for value in values)
     if requirements is None or taints is None:  # the API server refuses such a NodePool: nothing to judge
         unknown = unknown or undetermined(f"NodePool '{pool_name}' has requirements or taints its schema refuses")
     node_class = node_classes.get(class_name) if isinstance(class_name, str) else None
     return PlatformPool("NodePool", urn, pool_name, "aws", labels, allowed,
                         taints if isinstance(taints, tuple) else (), unknown, MAYBE_PREFIXES,
                         MACHINE_KEYS, kubelet(node_class) if node_class is not None else {},
-                        limits(child(props, "spec")))
+                        limits(child(props, "spec")), named, names_certain=_names_certain(by_machine))
 
 
 def is_nodepool(resource_type: str) -> bool:

@@ -1,0 +1,77 @@
+"""What node-group sources (EKS, GKE, AKS) share: the labels every node carries, a machine's own labels, the
+declared labels and taints read from plain values, and the machines of a list of instance types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...platforms.catalog import Machine, find_machine
+from ..scheduling import ANY, Domain, Taint
+from ..values import Unknown, is_list, is_mapping, plain
+
+ARCH = "kubernetes.io/arch"
+INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+MACHINE_KEYS = (ARCH, "beta.kubernetes.io/arch", INSTANCE_TYPE, "beta.kubernetes.io/instance-type")
+# Labels on every node (kubernetes.io/docs/reference/labels-annotations-taints/: set by the kubelet and the cloud
+# provider), with values the pack does not pick.
+EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "kubernetes.io/hostname", "topology.kubernetes.io/zone",
+              "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+              "failure-domain.beta.kubernetes.io/region")
+# Kubernetes' own label domains the kubelet, the cloud provider or add-ons may set (node.kubernetes.io/...,
+# feature.node.kubernetes.io/... from node feature discovery): there with values the pack does not model.
+KUBERNETES_MAYBE = ("node.kubernetes.io/", "k8s.io/", "feature.node.kubernetes.io/")
+NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
+
+
+def machine_labels(machine: Machine, architecture: str | None = None) -> dict[str, str]:
+    """The labels a machine's nodes carry; ``architecture`` when the image decides it (EKS's amiType)."""
+    arch = NODE_ARCHITECTURE.get(architecture or machine.architecture, machine.architecture)
+    return {ARCH: arch, "beta.kubernetes.io/arch": arch, INSTANCE_TYPE: machine.name,
+            "beta.kubernetes.io/instance-type": machine.name}
+
+
+def base_labels(pool_label: str, pool_name: Any) -> dict[str, Domain]:
+    labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
+    labels[pool_label] = frozenset({pool_name}) if isinstance(pool_name, str) else ANY
+    return labels
+
+
+def add_labels(labels: dict[str, Domain], declared: Any) -> Unknown | None:
+    """The declared node labels into ``labels``; the first unknown among them."""
+    values = plain(declared)
+    if isinstance(values, Unknown):
+        return values
+    unknown: Unknown | None = None
+    if is_mapping(values):
+        for key, value in values.items():
+            if isinstance(value, Unknown):
+                unknown = unknown or value
+            elif isinstance(key, str) and isinstance(value, str):
+                labels[key] = frozenset({value})
+    return unknown
+
+
+def taints(declared: Any, read: Callable[[Any], Taint | Unknown | None]) -> tuple[Taint, ...] | Unknown | None:
+    """Each declared taint through ``read`` (the platform's shape); None when one cannot be read."""
+    listed = plain(declared)
+    if isinstance(listed, Unknown):
+        return listed
+    found: list[Taint] = []
+    for item in listed if is_list(listed) else ():
+        taint = read(item)
+        if taint is None or isinstance(taint, Unknown):
+            return taint
+        found.append(taint)
+    return tuple(found)
+
+
+def machines_of(platform: str, names: Any,
+                architecture: str | None = None) -> tuple[tuple[Machine, dict[str, str]], ...]:
+    """The catalog machines of the instance types; none when one of them is not in the catalog (its nodes are not
+    known, so nothing is judged that depends on them)."""
+    if not isinstance(names, tuple):
+        return ()
+    known = [find_machine(platform, name) for name in names]
+    return tuple((machine, machine_labels(machine, architecture)) for machine in known if machine is not None) \
+        if None not in known else ()
