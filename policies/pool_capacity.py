@@ -19,9 +19,20 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.cluster import MAX_POOL_SIZE
-from .model.loads import CHECKED, Placed, PoolLoad, counted, daemonset_totals, loads, pool_node, room_per_node
+from .model.loads import (
+    CHECKED,
+    Placed,
+    PoolLoad,
+    counted,
+    daemonset_totals,
+    loads,
+    platform_node,
+    pool_node,
+    room_per_node,
+)
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.placement import Stack, on_platform_pools, schedule_of
+from .model.platform_pools import PlatformPool
 from .model.values import REDACTED, Unknown
 from .model.workloads import Workload
 from .platforms.platform import PLATFORMS
@@ -38,54 +49,94 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     for pool_load in load.pools:
         if pool_load.workloads:
             findings.extend(_pool(stack, pool_load, platform, settings))
-    findings.extend(_nodepool_limits(stack))
+    findings.extend(_platform_pools(stack))
     return findings
 
 
-def _nodepool_limits(stack: Stack) -> list[Finding]:
-    """A Karpenter NodePool's spec.limits against what is certainly its (SPEC 14): the workloads it alone can take,
-    by the scheduler's rules. Their Pods' requests need at least as much node capacity, and Karpenter launches
-    no node past the limits."""
+def _platform_pools(stack: Stack) -> list[Finding]:
+    """Pools the platforms declare (SPEC 14), against what is certainly theirs: the workloads a pool alone can take,
+    by the scheduler's rules. A NodePool's spec.limits caps its nodes' capacity (Karpenter launches no node past
+    them); a node group's maxSize caps its nodes, each at most its largest machine's allocatable."""
     only: dict[int, list[Workload]] = {}
     for workload in stack.workloads:
         if on_platform_pools(stack, workload) is not True or workload.request is None:
             continue
         schedule = schedule_of(stack, workload)
         taking = schedule.taking
-        if schedule.unknown is None and len(taking) == 1 and taking[0].pool.limits:
+        if schedule.unknown is None and len(taking) == 1:
             only.setdefault(id(taking[0].pool), []).append(workload)
     findings: list[Finding] = []
     for pool in stack.platform_pools:
         workloads = only.get(id(pool), [])
-        for resource, limit in pool.limits.items() if workloads else ():
+        if not workloads:
+            continue
+        for resource, limit in pool.limits.items():
             if isinstance(limit, Unknown):
                 findings.append(limit)
                 continue
-            consumers = []
-            for workload in workloads:
-                request, count = workload.request, workload.replicas.count
-                if request is None or resource in request.unknown or not isinstance(count, int) or count == 0:
-                    continue  # not known: counted as nothing, so the total is never overstated
-                secret = workload.replicas.secret or resource in request.secret
-                consumers.append((count * request.get(resource), workload, count, secret))
-            total = sum((amount for amount, *_ in consumers), Decimal(0))
-            if total <= limit:
-                continue
-            consumers.sort(key=lambda item: -item[0])
-            hidden = any(item[3] for item in consumers)
-            largest = listed(f"{workload.subject} {REDACTED if secret else count} x "
-                             f"{show(resource, amount / count, secret)}"
-                             for amount, workload, count, secret in consumers[:LARGEST])
-            more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
-            needed = show(resource, total, hidden)
-            findings.append(Violation(
-                f"{pool.source} '{pool.name}': its spec.limits.{resource} allows {show(resource, limit, False)} of "
-                f"{WHAT[resource]} on all its nodes together, but the workloads only it can take request {needed} "
-                f"(largest: {largest}{more}); Karpenter launches no node past its limits, so some of their Pods would "
-                f"stay Pending: raise spec.limits.{resource} to at least {needed} or let another pool take some of "
-                "them", pool.urn))
+            total, consumers, hidden = _demand(workloads, resource)
+            if total > limit:
+                needed = show(resource, total, hidden)
+                findings.append(Violation(
+                    f"{pool.source} '{pool.name}': its spec.limits.{resource} allows {show(resource, limit, False)} of "
+                    f"{WHAT[resource]} on all its nodes together, but the workloads only it can take request {needed} "
+                    f"({_largest(consumers, resource)}); Karpenter launches no node past its limits, so some of their "
+                    f"Pods would stay Pending: raise spec.limits.{resource} to at least {needed} or let another pool "
+                    "take some of them", pool.urn))
+        if isinstance(pool.max_size, Unknown):
+            findings.append(pool.max_size)
+        elif isinstance(pool.max_size, int) and pool.machines:
+            findings.extend(_max_size(stack, pool, pool.max_size, workloads))
     return findings
 
+
+def _demand(workloads: list[Workload], resource: str) -> tuple[Decimal, list[tuple[Decimal, Workload, int, bool]],
+                                                                 bool]:
+    """What the workloads' replicas request of a resource together (a count or request not known is counted as
+    nothing, so the total is never overstated), the consumers largest first, and whether a secret is in it."""
+    consumers = []
+    for workload in workloads:
+        request, count = workload.request, workload.replicas.count
+        if request is None or resource in request.unknown or not isinstance(count, int) or count == 0:
+            continue
+        consumers.append((count * request.get(resource), workload, count,
+                          workload.replicas.secret or resource in request.secret))
+    consumers.sort(key=lambda item: -item[0])
+    return sum((item[0] for item in consumers), Decimal(0)), consumers, any(item[3] for item in consumers)
+
+
+def _largest(consumers: list[tuple[Decimal, Workload, int, bool]], resource: str) -> str:
+    largest = listed(f"{workload.subject} {REDACTED if secret else count} x {show(resource, amount / count, secret)}"
+                     for amount, workload, count, secret in consumers[:LARGEST])
+    more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
+    return f"largest: {largest}{more}"
+
+
+def _max_size(stack: Stack, pool: PlatformPool, size: int, workloads: list[Workload]) -> list[Finding]:
+    nodes = [platform_node(stack, pool, machine) for machine, _labels in pool.machines]
+    if not all(isinstance(node, Node) for node in nodes):
+        return []  # a node that is not known: it might hold them
+    findings: list[Finding] = []
+    for resource in CHECKED:
+        sized = [(node.allocatable(resource), node) for node in nodes if isinstance(node, Node)]
+        if any(allocatable is None for allocatable, _ in sized):
+            continue
+        each, node = max(sized, key=lambda item: item[0] or 0)
+        assert each is not None and isinstance(node, Node)
+        total, consumers, hidden = _demand(workloads, resource)
+        if total <= size * each:
+            continue
+        room = show(resource, size * each, hidden or resource in node.secret)
+        needed = (total / each).to_integral_value(rounding=ROUND_CEILING) if each > 0 else None
+        raise_to = f"raise its maxSize to at least {needed}" if needed is not None and needed <= MAX_POOL_SIZE * 100 \
+            else "use larger instance types"
+        findings.append(Violation(
+            f"{pool.source} '{pool.name}': at its maxSize of {size} nodes it has room for {size} x "
+            f"{show(resource, each, hidden or resource in node.secret)} = {room} of {WHAT[resource]} allocatable (its "
+            f"largest machine {node.machine}: {allocatable_sum(node, resource)}); the workloads only it can take "
+            f"request {show(resource, total, hidden)} ({_largest(consumers, resource)}), more than it has: {raise_to}, "
+            "or let another pool take some of them", pool.urn))
+    return findings
 
 def _subject(load: PoolLoad) -> str:
     return f"ComputeCluster '{load.entry.label}' {load.pool.label}"

@@ -115,6 +115,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
             stack.autoscalers.append(autoscaler)
     stack.platform_pools.extend(karpenter.parse_nodepool(resource.props, resource.urn, resource.name, node_classes)
                                 for resource in nodepools)
+    # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
+    stack.platform_pools.sort(key=lambda pool: (pool.name, pool.urn))
     return stack
 
 

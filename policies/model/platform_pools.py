@@ -48,6 +48,7 @@ class PlatformPool:
     # what cloud-machine-catalog checks: the instance types as written (a node group's, or a NodePool's
     # instance-type In values), the AMI type, and whether the requirements name the machines outright (instance
     # types or families, all in the catalog), so that allowing none of them is certain
+    max_size: int | Unknown | None = None  # the most nodes it runs (a node group's maxSize), None: not bounded here
     named_types: tuple[str, ...] = ()
     ami_type: str | None = None
     ami_architecture: str | None = None

@@ -70,14 +70,17 @@ def test_karpenters_examples_are_judged_by_the_schedulers_rules_and_pass_once_fi
         ("mandatory", "workload-schedulable", "kubernetes:apps/v1:Deployment", "fleet:default/spot"),
     ]
     assert findings[0].message == (
-        "Deployment 'fleet:default/inflate': its Pods may land on amd64 and arm64 nodes (pool 'arm64' (NodePool) runs "
-        "arm64, pool 'amd64' (NodePool) runs amd64), but nothing pins them to one architecture; set "
+        "Deployment 'fleet:default/inflate': its Pods may land on amd64 and arm64 nodes (pool 'amd64' (NodePool) runs "
+        "amd64, pool 'arm64' (NodePool) runs arm64), but nothing pins them to one architecture; set "
         "spec.template.spec.nodeSelector['kubernetes.io/arch'] to the one its images are built for")
     assert findings[1].message == (
-        "Deployment 'fleet:default/spot': no pool can run its Pods: pool 'arm64' (NodePool) does not have label "
-        "karpenter.sh/capacity-type=spot; pool 'amd64' (NodePool) does not have label karpenter.sh/capacity-type=spot. "
+        "Deployment 'fleet:default/spot': no pool can run its Pods: pool 'amd64' (NodePool) does not have label "
+        "karpenter.sh/capacity-type=spot; pool 'arm64' (NodePool) does not have label karpenter.sh/capacity-type=spot. "
         "They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or declare a "
         "pool that takes them")
+
+    readme = (PROGRAMS.parent.parent.parent / "README.md").read_text()  # shows these two, as printed here
+    assert all(f"{finding.policy}: {finding.message}" in readme for finding in findings)
 
     stack.config("manifests", ",".join([*map(str, CRDS), *fixed(tmp_path)]))
     out = stack.ok(*stack.preview())

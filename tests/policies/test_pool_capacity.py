@@ -290,3 +290,22 @@ def test_a_limit_is_judged_only_where_it_is_certain():
            "request 6 cores" in cpu
     assert "its spec.limits.memory allows 1 GiB of memory on all its nodes together, but the workloads only it can " \
            "take request 3 GiB" in memory
+
+
+def test_a_node_groups_max_size_holds_the_pods_only_it_can_take():
+    """maxSize 2 of m7i.large (2 vCPUs: 2000m - 70m kube-reserved = 1930m each, 3860m in all): 3 Pods of 1286m fit
+    (3858m), 3 of 1287m (3861m) do not."""
+    from builders import AMD64, node_group, workload
+
+    group = node_group("general", ["m7i.large"], max_size=2)
+
+    def api(cpu):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"cpu": cpu}, spec={"replicas": 3})
+
+    assert run(group, api("1286m"), platform="aws").findings("pool-capacity") == []
+    (message,) = run(group, api("1287m"), platform="aws").findings("pool-capacity")
+    assert message == (
+        "NodeGroup 'general': at its maxSize of 2 nodes it has room for 2 x 1930m = 3860m of CPU allocatable (its "
+        "largest machine m7i.large: 2 cores capacity - 70m kube-reserved = 1930m allocatable); the workloads only it "
+        "can take request 3861m (largest: Deployment 'api' 3 x 1287m), more than it has: raise its maxSize to at "
+        "least 3, or let another pool take some of them")

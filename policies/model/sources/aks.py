@@ -19,7 +19,7 @@ from typing import Any
 from ..platform_pools import PlatformPool
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, taints
+from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
@@ -55,7 +55,16 @@ def parse_agent_pool(props: Any, urn: str, name: str, native: bool) -> PlatformP
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     return PlatformPool("AgentPool" if native else "KubernetesClusterNodePool", urn, pool_name, "azure", labels,
                         machines_of("azure", names), found_taints if isinstance(found_taints, tuple) else (), unknown,
-                        MAYBE_PREFIXES, MACHINE_KEYS, kubelet, named_types=names if isinstance(names, tuple) else ())
+                        MAYBE_PREFIXES, MACHINE_KEYS, kubelet, max_size=_max_size(props, native),
+                        named_types=names if isinstance(names, tuple) else ())
+
+
+def _max_size(props: Any, native: bool) -> int | Unknown | None:
+    """maxCount when it autoscales, else its fixed count."""
+    autoscales = child(props, "enableAutoScaling" if native else "autoScalingEnabled")
+    if isinstance(autoscales, Unknown):
+        return autoscales
+    return size(child(props, "maxCount" if autoscales else "count" if native else "nodeCount"))
 
 
 def is_agent_pool(resource_type: str) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...platforms.catalog import Machine, find_machine
 from ..scheduling import ANY, Domain, Taint
-from ..values import Unknown, is_list, is_mapping, plain
+from ..values import Unknown, as_int, is_list, is_mapping, plain
 
 ARCH = "kubernetes.io/arch"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -75,3 +75,11 @@ def machines_of(platform: str, names: Any,
     known = [find_machine(platform, name) for name in names]
     return tuple((machine, machine_labels(machine, architecture)) for machine in known if machine is not None) \
         if None not in known else ()
+
+
+def size(value: Any) -> int | Unknown | None:
+    """A node count: a whole number of nodes, Unknown during preview, None when absent or not one."""
+    if isinstance(value, Unknown):
+        return value
+    count = as_int(value)
+    return count if count is not None and count >= 0 else None

@@ -21,7 +21,7 @@ from typing import Any
 from ..platform_pools import PlatformPool
 from ..scheduling import ANY, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, taints
+from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
@@ -88,7 +88,8 @@ def parse_node_group(props: Any, urn: str, name: str) -> PlatformPool:
     return PlatformPool("NodeGroup", urn, pool_name, "aws", labels, machines_of("aws", names, architecture),
                         found_taints if isinstance(found_taints, tuple) else (), unknown, MAYBE_PREFIXES,
                         MACHINE_KEYS, named_types=names if isinstance(names, tuple) else (),
-                        ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture)
+                        ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
+                        max_size=size(child(child(props, "scalingConfig"), "maxSize")))
 
 
 def is_node_group(resource_type: str) -> bool:

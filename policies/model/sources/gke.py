@@ -22,7 +22,7 @@ from typing import Any
 from ..platform_pools import PlatformPool
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, is_mapping, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, taints
+from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -62,7 +62,9 @@ def parse_node_pool(props: Any, urn: str, name: str) -> PlatformPool:
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     return PlatformPool("GKE NodePool", urn, pool_name, "gcp", labels, machines_of("gcp", names),
                         found_taints if isinstance(found_taints, tuple) else (), unknown, MAYBE_PREFIXES,
-                        MACHINE_KEYS, kubelet, named_types=names if isinstance(names, tuple) else ())
+                        MACHINE_KEYS, kubelet, named_types=names if isinstance(names, tuple) else (),
+                        max_size=size(child(child(props, "autoscaling"), "totalMaxNodeCount")))
+# (maxNodeCount and nodeCount are per zone, and the zones are the cluster's: only a total bounds the pool here)
 
 
 def is_node_pool(resource_type: str) -> bool:

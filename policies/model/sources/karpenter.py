@@ -260,7 +260,7 @@ def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, A
     return PlatformPool("NodePool", urn, pool_name, "aws", labels, allowed,
                         taints if isinstance(taints, tuple) else (), unknown, MAYBE_PREFIXES,
                         MACHINE_KEYS, kubelet(node_class) if node_class is not None else {},
-                        limits(child(props, "spec")), named, names_certain=_names_certain(by_machine))
+                        limits(child(props, "spec")), named_types=named, names_certain=_names_certain(by_machine))
 
 
 def is_nodepool(resource_type: str) -> bool:
