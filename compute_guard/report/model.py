@@ -11,14 +11,15 @@ nothing judged twice. The pictures come from the very stack model the stack poli
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pool_node
+from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, platform_node, pool_node
 from compute_guard.policies.model.nodes import Node
-from compute_guard.policies.model.placement import Stack
+from compute_guard.policies.model.placement import Stack, on_platform_pools, schedule_of
+from compute_guard.policies.model.platform_pools import PlatformPool
 from compute_guard.policies.model.pools import pool_machine
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.platforms.platform import resolve_platform
@@ -152,6 +153,10 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
         view = _pool(stack, load, platform, settings, reported)
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
+    for pool in stack.platform_pools:  # pools the platforms declare (SPEC 14), by the scheduler's rules
+        view = _platform_pool(stack, pool, reported)
+        report.pools.append(view)
+        on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order
     report.unplaced = sorted(w.name for w in stack.workloads if w.urn not in on_pools and not w.patch)
     return report
@@ -192,6 +197,39 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
     return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
                     allocatable, tuple(uses), min_size, architecture, reserved, daemonsets)
+
+
+def _platform_pool(stack: Stack, pool: PlatformPool, reported: Mapping[str, list[str]]) -> PoolView:
+    """A platform pool's picture: its largest machine's node, and the workloads the scheduler's rules let it take
+    (in its totals only those no other pool takes, as pool-capacity counts them)."""
+    nodes = [node for node in (platform_node(stack, pool, machine) for machine, _ in pool.machines)
+             if isinstance(node, Node)]
+    largest = max(nodes, key=lambda node: node.allocatable(MEMORY) or 0, default=None)
+    allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
+    reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
+    if largest is not None:
+        for resource in RESOURCES:
+            allocatable[resource] = largest.allocatable(resource)
+            capacity = largest.capacity.get(resource)
+            left = allocatable[resource]
+            reserved[resource] = capacity - left if capacity is not None and left is not None else None
+    max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
+    uses = []
+    for workload in stack.workloads:
+        if on_platform_pools(stack, workload) is not True or workload.request is None:
+            continue
+        taking = schedule_of(stack, workload).taking
+        if any(verdict.pool is pool for verdict in taking):
+            placed = Placed(workload, workload.request, workload.replicas)
+            use = _use(placed, max_size, False, reported, len(taking) == 1)
+            uses.append(replace(use, placement="the scheduler's rules" if len(taking) == 1 else
+                                "the scheduler's rules (other pools may take it)"))
+    architectures = {labels.get("kubernetes.io/arch", "") for _, labels in pool.machines}
+    architecture = {"amd64": "x86_64", "arm64": "arm64"}.get(next(iter(architectures))) if len(architectures) == 1 \
+        else None
+    return PoolView(pool.source, pool.urn, pool.name, max_size, largest.machine if largest is not None else None,
+                    allocatable, tuple(sorted(uses, key=lambda use: use.name)), None, architecture, reserved,
+                    dict.fromkeys(RESOURCES, Decimal(0)))
 
 
 def _sum(amounts: Any) -> Decimal | None:

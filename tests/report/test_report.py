@@ -382,3 +382,28 @@ def test_the_allocatable_setting_reaches_the_reports_nodes_as_it_reaches_the_pol
     report = report_of(example("dev"), policy_config=config)
     general = next(view for view in report.pools if view.pool == "general")
     assert general.allocatable == {"cpu": 4000, "memory": 15 * GIB - 100 * MIB, "pods": 5}
+
+
+def test_a_platform_pool_has_its_picture_with_the_workloads_the_schedulers_rules_give_it():
+    """SPEC 14: a node group's picture (its largest machine, its maxSize) holds what only it can take; a workload two
+    pools may take is drawn on both and counted in neither."""
+    from builders import ARM64, node_group, workload
+
+    from compute_guard.testkit import capture_program
+
+    def program():
+        node_group("general", ["m7i.large"], max_size=2)()
+        node_group("arm", ["m7g.large"], ami_type="AL2023_ARM_64_STANDARD", max_size=3)()
+        workload("Deployment", "web", node_selector={"kubernetes.io/arch": "amd64"}, requests={"cpu": "1"},
+                 spec={"replicas": 2})()
+        workload("Deployment", "edge", node_selector=ARM64, requests={"cpu": "500m"})()
+
+    report = report_of(capture_program(program), {"compute:platform": "aws"})
+    views = {view.pool: view for view in report.pools}
+    assert (views["general"].cluster, views["general"].machine, views["general"].max_size) == (
+        "NodeGroup", "m7i.large", 2)
+    assert views["general"].architecture == "x86_64" and views["arm"].architecture == "arm64"
+    assert [use.name for use in views["general"].uses] == ["web"]
+    assert views["general"].used("cpu") == 2000 and views["general"].capacity("cpu") == 2 * 1930
+    assert [use.name for use in views["arm"].uses] == ["edge"]
+    assert report.unplaced == []
