@@ -53,6 +53,17 @@ def build_toolchain(home: Path) -> Toolchain:
                                 "--file", str(bin_dir / "pulumi-resource-kubernetes")],
                                env=env, capture_output=True, text=True, timeout=300)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    # The same for the cloud SDKs the test requirements pin (pulumi-aws, ...: SPEC 14's pool sources are tested
+    # with their shapes in process): their providers cannot be built here and no CLI test runs one, so a
+    # stand-in that refuses to start is installed under each one's name and version.
+    stand_in = home / "stand-in-provider"
+    stand_in.write_text("#!/bin/sh\necho 'compute-guard tests: this provider cannot be built here' >&2\nexit 1\n")
+    stand_in.chmod(0o755)
+    for plugin, version in re.findall(r"(?m)^pulumi-(aws|gcp|azure|azure-native)==(\S+)$",
+                                      (ROOT / "requirements-dev.txt").read_text()):
+        installed = subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", plugin, version,
+                                    "--file", str(stand_in)], env=env, capture_output=True, text=True, timeout=300)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
     return Toolchain(bin_dir, env)
 
 
