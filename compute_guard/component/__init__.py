@@ -23,7 +23,7 @@ docstring becomes its description in the schema and the generated SDKs.
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,6 +137,26 @@ class ComputeClusterArgs:
     """The Pod network; each machine gets a /24 of it. Default 10.244.0.0/16."""
 
 
+@dataclass
+class ComputeClusterInputs:
+    """A ComputeCluster's configuration as the component provider takes it from every language: ``ComputeClusterArgs``
+    with the id as ``clusterId``, since the Pulumi SDKs of TypeScript and Go reserve ``id`` on resources and send
+    no input of that name. compute-guard reads ``clusterId`` as the seed's ``id`` (SPEC section 2)."""
+
+    cluster_id: pulumi.Input[str]
+    """The cluster's id: letters, digits, `-` and `_` (the seed's `id`)."""
+    capacity_groups: pulumi.Input[Sequence[pulumi.Input[CapacityGroup]]]
+    """The cluster's compute pools."""
+    dynamic_container_pool: pulumi.Input[str] | None = None
+    """The pool that containers created after install are placed on."""
+    selected_failure_domains: pulumi.Input[Mapping[str, pulumi.Input[Sequence[pulumi.Input[str]]]]] | None = None
+    """Per pool, the failure domains (zones) its machines are placed in."""
+    failure_domain_spread: pulumi.Input[Mapping[str, pulumi.Input[int]]] | None = None
+    """Per pool, across how many failure domains (1 to 255) its machines are spread."""
+    container_cidr: pulumi.Input[str] | None = None
+    """The Pod network; each machine gets a /24 of it. Default 10.244.0.0/16."""
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
@@ -169,11 +189,14 @@ def _json_form(value: Any, hint: Any) -> Any:
 
 
 def _unwrapped(hint: Any) -> Any:
-    """The type inside ``X | None`` (the one type the component's unions hold besides None)."""
+    """The type inside ``X | None`` and ``pulumi.Input[X]`` (the one value type the component's unions hold)."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         kinds = [arg for arg in typing.get_args(hint) if arg is not type(None)]
-        if len(kinds) == 1:
-            return kinds[0]
+        # pulumi.Input[T] is T | Awaitable[T] | Output[T]: the form of T is the one to write
+        values = [kind for kind in kinds if typing.get_origin(kind) not in (Awaitable, pulumi.Output)
+                  and kind is not pulumi.Output and not isinstance(kind, typing.ForwardRef)]
+        if len(values) == 1:
+            return _unwrapped(values[0])
     return hint
 
 

@@ -19,7 +19,8 @@ import pulumi
 from pulumi.provider.experimental.analyzer import PropertyDefinition
 from pulumi.provider.experimental.component import ComponentProvider
 
-from compute_guard.component import PACKAGE, ComputeCluster
+from compute_guard import component
+from compute_guard.component import PACKAGE, ComputeClusterInputs, _json_form
 
 MAIN = '''"""The ComputeCluster component as a component provider, for programs in any Pulumi language."""
 
@@ -57,6 +58,21 @@ class ComputeClusterProvider(ComponentProvider):
                           if isinstance(inputs.get(name), pulumi.Output) else prop
                           for name, prop in properties.items()}
         return super().map_input_properties(inputs, properties, mapping, component_name, property_path)
+
+
+class ComputeCluster(component.ComputeCluster):
+    """The component as the provider serves it (its class name is its type token's): it takes the inputs of
+    :class:`ComputeClusterInputs` (the id as ``clusterId``, the one spelling every language's SDK sends) and
+    registers the seed's form, with ``id``, as the Python component does."""
+
+    def __init__(self, resource_name: str, args: ComputeClusterInputs,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        props = _json_form(args, ComputeClusterInputs)
+        if "clusterId" in props:
+            props = {"id": props.pop("clusterId"), **props}
+        pulumi.ComponentResource.__init__(self, component.TYPE_TOKEN, resource_name, props, opts)
+        self.cluster_id = pulumi.Output.from_input(props.get("id"))
+        self.register_outputs(props)
 
 
 def serve() -> None:

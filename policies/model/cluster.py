@@ -32,6 +32,9 @@ _CPU_MILLICORES = re.compile(r"^[0-9]+m$")
 
 _CLUSTER_FIELDS = ("id", "capacityGroups", "dynamicContainerPool", "selectedFailureDomains",
                    "failureDomainSpread", "containerCidr", "type")
+# The component provider's spelling of the id (compute_guard/component: the Pulumi SDKs of TypeScript and Go reserve
+# `id` on resources and drop it from a component's inputs), read as the seed's `id` (SPEC section 2).
+ID_ALIASES = {"clusterId": "id", "cluster_id": "id"}
 _POOL_FIELDS = ("groupId", "instanceType", "profile", "minSize", "maxSize", "scalePolicy",
                 "nestedVirtualization")
 _PROFILE_FIELDS = ("cpu", "memoryBytes", "ephemeralStorageBytes", "architecture", "gpu", "dataDisk")
@@ -154,11 +157,14 @@ class _Fields:
         self.findings.append(value)
 
     def read(self, obj: Mapping[str, Any], names: tuple[str, ...], where: str,
-             tolerated: tuple[str, ...] = ()) -> dict[str, Any]:
-        """camelCase name -> value (None when absent or null), from either spelling."""
+             tolerated: tuple[str, ...] = (), aliases: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """camelCase name -> value (None when absent or null), from either spelling (or an alias: another
+        spelling -> the field's name)."""
         spelled = {name: name for name in names}
         spelled.update({snake(name): name for name in names})
+        spelled.update(aliases or {})
         values: dict[str, Any] = {}
+        keys: dict[str, Any] = {}  # the key each field was read from
         for key in obj:
             name = spelled.get(key) if isinstance(key, str) else None
             if name is None:
@@ -168,12 +174,14 @@ class _Fields:
             if value is None:
                 continue
             if name not in values:
-                values[name] = value
+                values[name], keys[name] = value, key
                 continue
             camel, other = (value, values[name]) if key == name else (values[name], value)
+            first = keys[name]
             values[name] = camel  # with both spellings, the camelCase one is the field
             if name not in tolerated and _conflict(camel, other):
-                self.bad("both spellings", where=where, name=name, snake=snake(name))
+                second = key if key != name else first
+                self.bad("both spellings", where=where, name=name, snake=second)
         return values
 
     def _unknown_key(self, key: Any, names: tuple[str, ...], where: str) -> None:
@@ -253,14 +261,14 @@ def parse_cluster(props: Any, name: str) -> ParsedCluster:
     if isinstance(data, Unknown):
         findings.append(data)
         return ParsedCluster(Cluster(name, data, data, None, None, None), findings)
-    raw_id = data.get("id") if is_mapping(data) else None
+    raw_id = (data.get("id") if data.get("id") is not None else data.get("clusterId")) if is_mapping(data) else None
     label = raw_id if isinstance(raw_id, str) and raw_id and not isinstance(raw_id, SecretText) else name
     shape = _Fields(f"ComputeCluster '{label}'", findings)
     if not is_mapping(data):
         shape.bad("configuration not an object", found=type_name(data))
         return ParsedCluster(Cluster(label, None, (), None, None, None), findings)
 
-    fields = shape.read(data, _CLUSTER_FIELDS, "")
+    fields = shape.read(data, _CLUSTER_FIELDS, "", aliases=ID_ALIASES)
     wrapper = fields.get("type")
     if wrapper is not None and not isinstance(wrapper, Unknown) and wrapper != "compute-cluster":
         shape.bad("type wrapper")

@@ -16,7 +16,8 @@ import yaml
 from pulumi_cli import ROOT, bare_shell_env, open_stack, policy_findings, preview_json, report
 
 import compute_guard.component as component
-from compute_guard.component import PACKAGE, TYPE_TOKEN, ComputeCluster
+from compute_guard.component import PACKAGE, TYPE_TOKEN
+from compute_guard.component.provider import ComputeCluster as ProvidedCluster
 from compute_guard.component.provider import ComputeClusterProvider
 from compute_guard.policies import PACK_VERSION
 
@@ -45,7 +46,7 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
     done = stack.run("package", "get-schema", str(PROVIDER))
     assert done.returncode == 0, done.stderr
     schema = json.loads(done.stdout)
-    inferred = json.loads(ComputeClusterProvider([ComputeCluster], PACKAGE, version=metadata.version("compute-guard"))
+    inferred = json.loads(ComputeClusterProvider([ProvidedCluster], PACKAGE, version=metadata.version("compute-guard"))
                           .schema or "{}")
     # tests/component/test_component_schema.py holds the inferred one to SPEC section 2; the CLI adds an empty
     # config, drops the empty dependencies and the descriptions of array items and map values
@@ -54,7 +55,8 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
     assert all(spec["description"] for spec in cluster["inputProperties"].values())
     # and field by field against the typed args themselves: every field, by its camelCase name, required
     # exactly when it has no default
-    kinds = {"ComputeClusterArgs": (cluster["inputProperties"], cluster["requiredInputs"])} | {
+    # (the component provider takes ComputeClusterInputs: ComputeClusterArgs with the id as clusterId)
+    kinds = {"ComputeClusterInputs": (cluster["inputProperties"], cluster["requiredInputs"])} | {
         token.rsplit(":", 1)[-1]: (kind["properties"], kind.get("required", []))
         for token, kind in schema["types"].items()}
     for name, (properties, required) in kinds.items():
@@ -63,6 +65,9 @@ def test_the_schema_pulumi_reads_from_the_provider_is_the_one_inferred_from_the_
         assert set(required) == {re.sub(r"_(\w)", lambda m: m[1].upper(), f.name) for f in fields
                                  if f.default is dataclasses.MISSING}, name
     assert list(schema["resources"]) == [TYPE_TOKEN] and schema["version"] == PACK_VERSION
+    python_args = {field.name for field in dataclasses.fields(component.ComputeClusterArgs)}
+    assert python_args - {"id"} == {field.name for field in dataclasses.fields(component.ComputeClusterInputs)} - {
+        "cluster_id"}  # the same fields but the id's spelling
 
 
 def test_the_yaml_program_is_judged_as_the_python_program(toolchain, tmp_path):

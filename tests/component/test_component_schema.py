@@ -39,6 +39,7 @@ from compute_guard.component import (
     ScalePolicy,
     to_inputs,
 )
+from compute_guard.component.provider import ComputeCluster as ProvidedCluster
 from compute_guard.component.provider import ComputeClusterProvider
 from compute_guard.testkit import capture_program
 
@@ -169,12 +170,14 @@ def on_the_wire(value):
 @settings(max_examples=60, deadline=None)
 @given(clusters)
 def test_a_cluster_through_the_component_provider_is_the_python_programs_cluster(args):
-    provider = ComputeClusterProvider([ComputeCluster], PACKAGE)
+    provider = ComputeClusterProvider([ProvidedCluster], PACKAGE)
     spec_form = json_of(args)
     assert to_inputs(args) == spec_form
     # what the SDK's component provider hands the component: the wire's camelCase mapped to Python names
-    mapped = provider.map_inputs(on_the_wire(spec_form), provider._component_defs["ComputeCluster"])
-    (hosted,) = capture_program(lambda: ComputeCluster("compute", mapped))
+    # every language sends the id as clusterId (the SDKs of TypeScript and Go reserve `id`)
+    wire = {("clusterId" if key == "id" else key): value for key, value in spec_form.items()}
+    mapped = provider.map_inputs(on_the_wire(wire), provider._component_defs["ComputeCluster"])
+    (hosted,) = capture_program(lambda: ProvidedCluster("compute", mapped))
     (native,) = capture_program(lambda: ComputeCluster("compute", args))
     assert json_format.MessageToDict(hosted.inputs) == json_format.MessageToDict(native.inputs) \
         == on_the_wire(spec_form)
@@ -212,9 +215,9 @@ def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_a
     """A YAML program's `memoryBytes: {fn::secret: ...}` or `maxSize: ${other.count}` (unknown in a preview)
     arrives as an Output: the SDK's own component provider fails the whole component on it (its int()
     check), compute-guard's passes it on and the component registers it as the secret or unknown it is."""
-    wire = {"id": "compute", "capacityGroups": [{"groupId": "general", "minSize": 1.0, "maxSize": 3.0, "profile": {
+    wire = {"clusterId": "compute", "capacityGroups": [{"groupId": "general", "minSize": 1.0, "maxSize": 3.0, "profile": {
         "cpu": "4", "memoryBytes": 17179869184.0, "ephemeralStorageBytes": 107374182400.0}}]}
-    definition = ComputeClusterProvider([ComputeCluster], PACKAGE)._component_defs["ComputeCluster"]
+    definition = ComputeClusterProvider([ProvidedCluster], PACKAGE)._component_defs["ComputeCluster"]
     failures: list[BaseException] = []
 
     def program(provider_class) -> None:
@@ -223,11 +226,11 @@ def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_a
         inputs = dict(wire, capacityGroups=[dict(group, maxSize=unknown, profile=dict(
             group["profile"], memoryBytes=pulumi.Output.secret(17179869184.0)))])
         try:
-            mapped = provider_class([ComputeCluster], PACKAGE).map_inputs(inputs, definition)
+            mapped = provider_class([ProvidedCluster], PACKAGE).map_inputs(inputs, definition)
         except TypeError as error:  # the SDK's: int() argument must be ... not 'Output'
             failures.append(error)
             return
-        ComputeCluster("compute", mapped)
+        ProvidedCluster("compute", mapped)
 
     assert [r.type for r in capture_program(lambda: program(ComponentProvider))] == ["kubernetes:core/v1:ConfigMap"]
     assert len(failures) == 1
@@ -241,12 +244,12 @@ def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_a
 def test_objects_and_lists_that_are_secret_or_unknown_pass_through_the_provider_as_they_are():
     """`capacityGroups: ${other.pools}` is unknown in a preview, and a profile may be a secret object: the
     SDK's own provider maps an object that is an Output as an empty one and fails on its required fields."""
-    definition = ComputeClusterProvider([ComputeCluster], PACKAGE)._component_defs["ComputeCluster"]
+    definition = ComputeClusterProvider([ProvidedCluster], PACKAGE)._component_defs["ComputeCluster"]
     profile = {"cpu": "4", "memoryBytes": 1.0, "ephemeralStorageBytes": 1.0}
 
     def program(provider_class, pools) -> None:
-        inputs = {"id": "compute", "capacityGroups": pools()}
-        ComputeCluster("compute", provider_class([ComputeCluster], PACKAGE).map_inputs(inputs, definition))
+        inputs = {"clusterId": "compute", "capacityGroups": pools()}
+        ProvidedCluster("compute", provider_class([ProvidedCluster], PACKAGE).map_inputs(inputs, definition))
 
     def unknown_pools():
         return k8s.core.v1.ConfigMap("settings").metadata.apply(lambda m: (m or {}).get("pools"))
