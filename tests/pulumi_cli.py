@@ -39,7 +39,7 @@ def build_toolchain(home: Path) -> Toolchain:
     assert built.returncode == 0, built.stderr[-4000:]
     bin_dir = Path(built.stdout.strip().splitlines()[-1])
     for tool in ("pulumi", "pulumi-language-python", "pulumi-language-python-exec", "pulumi-resource-kubernetes",
-                 "pulumi-language-yaml"):
+                 "pulumi-language-yaml", "pulumi-language-nodejs", "pulumi-language-go"):
         assert (bin_dir / tool).is_file(), f"{tool} is missing from {bin_dir}"
     env = {key: value for key, value in os.environ.items() if not key.startswith("PULUMI_")}
     env.update(PATH=f"{bin_dir}:{ROOT / 'venv' / 'bin'}:{os.environ['PATH']}", PULUMI_HOME=str(home),
@@ -53,6 +53,14 @@ def build_toolchain(home: Path) -> Toolchain:
                                 "--file", str(bin_dir / "pulumi-resource-kubernetes")],
                                env=env, capture_output=True, text=True, timeout=300)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    # The Go example's Kubernetes SDK asks for its own version of the provider (the Go module proxy serves an
+    # older SDK than the Python one): the same built provider stands for it.
+    go_sdk = re.search(r"pulumi-kubernetes/sdk/v4 v(\S+)", (ROOT / "examples" / "go" / "go.mod").read_text())
+    if go_sdk is not None and go_sdk[1] != kubernetes:
+        installed = subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", "kubernetes", go_sdk[1],
+                                    "--file", str(bin_dir / "pulumi-resource-kubernetes")],
+                                   env=env, capture_output=True, text=True, timeout=300)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
     # The same for the cloud SDKs the test requirements pin (pulumi-aws, ...: SPEC 14's pool sources are tested
     # with their shapes in process): their providers cannot be built here and no CLI test runs one, so a
     # stand-in that refuses to start is installed under each one's name and version.
@@ -141,7 +149,8 @@ def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str =
     (with the program's ``Pulumi.<stack>.yaml``) and set ``config``. A YAML program's local ``packages:``
     stay where they are (their paths made absolute), or are the directories ``packages`` names."""
     work = tmp_path / program.name
-    shutil.copytree(program, work, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
+    shutil.copytree(program, work, ignore=shutil.ignore_patterns(  # what a previous run installed there
+        "rendered", "__pycache__", "node_modules", "sdks", "package-lock.json"))
     for stack_file in work.glob("Pulumi.*.yaml"):  # salts of another passphrase
         stack_file.write_text(re.sub(r"(?m)^encryptionsalt: .*\n", "", stack_file.read_text()))
     project = re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", (work / "Pulumi.yaml").read_text())
