@@ -6,12 +6,14 @@ and a TypeScript stack's checkpoint refuses a cross-architecture machine change.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from pulumi_cli import ROOT, open_stack, policy_findings
+from pulumi_cli import ROOT, open_stack, policy_findings, preview_json, report
+from test_component_provider import without_urns
 
 from compute_guard.policies import PACK_VERSION
 
@@ -49,6 +51,15 @@ def test_the_program_gives_the_python_examples_findings_on_both_stacks(language,
     assert [finding.policy for finding in broken] == [
         "workload-architecture-selector-valid", "workload-fits-pool", "workload-node-architecture",
         "workload-pool-placement", "pool-capacity"]
+    # and `compute-guard report` over its `pulumi preview --json` is the Python example's report
+    code, document = report(stack, preview_json(stack))
+    python = open_stack(toolchain, PYTHON, tmp_path / "python-report", "broken")
+    python_code, python_document = report(python, preview_json(python))
+    assert code == python_code == 1 and python_document["pools"]
+    assert sorted(map(json.dumps, without_urns(document["findings"]))) == \
+        sorted(map(json.dumps, without_urns(python_document["findings"])))
+    assert without_urns(document["pools"]) == without_urns(python_document["pools"])
+    assert without_urns(document["unplaced"]) == without_urns(python_document["unplaced"])
 
 
 def test_a_typescript_stacks_checkpoint_refuses_a_cross_architecture_machine_change(toolchain, tmp_path):
