@@ -1,0 +1,148 @@
+"""The platform pool sources (policies/model/sources/), case by case: what each reads from its resource decides a
+verdict (tests for the mutation sample's survivors of this round; the policies' own tests are beside them)."""
+
+from builders import (
+    AMD64,
+    ARM64,
+    aks_node_pool,
+    arch_requirement,
+    deployment,
+    instance_types,
+    node_class,
+    node_group,
+    nodepool,
+    run,
+    workload,
+)
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+from compute_guard.policies.model.sources import parse_platform_pool
+from compute_guard.policies.platforms.quantity import PODS
+from compute_guard.testkit import Resource
+from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+FITS, SCHEDULABLE = "workload-fits-pool", "workload-schedulable"
+
+
+def raw(resources, platform="aws"):
+    with stack_environment({"compute:platform": platform}, "project", "stack", True):
+        return Analyzer().run(resources)
+
+
+def raw_nodepool(name, template):
+    return Resource.of("kubernetes:karpenter.sh/v1:NodePool", name, {"metadata": {"name": name}, "spec": {
+        "template": template}})
+
+
+def raw_deployment(spec):
+    return Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {"template": {
+        "spec": {"containers": [{"name": "a", "image": "i"}], **spec}}}})
+
+
+def test_a_nodepool_of_machines_the_catalog_lacks_may_carry_its_platforms_labels():
+    pool = nodepool("new", [instance_types("c7gx.large")])
+    hypervisor = {"karpenter.k8s.aws/instance-hypervisor": "nitro"}
+    assert run(node_class(), pool, deployment("api", node_selector=hypervisor), platform="aws").findings(
+        SCHEDULABLE) == []
+
+
+def test_a_value_not_known_deep_in_the_pods_affinity_makes_every_pool_possible():
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "team", "operator": "In", "values": ["a"]},
+                              {"key": "tier", "operator": "In", "values": [UNKNOWN_STRING_VALUE]}]}]}}}
+    pool = raw_nodepool("p", {"spec": {"requirements": [], "nodeClassRef": {"name": "default"}}})
+    result = raw([pool, raw_deployment({"affinity": affinity})])
+    assert result.of(SCHEDULABLE) == [] and SCHEDULABLE in {note.policy for note in result.notes}
+
+
+def test_a_term_of_match_fields_only_can_be_met():
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}}}
+    assert run(node_class(), nodepool("p", []), deployment("api", affinity=affinity), platform="aws").findings(
+        SCHEDULABLE) == []
+
+
+def test_an_aks_pools_size_is_max_count_when_it_autoscales_else_its_count():
+    for native, autoscale in ((False, "autoScalingEnabled"), (True, "enableAutoScaling")):
+        kind = "azure-native:containerservice:AgentPool" if native else \
+            "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
+        count = "count" if native else "nodeCount"
+        fixed = parse_platform_pool(kind, {"vmSize": "Standard_D4s_v5", count: 2, "maxCount": 9}, "urn", "p")
+        scaling = parse_platform_pool(kind, {"vmSize": "Standard_D4s_v5", count: 2, "maxCount": 9, autoscale: True},
+                                      "urn", "p")
+        assert fixed is not None and scaling is not None
+        assert (fixed.max_size, scaling.max_size) == (2, 9), kind
+
+
+def test_an_aks_pools_vm_size_is_checked_and_its_max_pods_decides_allocatable():
+    (typo,) = run(aks_node_pool("apps", "Standard_D2sv_v5"), platform="azure").findings("cloud-machine-catalog")
+    assert typo.startswith("KubernetesClusterNodePool 'apps': instance type 'Standard_D2sv_v5' is not a machine type "
+                           "on Azure")
+    pool = parse_platform_pool("azure-native:containerservice:AgentPool",
+                               {"vmSize": "Standard_D4s_v5", "maxPods": 30}, "urn", "apps")
+    assert pool is not None
+    node = pool.node(pool.machines[0][0])
+    assert node.capacity[PODS] == 30  # and AKS reserves 20 MB x 30 + 50 MB = 650 MB of memory, not 4 GiB
+    assert node.reserved["memory"]["kube-reserved"] == 650 * 1000**2
+    odd = parse_platform_pool("azure-native:containerservice:AgentPool", {"vmSize": 5}, "urn", "apps")
+    assert odd is not None and odd.named_types == () and odd.machines == ()
+
+
+def test_a_gke_pools_max_pods_per_node_is_its_nodes_pod_slots():
+    pool = parse_platform_pool("gcp:container/nodePool:NodePool", {"name": "p", "maxPodsPerNode": 32}, "urn", "p")
+    assert pool is not None and pool.node(pool.machines[0][0]).capacity[PODS] == 32
+
+
+def test_the_beta_architecture_label_is_on_every_node():
+    group = node_group("general", ["m7i.large"])
+    assert run(group, deployment("api", node_selector={"beta.kubernetes.io/arch": "amd64"}),
+               platform="aws").findings(SCHEDULABLE) == []
+    assert len(run(group, deployment("api", node_selector={"beta.kubernetes.io/arch": "arm64"}),
+                   platform="aws").findings(SCHEDULABLE)) == 1
+
+
+def test_a_node_groups_labels_not_known_yet_make_it_possible():
+    group = Resource.of("aws:eks/nodeGroup:NodeGroup", "general", {
+        "nodeGroupName": "general", "instanceTypes": ["m7i.large"], "labels": {"tier": UNKNOWN_STRING_VALUE}})
+    result = raw([group, raw_deployment({"nodeSelector": {"tier": "web"}})])
+    assert result.of(SCHEDULABLE) == [] and SCHEDULABLE in {note.policy for note in result.notes}
+    template = raw_nodepool("p", {"metadata": {"labels": {"tier": UNKNOWN_STRING_VALUE}},
+                                  "spec": {"requirements": [], "nodeClassRef": {"name": "default"}}})
+    result = raw([template, raw_deployment({"nodeSelector": {"tier": "web"}})])
+    assert result.of(SCHEDULABLE) == [] and SCHEDULABLE in {note.policy for note in result.notes}
+
+
+def test_notin_and_generation_requirements_choose_the_machines():
+    """t4g.medium or t4g.large but NotIn t4g.large: the Pod is judged on t4g.medium alone; category t and generation
+    above 3 with arm64: the t4g machines, t4g.2xlarge (32 GiB) the largest."""
+    small = nodepool("small", [instance_types("t4g.medium", "t4g.large"),
+                               {"key": "node.kubernetes.io/instance-type", "operator": "NotIn",
+                                "values": ["t4g.large"]}])
+    (message,) = run(node_class(), small, workload("Deployment", "api", node_selector=ARM64,
+                                                   requests={"memory": "4000Mi"}), platform="aws").findings(FITS)
+    assert "(t4g.medium)" in message
+    graviton = nodepool("t", [arch_requirement("arm64"),
+                              {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["t"]},
+                              {"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["3"]}])
+    (message,) = run(node_class(), graviton, workload("Deployment", "api", node_selector=ARM64,
+                                                      requests={"memory": "40Gi"}), platform="aws").findings(FITS)
+    assert "(t4g.2xlarge)" in message
+
+
+def test_the_node_classs_system_reservation_and_eviction_threshold_count():
+    """t4g.medium: 4096 - 442 kube-reserved - 100 system-reserved - 200 eviction = 3354 MiB."""
+    pool = nodepool("small", [instance_types("t4g.medium")])
+    kubelet = {"systemReserved": {"memory": "100Mi"}, "evictionHard": {"memory.available": "200Mi"}}
+    fits = workload("Deployment", "api", node_selector=ARM64, requests={"memory": "3354Mi"})
+    assert run(node_class(kubelet=kubelet), pool, fits, platform="aws").findings(FITS) == []
+    (message,) = run(node_class(kubelet=kubelet), pool, workload("Deployment", "api", node_selector=ARM64,
+                                                                 requests={"memory": "3355Mi"}),
+                     platform="aws").findings(FITS)
+    assert "= 3354 MiB allocatable" in message
+
+
+def test_a_does_not_exist_requirement_keeps_the_label_off_every_node():
+    pool = nodepool("p", [{"key": "team", "operator": "DoesNotExist"}], labels={"team": "a"})
+    assert len(run(node_class(), pool, deployment("api", node_selector={"team": "a"}),
+                   platform="aws").findings(SCHEDULABLE)) == 1
+    assert run(node_class(), pool, deployment("api", node_selector=AMD64), platform="aws").findings(SCHEDULABLE) == []
