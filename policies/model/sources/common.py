@@ -3,7 +3,7 @@ declared labels and taints read from plain values, and the machines of a list of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...platforms.catalog import Machine, find_machine
@@ -50,6 +50,26 @@ def add_labels(labels: dict[str, Domain], declared: Any) -> Unknown | None:
             elif isinstance(key, str) and isinstance(value, str):
                 labels[key] = frozenset({value})
     return unknown
+
+
+# The platforms' APIs name taint effects their way (EKS's and GKE's NO_SCHEDULE, ...), Kubernetes' own objects
+# (a Karpenter NodePool) as Kubernetes does.
+API_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
+KUBERNETES_EFFECTS = {effect: effect for effect in API_EFFECTS.values()}
+
+
+def object_taint(item: Any, effects: Mapping[str, str]) -> Taint | Unknown | None:
+    """One taint written as an object (key, value, effect), its effect named as ``effects`` maps it; None when it
+    cannot be read."""
+    if not is_mapping(item):
+        return None
+    key, value, effect = item.get("key"), item.get("value") or "", item.get("effect")
+    for part in (key, value, effect):
+        if isinstance(part, Unknown):
+            return part
+    if not isinstance(key, str) or not isinstance(value, str) or not isinstance(effect, str) or effect not in effects:
+        return None
+    return Taint(key, value, effects[effect])
 
 
 def taints(declared: Any, read: Callable[[Any], Taint | Unknown | None]) -> tuple[Taint, ...] | Unknown | None:

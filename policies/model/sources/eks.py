@@ -19,17 +19,25 @@ from __future__ import annotations
 from typing import Any
 
 from ..platform_pools import PlatformPool
-from ..scheduling import ANY, Taint
-from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
+from ..scheduling import ANY
+from ..values import Unknown, child, is_list, plain, undetermined
+from .common import (
+    API_EFFECTS,
+    KUBERNETES_MAYBE,
+    MACHINE_KEYS,
+    add_labels,
+    base_labels,
+    machines_of,
+    object_taint,
+    size,
+    taints,
+)
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
 MAYBE_PREFIXES = ("eks.amazonaws.com/", "topology.k8s.aws/", "vpc.amazonaws.com/", *KUBERNETES_MAYBE)
-# The API's taint effects, as Kubernetes names them (API_Taint: NO_SCHEDULE | NO_EXECUTE | PREFER_NO_SCHEDULE).
-EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 
 
 def ami_architecture(ami_type: Any) -> str | None:
@@ -55,19 +63,6 @@ def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
     return tuple(name for name in listed if isinstance(name, str))
 
 
-def read_taint(item: Any) -> Taint | Unknown | None:
-    """One taint as the API (and pulumi-aws) writes it: key, value, effect NO_SCHEDULE."""
-    if not is_mapping(item):
-        return None
-    key, value, effect = item.get("key"), item.get("value") or "", item.get("effect")
-    for part in (key, value, effect):
-        if isinstance(part, Unknown):
-            return part
-    if not isinstance(key, str) or not isinstance(value, str) or effect not in EFFECTS:
-        return None
-    return Taint(key, value, EFFECTS[effect])
-
-
 def parse_node_group(props: Any, urn: str, name: str) -> PlatformPool:
     declared = child(props, "nodeGroupName")
     pool_name = declared if isinstance(declared, str) else name
@@ -77,7 +72,7 @@ def parse_node_group(props: Any, urn: str, name: str) -> PlatformPool:
         frozenset({"ON_DEMAND"}) if capacity is None else ANY  # CreateNodegroup: capacityType defaults to ON_DEMAND
     unknown = add_labels(labels, child(props, "labels"))
     names = instance_types(props)
-    found_taints = taints(child(props, "taints"), read_taint)
+    found_taints = taints(child(props, "taints"), lambda item: object_taint(item, API_EFFECTS))
     ami = child(props, "amiType")
     for value in (names, found_taints, ami):
         if isinstance(value, Unknown):

@@ -20,28 +20,23 @@ from __future__ import annotations
 from typing import Any
 
 from ..platform_pools import PlatformPool
-from ..scheduling import Taint
-from ..values import Unknown, as_int, child, is_mapping, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
+from ..values import Unknown, as_int, child, undetermined
+from .common import (
+    API_EFFECTS,
+    KUBERNETES_MAYBE,
+    MACHINE_KEYS,
+    add_labels,
+    base_labels,
+    machines_of,
+    object_taint,
+    size,
+    taints,
+)
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 DEFAULT_MACHINE = "e2-medium"  # NodeConfig.machineType: "If unspecified, the default machine type is e2-medium"
 MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", *KUBERNETES_MAYBE)
-EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
-
-
-def read_taint(item: Any) -> Taint | Unknown | None:
-    """One taint as the API (and pulumi-gcp) writes it: key, value, effect NO_SCHEDULE."""
-    if not is_mapping(item):
-        return None
-    key, value, effect = item.get("key"), item.get("value") or "", item.get("effect")
-    for part in (key, value, effect):
-        if isinstance(part, Unknown):
-            return part
-    if not isinstance(key, str) or not isinstance(value, str) or effect not in EFFECTS:
-        return None
-    return Taint(key, value, EFFECTS[effect])
 
 
 def parse_node_pool(props: Any, urn: str, name: str) -> PlatformPool:
@@ -52,7 +47,7 @@ def parse_node_pool(props: Any, urn: str, name: str) -> PlatformPool:
     unknown = config if isinstance(config, Unknown) else add_labels(labels, child(config, "labels"))
     machine = child(config, "machineType")
     names = machine if isinstance(machine, Unknown) else (machine if isinstance(machine, str) else DEFAULT_MACHINE,)
-    found_taints = taints(child(config, "taints"), read_taint)
+    found_taints = taints(child(config, "taints"), lambda item: object_taint(item, API_EFFECTS))
     max_pods = child(props, "maxPodsPerNode")
     for value in (names, found_taints, max_pods):
         if isinstance(value, Unknown):

@@ -29,6 +29,7 @@ from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quanti
 from ..platform_pools import PlatformPool
 from ..scheduling import ANY, Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from .common import KUBERNETES_EFFECTS, object_taint, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -133,22 +134,7 @@ def _requirements(spec: Any) -> list[Requirement] | Unknown | None:
 
 
 def _taints(spec: Any) -> tuple[Taint, ...] | Unknown | None:
-    listed = plain(child(spec, "taints"))
-    if isinstance(listed, Unknown):
-        return listed
-    found: list[Taint] = []
-    for item in listed if is_list(listed) else ():
-        if not is_mapping(item):
-            return None
-        key, value, effect = item.get("key"), item.get("value") or "", item.get("effect")
-        for part in (key, value, effect):
-            if isinstance(part, Unknown):
-                return part
-        if not isinstance(key, str) or not isinstance(value, str) or not isinstance(effect, str):
-            return None
-        found.append(Taint(key, value, effect))
-    return tuple(found)
-
+    return taints(child(spec, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS))
 
 def _names_certain(requirements: list[Requirement]) -> bool:
     """The requirements name the machines outright (instance types or families In), every name in the catalog:
