@@ -29,7 +29,7 @@ from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quanti
 from ..platform_pools import PlatformPool
 from ..scheduling import ANY, Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from .common import KUBERNETES_EFFECTS, object_taint, taints
+from .common import KUBERNETES_EFFECTS, add_labels, object_taint, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -204,15 +204,7 @@ def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, A
             unknown = unknown or value
     labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
-    template_labels = plain(child(child(template, "metadata"), "labels"))
-    if isinstance(template_labels, Unknown):
-        unknown = unknown or template_labels
-    elif is_mapping(template_labels):
-        for key, value in template_labels.items():
-            if isinstance(value, Unknown):
-                unknown = unknown or value
-            elif isinstance(key, str) and isinstance(value, str):
-                labels[key] = frozenset({value})
+    unknown = unknown or add_labels(labels, child(child(template, "metadata"), "labels"))
     reference = plain(child(spec, "nodeClassRef"))
     class_name = reference.get("name") if is_mapping(reference) else None
     if isinstance(class_name, Unknown):
