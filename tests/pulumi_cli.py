@@ -151,6 +151,9 @@ def open_stack(toolchain: Toolchain, program: Path, tmp_path: Path, stack: str =
     work = tmp_path / program.name
     shutil.copytree(program, work, ignore=shutil.ignore_patterns(  # what a previous run installed there
         "rendered", "__pycache__", "node_modules", "sdks", "package-lock.json"))
+    charts = program.parent / "charts"  # the examples' own Helm charts, which they name as ../charts/<chart>
+    if charts.is_dir() and not (tmp_path / "charts").exists():
+        shutil.copytree(charts, tmp_path / "charts")
     for stack_file in work.glob("Pulumi.*.yaml"):  # salts of another passphrase
         stack_file.write_text(re.sub(r"(?m)^encryptionsalt: .*\n", "", stack_file.read_text()))
     project = re.sub(r"virtualenv: .*", f"virtualenv: {ROOT / 'venv'}", (work / "Pulumi.yaml").read_text())

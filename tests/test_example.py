@@ -10,14 +10,31 @@ from compute_guard.testkit.preview import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "kubernetes"
+# The example's Helm chart as the provider renders it (tests/cli/test_examples.py holds the two equal).
+STATUS_PAGE = ROOT / "tests" / "testkit" / "rendered" / "status-page.yaml"
+NOT_CHECKED = "    - kubernetes:helm.sh/v4:Chart 'status' (a Helm chart"
 
 
 def test_the_example_previews_clean(capsys):
     assert main([str(EXAMPLE), "--stack", "dev"]) == 0
     out = capsys.readouterr().out
     assert "✅ compute-guard" in out
-    for name in ("compute", "api", "db", "log-agent", "report"):
+    for name in ("compute", "api", "db", "log-agent", "report", "status"):
         assert f" {name}\n" in out
+    # the chart only the provider renders is said once, after the findings it is not part of
+    assert out.count(NOT_CHECKED) == 1
+    assert out.index("✅ compute-guard") < out.index("Not checked offline") < out.index(NOT_CHECKED)
+    assert "no policy saw its workloads; pass --rendered status=<its rendered manifests> to check them" in out
+
+
+def test_the_charts_rendered_manifests_are_checked_when_given(capsys):
+    assert main([str(EXAMPLE), "--stack", "dev", "--rendered", f"status={STATUS_PAGE}"]) == 0
+    out = capsys.readouterr().out
+    assert "kubernetes:apps/v1:Deployment               status:default/status\n" in out
+    assert "Not checked offline" not in out
+    with pytest.raises(SystemExit):  # a name the program does not declare is refused, not ignored
+        main([str(EXAMPLE), "--stack", "dev", "--rendered", f"ingress={STATUS_PAGE}"])
+    assert "rendered= names 'ingress'" in capsys.readouterr().err
 
 
 def test_the_broken_stack_fails_with_its_findings(capsys):
@@ -79,13 +96,14 @@ def test_on_aws_the_general_pools_machine_is_its_node_and_its_architecture(tmp_p
     copy = tmp_path / "example"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("rendered", "__pycache__"))
     (copy / "Pulumi.arm.yaml").write_text((EXAMPLE / "Pulumi.aws.yaml").read_text().replace("m7i.xlarge", "m7g.xlarge"))
-    assert main([str(copy), "--stack", "arm"]) == 1
+    assert main([str(copy), "--stack", "arm", "--rendered", f"status={STATUS_PAGE}"]) == 1
     out = capsys.readouterr().out
     for finding in ("compute-pools-single-architecture  (compute:index:ComputeCluster: compute)",
                     "workload-node-architecture  (kubernetes:apps/v1:DaemonSet: log-agent)",
-                    "workload-node-architecture  (kubernetes:apps/v1:Deployment: api)"):
+                    "workload-node-architecture  (kubernetes:apps/v1:Deployment: api)",
+                    "workload-node-architecture  (kubernetes:apps/v1:Deployment: status:default/status)"):
         assert f"[mandatory] [severity: high]  {finding}" in out
     assert ("Deployment 'api': its Pods need arm64 nodes (pool 'general' of ComputeCluster 'compute' runs m7g.xlarge, "
             "an arm64 machine), but its architecture constraints exclude arm64 (they allow amd64); set "
             "spec.template.spec.nodeSelector['kubernetes.io/arch'] to 'arm64'") in out
-    assert "error: preview failed: 3 mandatory policy violation(s)" in out
+    assert "error: preview failed: 4 mandatory policy violation(s)" in out

@@ -19,8 +19,8 @@ import yaml
 
 from compute_guard import policies
 
-from .analyzer import Analyzer, PolicyResult, Resource, stack_environment
-from .program import capture_program
+from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, stack_environment
+from .program import capture
 
 ROOT = Path(__file__).resolve().parents[2]  # the pack directory of this checkout
 
@@ -36,7 +36,8 @@ def _stack_config(program: Path, stack: str) -> tuple[str, dict[str, Any]]:
     return project, config
 
 
-def render(project: str, stack: str, resources: list[Resource], result: PolicyResult) -> str:
+def render(project: str, stack: str, resources: list[Resource], result: PolicyResult,
+           unchecked: list[Unchecked] | None = None) -> str:
     by_urn = {r.urn: r for r in resources}
     lines = [f"Previewing update ({stack}) offline: {project} (no Pulumi CLI; the program ran under mocks)", "",
              "     Type                                         Name",
@@ -54,6 +55,10 @@ def render(project: str, stack: str, resources: list[Resource], result: PolicyRe
         lines.append(f"        - [{item.level}]{severity}  {item.policy}{target}")
         for text in item.message.split("\n"):
             lines.append(f"          {text}")
+    if unchecked:  # said where the findings are: a clean mark above covers none of these workloads
+        lines += ["", "Not checked offline (only the Kubernetes provider renders these; `pulumi preview` does):"]
+        lines += [f"    - {item.type} '{item.name}' ({item.reason}): no policy saw its workloads; pass"
+                  f" --rendered {item.name}=<its rendered manifests> to check them" for item in unchecked]
     lines += ["", "Resources:", f"    + {len(resources) + 1} to create"]
     if failed:
         lines += ["", f"error: preview failed: {len(result.mandatory)} mandatory policy violation(s)"]
@@ -65,13 +70,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("program", type=Path, help="a Pulumi Python program directory")
     parser.add_argument("--stack", default="dev")
     parser.add_argument("--policy-pack-config", type=Path, help="a JSON file, as for pulumi preview")
+    parser.add_argument("--rendered", action="append", default=[], metavar="NAME=PATH",
+                        help="a Helm chart's (or kustomization's) rendered manifests, such as the files"
+                             " renderYamlToDirectory wrote: its workloads are then checked too")
     args = parser.parse_args(argv)
+    rendered: dict[str, Path] = {}
+    for item in args.rendered:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            parser.error(f"--rendered {item}: give it as NAME=PATH")
+        rendered[name] = Path(path)
     project, config = _stack_config(args.program, args.stack)
     policy_config = json.loads(args.policy_pack_config.read_text()) if args.policy_pack_config else None
-    resources = capture_program(args.program.resolve(), stack_config=config, project=project, stack=args.stack)
+    try:
+        captured = capture(args.program.resolve(), stack_config=config, project=project, stack=args.stack,
+                           rendered=rendered)
+    except ValueError as error:  # --rendered names what the program does not declare
+        parser.error(str(error))
     with stack_environment(config, project, args.stack, True):
-        result = Analyzer(policy_config).run(resources)
-    print(render(project, args.stack, resources, result))
+        result = Analyzer(policy_config).run(captured.resources)
+    print(render(project, args.stack, captured.resources, result, captured.unchecked))
     return 1 if result.mandatory else 0
 
 

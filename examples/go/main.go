@@ -10,6 +10,7 @@ import (
 	appsv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/apps/v1"
 	batchv1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/batch/v1"
 	corev1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/core/v1"
+	helmv4 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/helm/v4"
 	metav1 "github.com/pulumi/pulumi-kubernetes/sdk/v4/go/kubernetes/meta/v1"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
@@ -107,6 +108,13 @@ func main() {
 			Metadata: meta("report", pulumi.StringMap{"compute.alien.dev/workload": pulumi.String("worker")}),
 			Spec: &batchv1.CronJobSpecArgs{Schedule: pulumi.String("0 3 * * *"), JobTemplate: &batchv1.JobTemplateSpecArgs{
 				Spec: &batchv1.JobSpecArgs{Template: pod("report", "250m", "256Mi", "amd64", "OnFailure")}}}}, opts); err != nil {
+			return err
+		}
+		// A Helm chart (examples/charts/status-page) placed by its values: its Deployment carries the same labels and pin.
+		if _, err := helmv4.NewChart(ctx, "status", &helmv4.ChartArgs{
+			Chart: pulumi.String("../charts/status-page"), Namespace: pulumi.String("default"),
+			Values: pulumi.Map{"labels": placement("general", "container"),
+				"nodeSelector": pulumi.StringMap{"kubernetes.io/arch": pulumi.String("amd64")}}}, opts); err != nil {
 			return err
 		}
 		if config.GetBool(ctx, "demoMistakes") {

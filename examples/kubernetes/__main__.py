@@ -71,6 +71,11 @@ k8s.batch.v1.CronJob("report", metadata={"name": "report", "labels": {"compute.a
                      spec={"schedule": "0 3 * * *", "jobTemplate": {"spec": {
                          "template": pod("report", "250m", "256Mi", restartPolicy="OnFailure")}}}, opts=opts)
 
+# A Helm chart (examples/charts/status-page) placed by its values: its Deployment carries the same labels and pin.
+# The Kubernetes provider renders it, so the offline preview says it could not check it; `pulumi preview` does.
+k8s.helm.v4.Chart("status", chart="../charts/status-page", namespace="default",
+                  values={"labels": placement("general"), "nodeSelector": AMD64}, opts=opts)
+
 if pulumi.Config().get_bool("demoMistakes"):
     # The stack 'broken' turns this on to show what compute-guard rejects: a pool that does not
     # exist, and Pods pinned with the classic x86_64 spelling that no Kubernetes node carries ...

@@ -54,6 +54,10 @@ new k8s.batch.v1.CronJob("report", { metadata: { name: "report", labels: { "comp
     spec: { schedule: "0 3 * * *", jobTemplate: { spec: {
         template: pod("report", "250m", "256Mi", { restartPolicy: "OnFailure" }) } } } }, opts);
 
+// A Helm chart (examples/charts/status-page) placed by its values: its Deployment carries the same labels and pin.
+new k8s.helm.v4.Chart("status", { chart: "../charts/status-page", namespace: "default",
+    values: { labels: placement("general"), nodeSelector: AMD64 } }, opts);
+
 if (new pulumi.Config().getBoolean("demoMistakes")) {
     // a pool that does not exist, and Pods pinned with the classic x86_64 spelling no Kubernetes node carries ...
     new k8s.apps.v1.Deployment("legacy", { metadata: { name: "legacy", labels: placement("gpu") }, spec: {

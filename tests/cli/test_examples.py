@@ -13,6 +13,7 @@ from compute_guard.policies import PACK_VERSION
 
 EXAMPLE = ROOT / "examples" / "kubernetes"
 HELM = ROOT / "examples" / "helm"
+STATUS_PAGE = ROOT / "tests" / "testkit" / "rendered" / "status-page.yaml"
 PASSED = f"✅ compute-guard@v{PACK_VERSION}"
 FAILED = f"❌ compute-guard@v{PACK_VERSION}"
 
@@ -21,7 +22,7 @@ def test_the_dev_stack_previews_clean(toolchain, tmp_path):
     stack = open_stack(toolchain, EXAMPLE, tmp_path, "dev")
     out = stack.ok(*stack.preview())
     assert PASSED in out and policy_findings(out) == []
-    for name in ("compute", "api", "db", "log-agent", "report"):
+    for name in ("compute", "api", "db", "log-agent", "report", "status", "status:default/status"):
         assert re.search(rf"\+  \S+ {name} create", out), name
 
 
@@ -65,7 +66,8 @@ def test_on_aws_a_machine_change_to_arm64_is_refused_for_the_pins_and_the_update
     findings = policy_findings(stack.fails(*stack.preview()))
     assert [(f.policy, f.name) for f in findings] == [
         ("compute-cluster-safe-update", "compute"), ("compute-pools-single-architecture", "compute"),
-        ("workload-node-architecture", "log-agent"), ("workload-node-architecture", "api")]
+        ("workload-node-architecture", "log-agent"), ("workload-node-architecture", "api"),
+        ("workload-node-architecture", "status:default/status")]  # the Helm chart's Deployment, pinned by its values
     assert findings[0].message.startswith(
         "ComputeCluster 'compute' pool 'general': can't change machine from 'm7i.xlarge' (x86_64) to 'm7g.xlarge' "
         "(arm64)")
@@ -80,9 +82,13 @@ def test_up_renders_the_manifests_without_a_cluster(toolchain, tmp_path):
     stack.ok(*stack.up())
     rendered = sorted(p.name for p in (stack.work / "rendered" / "1-manifest").iterdir())
     assert rendered == ["apps_v1-daemonset-default-log-agent.yaml", "apps_v1-deployment-default-api.yaml",
-                        "apps_v1-statefulset-default-db.yaml", "batch_v1-cronjob-default-report.yaml"]
+                        "apps_v1-deployment-default-status.yaml", "apps_v1-statefulset-default-db.yaml",
+                        "batch_v1-cronjob-default-report.yaml"]
     api = yaml.safe_load((stack.work / "rendered" / "1-manifest" / rendered[1]).read_text())
     assert api["spec"]["template"]["spec"]["nodeSelector"] == {"kubernetes.io/arch": "amd64"}
+    # the Helm chart, placed by its values; the offline twins (tests/test_example.py) give this render as --rendered
+    status = stack.work / "rendered" / "1-manifest" / rendered[2]
+    assert yaml.safe_load(status.read_text()) == yaml.safe_load(STATUS_PAGE.read_text())
     out = stack.ok(*stack.preview())  # the deployed stack still passes, now as an update
     assert PASSED in out and policy_findings(out) == []
 

@@ -59,6 +59,7 @@ def test_the_program_gives_the_python_examples_findings_on_both_stacks(language,
     assert sorted(map(json.dumps, without_urns(document["findings"]))) == \
         sorted(map(json.dumps, without_urns(python_document["findings"])))
     assert without_urns(document["pools"]) == without_urns(python_document["pools"])
+    assert "status:default/status" in json.dumps(document["pools"])  # the Helm chart's Deployment, on 'general'
     assert without_urns(document["unplaced"]) == without_urns(python_document["unplaced"])
 
 
