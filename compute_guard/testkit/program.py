@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import runpy
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -234,13 +235,26 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     run = _as_callable(program)
-    with _working_directory(directory):  # the CLI runs a program in its directory: relative files resolve there
+    with _working_directory(directory), _signal_handlers():  # the CLI runs a program in its directory
         _sync_await(run_pulumi_func(lambda: run() and None))
     missing = sorted(set(rendered or {}) - monitor.rendered_used)
     if missing:
         raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
     return Captured([monitor.captured[urn] for urn in monitor.order if urn is not None], monitor.unchecked)
+
+
+@contextlib.contextmanager
+def _signal_handlers() -> Iterator[None]:
+    """A program may set its own SIGINT handler (the examples do, docs/troubleshooting.md): in its own process
+    under the CLI; here it would outlive the program in the test's process, so the test's is put back."""
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        if (threading.current_thread() is threading.main_thread() and before is not None
+                and signal.getsignal(signal.SIGINT) is not before):
+            signal.signal(signal.SIGINT, before)
 
 
 def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:

@@ -6,6 +6,9 @@ is rejected; the default stack passes them through the transforms of compute_pla
 The provider renders YAML to a directory, so no cluster is needed.
 """
 
+import signal
+import sys
+
 import pulumi
 import pulumi_kubernetes as k8s
 from compute_placement import pin_architecture, place_on
@@ -17,6 +20,9 @@ charts = config.require("chartsDir")  # ../shared/corpus/charts in this reposito
 architecture = config.get("architecture") or "x86_64"
 machine_cpu = config.get("machineCpu") or "4"  # smaller machines show what the charts' requests need
 GIB = 1 << 30
+# After a failed preview the engine stops the program with SIGINT: exit quietly rather than print Python's
+# KeyboardInterrupt traceback (docs/troubleshooting.md).
+signal.signal(signal.SIGINT, lambda signum, frame: sys.exit(1))
 
 ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
     CapacityGroup(group_id="general", min_size=1, max_size=3,

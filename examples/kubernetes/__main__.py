@@ -8,6 +8,9 @@ Run with compute-guard: `pulumi preview --policy-pack ../..` (or `scripts/previe
 The Kubernetes provider renders YAML to a directory, so no cluster is needed.
 """
 
+import signal
+import sys
+
 import pulumi
 import pulumi_kubernetes as k8s
 
@@ -21,6 +24,9 @@ from compute_guard.component import (
 )
 
 GIB = 1 << 30
+# After a failed preview the engine stops the program with SIGINT: exit quietly rather than print Python's
+# KeyboardInterrupt traceback (docs/troubleshooting.md).
+signal.signal(signal.SIGINT, lambda signum, frame: sys.exit(1))
 AMD64 = {"kubernetes.io/arch": "amd64"}  # what x86_64 is called on Kubernetes nodes
 
 # On a cloud (the stack 'aws'), 'general' is given by its machine alone, as cloud users write it: the machine's
