@@ -1,8 +1,9 @@
 """compute-guard: the rule engine and the policies of the pack.
 
 Each public policy is one module named after it, holding its rule, its metadata and why it
-exists; ``ALL`` lists them in the order the README's table does. :func:`sdk_policies` turns them
-into the SDK's policy objects over one :class:`PackState`; ``__main__.py`` only assembles the pack.
+exists; ``ALL`` lists them in the pack's order, which the README's table and docs/policies.md follow.
+:func:`sdk_policies` turns them into the SDK's policy objects over one :class:`PackState`; ``__main__.py``
+only assembles the pack.
 
     props -> values -> models (cluster, workloads, placement) -> rules -> findings -> report
 """

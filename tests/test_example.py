@@ -68,15 +68,15 @@ def test_the_readme_command_runs_from_a_shell():
     assert "✅ compute-guard" in done.stdout
 
 
-def test_every_policy_config_the_readme_shows_is_accepted_by_the_pack():
+def test_every_policy_config_the_readme_and_docs_show_is_accepted_by_the_pack():
     import json
     import re
 
     from compute_guard.testkit import Analyzer
     from compute_guard.testkit.analyzer import ConfigError
 
-    readme = (ROOT / "README.md").read_text()
-    blocks = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", readme, re.S)]
+    readme = "\n".join(path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+    blocks = [json.loads(block) for block in re.findall(r"(?m)^```json\n(.*?)```", readme, re.S)]
     shown = blocks + [json.loads(text) for text in re.findall(r"echo '(\{.*?\})'", readme)]
     assert len(shown) >= 4
     for config in shown:

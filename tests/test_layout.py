@@ -54,30 +54,28 @@ def test_each_policy_has_an_engine_scenario():
 
 
 def readme_rows() -> dict[str, list[str]]:
-    section = (ROOT / "README.md").read_text().split("## Policies", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "README.md").read_text().split("## What each policy rejects", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        match = re.fullmatch(r"`([a-z0-9-]+)`", cells[1]) if len(cells) > 1 else None
-        if match:
+        match = re.fullmatch(r"\[`([a-z0-9-]+)`\]\(docs/policies\.md#([a-z0-9-]+)\)", cells[0])
+        if match and match.group(1) == match.group(2):
             rows[match.group(1)] = cells
     return rows
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_policy_has_a_readme_row_matching_its_metadata(name):
+    """The README's table is generated (scripts/policy_reference.py); this holds it to the metadata even so."""
     policy = BY_NAME[name]
-    _, _, kind, level, _, config = readme_rows()[name]
+    _, kind, level, description = readme_rows()[name]
     assert kind == ("stack" if policy.subject == "stack" else "resource")
     assert level == f"{policy.level.value}, {policy.severity.value}"
-    schema = policy.config_schema
-    settings = sorted(name for name in schema.properties if name != "exemptions")  # every policy's (README)
-    moved = {s for s in settings if str(schema.properties[s].get("enum", [""])[0]).startswith("moved:")}
-    assert config == (", ".join(f"`{s}` (moved)" if s in moved else f"`{s}`" for s in settings) or "-")
+    assert description == policy.description
 
 
 def test_the_readme_lists_no_policy_the_pack_does_not_have():
-    assert sorted(readme_rows()) == sorted(NAMES)
+    assert list(readme_rows()) == NAMES
 
 
 def test_the_rules_keep_no_module_level_state():
@@ -182,7 +180,7 @@ def test_every_file_the_code_and_readme_cite_exists():
     """Doc drift: a comment citing a test or script that was renamed away misleads the next reader."""
     cited = set()
     sources = [*ROOT.glob("policies/**/*.py"), *ROOT.glob("compute_guard/*/*.py"), *ROOT.glob("scripts/*"),
-               ROOT / "README.md", ROOT / "pyproject.toml"]
+               ROOT / "README.md", ROOT / "CONTRIBUTING.md", *ROOT.glob("docs/*.md"), ROOT / "pyproject.toml"]
     for path in sources:
         cited |= {(path.name, name) for name in
                   re.findall(r"\b((?:tests|scripts|bench|policies|examples)/[\w/.-]*\w)", path.read_text())}
@@ -307,3 +305,25 @@ def test_the_model_writes_no_words_the_policies_write_them():
     worded = {path.name: _message_texts(ast.parse(path.read_text()))
               for path in sorted((ROOT / "policies").rglob("*.py")) if path.name not in policy_modules}
     assert {name: texts for name, texts in worded.items() if texts and name not in WORDS_OUTSIDE_POLICIES} == {}
+
+
+SOURCES = sorted(path.stem for path in (ROOT / "policies" / "model" / "sources").glob("*.py")
+                 if path.stem not in {"__init__", "common"})
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_each_pool_source_is_parsed_documented_and_has_an_engine_scenario(source):
+    """CONTRIBUTING.md, "Adding a pool source": a module of policies/model/sources/ is read by parse_platform_pool
+    (and recognised by is_platform_pool), has its row in docs/platform-pools.md, and an engine scenario."""
+    registry = ast.parse((ROOT / "policies" / "model" / "sources" / "__init__.py").read_text())
+    functions = {node.name: node for node in registry.body if isinstance(node, ast.FunctionDef)}
+    for function in ("is_platform_pool", "parse_platform_pool"):
+        used = {node.value.id for node in ast.walk(functions[function])
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
+        assert source in used, f"{function} does not read sources/{source}.py"
+    table = (ROOT / "docs" / "platform-pools.md").read_text()
+    assert re.search(rf"(?m)^\| [^|]*\(`{source}\.py`\)", table), f"no row of docs/platform-pools.md names {source}.py"
+    engine = ast.parse((ROOT / "tests" / "engine" / "test_platform_pools.py").read_text())
+    scenarios = [node.name for node in engine.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    assert any(source in name for name in scenarios), f"no engine scenario names {source}"
+

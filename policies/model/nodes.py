@@ -269,7 +269,7 @@ _RESERVATION = {
 ALLOCATABLE_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
     "description": "What the nodes of each platform, or of one pool ('pools': {'<cluster id>/<pool id>': ...}), "
-                   "reserve, when it differs from the platform's default (README, 'How allocatable is computed'). "
+                   "reserve, when it differs from the platform's default (docs/allocatable.md). "
                    "Each field given replaces the default of that field.",
     "properties": {
         **{platform: _RESERVATION for platform in ("aws", "gcp", "azure", "kubernetes", "local")},

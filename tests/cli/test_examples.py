@@ -30,6 +30,7 @@ def test_the_broken_stack_fails_with_exactly_what_it_demonstrates(toolchain, tmp
     stack = open_stack(toolchain, EXAMPLE, tmp_path, "broken")
     out = stack.fails(*stack.preview())
     assert FAILED in out
+    assert "KeyboardInterrupt" not in out  # the engine's SIGINT after the failure (docs/troubleshooting.md)
     legacy = ("kubernetes:apps/v1:Deployment", "legacy")
     assert policy_findings(out) == [
         Finding("mandatory", "workload-architecture-selector-valid", *legacy,
@@ -102,6 +103,7 @@ def test_the_readme_main_command_runs_the_real_cli_once_it_is_built(toolchain, t
     broken = subprocess.run([str(ROOT / "scripts" / "preview"), str(EXAMPLE), "broken"], capture_output=True,
                             text=True, env=env, timeout=600)
     assert broken.returncode != 0 and FAILED in broken.stdout
+    assert "KeyboardInterrupt" not in broken.stdout + broken.stderr
     assert len(policy_findings(broken.stdout)) == 5
 
 
@@ -178,7 +180,11 @@ def test_the_charts_real_requests_against_small_machines(toolchain, tmp_path):
         "move workloads to another pool")]
 
 
-def test_the_readme_publishes_the_tested_transforms():
-    readme = (ROOT / "README.md").read_text()
+def test_the_helm_guide_points_at_the_tested_transforms_and_shows_the_examples_chart_as_written():
+    guide = (ROOT / "docs" / "helm.md").read_text()
+    assert "](../examples/helm/compute_placement.py)" in guide  # the file the tests above run, not a copy
+    usage, values = re.findall(r"```python\n(.*?)```", guide, re.S)
     recipe = (HELM / "compute_placement.py").read_text()
-    assert f"```python\n{recipe}```" in readme
+    for name in re.findall(r"\b(pin_architecture|place_on)\(", usage):
+        assert f"def {name}(" in recipe
+    assert values.strip() in (EXAMPLE / "__main__.py").read_text()  # the status-page chart, placed by its values

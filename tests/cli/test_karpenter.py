@@ -79,7 +79,7 @@ def test_karpenters_examples_are_judged_by_the_schedulers_rules_and_pass_once_fi
         "They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or declare a "
         "pool that takes them")
 
-    readme = (PROGRAMS.parent.parent.parent / "README.md").read_text()  # shows these two, as printed here
+    readme = (PROGRAMS.parent.parent.parent / "docs" / "platform-pools.md").read_text()  # shows these two, as printed
     assert all(f"{finding.policy}: {finding.message}" in readme for finding in findings)
 
     stack.config("manifests", ",".join([*map(str, CRDS), *fixed(tmp_path)]))

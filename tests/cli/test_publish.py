@@ -1,9 +1,9 @@
-"""What `pulumi policy publish` would upload, and the organisation's configuration the README shows.
+"""What `pulumi policy publish` would upload, and the organisation's configuration docs/organisation.md shows.
 
 Pulumi Cloud is not reachable here, so everything up to the upload is checked: the staged pack
 (scripts/stage-pack) is listed by the CLI's own archive code (tests/cli/archive_listing, built
 against the same pulumi SDK module as the CLI), holds the pack and nothing heavy, and runs as the
-engine starts it; the policy-group configuration of the README passes the real CLI's validation of
+engine starts it; the policy-group configuration of docs/organisation.md passes the real CLI's validation of
 --policy-pack-config and drives a preview."""
 
 from __future__ import annotations
@@ -81,14 +81,14 @@ def test_staging_inside_the_repository_is_refused():
 
 
 def readme_policy_group_config() -> dict:
-    section = (ROOT / "README.md").read_text().split("## For an organisation", 1)[1].split("\n## ", 1)[0]
+    section = (ROOT / "docs" / "organisation.md").read_text()
     (block,) = re.findall(r"```json\n(.*?)```", section, re.DOTALL)
     return json.loads(block)
 
 
 def test_the_readmes_policy_group_configuration_passes_the_clis_validation(toolchain, tmp_path):
     config = readme_policy_group_config()
-    # the date the README's exemption is judged on (its expiry must be within a year of it)
+    # the date the page's exemption is judged on (its expiry must be within a year of it)
     stack = open_stack(toolchain, MACHINES, tmp_path, "dev", {"compute:platform": "aws", "machine": "m9i.large"},
                        env={"COMPUTE_GUARD_TODAY": "2026-12-01"})
     out = stack.ok(*stack.preview("--policy-pack-config", stack.policy_config(config)))

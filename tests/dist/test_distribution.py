@@ -198,8 +198,8 @@ def test_the_installed_component_provider_serves_a_yaml_program_as_the_checkouts
     """`compute-guard provider DIR` (no extra needed) writes a component provider bound to the installed
     environment: Pulumi reads the checkout's schema from it, and the YAML example's broken stack served by
     it fails with the Python example's findings."""
-    # the README's commands, as written, in the directory of a team's project
-    section = (ROOT / "README.md").read_text().split("**From an installed distribution.**", 1)[1]
+    # docs/other-languages.md's commands, as written, in the directory of a team's project
+    section = (ROOT / "docs" / "other-languages.md").read_text().split("**From an installed distribution.**", 1)[1]
     commands = section.split("```sh\n", 1)[1].split("```", 1)[0]
     assert [line.split()[:2] for line in commands.splitlines()] == [["compute-guard", "provider"],
                                                                     ["pulumi", "package"]]

@@ -1,6 +1,6 @@
 """workload-fits-pool and pool-capacity through the engine's door, per platform, at both sides of each
 boundary. Every allocatable number is worked out here by hand from the platform's documented
-reservations (README, "How allocatable is computed"), not taken from the pack."""
+reservations (docs/allocatable.md), not taken from the pack."""
 
 import pytest
 from builders import GIB, cluster, deployment, workload

@@ -1,4 +1,4 @@
-"""The test kit on a user's own project, written outside the repository as the README tells users to: its
+"""The test kit on a user's own project, written outside the repository as docs/testing.md tells users to: its
 Pulumi.yaml and Pulumi.dev.yaml give the project and the stack config, a ConfigGroup's workloads are judged,
 and a Helm chart nobody rendered fails the test loudly until the test gives its rendered manifests (issue 29:
 a user's "my program is clean" passed while checking 0 of their 8 workloads)."""
