@@ -99,9 +99,9 @@ class Policy:
 
 
 def moved_setting(policy: str) -> dict[str, Any]:
-    """The JSON schema of a setting that moved to a policy of its own (docs/running.md, "Settings that moved"): refused before
-    the preview starts, with the engine's error saying where it went, so that nobody silently loses what
-    they chose."""
+    """The JSON schema of a setting that moved to a policy of its own (docs/running.md, "Settings that moved"):
+    refused before the preview starts, with the engine's error saying where it went, so that nobody silently
+    loses what they chose."""
     return {"enum": [f"moved: set the enforcementLevel of the policy {policy} instead"],
             "description": f"Moved to the policy {policy}: advisory by default, set its enforcementLevel to "
                            "mandatory to enforce it."}
