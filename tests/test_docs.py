@@ -193,3 +193,16 @@ def test_every_compute_guard_command_parses(page, command):
     for words in parts(command):
         if words[0] == "compute-guard":
             check_compute_guard(words[1:])
+
+
+def test_every_pip_install_names_extras_the_distribution_has():
+    import tomllib
+
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    installs = [words for _, command in ALL_COMMANDS for words in parts(command) if words[:2] == ["pip", "install"]]
+    assert installs
+    for words in installs:
+        for requirement in words[2:]:
+            name, _, rest = requirement.partition("[")
+            assert name == "compute-guard" and set(rest.rstrip("]").split(",")) <= extras, requirement
+

@@ -33,6 +33,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -41,6 +43,7 @@ import grpc
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import deserialize as sdk_deserialize
 from pulumi_policy import policy as sdk_policy
+from pulumi_policy import proxy as sdk_proxy
 from pulumi_policy.proxy import UnknownValueError, _is_unknown
 from pulumi_policy.version import VERSION as SDK_VERSION
 
@@ -60,12 +63,19 @@ _SIG = sdk_deserialize.SPECIAL_SIG_KEY
 _SECRET = sdk_deserialize.SPECIAL_SECRET_SIG
 
 
-def _value(value: struct_pb2.Value, path: tuple[str, ...]) -> Any:
+# The unknown values' sentinels, as the SDK's _is_unknown tests them (a set: one lookup per string read).
+_UNKNOWNS = frozenset(value for value in (getattr(sdk_proxy, name) for name in dir(sdk_proxy)
+                                          if name.startswith("UNKNOWN_")) if _is_unknown(value))
+
+
+def _value(value: struct_pb2.Value, parent: tuple[str, ...], key: str) -> Any:
+    """The value at ``key`` of the object at path ``parent``; the path ``(*parent, key)`` is made only for what
+    carries it (an object, a list, an unknown), not for the strings and numbers most reads return."""
     kind = value.WhichOneof("kind")
     if kind == "string_value":
         text = value.string_value
-        if _is_unknown(text):
-            raise UnknownValueError(text, list(path))
+        if text in _UNKNOWNS:
+            raise UnknownValueError(text, [*parent, key])
         return text
     if kind == "number_value":
         return value.number_value
@@ -74,10 +84,10 @@ def _value(value: struct_pb2.Value, path: tuple[str, ...]) -> Any:
     if kind == "struct_value":
         struct = value.struct_value
         if _SIG in struct.fields:
-            return _special(struct, path)
-        return StructProps(struct, path)
+            return _special(struct, (*parent, key))
+        return StructProps(struct, (*parent, key))
     if kind == "list_value":
-        return ListProps(value.list_value, path)
+        return ListProps(value.list_value, (*parent, key))
     return None
 
 
@@ -87,7 +97,7 @@ def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:
     if signature.WhichOneof("kind") == "string_value" and signature.string_value == _SECRET:
         if "value" not in struct.fields:
             raise AssertionError("Invalid secret encountered when unmarshaling resource property")
-        return secret(_value(struct.fields["value"], path))
+        return secret(_value(struct.fields["value"], path[:-1], path[-1] if path else ""))
     return sdk_deserialize._deserialize_property(json_format.MessageToDict(struct))
 
 
@@ -107,7 +117,7 @@ class StructProps(Mapping[str, Any]):
     def __getitem__(self, key: str) -> Any:
         if not isinstance(key, str) or key not in self._fields:
             raise KeyError(key)
-        return _value(self._fields[key], (*self._path, key))
+        return _value(self._fields[key], self._path, key)
 
     def get(self, key: str, default: Any = None) -> Any:
         """``self[key]``, or ``default`` when absent, without raising and catching a KeyError (the rules
@@ -115,7 +125,7 @@ class StructProps(Mapping[str, Any]):
         value = self._fields.get(key) if isinstance(key, str) else None
         if value is None:
             return default
-        return _value(value, (*self._path, key))
+        return _value(value, self._path, key)
 
     def __contains__(self, key: object) -> bool:
         """Whether the key is there, like the SDK's proxy: reading its value (which raises when unknown)."""
@@ -153,7 +163,7 @@ class ListProps(Sequence[Any]):
             index += len(self._list)
         if not 0 <= index < len(self._list):
             raise IndexError(index)
-        return _value(self._list[index], (*self._path, str(index)))
+        return _value(self._list[index], self._path, str(index))
 
     def __len__(self) -> int:
         return len(self._list)
@@ -162,7 +172,7 @@ class ListProps(Sequence[Any]):
         """Each item in turn (Sequence's default asks for one index past the end and catches IndexError)."""
         path = self._path
         for index, value in enumerate(self._list):
-            yield _value(value, (*path, str(index)))
+            yield _value(value, path, str(index))
 
 
 def _message_to_dict(message: Any, *args: Any, **kwargs: Any) -> Any:
@@ -243,6 +253,27 @@ def _remediate(self: Any, request: Any, context: Any) -> Any:
     return _SDK_REMEDIATE(self, request, context)
 
 
+# What the SDK's _configure_runtime_settings reads: it sets the Pulumi runtime's config and settings from these on
+# every request, to the same values while they do not change (the engine sets them once, when it starts the pack).
+_RUNTIME_ENVIRONMENT = ("PULUMI_CONFIG", "PULUMI_PROJECT", "PULUMI_STACK", "PULUMI_DRY_RUN", "PULUMI_ORGANIZATION")
+
+
+def _configure_runtime(self: Any) -> None:
+    """The SDK's runtime configuration, done again only when what it reads changed. The settings it sets are
+    context variables, so each gRPC worker thread holds its own: the servicer remembers, per thread, what it
+    configured from. Once per thread in a preview, where on every workload it took 2 s of 50,000 resources."""
+    environment = tuple(os.environ.get(name) for name in _RUNTIME_ENVIRONMENT)
+    configured = self.__dict__.get(_CONFIGURED)
+    if configured is None:
+        configured = self.__dict__.setdefault(_CONFIGURED, threading.local())
+    if getattr(configured, "environment", None) != environment:
+        self._configure_runtime_settings()
+        configured.environment = environment
+
+
+_CONFIGURED = "_compute_guard_runtime_configured"  # the servicer's threading.local of what it configured from
+
+
 APPLIES = "compute_guard_applies"  # a resource policy's test of a type token: does it judge such resources?
 
 
@@ -252,24 +283,17 @@ def _analyze(self: Any, request: Any, context: Any) -> Any:
     call a validate that returns on the type (a Service, a ConfigMap: a third of a typical stack, judged by
     none), and send the same response. Only when every enabled resource policy is the pack's, which say which
     types they judge; an organisation's own policy makes it the SDK's path."""
-    level_of = self._get_enforcement_level
-    resource_policies = [policy for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None) or ()
-                         if isinstance(policy, sdk_policy.ResourceValidationPolicy)
-                         and level_of(policy) != sdk_policy.EnforcementLevel.DISABLED]
-    if not all(getattr(policy, APPLIES, None) is not None and policy.has_validation() for policy in resource_policies):
+    judging = _judging(self, request.type)
+    if judging is None:
         return _SDK_ANALYZE(self, request, context)
     response = sdk_policy.proto.AnalyzeResponse()
-    judging = [policy for policy in resource_policies if getattr(policy, APPLIES)(request.type)]
     if not judging:
         return response
-    self._configure_runtime_settings()
+    _configure_runtime(self)
     name, version = self._PolicyAnalyzerServicer__policy_pack_name, self._PolicyAnalyzerServicer__policy_pack_version
     props, opts = StructProps(request.properties), self._get_resource_options(request)
     provider = self._get_provider_resource(request)
-    for policy in judging:
-        level = level_of(policy)
-        if level == sdk_policy.EnforcementLevel.REMEDIATE:
-            level = sdk_policy.EnforcementLevel.MANDATORY  # a remediated resource still failing counts (the SDK)
+    for policy, level in judging:
         report_violation = self._create_report_violation(response, policy.name, policy.description, level,
                                                          policy.severity)
         args = sdk_policy.ResourceValidationArgs(request.type, props, request.urn, request.name, opts, provider,
@@ -277,6 +301,37 @@ def _analyze(self: Any, request: Any, context: Any) -> Any:
                                                  self._PolicyAnalyzerServicer__stack_tags)
         _validate(self, policy, args, report_violation, response, name, version)
     return response
+
+
+_JUDGING = "_compute_guard_judging"  # the servicer's plan of which resource policies judge a type, per Configure
+
+
+def _judging(self: Any, resource_type: str) -> list[tuple[Any, Any]] | None:
+    """The enabled resource policies that judge ``resource_type``, each with the level it reports at (at level
+    remediate: mandatory, as the SDK does for a remediated resource still failing); None when some enabled
+    resource policy is not the pack's (the SDK's own path then). Levels change only in Configure, which replaces
+    the SDK's map of configured levels: the plan is made again for a new map, and is per type otherwise (a stack
+    has a few dozen types, and this was 1 s of a 50,000-resource preview when made for every request)."""
+    levels = self.__dict__.get("_PolicyAnalyzerServicer__policy_pack_config_enforcement_level")
+    plan = self.__dict__.get(_JUDGING)
+    if plan is None or plan[0] is not levels:
+        level_of = self._get_enforcement_level
+        enabled = [(policy, level_of(policy)) for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None)
+                   or () if isinstance(policy, sdk_policy.ResourceValidationPolicy)]
+        enabled = [(policy, level) for policy, level in enabled if level != sdk_policy.EnforcementLevel.DISABLED]
+        ours = all(getattr(policy, APPLIES, None) is not None and policy.has_validation() for policy, _ in enabled)
+        plan = (levels, enabled if ours else None, {})
+        self.__dict__[_JUDGING] = plan
+    enabled, by_type = plan[1], plan[2]
+    if enabled is None:
+        return None
+    judging = by_type.get(resource_type)
+    if judging is None:
+        mandatory = sdk_policy.EnforcementLevel.MANDATORY
+        judging = [(policy, mandatory if level == sdk_policy.EnforcementLevel.REMEDIATE else level)
+                   for policy, level in enabled if getattr(policy, APPLIES)(resource_type)]
+        by_type[resource_type] = judging
+    return judging
 
 
 def _validate(self: Any, policy: Any, args: Any, report_violation: Any, response: Any, name: str,

@@ -36,6 +36,9 @@ POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
     "ReplicationController": ("spec", "template", "spec"),
     "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
+# The same paths as messages write them, and where the template's labels are: made once, not per workload.
+_POD_SPEC_WHERE = {kind: listed(path, ".") for kind, path in POD_SPEC_PATHS.items()}
+_TEMPLATE_METADATA_WHERE = {kind: listed((*path[:-1], "metadata"), ".") for kind, path in POD_SPEC_PATHS.items()}
 _GROUP_KINDS = {
     "core": ("Pod", "PodTemplate", "ReplicationController"),
     "apps": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"),
@@ -59,6 +62,11 @@ def workload_kind(resource_type: str) -> Kind | None:
     """The workload kind of a pulumi-kubernetes type token, any API version; None otherwise."""
     if not isinstance(resource_type, str):
         return None
+    return _workload_kind(resource_type)
+
+
+@functools.lru_cache(maxsize=1024)  # a stack has a few dozen type tokens, read for every resource
+def _workload_kind(resource_type: str) -> Kind | None:
     match = _TOKEN.match(resource_type)
     if match is None:
         return None
@@ -228,7 +236,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
 
     places = _metadata_maps(child(props, "metadata"), "metadata")
     if template_path and not isinstance(template, Unknown):
-        places += _metadata_maps(child(template, "metadata"), listed((*template_path, "metadata"), "."))
+        places += _metadata_maps(child(template, "metadata"), _TEMPLATE_METADATA_WHERE[kind.kind])
     problems: list[LabelProblem] = []
     role_value = _label(places, ROLE_KEY, problems)
     role: str | Unknown | None
@@ -247,7 +255,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
         cluster = _label(places, CLUSTER_KEY, problems)
         pool = _label(places, POOL_KEY, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,
-                    listed(path, "."), tuple(problems), is_mapping(pod_spec), props, pod_spec, template)
+                    _POD_SPEC_WHERE[kind.kind], tuple(problems), is_mapping(pod_spec), props, pod_spec, template)
 
 
 @dataclass(frozen=True)
