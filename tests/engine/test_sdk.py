@@ -315,3 +315,42 @@ def test_each_rpc_answers_as_the_sdk_does_with_and_without_the_shims_shortcuts()
         assert fast == plain, (config, extra)
         assert any(answer.get("diagnostics") for answer in fast)
     assert "kubernetes:core/v1:Service" in seen  # the organisation's policy saw what the pack's do not judge
+
+
+def test_a_new_configure_replans_which_policies_judge_a_type_and_at_what_level():
+    """The shim plans which resource policies judge a type once per Configure (policies/adapters/sdk.py _judging):
+    a Configure that lowers, disables or raises a policy between requests is seen by the next request."""
+    bad = Resource.of("kubernetes:apps/v1:Deployment", "legacy", {"spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "x86_64"}}}}})
+    policy = "workload-architecture-selector-valid"
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        analyzer = Analyzer()
+        assert [v.level for v in analyzer.analyze(bad).violations if v.policy == policy] == ["mandatory"]
+        analyzer.configure({policy: "advisory"})
+        assert [v.level for v in analyzer.analyze(bad).violations if v.policy == policy] == ["advisory"]
+        analyzer.configure({policy: "disabled"})
+        assert [v.policy for v in analyzer.analyze(bad).violations] == []
+        analyzer.configure({policy: "remediate"})  # a remediated resource still failing counts as mandatory
+        assert [v.level for v in analyzer.analyze(bad).violations if v.policy == policy] == ["mandatory"]
+        analyzer.configure({})
+        assert [v.level for v in analyzer.analyze(bad).violations if v.policy == policy] == ["mandatory"]
+
+
+def test_the_runtime_is_configured_again_when_what_it_reads_changes(monkeypatch):
+    """The SDK configures the Pulumi runtime from the environment on every request; the shim does it when the
+    environment changed since this thread last did, so the runtime holds what the SDK's path would set."""
+    import pulumi
+    import pulumi.runtime
+
+    deployment = Resource.of("kubernetes:apps/v1:Deployment", "api", {"spec": {"template": {"spec": {
+        "containers": [{"name": "c", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "amd64"}}}}})
+    with stack_environment({"compute:platform": "kubernetes", "team:owner": "a"}, "project", "stack", True):
+        analyzer = Analyzer()
+        analyzer.analyze(deployment)
+        assert pulumi.runtime.get_config("team:owner") == "a"
+        monkeypatch.setenv("PULUMI_CONFIG", '{"compute:platform": "kubernetes", "team:owner": "b"}')
+        analyzer.analyze(deployment)
+        assert pulumi.runtime.get_config("team:owner") == "b"
+        monkeypatch.setenv("PULUMI_STACK", "prod")
+        analyzer.analyze(deployment)
+        assert pulumi.get_stack() == "prod"
