@@ -13,7 +13,8 @@ tests/test_docs.py fails when either file is not what this writes, and holds eac
 from __future__ import annotations
 
 import argparse
-import ast
+import importlib
+import inspect
 import json
 import os
 import sys
@@ -133,9 +134,10 @@ def anchor(name: str) -> str:
 
 
 def module_docstring(policy: Policy) -> str:
-    """What the policy's module says it decides and why, without its first line (the name and description)."""
-    module = ROOT / "policies" / f"{policy.name.replace('-', '_')}.py"
-    text = ast.get_docstring(ast.parse(module.read_text())) or ""
+    """What the policy's module says it decides and why, without its first line (the name and description), from
+    the module as it is loaded."""
+    module = importlib.import_module(f"compute_guard.policies.{policy.name.replace('-', '_')}")
+    text = inspect.cleandoc(module.__doc__ or "")
     return text.split("\n\n", 1)[1].strip() if "\n\n" in text else ""
 
 
