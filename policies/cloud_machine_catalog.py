@@ -3,8 +3,8 @@
 On aws, gcp and azure a pool names a machine type (checked against policies/platforms/data/machines.json,
 with a did-you-mean for a typo) whose architecture, GPU and nested virtualization must match the
 pool's profile, and which has at least the CPU and memory the profile claims (the machine provides the
-pool's nodes: policies/model/pools.py); a pool without one must declare a combination some machine of the
-platform offers.
+pool's nodes: policies/model/sources/compute_cluster.py); a pool without one must declare a combination some
+machine of the platform offers.
 Otherwise the autoscaling group is created and its machines never join, or run the wrong images.
 
 A name the catalog does not have that follows the platform's naming and names a family the
@@ -22,11 +22,12 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy, moved_setting
-from .model.cluster import Cluster, Gpu, ParsedCluster, Pool, Profile
-from .model.platform_pools import PlatformPool
+from .model.cluster import CapacityGroup, Cluster, Gpu, ParsedCluster, Profile
+from .model.pool import Pool
 from .model.values import REDACTED, SecretText, Unknown
 from .platforms.catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
 from .platforms.quantity import CPU, MEMORY, MIB, amount
+from .words import pool_subject
 
 
 def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
@@ -52,7 +53,7 @@ def cloud_machine_catalog(cluster: Cluster, platform: str) -> list[Finding]:
     return findings
 
 
-def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
+def _machine(where: str, pool: CapacityGroup, platform: str) -> list[Finding]:
     name = pool.instance_type
     assert isinstance(name, str)
     machine = find_machine(platform, name)
@@ -87,7 +88,7 @@ def _machine(where: str, pool: Pool, platform: str) -> list[Finding]:
     return found
 
 
-def _claims(where: str, pool: Pool, name: str, machine: Machine) -> list[Finding]:
+def _claims(where: str, pool: CapacityGroup, name: str, machine: Machine) -> list[Finding]:
     """A profile beside a machine is what the pool requires: it must not claim more CPU or memory than the
     machine has (its Pods would be fitted to a node that is not there). Fit uses the machine either way."""
     profile = pool.profile
@@ -109,7 +110,7 @@ def _claims(where: str, pool: Pool, name: str, machine: Machine) -> list[Finding
     return found
 
 
-def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
+def _portable(where: str, pool: CapacityGroup, platform: str) -> list[Finding]:
     """Without an instanceType, some machine of the platform must offer what the pool declares."""
     architecture = pool.architecture if isinstance(pool.architecture, str) else None
     gpu = pool.gpu if isinstance(pool.gpu, Gpu) else None
@@ -129,27 +130,29 @@ def _portable(where: str, pool: Pool, platform: str) -> list[Finding]:
                       "nestedVirtualization so that some machine of the platform can serve the pool")]
 
 
-def platform_pool(pool: PlatformPool) -> list[Finding]:
+def platform_pool(pool: Pool) -> list[Finding]:
     """A pool the platform declares (SPEC 14): its instance types exist, agree with its AMI type's architecture,
     and its requirements leave some machine."""
-    where = f"{pool.source} '{pool.name}'"
-    shown = PLATFORM_NAMES[pool.platform]
+    where = pool_subject(pool)
+    platform = str(pool.platform)
+    shown = PLATFORM_NAMES[platform]
     findings: list[Finding] = []
     for name in pool.named_types:
-        if find_machine(pool.platform, name) is not None or new_family(pool.platform, name) is not None:
+        if find_machine(platform, name) is not None or new_family(platform, name) is not None:
             continue  # a machine launched since the catalog: cloud-machine-new-family's
         close = [] if isinstance(name, SecretText) else \
-            difflib.get_close_matches(name, [m.name for m in machines(pool.platform)], n=1, cutoff=0.8)
+            difflib.get_close_matches(name, [m.name for m in machines(platform)], n=1, cutoff=0.8)
         hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
         findings.append(Violation(f"{where}: instance type '{name}' is not a machine type on {shown}{hint}", pool.urn))
     if pool.ami_architecture is not None:
-        for machine, _labels in pool.machines:
+        for option in pool.options:
+            machine = option.hardware
             if machine.architecture != pool.ami_architecture:
                 findings.append(Violation(
                     f"{where}: amiType {pool.ami_type} runs {pool.ami_architecture} nodes, but '{machine.name}' is an "
                     f"{machine.architecture} machine, which cannot join it; use {pool.ami_architecture} instance "
                     f"types or an amiType for {machine.architecture}", pool.urn))
-    if not pool.machines and pool.names_certain and pool.unknown is None:
+    if not pool.options and pool.names_certain and pool.unknown is None:
         findings.append(Violation(
             f"{where}: its requirements allow no instance type of the {shown} catalog (the instance types or "
             "families they name are excluded by the others); Karpenter can launch no node for it: loosen the "
@@ -157,8 +160,8 @@ def platform_pool(pool: PlatformPool) -> list[Finding]:
     return findings
 
 
-def _platform_pool(pool: PlatformPool, context: Context) -> list[Finding]:
-    return platform_pool(pool)
+def _platform_pools(pools: list[Pool], context: Context) -> list[Finding]:
+    return [finding for pool in pools for finding in platform_pool(pool)]
 
 
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
@@ -178,5 +181,5 @@ POLICY = Policy(
     remediation_steps="Use a machine type of the platform (see policies/platforms/data/machines.json), and make "
                       "profile.architecture, profile.gpu and nestedVirtualization match what it offers.",
     check=_check,
-    platform_pool_check=_platform_pool,
+    platform_pool_check=_platform_pools,
 )

@@ -15,7 +15,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.cluster import Cluster, ParsedCluster, Pool, Range, Shape
+from .model.cluster import CapacityGroup, Cluster, ParsedCluster, Range, Shape
 from .model.values import Unknown
 
 
@@ -102,7 +102,7 @@ def said(shape: Shape) -> str:
     return f"containerCidr '{facts['cidr']}' is narrower than /24; each machine needs a /24 of its own"
 
 
-def _pool(pool: Pool) -> list[str]:
+def _pool(pool: CapacityGroup) -> list[str]:
     """A pool's sizes against each other and against its scale policy."""
     problems = []
     low, high = pool.min_size, pool.max_size

@@ -2,8 +2,8 @@
 
 A stack builds its images once; a pool of another architecture would run them under emulation or
 not at all. A pool's architecture is its profile's, else its machine's on aws, gcp and azure
-(policies/model/pools.py). Reported on each ComputeCluster that has a pool architecture, naming its pools
-and, for one its machine provides, the machine. An organisation whose images are multi-architecture
+(policies/model/sources/compute_cluster.py). Reported on each ComputeCluster that has a pool architecture, naming
+its pools and, for one its machine provides, the machine. An organisation whose images are multi-architecture
 lowers this policy's level; workload-node-architecture judges the Pods' pins either way.
 """
 
@@ -13,9 +13,8 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.cluster import Cluster
-from .model.placement import Stack, declared_architectures
-from .model.pools import pool_machine
+from .model.placement import declared_architectures
+from .model.stack import Stack
 
 
 def compute_pools_single_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:
@@ -29,13 +28,14 @@ def compute_pools_single_architecture(stack: Stack, platform: str | None = None)
            "pool" if declared.provided else "declare the same profile.architecture on every pool")
     findings: list[Finding] = []
     for entry in stack.clusters:
-        pools = entry.cluster.pools if isinstance(entry.cluster, Cluster) else ()
         mine = []
-        for pool in pools if isinstance(pools, tuple) else ():
-            machine = pool_machine(pool, platform)
+        for pool in stack.pools:
+            if pool.owner is not entry:
+                continue
+            machine = pool.machines_on(platform)
             if isinstance(machine.architecture, str):
-                mine.append(f"{pool.label} {machine.architecture} (its machine {machine.name})" if machine.provided
-                            else f"{pool.label} {machine.architecture}")
+                mine.append(f"{pool.group.label} {machine.architecture} (its machine {machine.named})"
+                            if machine.provided else f"{pool.group.label} {machine.architecture}")
         if mine:
             findings.append(Violation(
                 f"ComputeCluster '{entry.label}' {'has' if declared.provided else 'declares'} {listed(mine)}, but "

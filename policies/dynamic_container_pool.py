@@ -16,10 +16,10 @@ from .model.placement import (
     DynamicNeedsOneCluster,
     LabelContradicts,
     NoDynamicPool,
-    Stack,
     Unresolved,
     placement_of,
 )
+from .model.stack import Stack
 from .model.values import Unknown
 from .model.workloads import CLUSTER_KEY
 

@@ -20,11 +20,13 @@ from pulumi_policy import EnforcementLevel, Severity
 from .adapters import sdk
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.architecture import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE, node_architecture
-from .model.placement import DeclaredArchitectures, Stack, needed_architecture
+from .model.architecture import node_architecture
+from .model.placement import DeclaredArchitectures, needed_architecture
+from .model.stack import Stack
 from .model.values import Unknown
 from .model.workloads import ARCH_KEY, Workload, pin_architecture
-from .workload_node_architecture import because
+from .platforms.architectures import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE
+from .words import because
 
 Known = tuple[Stack, DeclaredArchitectures]  # the ComputeClusters analyzed so far (PackState.seen_stack)
 

@@ -13,8 +13,6 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import (
-    KUBERNETES_ARCHITECTURES,
-    OPERATORS,
     BadOperator,
     MatchesNoNode,
     NotAnArchitecture,
@@ -22,7 +20,9 @@ from .model.architecture import (
     Problem,
     WrongType,
 )
+from .model.selectors import NODE_OPERATORS
 from .model.workloads import Workload
+from .platforms.architectures import KUBERNETES_ARCHITECTURES
 
 
 def workload_architecture_selector_valid(workload: Workload) -> list[Finding]:
@@ -52,7 +52,7 @@ def said(problem: Problem) -> str:
             f"{problem.where} has no nodeSelectorTerms"
         return f"{what}, so it matches no node and the Pods stay Pending; add a term or remove the required affinity"
     if isinstance(problem, BadOperator):
-        return f"{problem.where} must be one of {listed(OPERATORS)}"
+        return f"{problem.where} must be one of {listed(NODE_OPERATORS)}"
     assert isinstance(problem, NoValues)  # architecture.py finds no other
     return f"{problem.where} uses {problem.operator} without values; list the architectures"
 

@@ -7,60 +7,50 @@ and the autoscaler would never add a node for it. The node is the pool's profile
 machine's catalog facts; allocatable follows the platform's documented reservations
 (policies/model/nodes.py). Both are upper bounds of a real node's, so what this rejects can never run.
 
+On pools a platform declares (SPEC 14.3), one Pod must fit one node of some pool that may take it by the scheduler's
+rules, after the DaemonSets that pool runs: a Karpenter NodePool starts whichever of its machines fits, so the Pod
+must fit one of them. It is judged only where the workload's cluster's pools are all known. A message names the
+smallest machine of the platform's catalog, of an architecture the Pod allows, whose node would hold one Pod.
+
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
 from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.loads import CHECKED, Placed, PoolLoad, daemonset_totals, loads, platform_node, pool_node
-from .model.nodes import ALLOCATABLE_SCHEMA, PARTS, Node
-from .model.placement import Stack, on_platform_pools, schedule_of
-from .model.platform_pools import PoolVerdict
+from .model.landing import PoolVerdict, landing
+from .model.loads import (
+    CHECKED,
+    Placed,
+    PoolLoad,
+    best_node,
+    daemonset_totals,
+    fits_one_node,
+    loads,
+    pool_nodes,
+    room_per_node,
+    smallest_machine,
+)
+from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
-from .model.values import REDACTED, Unknown
+from .model.pool import Option
+from .model.stack import Stack
+from .model.values import Unknown, undetermined
+from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
-from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount, exact
+from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
+from .words import WHAT, allocatable_sum, machine, pool_name, show, suggestion
 
-WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
-        **{resource: resource for resource in GPU_RESOURCES}}
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
              "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
-
-
-def show(resource: str, value: Decimal, secret: bool) -> str:
-    return REDACTED if secret else amount(resource, value)
-
-
-def where(load: PoolLoad) -> str:
-    return f"{load.pool.label} of ComputeCluster '{load.entry.label}'"
-
-
-def machine(node: Node) -> str:
-    return f"machine {node.machine}" if node.machine else "its profile"
-
-
-def allocatable_sum(node: Node, resource: str) -> str:
-    """capacity - each reservation = allocatable, in the resource's unit."""
-    hidden = resource in node.secret
-    capacity = node.capacity[resource]
-    text = f"{show(resource, capacity, hidden)} capacity"
-    for part in PARTS:
-        reserved = node.reserved.get(resource, {}).get(part)
-        if reserved:
-            label = part if f"{resource} {part}" not in node.overridden else f"{part} (as configured)"
-            text += f" - {show(resource, reserved, hidden)} {label}"
-    allocatable = node.allocatable(resource)
-    assert allocatable is not None
-    if text.endswith(" capacity"):
-        return f"{show(resource, allocatable, hidden)} allocatable"
-    return f"{text} = {show(resource, allocatable, hidden)} allocatable"
 
 
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
@@ -82,90 +72,143 @@ def bad_quantity(subject: str, bad: BadQuantity) -> str:
 
 def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     """One Pod of each workload fits one empty node of its pool, after the pool's DaemonSets."""
-    load = loads(stack)
+    load = loads(stack, platform)
     findings: list[Finding] = []
     for workload, request in load.requests:
         findings.extend(Violation(bad_quantity(workload.subject, bad), workload.urn) for bad in request.bad)
     findings.extend(load.unknown)
+    several = stack.several_clusters
     for pool_load in load.pools:
         if not pool_load.workloads and not pool_load.daemonsets:
             continue
-        node = pool_node(stack, pool_load, platform, settings)
-        if node is None:
+        nodes = pool_nodes(stack, pool_load.pool, platform, settings)
+        if nodes is None:
             continue
-        if isinstance(node, Unknown):
-            findings.append(node)
+        if isinstance(nodes, Unknown):
+            findings.append(nodes)
             continue
-        findings.extend(_pool(pool_load, node))
-    findings.extend(_platform_pools(stack))
+        findings.extend(_pool(stack, pool_load, nodes, platform, settings, several))
+    findings.extend(_platform_pools(stack, load, platform, settings, several))
     return findings
 
 
-def _platform_pools(stack: Stack) -> list[Finding]:
-    """On pools the platforms declare (SPEC 14): one Pod fits one node of some machine of some pool that can take
-    it by the scheduler's rules (workload-schedulable reports a workload no pool takes). A Karpenter NodePool
-    starts whichever of its machines fits the Pod, so the Pod must fit one of them."""
+def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[str, Any],
+                    several: bool) -> list[Finding]:
+    """On pools the platforms declare (SPEC 14): one Pod fits one node of some machine of some pool that may take it
+    by the scheduler's rules (workload-schedulable reports a workload no pool takes), where the workload's cluster's
+    pools are all known."""
+    daemonsets = {id(pool_load.pool): pool_load.daemonsets for pool_load in load.pools}
     findings: list[Finding] = []
     for workload in stack.workloads:
-        if on_platform_pools(stack, workload) is not True or workload.request is None:
+        if workload.kind == "DaemonSet" or workload.request is None:
             continue
-        schedule = schedule_of(stack, workload)
-        taking = schedule.taking
-        if not taking or schedule.unknown is not None or any(not verdict.machines for verdict in taking):
-            continue  # no pool takes it (another policy's), or some pool might and its machines are not known
+        landed = landing(stack, workload)
+        if not landed.scheduled or not landed.complete:
+            continue  # no pool of the stack, or its cluster may have pools the stack does not show
+        possible = landed.possible
+        if not possible or any(not verdict.options for verdict in possible):
+            continue  # no pool takes it (workload-schedulable's), or some pool's machines are not known
         request = workload.request
         unknown = next(iter(request.unknown.values()), None)
         if unknown is not None:
             findings.append(unknown)
             continue
-        per_pool = [_largest(stack, verdict, request) for verdict in taking]
+        per_pool = [_largest(stack, verdict, request, daemonsets.get(id(verdict.pool), []), settings, several)
+                    for verdict in possible]
         if any(text is None for text in per_pool):
+            if request.get(MEMORY) > 0:
+                blind = [(verdict, nodes) for verdict in possible
+                         if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)
+                         and any(node.allocatable(MEMORY) is None for _option, node in nodes)]
+                if blind:
+                    findings.append(_no_memory(blind[0][1], pool_name(blind[0][0].pool, several)))
             continue
         asked = listed([f"{show(resource, request.get(resource), resource in request.secret)} of {WHAT[resource]}"
                         for resource in CHECKED if request.get(resource) > 0], " and ") or "nothing"
+        first = possible[0]
+        family = first.options[0].hardware.family if first.options else None
+        allowed = workload.constraint.allowed
+        found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
+                                       _daemon_room(daemonsets.get(id(first.pool), [])))
         findings.append(Violation(
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
-            "allow larger instance types", workload.urn))
+            f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}", workload.urn))
     return findings
 
 
-def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest) -> str | None:
-    """None when some machine of the pool fits one Pod; else what the pool's largest machines have."""
-    best: dict[str, Node] = {}
-    for candidate in verdict.machines:
-        node = platform_node(stack, verdict.pool, candidate)
-        if not isinstance(node, Node):
-            return None  # a node that is not known: it might fit
-        if all(node.allocatable(resource) is None or request.get(resource) <= (node.allocatable(resource) or 0)
-               for resource in CHECKED) and (node.allocatable(PODS) or 0) >= 1:
-            return None
-        for resource in CHECKED:
-            allocatable = node.allocatable(resource)
-            if allocatable is not None and (resource not in best or allocatable > (best[resource].allocatable(
-                    resource) or 0)):
-                best[resource] = node
+def _asks(load: PoolLoad, resource: str) -> bool:
+    """Some Pod placed on the pool requests some of the resource."""
+    return any(resource not in placed.request.unknown and placed.request.get(resource) > 0
+               for placed in (*load.workloads, *load.daemonsets))
+
+
+def _no_memory(nodes: list[tuple[Option, Node]], where: str) -> Unknown:
+    """A machine whose memory the catalog does not know: what fits on it is not checked, and said so."""
+    names = listed(sorted({f"{node.machine}" for _option, node in nodes if node.allocatable(MEMORY) is None}))
+    return undetermined(f"the machine catalog has no memory for {names}, so the memory the Pods on {where} request "
+                        "is not checked")
+
+
+def _daemon_room(daemonsets: list[Placed]) -> dict[str, Decimal]:
+    """What a pool's DaemonSets take of each node, per resource whose amount is known."""
+    taken = {}
+    for resource in (*CHECKED, PODS):
+        total, _secret, unknown = daemonset_totals(daemonsets, resource)
+        if unknown is None:
+            taken[resource] = total
+    return taken
+
+
+def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, daemonsets: list[Placed],
+             settings: Mapping[str, Any], several: bool) -> str | None:
+    """None when some machine of the pool fits one Pod (after its DaemonSets); else what its largest machines
+    have."""
+    found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
+    if not isinstance(found, list):
+        return None  # a node that is not known: it might fit
+    wanted = {id(option) for option in verdict.options}
+    nodes = [(option, node) for option, node in found if id(option) in wanted]
+    if len(nodes) != len(wanted):
+        return None  # a machine whose node is not known: it might fit
+    if any(fits_one_node(request, room_per_node(node, daemonsets)) for _option, node in nodes):
+        return None
+    best = {resource: node for resource in CHECKED if (node := best_node(nodes, resource)) is not None}
     short = [resource for resource in CHECKED if resource in best
-             and request.get(resource) > (best[resource].allocatable(resource) or 0)]
+             and request.get(resource) > (best[resource].allocatable(resource) or 0)
+             - daemonset_totals(daemonsets, resource)[0]]
+    where = pool_name(verdict.pool, several)
     if not short:
-        return (f"{verdict.pool.label} has machines with enough of each resource, but none with all of them "
-                "together")
-    most = listed([f"at most {allocatable_sum(best[resource], resource)} of {WHAT[resource]} "
-                   f"({best[resource].machine})" for resource in short], " and ")
-    return f"{verdict.pool.label} has {most}"
+        return f"{where} has machines with enough of each resource, but none with all of them together"
+    most = listed([f"at most {allocatable_sum(best[resource], resource)}{_after(daemonsets, resource)} of "
+                   f"{WHAT[resource]} ({best[resource].machine})" for resource in short], " and ")
+    return f"{where} has {most}"
 
 
-def _pool(load: PoolLoad, node: Node) -> list[Finding]:
+def _after(daemonsets: list[Placed], resource: str) -> str:
+    """What a pool's DaemonSets take of a node, as a clause of its arithmetic."""
+    total, secret, _unknown = daemonset_totals(daemonsets, resource)
+    if total <= 0:
+        return ""
+    return f", - {show(resource, total, secret)} for DaemonSets ({daemonset_list(daemonsets, resource)})"
+
+
+def _pool(stack: Stack, load: PoolLoad, nodes: list[tuple[Option, Node]], platform: str,
+          settings: Mapping[str, Any], several: bool) -> list[Finding]:
     findings: list[Finding] = []
     left: dict[str, Decimal | None] = {}
     daemons_fit: dict[str, bool] = {}
     for resource in (*CHECKED, PODS):
-        allocatable = node.allocatable(resource)
+        node = best_node(nodes, resource)
+        allocatable = node.allocatable(resource) if node is not None else None
         total, secret, unknown = daemonset_totals(load.daemonsets, resource)
-        if allocatable is None:
+        if node is None or allocatable is None:
             left[resource] = None
-            if resource in node.unknown and (load.daemonsets or load.workloads):
-                findings.append(node.unknown[resource])
+            first = nodes[0][1]
+            if resource in first.unknown and (load.daemonsets or load.workloads):
+                findings.append(first.unknown[resource])
+            elif resource == MEMORY and _asks(load, MEMORY):
+                findings.append(_no_memory(nodes, pool_name(load.pool, several)))
             continue
         if unknown is not None:
             findings.append(unknown)
@@ -174,34 +217,38 @@ def _pool(load: PoolLoad, node: Node) -> list[Finding]:
         daemons_fit[resource] = total <= allocatable
         left[resource] = allocatable - total if daemons_fit[resource] else allocatable
         if not daemons_fit[resource]:
-            findings.extend(_daemonsets_overflow(load, node, resource, total, secret))
-    for placed in load.workloads:
-        findings.extend(_workload(load, node, placed, left, daemons_fit))
+            findings.extend(_daemonsets_overflow(load, node, resource, total, secret, several))
+    if load.pool.placed_by == "labels":
+        node = nodes[0][1]
+        for placed in load.workloads:
+            findings.extend(_workload(stack, load, node, placed, left, daemons_fit, platform, settings))
     return findings
 
 
 def _daemonsets_overflow(load: PoolLoad, node: Node, resource: str, total: Decimal,
-                         secret: bool) -> list[Finding]:
+                         secret: bool, several: bool) -> list[Finding]:
     hidden = secret or resource in node.secret
+    where = pool_name(load.pool, several)
     if resource == PODS:
         pods = node.capacity[PODS]
-        text = (f"the {len(load.daemonsets)} DaemonSets of {where(load)} ({daemonset_list(load.daemonsets, PODS)}) "
+        text = (f"the {len(load.daemonsets)} DaemonSets of {where} ({daemonset_list(load.daemonsets, PODS)}) "
                 f"need one Pod slot each on every node, but a node of it ({machine(node)}) holds at most "
                 f"{amount(PODS, pods)} Pods ({node.max_pods_source}); some of them can never run there: move "
                 "DaemonSets to other pools or raise the node's maxPods")
     else:
-        text = (f"the DaemonSets of {where(load)} request {show(resource, total, hidden)} of {WHAT[resource]} "
+        text = (f"the DaemonSets of {where} request {show(resource, total, hidden)} of {WHAT[resource]} "
                 f"on every node together ({daemonset_list(load.daemonsets, resource)}), more than a node of it "
                 f"({machine(node)}) has: {allocatable_sum(node, resource)}; they can never all run on one node: "
                 "lower their requests or use larger machines")
     return [Violation(f"{placed.workload.subject}: {text}", placed.workload.urn) for placed in load.daemonsets]
 
 
-def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decimal | None],
-              daemons_fit: dict[str, bool]) -> list[Finding]:
+def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decimal | None],
+              daemons_fit: dict[str, bool], platform: str, settings: Mapping[str, Any]) -> list[Finding]:
     findings: list[Finding] = []
     request = placed.request
     subject = placed.workload.subject
+    where = pool_name(load.pool)
     for resource in CHECKED:
         wanted = request.unknown.get(resource)
         free = left.get(resource)
@@ -217,7 +264,7 @@ def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decima
             has = f"GPUs '{node.gpu_type}'" if node.gpu_type else "no GPU"
             findings.append(Violation(
                 f"{subject}: its Pods request {show(resource, asked, hidden)} {resource}, but the machines of "
-                f"{where(load)} ({machine(node)}) have {has}; they can never be scheduled there: place the "
+                f"{where} ({machine(node)}) have {has}; they can never be scheduled there: place the "
                 f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs", placed.workload.urn))
             continue
         daemons = ""
@@ -229,18 +276,35 @@ def _workload(load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decima
                        f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, left_hidden)} left")
         fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of larger "
                "machines" if free > 0 else "place the workload on a pool of larger machines")
+        if resource in (CPU, MEMORY) and not node.secret:
+            fix += _suggested(stack, load, placed, platform, settings)
         findings.append(Violation(
             f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
-            f"{where(load)} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "
+            f"{where} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "
             f"be scheduled there: {fix}", placed.workload.urn))
     free_pods = left.get(PODS)
     if free_pods is not None and free_pods < 1 and daemons_fit.get(PODS):
         findings.append(Violation(
-            f"{subject}: a node of {where(load)} ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} "
+            f"{subject}: a node of {where} ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} "
             f"Pods ({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) take every "
             "slot; its Pods can never be scheduled there: move DaemonSets to other pools or raise the node's maxPods",
             placed.workload.urn))
     return findings
+
+
+def _suggested(stack: Stack, load: PoolLoad, placed: Placed, platform: str, settings: Mapping[str, Any]) -> str:
+    """The smallest catalog machine of the pool's architecture (and one its Pods allow) that holds one Pod."""
+    machines = load.pool.machines_on(platform)
+    architecture = machines.architecture
+    allowed = placed.workload.constraint.allowed
+    if isinstance(architecture, str):
+        allowed = allowed & {node_label(architecture)}
+    elif architecture is not None:
+        return ""
+    family = machines.options[0].hardware.family if machines.options else None
+    found, same = smallest_machine(stack, platform, placed.request, frozenset(allowed), family, settings,
+                                   _daemon_room(load.daemonsets))
+    return suggestion(found, platform, same)
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

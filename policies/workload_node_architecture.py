@@ -2,7 +2,7 @@
 
 In a cluster with nodes of both architectures, Pods without a ``kubernetes.io/arch`` constraint can
 be scheduled where their image cannot run. The architecture comes from the workload's pool (declared
-by its profile, or provided by its machine: policies/model/pools.py), else from the stack's single one
+by its profile, or provided by its machine: policies/model/sources/compute_cluster.py), else from the stack's single one
 (policies/model/placement.py, needed_architecture); a constraint that excludes it is wrong, one that merely
 allows others is not a pin.
 """
@@ -14,8 +14,11 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
-from .model.placement import Need, Stack, declared_architectures, needed_architecture, on_platform_pools, schedule_of
+from .model.landing import landing
+from .model.placement import declared_architectures, needed_architecture
+from .model.stack import Stack
 from .model.values import Unknown
+from .words import because, pool_name
 
 
 def workload_node_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:
@@ -50,37 +53,32 @@ def workload_node_architecture(stack: Stack, platform: str | None = None) -> lis
 
 def _platform_pools(stack: Stack) -> list[Finding]:
     """On pools the platforms declare (SPEC 14): the pools that can take a workload's Pods run one architecture
-    among the machines its constraints allow, else its Pods land on either."""
+    among the machines its constraints allow, else its Pods land on either. Where the pack cannot tell the
+    workload's cluster, only when that holds on every candidate cluster."""
     findings: list[Finding] = []
+    several = stack.several_clusters
     for workload in stack.workloads:
-        if on_platform_pools(stack, workload) is not True:
+        if workload.kind == "DaemonSet":
             continue
-        schedule = schedule_of(stack, workload)
-        if schedule.unknown is not None or not schedule.taking:
+        landed = landing(stack, workload)
+        if not landed.scheduled or landed.unknown is not None or not landed.taking:
             continue
-        runs = {verdict.pool.label: sorted({_ARCHITECTURES.get(machine.architecture, machine.architecture)
-                                            for machine in verdict.machines}) for verdict in schedule.taking}
+        per_candidate = []
+        for candidate in landed.candidates:
+            runs = {pool_name(verdict.pool, several): sorted({architecture for option in verdict.options
+                                                              if (architecture := option.node_architecture)})
+                    for verdict in landed.taking_in(candidate)}
+            per_candidate.append(runs)
+        if not all(len({arch for archs in runs.values() for arch in archs}) > 1 for runs in per_candidate):
+            continue
+        runs = {label: archs for found in per_candidate for label, archs in found.items()}
         every = sorted({architecture for architectures in runs.values() for architecture in architectures})
-        if len(every) > 1:
-            pools = listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
-            findings.append(Violation(
-                f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing "
-                f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to "
-                "the one its images are built for", workload.urn))
+        pools = listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
+        findings.append(Violation(
+            f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing "
+            f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to "
+            "the one its images are built for", workload.urn))
     return findings
-
-
-_ARCHITECTURES = {"x86_64": "amd64", "arm64": "arm64"}  # a catalog machine's architecture as its nodes' label
-
-
-def because(need: Need) -> str:
-    """What says the Pods need their architecture (workload-architecture-pin says it the same way)."""
-    if need.pool is not None and need.entry is not None:
-        where = f"{need.pool.label} of ComputeCluster '{need.entry.label}'"
-        if need.machine is not None:
-            return f"{where} runs {need.machine.name}, an {need.architecture} machine"
-        return f"{where} declares {need.architecture}"
-    return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -19,10 +19,10 @@ from .model.placement import (
     MissingCluster,
     MissingPool,
     PoolWithoutCluster,
-    Stack,
     Unresolved,
     placement_of,
 )
+from .model.stack import Stack
 from .model.values import Unknown
 from .model.workloads import CLUSTER_KEY, POOL_KEY, LabelProblem, LabelsDisagree, NotAString
 

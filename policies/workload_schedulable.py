@@ -7,6 +7,11 @@ placement is matched the way the scheduler matches it (policies/model/scheduling
 required node affinity against each pool's node labels, its tolerations against each pool's NoSchedule and
 NoExecute taints. It fails only when every pool certainly refuses it; a pool or a Pod not known yet during
 preview is possible, and said so. DaemonSets are left out: their Pods are only created where they can run.
+
+A workload is judged on the pools of the cluster its Kubernetes provider targets (SPEC 14.2), or, when the pack cannot
+tell which, on every cluster's (it fails only where every one refuses it). Where that cluster may have pools the stack
+does not show (a cluster of another stack, an Autopilot cluster, a Fargate profile), "no pool can run it" is a note,
+never a violation; and a cluster or pool resource whose pools the pack cannot read is said once.
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import ARCH_LABELS
-from .model.placement import Stack, on_platform_pools, schedule_of
-from .model.platform_pools import PoolVerdict
+from .model.landing import Landing, PoolVerdict, landing
 from .model.scheduling import LabelMismatch
-from .model.values import Unknown
+from .model.stack import Stack
+from .model.values import Unknown, quoted, undetermined
+from .words import pool_name
 
 
-def reason(verdict: PoolVerdict) -> str:
+def reason(verdict: PoolVerdict, several: bool = False) -> str:
     """Why one pool refuses the Pods, in the scheduler's terms."""
     parts = []
     if verdict.untolerated:
@@ -31,12 +37,13 @@ def reason(verdict: PoolVerdict) -> str:
                      "tolerate")
     if verdict.mismatch is not None:
         parts.append(label_reason(verdict, verdict.mismatch))
-    return f"{verdict.pool.label} {listed(parts, ' and ')}"
+    return f"{pool_name(verdict.pool, several)} {listed(parts, ' and ')}"
 
 
 def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
     if mismatch.failure == "selector" and mismatch.key in ARCH_LABELS:
-        runs = listed(sorted({found[mismatch.key] for _, found in verdict.pool.machines if mismatch.key in found}))
+        runs = listed(sorted({found for option in verdict.pool.options
+                              if (found := option.labels.get(mismatch.key)) is not None}))
         return f"runs {runs or 'no'} nodes, not {mismatch.value} (its nodeSelector's {mismatch.key})"
     if mismatch.failure == "selector":
         return f"does not have label {mismatch.key}={mismatch.value}"
@@ -46,24 +53,51 @@ def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
 
 
 def workload_schedulable(stack: Stack) -> list[Finding]:
-    findings: list[Finding] = []
+    findings: list[Finding] = _unread(stack) if stack.workloads else []
+    several = stack.several_clusters
     for workload in stack.workloads:
-        judged = on_platform_pools(stack, workload)
-        if isinstance(judged, Unknown):
-            findings.append(judged)
+        if workload.kind == "DaemonSet":
             continue
-        if not judged:
+        landed = landing(stack, workload)
+        if isinstance(landed.gate, Unknown):
+            findings.append(landed.gate)
             continue
-        schedule = schedule_of(stack, workload)
-        if schedule.nowhere:
-            reasons = listed([reason(verdict) for verdict in schedule.verdicts], "; ")
+        if not landed.scheduled:
+            continue
+        if landed.nowhere:
+            reasons = listed([reason(verdict, several) for verdict in landed.verdicts], "; ")
             findings.append(Violation(
                 f"{workload.subject}: no pool can run its Pods: {reasons}. They would stay Pending: change its "
                 "nodeSelector, node affinity or tolerations to match a pool, or declare a pool that takes them",
                 workload.urn))
-        elif not schedule.taking and schedule.unknown is not None:
-            findings.append(schedule.unknown)
+        elif landed.refuses_everywhere():
+            findings.append(_elsewhere(landed, several))
+        elif not landed.taking and landed.unknown is not None:
+            findings.append(landed.unknown)
     return findings
+
+
+def _elsewhere(landed: Landing, several: bool) -> Unknown:
+    """Every pool the stack shows refuses the Pods, but their cluster may have pools it does not show: a note."""
+    clusters = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
+    named = listed(f"{cluster.label}" if cluster.kind else f"cluster '{cluster.name}'" if cluster.name
+                   else "a cluster whose name is not known yet" for cluster in clusters)
+    reasons = listed([reason(verdict, several) for verdict in landed.verdicts], "; ") or "the stack shows none"
+    return undetermined(f"{landed.workload.subject}: no pool this stack declares can run its Pods ({reasons}), but "
+                        f"{named} may have pools this stack does not declare, so this is not judged")
+
+
+def _unread(stack: Stack) -> list[Finding]:
+    """One note per cluster or pool resource whose pools the pack cannot read, and per declared cluster of which the
+    stack declares no pool: the workloads' placement on them is not judged."""
+    notes: list[Finding] = [undetermined(f"{item.kind} '{item.name}' {item.why}; the placement of workloads on it is "
+                                         "not judged") for item in stack.unread]
+    seen = {item.urn for item in stack.unread} | {pool.cluster.key for pool in stack.platform_pools}
+    empty = [cluster.name for cluster in stack.kube_clusters if cluster.urn not in seen and not cluster.component]
+    if empty:
+        notes.append(undetermined(f"the stack declares no pool of {quoted(empty)}, so the placement of workloads on "
+                                  f"{'it' if len(empty) == 1 else 'them'} is not judged"))
+    return notes
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
@@ -74,8 +108,8 @@ POLICY = Policy(
     name="workload-schedulable",
     subject="stack",
     description="Some pool the stack declares through its platform (a Karpenter NodePool, an EKS, GKE or AKS node "
-                "pool) can take the workload's Pods by the scheduler's rules: node labels against its nodeSelector "
-                "and required node affinity, taints against its tolerations.",
+                "pool, a cluster's own pools) can take the workload's Pods by the scheduler's rules: node labels "
+                "against its nodeSelector and required node affinity, taints against its tolerations.",
     severity=Severity.HIGH,
     remediation_steps="Make the workload's nodeSelector and required node affinity match the labels of a pool's "
                       "nodes and tolerate that pool's NoSchedule and NoExecute taints, or declare a pool that "

@@ -71,6 +71,22 @@ AWS_GPU_FRACTIONS = {"g6f.large": 1 / 8, "g6f.xlarge": 1 / 8, "g6f.2xlarge": 1 /
 AWS_NESTED_FAMILIES = {"m8i", "c8i", "r8i", "m8i-flex", "c8i-flex", "r8i-flex"}
 # GiB of memory per vCPU, by the family's class letter, for families the price list lacks.
 AWS_GIB_PER_VCPU = {"c": 2, "m": 4, "r": 8, "x": 16}
+# What the price-list table lacks, from AWS's own size tables (docs.aws.amazon.com/ec2/latest/instancetypes/,
+# the general-purpose, compute-optimized, storage-optimized and accelerated-computing pages, and the
+# instance-type pages they link): (vCPUs, GiB) per instance type, and GiB per vCPU per family.
+AWS_SIZES: dict[str, tuple[int, float]] = {
+    # T8i (gp.html, "T8i"): the burstable sizes of T3 (2 vCPUs up to large)
+    **{f"t8i.{size}": (2, gib) for size, gib in (("nano", 0.5), ("micro", 1), ("small", 2), ("medium", 4),
+                                                  ("large", 8))},
+    "t8i.xlarge": (4, 16), "t8i.2xlarge": (8, 32),
+    "c5n.metal": (72, 192),  # co.html, "C5n": c5n.metal as c5n.18xlarge
+    # G6f, Gr6f (ac.html, "G6f": fractional NVIDIA L4)
+    "g6f.large": (2, 8), "g6f.xlarge": (4, 16), "g6f.2xlarge": (8, 32), "g6f.4xlarge": (16, 64),
+    "gr6f.4xlarge": (16, 128),
+    # High memory U7i/U-* (mo.html, "High memory"): the memory is in the name
+    "u-6tb1.metal": (448, 6144), "u7ib-12tb.224xlarge": (896, 12288), "u7inh-32tb.480xlarge": (1920, 32768),
+}
+AWS_FAMILY_GIB_PER_VCPU = {"i7i": 8, "i8ge": 8}  # so.html, "I7i" and "I8ge": 8 GiB per vCPU at every size
 _GRAVITON = re.compile(r"^[a-z]+\d+g")
 _SIZE = re.compile(r"^(\d*)xlarge$")
 
@@ -130,11 +146,14 @@ def aws_machines() -> list[dict[str, Any]]:
         processor = facts["processor"]
         if processor and ("Graviton" in processor) != (architecture == "arm64" and not family.startswith("mac")):
             raise SystemExit(f"{name}: price list says '{processor}', the naming rule says {architecture}")
-        vcpus = facts["vcpus"] or _size_vcpus(size)
+        listed = AWS_SIZES.get(name)
+        vcpus = listed[0] if listed else facts["vcpus"] or _size_vcpus(size)
         if vcpus is None and size == "metal":
             sizes = [known[n]["vcpus"] or _size_vcpus(n.split(".", 1)[1]) for n in by_family[family] if n != name]
             vcpus = max((v for v in sizes if v), default=None)
-        memory = facts["memory_mib"]
+        memory = round(listed[1] * GIB) if listed else facts["memory_mib"]
+        if memory is None and vcpus and family in AWS_FAMILY_GIB_PER_VCPU:
+            memory = AWS_FAMILY_GIB_PER_VCPU[family] * GIB * vcpus
         if memory is None and vcpus:
             ratios = {known[n]["memory_mib"] / known[n]["vcpus"] for n in by_family[family]
                       if known[n]["memory_mib"] and known[n]["vcpus"]}
@@ -162,6 +181,26 @@ def aws_machines() -> list[dict[str, Any]]:
 # ratio for the kind, else null. Nested virtualization: the Intel series that support it.
 
 GCP_DOCS_DATE = "2026-11"
+# Series whose kinds have one ratio above their smallest sizes, and the exceptions the tables list
+# (general-purpose-machines, "C4 machine types" and "C4D machine types"): GB per vCPU, and GB of the sizes that
+# differ. Metal and -lssd sizes have the memory of the size they extend.
+GCP_C4 = {"standard": (3.75, {2: 7}), "highmem": (7.75, {2: 15}), "highcpu": (2, {})}
+GCP_C4D = {"standard": (3.875, {2: 7, 4: 15}), "highmem": (7.875, {2: 15, 4: 31}),
+           "highcpu": (1.875, {2: 3, 4: 7})}
+# The memory-optimized series' tables (memory-optimized-machines, "M1", "M2", "M3", "M4"): GB per machine type.
+GCP_MEMORY_GB = {"m1-megamem-96": 1433.6, "m1-ultramem-40": 961, "m1-ultramem-80": 1922, "m1-ultramem-160": 3844,
+                 "m2-ultramem-208": 5888, "m2-ultramem-416": 11776, "m2-megamem-416": 5888,
+                 "m2-hypermem-416": 8832, "m3-ultramem-32": 976, "m3-ultramem-64": 1952, "m3-ultramem-128": 3904,
+                 "m3-megamem-64": 976, "m3-megamem-128": 1952, "m4-megamem-28": 372, "m4-megamem-56": 744,
+                 "m4-megamem-112": 1488, "m4-megamem-224": 2976, "m4-ultramem-56": 1488, "m4-ultramem-112": 2976,
+                 "m4-ultramem-224": 5952}
+GCP_MEMORY = "table"  # the kind's sizes are in GCP_MEMORY_GB
+# Bare-metal sizes (general-purpose-machines, "C3", "C4", "C4A", "C4D" bare metal; storage-optimized-machines, "Z3"):
+# GB per machine type.
+GCP_METAL_GB = {"c3-standard-192-metal": 768, "c3-highmem-192-metal": 1536, "c3-highcpu-192-metal": 512,
+                "c4-standard-288-metal": 1080, "c4-highmem-288-metal": 2232, "c4-standard-288-lssd-metal": 1080,
+                "c4-highmem-288-lssd-metal": 2232, "c4a-highmem-96-metal": 768, "c4d-standard-384-metal": 1488,
+                "c4d-highmem-384-metal": 3024, "c4d-highcpu-384-metal": 720, "z3-highmem-192-highlssd-metal": 1536}
 _P2 = [2, 4, 8, 16, 32, 48, 64, 80]
 _GCP_SERIES: dict[str, tuple[str, bool, dict[str, tuple[float | None, list[int]]], dict[str, dict[str, list[int]]]]] = {
     "e2": ("x86_64", False, {"standard": (4, [2, 4, 8, 16, 32]), "highmem": (8, [2, 4, 8, 16]),
@@ -182,12 +221,12 @@ _GCP_SERIES: dict[str, tuple[str, bool, dict[str, tuple[float | None, list[int]]
                              for kind, ratio in (("standard", 4), ("highmem", 8), ("highcpu", 2))},
             {"-lssd": {"standard": [4, 8, 16, 32, 48, 64, 72], "highmem": [4, 8, 16, 32, 48, 64, 72]},
              "-metal": {"highmem": [96]}}),
-    "c4": ("x86_64", True, {kind: (None, [2, 4, 8, 16, 24, 32, 48, 96, 144, 192, 288])
+    "c4": ("x86_64", True, {kind: (GCP_C4[kind], [2, 4, 8, 16, 24, 32, 48, 96, 144, 192, 288])
                             for kind in ("standard", "highmem", "highcpu")},
            {"-lssd": {kind: [4, 8, 16, 24, 32, 48, 96, 144, 192, 288] for kind in ("standard", "highmem")},
             "-metal": {"standard": [288], "highmem": [288]},
             "-lssd-metal": {"standard": [288], "highmem": [288]}}),
-    "c4d": ("x86_64", False, {kind: (None, [2, 4, 8, 16, 32, 48, 64, 96, 192, 384])
+    "c4d": ("x86_64", False, {kind: (GCP_C4D[kind], [2, 4, 8, 16, 32, 48, 64, 96, 192, 384])
                               for kind in ("standard", "highmem", "highcpu")},
             {"-lssd": {kind: [8, 16, 32, 48, 64, 96, 192, 384] for kind in ("standard", "highmem")},
              "-metal": {kind: [384] for kind in ("standard", "highmem", "highcpu")}}),
@@ -205,13 +244,13 @@ _GCP_SERIES: dict[str, tuple[str, bool, dict[str, tuple[float | None, list[int]]
     "t2d": ("x86_64", False, {"standard": (4, [1, 2, 4, 8, 16, 32, 48, 60])}, {}),
     "h3": ("x86_64", False, {"standard": (4, [88])}, {}),
     "h4d": ("x86_64", False, {"standard": (None, [192]), "highmem": (None, [192])}, {"-lssd": {"highmem": [192]}}),
-    "m1": ("x86_64", False, {"ultramem": (None, [40, 80, 160]), "megamem": (None, [96])}, {}),
-    "m2": ("x86_64", False, {"ultramem": (None, [208, 416]), "megamem": (None, [416]), "hypermem": (None, [416])},
-           {}),
-    "m3": ("x86_64", False, {"ultramem": (None, [32, 64, 128]), "megamem": (None, [64, 128])}, {}),
-    "m4": ("x86_64", False, {"hypermem": (None, [16, 32, 64]), "megamem": (None, [28, 56, 112, 224]),
-                             "ultramem": (None, [56, 112, 224])}, {}),
-    "z3": ("x86_64", False, {}, {"-standardlssd": {"highmem": [14, 22, 44, 88, 176]},
+    "m1": ("x86_64", False, {"ultramem": (GCP_MEMORY, [40, 80, 160]), "megamem": (GCP_MEMORY, [96])}, {}),
+    "m2": ("x86_64", False, {"ultramem": (GCP_MEMORY, [208, 416]), "megamem": (GCP_MEMORY, [416]),
+                             "hypermem": (GCP_MEMORY, [416])}, {}),
+    "m3": ("x86_64", False, {"ultramem": (GCP_MEMORY, [32, 64, 128]), "megamem": (GCP_MEMORY, [64, 128])}, {}),
+    "m4": ("x86_64", False, {"hypermem": (None, [16, 32, 64]), "megamem": (GCP_MEMORY, [28, 56, 112, 224]),
+                             "ultramem": (GCP_MEMORY, [56, 112, 224])}, {}),
+    "z3": ("x86_64", False, {"highmem": (8, [])}, {"-standardlssd": {"highmem": [14, 22, 44, 88, 176]},
                                  "-highlssd": {"highmem": [8, 16, 22, 32, 44, 88]},
                                  "-highlssd-metal": {"highmem": [192]}}),
 }
@@ -241,20 +280,35 @@ _GCP_GPU = [
 ]
 
 
+def _gcp_memory(series: str, kind: str, vcpus: int, ratio: Any) -> int | None:
+    """A machine type's memory in MiB (GCP's GB are GiB): the series' ratio, an exception of its table, or the
+    table of the memory-optimized series; None where the documentation gives no number."""
+    if ratio == GCP_MEMORY:
+        gb = GCP_MEMORY_GB.get(f"{series}-{kind}-{vcpus}")
+        return round(gb * GIB) if gb is not None else None
+    if isinstance(ratio, tuple):
+        per, exceptions = ratio
+        return round(exceptions.get(vcpus, per * vcpus) * GIB)
+    return round(ratio * vcpus * GIB) if ratio else None
+
+
 def gcp_machines() -> list[dict[str, Any]]:
     machines = []
     for series, (architecture, nested, kinds, variants) in _GCP_SERIES.items():
-        for kind, (gb_per_vcpu, counts) in kinds.items():
+        for kind, (ratio, counts) in kinds.items():
             for vcpus in counts:
-                memory = round(gb_per_vcpu * vcpus * GIB) if gb_per_vcpu else None
-                machines.append(_machine("gcp", f"{series}-{kind}-{vcpus}", architecture, vcpus, memory,
-                                         None, None, nested))
+                machines.append(_machine("gcp", f"{series}-{kind}-{vcpus}", architecture, vcpus,
+                                         _gcp_memory(series, kind, vcpus, ratio), None, None, nested))
         for suffix, by_kind in variants.items():
             for kind, counts in by_kind.items():
                 ratio = kinds.get(kind, (None, []))[0]
                 for vcpus in counts:
-                    metal = suffix.endswith("-metal")
-                    memory = round(ratio * vcpus * GIB) if ratio and not metal else None
+                    # a metal size is the largest size's memory (c3: 4, 8 and 2.67 GB per vCPU; general-purpose-
+                    # machines, "C3 bare metal"), where the documentation lists it
+                    memory = GCP_METAL_GB.get(f"{series}-{kind}-{vcpus}{suffix}") if suffix.endswith("-metal") \
+                        else _gcp_memory(series, kind, vcpus, ratio)
+                    if suffix.endswith("-metal") and memory is not None:
+                        memory = round(memory * GIB)
                     machines.append(_machine("gcp", f"{series}-{kind}-{vcpus}{suffix}", architecture, vcpus, memory,
                                              None, None, nested))
     for name, vcpus, size in _GCP_OTHER:
@@ -329,8 +383,50 @@ _AZURE_ACCELERATORS = {"T4", "A100", "A10", "H100", "H200", "MI300X", "GB200", "
                        "RTXPRO6000BSE"}
 
 
+# Sizes whose memory is not one ratio of their vCPUs, from Azure's size tables (learn.microsoft.com/azure/
+# virtual-machines/sizes/, each family's page): (family letters, number, version) -> GiB of the full size, which a
+# constrained size (DS13-2_v2) keeps. D and DS v1 and v2 (general-purpose/dv2-series, dsv2-series; memory-
+# optimized/dv2-dsv2-series-memory: D11-D15), G and GS (previous-gen-sizes, "G-series"), B v1
+# (general-purpose/bv1-series), M v1 (memory-optimized/m-series).
+_DV2_GIB = {1: 3.5, 2: 7, 3: 14, 4: 28, 5: 56, 11: 14, 12: 28, 13: 56, 14: 112, 15: 140}
+_G_GIB = {1: 28, 2: 56, 3: 112, 4: 224, 5: 448}
+AZURE_MEMORY_GIB: dict[tuple[str, int, int], float] = {
+    **{(family, number, version): gib for family in ("D", "DS") for version in (1, 2)
+       for number, gib in _DV2_GIB.items() if not (version == 1 and number in (5, 15))},
+    **{(family, number, 1): gib for family in ("G", "GS") for number, gib in _G_GIB.items()},
+}
+_B_V1_GIB = {"1ls": 0.5, "1s": 1, "1ms": 2, "2s": 4, "2ms": 8, "4ms": 16, "8ms": 32, "12ms": 48, "16ms": 64,
+             "20ms": 80}
+_M_V1_GIB = {"8ms": 218.75, "16ms": 437.5, "32ts": 192, "32ls": 256, "32ms": 875, "64s": 1024, "64ls": 512,
+             "64ms": 1792, "128s": 2048, "128ms": 3892, "64": 1000, "64m": 1750, "128": 2000, "128m": 3800}
+
+
+def _azure_table_gib(family: str, number: int, features: str, version: int, full: int) -> float | None:
+    """A size's memory from its family's table, where the family has one."""
+    found = AZURE_MEMORY_GIB.get((family, number, version))
+    if found is not None:
+        return found
+    if family == "B" and version == 1:
+        return _B_V1_GIB.get(f"{number}{features}")
+    if family == "M" and version == 1:
+        return _M_V1_GIB.get(f"{number}{features}")
+    if family == "B" and version == 2:  # general-purpose/bsv2-series, basv2-series, bpsv2-series
+        if "t" in features:
+            return 0.5 * full  # B2ts_v2, B2ats_v2, B2pts_v2: 2 vCPUs, 1 GiB
+        return (2 if "l" in features else 4) * full
+    return None
+
+
 def _azure_gib_per_vcpu(family: str, features: str, version: int) -> float | None:
     """The family's documented GiB per vCPU, or None where it has none."""
+    if family == "DC" and version == 2:  # general-purpose/dcsv2-series: 4 GiB per vCPU
+        return 4
+    if family == "DC" and version == 3:  # general-purpose/dcsv3-series, dcdsv3-series: 8 GiB per vCPU
+        return 8
+    if family in ("DC", "EC") and version in (5, 6) and ("a" in features or "e" in features):
+        # confidential DCasv5/DCadsv5/DCesv5/DCedsv5 (and v6): 4 GiB per vCPU; ECasv5/ECadsv5/ECesv5/ECedsv5 (and
+        # v6): 8 GiB per vCPU, up to 64 vCPUs (the largest sizes differ: _azure_confidential)
+        return 4 if family == "DC" else 8
     if "t" in features or "o" in features:
         return None
     if family == "D" and version >= 3:
@@ -377,11 +473,15 @@ def azure_machines() -> list[dict[str, Any]]:
             if share is not None:
                 gpu_count, gpu_fraction = (1, share) if share < 1 else (round(share), None)
         ratio = None if gpu else _azure_gib_per_vcpu(family, features, version)
+        if ratio is not None and family == "EC" and full > 64:
+            ratio = None  # EC96as_v5: 672 GiB, not 8 per vCPU (memory-optimized/ecasv5-series): not one ratio
+        table = None if gpu else _azure_table_gib(family, int(number), features, version, full)
         intel = "a" not in features and "p" not in features
         nested = intel and ((family in ("D", "E") and version >= 3) or (family == "F" and "s" in features
                                                                        and version == 2))
-        machines.append(_machine("azure", name, architecture, vcpus, round(ratio * full * GIB) if ratio else None,
-                                 gpu_type, gpu_count, nested, gpu_fraction))
+        memory = round(table * GIB) if table is not None else round(ratio * full * GIB) if ratio else None
+        machines.append(_machine("azure", name, architecture, vcpus, memory, gpu_type, gpu_count, nested,
+                                 gpu_fraction))
     return sorted(machines, key=lambda m: m["name"])
 
 

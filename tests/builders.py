@@ -29,6 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository
 SHARED = next((parent / "shared" for parent in ROOT.parents if (parent / "shared").is_dir()), ROOT.parent / "shared")
 
 Part = Callable[[], Any]
+_PROVIDERS: dict[int, dict[str, Any]] = {}  # a program's Kubernetes providers by name (kubernetes_provider)
+
+
+def _program_registry(registry: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """What one running program registered (keyed by its mock monitor: each program run has its own)."""
+    from pulumi.runtime import settings as runtime_settings
+
+    return registry.setdefault(id(runtime_settings.get_monitor()), {})
+
 AMD64 = {"kubernetes.io/arch": "amd64"}
 ARM64 = {"kubernetes.io/arch": "arm64"}
 GIB = 1 << 30
@@ -55,6 +64,21 @@ def cluster(args: ComputeClusterArgs | None = None, name: str = "compute", after
         return ComputeCluster(name, args or seed_cluster_args(), opts)
 
     return declare
+
+
+def group_node(group: Any, platform: str | None, settings: Mapping[str, Any] | None = None,
+               cluster_id: str = "compute") -> Any:
+    """The node of one capacity group (policies/model/cluster.py CapacityGroup) of a ComputeCluster ``cluster_id``,
+    as the stack's policies build it: the group as its source's pool, its nodes with the allocatable setting."""
+    from compute_guard.policies.model.cluster import Cluster, ClusterEntry
+    from compute_guard.policies.model.loads import pool_nodes
+    from compute_guard.policies.model.sources.compute_cluster import pools
+    from compute_guard.policies.model.stack import Stack
+
+    cluster = Cluster(cluster_id, cluster_id, (group,), None, None, None)
+    (pool,) = pools(ClusterEntry(f"urn:{cluster_id}", cluster_id, cluster))
+    found = pool_nodes(Stack(), pool, platform, settings or {})
+    return found[0][1] if isinstance(found, list) else found
 
 
 def raw_cluster(props: Mapping[str, Any], name: str = "compute",
@@ -91,11 +115,12 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
              template_annotations: Mapping[str, Any] | None = None,
              node_selector: Mapping[str, Any] | None = None, affinity: Mapping[str, Any] | None = None,
              group: Any = None, after: Part | None = None, requests: Mapping[str, Any] | None = None,
-             pod: Mapping[str, Any] | None = None, spec: Mapping[str, Any] | None = None) -> Part:
+             pod: Mapping[str, Any] | None = None, spec: Mapping[str, Any] | None = None,
+             provider: str | None = None) -> Part:
     """A workload of any kind with the real pulumi-kubernetes class for it; with ``after`` (another
     part), registered after what that part declares, which it depends on. ``requests`` are its one
     container's, ``pod`` more pod-spec fields, ``spec`` more fields of the workload's own spec
-    (replicas, parallelism)."""
+    (replicas, parallelism); ``provider``: the name of a kubernetes_provider declared before it."""
     metadata: dict[str, Any] = {"name": name}
     if labels:
         metadata["labels"] = dict(labels)
@@ -110,7 +135,8 @@ def workload(kind: str, name: str, *, labels: Mapping[str, Any] | None = None,
     more = dict(spec or {})
 
     def declare() -> Any:
-        opts = pulumi.ResourceOptions(depends_on=[after()]) if after is not None else None
+        opts = pulumi.ResourceOptions(depends_on=[after()] if after is not None else None,
+                                      provider=_program_registry(_PROVIDERS)[provider] if provider else None)
         apps = group or k8s.apps.v1
         if kind == "Pod":
             return k8s.core.v1.Pod(name, opts=opts, metadata={**metadata, **template_metadata,
@@ -276,7 +302,7 @@ REFUSED = [
     {"workload-pool-placement": {"helmReleases": "enforce"}},  # a stack policy's setting (moved in 0.2.0)
     {"workload-fits-pool": {"allocatable": {"aws": {"maxPods": 0}}}},
     {"workload-fits-pool": {"allocatable": {"gcp": {"kubeReserved": {"memory": "1 GiB"}}}}},  # not a quantity
-    {"pool-capacity": {"allocatable": {"pools": {"apps": {"maxPods": 20}}}}},  # not '<cluster id>/<pool id>'
+    {"pool-capacity": {"allocatable": {"pools": {"compute/apps/x": {"maxPods": 20}}}}},  # not '[<cluster>/]<pool>'
     {"pool-capacity": {"allocatable": {"mars": {"maxPods": 20}}}},
 ]
 LET_THROUGH = [{"cloud-machine-catalog": {"platfrom": "aws"}}, {"no-such-policy": "advisory"}]
@@ -340,17 +366,61 @@ def from_manifest(document: Mapping[str, Any], name: str | None = None) -> Part:
                                                     metadata=document["metadata"], spec=document["spec"])
 
 
+# --- The clusters platform pools join (SPEC 14.2) ---------------------------------------------------------------
+# A pool joins the cluster its inputs name: the builders' pools name 'fleet', and declare it once per program (a
+# pool of a cluster the stack does not declare is judged only as possible: pass declare=False to see that).
+
+_DECLARED: dict[int, set[tuple[str, str]]] = {}
+
+
+def declared_cluster(platform: str, name: str = "fleet") -> Any:
+    """The cluster resource named ``name`` on a platform, declared the first time a program asks for it."""
+    from pulumi.runtime import settings as runtime_settings
+
+    program = id(runtime_settings.get_monitor())
+    declared = _DECLARED.setdefault(program, set())
+    if (platform, name) in declared:
+        return None
+    declared.add((platform, name))
+    return cluster_resource(platform, name)()
+
+
+def cluster_resource(platform: str, name: str = "fleet", resource_name: str | None = None, **more: Any) -> Part:
+    """A platform's cluster resource named ``name`` (EKS, GKE, or an azure-native AKS ManagedCluster)."""
+    def declare() -> Any:
+        if platform == "aws":
+            import pulumi_aws as aws
+
+            return aws.eks.Cluster(resource_name or name, name=name, role_arn="arn:aws:iam::123456789012:role/eks",
+                                   vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]),
+                                   **more)
+        if platform == "gcp":
+            import pulumi_gcp as gcp
+
+            return gcp.container.Cluster(resource_name or name, name=name, location="europe-west1",
+                                         remove_default_node_pool=True, initial_node_count=1, **more)
+        import pulumi_azure_native as azure_native
+
+        return azure_native.containerservice.ManagedCluster(resource_name or name, resource_name_=name,
+                                                            resource_group_name="rg", dns_prefix=name, **more)
+
+    return declare
+
+
 # --- EKS managed node groups (SPEC section 14), through pulumi-aws as a program declares them ------------------
 
 def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: str | None = None,
                labels: Mapping[str, str] | None = None, taints: list[tuple[str, str, str]] | None = None,
-               max_size: int = 3, node_group_name: str | None = None) -> Part:
+               max_size: int = 3, node_group_name: str | None = None, cluster: str = "fleet",
+               declare_cluster: bool = True) -> Part:
     """An aws.eks.NodeGroup (pulumi-aws): taints as (key, value, effect) with the API's effects (NO_SCHEDULE)."""
     import pulumi_aws as aws
 
     def declare() -> Any:
+        if declare_cluster:
+            declared_cluster("aws", cluster)
         return aws.eks.NodeGroup(
-            name, cluster_name="fleet", node_group_name=node_group_name or name,
+            name, cluster_name=cluster, node_group_name=node_group_name or name,
             node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1", "subnet-2"],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=max_size),
             instance_types=instance_types, ami_type=ami_type, labels=dict(labels) if labels else None,
@@ -360,38 +430,164 @@ def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: 
 
 
 def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping[str, str] | None = None,
-                  taints: list[tuple[str, str, str]] | None = None) -> Part:
+                  taints: list[tuple[str, str, str]] | None = None, cluster: str = "fleet",
+                  declare_cluster: bool = True) -> Part:
     """A gcp.container.NodePool (pulumi-gcp): taints with the API's effects (NO_SCHEDULE)."""
     import pulumi_gcp as gcp
 
     def declare() -> Any:
+        if declare_cluster:
+            declared_cluster("gcp", cluster)
         config = gcp.container.NodePoolNodeConfigArgs(
             machine_type=machine_type, labels=dict(labels) if labels else None,
             taints=[gcp.container.NodePoolNodeConfigTaintArgs(key=k, value=v, effect=e) for k, v, e in taints or []]
             or None)
-        return gcp.container.NodePool(name, name=name, cluster="fleet", location="europe-west1", node_count=1,
+        return gcp.container.NodePool(name, name=name, cluster=cluster, location="europe-west1", node_count=1,
                                       node_config=config)
 
     return declare
 
 
 def aks_node_pool(name: str, vm_size: str, *, labels: Mapping[str, str] | None = None,
-                  taints: list[str] | None = None, native: bool = False) -> Part:
+                  taints: list[str] | None = None, native: bool = False, cluster: str = "fleet",
+                  declare_cluster: bool = True) -> Part:
     """An AKS node pool: azure.containerservice.KubernetesClusterNodePool (pulumi-azure), or with ``native`` an
     azure-native AgentPool; taints as AKS writes them, key=value:NoSchedule."""
 
     def declare() -> Any:
+        if declare_cluster:
+            declared_cluster("azure", cluster)
         if native:
             import pulumi_azure_native as azure_native
 
             return azure_native.containerservice.AgentPool(
-                name, agent_pool_name=name, resource_name_="fleet", resource_group_name="rg", vm_size=vm_size,
+                name, agent_pool_name=name, resource_name_=cluster, resource_group_name="rg", vm_size=vm_size,
                 count=1, node_labels=dict(labels) if labels else None, node_taints=taints)
         import pulumi_azure as azure
 
         return azure.containerservice.KubernetesClusterNodePool(
             name, name=name, kubernetes_cluster_id="/subscriptions/0/resourceGroups/rg/providers/"
-            "Microsoft.ContainerService/managedClusters/fleet", vm_size=vm_size, node_count=1,
+            f"Microsoft.ContainerService/managedClusters/{cluster}", vm_size=vm_size, node_count=1,
             node_labels=dict(labels) if labels else None, node_taints=taints)
+
+    return declare
+
+
+# --- A cluster's own pools (SPEC 14.1), and Kubernetes providers that target a cluster (SPEC 14.2) ---------------
+
+def kubernetes_provider(name: str, cluster: Part | None = None) -> Part:
+    """A Kubernetes provider whose kubeconfig is built from what ``cluster`` declares (its name: a property
+    dependency on it, as a program's kubeconfig has), rendering to a directory; workloads name it by ``name``."""
+    def declare() -> Any:
+        resource = cluster() if cluster is not None else None
+        source = getattr(resource, "name", None) if resource is not None else None
+        kubeconfig = source.apply(lambda cluster_name: f"kubeconfig for {cluster_name}") if source is not None \
+            else "kubeconfig"
+        provider = k8s.Provider(name, kubeconfig=kubeconfig, render_yaml_to_directory=f"rendered-{name}")
+        _program_registry(_PROVIDERS)[name] = provider
+        return provider
+
+    return declare
+
+
+def self_managed_group(name: str, instance_type: str | None = "t3.medium", *, max_size: int = 2,
+                       user_data: str | None = None, cluster: str = "fleet", declare_cluster: bool = True,
+                       overrides: list[str] | None = None) -> Part:
+    """EKS self-managed nodes as pulumi-eks registers them (nodes/nodegroup.ts createNodeGroupV2): a LaunchTemplate
+    (base64 user data) and an autoscaling Group tagged kubernetes.io/cluster/<cluster>."""
+    import base64
+
+    import pulumi_aws as aws
+
+    def declare() -> Any:
+        if declare_cluster:
+            declared_cluster("aws", cluster)
+        encoded = base64.b64encode(user_data.encode()).decode() if user_data is not None else None
+        template = aws.ec2.LaunchTemplate(f"{name}-launchTemplate", image_id="ami-0123456789abcdef0",
+                                          instance_type=instance_type, user_data=encoded)
+        tags = [aws.autoscaling.GroupTagArgs(key=f"kubernetes.io/cluster/{cluster}", value="owned",
+                                             propagate_at_launch=True)]
+        if overrides:
+            policy = aws.autoscaling.GroupMixedInstancesPolicyArgs(
+                launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
+                    launch_template_specification=aws.autoscaling
+                    .GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
+                        launch_template_id=template.id),
+                    overrides=[aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(instance_type=kind)
+                               for kind in overrides]))
+            return aws.autoscaling.Group(name, min_size=1, max_size=max_size, mixed_instances_policy=policy,
+                                         tags=tags)
+        return aws.autoscaling.Group(name, min_size=1, max_size=max_size, tags=tags,
+                                     launch_template=aws.autoscaling.GroupLaunchTemplateArgs(id=template.id,
+                                                                                             version="$Latest"))
+
+    return declare
+
+
+def gke_cluster(name: str = "gke", machine_type: str | None = "n1-standard-1", *, initial_node_count: int = 3,
+                location: str = "europe-west1-b", node_locations: list[str] | None = None,
+                node_pools: list[Mapping[str, Any]] | None = None, remove_default: bool = False,
+                autopilot: bool = False, taints: list[tuple[str, str, str]] | None = None,
+                labels: Mapping[str, str] | None = None) -> Part:
+    """A gcp.container.Cluster with its default pool (nodeConfig, initialNodeCount per zone) or inline nodePools."""
+    import pulumi_gcp as gcp
+
+    def declare() -> Any:
+        config = gcp.container.ClusterNodeConfigArgs(
+            machine_type=machine_type, labels=dict(labels) if labels else None,
+            taints=[gcp.container.ClusterNodeConfigTaintArgs(key=k, value=v, effect=e) for k, v, e in taints or []]
+            or None) if not autopilot else None
+        return gcp.container.Cluster(name, name=name, location=location, node_locations=node_locations,
+                                     initial_node_count=None if autopilot else initial_node_count, node_config=config,
+                                     node_pools=[dict(pool) for pool in node_pools] if node_pools else None,
+                                     remove_default_node_pool=remove_default or None,
+                                     enable_autopilot=autopilot or None)
+
+    return declare
+
+
+def managed_cluster(name: str = "aks", pools: list[Mapping[str, Any]] | None = None, location: str = "westus",
+                    cluster_name: str | None = None) -> Part:
+    """An azure-native ManagedCluster with inline agentPoolProfiles (azure-py-aks's shape)."""
+    import pulumi_azure_native as azure_native
+
+    def declare() -> Any:
+        profiles = [dict(pool) for pool in pools] if pools is not None else [
+            {"count": 3, "max_pods": 110, "mode": "System", "name": "agentpool", "os_type": "Linux",
+             "type": "VirtualMachineScaleSets", "vm_size": "Standard_DS2_v2"}]
+        return azure_native.containerservice.ManagedCluster(
+            name, resource_name_=cluster_name, resource_group_name="rg", location=location, dns_prefix=name,
+            agent_pool_profiles=profiles)
+
+    return declare
+
+
+def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, node_count: int = 2,
+                        critical_only: bool = False, location: str = "eastus") -> Part:
+    """A pulumi-azure KubernetesCluster with its defaultNodePool (classic-azure-py-aks-multicluster's shape)."""
+    import pulumi_azure as azure
+
+    def declare() -> Any:
+        return azure.containerservice.KubernetesCluster(
+            name, resource_group_name="rg", location=location, dns_prefix="sample-kube",
+            default_node_pool=azure.containerservice.KubernetesClusterDefaultNodePoolArgs(
+                name="aksagentpool", node_count=node_count, vm_size=vm_size,
+                only_critical_addons_enabled=critical_only or None))
+
+    return declare
+
+
+def auto_mode_cluster(name: str = "auto", node_pools: list[str] | None = None) -> Part:
+    """An EKS cluster in Auto Mode (computeConfig.enabled) with its built-in NodePools."""
+    import pulumi_aws as aws
+
+    def declare() -> Any:
+        return aws.eks.Cluster(name, name=name, role_arn="arn:aws:iam::123456789012:role/eks",
+                               vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]),
+                               compute_config=aws.eks.ClusterComputeConfigArgs(
+                                   enabled=True, node_pools=node_pools if node_pools is not None
+                                   else ["general-purpose", "system"],
+                                   node_role_arn="arn:aws:iam::123456789012:role/auto"),
+                               bootstrap_self_managed_addons=False)
 
     return declare

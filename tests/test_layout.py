@@ -200,7 +200,11 @@ def _imports_of(path: Path, module: str, package: bool) -> set[str]:
     closes a circle too)."""
     found = set()
     base = module.split(".") if package else module.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):  # imports for the type checker only never run: they close no circle
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            node.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -312,18 +316,53 @@ SOURCES = sorted(path.stem for path in (ROOT / "policies" / "model" / "sources")
 
 
 @pytest.mark.parametrize("source", SOURCES)
-def test_each_pool_source_is_parsed_documented_and_has_an_engine_scenario(source):
-    """CONTRIBUTING.md, "Adding a pool source": a module of policies/model/sources/ is read by parse_platform_pool
-    (and recognised by is_platform_pool), has its row in docs/platform-pools.md, and an engine scenario."""
-    registry = ast.parse((ROOT / "policies" / "model" / "sources" / "__init__.py").read_text())
-    functions = {node.name: node for node in registry.body if isinstance(node, ast.FunctionDef)}
-    for function in ("is_platform_pool", "parse_platform_pool"):
-        used = {node.value.id for node in ast.walk(functions[function])
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}
-        assert source in used, f"{function} does not read sources/{source}.py"
+def test_each_pool_source_is_one_module_documented_and_has_an_engine_scenario(source):
+    """CONTRIBUTING.md, "Adding a pool source": a module of policies/model/sources/ declares its SOURCES (the package
+    finds it: nothing else names it), has its row in docs/platform-pools.md, and an engine scenario."""
+    from compute_guard.policies.model import sources
+
+    module = importlib.import_module(f"compute_guard.policies.model.sources.{source}")
+    assert module.SOURCES and all(found in sources.sources() for found in module.SOURCES)
+    registry = (ROOT / "policies" / "model" / "sources" / "__init__.py").read_text()
+    assert f"import {source}" not in registry and f".{source} " not in registry  # found, not listed
     table = (ROOT / "docs" / "platform-pools.md").read_text()
     assert re.search(rf"(?m)^\| [^|]*\(`{source}\.py`\)", table), f"no row of docs/platform-pools.md names {source}.py"
     engine = ast.parse((ROOT / "tests" / "engine" / "test_platform_pools.py").read_text())
     scenarios = [node.name for node in engine.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
     assert any(source in name for name in scenarios), f"no engine scenario names {source}"
 
+
+def test_every_source_yields_the_one_pool_type_and_no_policy_imports_another():
+    """One pool (issue 37): no module defines a pool type of its own or builds a ComputeCluster group as a stand-in
+    for another pool; no policy module imports another policy; no model module imports an adapter."""
+    names = {path.stem for path in (ROOT / "policies").glob("*.py")} - {"__init__", "words"}
+    for path in sorted((ROOT / "policies").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        classes = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        assert not classes & {"PlatformPool", "PoolMachine"}, path
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1
+                    and node.module is None for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                     and node.level == 1 and node.module}
+        if path.parent == ROOT / "policies" and path.stem in names:
+            assert not imported & (names - {path.stem}), f"{path.name} imports another policy"
+        if "model" in path.relative_to(ROOT / "policies").parts:
+            text = path.read_text()
+            assert "adapters" not in {part for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                                      for part in (node.module or "").split(".")}, f"{path.name} imports an adapter"
+            assert "CapacityGroup(0" not in text and "Pool(0," not in text, path
+
+
+def test_one_table_of_architecture_names_and_typed_derived_facts():
+    """Issue 37: the seed's and catalog's architecture names meet Kubernetes' in one table
+    (policies/platforms/architectures.py), and what the policies derive from the stack is kept in its typed fields,
+    not a dict keyed by strings."""
+    from compute_guard.policies.model.stack import Stack
+
+    tables = [path.name for path in sorted((ROOT / "policies").rglob("*.py"))
+              if re.search(r"""["']x86_64["']\s*:\s*["']amd64["']""", path.read_text())]
+    assert tables == ["architectures.py"]
+    assert not hasattr(Stack(), "derived")
+    operators = [path.name for path in sorted((ROOT / "policies").rglob("*.py"))
+                 if re.search(r"""==\s*["']NotIn["']""", path.read_text())]
+    assert operators == ["selectors.py"]  # one matcher of the operators

@@ -16,12 +16,11 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, platform_node, pool_node
+from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, pool_nodes
 from compute_guard.policies.model.nodes import Node
-from compute_guard.policies.model.placement import Stack, on_platform_pools, schedule_of
-from compute_guard.policies.model.platform_pools import PlatformPool
-from compute_guard.policies.model.pools import pool_machine
+from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
+from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
 from compute_guard.policies.platforms.platform import resolve_platform
 from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS, amount
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
@@ -88,6 +87,8 @@ class PoolView:
     architecture: str | None = None  # declared by its profile, or provided by its machine
     reserved: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's capacity - allocatable
     daemonsets: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's DaemonSet requests
+    limits: Mapping[str, Decimal] = field(default_factory=dict)  # a Karpenter NodePool's spec.limits (no node count)
+    cluster_name: str = ""  # a platform pool's cluster, as messages name it (EKS cluster 'eks')
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -95,7 +96,9 @@ class PoolView:
         return tuple(f"{use.kind} '{use.name}'" for use in self.uses if not use.counted)
 
     def capacity(self, resource: str) -> Decimal | None:
-        """The pool's allocatable at maxSize."""
+        """The pool's allocatable at maxSize; a Karpenter NodePool's spec.limits, which pool-capacity judges it by."""
+        if resource in self.limits:
+            return self.limits[resource]
         one = self.allocatable.get(resource)
         return one * self.max_size if one is not None and self.max_size is not None else None
 
@@ -147,14 +150,10 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     for finding in findings:
         if not finding.note:
             reported.setdefault(finding.urn, []).append(finding.policy)
-    placed = loads(stack)
+    placed = loads(stack, platform)
     on_pools = set()
     for load in placed.pools:
         view = _pool(stack, load, platform, settings, reported)
-        report.pools.append(view)
-        on_pools |= {use.urn for use in view.uses}
-    for pool in stack.platform_pools:  # pools the platforms declare (SPEC 14), by the scheduler's rules
-        view = _platform_pool(stack, pool, reported)
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order
@@ -169,67 +168,54 @@ def _settings(policy_config: Mapping[str, Any], policy: str) -> Mapping[str, Any
 
 def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[str, Any],
           reported: Mapping[str, list[str]]) -> PoolView:
-    pool, entry = load.pool, load.entry
-    node = pool_node(stack, load, platform, settings) if platform else None  # pool-capacity's, with its setting
+    """One pool's picture: its node (a platform pool's largest machine's), what it holds at maxSize, and the
+    workloads placed on it (a platform pool: the workloads the scheduler's rules let it take, counted in its totals
+    only where it alone takes them, as pool-capacity counts them)."""
+    pool = load.pool
+    found = pool_nodes(stack, pool, platform, settings) if platform or pool.platform else None  # pool-capacity's
+    nodes = found if isinstance(found, list) else []
+    node = best_node(nodes, MEMORY) if nodes else None
     allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
+    reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
     if isinstance(node, Node):
         for resource in RESOURCES:
             if resource not in node.secret:
                 allocatable[resource] = node.allocatable(resource)
-    max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
-    # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
-    # lists resources in the order their registrations completed, which varies from run to run)
-    fitting = {id(placed) for placed in counted(load, node)[0]} if isinstance(node, Node) else None
-    uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
-    uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting)
-                    for placed in load.workloads), key=lambda use: use.name)
-    group = pool.group_id if isinstance(pool.group_id, str) and not is_secret(pool.group_id) else f"#{pool.index}"
-    machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
-    reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
-    if isinstance(node, Node):
         for resource in (CPU, MEMORY):
             capacity, left = node.capacity.get(resource), allocatable[resource]
             reserved[resource] = capacity - left if capacity is not None and left is not None else None
         reserved[PODS] = Decimal(0) if allocatable[PODS] is not None else None
+    max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
+    # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
+    # lists resources in the order their registrations completed, which varies from run to run)
+    fitting = {id(placed) for placed in counted(load, nodes)[0]} if nodes else None
+    uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
+    uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting)
+                    for placed in load.workloads), key=lambda use: use.name)
+    shared = [replace(_use(placed, max_size, False, reported, False),
+                      placement="the scheduler's rules (other pools may take it)") for placed in load.shared]
+    if pool.placed_by == "scheduler":
+        uses = [replace(use, placement="the scheduler's rules") for use in uses]
+    uses += sorted(shared, key=lambda use: use.name)
+    machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
     min_size = pool.min_size if isinstance(pool.min_size, int) and not is_secret(pool.min_size) else None
-    derived = pool_machine(pool, platform).architecture  # declared, or its machine's (policies/model/pools.py)
-    architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
-    return PoolView(entry.label if not is_secret(entry.label) else entry.name, entry.urn, group, max_size, machine,
-                    allocatable, tuple(uses), min_size, architecture, reserved, daemonsets)
-
-
-def _platform_pool(stack: Stack, pool: PlatformPool, reported: Mapping[str, list[str]]) -> PoolView:
-    """A platform pool's picture: its largest machine's node, and the workloads the scheduler's rules let it take
-    (in its totals only those no other pool takes, as pool-capacity counts them)."""
-    nodes = [node for node in (platform_node(stack, pool, machine) for machine, _ in pool.machines)
-             if isinstance(node, Node)]
-    largest = max(nodes, key=lambda node: node.allocatable(MEMORY) or 0, default=None)
-    allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
-    reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
-    if largest is not None:
-        for resource in RESOURCES:
-            allocatable[resource] = largest.allocatable(resource)
-            capacity = largest.capacity.get(resource)
-            left = allocatable[resource]
-            reserved[resource] = capacity - left if capacity is not None and left is not None else None
-    max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
-    uses = []
-    for workload in stack.workloads:
-        if on_platform_pools(stack, workload) is not True or workload.request is None:
-            continue
-        taking = schedule_of(stack, workload).taking
-        if any(verdict.pool is pool for verdict in taking):
-            placed = Placed(workload, workload.request, workload.replicas)
-            use = _use(placed, max_size, False, reported, len(taking) == 1)
-            uses.append(replace(use, placement="the scheduler's rules" if len(taking) == 1 else
-                                "the scheduler's rules (other pools may take it)"))
-    architectures = {labels.get("kubernetes.io/arch", "") for _, labels in pool.machines}
-    architecture = {"amd64": "x86_64", "arm64": "arm64"}.get(next(iter(architectures))) if len(architectures) == 1 \
-        else None
-    return PoolView(pool.source, pool.urn, pool.name, max_size, largest.machine if largest is not None else None,
-                    allocatable, tuple(sorted(uses, key=lambda use: use.name)), None, architecture, reserved,
-                    dict.fromkeys(RESOURCES, Decimal(0)))
+    if pool.placed_by == "labels":
+        group = pool.group
+        derived = pool.machines_on(platform).architecture  # declared, or its machine's
+        architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
+        entry = load.entry
+        name = group.group_id if isinstance(group.group_id, str) and not is_secret(group.group_id) \
+            else f"#{group.index}"
+        cluster = entry.label if not is_secret(entry.label) else entry.name
+        return PoolView(cluster, entry.urn, name, max_size, machine, allocatable, tuple(uses), min_size,
+                        architecture, reserved, daemonsets)
+    architectures = set(pool.architectures())
+    architecture = MACHINE_ARCHITECTURE.get(next(iter(architectures))) if len(architectures) == 1 else None
+    limits = {resource: limit for resource, limit in pool.limits.items() if isinstance(limit, Decimal)}
+    return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
+                    architecture, reserved, daemonsets, limits=limits,
+                    cluster_name=pool.cluster.label if pool.cluster.name else "")
 
 
 def _sum(amounts: Any) -> Decimal | None:

@@ -8,6 +8,7 @@ floats.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import os
@@ -34,7 +35,9 @@ _LEVEL_VALUES = {"advisory": proto.ADVISORY, "mandatory": proto.MANDATORY, "reme
 
 @dataclass(frozen=True)
 class Resource:
-    """One resource as the engine sees it: inputs for Analyze, outputs for AnalyzeStack."""
+    """One resource as the engine sees it: inputs for Analyze, outputs for AnalyzeStack, and what links it to the
+    others: its parent, its provider (a provider resource's URN), the resources it and each of its properties
+    depend on."""
 
     type: str
     name: str
@@ -42,6 +45,9 @@ class Resource:
     inputs: struct_pb2.Struct
     outputs: struct_pb2.Struct
     parent: str = ""
+    provider: str = ""
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, type_: str, name: str, inputs: Mapping[str, Any] | struct_pb2.Struct,
@@ -259,20 +265,31 @@ class _Driver:
         if inputs is resource.inputs:
             return resource
         outputs = inputs if resource.outputs is resource.inputs else resource.outputs
-        return Resource(resource.type, resource.name, resource.urn, inputs, outputs, resource.parent)
+        return dataclasses.replace(resource, inputs=inputs, outputs=outputs)
 
-    def analyze(self, resource: Resource, result: PolicyResult | None = None) -> PolicyResult:
+    def analyze(self, resource: Resource, result: PolicyResult | None = None,
+                providers: Mapping[str, Resource] | None = None) -> PolicyResult:
         result = result or PolicyResult()
+        provider = _provider(resource, providers or {}, inputs=True)
         response = self._analyze(proto.AnalyzeRequest(
-            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name))
+            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name,
+            provider=provider))
         _collect(response, result, resource.urn)
         return result
 
     def analyze_stack(self, resources: Iterable[Resource], result: PolicyResult | None = None) -> PolicyResult:
+        """AnalyzeStack as the engine sends it (pkg/resource/deploy/step_generator.go): every resource's outputs,
+        parent, dependencies and property dependencies, and its provider's inputs."""
         result = result or PolicyResult()
+        listed = list(resources)
+        by_urn = {resource.urn: resource for resource in listed}
         response = self._analyze_stack(proto.AnalyzeStackRequest(resources=[
-            proto.AnalyzerResource(type=r.type, properties=r.outputs, urn=r.urn, name=r.name, parent=r.parent)
-            for r in resources]))
+            proto.AnalyzerResource(
+                type=r.type, properties=r.outputs, urn=r.urn, name=r.name, parent=r.parent,
+                provider=_provider(r, by_urn, inputs=True), dependencies=list(r.dependencies),
+                propertyDependencies={key: proto.AnalyzerPropertyDependencies(urns=list(urns))
+                                      for key, urns in r.property_dependencies.items()})
+            for r in listed]))
         _collect(response, result, "")
         return result
 
@@ -281,9 +298,11 @@ class _Driver:
         the outputs."""
         result = PolicyResult()
         final = []
-        for resource in resources:
+        listed = list(resources)
+        by_urn = {resource.urn: resource for resource in listed}
+        for resource in listed:
             resource = self.remediate(resource, result)
-            self.analyze(resource, result)
+            self.analyze(resource, result, by_urn)
             final.append(resource)
         self.analyze_stack(final, result)
         return result
@@ -324,6 +343,15 @@ class Analyzer(_Driver):
 
     def _analyze_stack(self, request: Any) -> Any:
         return self.servicer.AnalyzeStack(request, None)
+
+
+def _provider(resource: Resource, by_urn: Mapping[str, Resource], inputs: bool) -> Any:
+    """The engine's AnalyzerProviderResource for a resource's provider (its inputs), None without one."""
+    provider = by_urn.get(resource.provider) if resource.provider else None
+    if provider is None:
+        return None
+    return proto.AnalyzerProviderResource(type=provider.type, properties=provider.inputs, urn=provider.urn,
+                                          name=provider.name)
 
 
 def _collect(response: Any, result: PolicyResult, urn: str) -> None:

@@ -11,6 +11,7 @@ provider) is reported as not checked, and :func:`evaluate` fails on it unless th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
 import json
 import os
@@ -74,6 +75,7 @@ class _CapturingMonitor(mocks.MockMonitor):
         super().__init__(_Mocks())
         self.captured: dict[str, Resource] = {}
         self.order: list[str | None] = []
+        self.defaults: list[str] = []  # the engine's default providers, registered before what uses them
         self.unchecked: list[Unchecked] = []
         self.project, self.stack, self.rendered = project, stack, rendered
         self.directory = directory  # where the program runs: its relative file names resolve there
@@ -91,15 +93,38 @@ class _CapturingMonitor(mocks.MockMonitor):
             inputs = struct_pb2.Struct()
             inputs.CopyFrom(request.object)
             outputs = inputs if request.custom else struct_pb2.Struct()
-            self.captured[response.urn] = Resource(request.type, request.name, response.urn, inputs, outputs,
-                                                   request.parent)
+            provider = self._provider_of(request)
+            self.captured[response.urn] = Resource(
+                request.type, request.name, response.urn, inputs, outputs, request.parent, provider,
+                tuple(request.dependencies),
+                {key: tuple(value.urns) for key, value in request.propertyDependencies.items()})
             self.order[slot] = response.urn
             children = self._children(request, response.urn)
             with self._lock:
                 for child in children:
-                    self.captured[child.urn] = child
+                    self.captured[child.urn] = dataclasses.replace(child, provider=provider)
                     self.order.append(child.urn)
         return response
+
+    def _provider_of(self, request: Any) -> str:
+        """The URN of a custom resource's provider: the one the program gave (a reference, URN::id), or the
+        engine's default provider of its package and version, registered here as the engine registers it."""
+        if not request.custom or request.type.startswith("pulumi:providers:"):
+            return ""
+        if request.provider:
+            return str(request.provider).rsplit("::", 1)[0]
+        package = request.type.split(":", 1)[0]
+        version = request.version or "unknown"
+        name = f"default_{version.replace('.', '_')}"
+        token = f"pulumi:providers:{package}"
+        urn = f"urn:pulumi:{self.stack}::{self.project}::{token}::{name}"
+        with self._lock:
+            if urn not in self.captured:
+                empty = struct_pb2.Struct()
+                empty.update({"version": version} if request.version else {})
+                self.captured[urn] = Resource(token, name, urn, empty, empty)
+                self.defaults.append(urn)
+        return urn
 
     def _children(self, request: Any, urn: str) -> list[Resource]:
         """The children the Kubernetes provider would create for this registration, as far as it can be read."""
@@ -159,7 +184,7 @@ class _CapturingMonitor(mocks.MockMonitor):
         if old is not None:
             outputs = struct_pb2.Struct()
             outputs.CopyFrom(request.outputs)
-            self.captured[request.urn] = Resource(old.type, old.name, old.urn, old.inputs, outputs, old.parent)
+            self.captured[request.urn] = dataclasses.replace(old, outputs=outputs)
         return super().RegisterResourceOutputs(request)
 
 
@@ -241,7 +266,8 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     if missing:
         raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
-    return Captured([monitor.captured[urn] for urn in monitor.order if urn is not None], monitor.unchecked)
+    order = [*monitor.defaults, *(urn for urn in monitor.order if urn is not None)]
+    return Captured([monitor.captured[urn] for urn in order], monitor.unchecked)
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from pulumi_policy.proxy import UnknownValueError
 
-from ..model.values import Unknown
+from ..model.values import Unknown, listed, quoted
 from .sdk import NotApplicableError
 
 
@@ -29,17 +29,6 @@ class Violation:
 
 
 Finding = Violation | Unknown
-
-
-def listed(values: Iterable[Any], separator: str = ", ") -> str:
-    """Values joined for a message, each formatted as an f-string formats it, so that a secret reads
-    ``[secret]`` (``str.join`` would copy its plain text)."""
-    return separator.join(format(value) for value in values)
-
-
-def quoted(values: Iterable[Any]) -> str:
-    """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'."""
-    return listed(f"'{value}'" for value in values)
 
 
 Report = Callable[..., None]
@@ -92,3 +81,6 @@ def never_raises(validate: F) -> F:
                 pass
 
     return guarded  # type: ignore[return-value]
+
+
+__all__ = ["INTERNAL_ERROR", "STRICT", "Finding", "Report", "Violation", "listed", "never_raises", "quoted", "report"]

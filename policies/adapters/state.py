@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ..model.cluster import Cluster, ParsedCluster, parse_cluster
-from ..model.placement import ClusterEntry, DeclaredArchitectures, Stack, declared_architectures, parse_stack
+from ..model.cluster import Cluster, ClusterEntry, ParsedCluster, parse_cluster
+from ..model.placement import DeclaredArchitectures, declared_architectures
+from ..model.stack import Stack, parse_stack
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
 
@@ -100,7 +101,7 @@ class PackState:
         else:
             stack = Stack()
             for urn, cluster in seen:
-                stack.add_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
+                stack.add_compute_cluster(ClusterEntry(urn, urn.rsplit("::", 1)[-1], cluster))
             self._seen = (seen, stack)
         return stack, declared_architectures(stack, platform)
 

@@ -33,7 +33,7 @@ from pulumi_policy import (
 )
 
 from ..model.cluster import is_compute_cluster
-from ..model.sources import is_platform_pool, parse_platform_pool
+from ..model.sources import pools_of, source_of
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, resolve_platform
 from . import exemptions, sdk
@@ -78,10 +78,11 @@ class Policy:
     platforms: tuple[str, ...] | None = None  # None: every platform
     platforms_label: str = ""  # how a not-applicable reason names them ("kubernetes")
     # Applies on every platform but reads it where it is known: a pool's machine provides its architecture
-    # on aws, gcp and azure (policies/model/pools.py). Takes the 'platform' setting like a platform policy.
+    # on aws, gcp and azure (policies/model/sources/compute_cluster.py). Takes the 'platform' setting like a
+    # platform policy.
     reads_platform: bool = False
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
-    # a ComputeCluster policy that also judges each pool a platform declares (SPEC 14), read alone
+    # a ComputeCluster policy that also judges the pools a platform's resource declares (SPEC 14), read alone
     platform_pool_check: Check | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
@@ -165,15 +166,21 @@ def is_workload(resource_type: Any) -> bool:
     return workload_kind(resource_type) is not None
 
 
+def is_platform_pool(resource_type: Any) -> bool:
+    """A resource whose pools a resource policy judges alone (SPEC 14: a node pool, a cluster's inline pools)."""
+    source = source_of(resource_type)
+    return source is not None and source.judged_alone
+
+
 def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolicy:
     """A ComputeCluster or workload policy, for the SDK."""
 
     @never_raises
     def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
         if policy.platform_pool_check is not None and is_platform_pool(args.resource_type):
-            pool = parse_platform_pool(args.resource_type, args.props, args.urn, args.name)
+            pools = pools_of(args.resource_type, args.props, args.urn, args.name) or []
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
-            report(_exempt(policy, context, policy.platform_pool_check(pool, context)), report_violation)
+            report(_exempt(policy, context, policy.platform_pool_check(pools, context)), report_violation)
             return
         subject = _subject(policy, args, state, args.props)
         if subject is not None:

@@ -15,22 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..platforms.architectures import KUBERNETES_ARCHITECTURES, MISTAKES, NODE_ARCHITECTURE
+from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, derived, is_mapping, type_name
 
-KUBERNETES_ARCHITECTURES = frozenset({
-    "amd64", "arm64", "arm", "386", "ppc64le", "s390x", "riscv64",
-    "mips64le", "mips64", "mipsle", "mips", "loong64",
-})
 ARCH_LABELS = ("kubernetes.io/arch", "beta.kubernetes.io/arch")
 _NONE: frozenset[str] = frozenset()
-_MISTAKES = {
-    "x86_64": "amd64", "x86-64": "amd64", "x64": "amd64", "amd": "amd64", "intel": "amd64",
-    "aarch64": "arm64", "arm64v8": "arm64", "armv8": "arm64", "armhf": "arm", "armv7": "arm",
-    "armv7l": "arm", "i386": "386", "i686": "386", "x86": "386",
-}
-
-# ComputeCluster architecture -> the node label value Kubernetes uses for it.
-NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
 
 
 def node_architecture(architecture: str) -> str:
@@ -79,7 +69,6 @@ class NoValues:
 
 
 Problem = WrongType | NotAnArchitecture | MatchesNoNode | BadOperator | NoValues
-OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
 @dataclass(frozen=True)
@@ -122,7 +111,7 @@ class _Reader:
             return _NONE
         if value in KUBERNETES_ARCHITECTURES:
             return frozenset({value})
-        hint = _MISTAKES.get(value.lower())  # a plain string: derived from the value, so secret when it is
+        hint = MISTAKES.get(value.lower())  # a plain string: derived from the value, so secret when it is
         self.problems.append(NotAnArchitecture(where, value, derived(hint, value) if hint else None))
         return _NONE
 
@@ -213,13 +202,11 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
     operator = expression.get("operator")
     if reader.is_unknown(operator):
         return KUBERNETES_ARCHITECTURES
-    if operator == "Exists":
-        return KUBERNETES_ARCHITECTURES
-    if operator in ("DoesNotExist", "Gt", "Lt"):
-        return _NONE  # every node has an architecture label, and it is not a number
-    if operator not in ("In", "NotIn"):
+    if operator not in NODE_OPERATORS:
         reader.problems.append(BadOperator(f"{where}.operator"))
         return _NONE
+    if operator not in ("In", "NotIn"):  # every node has an architecture label, and it is not a number
+        return frozenset(arch for arch in KUBERNETES_ARCHITECTURES if holds(operator, (), arch))
     values = expression.get("values")
     if reader.is_unknown(values):
         return KUBERNETES_ARCHITECTURES
@@ -237,6 +224,6 @@ def _expression(reader: _Reader, expression: Any, where: str) -> frozenset[str]:
             some_unknown = True
         else:
             named |= names
-    if operator == "In":
-        return KUBERNETES_ARCHITECTURES if some_unknown else frozenset(named)
-    return KUBERNETES_ARCHITECTURES - named
+    if operator == "In" and some_unknown:
+        return KUBERNETES_ARCHITECTURES
+    return frozenset(arch for arch in KUBERNETES_ARCHITECTURES if holds(operator, tuple(named), arch))

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
+from ..platforms.architectures import MACHINE_ARCHITECTURES, MACHINE_MISTAKES
 from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, derived, is_mapping, plain, snake, type_name
 
-ARCHITECTURES = ("arm64", "x86_64")
+ARCHITECTURES = MACHINE_ARCHITECTURES
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
 MAX_POOL_SIZE = 10
 
@@ -80,7 +81,10 @@ class ScalePolicy:
 
 
 @dataclass(frozen=True)
-class Pool:
+class CapacityGroup:
+    """A capacity group (a pool) of a ComputeCluster, as its inputs say (policies/model/sources/compute_cluster.py
+    makes it a :class:`~policies.model.pool.Pool`)."""
+
     index: int
     group_id: str | Unknown | None
     instance_type: str | Unknown | None
@@ -101,7 +105,7 @@ class Cluster:
 
     label: str
     id: str | Unknown | None
-    pools: tuple[Pool, ...] | Unknown
+    pools: tuple[CapacityGroup, ...] | Unknown
     dynamic_container_pool: str | Unknown | None
     # pool id (as written) -> its failure-domain names, Unknown, or None when they cannot be read
     selected_failure_domains: Mapping[str, tuple[str, ...] | Unknown | None] | Unknown | None
@@ -126,6 +130,21 @@ class Cluster:
             if isinstance(pool.group_id, str):
                 ids.add(pool.group_id)
         return ids
+
+
+@dataclass(frozen=True)
+class ClusterEntry:
+    """A ComputeCluster of the stack: its resource, and its configuration (or what is not known of it)."""
+
+    urn: str
+    name: str
+    cluster: Cluster | Unknown
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.cluster, Cluster):
+            return self.cluster.label
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -294,7 +313,7 @@ def _cluster_id(shape: _Fields, value: Any) -> str | Unknown | None:
     return cluster_id
 
 
-def _pools(shape: _Fields, value: Any) -> tuple[Pool, ...] | Unknown:
+def _pools(shape: _Fields, value: Any) -> tuple[CapacityGroup, ...] | Unknown:
     if value is None:
         shape.bad("required", field="capacityGroups")
         return ()
@@ -328,12 +347,12 @@ def _raw_group_id(item: Any) -> str | None:
     return gid if isinstance(gid, str) and gid and not isinstance(gid, SecretText) else None
 
 
-def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Pool:
-    empty = Pool(index, None, None, None, None, None, None, label=f"capacityGroups[{index}]")
+def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> CapacityGroup:
+    empty = CapacityGroup(index, None, None, None, None, None, None, label=f"capacityGroups[{index}]")
     if isinstance(item, Unknown):
         cluster.unknown(item)
-        return Pool(index, item, item, item, item, item, item, item, whole=item, label=f"capacityGroups[{index}]",
-                    profile=item)
+        return CapacityGroup(index, item, item, item, item, item, item, item, whole=item,
+                             label=f"capacityGroups[{index}]", profile=item)
     if not is_mapping(item):
         cluster.bad("wrong type", field=f"capacityGroups[{index}]", expected="object", found=type_name(item))
         return empty
@@ -379,7 +398,7 @@ def _pool(cluster: _Fields, index: int, item: Any, repeated: bool = False) -> Po
     machine: Profile | Unknown | None = None
     if "profile" in fields:
         architecture, gpu, machine = _profile(shape, fields["profile"])
-    return Pool(index, group_id, instance_type, architecture, gpu, nested, sizes["maxSize"], sizes["minSize"],
+    return CapacityGroup(index, group_id, instance_type, architecture, gpu, nested, sizes["maxSize"], sizes["minSize"],
                 scale_policy, label=label, profile=machine)
 
 
@@ -410,7 +429,7 @@ def _profile(shape: _Fields, value: Any) -> tuple[str | Unknown | None, Gpu | Un
     if "architecture" in fields:
         architecture = shape.string(fields["architecture"], "profile.architecture")
         if isinstance(architecture, str) and architecture not in ARCHITECTURES:
-            hint = {"amd64": "x86_64", "x86-64": "x86_64", "aarch64": "arm64", "arm": "arm64"}.get(architecture)
+            hint = MACHINE_MISTAKES.get(architecture)
             shape.bad("not an architecture", value=architecture, hint=derived(hint, architecture) if hint else None)
             architecture = None
 

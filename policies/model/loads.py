@@ -1,8 +1,11 @@
-"""What is placed on each pool: its DaemonSets (one Pod per node) and its other workloads (replicas).
+"""What is placed on each pool: its DaemonSets (one Pod per node) and its other workloads (replicas), and each pool's
+nodes. Computed once per stack and platform from each workload's landing (policies/model/landing.py), and shared by
+workload-fits-pool, pool-capacity and the placement report (SPEC sections 11 and 14.3).
 
-Placement is policy 6's (workload-pool-placement), and dynamic workloads land on the dynamic
-container pool (dynamic-container-pool); workers and Patches are on no pool. Computed once per stack
-and shared by workload-fits-pool and pool-capacity (and the placement report).
+* A ComputeCluster pool holds what the compute.alien.dev labels place on it (policy 6's resolution; dynamic
+  workloads on the dynamic container pool); workers and Patches are on no pool.
+* A pool a platform declares holds the DaemonSets the scheduler's rules certainly place on it, and counts the
+  workloads only it can take (any other is ``shared``: the report draws it, pool-capacity does not count it).
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..platforms.catalog import Machine
+from ..platforms.architectures import node_label
+from ..platforms.catalog import Machine, family_of, machines
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
-from .cluster import Pool
-from .nodes import Node, node_of
-from .placement import ClusterEntry, Stack, placement_of
-from .platform_pools import PlatformPool
+from .landing import landing
+from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
+from .pool import Option, Pool, machine_hardware
+from .stack import Stack
 from .values import Unknown, is_secret
 from .workloads import Autoscaler, Workload
 
@@ -49,41 +53,34 @@ class Placed:
 
 @dataclass
 class PoolLoad:
-    entry: ClusterEntry
     pool: Pool
     daemonsets: list[Placed] = field(default_factory=list)
-    workloads: list[Placed] = field(default_factory=list)
+    workloads: list[Placed] = field(default_factory=list)  # what it counts: placed on it, or only it takes
+    shared: list[Placed] = field(default_factory=list)  # workloads other pools may take too (drawn, not counted)
+
+    @property
+    def entry(self) -> Any:
+        """A ComputeCluster pool's cluster entry."""
+        return self.pool.owner
 
 
 @dataclass
 class Loads:
-    pools: list[PoolLoad]  # every pool of every readable ComputeCluster, in declaration order
+    pools: list[PoolLoad]  # every pool, in the stack's order
     requests: list[tuple[Workload, PodRequest]]  # every workload with a pod spec, Patches included
     unknown: list[Unknown]  # workloads whose pool is not known yet
 
 
-def loads(stack: Stack) -> Loads:
+def loads(stack: Stack, platform: str | None = None) -> Loads:
     """The pools' loads, computed the first time a policy asks for them in this stack."""
-    cached = stack.derived.get("loads")
-    if isinstance(cached, Loads):
-        return cached
-    result = _loads(stack)
-    stack.derived["loads"] = result
-    return result
+    cached = stack.loads.get(platform)
+    if cached is None:
+        cached = stack.loads[platform] = _loads(stack)
+    return cached
 
 
 def _loads(stack: Stack) -> Loads:
-    by_pool: dict[tuple[str, int], PoolLoad] = {}
-    ordered: list[PoolLoad] = []
-    for entry in stack.clusters:
-        pools = entry.cluster.pools if not isinstance(entry.cluster, Unknown) else entry.cluster
-        if isinstance(pools, Unknown):
-            continue
-        for pool in pools:
-            load = PoolLoad(entry, pool)
-            by_pool[(entry.urn, pool.index)] = load
-            ordered.append(load)
-
+    by_pool = {id(pool): PoolLoad(pool) for pool in stack.pools}
     autoscalers = _autoscalers(stack.autoscalers)
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
@@ -92,32 +89,42 @@ def _loads(stack: Stack) -> Loads:
         if request is None:
             continue
         requests.append((workload, request))
-        if workload.patch or workload.role in ("worker", None):
+        if workload.patch:
             continue
-        if isinstance(workload.role, Unknown):
-            unknown.append(workload.role)
+        landed = landing(stack, workload)
+        daemon = workload.kind == "DaemonSet"
+        placed = _placed(workload, request, autoscalers) if not daemon else Placed(workload, request, Replicas(None))
+        if workload.role not in ("worker", None):
+            if isinstance(workload.role, Unknown):
+                unknown.append(workload.role)
+            elif isinstance(landed.placement, Unknown):
+                unknown.append(landed.placement)
+            elif landed.pool is not None:
+                target = by_pool[id(landed.pool)]
+                (target.daemonsets if daemon else target.workloads).append(placed)
+        if not landed.scheduled:
             continue
-        placement = placement_of(stack, workload)
-        if isinstance(placement, Unknown):
-            unknown.append(placement)
-            continue
-        if not isinstance(placement, tuple):
-            continue
-        entry, pool = placement
-        target = by_pool.get((entry.urn, pool.index))
-        if target is None:
-            continue
-        if workload.kind == "DaemonSet":
-            target.daemonsets.append(Placed(workload, request, Replicas(None)))  # one Pod per node
-            continue
-        autoscaler = autoscalers.get((_text(workload.namespace), workload.kind, _text(workload.metadata_name))) \
-            if autoscalers else None
-        count = workload.replicas
-        if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
-                                           and autoscaler.min_replicas > count.count):
-            autoscaler = None
-        target.workloads.append(Placed(workload, request, count, autoscaler, workload.repels))
-    return Loads(ordered, requests, unknown)
+        taking = landed.taking
+        if daemon:
+            for verdict in taking:  # a DaemonSet's Pods run on every node of every pool that takes them
+                by_pool[id(verdict.pool)].daemonsets.append(placed)
+        elif len(taking) == 1 and landed.unknown is None and len(landed.possible) == 1:
+            by_pool[id(taking[0].pool)].workloads.append(placed)
+        else:
+            for verdict in taking:
+                by_pool[id(verdict.pool)].shared.append(placed)
+    return Loads(list(by_pool.values()), requests, unknown)
+
+
+def _placed(workload: Workload, request: PodRequest,
+            autoscalers: Mapping[tuple[str | None, Any, str | None], Autoscaler]) -> Placed:
+    autoscaler = autoscalers.get((_text(workload.namespace), workload.kind, _text(workload.metadata_name))) \
+        if autoscalers else None
+    count = workload.replicas
+    if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
+                                       and autoscaler.min_replicas > count.count):
+        autoscaler = None
+    return Placed(workload, request, count, autoscaler, workload.repels)
 
 
 def _text(value: Any) -> str | None:
@@ -139,30 +146,55 @@ def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any
     return found
 
 
-def pool_node(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Node | Unknown | None:
-    """The node of a pool on ``platform`` with a policy's ``allocatable`` setting, built once per stack and
-    setting and read by workload-fits-pool, pool-capacity and the report (which draws pool-capacity's)."""
+# --- nodes -----------------------------------------------------------------------------------------------
+
+def setting_keys(pool: Pool) -> tuple[str, ...]:
+    """The keys of the allocatable setting's ``pools`` that name this pool: ``<pool>`` and ``<cluster>/<pool>``
+    (a ComputeCluster's id, or the name of the cluster resource a platform pool joins)."""
+    if pool.placed_by == "labels":
+        group = pool.group
+        cluster = pool.owner.cluster if pool.owner is not None else None
+        cluster_id = getattr(cluster, "id", None)
+        group_id = getattr(group, "group_id", None)
+        if isinstance(group_id, str) and isinstance(cluster_id, str):
+            return (group_id, f"{cluster_id}/{group_id}")
+        return (group_id,) if isinstance(group_id, str) else ()
+    if pool.cluster.name:
+        return (pool.name, f"{pool.cluster.name}/{pool.name}")
+    return (pool.name,)
+
+
+def pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mapping[str, Any]
+               ) -> list[tuple[Option, Node]] | Unknown | None:
+    """Each machine's node of the pool on ``platform`` with a policy's ``allocatable`` setting: built once per
+    stack and setting, and read by workload-fits-pool, pool-capacity and the report. Unknown when its machine is
+    not known yet; None when no machine of it is known."""
+    machines = pool.machines_on(platform)
+    if machines.unknown is not None:
+        return machines.unknown
+    found = []
+    for index, option in enumerate(machines.options):
+        node = option_node(stack, pool, index, option, platform, settings)
+        if isinstance(node, Node):
+            found.append((option, node))
+    return found or None
+
+
+def option_node(stack: Stack, pool: Pool, index: int, option: Option, platform: str | None,
+                settings: Mapping[str, Any]) -> Node | None:
+    """One machine's node of a pool, with the platform's reservations, the pool's own kubelet settings (a node
+    class, maxPods) and the allocatable setting (per platform, then per pool) over them."""
+    on = pool.platform or platform
+    if on is None:
+        return None
     setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
-    key = ("node", id(load.pool), platform, json.dumps(setting, sort_keys=True, default=str))
-    if key not in stack.derived:
-        cluster = load.entry.cluster
-        stack.derived[key] = (load.pool, node_of(load.pool, platform, settings,
-                                                 None if isinstance(cluster, Unknown) else cluster.id))
-    pool, node = stack.derived[key]
-    assert pool is load.pool  # the stack holds its pools for as long as this cache lives
-    result: Node | Unknown | None = node
-    return result
-
-
-def platform_node(stack: Stack, pool: PlatformPool, machine: Machine) -> Node | Unknown | None:
-    """A node of one machine of a platform pool (SPEC 14), built once per stack and read by every policy."""
-    key = ("platform node", id(pool), machine.name)
-    if key not in stack.derived:
-        stack.derived[key] = (pool, pool.node(machine))
-    held, node = stack.derived[key]
+    key = (id(pool), f"{index}", on, json.dumps(setting, sort_keys=True, default=str))
+    if key not in stack.nodes:
+        stack.nodes[key] = (pool, node_of(option.hardware, on, override(settings, on, setting_keys(pool),
+                                                                         pool.kubelet)))
+    held, node = stack.nodes[key]
     assert held is pool  # the stack holds its pools for as long as this cache lives
-    result: Node | Unknown | None = node
-    return result
+    return node if isinstance(node, Node) else None
 
 
 # --- the fit arithmetic workload-fits-pool, pool-capacity and the report share --------------------------
@@ -197,24 +229,73 @@ def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
     return room
 
 
-def fits_one_node(placed: Placed, room: dict[str, Decimal]) -> bool:
-    """Whether one Pod of the workload fits what a node has left (room_per_node), as far as is known."""
+def fits_one_node(request: PodRequest, room: dict[str, Decimal]) -> bool:
+    """Whether one Pod fits what a node has left (room_per_node), as far as is known."""
     for resource, left in room.items():
-        if resource in placed.request.unknown:
+        if resource in request.unknown:
             continue
-        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        each = Decimal(1) if resource == PODS else request.get(resource)
         if each > left:
             return False
     return True
 
 
-def counted(load: PoolLoad, node: Node) -> tuple[list[Placed], list[Placed]]:
-    """The pool's workloads its totals count, and those they leave out: a workload whose one Pod fits no node
-    of the pool is workload-fits-pool's finding, and never runs there, so pool-capacity and the report both
-    leave it out of what the pool must hold (and both say so)."""
-    room = room_per_node(node, load.daemonsets)
+def counted(load: PoolLoad, nodes: list[tuple[Option, Node]]) -> tuple[list[Placed], list[Placed]]:
+    """The pool's workloads its totals count, and those they leave out: a workload whose one Pod fits no node of
+    the pool is workload-fits-pool's finding, and never runs there, so pool-capacity and the report both leave it
+    out of what the pool must hold (and both say so)."""
+    rooms = [room_per_node(node, load.daemonsets) for _option, node in nodes]
     kept: list[Placed] = []
     left: list[Placed] = []
     for placed in load.workloads:
-        (kept if fits_one_node(placed, room) else left).append(placed)
+        (kept if any(fits_one_node(placed.request, room) for room in rooms) else left).append(placed)
     return kept, left
+
+
+def best_node(nodes: list[tuple[Option, Node]], resource: str) -> Node | None:
+    """The node with the most of a resource allocatable (each node of the pool has at most that)."""
+    sized = [(node.allocatable(resource), node) for _option, node in nodes]
+    if not sized or any(amount is None for amount, _node in sized):
+        return None
+    return max(sized, key=lambda item: item[0] or 0)[1]
+
+
+def _catalog_nodes(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[tuple[Machine, str, Node]]:
+    """Every machine of the platform's catalog whose facts are known, with its node (default reservations and the
+    allocatable setting for the platform), computed once per stack, platform and setting."""
+    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
+    key = ("catalog", platform, json.dumps(setting, sort_keys=True, default=str))
+    found = stack.catalog_nodes.get(key)
+    if found is None:
+        wanted = override(settings, platform)
+        found = stack.catalog_nodes[key] = [
+            (machine, node_label(machine.architecture), node_of(machine_hardware(machine), platform, wanted))
+            for machine in machines(platform) if machine.vcpus is not None and machine.memory_mib is not None]
+    return found
+
+
+def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: frozenset[str],
+                     family: str | None, settings: Mapping[str, Any],
+                     taken: Mapping[str, Decimal] | None = None) -> tuple[Machine | None, bool]:
+    """The smallest machine of the platform's catalog, of an architecture the Pod allows (node labels), whose node
+    holds one Pod after what ``taken`` (the DaemonSets) asks of every node; one of ``family`` first. Smallest: by
+    memory, then vCPUs, then name. (machine, of the family)."""
+    if request.unknown:
+        return None, False
+    best: tuple[tuple[bool, int, int, str], Machine] | None = None
+    for machine, architecture, node in _catalog_nodes(stack, platform, settings):
+        if architecture not in allowed:
+            continue
+        if not all(request.get(resource) + (taken or {}).get(resource, Decimal(0)) <= (node.allocatable(resource)
+                                                                                       or Decimal(0))
+                   for resource in (CPU, MEMORY, *GPU_RESOURCES) if request.get(resource) > 0):
+            continue
+        if (node.allocatable(PODS) or 0) < 1 + (taken or {}).get(PODS, Decimal(0)):
+            continue
+        mine = family is not None and family_of(platform, machine.name) == family
+        rank = (not mine, machine.memory_mib or 0, machine.vcpus or 0, machine.name)
+        if best is None or rank < best[0]:
+            best = (rank, machine)
+    if best is None:
+        return None, False
+    return best[1], not best[0][0]

@@ -1,11 +1,9 @@
 """A pool's node, and what of it the scheduler can give Pods (allocatable).
 
-On aws, gcp and azure the node is the catalog's facts of the pool's ``instanceType`` when the catalog
-knows it, even beside a ``profile`` (policies/model/pools.py; cloud-machine-catalog holds a profile to its
-machine); else the pool's ``profile`` (hardware totals, what the machine advertises). The catalog has no
-disk: a machine's ephemeral storage is its profile's, when the profile states it. A fact that
-is missing (no profile and no catalog entry, a catalog memory of null, no ephemeral storage for a
-machine) is left out and never checked; one not known yet is :class:`~policies.values.Unknown`.
+A node is one machine's hardware (policies/model/pool.py Hardware: a catalog machine's facts, or a ComputeCluster
+profile's, policies/model/sources/compute_cluster.py). A fact that is missing (a catalog memory of null, no
+ephemeral storage for a machine) is left out and never checked; one not known yet is
+:class:`~policies.values.Unknown`.
 
 Allocatable = capacity - kube-reserved - system-reserved - the hard eviction threshold, with the
 defaults of each managed platform's node bootstrap, cited below, each overridable per platform or per
@@ -15,17 +13,15 @@ bytes), so that allocatable is never understated: the policies only reject what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..platforms.catalog import CLOUD_PLATFORMS
 from ..platforms.quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
-from .cluster import Gpu, Pool, Profile
 from .pods import GPU_RESOURCES
-from .pools import pool_machine
-from .values import Unknown, as_int, derived, is_mapping, is_secret
+from .pool import Hardware
+from .values import Unknown, as_int, is_mapping
 
 KUBE_RESERVED = "kube-reserved"
 SYSTEM_RESERVED = "system-reserved"
@@ -142,67 +138,15 @@ class Node:
         return max(left, Decimal(0))
 
 
-def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: Any) -> Node | Unknown | None:
-    """The node of a pool on ``platform``, with the ``allocatable`` setting applied; None when
-    nothing about its machine is known."""
-    if isinstance(pool.whole, Unknown):
-        return pool.whole
-    capacity: dict[str, Decimal] = {}
-    unknown: dict[str, Unknown] = {}
-    secret: set[str] = set()
-    machine_name: str | None = None
-    machine_max_pods: int | None = None
-    gpu: Gpu | Unknown | None = pool.gpu
-    found = pool_machine(pool, platform)
-    if platform in CLOUD_PLATFORMS and isinstance(pool.instance_type, Unknown):
-        return pool.instance_type  # the machine, whose facts would be the node's, is not known yet
-    if found.machine is not None:  # its machine, even beside a profile (which must not claim more)
-        machine = found.machine
-        machine_name = derived(machine.name, pool.instance_type)
-        machine_max_pods = machine.max_pods
-        if is_secret(pool.instance_type):  # every fact of a secret machine tells which machine it is
-            secret |= {CPU, MEMORY, PODS, *GPU_RESOURCES}
-        if machine.vcpus is not None:
-            capacity[CPU] = Decimal(machine.vcpus * 1000)
-        if machine.memory_mib is not None:
-            capacity[MEMORY] = Decimal(machine.memory_mib * MIB)
-        if isinstance(pool.profile, Profile) and isinstance(pool.profile.storage, int) \
-                and pool.profile.storage <= MAX_AMOUNT:
-            capacity[STORAGE] = Decimal(pool.profile.storage)  # the catalog has no disk: the profile's, as stated
-            secret |= pool.profile.secret & {STORAGE}
-        elif isinstance(pool.profile, Profile) and isinstance(pool.profile.storage, Unknown):
-            unknown[STORAGE] = pool.profile.storage
-        gpu = Gpu(machine.gpu_type, machine.gpu_count) if machine.gpu_type else None
-    elif isinstance(pool.profile, Unknown):
-        return pool.profile
-    elif isinstance(pool.profile, Profile):
-        profile = pool.profile
-        for resource, value in ((CPU, profile.cpu), (MEMORY, profile.memory), (STORAGE, profile.storage)):
-            if isinstance(value, Unknown):
-                unknown[resource] = value
-            elif value is not None and Decimal(value) <= MAX_AMOUNT:  # larger: no machine; not checked
-                capacity[resource] = Decimal(value)
-        secret |= profile.secret
-    else:
-        return None  # no profile, and no machine the catalog knows: cloud-machine-catalog says so
-
-    gpu_type: str | None = None
-    if isinstance(gpu, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu))
-    elif gpu is None:
-        capacity.update(dict.fromkeys(GPU_RESOURCES, Decimal(0)))
-    elif isinstance(gpu.type, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu.type))
-    elif isinstance(gpu.count, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu.count))
-    elif isinstance(gpu.type, str) and isinstance(gpu.count, int):
-        gpu_type = gpu.type
-        for resource, vendor in GPU_RESOURCES.items():
-            capacity[resource] = Decimal(gpu.count if gpu.type.startswith(f"{vendor}-") else 0)
-
-    override = _override(settings, platform, cluster_id, pool.group_id)
-    max_pods = default_max_pods(platform, machine_max_pods)
-    source = (f"EKS's maximum for {machine_name}" if platform == "aws" and machine_max_pods is not None
+def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> Node:
+    """One node of ``hardware`` on ``platform``: its capacity (and a Pod slot per maxPods), the platform's default
+    reservations, and the ``allocatable`` setting's ``override`` for its pool (:func:`override`) over them."""
+    capacity = dict(hardware.capacity)
+    for resource in GPU_RESOURCES:
+        if resource not in capacity and resource not in hardware.unknown:
+            capacity[resource] = Decimal(0)
+    max_pods = default_max_pods(platform, hardware.max_pods)
+    source = (f"EKS's maximum for {hardware.name}" if platform == "aws" and hardware.max_pods is not None
               else f"the {_PLATFORM_NAMES.get(platform, platform)} default")
     configured = as_int(override.get("maxPods"))  # numbers arrive as floats over the wire
     if configured is not None and configured > 0:
@@ -220,24 +164,25 @@ def node_of(pool: Pool, platform: str, settings: Mapping[str, Any], cluster_id: 
             if amount is not None and 0 <= amount <= MAX_AMOUNT:
                 reserved[resource][part] = floor(amount * 1000 if resource == CPU else amount)
                 overridden.add(f"{resource} {part}")
-    return Node(platform, machine_name, capacity, reserved, unknown, gpu_type, source, frozenset(overridden),
-                frozenset(secret))
+    return Node(platform, hardware.name, capacity, reserved, dict(hardware.unknown), hardware.gpu_type, source,
+                frozenset(overridden), hardware.secret)
 
 
 _PLATFORM_NAMES = {"aws": "EKS", "gcp": "GKE", "azure": "AKS (Azure CNI Overlay)", "kubernetes": "kubelet",
                    "local": "kubelet"}
 
 
-def _override(settings: Mapping[str, Any], platform: str, cluster_id: Any, pool_id: Any) -> dict[str, Any]:
-    """The allocatable setting for this pool: its own entry over its platform's, field by field."""
+def override(settings: Mapping[str, Any], platform: str, keys: Iterable[str] = (),
+             own: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What one pool's nodes reserve, over the platform's defaults, field by field: the allocatable setting's entry
+    for the platform, then the pool's ``own`` kubelet settings (a Karpenter node class's, a pool's maxPods), then
+    the setting's entries for the pool in ``pools`` (by ``<pool>``, then ``<cluster>/<pool>``)."""
     setting = settings.get("allocatable") if is_mapping(settings) else None
     if not is_mapping(setting):
-        return {}
+        setting = {}
     merged: dict[str, Any] = {}
-    layers = [setting.get(platform)]
-    if isinstance(cluster_id, str) and isinstance(pool_id, str):
-        pools = setting.get("pools")
-        layers.append(pools.get(f"{cluster_id}/{pool_id}") if is_mapping(pools) else None)
+    pools = setting.get("pools")
+    layers = [setting.get(platform), own, *((pools.get(key) for key in keys) if is_mapping(pools) else ())]
     for layer in layers:
         if not is_mapping(layer):
             continue
@@ -268,12 +213,12 @@ _RESERVATION = {
 }
 ALLOCATABLE_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
-    "description": "What the nodes of each platform, or of one pool ('pools': {'<cluster id>/<pool id>': ...}), "
-                   "reserve, when it differs from the platform's default (docs/allocatable.md). "
-                   "Each field given replaces the default of that field.",
+    "description": "What the nodes of each platform, or of one pool ('pools': {'<cluster>/<pool>': ...}, or "
+                   "{'<pool>': ...} for a pool of that name on any cluster), reserve, when it differs from the "
+                   "platform's default (docs/allocatable.md). Each field given replaces the default of that field.",
     "properties": {
         **{platform: _RESERVATION for platform in ("aws", "gcp", "azure", "kubernetes", "local")},
         "pools": {"type": "object", "additionalProperties": _RESERVATION,
-                  "propertyNames": {"pattern": "^[A-Za-z0-9_-]+/[a-z0-9-]+$"}},
+                  "propertyNames": {"pattern": "^([A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$"}},
     },
 }

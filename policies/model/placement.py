@@ -1,124 +1,21 @@
-"""The whole stack: clusters, workloads, and where each workload's Pods must land.
+"""Where each workload's Pods must land by the compute.alien.dev labels (SPEC section 2, seed K): a workload's
+ComputeCluster and pool, the dynamic container pool, and the architecture its Pods need.
 
-:func:`parse_stack` reads the stack policies' resources once, in one pass. The resolutions here are
-shared: a workload's cluster and pool (workload-pool-placement, workload-node-architecture), the
-dynamic container pool (dynamic-container-pool), the architecture its Pods need
-(workload-node-architecture, workload-architecture-pin).
+The resolutions here are shared: a workload's cluster and pool (workload-pool-placement, workload-node-architecture),
+the dynamic container pool (dynamic-container-pool), the architecture its Pods need (workload-node-architecture,
+workload-architecture-pin). Where a workload lands by the scheduler's rules instead is policies/model/landing.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-from .cluster import Cluster, Pool, is_compute_cluster, parse_cluster
-from .platform_pools import PlatformPool, Schedule
-from .pools import PoolMachine, pool_machine
-from .sources import karpenter, parse_platform_pool
-from .values import Unknown, is_mapping, is_secret, undetermined
-from .workloads import (
-    CLUSTER_KEY,
-    POOL_KEY,
-    Autoscaler,
-    HelmRelease,
-    Workload,
-    parse_autoscaler,
-    parse_helm_release,
-    parse_workload,
-)
-
-
-@dataclass(frozen=True)
-class ClusterEntry:
-    urn: str
-    name: str
-    cluster: Cluster | Unknown
-
-    @property
-    def label(self) -> str:
-        if isinstance(self.cluster, Cluster):
-            return self.cluster.label
-        return self.name
-
-
-@dataclass
-class Stack:
-    clusters: list[ClusterEntry] = field(default_factory=list)
-    workloads: list[Workload] = field(default_factory=list)
-    helm_releases: list[HelmRelease] = field(default_factory=list)
-    autoscalers: list[Autoscaler] = field(default_factory=list)
-    by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
-    unknown_id: Unknown | None = None
-    platform_pools: list[PlatformPool] = field(default_factory=list)  # pools the platforms declare (SPEC 14)
-    derived: dict[Any, Any] = field(default_factory=dict)  # what several stack policies compute from it, once
-
-    def add_cluster(self, entry: ClusterEntry) -> None:
-        self.clusters.append(entry)
-        cluster_id = entry.cluster.id if isinstance(entry.cluster, Cluster) else entry.cluster
-        if isinstance(cluster_id, Unknown):
-            self.unknown_id = self.unknown_id or cluster_id
-        elif isinstance(cluster_id, str):
-            self.by_id.setdefault(cluster_id, []).append(entry)
-
-
-def _has_key(props: Any, *keys: str) -> bool:
-    """``key in props`` without reading the value (which raises when it is unknown)."""
-    return is_mapping(props) and any(key in keys for key in props)
-
-
-def cluster_configuration(props: Any, urn: str, name: str, seen_inputs: Mapping[str, Cluster]) -> Cluster | Unknown:
-    """A ComputeCluster's configuration: its outputs when they hold it, else its inputs as Analyze saw them."""
-    if _has_key(props, "capacityGroups", "capacity_groups"):
-        return parse_cluster(props, name).model
-    seen = seen_inputs.get(urn)
-    if seen is not None:
-        return seen
-    return undetermined(f"the configuration of ComputeCluster '{name}' is not available: its outputs "
-                        "hold no capacityGroups and its inputs were not analyzed in this run")
-
-
-def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) -> Stack:
-    """The stack policies' resources read in one pass (PackState.stack parses once per request)."""
-    stack = Stack()
-    nodepools: list[Any] = []
-    node_classes: dict[str, Any] = {}
-    for resource in resources:
-        resource_type = resource.resource_type
-        if karpenter.is_nodepool(resource_type):
-            nodepools.append(resource)
-            continue
-        pool = None if karpenter.is_nodepool(resource_type) else \
-            parse_platform_pool(resource_type, resource.props, resource.urn, resource.name)
-        if pool is not None:  # a node group (NodePools wait for the node classes they reference)
-            stack.platform_pools.append(pool)
-            continue
-        if karpenter.is_node_class(resource_type):
-            class_name = karpenter.node_class_name(resource.props)
-            if class_name is not None:
-                node_classes[class_name] = resource.props
-            continue
-        if is_compute_cluster(resource_type):
-            config = cluster_configuration(resource.props, resource.urn, resource.name, seen_inputs)
-            stack.add_cluster(ClusterEntry(resource.urn, resource.name, config))
-            continue
-        workload = parse_workload(resource_type, resource.props, resource.urn, resource.name)
-        if workload is not None:
-            stack.workloads.append(workload)
-            continue
-        release = parse_helm_release(resource_type, resource.props, resource.urn, resource.name)
-        if release is not None:
-            stack.helm_releases.append(release)
-            continue
-        autoscaler = parse_autoscaler(resource_type, resource.props, resource.urn, resource.name)
-        if autoscaler is not None:
-            stack.autoscalers.append(autoscaler)
-    stack.platform_pools.extend(karpenter.parse_nodepool(resource.props, resource.urn, resource.name, node_classes)
-                                for resource in nodepools)
-    # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
-    stack.platform_pools.sort(key=lambda pool: (pool.name, pool.urn))
-    return stack
-
+from .cluster import CapacityGroup, Cluster, ClusterEntry
+from .pool import Machines, Pool
+from .stack import Stack
+from .values import Unknown, is_secret
+from .workloads import CLUSTER_KEY, POOL_KEY, Workload
 
 # --- architecture the stack's images are built for -------------------------------------------
 
@@ -131,7 +28,7 @@ class DeclaredArchitectures:
 
     architectures: tuple[str, ...]  # the known ones, sorted
     unknown: Unknown | None
-    platform: str | None = None  # the platform they were derived on (policies/model/pools.py)
+    platform: str | None = None  # the platform they were derived on (policies/model/sources/compute_cluster.py)
     provided: bool = False  # some pool's architecture is its machine's, not declared by its profile
 
     @property
@@ -145,22 +42,26 @@ class DeclaredArchitectures:
 
 
 def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchitectures:
-    """Every pool's architecture (policies/model/pools.py), derived once per stack and platform."""
-    key = ("architectures", platform)
-    cached = stack.derived.get(key)
-    if isinstance(cached, DeclaredArchitectures):
+    """Every ComputeCluster pool's architecture (policies/model/sources/compute_cluster.py), derived once per stack
+    and platform."""
+    cached = stack.architectures.get(platform)
+    if cached is not None:
         return cached
     declared: dict[str, str] = {}  # architecture -> as found; a secret one wins, so it stays secret
     unknown: Unknown | None = None
     provided = False
+    by_entry: dict[int, list[Pool]] = {}
+    for pool in stack.pools:
+        if pool.placed_by == "labels":
+            by_entry.setdefault(id(pool.owner), []).append(pool)
     for entry in stack.clusters:
         cluster = entry.cluster
         pools = cluster.pools if isinstance(cluster, Cluster) else cluster
         if isinstance(pools, Unknown):
             unknown = unknown or pools
             continue
-        for pool in pools:
-            found = pool_machine(pool, platform)
+        for pool in by_entry.get(id(entry), ()):
+            found = pool.machines_on(platform)
             architecture = found.architecture
             if isinstance(architecture, Unknown):
                 unknown = unknown or architecture
@@ -169,7 +70,7 @@ def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchit
                 if is_secret(architecture) or str(architecture) not in declared:
                     declared[str(architecture)] = architecture
     result = DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown, platform, provided)
-    stack.derived[key] = result
+    stack.architectures[platform] = result
     return result
 
 
@@ -242,7 +143,7 @@ class LabelContradicts:
 
 Unresolved = (DuplicateClusterId | MissingCluster | PoolWithoutCluster | ClusterNotChosen | MissingPool
               | DynamicNeedsOneCluster | NoDynamicPool | LabelContradicts)
-Placement = tuple[ClusterEntry, Pool] | Unresolved | Unknown | None
+Placement = tuple[ClusterEntry, CapacityGroup] | Unresolved | Unknown | None
 UNRESOLVED = (DuplicateClusterId, MissingCluster, PoolWithoutCluster, ClusterNotChosen, MissingPool,
               DynamicNeedsOneCluster, NoDynamicPool, LabelContradicts)
 
@@ -251,7 +152,7 @@ def _labels(stack: Stack) -> tuple[str, ...]:
     return tuple(entry.label for entry in stack.clusters)
 
 
-def _pool_ids(pools: tuple[Pool, ...]) -> tuple[str, ...]:
+def _pool_ids(pools: tuple[CapacityGroup, ...]) -> tuple[str, ...]:
     return tuple(pool.group_id for pool in pools if isinstance(pool.group_id, str))
 
 
@@ -344,18 +245,23 @@ def placement_of(stack: Stack, workload: Workload) -> Placement:
     the report: a container's or daemon's cluster and pool from its labels (resolve_placement), a dynamic
     workload's dynamic container pool (resolve_dynamic_pool); None for a worker or a role that cannot be read,
     the Unknown when the role is not known yet. (Patches resolve too; the policies that skip them say so.)"""
-    held = stack.derived.get("held")
-    if held is None or len(held) != len(stack.workloads):
-        # by identity, for the stack's own workloads only: the stack keeps them alive, so no other object has
-        # their id (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
-        held = stack.derived["held"] = {id(own) for own in stack.workloads}
-    if id(workload) not in held:
+    # by identity, for the stack's own workloads only: the stack keeps them alive, so no other object has their id
+    # (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
+    if id(workload) not in stack.own:
         return _resolve(stack, workload)
-    resolved = stack.derived.setdefault("resolved", {})
-    if id(workload) not in resolved:
-        resolved[id(workload)] = _resolve(stack, workload)
-    result: Placement = resolved[id(workload)]
-    return result
+    found = stack.placements.get(id(workload), _MISSING)
+    if found is _MISSING:
+        found = stack.placements[id(workload)] = _resolve(stack, workload)
+    return found  # type: ignore[return-value]
+
+
+_MISSING = object()
+
+
+def pool_of(stack: Stack, placed: tuple[ClusterEntry, CapacityGroup]) -> Pool | None:
+    """The pool a resolved placement names."""
+    entry, group = placed
+    return next((pool for pool in stack.pools if pool.group is group and pool.owner is entry), None)
 
 
 def _resolve(stack: Stack, workload: Workload) -> Placement:
@@ -377,9 +283,9 @@ class Need:
     the stack's single declared architecture (both None)."""
 
     architecture: str
-    pool: Pool | None = None
+    pool: CapacityGroup | None = None
     entry: ClusterEntry | None = None
-    machine: PoolMachine | None = None  # the pool's machine, when its architecture is the machine's
+    machine: Machines | None = None  # the pool's machines, when its architecture is the machine's
     provided: bool = False  # the stack's single architecture comes (at least partly) from machines
 
 
@@ -398,43 +304,15 @@ def needed_architecture(stack: Stack, declared: DeclaredArchitectures, workload:
     if isinstance(workload.role, Unknown):
         return workload.role
     if isinstance(placement, tuple):
-        entry, pool = placement
-        found = pool_machine(pool, declared.platform)
+        entry, group = placement
+        pool = pool_of(stack, placement)
+        found = pool.machines_on(declared.platform) if pool is not None else Machines()
         if isinstance(found.architecture, Unknown):
             return found.architecture
         if found.architecture is not None:
-            return Need(found.architecture, pool, entry, found if found.provided else None)
+            return Need(found.architecture, group, entry, found if found.provided else None)
     if isinstance(single, Unknown):
         return single
     if isinstance(placement, Unknown):
         return placement
     return None  # several architectures declared, and no pool of its own says which
-
-
-# --- pools the platforms declare ------------------------------------------------------------------
-
-def on_platform_pools(stack: Stack, workload: Workload) -> bool | Unknown:
-    """Whether the scheduler's rules place the workload's Pods on the stack's platform pools (SPEC 14): the stack
-    declares some, and the workload carries no compute.alien.dev placement, runs Pods that wait for a node
-    (a DaemonSet's only go where they fit) and leaves them to the default scheduler."""
-    if not stack.platform_pools or workload.patch or workload.kind == "DaemonSet" or not workload.has_pod_spec:
-        return False
-    for label in (workload.cluster, workload.pool):
-        if isinstance(label, Unknown):
-            return label
-        if label is not None:
-            return False
-    bypassed = workload.scheduler_bypassed
-    if isinstance(bypassed, Unknown):
-        return bypassed
-    return not bypassed
-
-
-def schedule_of(stack: Stack, workload: Workload) -> Schedule:
-    """The workload's Pods against every platform pool of the stack, judged once per stack and workload."""
-    schedules = stack.derived.setdefault("schedules", {})
-    found = schedules.get(id(workload))
-    if found is None or found[0] is not workload:
-        found = schedules[id(workload)] = (workload, Schedule(tuple(stack.platform_pools), workload.scheduling))
-    schedule: Schedule = found[1]
-    return schedule

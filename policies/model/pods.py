@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
+from .selectors import LABEL_OPERATORS, holds
 from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child, is_list, is_mapping
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
@@ -367,12 +368,6 @@ def _matches(expression: Any, labels: Mapping[str, Any]) -> bool:
     options = list(values) if is_list(values) else []
     if isinstance(value, Unknown) or any(isinstance(option, Unknown) for option in options):
         return False
-    if operator == "In":
-        return value is not None and value in options
-    if operator == "NotIn":
-        return value is None or value not in options
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    return False
+    if operator not in LABEL_OPERATORS or (value is not None and not isinstance(value, str)):
+        return False
+    return holds(operator, tuple(option for option in options if isinstance(option, str)), value)

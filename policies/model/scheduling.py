@@ -13,7 +13,9 @@ describes (k8s.io/component-helpers/scheduling/corev1: MatchNodeSelectorTerms, T
   one value;
 * the Pod must tolerate every NoSchedule and NoExecute taint of the node (PreferNoSchedule only steers): a
   toleration matches a taint when its effect is empty or the same, its key is empty or the same, and its
-  operator is Exists, or Equal (the default) with the same value.
+  operator is Exists, or Equal (the default) with the same value;
+* a platform may add a toleration to the Pods it admits (GKE's for its Arm taint, to Pods that select arm64, and
+  for GKE Sandbox, to Pods of runtimeClassName gvisor): such a taint is :attr:`Taint.granted` to those Pods.
 
 A pool's nodes are a :class:`NodeSpace` per machine: for each label key, the values its nodes may carry
 (one, several, any) or none. What is not known (a preview unknown, a label the platform may or may not set)
@@ -26,10 +28,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, is_list, is_mapping
 
 BLOCKING = ("NoSchedule", "NoExecute")  # the effects that keep a Pod off a node (PreferNoSchedule does not)
-OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+ARCH = "kubernetes.io/arch"
 
 
 class _Any:
@@ -56,6 +59,7 @@ class Taint:
     key: str
     value: str
     effect: str
+    granted: str = ""  # the platform adds its toleration to Pods that ask for this ("arm64", "gvisor")
 
     @property
     def text(self) -> str:
@@ -98,6 +102,20 @@ class PodPlacement:
     tolerations: tuple[Mapping[str, Any], ...]
     unknown: Unknown | None = None
     unreadable: bool = False  # a part the API server would refuse (the architecture policy reports it)
+    runtime_class: str | None = None  # spec.runtimeClassName
+
+    @property
+    def granted(self) -> frozenset[str]:
+        """What a platform grants the Pods a toleration for: "arm64" when their nodeSelector or a required node
+        affinity term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox)."""
+        found: set[str] = set()
+        if (ARCH, "arm64") in self.selector or any(
+                expression.key == ARCH and expression.operator == "In" and "arm64" in expression.values
+                for term in self.terms or () for expression in term):
+            found.add("arm64")
+        if self.runtime_class == "gvisor":
+            found.add("gvisor")
+        return frozenset(found)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -132,9 +150,12 @@ def _first_unknown(value: Any) -> Unknown | None:
     return None
 
 
-def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any) -> PodPlacement:
-    """A Pod's placement constraints from the plain values of its nodeSelector, nodeAffinity and tolerations."""
-    unknown = _first_unknown(node_selector) or _first_unknown(node_affinity) or _first_unknown(tolerations)
+def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any,
+                  runtime_class: Any = None) -> PodPlacement:
+    """A Pod's placement constraints from the plain values of its nodeSelector, nodeAffinity, tolerations and
+    runtimeClassName."""
+    unknown = _first_unknown(node_selector) or _first_unknown(node_affinity) or _first_unknown(tolerations) \
+        or _first_unknown(runtime_class)
     if unknown is not None:
         return PodPlacement((), None, (), unknown)
     unreadable = False
@@ -165,7 +186,8 @@ def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any) -> P
     kept = tuple(item for item in tolerations if is_mapping(item)) if is_list(tolerations) else ()
     if tolerations is not None and (not is_list(tolerations) or len(kept) != len(tolerations)):
         unreadable = True
-    return PodPlacement(tuple(selector), None if terms is None else tuple(terms), kept, None, unreadable)
+    return PodPlacement(tuple(selector), None if terms is None else tuple(terms), kept, None, unreadable,
+                        runtime_class if isinstance(runtime_class, str) else None)
 
 
 _MATCHES_ANY_NODE = (Expression("", "Exists", ()),)  # a term of matchFields only: node names are not known here
@@ -183,7 +205,7 @@ def _term(term: Any) -> tuple[Expression, ...] | None:
             return None
         key, operator = expression.get("key"), expression.get("operator")
         values = _texts(expression.get("values", [])) if expression.get("values") is not None else ()
-        if not isinstance(key, str) or operator not in OPERATORS or values is None:
+        if not isinstance(key, str) or operator not in NODE_OPERATORS or values is None:
             return None
         found.append(Expression(key, operator, values))
     if expressions is not None and not is_list(expressions):
@@ -195,38 +217,17 @@ def _term(term: Any) -> tuple[Expression, ...] | None:
 
 # --- matching ----------------------------------------------------------------------------------
 
-def _integer(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
-
-
-def holds(expression: Expression, value: str | None) -> bool:
+def matches(expression: Expression, value: str | None) -> bool:
     """One expression against a node's value of its key (None: the node has no such label)."""
-    operator = expression.operator
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    if operator == "In":
-        return value is not None and value in expression.values
-    if operator == "NotIn":
-        return value is None or value not in expression.values
-    # Gt, Lt: one integer value; the node's label an integer too
-    bound = _integer(expression.values[0]) if len(expression.values) == 1 else None
-    number = _integer(value) if value is not None else None
-    if bound is None or number is None:
-        return False
-    return number > bound if operator == "Gt" else number < bound
+    return holds(expression.operator, expression.values, value)
 
 
 def satisfiable(expressions: Sequence[Expression], domain: Domain | None) -> bool:
     """Whether some node of a space, whose key has ``domain``, meets all ``expressions`` on that key."""
     if domain is None:
-        return all(holds(expression, None) for expression in expressions)
+        return all(matches(expression, None) for expression in expressions)
     if isinstance(domain, frozenset):
-        return any(all(holds(expression, value) for expression in expressions) for value in domain)
+        return any(all(matches(expression, value) for expression in expressions) for value in domain)
     if isinstance(domain, _Maybe):
         return True  # present with some value, or absent: either may meet them
     # ANY: present, with a value not known here
@@ -238,7 +239,7 @@ def satisfiable(expressions: Sequence[Expression], domain: Domain | None) -> boo
             wanted = set(expression.values) if wanted is None else wanted & set(expression.values)
     if wanted is None:
         return True  # some value meets NotIn, Exists, Gt and Lt
-    return any(all(holds(expression, value) for expression in expressions) for value in wanted)
+    return any(all(matches(expression, value) for expression in expressions) for value in wanted)
 
 
 Failure = Literal["selector", "affinity"]
@@ -298,6 +299,8 @@ def tolerates(toleration: Mapping[str, Any], taint: Taint) -> bool:
 
 
 def untolerated(placement: PodPlacement, taints: Iterable[Taint]) -> tuple[Taint, ...]:
-    """The taints that keep the Pod off the node: NoSchedule and NoExecute ones no toleration matches."""
-    return tuple(taint for taint in taints if taint.effect in BLOCKING
+    """The taints that keep the Pod off the node: NoSchedule and NoExecute ones no toleration matches (nor one the
+    platform grants the Pod)."""
+    granted = placement.granted
+    return tuple(taint for taint in taints if taint.effect in BLOCKING and taint.granted not in granted
                  and not any(tolerates(toleration, taint) for toleration in placement.tolerations))

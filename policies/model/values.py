@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +92,17 @@ def derived(value: str, *sources: Any) -> str:
     """``value``, computed from ``sources``: secret (``[secret]`` in messages) when any of them is, such as
     the node architecture a Pod needs when its pool's architecture is secret."""
     return SecretText(value) if any(is_secret(source) for source in sources) else value
+
+
+def listed(values: Iterable[Any], separator: str = ", ") -> str:
+    """Values joined for a message, each formatted as an f-string formats it, so that a secret reads
+    ``[secret]`` (``str.join`` would copy its plain text)."""
+    return separator.join(format(value) for value in values)
+
+
+def quoted(values: Iterable[Any]) -> str:
+    """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'."""
+    return listed(f"'{value}'" for value in values)
 
 
 def undetermined(message: str) -> Unknown:

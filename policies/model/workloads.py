@@ -12,12 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..adapters.findings import listed
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
 from .scheduling import PodPlacement, pod_placement
-from .values import SecretText, Unknown, as_int, child, is_mapping, plain, type_name
+from .values import SecretText, Unknown, as_int, child, is_mapping, listed, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -155,7 +154,8 @@ class Workload:
         """What the scheduler matches against a node: nodeSelector, required node affinity, tolerations."""
         if isinstance(self.pod_spec, Unknown):
             return PodPlacement((), None, (), self.pod_spec)
-        return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")))
+        return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")),
+                             child(self.pod_spec, "runtimeClassName"))
 
     @functools.cached_property
     def scheduler_bypassed(self) -> bool | Unknown:

@@ -150,6 +150,13 @@ def _naming(platform: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     return frozenset(families), {part: frozenset(values) for part, values in parts.items()}
 
 
+def family_of(platform: str, name: str) -> str | None:
+    """The family of a machine's name by its platform's naming (m7g, n2-standard, D{n}s_v5), None when the name
+    does not follow it."""
+    split = _split(platform, name)
+    return split[0] if split is not None else None
+
+
 def new_family(platform: str, name: str) -> str | None:
     """The family ``name`` would belong to, when it reads as a machine newer than the catalog."""
     split = _split(platform, name)

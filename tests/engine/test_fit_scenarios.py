@@ -61,11 +61,13 @@ def test_the_exact_messages_on_eks():
     assert sorted(v.finding for v in result.violations) == [
         "Deployment 'cpu-over': one Pod requests 1931m of CPU, more than a node of pool 'general' of ComputeCluster "
         "'compute' (machine t4g.small) can give it: 2 cores capacity - 70m kube-reserved = 1930m allocatable; it can "
-        "never be scheduled there: request at most 1930m, or place the workload on a pool of larger machines",
+        "never be scheduled there: request at most 1930m, or place the workload on a pool of larger machines (the "
+        "smallest AWS machine of its family whose node holds one Pod: t4g.xlarge, 4 vCPUs, 16 GiB)",
         "Deployment 'memory-over': one Pod requests 1572 MiB of memory, more than a node of pool 'general' of "
         "ComputeCluster 'compute' (machine t4g.small) can give it: 2 GiB capacity - 376 MiB kube-reserved - 100 MiB "
         "eviction threshold = 1572 MiB allocatable; it can never be scheduled there: request at most 1572 MiB, or "
-        "place the workload on a pool of larger machines"]
+        "place the workload on a pool of larger machines (the smallest AWS machine of its family whose node holds "
+        "one Pod: t4g.medium, 2 vCPUs, 4 GiB)"]
 
 
 def test_a_profile_pool_on_an_existing_cluster():

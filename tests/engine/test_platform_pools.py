@@ -76,3 +76,107 @@ def test_gke_and_aks_node_pools_at_both_sides():
     tolerates = {"tolerations": [{"key": "sku", "operator": "Exists"}]}
     assert engine_run([tainted, api("12188Mi", pod=tolerates)], "azure").violations == []
     assert verdicts(engine_run([tainted, api("1Gi")], "azure")) == [("workload-schedulable", "api")]
+
+
+# --- A cluster's own pools (SPEC 14.1), each source at both sides of SPEC 11's numbers, through the engine's door ---
+
+def test_gke_cluster_default_pool_of_n1_standard_1_at_both_sides():
+    """gcp-py-gke's default pool: n1-standard-1 has 3.75 GB = 3840 MiB; GKE reserves 25% of it (960 MiB) and the
+    100 MiB eviction threshold: 3840 - 960 - 100 = 2780 MiB allocatable. 3 nodes (initialNodeCount 3 in one zone)
+    of 110 Pods each: 330 Pods."""
+    from builders import gke_cluster
+
+    def canary(memory, replicas=1):
+        return deployment("canary", requests={"memory": memory}, spec={"replicas": replicas})
+
+    assert engine_run([gke_cluster("gke"), canary("2780Mi")], "gcp").violations == []
+    assert verdicts(engine_run([gke_cluster("gke"), canary("2781Mi")], "gcp")) == [("workload-fits-pool", "canary")]
+    assert engine_run([gke_cluster("gke"), canary("1Mi", 330)], "gcp").violations == []
+    assert verdicts(engine_run([gke_cluster("gke"), canary("1Mi", 331)], "gcp")) == [("pool-capacity", "gke")]
+
+
+def test_gke_arm_pools_are_tainted_and_pods_that_select_arm64_tolerate_it():
+    """GKE taints every Arm node kubernetes.io/arch=arm64:NoSchedule and adds the toleration to Pods that select
+    arm64 (prepare-arm-workloads-for-deployment): an unpinned Pod cannot land on a cluster whose only pool is Arm."""
+    from builders import gke_cluster
+
+    arm = gke_cluster("gke", "t2a-standard-2")
+    refused = engine_run([arm, deployment("api")], "gcp")
+    assert verdicts(refused) == [("workload-schedulable", "api")]
+    assert "pool 'default-pool' of GKE cluster 'gke' has taint kubernetes.io/arch=arm64:NoSchedule that it does " \
+           "not tolerate" in refused.violations[0].finding
+    assert engine_run([arm, deployment("api", node_selector=ARM64)], "gcp").violations == []
+
+
+def test_aks_managed_cluster_inline_pool_of_standard_ds2_v2_at_both_sides():
+    """azure-py-aks's agentpool: Standard_DS2_v2 has 7 GiB = 7168 MiB; AKS reserves the lesser of 20 MB x 110 Pods +
+    50 MB (2250 MB = 2145 MiB) and 25% (1792 MiB), and 100 MiB: 7168 - 1792 - 100 = 5276 MiB allocatable; it runs
+    amd64, so an arm64 pin is refused."""
+    from builders import managed_cluster
+
+    assert engine_run([managed_cluster("aks"), deployment("api", requests={"memory": "5276Mi"})],
+                      "azure").violations == []
+    assert verdicts(engine_run([managed_cluster("aks"), deployment("api", requests={"memory": "5277Mi"})],
+                               "azure")) == [("workload-fits-pool", "api")]
+    assert verdicts(engine_run([managed_cluster("aks"), deployment("api", node_selector=ARM64)], "azure")) == [
+        ("workload-schedulable", "api")]
+
+
+def test_eks_self_managed_nodes_of_t3_medium_at_both_sides():
+    """pulumi-eks's default node group: t3.medium, 4096 - (11 x 17 + 255) - 100 = 3554 MiB allocatable and 17 Pods
+    a node (3 ENIs x (6 addresses - 1) + 2); maxSize 2: 34 Pods."""
+    from builders import self_managed_group
+
+    assert engine_run([self_managed_group("nodes"), deployment("api", requests={"memory": "3554Mi"})],
+                      "aws").violations == []
+    assert verdicts(engine_run([self_managed_group("nodes"), deployment("api", requests={"memory": "3555Mi"})],
+                               "aws")) == [("workload-fits-pool", "api")]
+    assert engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 34})], "aws").violations == []
+    assert verdicts(engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 35})], "aws")) == [
+        ("pool-capacity", "nodes")]
+
+
+def test_eks_auto_mode_built_in_nodepools_take_amd64_only_outside_the_system_pool():
+    """EKS Auto Mode's general-purpose NodePool runs amd64 only; its system NodePool is tainted CriticalAddonsOnly."""
+    from builders import auto_mode_cluster
+
+    assert engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=AMD64)], "aws").violations == []
+    assert verdicts(engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=ARM64)], "aws")) == [
+        ("workload-schedulable", "api")]
+
+
+def test_compute_cluster_pools_and_platform_pools_in_one_stack():
+    """A ComputeCluster's pools are placed by the compute.alien.dev labels (t4g.medium: 3554 MiB), the platform's by
+    the scheduler's rules (m7g.large: 8192 - (11 x 29 + 255) - 100 = 7518 MiB): each workload is judged on its own
+    (both arm64: the ComputeCluster's one architecture is every workload's, SPEC section 3, policy 7)."""
+    from builders import CapacityGroup, ComputeClusterArgs, cluster, placed, role
+
+    compute = cluster(ComputeClusterArgs(id="compute", capacity_groups=[CapacityGroup(
+        group_id="apps", min_size=1, max_size=3, instance_type="t4g.medium")]))
+    group = node_group("general", ["m7g.large"], labels={"tier": "general"}, ami_type="AL2023_ARM_64_STANDARD")
+    labelled = deployment("labelled", labels=placed(), node_selector=ARM64, requests={"memory": "3554Mi"})
+    # a worker (its placement labels ignored, seed K) lands by the scheduler's rules only, not on the sole pool
+    scheduled = deployment("scheduled", labels=role("worker"), node_selector={"tier": "general", **ARM64},
+                           requests={"memory": "7518Mi"})
+    assert engine_run([compute, group, labelled, scheduled], "aws").violations == []
+    too_big = deployment("labelled", labels=placed(), node_selector=ARM64, requests={"memory": "3555Mi"})
+    assert verdicts(engine_run([compute, group, too_big, scheduled], "aws")) == [("workload-fits-pool", "labelled")]
+
+
+def test_two_aks_clusters_each_workload_judged_on_its_own_clusters_pools():
+    """Two clusters in one stack (classic-azure-py-aks-multicluster), each with a Kubernetes provider of its own: a
+    Pod of 16 GiB fits Standard_D8s_v5 (west) and no node of Standard_D2s_v5 (east). On east's provider it is
+    refused; on west's it is not; on the default provider every cluster is a candidate and it may run on west."""
+    from builders import classic_aks_cluster, kubernetes_provider
+
+    east = kubernetes_provider("east", classic_aks_cluster("aksCluster-east", "Standard_D2s_v5", location="eastus"))
+    west = kubernetes_provider("west", classic_aks_cluster("aksCluster-west", "Standard_D8s_v5", location="westus"))
+
+    def big(provider=None):
+        return deployment("big", requests={"memory": "16Gi"}, provider=provider)
+
+    refused = engine_run([east, west, big("east")], "azure")
+    assert verdicts(refused) == [("workload-fits-pool", "big")]
+    assert "pool 'aksagentpool' of AKS cluster 'aksCluster-east' has at most" in refused.violations[0].finding
+    assert engine_run([east, west, big("west")], "azure").violations == []
+    assert engine_run([east, west, big()], "azure").violations == []

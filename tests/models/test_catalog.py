@@ -141,8 +141,8 @@ def test_azure_facts_from_the_name_and_family():
         2, 8 * 1024, "x86_64", True)
     constrained = find_machine("azure", "Standard_E16-4as_v5")
     assert constrained is not None and (constrained.vcpus, constrained.memory_mib) == (4, 128 * 1024)
-    legacy = find_machine("azure", "Standard_D11_v2")
-    assert legacy is not None and legacy.vcpus == 2 and legacy.memory_mib is None
+    legacy = find_machine("azure", "Standard_D11_v2")  # memory-optimized Dv2: 2 vCPUs, 14 GiB (its size table)
+    assert legacy is not None and legacy.vcpus == 2 and legacy.memory_mib == 14 * 1024
     arm = find_machine("azure", "Standard_E4pds_v6")
     assert arm is not None and (arm.architecture, arm.nested_virtualization) == ("arm64", False)
     a10 = find_machine("azure", "Standard_NV18ads_A10_v5")

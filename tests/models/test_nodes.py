@@ -11,9 +11,11 @@ from decimal import Decimal
 
 import pytest
 from builders import SHARED
+from builders import group_node as node_of
 
-from compute_guard.policies.model.cluster import Gpu, Pool, Profile
-from compute_guard.policies.model.nodes import default_reservations, node_of
+from compute_guard.policies.model.cluster import CapacityGroup as Pool
+from compute_guard.policies.model.cluster import Gpu, Profile
+from compute_guard.policies.model.nodes import default_reservations
 from compute_guard.policies.model.values import SecretInt, undetermined
 from compute_guard.policies.platforms.catalog import find_machine, machines
 

@@ -10,13 +10,14 @@ from decimal import Decimal
 
 import pytest
 from builders import AMD64, ARM64, GIB, cluster, deployment, run
+from builders import group_node as node_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute_guard.component import CapacityGroup, ComputeClusterArgs, MachineProfile
-from compute_guard.policies.model.cluster import Gpu, Pool, Profile
-from compute_guard.policies.model.nodes import node_of
-from compute_guard.policies.model.pools import pool_machine
+from compute_guard.policies.model.cluster import CapacityGroup as Pool
+from compute_guard.policies.model.cluster import Gpu, Profile
+from compute_guard.policies.model.sources.compute_cluster import pool_machines as pool_machine
 from compute_guard.policies.model.values import SecretText, Unknown, undetermined
 from compute_guard.policies.platforms.catalog import CLOUD_PLATFORMS, DATA, machines
 
@@ -150,7 +151,7 @@ def _pool(instance_type, profile=None, architecture=None):
 def test_every_catalogued_machine_provides_its_own_architecture_and_node(platform):
     for cloud, name, architecture, vcpus, memory in (row for row in EVERY if row[0] == platform):
         found = pool_machine(_pool(name), cloud)
-        assert (found.architecture, found.source, found.name) == (architecture, "machine", name)
+        assert (found.architecture, found.source, found.named) == (architecture, "machine", name)
         node = node_of(_pool(name), cloud, {}, "compute")
         assert node.machine == name
         assert node.capacity.get("cpu") == (None if vcpus is None else Decimal(vcpus * 1000))

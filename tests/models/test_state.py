@@ -14,7 +14,7 @@ from typing import Any
 from builders import valid_cluster_props
 
 from compute_guard.policies.adapters.state import PackState
-from compute_guard.policies.model.placement import cluster_configuration
+from compute_guard.policies.model.sources.compute_cluster import configuration as cluster_configuration
 from compute_guard.policies.model.values import Unknown
 
 CLUSTER_TYPE = "compute:index:ComputeCluster"

@@ -16,12 +16,24 @@ from builders import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from compute_guard.policies.model.sources import parse_platform_pool
+from compute_guard.policies.model.nodes import node_of, override
+from compute_guard.policies.model.sources import pools_of
 from compute_guard.policies.platforms.quantity import PODS
 from compute_guard.testkit import Resource
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
 FITS, SCHEDULABLE = "workload-fits-pool", "workload-schedulable"
+
+
+def parse_platform_pool(kind, props, urn, name):
+    """The one pool a node-pool resource declares, read alone (as a resource policy reads it)."""
+    (pool,) = pools_of(kind, props, urn, name)
+    return pool
+
+
+def first_node(pool):
+    """A node of the pool's first machine, with its own kubelet settings (maxPods) and the platform's defaults."""
+    return node_of(pool.options[0].hardware, pool.platform, override({}, pool.platform, (), pool.kubelet))
 
 
 def raw(resources, platform="aws"):
@@ -81,16 +93,16 @@ def test_an_aks_pools_vm_size_is_checked_and_its_max_pods_decides_allocatable():
     pool = parse_platform_pool("azure-native:containerservice:AgentPool",
                                {"vmSize": "Standard_D4s_v5", "maxPods": 30}, "urn", "apps")
     assert pool is not None
-    node = pool.node(pool.machines[0][0])
+    node = first_node(pool)
     assert node.capacity[PODS] == 30  # and AKS reserves 20 MB x 30 + 50 MB = 650 MB of memory, not 4 GiB
     assert node.reserved["memory"]["kube-reserved"] == 650 * 1000**2
     odd = parse_platform_pool("azure-native:containerservice:AgentPool", {"vmSize": 5}, "urn", "apps")
-    assert odd is not None and odd.named_types == () and odd.machines == ()
+    assert odd is not None and odd.named_types == () and odd.options == ()
 
 
 def test_a_gke_pools_max_pods_per_node_is_its_nodes_pod_slots():
     pool = parse_platform_pool("gcp:container/nodePool:NodePool", {"name": "p", "maxPodsPerNode": 32}, "urn", "p")
-    assert pool is not None and pool.node(pool.machines[0][0]).capacity[PODS] == 32
+    assert pool is not None and first_node(pool).capacity[PODS] == 32
 
 
 def test_the_beta_architecture_label_is_on_every_node():

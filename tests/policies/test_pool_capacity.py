@@ -293,19 +293,26 @@ def test_a_limit_is_judged_only_where_it_is_certain():
 
 
 def test_a_node_groups_max_size_holds_the_pods_only_it_can_take():
-    """maxSize 2 of m7i.large (2 vCPUs: 2000m - 70m kube-reserved = 1930m each, 3860m in all): 3 Pods of 1286m fit
-    (3858m), 3 of 1287m (3861m) do not."""
+    """maxSize 2 of m7i.large (2 vCPUs: 2000m - 70m kube-reserved = 1930m each, 3860m in all): 4 Pods of 965m fit
+    (two a node, 3860m), 4 of 966m (3864m) do not; and 3 Pods of 1286m, 3858m in all, still need a node each (a node
+    holds floor(1930m / 1286m) = 1 of them), 3 nodes (SPEC 11's certain packing bound, on a platform pool as on a
+    ComputeCluster pool)."""
     from builders import AMD64, node_group, workload
 
     group = node_group("general", ["m7i.large"], max_size=2)
 
-    def api(cpu):
-        return workload("Deployment", "api", node_selector=AMD64, requests={"cpu": cpu}, spec={"replicas": 3})
+    def api(cpu, replicas):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"cpu": cpu}, spec={"replicas": replicas})
 
-    assert run(group, api("1286m"), platform="aws").findings("pool-capacity") == []
-    (message,) = run(group, api("1287m"), platform="aws").findings("pool-capacity")
+    assert run(group, api("965m", 4), platform="aws").findings("pool-capacity") == []
+    (message,) = run(group, api("966m", 4), platform="aws").findings("pool-capacity")
     assert message == (
-        "NodeGroup 'general': at its maxSize of 2 nodes it has room for 2 x 1930m = 3860m of CPU allocatable (its "
-        "largest machine m7i.large: 2 cores capacity - 70m kube-reserved = 1930m allocatable); the workloads only it "
-        "can take request 3861m (largest: Deployment 'api' 3 x 1287m), more than it has: raise its maxSize to at "
-        "least 3, or let another pool take some of them")
+        "NodeGroup 'general': at its maxSize of 2 nodes (machine m7i.large) it has room for 2 x 1930m = 3860m of CPU "
+        "allocatable (a node: 2 cores capacity - 70m kube-reserved = 1930m allocatable); the workloads only it can "
+        "take request 3864m (largest: Deployment 'api' 4 x 966m), 3864m in all, more than it has: raise maxSize to at "
+        "least 3, use larger machines or move workloads to another pool")
+    (packing,) = run(group, api("1286m", 3), platform="aws").findings("pool-capacity")
+    assert packing == (
+        "NodeGroup 'general': Deployment 'api' runs 3 Pods and a node (machine m7i.large) holds at most 1 of them "
+        "(1930m of CPU left on a node after its DaemonSets / 1286m per Pod), so they need 3 nodes, more than its "
+        "maxSize of 2: raise maxSize to at least 3, use larger machines or run fewer replicas")

@@ -362,7 +362,7 @@ def test_a_nodepool_of_t4g_medium_holds_3554_mib_and_no_more():
         "Deployment 'api': one Pod requests 3555 MiB of memory, more than any node of the pools that can take it: "
         "pool 'small' (NodePool) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB eviction threshold = "
         "3554 MiB allocatable of memory (t4g.medium); it can never be scheduled: lower its requests or allow larger "
-        "instance types")
+        "instance types (the smallest AWS machine of its family whose node holds one Pod: t4g.large, 2 vCPUs, 8 GiB)")
 
 
 def test_the_largest_machine_a_nodepool_allows_is_what_a_pod_may_use():

@@ -169,7 +169,7 @@ def test_a_secret_architecture_mistake_shows_neither_it_nor_its_hint():
     """The invariance oracle cannot judge a classic mistake (x86_64 and another value get different hints, so
     their plain findings differ): every mistake the pack hints at, marked secret, reads [secret] in its hint too
     ("'[secret]' is not a Kubernetes architecture; Kubernetes calls it 'amd64'" told the value)."""
-    from compute_guard.policies.model.architecture import _MISTAKES
+    from compute_guard.policies.platforms.architectures import MISTAKES as _MISTAKES
 
     for mistake, name in _MISTAKES.items():
         pod = {"containers": [{"name": "a", "image": "i"}],

@@ -14,7 +14,8 @@ from builders import (
     workload,
 )
 
-from compute_guard.policies.model.placement import parse_stack, resolve_dynamic_pool, resolve_placement
+from compute_guard.policies.model.placement import resolve_dynamic_pool, resolve_placement
+from compute_guard.policies.model.stack import parse_stack
 from compute_guard.testkit import capture_program
 
 

@@ -16,6 +16,8 @@ FILES = [str(KARPENTER / "crds" / "karpenter.sh_nodepools.yaml"), str(KARPENTER 
 
 
 def program():
+    aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                    vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
     aws.eks.NodeGroup("system", cluster_name="fleet", node_group_name="system",
                       node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"],
                       instance_types=["m7i.large"], scaling_config=aws.eks.NodeGroupScalingConfigArgs(

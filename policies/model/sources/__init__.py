@@ -1,30 +1,95 @@
-"""Where pools come from besides a ComputeCluster, one module per platform (SPEC section 14): ``karpenter``
-(NodePool), ``eks`` (managed node group), ``gke`` (node pool), ``aks`` (node pool, classic and native).
-:func:`parse_platform_pool` reads one resource of any of them."""
+"""Where pools come from, one module per platform's resources (SPEC sections 2 and 14): each module of this package
+declares its ``SOURCES``, and every one of them yields the same :class:`~policies.model.pool.Pool`.
+
+* ``compute_cluster`` - the ComputeCluster component's capacity groups (placed by compute.alien.dev labels);
+* ``karpenter`` - Karpenter NodePools (and EKS Auto Mode's own, by their node class);
+* ``eks`` - EKS managed node groups, and a cluster's Auto Mode built-in NodePools;
+* ``eks_self_managed`` - autoscaling groups of EC2 instances joining a cluster (pulumi-eks's default node group);
+* ``gke`` - GKE node pools, and a GKE cluster's default and inline pools;
+* ``aks`` - AKS node pools (classic and native), and a cluster's inline agent pools.
+
+Adding a source is adding one module here with ``SOURCES`` (CONTRIBUTING.md, "Adding a pool source"): the package
+finds it, the stack reads its resources, and every policy judges its pools.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..platform_pools import PlatformPool
-from . import aks, eks, gke, karpenter
+from ..clusters import Claim, KubeCluster
+from ..pool import Pool
+from ..resources import StackResource
 
 
-def is_platform_pool(resource_type: Any) -> bool:
-    return (karpenter.is_nodepool(resource_type) or eks.is_node_group(resource_type)
-            or gke.is_node_pool(resource_type) or aks.is_agent_pool(resource_type))
+@dataclass(frozen=True)
+class Unread:
+    """A cluster or pool resource whose pools the pack cannot read (SPEC 14: never silent about a cluster)."""
+
+    urn: str
+    name: str
+    kind: str  # how messages name its resource: GKE cluster, autoscaling Group
+    why: str  # what could not be read, as a clause: "is an Autopilot cluster: Google provisions its nodes"
 
 
-def parse_platform_pool(resource_type: str, props: Any, urn: str, name: str,
-                        node_classes: Mapping[str, Any] | None = None) -> PlatformPool | None:
-    """One pool the platform declares, or None when the resource is not one (node classes: Karpenter's, by name)."""
-    if karpenter.is_nodepool(resource_type):
-        return karpenter.parse_nodepool(props, urn, name, node_classes or {})
-    if eks.is_node_group(resource_type):
-        return eks.parse_node_group(props, urn, name)
-    if gke.is_node_pool(resource_type):
-        return gke.parse_node_pool(props, urn, name)
-    if aks.is_agent_pool(resource_type):
-        return aks.parse_agent_pool(props, urn, name, native=resource_type == aks.NATIVE)
-    return None
+@dataclass
+class Read:
+    """What a source read from the stack's resources of its types."""
+
+    pools: list[tuple[Pool, Claim]] = field(default_factory=list)  # each pool, with how it names its cluster
+    clusters: list[KubeCluster] = field(default_factory=list)  # the cluster resources among them
+    unread: list[Unread] = field(default_factory=list)
+    entries: list[Any] = field(default_factory=list)  # ComputeClusters (policies/model/stack.py ClusterEntry)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a source may read besides its own resources."""
+
+    resources: Mapping[str, StackResource] = field(default_factory=dict)  # every resource of the stack, by URN
+    seen_inputs: Mapping[str, Any] = field(default_factory=dict)  # ComputeCluster inputs analyzed in this run
+
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of resource that declares pools or clusters."""
+
+    name: str  # as the docs name it: "EKS managed node group"
+    types: tuple[str, ...]  # the type tokens it reads
+    read: Callable[[Sequence[StackResource], Context], Read]
+    accepts: Callable[[str], bool] | None = None  # type tokens it reads besides ``types`` (any *:ComputeCluster)
+    judged_alone: bool = True  # a resource policy judges its pools from one resource (cloud-machine-catalog)
+
+    def reads(self, resource_type: str) -> bool:
+        return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))
+
+
+@functools.lru_cache(maxsize=1)
+def sources() -> tuple[Source, ...]:
+    """Every module's sources, in the modules' order by name (a module is found by being here)."""
+    found: list[Source] = []
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda item: item.name):
+        loaded = importlib.import_module(f"{__name__}.{module.name}")
+        found.extend(getattr(loaded, "SOURCES", ()))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=1024)  # a stack has a few dozen type tokens, read for every resource
+def source_of(resource_type: str) -> Source | None:
+    """The source that reads resources of this type, if any."""
+    if not isinstance(resource_type, str):
+        return None
+    return next((source for source in sources() if source.reads(resource_type)), None)
+
+
+def pools_of(resource_type: str, props: Any, urn: str, name: str) -> list[Pool] | None:
+    """The pools one resource declares when read alone (a resource policy's view, in Analyze); None when it is
+    not a pool source's."""
+    source = source_of(resource_type)
+    if source is None or not source.judged_alone:
+        return None
+    return [pool for pool, _claim in source.read([StackResource(resource_type, urn, name, props)], Context()).pools]

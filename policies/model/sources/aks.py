@@ -1,30 +1,49 @@
-"""AKS node pools: ``azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool`` (pulumi-azure)
-and ``azure-native:containerservice:AgentPool`` (pulumi-azure-native), one
-:class:`~policies.model.platform_pools.PlatformPool` each.
+"""AKS: node pools (``azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool`` of pulumi-azure,
+``azure-native:containerservice:AgentPool`` of pulumi-azure-native), and the clusters with their inline pools
+(``azure-native:containerservice:ManagedCluster``'s ``agentPoolProfiles``, pulumi-azure's
+``azure:containerservice/kubernetesCluster:KubernetesCluster``'s ``defaultNodePool``). One
+:class:`~policies.model.pool.Pool` per pool.
 
-From AKS's documentation (learn.microsoft.com/azure/aks/use-node-taints, .../use-labels, .../create-node-pools):
+From AKS's documentation (learn.microsoft.com/azure/aks/use-node-taints, .../use-labels, .../create-node-pools,
+.../use-system-pools):
 
 * its machine is ``vmSize``, its nodes run the machine's architecture;
-* its nodes carry ``nodeLabels``, ``kubernetes.azure.com/agentpool=<name>`` and the well-known labels; other
-  ``kubernetes.azure.com/`` labels may be there with values the pack does not model;
-* its taints are ``nodeTaints``, each ``key=value:Effect`` as kubectl writes it;
-* ``maxPods`` is the kubelet's maxPods (default: the network plugin's, policies/model/nodes.py).
+* its nodes carry ``nodeLabels``, ``kubernetes.azure.com/agentpool=<name>``, ``kubernetes.io/os`` of its
+  ``osType`` (Linux unless Windows) and the well-known labels; other ``kubernetes.azure.com/`` labels may be there
+  with values the pack does not model;
+* its taints are ``nodeTaints``, each ``key=value:Effect`` as kubectl writes it; a classic default pool with
+  ``onlyCriticalAddonsEnabled`` is tainted ``CriticalAddonsOnly=true:NoSchedule`` (use-system-pools, "System and
+  user node pools": "--node-taints CriticalAddonsOnly=true:NoSchedule");
+* ``maxPods`` is the kubelet's maxPods (default: the network plugin's, policies/model/nodes.py);
+* its size is ``maxCount`` when it autoscales, else its count; its zones ``availabilityZones`` (native) or ``zones``
+  (classic), whose nodes are labelled ``<region>-<zone>`` (.../availability-zones, "Verify node distribution").
+
+Every AKS cluster has a system pool (use-system-pools): a pool of a cluster the stack does not declare is never its
+cluster's only one.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from ..platform_pools import PlatformPool
+from ..clusters import Claim, KubeCluster
+from ..pool import Pool
+from ..resources import StackResource
 from ..scheduling import Taint
-from ..values import Unknown, as_int, child, undetermined
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints
+from ..values import Unknown, as_int, child, is_list, undetermined
+from ..values import read as read_value
+from . import Context, Read, Source, Unread
+from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints, zones_of
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
+MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
 AGENT_POOL_LABEL = "kubernetes.azure.com/agentpool"
 MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", *KUBERNETES_MAYBE)
+CRITICAL_ADDONS_ONLY = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 _TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
 
 
@@ -38,25 +57,38 @@ def read_taint(item: Any) -> Taint | Unknown | None:
     return Taint(match.group(1), match.group(2) or "", match.group(3))
 
 
-def parse_agent_pool(props: Any, urn: str, name: str, native: bool) -> PlatformPool:
-    declared = child(props, "agentPoolName" if native else "name")
-    pool_name = declared if isinstance(declared, str) else name
-    labels = base_labels(AGENT_POOL_LABEL, declared)
+def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
+               location: Any = None, critical_only: Any = None) -> Pool:
+    """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool)."""
+    declared = child(props, name_key)
+    pool_name = declared if isinstance(declared, str) else fallback
+    written = zones_of(child(props, "availabilityZones" if native else "zones"))
+    zones = tuple(f"{location}-{zone}" for zone in written) if isinstance(written, tuple) \
+        and isinstance(location, str) else written
+    labels = base_labels(AGENT_POOL_LABEL, declared, zones if isinstance(location, str) else None)
+    os_type = child(props, "osType")
+    if isinstance(os_type, str):
+        labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({os_type.lower()})
+    elif os_type is None:
+        labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({"linux"})  # osType's default
     unknown = add_labels(labels, child(props, "nodeLabels"))
-    size = child(props, "vmSize")
-    names = size if isinstance(size, Unknown) else (size,) if isinstance(size, str) else None
+    size_name = child(props, "vmSize")
+    names = size_name if isinstance(size_name, Unknown) else (size_name,) if isinstance(size_name, str) else None
     found_taints = taints(child(props, "nodeTaints"), read_taint)
     max_pods = child(props, "maxPods")
-    for value in (names, found_taints, max_pods):
+    for value in (names, found_taints, max_pods, os_type, critical_only, zones):
         if isinstance(value, Unknown):
             unknown = unknown or value
     if found_taints is None:
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
+    own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
+    if critical_only is True:
+        own_taints.append(CRITICAL_ADDONS_ONLY)
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
-    return PlatformPool("AgentPool" if native else "KubernetesClusterNodePool", urn, pool_name, "azure", labels,
-                        machines_of("azure", names), found_taints if isinstance(found_taints, tuple) else (), unknown,
-                        MAYBE_PREFIXES, MACHINE_KEYS, kubelet, max_size=_max_size(props, native),
-                        named_types=names if isinstance(names, tuple) else ())
+    return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
+                taints=tuple(own_taints), unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
+                zones=zones, named_types=names if isinstance(names, tuple) else ())
 
 
 def _max_size(props: Any, native: bool) -> int | Unknown | None:
@@ -67,5 +99,54 @@ def _max_size(props: Any, native: bool) -> int | Unknown | None:
     return size(child(props, "maxCount" if autoscales else "count" if native else "nodeCount"))
 
 
-def is_agent_pool(resource_type: str) -> bool:
-    return resource_type in (CLASSIC, NATIVE)
+def _cluster(resource: StackResource, name_key: str) -> KubeCluster:
+    declared = child(resource.props, name_key)
+    names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
+    return KubeCluster(resource.urn, resource.name, "AKS cluster", names)
+
+
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    found = Read()
+    for resource in resources:
+        props = resource.props
+        if resource.type == NATIVE:
+            pool = agent_pool("AgentPool", resource.urn, props, "agentPoolName", resource.name, native=True)
+            found.pools.append((pool, Claim(resource, depends=resource.depends("resourceName"),
+                                            name=child(props, "resourceName"))))
+        elif resource.type == CLASSIC:
+            pool = agent_pool("KubernetesClusterNodePool", resource.urn, props, "name", resource.name, native=False)
+            found.pools.append((pool, Claim(resource, depends=resource.depends("kubernetesClusterId"),
+                                            name=child(props, "kubernetesClusterId"))))
+        elif resource.type == MANAGED_CLUSTER:
+            found.clusters.append(_cluster(resource, "resourceName"))
+            listed = child(props, "agentPoolProfiles")
+            claim = Claim(resource, inline=resource.urn)
+            if isinstance(listed, Unknown):
+                found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",
+                                           "has agentPoolProfiles that are not known yet"))
+                continue
+            for index in range(len(listed)) if is_list(listed) else ():
+                entry = read_value(listed, index)
+                if isinstance(entry, Unknown):
+                    found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",
+                                               f"has agentPoolProfiles[{index}], which is not known yet"))
+                    continue
+                found.pools.append((agent_pool("ManagedCluster", resource.urn, entry, "name",
+                                               f"agentPoolProfiles[{index}]", native=True,
+                                               location=child(props, "location")), claim))
+        else:
+            found.clusters.append(_cluster(resource, "name"))
+            default = child(props, "defaultNodePool")
+            if isinstance(default, Unknown):
+                found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",
+                                           "has a defaultNodePool that is not known yet"))
+                continue
+            if default is not None:
+                found.pools.append((agent_pool("KubernetesCluster", resource.urn, default, "name", "defaultNodePool",
+                                               native=False, location=child(props, "location"),
+                                               critical_only=child(default, "onlyCriticalAddonsEnabled")),
+                                    Claim(resource, inline=resource.urn)))
+    return found
+
+
+SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read),)

@@ -1,12 +1,14 @@
-"""What node-group sources (EKS, GKE, AKS) share: the labels every node carries, a machine's own labels, the
-declared labels and taints read from plain values, and the machines of a list of instance types."""
+"""What the pool sources share: the labels every node carries, a machine's own labels, the declared labels and taints
+read from plain values, the machines of a list of instance types, a node count, and a pool's zones."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, find_machine
+from ..pool import Option, machine_hardware
 from ..scheduling import ANY, Domain, Taint
 from ..values import Unknown, as_int, is_list, is_mapping, plain
 
@@ -21,20 +23,40 @@ EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "kubernetes.io/hostna
 # Kubernetes' own label domains the kubelet, the cloud provider or add-ons may set (node.kubernetes.io/...,
 # feature.node.kubernetes.io/... from node feature discovery): there with values the pack does not model.
 KUBERNETES_MAYBE = ("node.kubernetes.io/", "k8s.io/", "feature.node.kubernetes.io/")
-NODE_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
+ZONE = "topology.kubernetes.io/zone"
+ZONE_KEYS = (ZONE, "failure-domain.beta.kubernetes.io/zone")
 
 
 def machine_labels(machine: Machine, architecture: str | None = None) -> dict[str, str]:
     """The labels a machine's nodes carry; ``architecture`` when the image decides it (EKS's amiType)."""
-    arch = NODE_ARCHITECTURE.get(architecture or machine.architecture, machine.architecture)
+    arch = node_label(architecture or machine.architecture)
     return {ARCH: arch, "beta.kubernetes.io/arch": arch, INSTANCE_TYPE: machine.name,
             "beta.kubernetes.io/instance-type": machine.name}
 
 
-def base_labels(pool_label: str, pool_name: Any) -> dict[str, Domain]:
+def base_labels(pool_label: str | None, pool_name: Any, zones: Any = None) -> dict[str, Domain]:
+    """The labels every node of a pool carries: the well-known ones, its pool-name label, and its zones when known."""
     labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
-    labels[pool_label] = frozenset({pool_name}) if isinstance(pool_name, str) else ANY
+    if pool_label is not None:
+        labels[pool_label] = frozenset({pool_name}) if isinstance(pool_name, str) else ANY
+    if isinstance(zones, tuple) and zones:
+        for key in ZONE_KEYS:
+            labels[key] = frozenset(zones)
     return labels
+
+
+def zones_of(value: Any) -> tuple[str, ...] | Unknown | None:
+    """A list of zone names as written; None when absent, empty or not a list of names."""
+    listed = plain(value)
+    if isinstance(listed, Unknown):
+        return listed
+    if not is_list(listed) or not listed:
+        return None
+    for item in listed:
+        if isinstance(item, Unknown):
+            return item
+    names = tuple(item for item in listed if isinstance(item, str) and item)
+    return names if len(names) == len(listed) else None
 
 
 def add_labels(labels: dict[str, Domain], declared: Any) -> Unknown | None:
@@ -86,15 +108,16 @@ def taints(declared: Any, read: Callable[[Any], Taint | Unknown | None]) -> tupl
     return tuple(found)
 
 
-def machines_of(platform: str, names: Any,
-                architecture: str | None = None) -> tuple[tuple[Machine, dict[str, str]], ...]:
-    """The catalog machines of the instance types; none when one of them is not in the catalog (its nodes are not
-    known, so nothing is judged that depends on them)."""
+def machines_of(platform: str, names: Any, architecture: str | None = None) -> tuple[Option, ...]:
+    """The catalog machines of the instance types (as written: a secret name stays marked); none when one of them
+    is not in the catalog (its nodes are not known, so nothing is judged that depends on them)."""
     if not isinstance(names, tuple):
         return ()
-    known = [find_machine(platform, name) for name in names]
-    return tuple((machine, machine_labels(machine, architecture)) for machine in known if machine is not None) \
-        if None not in known else ()
+    known = [(find_machine(platform, name), name) for name in names]
+    if any(machine is None for machine, _ in known):
+        return ()
+    return tuple(Option(machine_hardware(machine, name), machine_labels(machine, architecture))
+                 for machine, name in known if machine is not None)
 
 
 def size(value: Any) -> int | Unknown | None:

@@ -1,5 +1,6 @@
-"""EKS managed node groups (``aws:eks/nodeGroup:NodeGroup``, as pulumi-aws sends them): one
-:class:`~policies.model.platform_pools.PlatformPool` per node group.
+"""EKS: managed node groups (``aws:eks/nodeGroup:NodeGroup``, as pulumi-aws sends them), and the cluster
+(``aws:eks/cluster:Cluster``) with its EKS Auto Mode built-in NodePools. One :class:`~policies.model.pool.Pool` per
+node group and per built-in NodePool.
 
 From the EKS API reference (docs.aws.amazon.com/eks/latest/APIReference/API_CreateNodegroup.html) and the
 managed node group guide (docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html):
@@ -11,16 +12,27 @@ managed node group guide (docs.aws.amazon.com/eks/latest/userguide/managed-node-
   ``eks.amazonaws.com/capacityType`` (ON_DEMAND, SPOT) and the well-known labels every node has; other
   ``eks.amazonaws.com/`` and AWS labels may be there with values the pack does not model;
 * its taints are ``taints`` with the API's effect names (NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE);
-* its size is ``scalingConfig`` (minSize, maxSize).
+* its size is ``scalingConfig`` (minSize, maxSize); it joins the cluster ``clusterName`` names (or depends on).
+
+An EKS cluster whose ``computeConfig.enabled`` is true runs EKS Auto Mode, with the built-in NodePools listed in
+``computeConfig.nodePools`` (docs.aws.amazon.com/eks/latest/userguide/set-builtin-node-pools.html, "Built-in NodePool
+Reference"): both on-demand, of the C, M and R families of generation 5 or newer, Linux; ``general-purpose`` amd64
+only, ``system`` amd64 and arm64 with the taint ``CriticalAddonsOnly:NoSchedule``. Each is judged as a Karpenter
+NodePool over the AWS catalog (karpenter.py). A cluster with a Fargate profile may run Pods on Fargate, which no
+pool of the stack shows: its pools are not all known.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ..platform_pools import PlatformPool
-from ..scheduling import ANY
+from ..clusters import Claim, KubeCluster
+from ..pool import Pool
+from ..resources import StackResource
+from ..scheduling import ANY, Taint
 from ..values import Unknown, child, is_list, plain, undetermined
+from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
     KUBERNETES_MAYBE,
@@ -32,12 +44,27 @@ from .common import (
     size,
     taints,
 )
+from .karpenter import nodepool
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+CLUSTER = "aws:eks/cluster:Cluster"
+FARGATE_PROFILE = "aws:eks/fargateProfile:FargateProfile"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
 MAYBE_PREFIXES = ("eks.amazonaws.com/", "topology.k8s.aws/", "vpc.amazonaws.com/", *KUBERNETES_MAYBE)
+AUTO_MODE = "Auto Mode NodePool"
+# The built-in NodePools (set-builtin-node-pools.html): on-demand, C, M and R, generation 5 or newer, Linux; the
+# architectures each allows; the system pool's taint.
+_BUILT_IN_COMMON = (("karpenter.sh/capacity-type", "In", ("on-demand",)),
+                    ("eks.amazonaws.com/instance-category", "In", ("c", "m", "r")),
+                    ("eks.amazonaws.com/instance-generation", "Gt", ("4",)),
+                    ("kubernetes.io/os", "In", ("linux",)))
+BUILT_IN = {
+    "general-purpose": ((*_BUILT_IN_COMMON, ("kubernetes.io/arch", "In", ("amd64",))), ()),
+    "system": ((*_BUILT_IN_COMMON, ("kubernetes.io/arch", "In", ("amd64", "arm64"))),
+               (Taint("CriticalAddonsOnly", "", "NoSchedule"),)),
+}
 
 
 def ami_architecture(ami_type: Any) -> str | None:
@@ -63,9 +90,10 @@ def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
     return tuple(name for name in listed if isinstance(name, str))
 
 
-def parse_node_group(props: Any, urn: str, name: str) -> PlatformPool:
+def parse_node_group(resource: StackResource) -> Pool:
+    props = resource.props
     declared = child(props, "nodeGroupName")
-    pool_name = declared if isinstance(declared, str) else name
+    pool_name = declared if isinstance(declared, str) else resource.name
     labels = base_labels(NODE_GROUP_LABEL, declared)
     capacity = child(props, "capacityType")
     labels["eks.amazonaws.com/capacityType"] = frozenset({capacity}) if isinstance(capacity, str) else \
@@ -80,12 +108,64 @@ def parse_node_group(props: Any, urn: str, name: str) -> PlatformPool:
     if names is None or found_taints is None:
         unknown = unknown or undetermined(f"node group '{pool_name}' has instance types or taints its schema refuses")
     architecture = ami_architecture(ami)  # the AMI's is the nodes' (a machine of the other cannot join)
-    return PlatformPool("NodeGroup", urn, pool_name, "aws", labels, machines_of("aws", names, architecture),
-                        found_taints if isinstance(found_taints, tuple) else (), unknown, MAYBE_PREFIXES,
-                        MACHINE_KEYS, named_types=names if isinstance(names, tuple) else (),
-                        ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
-                        max_size=size(child(child(props, "scalingConfig"), "maxSize")))
+    scaling = child(props, "scalingConfig")
+    return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=machines_of("aws", names, architecture),
+                labels=labels, taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
+                maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
+                named_types=names if isinstance(names, tuple) else (),
+                ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture)
 
 
-def is_node_group(resource_type: str) -> bool:
-    return resource_type == NODE_GROUP
+def cluster_of(resource: StackResource) -> KubeCluster:
+    declared = child(resource.props, "name")
+    names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
+    return KubeCluster(resource.urn, resource.name, "EKS cluster", names)
+
+
+def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]:
+    """The built-in NodePools an EKS cluster's computeConfig enables (none without Auto Mode)."""
+    config = child(resource.props, "computeConfig")
+    enabled = child(config, "enabled")
+    listed = plain(child(config, "nodePools"))
+    late = next((value for value in (config, enabled, listed) if isinstance(value, Unknown)), None)
+    if late is not None:
+        return [], Unread(resource.urn, resource.name, "EKS cluster",
+                          "has an Auto Mode computeConfig that is not known yet, so its built-in NodePools are not")
+    if enabled is not True:
+        return [], None
+    names = [name for name in listed if isinstance(name, str)] if is_list(listed) else []
+    pools = []
+    for name in names:
+        if name not in BUILT_IN:
+            continue
+        requirements, built_in_taints = BUILT_IN[name]
+        pools.append(nodepool(AUTO_MODE, resource.urn, name, name, list(requirements), built_in_taints,
+                              auto_mode=True))
+    return pools, None
+
+
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    found = Read()
+    fargate = {urn for resource in resources if resource.type == FARGATE_PROFILE
+               for urn in resource.depends("clusterName")}
+    for resource in resources:
+        if resource.type == NODE_GROUP:
+            found.pools.append((parse_node_group(resource), Claim(resource, depends=resource.depends("clusterName"),
+                                                                  name=child(resource.props, "clusterName"))))
+        elif resource.type == CLUSTER:
+            cluster = cluster_of(resource)
+            pools, unread = auto_mode_pools(resource)
+            if resource.urn in fargate:
+                unread = Unread(resource.urn, resource.name, "EKS cluster",
+                                "has a Fargate profile, whose Pods run on Fargate nodes no pool of the stack shows")
+            if unread is not None:  # nodes no pool of the stack shows: "no pool can run it" is not certain there
+                cluster = KubeCluster(cluster.urn, cluster.name, cluster.kind, cluster.names, pools_known=False)
+            found.clusters.append(cluster)
+            found.pools.extend((pool, Claim(resource, inline=resource.urn)) for pool in pools)
+            if unread is not None:
+                found.unread.append(unread)
+    return found
+
+
+SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read),)

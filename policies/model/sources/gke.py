@@ -1,5 +1,6 @@
-"""GKE node pools (``gcp:container/nodePool:NodePool``, as pulumi-gcp sends them): one
-:class:`~policies.model.platform_pools.PlatformPool` per node pool.
+"""GKE: node pools (``gcp:container/nodePool:NodePool``, as pulumi-gcp sends them), and the cluster
+(``gcp:container/cluster:Cluster``) with its default pool or its inline ``nodePools``. One
+:class:`~policies.model.pool.Pool` per node pool.
 
 From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/NodeConfig, and
 .../how-to/node-taints, .../concepts/node-pools):
@@ -8,19 +9,38 @@ From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/referenc
   default machine type is e2-medium"), its nodes run the machine's architecture;
 * its nodes carry ``nodeConfig.labels``, ``cloud.google.com/gke-nodepool=<name>`` and the well-known labels; other
   ``cloud.google.com/`` labels (machine family, spot, ...) may be there with values the pack does not model;
-* its taints are ``nodeConfig.taints`` with the API's effect names (NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE).
-  GKE also taints Arm nodes ``kubernetes.io/arch=arm64:NoSchedule`` and adds the toleration to Pods that select
-  arm64 (.../how-to/prepare-arm-workloads-for-deployment); the pack leaves that taint out, which can only let
-  something through, never refuse it;
-* ``maxPodsPerNode`` is the kubelet's maxPods (default 110).
+* its taints are ``nodeConfig.taints`` with the API's effect names (NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE);
+* GKE's own: every Arm node is tainted ``kubernetes.io/arch=arm64:NoSchedule`` unless
+  ``nodeConfig.taintConfig.architectureTaintBehavior`` is ``NONE``, and GKE adds the toleration to a Pod whose node
+  selector or node affinity selects arm64 (.../how-to/prepare-arm-workloads-for-deployment, "Overview"); a pool with
+  ``nodeConfig.sandboxConfig`` (GKE Sandbox) carries label and taint ``sandbox.gke.io/runtime=gvisor`` (NoSchedule),
+  and GKE adds the toleration to Pods of ``runtimeClassName: gvisor`` (.../how-to/sandbox-pods, "Working with
+  GKE Sandbox");
+* ``maxPodsPerNode`` is the kubelet's maxPods (default 110);
+* its size: ``autoscaling.totalMaxNodeCount``, else ``maxNodeCount`` (with autoscaling) or ``nodeCount`` (without)
+  per zone, times its zones (``nodeLocations``, else its cluster's); ``initialNodeCount`` per zone when nothing
+  else says (.../reference/rest/v1/projects.locations.clusters.nodePools: "the number of nodes ... in each of
+  the cluster's zones").
+
+The cluster's default pool (``default-pool``) is there unless ``removeDefaultNodePool`` is true or ``nodePools`` is
+given: its nodes are ``nodeConfig``'s, ``initialNodeCount`` per zone of ``nodeLocations``, else of its ``location``
+when that is a zone (a region: the count is not known). ``enableAutopilot``: Google provisions nodes for each Pod,
+so no pool is known (GKE Autopilot, .../concepts/autopilot-overview).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
-from ..platform_pools import PlatformPool
-from ..values import Unknown, as_int, child, undetermined
+from ..clusters import Claim, KubeCluster
+from ..pool import Pool
+from ..resources import StackResource
+from ..scheduling import ANY, Taint
+from ..values import Unknown, as_int, child, is_list, undetermined
+from ..values import read as read_value
+from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
     KUBERNETES_MAYBE,
@@ -31,36 +51,145 @@ from .common import (
     object_taint,
     size,
     taints,
+    zones_of,
 )
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
+CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 DEFAULT_MACHINE = "e2-medium"  # NodeConfig.machineType: "If unspecified, the default machine type is e2-medium"
+DEFAULT_POOL = "default-pool"  # the default node pool's name (.../concepts/node-pools, "Default node pool")
 MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", *KUBERNETES_MAYBE)
+ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule", granted="arm64")
+SANDBOX = "sandbox.gke.io/runtime"
+SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
+_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")  # us-central1-a; a region has no zone letter
 
 
-def parse_node_pool(props: Any, urn: str, name: str) -> PlatformPool:
-    declared = child(props, "name")
-    pool_name = declared if isinstance(declared, str) else name
-    labels = base_labels(NODE_POOL_LABEL, declared)
+def _sandboxed(config: Any) -> bool | Unknown:
+    sandbox = child(config, "sandboxConfig")
+    if isinstance(sandbox, Unknown):
+        return sandbox
+    kind = child(sandbox, "sandboxType")
+    kind = child(sandbox, "type") if kind is None else kind
+    if isinstance(kind, Unknown):
+        return kind
+    return isinstance(kind, str) and kind.lower() == "gvisor"
+
+
+def _arm_taint(config: Any) -> bool | Unknown:
+    behaviour = child(child(config, "taintConfig"), "architectureTaintBehavior")
+    if isinstance(behaviour, Unknown):
+        return behaviour
+    return behaviour != "NONE"
+
+
+def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, ...] | Unknown | None,
+              default_pool: bool = False) -> Pool:
+    """One node pool: a NodePool resource's props, an inline nodePools entry, or (``default_pool``) a cluster's own
+    nodeConfig; ``zones``: the cluster's, for a pool that names none."""
+    declared = DEFAULT_POOL if default_pool else child(props, "name")
+    pool_name = declared if isinstance(declared, str) else fallback
     config = child(props, "nodeConfig")
+    own = None if default_pool else zones_of(child(props, "nodeLocations"))
+    pool_zones = own if own is not None else zones
+    labels = base_labels(NODE_POOL_LABEL, declared, pool_zones)
     unknown = config if isinstance(config, Unknown) else add_labels(labels, child(config, "labels"))
     machine = child(config, "machineType")
     names = machine if isinstance(machine, Unknown) else (machine if isinstance(machine, str) else DEFAULT_MACHINE,)
     found_taints = taints(child(config, "taints"), lambda item: object_taint(item, API_EFFECTS))
-    max_pods = child(props, "maxPodsPerNode")
-    for value in (names, found_taints, max_pods):
+    max_pods = child(props, "defaultMaxPodsPerNode" if default_pool else "maxPodsPerNode")
+    sandboxed, arm_taint = _sandboxed(config), _arm_taint(config)
+    for value in (names, found_taints, max_pods, sandboxed, arm_taint, pool_zones):
         if isinstance(value, Unknown):
             unknown = unknown or value
     if found_taints is None:
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
+    options = machines_of("gcp", names)
+    own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
+    if arm_taint is True and any(option.node_architecture == "arm64" for option in options):
+        own_taints.append(ARM_TAINT)
+    if sandboxed is True:
+        labels[SANDBOX] = frozenset({"gvisor"})
+        own_taints.append(SANDBOX_TAINT)
+    elif isinstance(sandboxed, Unknown):
+        labels[SANDBOX] = ANY
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
-    return PlatformPool("GKE NodePool", urn, pool_name, "gcp", labels, machines_of("gcp", names),
-                        found_taints if isinstance(found_taints, tuple) else (), unknown, MAYBE_PREFIXES,
-                        MACHINE_KEYS, kubelet, named_types=names if isinstance(names, tuple) else (),
-                        max_size=size(child(child(props, "autoscaling"), "totalMaxNodeCount")))
-# (maxNodeCount and nodeCount are per zone, and the zones are the cluster's: only a total bounds the pool here)
+    per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
+    total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))
+    max_size: int | Unknown | None = total
+    if total is None and isinstance(per_zone, Unknown):
+        max_size = per_zone
+    elif total is None and isinstance(per_zone, int) and isinstance(pool_zones, tuple):
+        max_size = per_zone * len(pool_zones)
+    return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
+                unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS, kubelet=kubelet,
+                max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
+                named_types=names if isinstance(names, tuple) else ())
 
 
-def is_node_pool(resource_type: str) -> bool:
-    return resource_type == NODE_POOL
+def _per_zone(props: Any) -> int | Unknown | None:
+    """The most nodes per zone: maxNodeCount with autoscaling, else nodeCount, else initialNodeCount."""
+    autoscaling = child(props, "autoscaling")
+    if isinstance(autoscaling, Unknown):
+        return autoscaling
+    if autoscaling is not None:
+        return size(child(autoscaling, "maxNodeCount"))
+    count = child(props, "nodeCount")
+    return size(count if count is not None else child(props, "initialNodeCount"))
+
+
+def cluster_zones(props: Any) -> tuple[str, ...] | Unknown | None:
+    """The zones a cluster's nodes are in: its nodeLocations, else its location when that is a zone."""
+    listed = zones_of(child(props, "nodeLocations"))
+    if listed is not None:
+        return listed
+    location = child(props, "location")
+    if isinstance(location, Unknown):
+        return location
+    return (location,) if isinstance(location, str) and _ZONE.match(location) else None
+
+
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    found = Read()
+    for resource in resources:
+        props = resource.props
+        if resource.type == NODE_POOL:
+            pool = node_pool("GKE NodePool", resource.urn, props, resource.name, None)
+            found.pools.append((pool, Claim(resource, depends=resource.depends("cluster"),
+                                            name=child(props, "cluster"))))
+            continue
+        declared = child(props, "name")
+        names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
+        zones = cluster_zones(props)
+        autopilot = child(props, "enableAutopilot")
+        if autopilot is True or isinstance(autopilot, Unknown):
+            found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
+                                              zones=zones))
+            found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
+                                       "is an Autopilot cluster: Google provisions nodes for each Pod, so no pool is "
+                                       "known" if autopilot is True else "may be an Autopilot cluster (enableAutopilot "
+                                       "is not known yet), so its pools are not known"))
+            continue
+        found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones))
+        inline = child(props, "nodePools")
+        removed = child(props, "removeDefaultNodePool")
+        claim = Claim(resource, inline=resource.urn)
+        if isinstance(inline, Unknown) or isinstance(removed, Unknown):
+            found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
+                                       "has node pools that are not known yet"))
+        elif is_list(inline) and len(inline) > 0:
+            for index in range(len(inline)):
+                entry = read_value(inline, index)
+                if isinstance(entry, Unknown):
+                    found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
+                                               f"has nodePools[{index}], which is not known yet"))
+                    continue
+                found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones),
+                                    claim))
+        elif removed is not True:
+            found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True), claim))
+    return found
+
+
+SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read),)

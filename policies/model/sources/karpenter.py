@@ -13,103 +13,102 @@ spec.requirements", scheduling.md "Well-Known Labels" and "User-Defined Labels")
   hostname: any value unless a requirement narrows it); a label that is none of these and not
   ``karpenter.k8s.aws/*`` is never on its nodes ("pods will remain pending");
 * its taints are ``spec.template.spec.taints``; ``startupTaints`` are removed before Pods schedule;
-* its kubelet settings (maxPods, kubeReserved, systemReserved, evictionHard) are its EC2NodeClass's.
+* its kubelet settings (maxPods, kubeReserved, systemReserved, evictionHard) are its EC2NodeClass's;
+* its zones are its ``topology.kubernetes.io/zone`` requirement's (In), else not known.
+
+A NodePool whose ``nodeClassRef.group`` is ``eks.amazonaws.com`` is an EKS Auto Mode NodePool (SPEC 14.1): its
+instance labels have the ``eks.amazonaws.com/`` prefix instead of ``karpenter.k8s.aws/`` ("EKS Auto Mode Supported
+Labels", docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html), and its nodes carry
+``eks.amazonaws.com/compute-type=auto`` (.../associate-workload.html). A cluster's built-in Auto Mode NodePools are
+read by eks.py and judged here alike (:func:`nodepool`).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, machines
 from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
-from ..platform_pools import PlatformPool
+from ..clusters import Claim
+from ..pool import Option, Pool, machine_hardware
+from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
+from ..selectors import KARPENTER_OPERATORS, holds
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from .common import KUBERNETES_EFFECTS, add_labels, object_taint, taints
+from . import Context, Read, Source
+from .common import KUBERNETES_EFFECTS, ZONE, add_labels, object_taint, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
+AUTO_MODE_GROUP = "eks.amazonaws.com"  # an EKS Auto Mode NodeClass's API group
 
 ARCH = "kubernetes.io/arch"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 AWS = "karpenter.k8s.aws/"
+AUTO = "eks.amazonaws.com/"
+_INSTANCE_LABELS = ("instance-family", "instance-category", "instance-generation", "instance-size", "instance-cpu",
+                    "instance-memory")
 # The labels an instance type decides (scheduling.md, "Well-Known Labels"), with the deprecated spellings
-# Karpenter translates ("Karpenter translates the following deprecated labels to their stable equivalents").
+# Karpenter translates ("Karpenter translates the following deprecated labels to their stable equivalents"), under
+# Karpenter's prefix and EKS Auto Mode's.
 MACHINE_KEYS = (ARCH, "beta.kubernetes.io/arch", INSTANCE_TYPE, "beta.kubernetes.io/instance-type",
-                f"{AWS}instance-family", f"{AWS}instance-category", f"{AWS}instance-generation",
-                f"{AWS}instance-size", f"{AWS}instance-cpu", f"{AWS}instance-memory")
+                *(f"{AWS}{label}" for label in _INSTANCE_LABELS), *(f"{AUTO}{label}" for label in _INSTANCE_LABELS))
 # Labels on every node Karpenter starts, with values the NodePool may narrow (scheduling.md, "Well-Known Labels").
 EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "topology.kubernetes.io/zone",
               "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
               "failure-domain.beta.kubernetes.io/region", "kubernetes.io/hostname", "karpenter.sh/capacity-type",
-              "topology.k8s.aws/zone-id", "karpenter.k8s.aws/ec2nodeclass")
+              "topology.k8s.aws/zone-id")
 # Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...): present on some nodes.
 MAYBE_PREFIXES = (AWS,)
-_ARCHITECTURE = {"x86_64": "amd64", "arm64": "arm64"}
+AUTO_MAYBE_PREFIXES = (AUTO,)
 # The category and generation of an instance type, as Karpenter's AWS provider reads them from its name
 # (aws/karpenter-provider-aws pkg/providers/instancetype: the letters, an optional -<n>tb, the generation).
 _SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+)")
 _LETTERS = re.compile(r"^[a-z]+")
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte")
 
 
-def machine_labels(machine: Machine) -> dict[str, str]:
-    """The labels the nodes of an instance type carry that the type itself decides."""
+def machine_labels(machine: Machine, prefix: str = AWS) -> dict[str, str]:
+    """The labels the nodes of an instance type carry that the type itself decides (``prefix``: Karpenter's, or
+    EKS Auto Mode's)."""
     family, _, size = machine.name.partition(".")
-    labels = {ARCH: _ARCHITECTURE.get(machine.architecture, machine.architecture), INSTANCE_TYPE: machine.name,
-              f"{AWS}instance-family": family, f"{AWS}instance-size": size}
+    labels = {ARCH: node_label(machine.architecture), INSTANCE_TYPE: machine.name,
+              f"{prefix}instance-family": family, f"{prefix}instance-size": size}
     labels["beta.kubernetes.io/arch"] = labels[ARCH]
     labels["beta.kubernetes.io/instance-type"] = machine.name
     scheme = _SCHEME.match(family)
     category = _LETTERS.match(family)
     if category is not None:
-        labels[f"{AWS}instance-category"] = category.group(0)
+        labels[f"{prefix}instance-category"] = category.group(0)
     if scheme is not None:
-        labels[f"{AWS}instance-generation"] = scheme.group(3)
+        labels[f"{prefix}instance-generation"] = scheme.group(3)
     if machine.vcpus is not None:
-        labels[f"{AWS}instance-cpu"] = str(machine.vcpus)
+        labels[f"{prefix}instance-cpu"] = str(machine.vcpus)
     if machine.memory_mib is not None:
-        labels[f"{AWS}instance-memory"] = str(machine.memory_mib)
+        labels[f"{prefix}instance-memory"] = str(machine.memory_mib)
     return labels
-
-
-def _holds(operator: str, values: tuple[str, ...], value: str | None) -> bool:
-    """A NodePool requirement on one label value (None: absent)."""
-    if operator == "In":
-        return value is not None and value in values
-    if operator == "NotIn":
-        return value is None or value not in values
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    try:
-        number, bound = int(value or ""), int(values[0])
-    except (ValueError, IndexError):
-        return False
-    return {"Gt": number > bound, "Lt": number < bound, "Gte": number >= bound, "Lte": number <= bound}[operator]
 
 
 Requirement = tuple[str, str, tuple[str, ...]]
 
 
-@functools.lru_cache(maxsize=1)
-def _catalog_labels() -> tuple[tuple[Machine, dict[str, str]], ...]:
+@functools.lru_cache(maxsize=2)
+def _catalog_labels(prefix: str) -> tuple[tuple[Machine, dict[str, str]], ...]:
     """Every AWS machine of the catalog with its labels, derived once."""
-    return tuple((machine, machine_labels(machine)) for machine in machines("aws"))
+    return tuple((machine, machine_labels(machine, prefix)) for machine in machines("aws"))
 
 
 @functools.lru_cache(maxsize=256)
-def _allowed(requirements: tuple[Requirement, ...]) -> tuple[tuple[Machine, Mapping[str, str]], ...]:
+def _allowed(requirements: tuple[Requirement, ...], prefix: str) -> tuple[Option, ...]:
     """The machines that meet every requirement on a label the machine decides (a label the pack cannot derive
     for a machine is taken as met: such a machine may be allowed). Pools of the same requirements share it."""
-    return tuple((machine, found) for machine, found in _catalog_labels()
-                 if all(_holds(operator, values, found.get(key)) if key in found else True
+    return tuple(Option(machine_hardware(machine), found) for machine, found in _catalog_labels(prefix)
+                 if all(holds(operator, values, found.get(key)) if key in found else True
                         for key, operator, values in requirements))
 
 
@@ -126,23 +125,21 @@ def _requirements(spec: Any) -> list[Requirement] | Unknown | None:
         for value in (key, operator, *values) if is_list(values) else (key, operator):
             if isinstance(value, Unknown):
                 return value
-        if not isinstance(key, str) or operator not in _OPERATORS or not is_list(values) \
+        if not isinstance(key, str) or operator not in KARPENTER_OPERATORS or not is_list(values) \
                 or not all(isinstance(value, str) for value in values):
             return None
         found.append((key, operator, tuple(values)))
     return found
 
 
-def _taints(spec: Any) -> tuple[Taint, ...] | Unknown | None:
-    return taints(child(spec, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS))
-
-def _names_certain(requirements: list[Requirement]) -> bool:
+def _names_certain(requirements: Sequence[Requirement], prefix: str) -> bool:
     """The requirements name the machines outright (instance types or families In), every name in the catalog:
     what they allow is then the catalog's to say, not a machine launched since."""
-    families = {found[f"{AWS}instance-family"] for _, found in _catalog_labels()}
-    types = {machine.name for machine, _ in _catalog_labels()}
+    catalog = _catalog_labels(prefix)
+    families = {found[f"{prefix}instance-family"] for _, found in catalog}
+    types = {machine.name for machine, _ in catalog}
     named = [(key, values) for key, operator, values in requirements if operator == "In"
-             and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type", f"{AWS}instance-family")]
+             and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type", f"{prefix}instance-family")]
     return bool(named) and all(all(value in (families if key.endswith("family") else types) for value in values)
                                for key, values in named)
 
@@ -191,60 +188,87 @@ def limits(spec: Any) -> dict[str, Decimal | Unknown]:
     return found
 
 
-def parse_nodepool(props: Any, urn: str, name: str, node_classes: Mapping[str, Any]) -> PlatformPool:
-    """One NodePool as the nodes Karpenter may start for it."""
-    metadata = child(props, "metadata")
-    declared = child(metadata, "name")
-    pool_name = declared if isinstance(declared, str) else name
-    template = child(child(props, "spec"), "template")
-    spec = child(template, "spec")
-    unknown: Unknown | None = None
-    for value in (declared, template, spec):
-        if isinstance(value, Unknown):
-            unknown = unknown or value
+def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[Requirement] | Unknown | None,
+             found_taints: tuple[Taint, ...] | Unknown | None, *, template_labels: Any = None,
+             auto_mode: bool = False, unknown: Unknown | None = None, node_class: str | Unknown | None = None,
+             settings: Mapping[str, Any] | None = None, pool_limits: Mapping[str, Decimal | Unknown] | None = None,
+             ) -> Pool:
+    """One NodePool (Karpenter's, or EKS Auto Mode's) as the nodes it may start."""
+    prefix = AUTO if auto_mode else AWS
     labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
-    unknown = unknown or add_labels(labels, child(child(template, "metadata"), "labels"))
-    reference = plain(child(spec, "nodeClassRef"))
-    class_name = reference.get("name") if is_mapping(reference) else None
-    if isinstance(class_name, Unknown):
-        unknown = unknown or class_name
-    elif isinstance(class_name, str):
-        labels["karpenter.k8s.aws/ec2nodeclass"] = frozenset({class_name})
-    requirements = _requirements(spec)
-    taints = _taints(spec)
+    if auto_mode:
+        labels[f"{AUTO}compute-type"] = frozenset({"auto"})  # associate-workload.html: "set ... to auto"
+    else:
+        labels["karpenter.k8s.aws/ec2nodeclass"] = frozenset({node_class}) if isinstance(node_class, str) else ANY
+    unknown = unknown or add_labels(labels, template_labels)
+    if isinstance(node_class, Unknown):
+        unknown = unknown or node_class
     if isinstance(requirements, Unknown):
         unknown = unknown or requirements
-    if isinstance(taints, Unknown):
-        unknown = unknown or taints
+    if isinstance(found_taints, Unknown):
+        unknown = unknown or found_taints
     by_machine = [requirement for requirement in requirements or () if requirement[0] in MACHINE_KEYS] \
         if isinstance(requirements, list) else []
+    zones: tuple[str, ...] | None = None
     for key, operator, values in requirements if isinstance(requirements, list) else ():
         if key in MACHINE_KEYS:
             continue
         if operator == "In":
             current = labels.get(key)
             labels[key] = frozenset(values) & current if isinstance(current, frozenset) else frozenset(values)
+            found = labels[key]
+            if key == ZONE and isinstance(found, frozenset):
+                zones = tuple(sorted(found))
         elif operator == "DoesNotExist":
             labels.pop(key, None)
         elif not isinstance(labels.get(key), frozenset):
             labels[key] = ANY  # Exists, NotIn, Gt, Lt: on every node, with a value the pack does not pick
-    allowed = _allowed(tuple(by_machine))
+    allowed = _allowed(tuple(by_machine), prefix)
     named = tuple(value for key, operator, values in by_machine if operator == "In"
                   and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type") for value in values)
-    if requirements is None or taints is None:  # the API server refuses such a NodePool: nothing to judge
-        unknown = unknown or undetermined(f"NodePool '{pool_name}' has requirements or taints its schema refuses")
-    node_class = node_classes.get(class_name) if isinstance(class_name, str) else None
-    return PlatformPool("NodePool", urn, pool_name, "aws", labels, allowed,
-                        taints if isinstance(taints, tuple) else (), unknown, MAYBE_PREFIXES,
-                        MACHINE_KEYS, kubelet(node_class) if node_class is not None else {},
-                        limits(child(props, "spec")), named_types=named, names_certain=_names_certain(by_machine))
+    if requirements is None or found_taints is None:  # the API server refuses such a NodePool: nothing to judge
+        unknown = unknown or undetermined(f"NodePool '{name}' has requirements or taints its schema refuses")
+    return Pool(kind, urn, name, platform="aws", options=allowed, labels=labels,
+                taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
+                maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
+                names_certain=_names_certain(by_machine, prefix))
 
 
-def is_nodepool(resource_type: str) -> bool:
-    return resource_type == NODEPOOL
+def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
+    """One NodePool resource as the nodes Karpenter may start for it."""
+    props = resource.props
+    metadata = child(props, "metadata")
+    declared = child(metadata, "name")
+    pool_name = declared if isinstance(declared, str) else resource.name
+    template = child(child(props, "spec"), "template")
+    spec = child(template, "spec")
+    unknown = next((value for value in (declared, template, spec) if isinstance(value, Unknown)), None)
+    reference = plain(child(spec, "nodeClassRef"))
+    class_name = reference.get("name") if is_mapping(reference) else None
+    group = reference.get("group") if is_mapping(reference) else None
+    if isinstance(group, Unknown):
+        unknown = unknown or group
+    auto_mode = group == AUTO_MODE_GROUP
+    node_class = node_classes.get(class_name) if isinstance(class_name, str) and not auto_mode else None
+    return nodepool("NodePool", resource.urn, pool_name, declared, _requirements(spec),
+                    taints(child(spec, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS)),
+                    template_labels=child(child(template, "metadata"), "labels"), auto_mode=auto_mode,
+                    unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
+                    settings=kubelet(node_class) if node_class is not None else {},
+                    pool_limits=limits(child(props, "spec")))
 
 
-def is_node_class(resource_type: str) -> bool:
-    return resource_type == NODECLASS
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    """The NodePools, with the kubelet settings of the EC2NodeClasses they reference by name."""
+    node_classes = {name: resource.props for resource in resources if resource.type == NODECLASS
+                    and (name := node_class_name(resource.props)) is not None}
+    found = Read()
+    for resource in resources:
+        if resource.type == NODEPOOL:
+            found.pools.append((parse_nodepool(resource, node_classes), Claim(resource, via_provider=True)))
+    return found
 
+
+SOURCES = (Source("Karpenter NodePool", (NODEPOOL, NODECLASS), read),)

@@ -1,0 +1,153 @@
+"""Which Kubernetes cluster a pool joins and a workload runs on (SPEC 14.2).
+
+A workload runs on the cluster its Kubernetes provider targets: the provider's ``kubeconfig`` depends (the engine's
+property dependencies, which also flow through output invokes such as a cluster's credentials) on one cluster
+resource of the stack. A pool joins the cluster its own inputs name or depend on (``clusterName``, ``cluster``,
+``kubernetesClusterId``, ``resourceName``, an autoscaling group's ``kubernetes.io/cluster/<name>`` tag, its parent
+component), an inline pool its cluster. A Karpenter NodePool joins its provider's cluster.
+
+Where the pack cannot tell (the default provider, a kubeconfig that depends on no cluster of the stack) the answer
+is :data:`~policies.model.pool.PROVIDERS_CLUSTER`: every cluster is a candidate. A pool that names a cluster the
+stack does not declare joins a cluster whose other pools are not known (:attr:`ClusterRef.complete` is false), and
+so does one whose reference is not known yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .pool import PROVIDERS_CLUSTER, ClusterRef
+from .resources import StackResource, type_of_urn
+from .values import Unknown
+
+PROVIDER_TYPE = "pulumi:providers:kubernetes"
+MAX_HOPS = 4  # how far a kubeconfig's dependencies are followed to find the cluster it was built from
+
+
+@dataclass(frozen=True)
+class KubeCluster:
+    """A cluster resource of the stack."""
+
+    urn: str
+    name: str  # its resource name, as messages name it
+    kind: str  # EKS cluster, GKE cluster, AKS cluster
+    names: frozenset[str] = frozenset()  # the names other resources may give it (its declared name)
+    pools_known: bool = True  # False: its platform provisions nodes the stack does not declare (GKE Autopilot)
+    component: bool = False  # a component (pulumi-eks's Cluster): the cluster is among its children
+    zones: tuple[str, ...] | Unknown | None = None  # where its nodes are, when the cluster says (GKE)
+
+    @property
+    def ref(self) -> ClusterRef:
+        return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """How a pool says which cluster its nodes join, before the stack resolves it."""
+
+    resource: StackResource | None = None  # its own resource (its parent chain, its provider)
+    inline: str | None = None  # the URN of the cluster resource that declares it
+    depends: tuple[str, ...] = ()  # the resources its cluster reference depends on
+    name: str | Unknown | None = None  # the cluster's name or id as written; None: it names none
+    via_provider: bool = False  # a Kubernetes resource: the cluster its provider targets
+
+
+def last_segment(name: str) -> str:
+    """A cluster's name from a name or an id (.../managedClusters/<name>, projects/p/locations/l/clusters/<name>)."""
+    return name.rstrip("/").rsplit("/", 1)[-1]
+
+
+class ClusterIndex:
+    """The stack's clusters, and the links that say which one a resource is of. Built once per stack; a resolved
+    provider is kept (most workloads share one)."""
+
+    def __init__(self, clusters: Iterable[KubeCluster], resources: Mapping[str, StackResource]) -> None:
+        self.clusters = {cluster.urn: cluster for cluster in clusters}
+        self.resources = resources
+        self._by_name: dict[str, list[KubeCluster]] = {}
+        for cluster in self.clusters.values():
+            for name in cluster.names:
+                self._by_name.setdefault(name, []).append(cluster)
+        self._providers: dict[str, ClusterRef] = {}
+        self._owners: dict[str, KubeCluster | None] = {}
+
+    def owner(self, urn: str) -> KubeCluster | None:
+        """The cluster a resource is, or is part of: a cluster resource, a child of a cluster component (pulumi-eks's
+        Cluster and what it registers), or a component a cluster resource is a child of."""
+        if urn in self._owners:
+            return self._owners[urn]
+        found = self.clusters.get(urn)
+        if found is None:
+            seen = 0
+            parent = self.resources[urn].parent if urn in self.resources else None
+            while parent is not None and found is None and seen < 32:
+                candidate = self.clusters.get(parent)
+                found = candidate if candidate is not None and candidate.component else None
+                parent = self.resources[parent].parent if parent in self.resources else None
+                seen += 1
+        self._owners[urn] = found
+        return found
+
+    def _one(self, urns: Iterable[str]) -> KubeCluster | None | bool:
+        """The one cluster these resources are of; None when none is; False when several are."""
+        found = {cluster.urn: cluster for cluster in (self.owner(urn) for urn in urns) if cluster is not None}
+        if len(found) > 1:
+            return False
+        return next(iter(found.values()), None)
+
+    def resolve(self, claim: Claim) -> ClusterRef:
+        """The cluster a pool's claim names."""
+        if claim.inline is not None and claim.inline in self.clusters:
+            return self.clusters[claim.inline].ref
+        one = self._one(claim.depends)
+        if isinstance(one, KubeCluster):
+            return one.ref
+        name = claim.name
+        if isinstance(name, str) and name:
+            matches = self._by_name.get(last_segment(name), [])
+            if len(matches) == 1:
+                return matches[0].ref
+            if not matches and one is None:
+                return ClusterRef(f"name:{last_segment(name)}", last_segment(name))
+        if claim.resource is not None:
+            parent = claim.resource.parent
+            owner = self.owner(parent) if parent is not None else None
+            if owner is not None:
+                return owner.ref
+        if isinstance(name, Unknown) and one is None:
+            urn = claim.resource.urn if claim.resource is not None else ""
+            return ClusterRef(f"unknown:{urn}", "")
+        if claim.via_provider and claim.resource is not None:
+            return self.provider(claim.resource.provider)
+        return PROVIDERS_CLUSTER
+
+    def provider(self, urn: str | None) -> ClusterRef:
+        """The cluster a Kubernetes provider targets: the one cluster its kubeconfig depends on, following the
+        dependencies of what it depends on a few steps; else the provider's cluster, which the pack cannot tell."""
+        if urn is None or type_of_urn(urn) != PROVIDER_TYPE:
+            return PROVIDERS_CLUSTER
+        if urn in self._providers:
+            return self._providers[urn]
+        found = PROVIDERS_CLUSTER
+        provider = self.resources.get(urn)
+        if provider is not None and self.clusters:
+            frontier = list(provider.depends("kubeconfig", "cluster", "context"))
+            seen = set(frontier)
+            for _hop in range(MAX_HOPS):
+                one = self._one(frontier)
+                if one is not None:
+                    found = one.ref if isinstance(one, KubeCluster) else PROVIDERS_CLUSTER
+                    break
+                following = []
+                for dependency in frontier:
+                    resource = self.resources.get(dependency)
+                    for more in resource.depends_all if resource is not None else ():
+                        if more not in seen:
+                            seen.add(more)
+                            following.append(more)
+                if not following:
+                    break
+                frontier = following
+        self._providers[urn] = found
+        return found

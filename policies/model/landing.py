@@ -1,0 +1,249 @@
+"""Where a workload's Pods can land, decided once per workload per stack: the one answer every policy and the report
+read (SPEC sections 2, 14 and 14.2).
+
+* By the compute.alien.dev labels (policies/model/placement.py): the ComputeCluster pool a container, daemon or
+  dynamic workload resolves to.
+* By the scheduler's rules (policies/model/scheduling.py), on the pools the platforms declare: a workload that
+  carries no compute.alien.dev placement and leaves its Pods to the default scheduler is judged against the pools of
+  the cluster its provider targets, or, when the pack cannot tell which, of every cluster (each a candidate). A pool
+  whose cluster the pack cannot tell (a Karpenter NodePool on the default provider) is a candidate pool of every
+  cluster.
+
+Each pool is judged when a question needs it: a pool a Pod's nodeSelector certainly rules out is judged only to say
+why, when no pool takes the Pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .placement import Placement, placement_of, pool_of
+from .pool import ClusterRef, Option, Pool
+from .scheduling import LabelMismatch, PodPlacement, Taint, labels_match, untolerated
+from .stack import Stack
+from .values import Unknown
+from .workloads import Workload
+
+
+@dataclass(frozen=True)
+class PoolVerdict:
+    """One pool's answer for a workload's Pods."""
+
+    pool: Pool
+    untolerated: tuple[Taint, ...] = ()
+    mismatch: LabelMismatch | None = None
+    options: tuple[Option, ...] = ()  # the machines whose nodes have the labels it asks for
+    unknown: Unknown | None = None  # the pool or the Pod is not known well enough to say
+
+    @property
+    def takes(self) -> bool:
+        """Certainly can take its Pods, as far as labels and taints go."""
+        return self.unknown is None and not self.untolerated and self.mismatch is None
+
+    @property
+    def refuses(self) -> bool:
+        return self.unknown is None and (bool(self.untolerated) or self.mismatch is not None)
+
+
+def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
+    """Whether the scheduler could put a Pod with ``placement`` on a node of ``pool``, and which machines."""
+    unknown = pool.unknown or placement.unknown
+    if unknown is not None:
+        return PoolVerdict(pool, options=pool.options, unknown=unknown)
+    taints = untolerated(placement, pool.taints)
+    first: LabelMismatch | None = None
+    options: list[Option] = []
+    for space, group in pool.spaces(placement.keys):
+        mismatch = labels_match(placement, space)
+        if mismatch is None:
+            options.extend(group)
+        elif first is None:
+            first = mismatch
+    return PoolVerdict(pool, taints, None if options else first, tuple(options))
+
+
+def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
+    """A quick certain refusal: a nodeSelector entry on a label every node of the pool has with other values, or
+    that no node of it has (most Pods name their pool this way: only one pool of many is worth judging)."""
+    if pool.unknown is not None or placement.unknown is not None:
+        return False
+    for key, value in placement.selector:
+        if key in pool.machine_keys:
+            continue
+        domain = pool.labels.get(key)
+        if isinstance(domain, frozenset):
+            if value not in domain:
+                return True
+        elif domain is None and not any(key.startswith(prefix) for prefix in pool.maybe_prefixes):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A cluster the workload's Pods may run on, and its pools (indexes into the landing's pools)."""
+
+    cluster: ClusterRef
+    indexes: tuple[int, ...]
+    complete: bool  # all its pools are in the stack
+
+
+class Landing:
+    """Where one workload's Pods land: its ComputeCluster placement, and its Pods against the platform pools of each
+    candidate cluster."""
+
+    __slots__ = ("workload", "placement", "pool", "gate", "cluster", "pools", "candidates", "_candidates",
+                 "_judged")
+
+    def __init__(self, workload: Workload, placement: Placement, pool: Pool | None, gate: bool | Unknown,
+                 cluster: ClusterRef, pools: tuple[Pool, ...], candidates: tuple[Candidate, ...]) -> None:
+        self.workload = workload
+        self.placement = placement  # by the compute.alien.dev labels
+        self.pool = pool  # the ComputeCluster pool that placement names
+        self.gate = gate  # whether the scheduler's rules place it on the platform pools (Unknown: not known yet)
+        self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
+        self.pools = pools  # the platform pools of its candidates
+        self.candidates = candidates
+        rules = workload.scheduling
+        every = sorted({index for candidate in candidates for index in candidate.indexes})
+        self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
+        self._judged: dict[int, PoolVerdict] = {}
+
+    @property
+    def scheduled(self) -> bool:
+        """The scheduler's rules place it on the stack's platform pools."""
+        return self.gate is True and bool(self.pools)
+
+    def _verdict(self, index: int) -> PoolVerdict:
+        verdict = self._judged.get(index)
+        if verdict is None:
+            verdict = self._judged[index] = judge(self.pools[index], self.workload.scheduling)
+        return verdict
+
+    @property
+    def verdicts(self) -> tuple[PoolVerdict, ...]:
+        """Every candidate pool's verdict, in the stack's order."""
+        every = sorted({index for candidate in self.candidates for index in candidate.indexes})
+        return tuple(self._verdict(index) for index in every)
+
+    @property
+    def taking(self) -> tuple[PoolVerdict, ...]:
+        """The pools that certainly take its Pods."""
+        return tuple(verdict for verdict in map(self._verdict, self._candidates) if verdict.takes)
+
+    @property
+    def possible(self) -> tuple[PoolVerdict, ...]:
+        """The pools that may take its Pods: every one that does not certainly refuse them."""
+        return tuple(verdict for verdict in map(self._verdict, self._candidates) if not verdict.refuses)
+
+    @property
+    def unknown(self) -> Unknown | None:
+        """What keeps a candidate pool's verdict from being known: the Pod's placement, or a pool's labels."""
+        placement = self.workload.scheduling
+        if placement.unknown is not None:
+            return placement.unknown if self.candidates else None
+        return next((verdict.unknown for verdict in map(self._verdict, self._candidates)
+                     if verdict.unknown is not None), None)
+
+    def refuses_everywhere(self) -> bool:
+        """Every candidate cluster's pools certainly refuse its Pods."""
+        if not self.candidates or self.unknown is not None:
+            return False
+        candidates = set(self._candidates)
+        return all(all(self._verdict(index).refuses for index in candidate.indexes if index in candidates)
+                   for candidate in self.candidates)
+
+    @property
+    def nowhere(self) -> bool:
+        """No pool can take its Pods, certainly: every candidate cluster's pools refuse them, and every candidate's
+        pools are all known."""
+        return self.refuses_everywhere() and all(candidate.complete for candidate in self.candidates)
+
+    @property
+    def complete(self) -> bool:
+        """Every candidate cluster's pools are all in the stack."""
+        return bool(self.candidates) and all(candidate.complete for candidate in self.candidates)
+
+    def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
+        candidates = set(self._candidates)
+        return tuple(verdict for index in candidate.indexes if index in candidates
+                     and (verdict := self._verdict(index)).takes)
+
+
+def gate(stack: Stack, workload: Workload) -> bool | Unknown:
+    """Whether the scheduler's rules place the workload's Pods on the stack's platform pools (SPEC 14): the stack
+    declares some, and the workload carries no compute.alien.dev placement, runs Pods (a Patch may not) and leaves
+    them to the default scheduler."""
+    if not stack.platform_pools or workload.patch or not workload.has_pod_spec:
+        return False
+    for label in (workload.cluster, workload.pool):
+        if isinstance(label, Unknown):
+            return label
+        if label is not None:
+            return False
+    bypassed = workload.scheduler_bypassed
+    if isinstance(bypassed, Unknown):
+        return bypassed
+    return not bypassed
+
+
+def landing(stack: Stack, workload: Workload) -> Landing:
+    """Where the workload lands, decided once per stack and workload."""
+    own = id(workload) in stack.own
+    found = stack.landings.get(id(workload)) if own else None
+    if found is not None and found.workload is workload:
+        return found
+    placement = placement_of(stack, workload)
+    pool = pool_of(stack, placement) if isinstance(placement, tuple) else None
+    opened = gate(stack, workload)
+    cluster = stack.cluster_of(workload)
+    pools: tuple[Pool, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
+    if opened is True:
+        pools, candidates = _candidates(stack, cluster)
+    result = Landing(workload, placement, pool, opened, cluster, pools, candidates)
+    if own:
+        stack.landings[id(workload)] = result
+    return result
+
+
+def _candidates(stack: Stack, cluster: ClusterRef) -> tuple[tuple[Pool, ...], tuple[Candidate, ...]]:
+    """The platform pools the workload's Pods may land on, and its candidate clusters among them (once per stack
+    and cluster)."""
+    found = stack.candidates.get(cluster.key)
+    if found is None:
+        found = stack.candidates[cluster.key] = _find_candidates(stack, cluster)
+    return found
+
+
+def _find_candidates(stack: Stack, cluster: ClusterRef) -> tuple[tuple[Pool, ...], tuple[Candidate, ...]]:
+    groups = _groups(stack)
+    everywhere = groups.get("", ())
+    if cluster.key:
+        keys = [cluster.key]
+    else:
+        keys = [key for key in groups if key] + [cluster.urn for cluster in stack.kube_clusters
+                                                 if cluster.urn not in groups]
+        keys = keys or [""]
+    pools = stack.platform_pools
+    candidates = []
+    refs = {pool.cluster.key: pool.cluster for pool in pools}
+    refs.update({kube.urn: kube.ref for kube in stack.kube_clusters})
+    for key in keys:
+        indexes = tuple(sorted(set(groups.get(key, ())) | set(everywhere)))
+        ref = refs.get(key, cluster)
+        candidates.append(Candidate(ref, indexes, ref.complete and bool(indexes)))
+    return tuple(pools), tuple(candidates)
+
+
+def _groups(stack: Stack) -> dict[str, tuple[int, ...]]:
+    """The platform pools' indexes by the key of the cluster they join, computed once per stack."""
+    if stack.pool_groups is None:
+        groups: dict[str, list[int]] = {}
+        for index, pool in enumerate(stack.platform_pools):
+            groups.setdefault(pool.cluster.key, []).append(index)
+        stack.pool_groups = {key: tuple(indexes) for key, indexes in groups.items()}
+    return stack.pool_groups
+
+
+__all__ = ["Candidate", "Landing", "PoolVerdict", "gate", "judge", "landing", "pool_of", "refused_by_selector"]

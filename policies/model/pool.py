@@ -1,0 +1,198 @@
+"""One pool, whatever declares it (SPEC sections 2 and 14): a ComputeCluster's capacity group, a Karpenter NodePool,
+an EKS, GKE or AKS node group, a cluster's inline or default pool. Every source (``policies/model/sources/``) yields
+this one type, and every policy, the remediation and the report read it.
+
+A pool's nodes are one of its machines (:class:`Option`: the hardware one node has, and the labels that machine
+decides), carry its labels and taints, and number between its size bounds, in its zones, on its cluster. A
+ComputeCluster's pool is placed by the ``compute.alien.dev`` labels and its machine depends on the stack's platform
+(an instanceType provides it on aws, gcp and azure only): its machines are derived per platform, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from ..platforms.architectures import node_label
+from ..platforms.catalog import Machine, family_of
+from ..platforms.quantity import CPU, MEMORY, MIB, PODS
+from .pods import GPU_RESOURCES
+from .scheduling import MAYBE, Domain, NodeSpace, Taint
+from .values import Unknown, derived, is_secret
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """What one node has before any reservation: a catalog machine's facts, or a profile's (SPEC section 11). A fact
+    that is missing (a catalog memory of null) is left out; one not known yet is in ``unknown``."""
+
+    name: str | None  # the instance type as written (a secret one stays marked); None for a profile
+    architecture: str | None  # x86_64 | arm64 (the catalog's and the seed's names); None when not stated
+    capacity: Mapping[str, Decimal]  # cpu (millicores), memory and ephemeral-storage (bytes), GPUs (devices)
+    unknown: Mapping[str, Unknown] = field(default_factory=dict)
+    secret: frozenset[str] = frozenset()  # the resources whose amount comes from a secret value
+    gpu_type: str | None = None
+    max_pods: int | None = None  # EKS's maximum for the instance type, where its table lists it
+    machine: Machine | None = None  # the catalog's entry
+
+    @property
+    def family(self) -> str | None:
+        """The machine family, as the catalog's names write it (m7g, n2-standard, Standard_D..._v5)."""
+        return family_of(self.machine.platform, self.machine.name) if self.machine is not None else None
+
+
+def machine_hardware(machine: Machine, name: Any = None) -> Hardware:
+    """A catalog machine's node, named as the program wrote it (``name``: secret when the program marked it)."""
+    capacity: dict[str, Decimal] = {}
+    if machine.vcpus is not None:
+        capacity[CPU] = Decimal(machine.vcpus * 1000)
+    if machine.memory_mib is not None:
+        capacity[MEMORY] = Decimal(machine.memory_mib * MIB)
+    if machine.gpu_type is None or machine.gpu_count is not None:  # a GPU count not known: GPUs not checked
+        for resource, vendor in GPU_RESOURCES.items():
+            ours = machine.gpu_type is not None and machine.gpu_type.startswith(f"{vendor}-")
+            capacity[resource] = Decimal(machine.gpu_count or 0) if ours else Decimal(0)
+    shown = name if name is not None else machine.name
+    # every fact of a secret machine tells which machine it is
+    secret = frozenset({CPU, MEMORY, PODS, *GPU_RESOURCES}) if is_secret(shown) else frozenset()
+    return Hardware(derived(machine.name, shown), derived(machine.architecture, shown), capacity, {}, secret,
+                    machine.gpu_type, machine.max_pods, machine)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One machine a pool's nodes may be, and the labels its nodes carry that the machine decides."""
+
+    hardware: Hardware
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def node_architecture(self) -> str | None:
+        """Its nodes' kubernetes.io/arch."""
+        found = self.labels.get("kubernetes.io/arch")
+        if found is not None:
+            return found
+        return node_label(self.hardware.architecture) if self.hardware.architecture else None
+
+
+ArchitectureSource = Literal["profile", "machine"]
+
+
+@dataclass(frozen=True)
+class Machines:
+    """A pool's machines on one platform: each option, the pool's one architecture where it has one (declared by
+    a profile, or provided by its machine), and what is not known yet."""
+
+    options: tuple[Option, ...] = ()
+    architecture: str | Unknown | None = None  # x86_64 | arm64
+    source: ArchitectureSource | None = None
+    unknown: Unknown | None = None  # the machine is not known yet: no node can be judged
+    named: str | None = None  # the machine as written, when the catalog provides it (messages name it)
+
+    @property
+    def provided(self) -> bool:
+        """The architecture is the machine's, not declared by the profile."""
+        return self.source == "machine"
+
+
+@dataclass(frozen=True)
+class ClusterRef:
+    """The Kubernetes cluster a pool's nodes join, or a workload's Pods run on (SPEC 14.2).
+
+    ``key`` identifies it within the stack: a cluster resource's URN, ``name:<name>`` for a cluster of another stack,
+    ``unknown:<urn>`` for a reference not known yet, and ``""`` for the cluster the stack's Kubernetes provider
+    targets when the pack cannot tell which (a Karpenter NodePool, a workload on the default provider)."""
+
+    key: str
+    name: str = ""  # how messages name it (the cluster resource's name, or the name the pool gives)
+    kind: str = ""  # EKS cluster, GKE cluster, AKS cluster, ComputeCluster
+    declared: bool = False  # a cluster resource of the stack
+    pools_known: bool = True  # False: nodes no pool of the stack shows may run Pods (Autopilot, Fargate)
+
+    @property
+    def complete(self) -> bool:
+        """All its pools are in the stack: a cluster resource of the stack whose platform adds no nodes of its own,
+        or the provider's cluster that no pool of another stack is said to join (a Karpenter NodePool's)."""
+        return (self.declared and self.pools_known) or self.key == ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} '{self.name}'" if self.kind else f"cluster '{self.name}'"
+
+
+PROVIDERS_CLUSTER = ClusterRef("")
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """One pool: its source resource, its machines, its nodes' labels and taints, its size, zones and cluster."""
+
+    kind: str  # how messages name its source: NodePool, NodeGroup, GKE NodePool, AgentPool, ComputeCluster, ...
+    urn: str  # the resource findings on it are reported on
+    name: str  # its name on the cluster (a capacity group's id, a node group's name, metadata.name)
+    cluster: ClusterRef = PROVIDERS_CLUSTER
+    platform: str | None = None  # whose catalog its machines are (None: the stack's, for a ComputeCluster's)
+    options: tuple[Option, ...] = ()  # each machine its nodes may be (a ComputeCluster's: machines_on(platform))
+    labels: Mapping[str, Domain] = field(default_factory=dict)  # the labels every node carries
+    taints: tuple[Taint, ...] = ()
+    placed_by: Literal["labels", "scheduler"] = "scheduler"  # compute.alien.dev labels, or the scheduler's rules
+    unknown: Unknown | None = None  # what decides where Pods may land is not known yet
+    maybe_prefixes: tuple[str, ...] = ()  # label keys the platform may set that the pack does not model
+    machine_keys: tuple[str, ...] = ()  # the label keys its machines decide (each machine's own values)
+    kubelet: Mapping[str, Any] = field(default_factory=dict)  # the allocatable setting's shape (maxPods, ...)
+    limits: Mapping[str, Decimal | Unknown] = field(default_factory=dict)  # a NodePool's spec.limits, base units
+    min_size: int | Unknown | None = None
+    max_size: int | Unknown | None = None  # the most nodes it runs; None: not bounded here
+    zones: tuple[str, ...] | Unknown | None = None  # its nodes' topology.kubernetes.io/zone values; None: not known
+    per_zone: int | Unknown | None = None  # the most nodes per zone, when its zones are its cluster's (GKE)
+    # what cloud-machine-catalog checks: the instance types as written, the AMI type, and whether the requirements
+    # name the machines outright (instance types or families, all in the catalog)
+    named_types: tuple[str, ...] = ()
+    ami_type: str | None = None
+    ami_architecture: str | None = None
+    names_certain: bool = False
+    group: Any = None  # a ComputeCluster's capacity group as read (policies/model/cluster.py CapacityGroup)
+    owner: Any = None  # a ComputeCluster pool's cluster entry (policies/model/stack.py ClusterEntry)
+    derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
+    _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """How messages name it alone: pool 'batch' (NodePool)."""
+        return f"pool '{self.name}' ({self.kind})"
+
+    def machines_on(self, platform: str | None) -> Machines:
+        """Its machines on the stack's platform (a ComputeCluster pool's depend on it; others' do not)."""
+        found = self._machines.get(platform)
+        if found is None:
+            found = self.derive(platform) if self.derive is not None else Machines(self.options)
+            self._machines[platform] = found
+        return found
+
+    def architectures(self) -> tuple[str, ...]:
+        """The kubernetes.io/arch values its nodes may carry, sorted."""
+        return tuple(sorted({arch for option in self.options if (arch := option.node_architecture) is not None}))
+
+    def spaces(self, keys: frozenset[str]) -> list[tuple[NodeSpace, tuple[Option, ...]]]:
+        """Its nodes as far as a Pod asking about ``keys`` can tell them apart: one space per distinct set of
+        machine labels among those keys, with the machines that have them (kept per set of keys)."""
+        cached = self._spaces.get(keys)
+        if cached is not None:
+            return cached
+        if not self.options:  # no machine of the catalog: its machines' labels may be anything
+            unknown: dict[str, Domain] = {key: MAYBE for key in self.machine_keys}
+            self._spaces[keys] = [(NodeSpace({**self.labels, **unknown}, self.maybe_prefixes), ())]
+            return self._spaces[keys]
+        groups: dict[tuple[tuple[str, str], ...], list[Option]] = {}
+        for option in self.options:
+            projected = tuple(sorted((key, value) for key, value in option.labels.items() if key in keys))
+            groups.setdefault(projected, []).append(option)
+        result = [(NodeSpace({**self.labels, **{key: frozenset({value}) for key, value in projected}},
+                             self.maybe_prefixes), tuple(options))
+                  for projected, options in groups.items()]
+        self._spaces[keys] = result
+        return result

@@ -1,0 +1,79 @@
+"""The stack's resources as the model reads them: type, name, URN, props, and what the engine says links them (its
+parent, its provider, the resources each property depends on: SPEC 14.2).
+
+The SDK hands a stack policy ``PolicyResource`` objects whose parent, provider and property dependencies are other
+objects; a resource policy has none of them. :class:`StackResource` reads them lazily, by URN, so that what most
+resources never need (a workload's dependencies) is never built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .values import is_mapping
+
+
+def _urn(value: Any) -> str | None:
+    urn = getattr(value, "urn", None)
+    return urn if isinstance(urn, str) and urn else None
+
+
+class StackResource:
+    """One resource of the stack, as the model reads it."""
+
+    __slots__ = ("type", "urn", "name", "props", "_raw")
+
+    def __init__(self, resource_type: str, urn: str, name: str, props: Any, raw: Any = None) -> None:
+        self.type = resource_type
+        self.urn = urn
+        self.name = name
+        self.props = props
+        self._raw = raw
+
+    @classmethod
+    def of(cls, raw: Any) -> StackResource:
+        """A resource the SDK built (a PolicyResource), or anything with resource_type, urn, name and props."""
+        return cls(raw.resource_type, raw.urn, raw.name, raw.props, raw)
+
+    @property
+    def parent(self) -> str | None:
+        """Its parent's URN."""
+        return _urn(getattr(self._raw, "parent", None))
+
+    @property
+    def provider(self) -> str | None:
+        """Its provider's URN (a default provider's too), None when the engine names none."""
+        return _urn(getattr(self._raw, "provider", None))
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        return tuple(urn for urn in map(_urn, getattr(self._raw, "dependencies", None) or ()) if urn)
+
+    def depends(self, *keys: str) -> tuple[str, ...]:
+        """The resources the values of these properties depend on (the engine's property dependencies)."""
+        found = getattr(self._raw, "property_dependencies", None)
+        if not isinstance(found, Mapping):
+            return ()
+        urns: list[str] = []
+        for key in keys:
+            for item in found.get(key) or ():
+                urn = _urn(item)
+                if urn is not None and urn not in urns:
+                    urns.append(urn)
+        return tuple(urns)
+
+    @property
+    def depends_all(self) -> tuple[str, ...]:
+        """Every resource any of its properties depends on, and its plain dependencies."""
+        found = getattr(self._raw, "property_dependencies", None)
+        keys = tuple(found) if is_mapping(found) else ()
+        urns = list(self.depends(*keys))
+        urns += [urn for urn in self.dependencies if urn not in urns]
+        return tuple(urns)
+
+
+def type_of_urn(urn: str) -> str:
+    """The type token a URN names (its last type, after a parent's: urn:pulumi:s::p::parent$type::name)."""
+    parts = urn.split("::")
+    return parts[2].rsplit("$", 1)[-1] if len(parts) >= 4 else ""

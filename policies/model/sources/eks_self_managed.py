@@ -1,0 +1,250 @@
+"""EKS self-managed nodes: an autoscaling group of EC2 instances that join a cluster (SPEC 14.1). This is what
+pulumi-eks registers for ``eks:index:Cluster``'s default node group and for ``eks:index:NodeGroupV2``
+(../shared/third_party/pulumi-eks, nodes/nodegroup.ts createNodeGroupV2: an ``aws:ec2/launchTemplate:LaunchTemplate``
+and an ``aws:autoscaling/group:Group``, children of the component), and for its v1 ``eks:index:NodeGroup``
+(createNodeGroup: an ``aws:ec2/launchConfiguration:LaunchConfiguration`` and an ``aws:cloudformation/stack:Stack``
+whose template declares the group).
+
+* An autoscaling Group is a pool when it belongs to a cluster: a ``kubernetes.io/cluster/<name>`` tag (the tag EKS's
+  own templates and pulumi-eks put on it, docs.aws.amazon.com/eks/latest/userguide/worker.html), tags that depend on
+  a cluster resource, or a pulumi-eks component above it. Its machines are its launch template's ``instanceType``
+  (the template found by property dependency, id or name) and the mixed-instances ``overrides``; pulumi-eks's default
+  is t3.medium (nodes/instances.ts DEFAULT_INSTANCE_TYPE). Its size is ``maxSize`` (minSize, maxSize).
+* Its nodes' labels and taints are the kubelet's ``--node-labels`` and ``--register-with-taints`` in the template's
+  ``userData`` (base64 for a launch template; the bootstrap script's ``--kubelet-extra-args``, or AL2023's
+  NodeConfig ``spec.kubelet.flags``: pulumi-eks nodes/userdata.ts buildKubeletFlags); while the user data is not
+  known (pulumi-eks's holds the cluster's endpoint), its labels and taints are not: the pool is possible for every Pod.
+* A v1 node group's machine is its launch configuration's ``instanceType``; its sizes are in its CloudFormation
+  template (``MinSize``, ``MaxSize``), which is not known during a first preview (it holds the configuration's id).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from ..clusters import Claim, KubeCluster
+from ..pool import Pool
+from ..resources import StackResource
+from ..scheduling import Domain, Taint
+from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from . import Context, Read, Source, Unread
+from .common import KUBERNETES_MAYBE, MACHINE_KEYS, base_labels, machines_of, size
+
+GROUP = "aws:autoscaling/group:Group"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+CFN_STACK = "aws:cloudformation/stack:Stack"
+EKS_CLUSTER_COMPONENT = "eks:index:Cluster"  # pulumi-eks's cluster (schema.json, resources)
+DEFAULT_INSTANCE_TYPE = "t3.medium"  # pulumi-eks nodes/instances.ts DEFAULT_INSTANCE_TYPE
+CLUSTER_TAG = "kubernetes.io/cluster/"
+MAYBE_PREFIXES = ("eks.amazonaws.com/", "topology.k8s.aws/", "vpc.amazonaws.com/", "alpha.eksctl.io/",
+                  *KUBERNETES_MAYBE)
+_TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
+_CFN_SIZE = re.compile(r"^\s*(MinSize|MaxSize):\s*'?(\d+)'?\s*$", re.MULTILINE)
+
+
+def _decoded(user_data: str) -> str:
+    """A launch template's user data is base64 (the EC2 API's LaunchTemplateData.UserData); anything else as it is."""
+    try:
+        return base64.b64decode(user_data, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return user_data
+
+
+def kubelet_flags(user_data: str) -> list[str] | None:
+    """The kubelet flags a node's user data passes: the bootstrap script's --kubelet-extra-args, and AL2023's
+    NodeConfig spec.kubelet.flags (each MIME part of application/node.eks.aws); None when there are none to read
+    (a user data script of its own)."""
+    text = _decoded(user_data)
+    flags: list[str] = []
+    found = False
+    for match in re.finditer(r"--kubelet-extra-args\s+('[^']*'|\"[^\"]*\"|\S+)", text):
+        found = True
+        try:  # '--node-labels=a=b --register-with-taints=...' is one quoted argument of several flags
+            flags.extend(flag for token in shlex.split(match.group(1)) for flag in token.split())
+        except ValueError:
+            return None
+    for part in re.split(r"^--[^\n]*$", text, flags=re.MULTILINE):
+        if "NodeConfig" not in part:
+            continue
+        body = part.split("\n\n", 1)[-1] if "Content-Type" in part else part
+        try:
+            documents = list(yaml.safe_load_all(body))
+        except yaml.YAMLError:
+            continue
+        for document in documents:
+            if is_mapping(document) and document.get("kind") == "NodeConfig":
+                found = True
+                listed = (((document.get("spec") or {}).get("kubelet") or {}).get("flags") or [])
+                flags.extend(flag for flag in listed if isinstance(flag, str))
+    return flags if found else None
+
+
+def labels_and_taints(flags: list[str]) -> tuple[dict[str, str], tuple[Taint, ...]] | None:
+    """--node-labels=k=v,... and --register-with-taints=k=v:Effect,...; None when one cannot be read."""
+    labels: dict[str, str] = {}
+    taints: list[Taint] = []
+    for flag in flags:
+        name, _, value = flag.partition("=")
+        if name == "--node-labels":
+            for item in filter(None, value.split(",")):
+                key, equals, label = item.partition("=")
+                if not equals:
+                    return None
+                labels[key] = label
+        elif name == "--register-with-taints":
+            for item in filter(None, value.split(",")):
+                match = _TAINT.match(item)
+                if match is None:
+                    return None
+                taints.append(Taint(match.group(1), match.group(2) or "", match.group(3)))
+    return labels, tuple(taints)
+
+
+def _template_reference(group: Any) -> tuple[Any, Any, Any]:
+    """(id, name, overrides) of a group's launch template, direct or in its mixed-instances policy."""
+    direct = child(group, "launchTemplate")
+    if direct is not None:
+        return child(direct, "id"), child(direct, "name"), None
+    mixed = child(child(group, "mixedInstancesPolicy"), "launchTemplate")
+    spec = child(mixed, "launchTemplateSpecification")
+    return child(spec, "launchTemplateId"), child(spec, "launchTemplateName"), plain(child(mixed, "overrides"))
+
+
+def _cluster_tag(tags: Any) -> str | Unknown | None:
+    """The cluster a group's tags name (kubernetes.io/cluster/<name>), Unknown when the tags are not known."""
+    listed = plain(tags)
+    if isinstance(listed, Unknown):
+        return listed
+    items = listed if is_list(listed) else [{"key": key} for key in listed] if is_mapping(listed) else []
+    for item in items:
+        key = item.get("key") if is_mapping(item) else None
+        if isinstance(key, Unknown):
+            return key
+        if isinstance(key, str) and key.startswith(CLUSTER_TAG):
+            return key[len(CLUSTER_TAG):]
+    return None
+
+
+class _Templates:
+    """The stack's launch templates and configurations, found by URN, name and id (under mocks an id is the name)."""
+
+    def __init__(self, resources: Sequence[StackResource]) -> None:
+        self.by_urn = {resource.urn: resource for resource in resources
+                       if resource.type in (LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION)}
+        self.by_name: dict[str, StackResource] = {}
+        for resource in self.by_urn.values():
+            name = child(resource.props, "name")
+            for key in (name, child(resource.props, "id"), resource.name):
+                if isinstance(key, str) and key:
+                    self.by_name.setdefault(key, resource)
+
+    def of(self, group: StackResource) -> StackResource | None:
+        for urn in group.depends("launchTemplate", "mixedInstancesPolicy", "launchConfiguration"):
+            if urn in self.by_urn:
+                return self.by_urn[urn]
+        template_id, template_name, _ = _template_reference(group.props)
+        for key in (template_id, template_name, child(group.props, "launchConfiguration")):
+            if isinstance(key, str) and key in self.by_name:
+                return self.by_name[key]
+        return None
+
+
+def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: Any, sizes: tuple[Any, Any]) -> Pool:
+    """A self-managed group's pool: its template's machine (or the overrides'), labels and taints from user data."""
+    props = template.props
+    names: Any = child(props, "instanceType")
+    listed = [child(item, "instanceType") for item in overrides] if is_list(overrides) else []
+    if any(isinstance(item, Unknown) for item in listed):
+        names = next(item for item in listed if isinstance(item, Unknown))
+    elif listed and all(isinstance(item, str) for item in listed):
+        names = tuple(listed)
+    elif isinstance(names, str):
+        names = (names,)
+    elif names is None:
+        names = (DEFAULT_INSTANCE_TYPE,) if template.type == LAUNCH_CONFIGURATION else None
+    unknown: Unknown | None = names if isinstance(names, Unknown) else None
+    labels: dict[str, Domain] = base_labels(None, None)
+    found_taints: tuple[Taint, ...] = ()
+    user_data = child(props, "userData")
+    if isinstance(user_data, Unknown):
+        unknown = unknown or undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', "
+                                          "which sets its nodes' labels and taints, is not known yet")
+    elif isinstance(user_data, str):
+        flags = kubelet_flags(user_data)
+        read = labels_and_taints(flags) if flags is not None else ({}, ())
+        if read is None:
+            unknown = undetermined(f"the kubelet flags in the user data of '{template.name}' cannot be read")
+        else:
+            labels.update({key: frozenset({value}) for key, value in read[0].items()})
+            found_taints = read[1]
+    return Pool(kind, urn, name, platform="aws", options=machines_of("aws", names), labels=labels,
+                taints=found_taints, unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                min_size=size(sizes[0]), max_size=size(sizes[1]),
+                named_types=names if isinstance(names, tuple) else ())
+
+
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    found = Read()
+    templates = _Templates(resources)
+    components = {resource.urn for resource in resources if resource.type == EKS_CLUSTER_COMPONENT}
+    for resource in resources:
+        if resource.type == EKS_CLUSTER_COMPONENT:
+            found.clusters.append(KubeCluster(resource.urn, resource.name, "EKS cluster", component=True))
+    for resource in resources:
+        props = resource.props
+        if resource.type == GROUP:
+            tag = _cluster_tag(child(props, "tags"))
+            depends = resource.depends("tags")
+            in_component = _ancestor_in(resource, components, context)
+            if tag is None and not depends and not in_component:
+                continue  # not a cluster's nodes
+            template = templates.of(resource)
+            if template is None:
+                found.unread.append(Unread(resource.urn, resource.name, "autoscaling Group",
+                                           "joins a cluster, but its launch template is not a resource of the stack"))
+                continue
+            _, _, overrides = _template_reference(props)
+            pool = _pool("autoscaling Group", resource.urn, _group_name(resource), template, overrides,
+                         (child(props, "minSize"), child(props, "maxSize")))
+            found.pools.append((pool, Claim(resource, depends=depends, name=tag if tag is not None else None)))
+        elif resource.type == CFN_STACK:
+            body = child(props, "templateBody")
+            configuration = next((templates.by_urn[urn] for urn in resource.depends("templateBody")
+                                  if urn in templates.by_urn), None)
+            if configuration is None:
+                continue
+            sizes: tuple[Any, Any] = (body, body)
+            if isinstance(body, str):
+                read_sizes = dict(_CFN_SIZE.findall(body))
+                sizes = (int(read_sizes["MinSize"]) if "MinSize" in read_sizes else None,
+                         int(read_sizes["MaxSize"]) if "MaxSize" in read_sizes else None)
+            pool = _pool("CloudFormation Stack", resource.urn, resource.name, configuration, None, sizes)
+            found.pools.append((pool, Claim(resource)))
+    return found
+
+
+def _ancestor_in(resource: StackResource, urns: set[str], context: Context) -> bool:
+    parent, seen = resource.parent, 0
+    while parent is not None and seen < 32:
+        if parent in urns:
+            return True
+        upper = context.resources.get(parent)
+        parent, seen = (upper.parent if upper is not None else None), seen + 1
+    return False
+
+
+def _group_name(resource: StackResource) -> str:
+    name = child(resource.props, "name")
+    return name if isinstance(name, str) and name else resource.name
+
+
+SOURCES = (Source("EKS self-managed nodes", (GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, CFN_STACK,
+                                             EKS_CLUSTER_COMPONENT), read),)

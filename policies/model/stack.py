@@ -1,0 +1,148 @@
+"""The stack as typed facts, read once per AnalyzeStack request: its ComputeClusters, its clusters and every pool
+whatever declares it (``policies/model/sources/``), its workloads, Helm v3 Releases and autoscalers, and which
+cluster each pool joins (policies/model/clusters.py).
+
+What the policies derive from it (where each workload lands, each pool's load and node, the stack's architectures)
+is computed the first time a policy asks and kept in the stack's typed fields, so every policy, the remediation and
+the report read the same answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .cluster import Cluster, ClusterEntry
+from .clusters import ClusterIndex, KubeCluster
+from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool
+from .resources import StackResource
+from .scheduling import ANY
+from .sources import Context, Unread, compute_cluster, source_of
+from .sources.common import ZONE_KEYS
+from .values import Unknown
+from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
+
+if TYPE_CHECKING:  # the types of what the stack keeps of the policies' derivations
+    from ..platforms.catalog import Machine
+    from .landing import Candidate, Landing
+    from .loads import Loads
+    from .nodes import Node
+    from .placement import DeclaredArchitectures, Placement
+
+
+@dataclass
+class Stack:
+    clusters: list[ClusterEntry] = field(default_factory=list)  # the ComputeClusters
+    workloads: list[Workload] = field(default_factory=list)
+    helm_releases: list[HelmRelease] = field(default_factory=list)
+    autoscalers: list[Autoscaler] = field(default_factory=list)
+    by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
+    unknown_id: Unknown | None = None
+    pools: list[Pool] = field(default_factory=list)  # every pool: the ComputeClusters' first, then the platforms'
+    platform_pools: list[Pool] = field(default_factory=list)  # those placed by the scheduler's rules (SPEC 14)
+    kube_clusters: list[KubeCluster] = field(default_factory=list)  # the cluster resources of the stack
+    unread: list[Unread] = field(default_factory=list)  # what declares pools the pack cannot read
+    resources: Mapping[str, StackResource] = field(default_factory=dict)  # by URN
+    index: ClusterIndex | None = None
+    # --- derived once, the first time a policy asks (policies/model/placement.py, landing.py, loads.py) ---
+    architectures: dict[str | None, DeclaredArchitectures] = field(default_factory=dict)  # per platform
+    placements: dict[int, Placement] = field(default_factory=dict)  # per workload (by id)
+    landings: dict[int, Landing] = field(default_factory=dict)  # per workload (by id)
+    loads: dict[str | None, Loads] = field(default_factory=dict)  # per platform
+    nodes: dict[tuple[int, str, str, str], tuple[Pool, Node | Unknown | None]] = field(default_factory=dict)
+    catalog_nodes: dict[tuple[str, ...], list[tuple[Machine, str, Node]]] = field(default_factory=dict)
+    pool_groups: dict[str, tuple[int, ...]] | None = None  # platform pools' indexes by their cluster's key
+    candidates: dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]] = field(default_factory=dict)
+    own: set[int] = field(default_factory=set)  # the ids of the stack's own workloads (it keeps them alive)
+
+    def add_compute_cluster(self, entry: ClusterEntry) -> None:
+        """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
+        self.add_cluster(entry)
+        self.pools.extend(compute_cluster.pools(entry))
+
+    def add_cluster(self, entry: ClusterEntry) -> None:
+        self.clusters.append(entry)
+        cluster_id = entry.cluster.id if isinstance(entry.cluster, Cluster) else entry.cluster
+        if isinstance(cluster_id, Unknown):
+            self.unknown_id = self.unknown_id or cluster_id
+        elif isinstance(cluster_id, str):
+            self.by_id.setdefault(cluster_id, []).append(entry)
+
+    def cluster_of(self, workload: Workload) -> ClusterRef:
+        """The cluster a workload's Kubernetes provider targets (SPEC 14.2), or the provider's cluster when the
+        pack cannot tell."""
+        resource = self.resources.get(workload.urn)
+        if self.index is None or resource is None:
+            return PROVIDERS_CLUSTER
+        return self.index.provider(resource.provider)
+
+    @property
+    def several_clusters(self) -> bool:
+        """The platform pools join more than one cluster the pack can tell apart: messages name each pool's."""
+        return len({pool.cluster.key for pool in self.platform_pools if pool.cluster.key}) > 1
+
+
+def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) -> Stack:
+    """The stack policies' resources read in one pass (PackState.stack parses once per request); each pool source
+    then reads the resources of its types, and each pool's claim on a cluster is resolved."""
+    stack = Stack()
+    by_urn: dict[str, StackResource] = {}
+    by_source: dict[Any, list[StackResource]] = {}
+    for raw in resources:
+        resource = StackResource.of(raw)
+        by_urn[resource.urn] = resource
+        source = source_of(resource.type)
+        if source is not None:
+            by_source.setdefault(source, []).append(resource)
+            continue
+        workload = parse_workload(resource.type, resource.props, resource.urn, resource.name)
+        if workload is not None:
+            stack.workloads.append(workload)
+            continue
+        release = parse_helm_release(resource.type, resource.props, resource.urn, resource.name)
+        if release is not None:
+            stack.helm_releases.append(release)
+            continue
+        autoscaler = parse_autoscaler(resource.type, resource.props, resource.urn, resource.name)
+        if autoscaler is not None:
+            stack.autoscalers.append(autoscaler)
+    stack.resources = by_urn
+    stack.own = {id(workload) for workload in stack.workloads}
+    context = Context(by_urn, seen_inputs)
+    reads = [source.read(found, context) for source, found in by_source.items()]
+    stack.kube_clusters = [cluster for read in reads for cluster in read.clusters]
+    index = stack.index = ClusterIndex(stack.kube_clusters, by_urn)
+    platform: list[Pool] = []
+    for read in reads:
+        for entry in read.entries:
+            stack.add_cluster(entry)
+        stack.unread.extend(read.unread)
+        for pool, claim in read.pools:
+            if pool.placed_by == "labels":
+                stack.pools.append(pool)
+            else:
+                platform.append(_joined(pool, index.resolve(claim), index))
+    # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
+    platform.sort(key=lambda pool: (pool.name, pool.urn))
+    stack.pools.extend(platform)
+    stack.platform_pools = platform
+    return stack
+
+
+def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
+    """The pool on its cluster; a pool whose zones are its cluster's (GKE) takes them, and its size per zone."""
+    cluster = index.clusters.get(ref.key)
+    zones = cluster.zones if cluster is not None else None
+    if pool.zones is None and pool.per_zone is not None and isinstance(zones, tuple) and zones:
+        labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
+        size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
+            else pool.max_size
+        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size)
+    if ref == pool.cluster:
+        return pool
+    if pool.zones is None and isinstance(zones, Unknown):
+        labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, ANY)}
+        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels)
+    return dataclasses.replace(pool, cluster=ref)

@@ -1,0 +1,92 @@
+"""Words several policies write alike: how a pool, a node and an amount are named in a message, and the arithmetic
+of allocatable. Each policy still writes its own sentences (a layout test keeps Violation in policy modules); these
+are the phrases they share, so that one pool reads the same in every message and in the report.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .model.nodes import PARTS, Node
+from .model.placement import Need
+from .model.pods import GPU_RESOURCES
+from .model.pool import Pool
+from .model.values import REDACTED, listed
+from .platforms.catalog import PLATFORM_NAMES, Machine
+from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
+
+WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
+        **{resource: resource for resource in GPU_RESOURCES}}
+INLINE = ("GKE Cluster", "ManagedCluster", "KubernetesCluster", "Auto Mode NodePool")  # pools their cluster declares
+
+
+def show(resource: str, value: Decimal, secret: bool) -> str:
+    return REDACTED if secret else amount(resource, value)
+
+
+def pool_name(pool: Pool, several: bool = False) -> str:
+    """How a message names a pool: pool 'apps' of ComputeCluster 'compute'; pool 'batch' (NodePool); pool
+    'default-pool' of GKE cluster 'gke'; with ``several`` clusters in the stack, every platform pool with its own."""
+    if pool.placed_by == "labels":
+        return f"{pool.group.label} of ComputeCluster '{pool.owner.label}'"
+    if pool.kind in INLINE:
+        return f"pool '{pool.name}' of {pool.cluster.label}"
+    if several and pool.cluster.name:
+        return f"{pool.label} of {pool.cluster.label}"
+    return pool.label
+
+
+def pool_subject(pool: Pool, several: bool = False) -> str:
+    """A pool as the subject of a finding reported on it: ComputeCluster 'compute' pool 'apps'; NodeGroup 'general'."""
+    if pool.placed_by == "labels":
+        return f"ComputeCluster '{pool.owner.label}' {pool.group.label}"
+    if pool.kind in INLINE:
+        return f"{pool.cluster.label} pool '{pool.name}'"
+    if several and pool.cluster.name:
+        return f"{pool.kind} '{pool.name}' of {pool.cluster.label}"
+    return f"{pool.kind} '{pool.name}'"
+
+
+def machine(node: Node) -> str:
+    return f"machine {node.machine}" if node.machine else "its profile"
+
+
+def allocatable_sum(node: Node, resource: str) -> str:
+    """capacity - each reservation = allocatable, in the resource's unit."""
+    hidden = resource in node.secret
+    capacity = node.capacity[resource]
+    text = f"{show(resource, capacity, hidden)} capacity"
+    for part in PARTS:
+        reserved = node.reserved.get(resource, {}).get(part)
+        if reserved:
+            label = part if f"{resource} {part}" not in node.overridden else f"{part} (as configured)"
+            text += f" - {show(resource, reserved, hidden)} {label}"
+    allocatable = node.allocatable(resource)
+    assert allocatable is not None
+    if text.endswith(" capacity"):
+        return f"{show(resource, allocatable, hidden)} allocatable"
+    return f"{text} = {show(resource, allocatable, hidden)} allocatable"
+
+
+def suggestion(found: Machine | None, platform: str | None, same_family: bool) -> str:
+    """The smallest machine that would hold one Pod, as a message's last clause (empty when none is known)."""
+    if found is None or platform not in PLATFORM_NAMES:
+        return ""
+    memory = f", {amount(MEMORY, Decimal(found.memory_mib) * 1024 * 1024)}" if found.memory_mib is not None else ""
+    where = "of its family " if same_family else ""
+    return (f" (the smallest {PLATFORM_NAMES[platform]} machine {where}whose node holds one Pod: "
+            f"{found.name}, {found.vcpus} vCPUs{memory})")
+
+
+def because(need: Need) -> str:
+    """What says the Pods need their architecture (workload-node-architecture and workload-architecture-pin)."""
+    if need.pool is not None and need.entry is not None:
+        where = f"{need.pool.label} of ComputeCluster '{need.entry.label}'"
+        if need.machine is not None:
+            return f"{where} runs {need.machine.named}, an {need.architecture} machine"
+        return f"{where} declares {need.architecture}"
+    return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
+
+
+__all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
+           "suggestion"]
