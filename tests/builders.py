@@ -32,11 +32,15 @@ Part = Callable[[], Any]
 _PROVIDERS: dict[int, dict[str, Any]] = {}  # a program's Kubernetes providers by name (kubernetes_provider)
 
 
-def _program_registry(registry: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """What one running program registered (keyed by its mock monitor: each program run has its own)."""
+def _program_registry(registry: dict[int, dict[Any, Any]]) -> dict[Any, Any]:
+    """What one running program registered, keyed by its mock monitor (each program run has its own), which the
+    registry keeps alive so that no later monitor can reuse its id."""
     from pulumi.runtime import settings as runtime_settings
 
-    return registry.setdefault(id(runtime_settings.get_monitor()), {})
+    monitor = runtime_settings.get_monitor()
+    found = registry.setdefault(id(monitor), {"monitor": monitor})
+    assert found["monitor"] is monitor
+    return found
 
 AMD64 = {"kubernetes.io/arch": "amd64"}
 ARM64 = {"kubernetes.io/arch": "arm64"}
@@ -370,18 +374,15 @@ def from_manifest(document: Mapping[str, Any], name: str | None = None) -> Part:
 # A pool joins the cluster its inputs name: the builders' pools name 'fleet', and declare it once per program (a
 # pool of a cluster the stack does not declare is judged only as possible: pass declare=False to see that).
 
-_DECLARED: dict[int, set[tuple[str, str]]] = {}
+_DECLARED: dict[int, dict[str, Any]] = {}
 
 
 def declared_cluster(platform: str, name: str = "fleet") -> Any:
     """The cluster resource named ``name`` on a platform, declared the first time a program asks for it."""
-    from pulumi.runtime import settings as runtime_settings
-
-    program = id(runtime_settings.get_monitor())
-    declared = _DECLARED.setdefault(program, set())
+    declared = _program_registry(_DECLARED)
     if (platform, name) in declared:
         return None
-    declared.add((platform, name))
+    declared[(platform, name)] = True
     return cluster_resource(platform, name)()
 
 

@@ -67,7 +67,7 @@ def build_toolchain(home: Path) -> Toolchain:
     stand_in = home / "stand-in-provider"
     stand_in.write_text("#!/bin/sh\necho 'compute-guard tests: this provider cannot be built here' >&2\nexit 1\n")
     stand_in.chmod(0o755)
-    for plugin, version in re.findall(r"(?m)^pulumi-(aws|gcp|azure|azure-native)==(\S+)$",
+    for plugin, version in re.findall(r"(?m)^pulumi-(?!kubernetes==|policy==)([a-z-]+)==(\S+)$",
                                       (ROOT / "requirements-dev.txt").read_text()):
         installed = subprocess.run([str(bin_dir / "pulumi"), "plugin", "install", "resource", plugin, version,
                                     "--file", str(stand_in)], env=env, capture_output=True, text=True, timeout=300)

@@ -21,9 +21,19 @@ workloads, and a Helm chart or kustomization (which only the provider renders) m
 (``rendered={"chart": "rendered/1-manifest"}``) or accepts it (``unchecked=["chart"]``).
 """
 
-from .analyzer import Analyzer, NotApplicable, PolicyResult, PolicyViolation, Remediation, Resource, Unchecked
+from .analyzer import (
+    Analyzer,
+    NotApplicable,
+    PolicyResult,
+    PolicyViolation,
+    Remediation,
+    Resource,
+    SeenPool,
+    Unchecked,
+)
 from .manifests import manifest_resources
-from .program import Captured, NotChecked, capture, capture_program, evaluate
+from .program import Captured, NotChecked, ProgramError, capture, capture_program, evaluate
 
-__all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "Remediation",
-           "Resource", "Unchecked", "capture", "capture_program", "evaluate", "manifest_resources"]
+__all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "ProgramError",
+           "Remediation", "Resource", "SeenPool", "Unchecked", "capture", "capture_program", "evaluate",
+           "manifest_resources"]

@@ -109,6 +109,32 @@ class Unchecked:
     reason: str
 
 
+@dataclass(frozen=True)
+class SeenPool:
+    """A pool the policies read (SPEC 14): where it comes from, which cluster it joins, what its nodes are."""
+
+    source: str  # its kind: ComputeCluster, NodeGroup, GKE Cluster, autoscaling Group, ...
+    name: str
+    urn: str
+    cluster: str  # the cluster it joins, as messages name it ("AKS cluster 'aks'"); "" when the pack cannot tell
+    machines: tuple[str, ...]  # the machines its nodes may be (a Karpenter NodePool's: every type it allows)
+    max_size: int | None
+
+
+def seen_pools(stack: Any, platform: Any = None) -> list[SeenPool]:
+    """The pools of a parsed stack (PackState.last_stack), as a test reads them."""
+    if stack is None:
+        return []
+    found = []
+    for pool in stack.pools:
+        options = pool.machines_on(platform if isinstance(platform, str) else None).options
+        machines = tuple(f"{option.hardware.name}" for option in options if option.hardware.name)
+        size = pool.max_size if isinstance(pool.max_size, int) else None
+        cluster = pool.cluster.label if pool.cluster.name else ""
+        found.append(SeenPool(pool.kind, pool.name, pool.urn, cluster, machines, size))
+    return found
+
+
 @dataclass
 class PolicyResult:
     violations: list[PolicyViolation] = field(default_factory=list)
@@ -116,6 +142,7 @@ class PolicyResult:
     notes: list[PolicyViolation] = field(default_factory=list)  # "can't run policy ... during preview"
     remediations: list[Remediation] = field(default_factory=list)
     unchecked: list[Unchecked] = field(default_factory=list)  # what no policy saw (the test kit's evaluate)
+    pools: list[SeenPool] = field(default_factory=list)  # the pools the policies read (the test kit's evaluate)
 
     @property
     def remediated(self) -> dict[str, dict[str, Any]]:

@@ -19,6 +19,7 @@ import runpy
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,8 @@ from pulumi.runtime.sync_await import _sync_await
 
 from compute_guard.policies import Policy
 
-from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, stack_environment
+from . import invokes
+from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, seen_pools, stack_environment
 from .manifests import child_name, flatten, objects, objects_of_text
 
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -49,15 +51,53 @@ _SECRET_SIG = "4dabf18193072939515e22adb298388d"
 
 class _Mocks(pulumi.runtime.Mocks):
     """Custom resources come back with their inputs as outputs, as pulumi-kubernetes does; the provider's
-    ``kubernetes:yaml:decode`` (yaml v1's ConfigFile and ConfigGroup) parses as the provider would."""
+    ``kubernetes:yaml:decode`` (yaml v1's ConfigFile and ConfigGroup) parses as the provider would; an invoke is
+    answered by the test's own mocks, else by the test kit's answers to the common ones (invokes.py)."""
+
+    def __init__(self, config: Mapping[str, Any] | None = None, mocks: pulumi.runtime.Mocks | None = None) -> None:
+        self.config = dict(config or {})
+        self.mocks = mocks
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         return f"{args.name}-id", dict(args.inputs)
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+    def call(self, args: pulumi.runtime.MockCallArgs) -> Any:
+        """The invoke's result: a dict (the SDK's mocks take a (result, failures) pair only with a list of
+        failures: (result, None) fails in the SDK with "'NoneType' object is not iterable")."""
+        if self.mocks is not None:
+            theirs = self.mocks.call(args)
+            if isinstance(theirs, tuple):
+                return theirs if theirs[1] is not None else theirs[0]
+            if theirs is not None:
+                return dict(theirs)
         if args.token == "kubernetes:yaml:decode" and isinstance(args.args.get("text"), str):
-            return {"result": list(objects_of_text(args.args["text"]))}, None
-        return {}, None
+            return {"result": list(objects_of_text(args.args["text"]))}
+        return invokes.answer(args.token, args.args, self.config) or {}
+
+
+class ProgramError(Exception):
+    """The program under test raised: its own traceback, the test kit's frames and the SDK's cut (``error``: what it
+    raised)."""
+
+    def __init__(self, message: str, error: BaseException) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+_OURS = (str(Path(__file__).resolve().parent), str(Path(pulumi.__file__).resolve().parent),
+         str(Path(runpy.__file__).resolve().parent))
+
+
+def _program_traceback(error: BaseException, directory: Path | None) -> str:
+    """The traceback of an error raised in the program, as if it had run alone: the program's frames (and the
+    libraries it called), not the test kit's nor the Pulumi SDK's runtime around them."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if (directory is not None and frame.filename.startswith(str(directory)))
+              or not (frame.filename.startswith("<frozen") or any(frame.filename.startswith(ours) for ours in _OURS))]
+    where = f" ({directory})" if directory is not None else ""
+    lines = ["the program failed" + where + "; its traceback:\n", *traceback.format_list(frames),
+             *traceback.format_exception_only(type(error), error)]
+    return "".join(lines).rstrip()
 
 
 @dataclass
@@ -245,7 +285,8 @@ def _working_directory(path: Path) -> Iterator[None]:
 
 def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None, preview: bool = True,
             project: str = "project", stack: str = "stack",
-            rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None) -> Captured:
+            rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
+            mocks: pulumi.runtime.Mocks | None = None) -> Captured:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
     ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
@@ -254,14 +295,18 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     monitor = _CapturingMonitor(project, stack, {name: _manifest_files(paths) for name, paths in
                                                  (rendered or {}).items()}, directory)
     settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(_Mocks(), project=project, stack=stack, preview=preview, monitor=monitor)
+    pulumi.runtime.set_mocks(_Mocks(stack_config, mocks), project=project, stack=stack, preview=preview,
+                             monitor=monitor)
     pulumi.runtime.set_all_config({k: v if isinstance(v, str) else json.dumps(v) if not isinstance(v, bool)
                                    else str(v).lower() for k, v in (stack_config or {}).items()})
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     run = _as_callable(program)
     with _working_directory(directory), _signal_handlers():  # the CLI runs a program in its directory
-        _sync_await(run_pulumi_func(lambda: run() and None))
+        try:
+            _sync_await(run_pulumi_func(lambda: run() and None))
+        except Exception as error:  # noqa: BLE001 - the program's own error, shown as its own
+            raise ProgramError(_program_traceback(error, directory if not callable(program) else None), error) from None
     missing = sorted(set(rendered or {}) - monitor.rendered_used)
     if missing:
         raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
@@ -344,7 +389,7 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
              policy_config: Mapping[str, Any] | None = None, preview: bool = True, project: str | None = None,
              stack: str | None = None, pack: Iterable[Policy] | None = None,
              rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
-             unchecked: Iterable[str] = ()) -> PolicyResult:
+             unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
     A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
@@ -358,7 +403,13 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
     A ConfigGroup's or ConfigFile's manifests are expanded into the workloads the provider would create. A
     Helm chart or kustomization cannot be: give its rendered manifests as ``rendered={"<its name>": path}``,
     or name it in ``unchecked`` to accept that no policy sees its workloads; otherwise :class:`NotChecked` is
-    raised. ``result.unchecked`` lists what was not checked either way.
+    raised. ``result.unchecked`` lists what was not checked either way, and ``result.pools`` every pool the
+    policies read (its source, name, cluster, machines and size).
+
+    Invokes are answered by ``mocks`` (a ``pulumi.runtime.Mocks`` whose ``call`` returns an invoke's result, or None
+    to leave it to the test kit), else by the test kit's answers to the invokes cluster programs commonly call
+    (compute_guard/testkit/invokes.py). An error in the program raises :class:`ProgramError` with the program's
+    own traceback.
     """
     config: dict[str, Any] = {}
     if not callable(program):
@@ -366,9 +417,11 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
     project, stack = project or "project", stack or "stack"
     config.update(stack_config or {})
     captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
-                       rendered=rendered)
+                       rendered=rendered, mocks=mocks)
     with stack_environment(config, project, stack, preview):
-        result = Analyzer(policy_config, pack=pack).run(captured.resources)
+        analyzer = Analyzer(policy_config, pack=pack)
+        result = analyzer.run(captured.resources)
+    result.pools = seen_pools(analyzer.state.last_stack(), config.get("compute:platform"))
     result.unchecked = list(captured.unchecked)
     accepted = set(unchecked)
     refused = [item for item in captured.unchecked if item.name not in accepted]

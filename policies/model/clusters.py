@@ -73,21 +73,28 @@ class ClusterIndex:
         self._owners: dict[str, KubeCluster | None] = {}
 
     def owner(self, urn: str) -> KubeCluster | None:
-        """The cluster a resource is, or is part of: a cluster resource, a child of a cluster component (pulumi-eks's
-        Cluster and what it registers), or a component a cluster resource is a child of."""
+        """The cluster a resource is, or is part of: a cluster resource, or a cluster component (pulumi-eks's
+        Cluster) above it, which is the cluster of everything it registers, its own cluster resource included."""
         if urn in self._owners:
             return self._owners[urn]
         found = self.clusters.get(urn)
-        if found is None:
-            seen = 0
-            parent = self.resources[urn].parent if urn in self.resources else None
-            while parent is not None and found is None and seen < 32:
-                candidate = self.clusters.get(parent)
-                found = candidate if candidate is not None and candidate.component else None
-                parent = self.resources[parent].parent if parent in self.resources else None
-                seen += 1
+        seen = 0
+        parent = self.resources[urn].parent if urn in self.resources else None
+        while parent is not None and seen < 32:
+            candidate = self.clusters.get(parent)
+            if candidate is not None and candidate.component:
+                found = candidate
+                break
+            parent = self.resources[parent].parent if parent in self.resources else None
+            seen += 1
         self._owners[urn] = found
         return found
+
+    @property
+    def own(self) -> list[KubeCluster]:
+        """The clusters of the stack, each once: a cluster resource a cluster component registers is that
+        component's."""
+        return [cluster for cluster in self.clusters.values() if self.owner(cluster.urn) is cluster]
 
     def _one(self, urns: Iterable[str]) -> KubeCluster | None | bool:
         """The one cluster these resources are of; None when none is; False when several are."""
@@ -99,22 +106,24 @@ class ClusterIndex:
     def resolve(self, claim: Claim) -> ClusterRef:
         """The cluster a pool's claim names."""
         if claim.inline is not None and claim.inline in self.clusters:
-            return self.clusters[claim.inline].ref
+            inline = self.owner(claim.inline) or self.clusters[claim.inline]
+            return inline.ref
         one = self._one(claim.depends)
         if isinstance(one, KubeCluster):
             return one.ref
         name = claim.name
         if isinstance(name, str) and name:
-            matches = self._by_name.get(last_segment(name), [])
+            named = [self.owner(found.urn) or found for found in self._by_name.get(last_segment(name), [])]
+            matches = list({found.urn: found for found in named}.values())
             if len(matches) == 1:
                 return matches[0].ref
             if not matches and one is None:
                 return ClusterRef(f"name:{last_segment(name)}", last_segment(name))
         if claim.resource is not None:
             parent = claim.resource.parent
-            owner = self.owner(parent) if parent is not None else None
-            if owner is not None:
-                return owner.ref
+            above = self.owner(parent) if parent is not None else None
+            if above is not None:
+                return above.ref
         if isinstance(name, Unknown) and one is None:
             urn = claim.resource.urn if claim.resource is not None else ""
             return ClusterRef(f"unknown:{urn}", "")

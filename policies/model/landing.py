@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
-from .scheduling import LabelMismatch, PodPlacement, Taint, labels_match, untolerated
+from .scheduling import LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
 from .stack import Stack
 from .values import Unknown
 from .workloads import Workload
@@ -50,6 +50,8 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
     unknown = pool.unknown or placement.unknown
     if unknown is not None:
         return PoolVerdict(pool, options=pool.options, unknown=unknown)
+    if pool.labels_unknown is not None:
+        return _judge_machines(pool, placement, pool.labels_unknown)
     taints = untolerated(placement, pool.taints)
     first: LabelMismatch | None = None
     options: list[Option] = []
@@ -62,10 +64,28 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
     return PoolVerdict(pool, taints, None if options else first, tuple(options))
 
 
+def _judge_machines(pool: Pool, placement: PodPlacement, unknown: Unknown) -> PoolVerdict:
+    """A pool whose declared labels and taints are not known yet: any label may be on its nodes, so only the labels
+    its machines decide can refuse a Pod, certainly; otherwise the pool is possible, with the machines that may
+    take the Pod."""
+    first: LabelMismatch | None = None
+    options: list[Option] = []
+    for space, group in pool.spaces(placement.keys):
+        anything = NodeSpace(space.labels, ("",))  # every other key may be there, with any value
+        mismatch = labels_match(placement, anything)
+        if mismatch is None:
+            options.extend(group)
+        elif first is None:
+            first = mismatch
+    if pool.options and not options:
+        return PoolVerdict(pool, (), first)
+    return PoolVerdict(pool, options=tuple(options) or pool.options, unknown=unknown)
+
+
 def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
     """A quick certain refusal: a nodeSelector entry on a label every node of the pool has with other values, or
     that no node of it has (most Pods name their pool this way: only one pool of many is worth judging)."""
-    if pool.unknown is not None or placement.unknown is not None:
+    if pool.unknown is not None or pool.labels_unknown is not None or placement.unknown is not None:
         return False
     for key, value in placement.selector:
         if key in pool.machine_keys:

@@ -108,8 +108,10 @@ def _loads(stack: Stack) -> Loads:
         if daemon:
             for verdict in taking:  # a DaemonSet's Pods run on every node of every pool that takes them
                 by_pool[id(verdict.pool)].daemonsets.append(placed)
-        elif len(taking) == 1 and landed.unknown is None and len(landed.possible) == 1:
-            by_pool[id(taking[0].pool)].workloads.append(placed)
+            continue
+        possible = landed.possible
+        if len(possible) == 1 and landed.complete:  # if its Pods run at all, they run there
+            by_pool[id(possible[0].pool)].workloads.append(placed)
         else:
             for verdict in taking:
                 by_pool[id(verdict.pool)].shared.append(placed)
@@ -279,7 +281,7 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
                      taken: Mapping[str, Decimal] | None = None) -> tuple[Machine | None, bool]:
     """The smallest machine of the platform's catalog, of an architecture the Pod allows (node labels), whose node
     holds one Pod after what ``taken`` (the DaemonSets) asks of every node; one of ``family`` first. Smallest: by
-    memory, then vCPUs, then name. (machine, of the family)."""
+    vCPUs, then memory, then name. (machine, of the family)."""
     if request.unknown:
         return None, False
     best: tuple[tuple[bool, int, int, str], Machine] | None = None
@@ -293,7 +295,7 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
         if (node.allocatable(PODS) or 0) < 1 + (taken or {}).get(PODS, Decimal(0)):
             continue
         mine = family is not None and family_of(platform, machine.name) == family
-        rank = (not mine, machine.memory_mib or 0, machine.vcpus or 0, machine.name)
+        rank = (not mine, machine.vcpus or 0, machine.memory_mib or 0, machine.name)
         if best is None or rank < best[0]:
             best = (rank, machine)
     if best is None:

@@ -139,6 +139,9 @@ class Pool:
     taints: tuple[Taint, ...] = ()
     placed_by: Literal["labels", "scheduler"] = "scheduler"  # compute.alien.dev labels, or the scheduler's rules
     unknown: Unknown | None = None  # what decides where Pods may land is not known yet
+    # its declared labels and taints are not known yet (its machines are): any label or taint may be on its nodes,
+    # so only what its machines decide (their architecture, their instance type) can certainly refuse a Pod
+    labels_unknown: Unknown | None = None
     maybe_prefixes: tuple[str, ...] = ()  # label keys the platform may set that the pack does not model
     machine_keys: tuple[str, ...] = ()  # the label keys its machines decide (each machine's own values)
     kubelet: Mapping[str, Any] = field(default_factory=dict)  # the allocatable setting's shape (maxPods, ...)

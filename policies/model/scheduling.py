@@ -261,7 +261,7 @@ def labels_match(placement: PodPlacement, space: NodeSpace) -> LabelMismatch | N
     selected: dict[str, list[Expression]] = {}
     for key, value in placement.selector:
         selected.setdefault(key, []).append(Expression(key, "In", (value,)))
-    for key, expressions in selected.items():
+    for key, expressions in sorted(selected.items()):  # the first key by name: the same reason every run
         if not satisfiable(expressions, space.domain(key)):
             return LabelMismatch("selector", key, expressions[0].values[0])
     if placement.terms is None:

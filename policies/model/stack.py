@@ -112,8 +112,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
     stack.own = {id(workload) for workload in stack.workloads}
     context = Context(by_urn, seen_inputs)
     reads = [source.read(found, context) for source, found in by_source.items()]
-    stack.kube_clusters = [cluster for read in reads for cluster in read.clusters]
-    index = stack.index = ClusterIndex(stack.kube_clusters, by_urn)
+    index = stack.index = ClusterIndex([cluster for read in reads for cluster in read.clusters], by_urn)
+    stack.kube_clusters = index.own
     platform: list[Pool] = []
     for read in reads:
         for entry in read.entries:

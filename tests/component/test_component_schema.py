@@ -41,7 +41,7 @@ from compute_guard.component import (
 )
 from compute_guard.component.provider import ComputeCluster as ProvidedCluster
 from compute_guard.component.provider import ComputeClusterProvider
-from compute_guard.testkit import capture_program
+from compute_guard.testkit import ProgramError, capture_program
 
 # SPEC section 2, written out: every key, its JSON type ("#Name" is an object of that type), required or not.
 SPEC = {
@@ -259,8 +259,9 @@ def test_objects_and_lists_that_are_secret_or_unknown_pass_through_the_provider_
     def secret_profile():
         return [{"groupId": "general", "minSize": 1.0, "maxSize": 1.0, "profile": pulumi.Output.secret(profile)}]
 
-    with pytest.raises(InputPropertyError, match="Missing required input 'capacityGroups\\[0\\].profile.cpu'"):
+    with pytest.raises(ProgramError, match="Missing required input 'capacityGroups\\[0\\].profile.cpu'") as failed:
         capture_program(lambda: program(ComponentProvider, secret_profile))
+    assert isinstance(failed.value.error, InputPropertyError)
     (unknown,) = [r for r in capture_program(lambda: program(ComputeClusterProvider, unknown_pools))
                   if r.type == TYPE_TOKEN]
     assert json_format.MessageToDict(unknown.inputs)["capacityGroups"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"

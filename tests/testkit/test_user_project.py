@@ -109,9 +109,11 @@ def test_the_stack_files_give_the_project_and_config_and_the_test_overrides_them
     assert placement == ["shop:default/api", "shop:default/web"]  # the pool is 'apps' now: neither label names it
     assert all(v.urn.startswith("urn:pulumi:dev::shop::") for v in result.violations)
     # the project decides which config the program reads: under another name its 'shop:' keys are not its own
-    from pulumi.config import ConfigMissingError
+    from compute_guard.testkit import ProgramError
 
-    with pytest.raises(ConfigMissingError, match="other:inlineYaml"):  # the default of pool follows the name
+    # the default of pool follows the name; the program's own error, as its traceback says it
+    with pytest.raises(ProgramError, match="ConfigMissingError: Missing required configuration variable "
+                                           "'other:inlineYaml'"):
         evaluate(project, unchecked=["ingress"], project="other")
     moved = evaluate(project, unchecked=["ingress"], project="other", stack="prod",
                      stack_config={"other:inlineYaml": "", "other:pool": "general"})

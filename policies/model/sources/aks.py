@@ -71,14 +71,15 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
         labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({os_type.lower()})
     elif os_type is None:
         labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({"linux"})  # osType's default
-    unknown = add_labels(labels, child(props, "nodeLabels"))
+    late = add_labels(labels, child(props, "nodeLabels"))
     size_name = child(props, "vmSize")
     names = size_name if isinstance(size_name, Unknown) else (size_name,) if isinstance(size_name, str) else None
     found_taints = taints(child(props, "nodeTaints"), read_taint)
     max_pods = child(props, "maxPods")
-    for value in (names, found_taints, max_pods, os_type, critical_only, zones):
+    unknown = next((value for value in (names, max_pods, zones) if isinstance(value, Unknown)), None)
+    for value in (found_taints, os_type, critical_only):  # what the machines decide still holds
         if isinstance(value, Unknown):
-            unknown = unknown or value
+            late = late or value
     if found_taints is None:
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
     own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
@@ -86,7 +87,8 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
         own_taints.append(CRITICAL_ADDONS_ONLY)
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
-                taints=tuple(own_taints), unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
+                machine_keys=MACHINE_KEYS,
                 kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
                 zones=zones, named_types=names if isinstance(names, tuple) else ())
 

@@ -98,19 +98,19 @@ def parse_node_group(resource: StackResource) -> Pool:
     capacity = child(props, "capacityType")
     labels["eks.amazonaws.com/capacityType"] = frozenset({capacity}) if isinstance(capacity, str) else \
         frozenset({"ON_DEMAND"}) if capacity is None else ANY  # CreateNodegroup: capacityType defaults to ON_DEMAND
-    unknown = add_labels(labels, child(props, "labels"))
+    late = add_labels(labels, child(props, "labels"))
     names = instance_types(props)
     found_taints = taints(child(props, "taints"), lambda item: object_taint(item, API_EFFECTS))
     ami = child(props, "amiType")
-    for value in (names, found_taints, ami):
-        if isinstance(value, Unknown):
-            unknown = unknown or value
+    late = late or (found_taints if isinstance(found_taints, Unknown) else None)
+    unknown = next((value for value in (names, ami) if isinstance(value, Unknown)), None)
     if names is None or found_taints is None:
         unknown = unknown or undetermined(f"node group '{pool_name}' has instance types or taints its schema refuses")
     architecture = ami_architecture(ami)  # the AMI's is the nodes' (a machine of the other cannot join)
     scaling = child(props, "scalingConfig")
     return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=machines_of("aws", names, architecture),
                 labels=labels, taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
+                labels_unknown=late,
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
                 named_types=names if isinstance(names, tuple) else (),

@@ -174,9 +174,10 @@ def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: An
     labels: dict[str, Domain] = base_labels(None, None)
     found_taints: tuple[Taint, ...] = ()
     user_data = child(props, "userData")
+    late: Unknown | None = None
     if isinstance(user_data, Unknown):
-        unknown = unknown or undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', "
-                                          "which sets its nodes' labels and taints, is not known yet")
+        late = undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', which sets its "
+                            "nodes' labels and taints, is not known yet")
     elif isinstance(user_data, str):
         flags = kubelet_flags(user_data)
         read = labels_and_taints(flags) if flags is not None else ({}, ())
@@ -186,7 +187,8 @@ def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: An
             labels.update({key: frozenset({value}) for key, value in read[0].items()})
             found_taints = read[1]
     return Pool(kind, urn, name, platform="aws", options=machines_of("aws", names), labels=labels,
-                taints=found_taints, unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                taints=found_taints, unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
+                machine_keys=MACHINE_KEYS,
                 min_size=size(sizes[0]), max_size=size(sizes[1]),
                 named_types=names if isinstance(names, tuple) else ())
 

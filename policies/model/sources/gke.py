@@ -94,15 +94,19 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     own = None if default_pool else zones_of(child(props, "nodeLocations"))
     pool_zones = own if own is not None else zones
     labels = base_labels(NODE_POOL_LABEL, declared, pool_zones)
-    unknown = config if isinstance(config, Unknown) else add_labels(labels, child(config, "labels"))
+    unknown = config if isinstance(config, Unknown) else None
+    late = add_labels(labels, child(config, "labels")) if unknown is None else None
     machine = child(config, "machineType")
     names = machine if isinstance(machine, Unknown) else (machine if isinstance(machine, str) else DEFAULT_MACHINE,)
     found_taints = taints(child(config, "taints"), lambda item: object_taint(item, API_EFFECTS))
     max_pods = child(props, "defaultMaxPodsPerNode" if default_pool else "maxPodsPerNode")
     sandboxed, arm_taint = _sandboxed(config), _arm_taint(config)
-    for value in (names, found_taints, max_pods, sandboxed, arm_taint, pool_zones):
+    for value in (names, max_pods, pool_zones):
         if isinstance(value, Unknown):
             unknown = unknown or value
+    for value in (found_taints, sandboxed, arm_taint):  # taints not known yet: what the machines decide still holds
+        if isinstance(value, Unknown):
+            late = late or value
     if found_taints is None:
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
     options = machines_of("gcp", names)
@@ -123,7 +127,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     elif total is None and isinstance(per_zone, int) and isinstance(pool_zones, tuple):
         max_size = per_zone * len(pool_zones)
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
-                unknown=unknown, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS, kubelet=kubelet,
+                unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
                 named_types=names if isinstance(names, tuple) else ())
 

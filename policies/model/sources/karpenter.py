@@ -201,13 +201,13 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
         labels[f"{AUTO}compute-type"] = frozenset({"auto"})  # associate-workload.html: "set ... to auto"
     else:
         labels["karpenter.k8s.aws/ec2nodeclass"] = frozenset({node_class}) if isinstance(node_class, str) else ANY
-    unknown = unknown or add_labels(labels, template_labels)
+    late = add_labels(labels, template_labels)
     if isinstance(node_class, Unknown):
-        unknown = unknown or node_class
+        late = late or node_class
     if isinstance(requirements, Unknown):
         unknown = unknown or requirements
     if isinstance(found_taints, Unknown):
-        unknown = unknown or found_taints
+        late = late or found_taints
     by_machine = [requirement for requirement in requirements or () if requirement[0] in MACHINE_KEYS] \
         if isinstance(requirements, list) else []
     zones: tuple[str, ...] | None = None
@@ -230,7 +230,7 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
     if requirements is None or found_taints is None:  # the API server refuses such a NodePool: nothing to judge
         unknown = unknown or undetermined(f"NodePool '{name}' has requirements or taints its schema refuses")
     return Pool(kind, urn, name, platform="aws", options=allowed, labels=labels,
-                taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
+                taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown, labels_unknown=late,
                 maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
                 names_certain=_names_certain(by_machine, prefix))

@@ -1,0 +1,35 @@
+"""pulumi/examples' aws-ts-eks-gpu-dra (../shared/third_party/pulumi-examples/aws-ts-eks-gpu-dra/index.ts) in Python:
+pulumi-eks's Cluster without its default node group, two ManagedNodeGroups (system m6i.large; gpu p4d.24xlarge,
+tainted nvidia.com/gpu), a Kubernetes provider from the cluster's kubeconfig, the Helm v3 Releases (GPU operator, DRA
+driver, monitoring) and the MIG test Pods. Its IAM roles, add-ons, StorageClass, ConfigMap of scripts and
+ResourceClaimTemplates declare no pool and no workload and are left out."""
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_eks_stand_in import Cluster, ManagedNodeGroup
+
+cluster = Cluster("gpu-cluster", cluster_name="gpu-dra-cluster", skip_default_node_group=True)
+ManagedNodeGroup("system-nodes", cluster=cluster, node_group_name="system-nodes", instance_types=["m6i.large"],
+                 capacity_type="ON_DEMAND", scaling=(2, 1, 4), labels={"node-role": "system"}, taints=[])
+ManagedNodeGroup("gpu-nodes", cluster=cluster, node_group_name="gpu-nodes", instance_types=["p4d.24xlarge"],
+                 capacity_type="ON_DEMAND", scaling=(1, 0, 2), ami_type="AL2023_x86_64_NVIDIA",
+                 labels={"node-role": "gpu", "nvidia.com/gpu.present": "true", "nvidia.com/mig.config": "all-balanced"},
+                 taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}])
+provider = k8s.Provider("k8s-provider", kubeconfig=cluster.kubeconfig, enable_server_side_apply=True)
+on_cluster = pulumi.ResourceOptions(provider=provider)
+for release, chart, repo in (("gpu-operator", "gpu-operator", "https://helm.ngc.nvidia.com/nvidia"),
+                             ("nvidia-dra-driver", "nvidia-dra-driver-gpu", "https://helm.ngc.nvidia.com/nvidia"),
+                             ("kube-prometheus-stack", "kube-prometheus-stack",
+                              "https://prometheus-community.github.io/helm-charts")):
+    k8s.helm.v3.Release(release, chart=chart, repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo),
+                        skip_await=True, opts=on_cluster)
+
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+for name, claim in (("mig-large-training", "mig-large"), ("mig-medium-training", "mig-medium"),
+                    ("mig-small-inference", "mig-small")):
+    k8s.core.v1.Pod(name, metadata={"name": f"{name}-pod", "namespace": "mig-test"}, spec={
+        "restartPolicy": "Never", "tolerations": [GPU_TOLERATION],
+        "nodeSelector": {"node-role": "gpu", "nvidia.com/gpu.present": "true"},
+        "containers": [{"name": "training", "image": "nvcr.io/nvidia/pytorch:25.12-py3",
+                        "resources": {"claims": [{"name": claim}]}}],
+        "resourceClaims": [{"name": claim, "resourceClaimTemplateName": f"{claim}-template"}]}, opts=on_cluster)

@@ -1,0 +1,291 @@
+"""Real cluster programs as users write them (issue 37, "Prove it"): each program of
+../shared/third_party/pulumi-examples (pulumi/examples, Apache-2.0) as a user project under the test kit, with the
+providers' own Python SDKs: first as it is (no false violation; the pools the pack read, with their source and
+cluster), then with a fault planted in a copy, each refused with its exact message. The TypeScript programs are
+written again in Python with the same resources (tests/testkit/programs/: pulumi-eks's component as it registers
+its children, pulumi_eks_stand_in.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from builders import SHARED
+
+from compute_guard.testkit import SeenPool, evaluate
+
+EXAMPLES = SHARED / "third_party" / "pulumi-examples"
+OWN = Path(__file__).resolve().parent / "programs"
+AWS = {"compute:platform": "aws", "aws:region": "us-west-2"}
+GCP = {"compute:platform": "gcp", "gcp:project": "example", "gcp:zone": "us-central1-a"}
+AZURE = {"compute:platform": "azure"}
+MULTI = {"compute:platform": "azure", "azure-py-aks-multicluster:sshPublicKey": "ssh-rsa AAAAexample"}
+# azure-py-aks reads Application.application_id, which pulumi-azuread 6 (its requirements.txt's) no longer has: its
+# client_id, as classic-azure-py-aks-multicluster reads it, is the same value
+AZUREAD_6 = [("application_id=ad_app.application_id", "client_id=ad_app.client_id"),
+             ('"client_id": ad_app.application_id', '"client_id": ad_app.client_id')]
+PENDING = ("They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or "
+           "declare a pool that takes them")
+DEPLOY = '''
+import pulumi as _pulumi
+import pulumi_kubernetes as _k8s
+
+
+def _deploy(name, provider, spec=None, requests=None):
+    container = {{"name": name, "image": "nginx"}}
+    if requests:
+        container["resources"] = {{"requests": requests}}
+    labels = {{"app": name}}
+    _k8s.apps.v1.Deployment(name, metadata={{"name": name}}, spec={{
+        "selector": {{"matchLabels": labels}},
+        "template": {{"metadata": {{"labels": labels}}, "spec": {{"containers": [container], **(spec or {{}})}}}}}},
+        opts=_pulumi.ResourceOptions(provider=provider))
+
+
+_provider = {provider}
+'''
+ARM64 = '{"nodeSelector": {"kubernetes.io/arch": "arm64"}}'
+
+
+def user_project(tmp_path: Path, name: str, replace: list[tuple[str, str]] | tuple = (), append: str = "") -> Path:
+    """A copy of the program, as a user's project directory, with a fault planted: text replaced, code appended."""
+    own = (OWN / name).is_dir()
+    work = tmp_path / name
+    shutil.copytree(OWN / name if own else EXAMPLES / name, work)
+    if own:
+        shutil.copy(OWN / "pulumi_eks_stand_in.py", work)
+    main = work / "__main__.py"
+    text = main.read_text()
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    main.write_text(text + append)
+    return work
+
+
+def verdicts(result):
+    return {(v.policy, v.urn.rsplit("::", 1)[-1]): v.finding for v in result.violations if v.level == "mandatory"}
+
+
+def pools(result):
+    return sorted((pool.source, pool.name, pool.cluster, pool.machines, pool.max_size) for pool in result.pools)
+
+
+# --- each program as it is: its pools read, no false violation -------------------------------------------------
+
+@pytest.mark.parametrize("name, config, replace, expected", [
+    ("aws-py-eks", AWS, (), [("NodeGroup", "pulumi-eks-nodegroup", "EKS cluster 'eks-cluster'", ("t3.medium",), 2)]),
+    ("aws-ts-eks", AWS, (), [("autoscaling Group", "cluster", "EKS cluster 'cluster'", ("t3.medium",), 2)]),
+    ("aws-ts-eks-gpu-dra", AWS, (), [
+        ("NodeGroup", "gpu-nodes", "EKS cluster 'gpu-cluster'", ("p4d.24xlarge",), 2),
+        ("NodeGroup", "system-nodes", "EKS cluster 'gpu-cluster'", ("m6i.large",), 4)]),
+    ("gcp-py-gke", GCP, (), [("GKE Cluster", "default-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",), None)]),
+    ("gcp-ts-gke", GCP, (), [("GKE NodePool", "primary-node-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",),
+                              None)]),
+    ("gcp-ts-agent-sandbox", GCP, (), [
+        ("GKE NodePool", "gvisor-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-4",), None),
+        ("GKE NodePool", "system-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-2",), None)]),
+    ("azure-py-aks", AZURE, AZUREAD_6, [("ManagedCluster", "agentpool", "AKS cluster 'azure-native-aks'",
+                                         ("Standard_DS2_v2",), 3)]),
+    ("classic-azure-py-aks-multicluster", MULTI, (), [
+        ("KubernetesCluster", "aksagentpool", "AKS cluster 'aksCluster-east'", ("Standard_D2_v2",), 2),
+        ("KubernetesCluster", "aksagentpool", "AKS cluster 'aksCluster-west'", ("Standard_D2_v2",), 2)]),
+])
+def test_each_program_as_it_is_gives_its_pools_and_no_false_violation(tmp_path, name, config, replace, expected):
+    result = evaluate(user_project(tmp_path, name, replace), stack_config=config)
+    assert verdicts(result) == {}
+    assert pools(result) == expected
+    assert all(isinstance(pool, SeenPool) and pool.urn for pool in result.pools)
+
+
+def test_the_gpu_dra_programs_helm_releases_are_said_unchecked(tmp_path):
+    result = evaluate(user_project(tmp_path, "aws-ts-eks-gpu-dra"), stack_config=AWS)
+    assert sorted(v.urn.rsplit("::", 1)[-1] for v in result.of("helm-release-unchecked")) == [
+        "gpu-operator", "kube-prometheus-stack", "nvidia-dra-driver"]
+
+
+# --- planted faults: a Pod too large for its machine, an arm64 pin on an amd64 pool, an untolerated taint ----------
+
+def test_aws_py_eks_with_planted_faults(tmp_path):
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=utils.generate_kube_config(eks_cluster))')
+    result = evaluate(user_project(tmp_path, "aws-py-eks", append=on_cluster + (
+        '_deploy("too-big", _provider, requests={"memory": "3555Mi"})\n'
+        f'_deploy("arm", _provider, spec={ARM64})\n')), stack_config=AWS)
+    assert verdicts(result) == {
+        ("workload-fits-pool", "too-big"):
+            "Deployment 'too-big': one Pod requests 3555 MiB of memory, more than any node of the pools that can take "
+            "it: pool 'pulumi-eks-nodegroup' (NodeGroup) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB "
+            "eviction threshold = 3554 MiB allocatable of memory (t3.medium); it can never be scheduled: lower its "
+            "requests or allow larger instance types (the smallest AWS machine of its family whose node holds one "
+            "Pod: t3.large, 2 vCPUs, 8 GiB)",
+        ("workload-schedulable", "arm"):
+            "Deployment 'arm': no pool can run its Pods: pool 'pulumi-eks-nodegroup' (NodeGroup) runs amd64 nodes, not "
+            f"arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}"}
+    tainted = evaluate(user_project(tmp_path / "tainted", "aws-py-eks", [(
+        '    node_group_name="pulumi-eks-nodegroup",\n', '    node_group_name="pulumi-eks-nodegroup",\n'
+        '    taints=[eks.NodeGroupTaintArgs(key="dedicated", value="batch", effect="NO_SCHEDULE")],\n')],
+        on_cluster + '_deploy("api", _provider)\n'), stack_config=AWS)
+    assert verdicts(tainted) == {("workload-schedulable", "api"): (
+        "Deployment 'api': no pool can run its Pods: pool 'pulumi-eks-nodegroup' (NodeGroup) has taint "
+        f"dedicated=batch:NoSchedule that it does not tolerate. {PENDING}")}
+
+
+def test_aws_ts_eks_with_planted_faults(tmp_path):
+    """pulumi-eks's default node group: its launch template's user data holds the cluster's endpoint, not known in a
+    preview, so its labels and taints are not known: what its machine decides (amd64, t3.medium's memory) still
+    refuses, certainly; an untolerated taint cannot be planted where taints are not known (a note says so)."""
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=cluster.kubeconfig)')
+    result = evaluate(user_project(tmp_path, "aws-ts-eks", append=on_cluster + (
+        '_deploy("too-big", _provider, requests={"memory": "3555Mi"})\n'
+        f'_deploy("arm", _provider, spec={ARM64})\n_deploy("api", _provider)\n')), stack_config=AWS)
+    assert verdicts(result) == {
+        ("workload-fits-pool", "too-big"):
+            "Deployment 'too-big': one Pod requests 3555 MiB of memory, more than any node of the pools that can take "
+            "it: pool 'cluster' (autoscaling Group) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB "
+            "eviction threshold = 3554 MiB allocatable of memory (t3.medium); it can never be scheduled: lower its "
+            "requests or allow larger instance types (the smallest AWS machine of its family whose node holds one "
+            "Pod: t3.large, 2 vCPUs, 8 GiB)",
+        ("workload-schedulable", "arm"):
+            "Deployment 'arm': no pool can run its Pods: pool 'cluster' (autoscaling Group) runs amd64 nodes, not "
+            f"arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}"}
+    assert any("the user data of LaunchTemplate 'cluster-launchTemplate', which sets its nodes' labels and taints, is "
+               "not known yet" in note.finding for note in result.notes)
+
+
+def test_aws_ts_eks_gpu_dra_with_planted_faults(tmp_path):
+    """The GPU group (p4d.24xlarge, tainted nvidia.com/gpu=true:NoSchedule): a MIG Pod without the toleration, one
+    pinned to arm64, one asking for more memory than a p4d.24xlarge has (1152 GiB)."""
+    result = evaluate(user_project(tmp_path, "aws-ts-eks-gpu-dra", [
+        ('        "restartPolicy": "Never", "tolerations": [GPU_TOLERATION],\n',
+         '        "restartPolicy": "Never", "tolerations": [] if name == "mig-small-inference" else [GPU_TOLERATION],\n'),
+        ('        "nodeSelector": {"node-role": "gpu", "nvidia.com/gpu.present": "true"},\n',
+         '        "nodeSelector": {"node-role": "gpu", "nvidia.com/gpu.present": "true",\n'
+         '                         **({"kubernetes.io/arch": "arm64"} if name == "mig-medium-training" else {})},\n'),
+        ('"resources": {"claims": [{"name": claim}]}}],',
+         '"resources": {"claims": [{"name": claim}],\n'
+         '                                      "requests": {"memory": "2Ti" if name == "mig-large-training" else "1Gi"}}}],')]),
+        stack_config=AWS)
+    found = verdicts(result)
+    assert found[("workload-schedulable", "mig-small-inference")] == (
+        "Pod 'mig-small-inference': no pool can run its Pods: pool 'gpu-nodes' (NodeGroup) has taint "
+        "nvidia.com/gpu=true:NoSchedule that it does not tolerate; pool 'system-nodes' (NodeGroup) does not have label "
+        f"node-role=gpu. {PENDING}")
+    assert found[("workload-schedulable", "mig-medium-training")] == (  # (the first key of its nodeSelector by name)
+        "Pod 'mig-medium-training': no pool can run its Pods: pool 'gpu-nodes' (NodeGroup) runs amd64 nodes, not "
+        "arm64 (its nodeSelector's kubernetes.io/arch); pool 'system-nodes' (NodeGroup) runs amd64 nodes, not arm64 "
+        f"(its nodeSelector's kubernetes.io/arch). {PENDING}")
+    assert found[("workload-fits-pool", "mig-large-training")].startswith(
+        "Pod 'mig-large-training': one Pod requests 2048 GiB of memory, more than any node of the pools that can take it: "
+        "pool 'gpu-nodes' (NodeGroup) has at most 1152 GiB capacity")
+    assert len(found) == 3
+
+
+def test_gcp_py_gke_with_planted_faults(tmp_path):
+    """The issue's first case: gcp-py-gke's default pool (n1-standard-1, 3.75 GB) with a Deployment requesting 4 GiB."""
+    canary = 'spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx")]),'
+    big = evaluate(user_project(tmp_path / "big", "gcp-py-gke", [(canary, canary.replace(
+        'image="nginx")', 'image="nginx", resources={"requests": {"memory": "4Gi"}})'))]), stack_config=GCP)
+    assert verdicts(big) == {("workload-fits-pool", "canary"): (
+        "Deployment 'canary': one Pod requests 4 GiB of memory, more than any node of the pools that can take it: pool "
+        "'default-pool' of GKE cluster 'gke-cluster' has at most 3840 MiB capacity - 960 MiB kube-reserved - 100 MiB "
+        "eviction threshold = 2780 MiB allocatable of memory (n1-standard-1); it can never be scheduled: lower its "
+        "requests or allow larger instance types (the smallest GCP machine of its family whose node holds one Pod: "
+        "n1-standard-2, 2 vCPUs, 7680 MiB)")}
+    arm = evaluate(user_project(tmp_path / "arm", "gcp-py-gke", [(canary, canary.replace(
+        "spec=PodSpecArgs(", 'spec=PodSpecArgs(node_selector={"kubernetes.io/arch": "arm64"}, '))]), stack_config=GCP)
+    assert verdicts(arm) == {("workload-schedulable", "canary"): (
+        "Deployment 'canary': no pool can run its Pods: pool 'default-pool' of GKE cluster 'gke-cluster' runs amd64 "
+        f"nodes, not arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}")}
+    tainted = evaluate(user_project(tmp_path / "tainted", "gcp-py-gke", [(
+        "        machine_type=NODE_MACHINE_TYPE,\n", "        machine_type=NODE_MACHINE_TYPE,\n"
+        '        taints=[{"key": "dedicated", "value": "batch", "effect": "NO_SCHEDULE"}],\n')]), stack_config=GCP)
+    assert verdicts(tainted) == {("workload-schedulable", "canary"): (
+        "Deployment 'canary': no pool can run its Pods: pool 'default-pool' of GKE cluster 'gke-cluster' has taint "
+        f"dedicated=batch:NoSchedule that it does not tolerate. {PENDING}")}
+
+
+def test_gcp_ts_gke_on_an_arm_pool_refuses_an_unpinned_canary(tmp_path):
+    """The issue's fourth case: an unpinned Deployment on a GKE cluster whose only pool is Arm (GKE taints Arm nodes
+    kubernetes.io/arch=arm64:NoSchedule and tolerates it only for Pods that select arm64)."""
+    arm = evaluate(user_project(tmp_path, "gcp-ts-gke", [('config.get("nodeMachineType") or "n1-standard-1"',
+                                                          'config.get("nodeMachineType") or "t2a-standard-2"')]),
+                   stack_config=GCP)
+    assert verdicts(arm) == {("workload-schedulable", "canary"): (
+        "Deployment 'canary': no pool can run its Pods: pool 'primary-node-pool' (GKE NodePool) has taint "
+        f"kubernetes.io/arch=arm64:NoSchedule that it does not tolerate. {PENDING}")}
+
+
+def test_gcp_ts_agent_sandbox_with_planted_faults(tmp_path):
+    on_cluster = DEPLOY.format(provider="k8s_provider")
+    result = evaluate(user_project(tmp_path, "gcp-ts-agent-sandbox", append=on_cluster + (
+        '_deploy("agent", _provider, spec={"runtimeClassName": "gvisor", "nodeSelector": '
+        '{"sandbox.gke.io/runtime": "gvisor"}}, requests={"memory": "14Gi"})\n'
+        '_deploy("unsandboxed", _provider, spec={"nodeSelector": {"sandbox.gke.io/runtime": "gvisor"}})\n'
+        '_deploy("fits", _provider, spec={"runtimeClassName": "gvisor"}, requests={"memory": "13Gi"})\n')),
+        stack_config=GCP)
+    assert verdicts(result) == {
+        ("workload-fits-pool", "agent"):
+            "Deployment 'agent': one Pod requests 14 GiB of memory, more than any node of the pools that can take it: "
+            "pool 'gvisor-pool' (GKE NodePool) has at most 16 GiB capacity - 2662.4 MiB kube-reserved - 100 MiB "
+            "eviction threshold = 13.3 GiB allocatable of memory (e2-standard-4); it can never be scheduled: lower its "
+            "requests or allow larger instance types (the smallest GCP machine of its family whose node holds one "
+            "Pod: e2-highmem-4, 4 vCPUs, 32 GiB)",
+        ("workload-schedulable", "unsandboxed"):
+            "Deployment 'unsandboxed': no pool can run its Pods: pool 'gvisor-pool' (GKE NodePool) has taint "
+            "sandbox.gke.io/runtime=gvisor:NoSchedule that it does not tolerate; pool 'system-pool' (GKE NodePool) does "
+            f"not have label sandbox.gke.io/runtime=gvisor. {PENDING}"}
+
+
+def test_azure_py_aks_with_planted_faults(tmp_path):
+    """The issue's second case: azure-py-aks (Standard_DS2_v2, amd64) with a Deployment pinned to arm64; its kubeconfig
+    comes from list_managed_cluster_user_credentials_output, which depends on the cluster."""
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("aks-k8s", kubeconfig=kubeconfig)')
+    result = evaluate(user_project(tmp_path, "azure-py-aks", AZUREAD_6, on_cluster + (
+        f'_deploy("arm", _provider, spec={ARM64})\n_deploy("too-big", _provider, requests={{"memory": "8Gi"}})\n')),
+        stack_config=AZURE)
+    assert verdicts(result) == {
+        ("workload-schedulable", "arm"):
+            "Deployment 'arm': no pool can run its Pods: pool 'agentpool' of AKS cluster 'azure-native-aks' runs amd64 "
+            f"nodes, not arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}",
+        ("workload-fits-pool", "too-big"):
+            "Deployment 'too-big': one Pod requests 8 GiB of memory, more than any node of the pools that can take it: "
+            "pool 'agentpool' of AKS cluster 'azure-native-aks' has at most 7 GiB capacity - 1792 MiB kube-reserved - "
+            "100 MiB eviction threshold = 5276 MiB allocatable of memory (Standard_DS2_v2); it can never be "
+            "scheduled: lower its requests or allow larger instance types (the smallest Azure machine of its family "
+            "whose node holds one Pod: Standard_DS11_v2, 2 vCPUs, 14 GiB)"}
+    tainted = evaluate(user_project(tmp_path / "tainted", "azure-py-aks", [*AZUREAD_6, (
+        '            "node_labels": {},\n',
+        '            "node_labels": {},\n            "node_taints": ["sku=gpu:NoSchedule"],\n')],
+        on_cluster + '_deploy("api", _provider)\n'), stack_config=AZURE)
+    assert verdicts(tainted) == {("workload-schedulable", "api"): (
+        "Deployment 'api': no pool can run its Pods: pool 'agentpool' of AKS cluster 'azure-native-aks' has taint "
+        f"sku=gpu:NoSchedule that it does not tolerate. {PENDING}")}
+
+
+def test_two_aks_clusters_each_workload_on_its_own_cluster(tmp_path):
+    """The issue's fifth case: two AKS clusters in one stack (classic-azure-py-aks-multicluster), a Kubernetes
+    provider for each from its own kubeconfig: each workload is judged on its own cluster's pool, and named so."""
+    providers = [("cluster_names = []\n", "cluster_names = []\n_providers = {}\n"), (
+        "    cluster_names.append(cluster.name)\n",
+        "    cluster_names.append(cluster.name)\n"
+        "    _providers[config['name']] = __import__('pulumi_kubernetes').Provider(\n"
+        "        f\"k8s-{config['name']}\", kubeconfig=cluster.kube_config_raw)\n")]
+    result = evaluate(user_project(tmp_path, "classic-azure-py-aks-multicluster", providers, DEPLOY.format(
+        provider='_providers["east"]') + '_deploy("too-big", _provider, requests={"memory": "8Gi"})\n'
+        f'_deploy("arm", _providers["west"], spec={ARM64})\n'), stack_config=MULTI)
+    found = verdicts(result)
+    assert set(found) == {("workload-fits-pool", "too-big"), ("workload-schedulable", "arm")}
+    assert "pool 'aksagentpool' of AKS cluster 'aksCluster-east' has at most 7 GiB capacity" in \
+        found[("workload-fits-pool", "too-big")]
+    assert found[("workload-schedulable", "arm")] == (
+        "Deployment 'arm': no pool can run its Pods: pool 'aksagentpool' of AKS cluster 'aksCluster-west' runs amd64 "
+        f"nodes, not arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}")
+    critical = evaluate(user_project(tmp_path / "critical", "classic-azure-py-aks-multicluster", [*providers, (
+        '            vm_size=config["node_size"],\n',
+        '            vm_size=config["node_size"],\n            only_critical_addons_enabled=config["name"] == "east",\n')],
+        DEPLOY.format(provider='_providers["east"]') + '_deploy("api", _provider)\n_deploy("anywhere", None)\n'),
+        stack_config=MULTI)
+    assert verdicts(critical) == {("workload-schedulable", "api"): (
+        "Deployment 'api': no pool can run its Pods: pool 'aksagentpool' of AKS cluster 'aksCluster-east' has taint "
+        f"CriticalAddonsOnly=true:NoSchedule that it does not tolerate. {PENDING}")}  # 'anywhere' may run on west
