@@ -59,7 +59,7 @@ KINDS = [
 ]
 
 
-def pod_template(name: str, cluster: str, pool: str, platform_pools: bool = False) -> dict[str, Any]:
+def pod_template(name: str, cluster: str, pool: str, platform_pools: bool | str = False) -> dict[str, Any]:
     container = {
         "name": name, "image": f"registry.example.com/team/{name}:1.2.3",
         "args": ["--port=8080", "--log-level=info"],
@@ -73,7 +73,9 @@ def pod_template(name: str, cluster: str, pool: str, platform_pools: bool = Fals
     labels = {"app": name} if platform_pools else {"app": name, "compute.alien.dev/cluster": cluster,
                                                     "compute.alien.dev/pool": pool}
     selector = {"kubernetes.io/arch": "amd64"}
-    if platform_pools:  # the NodePool by its name, as the scheduler's rules place it
+    if platform_pools == "inline":  # the cluster's inline agent pool by its name
+        selector["kubernetes.azure.com/agentpool"] = pool
+    elif platform_pools:  # the NodePool by its name, as the scheduler's rules place it
         selector["karpenter.sh/nodepool"] = f"{cluster}-{pool}"
     return {
         "metadata": {"labels": labels},
@@ -101,13 +103,44 @@ def nodepool(name: str, pool: str) -> Resource:
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}})
 
 
-def synthetic_stack(size: int, platform_pools: bool = False) -> list[Resource]:
+INLINE_CLUSTERS = 3
+
+
+def inline_clusters() -> tuple[list[Resource], list[str]]:
+    """Three AKS clusters, each declaring three pools inline (agentPoolProfiles) of up to 100 Standard_D96s_v5 (96
+    cores, 384 GiB, 250 Pods), tainted for their workloads, and a Kubernetes provider per cluster whose kubeconfig
+    depends on it (SPEC 14.2: each workload judged on its own cluster's pools). Room for what a third of 10,000
+    resources places on each pool (~100 DaemonSets of 500m, and ~1,000 Pods)."""
+    import dataclasses
+
+    resources, providers = [], []
+    for c in range(INLINE_CLUSTERS):
+        cluster = Resource.of("azure-native:containerservice:ManagedCluster", f"aks-{c}", {
+            "resourceName": f"aks-{c}", "location": "westeurope", "agentPoolProfiles": [
+                {"name": pool, "vmSize": "Standard_D96s_v5", "count": 3, "enableAutoScaling": True, "minCount": 1,
+                 "maxCount": 100, "osType": "Linux", "nodeTaints": [f"dedicated={pool}:NoSchedule"]}
+                for pool in ("general", "batch", "stateful")]})
+        provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", f"aks-{c}-k8s", {
+            "kubeconfig": "kubeconfig"}), property_dependencies={"kubeconfig": (cluster.urn,)})
+        resources += [cluster, provider]
+        providers.append(provider.urn)
+    return resources, providers
+
+
+def synthetic_stack(size: int, platform_pools: bool | str = False) -> list[Resource]:
     # One ComputeCluster per 500 resources, three pools of up to 10 machines of 48 cores and 192 GiB: room for
     # the ~190 Pods (500m, 512Mi each) and ~24 DaemonSets each pool gets, so the stack is clean by every
-    # policy, workload-fits-pool and pool-capacity included.
+    # policy, workload-fits-pool and pool-capacity included. platform_pools: the same pools as Karpenter NodePools
+    # (True), or inline in three AKS clusters ("inline").
+    import dataclasses
+
     clusters = max(1, size // 500)
     resources = []
-    for c in range(clusters):
+    providers: list[str] = []
+    if platform_pools == "inline":
+        resources, providers = inline_clusters()
+        clusters = INLINE_CLUSTERS
+    for c in range(clusters if platform_pools != "inline" else 0):
         if platform_pools:  # the same pools, declared as Karpenter NodePools
             resources.extend(nodepool(f"cluster-{c}-{pool}", pool) for pool in ("general", "batch", "stateful"))
             continue
@@ -119,7 +152,9 @@ def synthetic_stack(size: int, platform_pools: bool = False) -> list[Resource]:
     i = 0
     while len(resources) < size:
         name = f"app-{i}"
-        cluster, pool = f"cluster-{i % clusters}", ("general", "batch", "stateful")[i % 3]
+        # (with three clusters, i % 3 would give each cluster one pool: the pool turns with the next three)
+        turn = i // clusters if clusters == 3 else i
+        cluster, pool = f"cluster-{i % clusters}", ("general", "batch", "stateful")[turn % 3]
         if i % 10 < 6:
             kind, spec = KINDS[i % len(KINDS)]
             props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}},
@@ -136,9 +171,12 @@ def synthetic_stack(size: int, platform_pools: bool = False) -> list[Resource]:
                                                            "data": {f"key{k}": "x" * 64 for k in range(16)}}
         else:
             kind, props = "kubernetes:core/v1:Secret", {"metadata": {"name": name}, "stringData": {"token": "t" * 40}}
-        resources.append(Resource.of(kind, name, props))
+        resource = Resource.of(kind, name, props)
+        if providers:  # on its cluster's provider
+            resource = dataclasses.replace(resource, provider=providers[i % clusters])
+        resources.append(resource)
         i += 1
-    if platform_pools:
+    if platform_pools is True:
         resources.append(Resource.of("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
             "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
             "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
@@ -244,14 +282,15 @@ def _without_pins(resource: Resource) -> Resource:
     return Resource.of(resource.type, resource.name, strip(json_format.MessageToDict(resource.inputs)))
 
 
-def platform_pools(sizes: list[int], repeat: int) -> None:
-    """The synthetic stack with its pools declared as Karpenter NodePools (workloads placed by the scheduler's
-    rules: a nodeSelector naming their NodePool, a toleration of its taint) against the same stack on
-    ComputeClusters (placed by label), interleaved; fastest run of each."""
-    print(f"{'resources':>10} {'ComputeCluster s':>17} {'NodePool s':>11} {'ratio':>7} {'CC MiB':>7} {'NP MiB':>7}",
+def platform_pools(sizes: list[int], repeat: int, variant: bool | str = True) -> None:
+    """The synthetic stack with its pools declared as Karpenter NodePools (or, ``variant`` "inline", inline in three
+    AKS clusters, each workload on its cluster's provider; workloads placed by the scheduler's rules: a nodeSelector
+    naming their pool, a toleration of its taint) against the same stack on ComputeClusters (placed by label),
+    interleaved; fastest run of each."""
+    print(f"{'resources':>10} {'ComputeCluster s':>17} {'platform s':>11} {'ratio':>7} {'CC MiB':>7} {'PP MiB':>7}",
           flush=True)
     for size in sizes:
-        clusters, nodepools = synthetic_stack(size), synthetic_stack(size, platform_pools=True)
+        clusters, nodepools = synthetic_stack(size), synthetic_stack(size, platform_pools=variant)
         cc_runs, np_runs = [], []
         for _ in range(repeat):
             cc_runs.append(measure(clusters, ROOT))
@@ -325,14 +364,16 @@ def main() -> int:
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
     parser.add_argument("--platform-pools", action="store_true",
                         help="the same stack on Karpenter NodePools instead of ComputeClusters, against it")
+    parser.add_argument("--inline-pools", action="store_true",
+                        help="the same stack on three AKS clusters' inline pools, against it")
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
     parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
                         help="the pack to measure, such as a worktree of an earlier commit (default: this one)")
     args = parser.parse_args()
-    if args.platform_pools:
-        platform_pools(args.sizes, args.repeat)
+    if args.platform_pools or args.inline_pools:
+        platform_pools(args.sizes, args.repeat, "inline" if args.inline_pools else True)
         return 0
     if args.remediation:
         remediation(args.sizes)

@@ -35,7 +35,6 @@ from .model.loads import (
     fits_one_node,
     loads,
     pool_nodes,
-    room_per_node,
     smallest_machine,
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
@@ -97,7 +96,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
     """On pools the platforms declare (SPEC 14): one Pod fits one node of some machine of some pool that may take it
     by the scheduler's rules (workload-schedulable reports a workload no pool takes), where the workload's cluster's
     pools are all known."""
-    daemonsets = {id(pool_load.pool): pool_load.daemonsets for pool_load in load.pools}
+    by_pool = {id(pool_load.pool): pool_load for pool_load in load.pools}
     findings: list[Finding] = []
     for workload in stack.workloads:
         if workload.kind == "DaemonSet" or workload.request is None:
@@ -113,7 +112,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         if unknown is not None:
             findings.append(unknown)
             continue
-        per_pool = [_largest(stack, verdict, request, daemonsets.get(id(verdict.pool), []), settings, several)
+        per_pool = [_largest(stack, verdict, request, by_pool[id(verdict.pool)], settings, several)
                     for verdict in possible]
         if any(text is None for text in per_pool):
             if request.get(MEMORY) > 0:
@@ -129,7 +128,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         family = first.options[0].hardware.family if first.options else None
         allowed = workload.constraint.allowed
         found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
-                                       _daemon_room(daemonsets.get(id(first.pool), [])))
+                                       _daemon_room(by_pool[id(first.pool)].daemonsets))
         findings.append(Violation(
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
@@ -160,10 +159,11 @@ def _daemon_room(daemonsets: list[Placed]) -> dict[str, Decimal]:
     return taken
 
 
-def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, daemonsets: list[Placed],
+def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: PoolLoad,
              settings: Mapping[str, Any], several: bool) -> str | None:
     """None when some machine of the pool fits one Pod (after its DaemonSets); else what its largest machines
     have."""
+    daemonsets = load.daemonsets
     found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
     if not isinstance(found, list):
         return None  # a node that is not known: it might fit
@@ -171,7 +171,7 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, daemonsets
     nodes = [(option, node) for option, node in found if id(option) in wanted]
     if len(nodes) != len(wanted):
         return None  # a machine whose node is not known: it might fit
-    if any(fits_one_node(request, room_per_node(node, daemonsets)) for _option, node in nodes):
+    if any(fits_one_node(request, load.room(node)) for _option, node in nodes):
         return None
     best = {resource: node for resource in CHECKED if (node := best_node(nodes, resource)) is not None}
     short = [resource for resource in CHECKED if resource in best

@@ -58,8 +58,8 @@ def _platform_pools(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
     several = stack.several_clusters
     for workload in stack.workloads:
-        if workload.kind == "DaemonSet":
-            continue
+        if workload.kind == "DaemonSet" or workload.constraint.pinned is not None:
+            continue  # pinned: the pools take its Pods on nodes of that architecture only
         landed = landing(stack, workload)
         if not landed.scheduled or landed.unknown is not None or not landed.taking:
             continue

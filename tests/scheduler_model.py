@@ -122,3 +122,31 @@ def fits_node(spec: dict[str, Any], labels: dict[str, str], taints: list[tuple[s
     tolerations = spec.get("tolerations") or []
     return all(any(toleration_matches(t, taint) for t in tolerations)
                for taint in taints if taint[2] in ("NoSchedule", "NoExecute"))
+
+
+# --- a platform's own taints and several clusters (issue 37) ------------------------------------------------------
+# GKE taints every Arm node kubernetes.io/arch=arm64:NoSchedule and adds the matching toleration to a Pod whose
+# nodeSelector or required node affinity selects arm64 (cloud.google.com/kubernetes-engine/docs/how-to/
+# prepare-arm-workloads-for-deployment, "Overview").
+
+GKE_ARM_TAINT = ("kubernetes.io/arch", "arm64", "NoSchedule")
+
+
+def gke_admitted(spec: dict[str, Any]) -> dict[str, Any]:
+    """The Pod as GKE admits it: with the Arm toleration when it selects arm64."""
+    selects = (spec.get("nodeSelector") or {}).get("kubernetes.io/arch") == "arm64"
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution") or {}
+    for term in required.get("nodeSelectorTerms") or []:
+        for expression in term.get("matchExpressions") or []:
+            if expression["key"] == "kubernetes.io/arch" and expression["operator"] == "In" \
+                    and "arm64" in (expression.get("values") or []):
+                selects = True
+    if not selects:
+        return spec
+    toleration = {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
+    return {**spec, "tolerations": [*(spec.get("tolerations") or []), toleration]}
+
+
+def gke_node_taints(arch: str, taints: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    return [*taints, GKE_ARM_TAINT] if arch == "arm64" else list(taints)

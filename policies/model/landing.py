@@ -124,9 +124,11 @@ class Landing:
         self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
         self.pools = pools  # the platform pools of its candidates
         self.candidates = candidates
-        rules = workload.scheduling
-        every = sorted({index for candidate in candidates for index in candidate.indexes})
-        self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
+        self._candidates: tuple[int, ...] = ()
+        if candidates:  # (a workload on ComputeCluster pools only never reads its scheduling constraints)
+            rules = workload.scheduling
+            every = sorted({index for candidate in candidates for index in candidate.indexes})
+            self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
         self._judged: dict[int, PoolVerdict] = {}
 
     @property

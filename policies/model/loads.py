@@ -57,11 +57,19 @@ class PoolLoad:
     daemonsets: list[Placed] = field(default_factory=list)
     workloads: list[Placed] = field(default_factory=list)  # what it counts: placed on it, or only it takes
     shared: list[Placed] = field(default_factory=list)  # workloads other pools may take too (drawn, not counted)
+    _rooms: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)
 
     @property
     def entry(self) -> Any:
         """A ComputeCluster pool's cluster entry."""
         return self.pool.owner
+
+    def room(self, node: Node) -> dict[str, Decimal]:
+        """What a node of the pool has left for other Pods after its DaemonSets (room_per_node), once per node."""
+        found = self._rooms.get(id(node))
+        if found is None or found[0] is not node:
+            found = self._rooms[id(node)] = (node, room_per_node(node, self.daemonsets))
+        return found[1]
 
 
 @dataclass
@@ -171,6 +179,17 @@ def pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mapping
     """Each machine's node of the pool on ``platform`` with a policy's ``allocatable`` setting: built once per
     stack and setting, and read by workload-fits-pool, pool-capacity and the report. Unknown when its machine is
     not known yet; None when no machine of it is known."""
+    key = (id(pool), platform, id(settings))
+    kept = stack.pool_nodes.get(key)
+    if kept is not None and kept[0] is pool and kept[1] is settings:  # it holds both: their ids are theirs
+        return kept[2]
+    found = _pool_nodes(stack, pool, platform, settings)
+    stack.pool_nodes[key] = (pool, settings, found)
+    return found
+
+
+def _pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mapping[str, Any]
+                ) -> list[tuple[Option, Node]] | Unknown | None:
     machines = pool.machines_on(platform)
     if machines.unknown is not None:
         return machines.unknown

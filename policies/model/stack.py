@@ -52,6 +52,7 @@ class Stack:
     landings: dict[int, Landing] = field(default_factory=dict)  # per workload (by id)
     loads: dict[str | None, Loads] = field(default_factory=dict)  # per platform
     nodes: dict[tuple[int, str, str, str], tuple[Pool, Node | Unknown | None]] = field(default_factory=dict)
+    pool_nodes: dict[tuple[int, str | None, int], tuple[Pool, Any, Any]] = field(default_factory=dict)
     catalog_nodes: dict[tuple[str, ...], list[tuple[Machine, str, Node]]] = field(default_factory=dict)
     pool_groups: dict[str, tuple[int, ...]] | None = None  # platform pools' indexes by their cluster's key
     candidates: dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]] = field(default_factory=dict)

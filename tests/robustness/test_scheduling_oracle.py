@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from scheduler_model import fits_node
+from scheduler_model import fits_node, gke_admitted, gke_node_taints
 
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
@@ -136,3 +136,79 @@ def refused(declared: list[dict[str, Any]], spec: dict[str, Any]) -> bool:
 def test_workload_schedulable_agrees_with_the_scheduler_model(declared, spec):
     expected = not any(fits_node(spec, labels, taints) for pool in declared for labels, taints in nodes(pool))
     assert refused(declared, spec) == expected
+
+
+# --- GKE's own taints, and workloads on one of several clusters (issue 37) -----------------------------------------
+
+GKE_MACHINES = {"amd64": "e2-standard-2", "arm64": "t2a-standard-2"}
+
+
+@st.composite
+def gke_clusters(draw: Any) -> list[dict[str, Any]]:
+    """One or two GKE clusters, each with one or two inline node pools of an amd64 or an arm64 machine."""
+    found = []
+    for index in range(draw(st.integers(1, 2))):
+        pools_of = []
+        for pool in range(draw(st.integers(1, 2))):
+            labels = draw(st.dictionaries(st.sampled_from(("team", "tier")), st.sampled_from(("a", "b")), max_size=1))
+            taints = draw(st.lists(st.tuples(st.sampled_from(TAINT_KEYS), st.sampled_from(("", "x")),
+                                             st.sampled_from(EFFECTS)), max_size=1))
+            pools_of.append({"name": f"c{index}p{pool}", "arch": draw(st.sampled_from(("amd64", "arm64"))),
+                             "labels": labels, "taints": taints})
+        found.append({"name": f"c{index}", "pools": pools_of})
+    return found
+
+
+def gke_resources(clusters: list[dict[str, Any]], spec: dict[str, Any], on: int | None) -> list[Resource]:
+    """The clusters (inline nodePools), a Kubernetes provider per cluster whose kubeconfig depends on it, and the
+    Deployment on cluster ``on``'s provider (None: the default provider)."""
+    import dataclasses
+
+    resources = []
+    providers = []
+    for cluster in clusters:
+        node_pools = [{"name": pool["name"], "nodeCount": 1, "nodeConfig": {
+            "machineType": GKE_MACHINES[pool["arch"]], "labels": pool["labels"],
+            "taints": [{"key": k, "value": v, "effect": {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE",
+                                                         "PreferNoSchedule": "PREFER_NO_SCHEDULE"}[e]}
+                       for k, v, e in pool["taints"]]}} for pool in cluster["pools"]]
+        resource = Resource.of("gcp:container/cluster:Cluster", cluster["name"], {
+            "name": cluster["name"], "location": "europe-west1-b", "nodePools": node_pools})
+        provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", f"k8s-{cluster['name']}", {
+            "kubeconfig": "kubeconfig"}), property_dependencies={"kubeconfig": (resource.urn,)})
+        resources += [resource, provider]
+        providers.append(provider.urn)
+    api = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+        "selector": {"matchLabels": {"app": "api"}},
+        "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}}})
+    if on is not None:
+        api = dataclasses.replace(api, provider=providers[on])
+    return [*resources, api]
+
+
+def gke_nodes(cluster: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[str, str, str]]]]:
+    """The nodes of a cluster's pools, as the oracle spells them out: GKE taints the Arm ones."""
+    return [({**pool["labels"], "kubernetes.io/arch": pool["arch"], "cloud.google.com/gke-nodepool": pool["name"]},
+             gke_node_taints(pool["arch"], pool["taints"])) for pool in cluster["pools"]]
+
+
+@PROPERTY
+@given(gke_clusters(), pods(), st.data())
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
+         {"containers": [{"name": "app", "image": "i"}]}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "arm64"}}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": []}]},
+          {"name": "c1", "pools": [{"name": "c1p0", "arch": "amd64", "labels": {"team": "a"}, "taints": []}]}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"team": "a"}}, None)
+def test_gke_clusters_and_their_arm_taint_agree_with_the_scheduler_model(clusters, spec, data):
+    """The Pod on one cluster's provider is refused exactly when no node of that cluster takes it as GKE admits it;
+    on the default provider, exactly when no node of any cluster does."""
+    on = None if data is None else data.draw(st.one_of(st.none(), st.integers(0, len(clusters) - 1)))
+    candidates = clusters if on is None else [clusters[on]]
+    admitted = gke_admitted(spec)
+    expected = not any(fits_node(admitted, labels, taints) for cluster in candidates
+                       for labels, taints in gke_nodes(cluster))
+    with stack_environment({"compute:platform": "gcp"}, "project", "stack", True):
+        result = Analyzer().run(gke_resources(clusters, spec, on))
+    assert bool(result.of("workload-schedulable")) == expected

@@ -1,6 +1,8 @@
 """A Kubernetes provider whose kubeconfig is built from another resource's output (a ConfigMap standing for a cluster
-resource: no cloud provider runs here), a workload on it, and one on the default provider; both render to a
-directory. What the engine tells a policy pack of them is what tests/cli/test_provider_dependencies.py probes."""
+resource: no cloud provider runs here), a workload on it, and one on a provider that renders to a directory. The
+kubeconfig's server is 127.0.0.1 on a closed port: a preview goes on without the cluster (the provider plans the
+resources and warns it cannot reach it). What the engine tells a policy pack of them is what
+tests/cli/test_provider_dependencies.py probes."""
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -9,7 +11,7 @@ KUBECONFIG = """apiVersion: v1
 kind: Config
 clusters:
 - name: {name}
-  cluster: {{server: "https://{name}.example.test"}}
+  cluster: {{server: "https://127.0.0.1:9"}}
 contexts:
 - name: {name}
   context: {{cluster: {name}, user: {name}}}
@@ -22,8 +24,7 @@ users:
 render = k8s.Provider("render", render_yaml_to_directory="rendered")
 cluster = k8s.core.v1.ConfigMap("east-cluster", metadata={"name": "east-cluster"}, data={"endpoint": "east"},
                                 opts=pulumi.ResourceOptions(provider=render))
-east = k8s.Provider("east", kubeconfig=cluster.metadata.apply(lambda meta: KUBECONFIG.format(name=meta["name"])),
-                    render_yaml_to_directory="rendered-east")
+east = k8s.Provider("east", kubeconfig=cluster.metadata.apply(lambda meta: KUBECONFIG.format(name=meta["name"])))
 
 
 def deployment(name: str, provider: k8s.Provider) -> None:
