@@ -17,7 +17,7 @@ from report_inputs import export_document, preview_document
 from compute_guard.cli import main
 from compute_guard.report import build, read, render
 from compute_guard.report.model import RESOURCES
-from compute_guard.report.render import HERE
+from compute_guard.report.render import HERE, usage
 from compute_guard.testkit import Resource
 from compute_guard.testkit.engine import EnginePack
 
@@ -407,3 +407,25 @@ def test_a_platform_pool_has_its_picture_with_the_workloads_the_schedulers_rules
     assert views["general"].used("cpu") == 2000 and views["general"].capacity("cpu") == 2 * 1930
     assert [use.name for use in views["arm"].uses] == ["edge"]
     assert report.unplaced == []
+
+
+def test_a_karpenter_nodepool_shows_its_limits_as_its_capacity_as_pool_capacity_judges_it():
+    """Issue 37: the report drew a Karpenter NodePool's capacity as "?" while pool-capacity judged it by spec.limits.
+    Both now read the same: 'general' may grow to 16 vCPUs and 64 GiB; 3 replicas of 2 vCPUs and 4 GiB use 6 and 12."""
+    from builders import arch_requirement, instance_types, node_class, nodepool, workload
+
+    from compute_guard.testkit import capture_program
+
+    def program():
+        node_class()()
+        nodepool("general", [arch_requirement("amd64"), instance_types("m7i.xlarge")],
+                 limits={"cpu": "16", "memory": "64Gi"})()
+        workload("Deployment", "web", requests={"cpu": "2", "memory": "4Gi"}, spec={"replicas": 3})()
+
+    report = report_of(capture_program(program), {"compute:platform": "aws"})
+    views = {view.pool: view for view in report.pools}
+    view = views["general"]
+    assert view.capacity("cpu") == 16000 and view.capacity("memory") == 64 * GIB
+    assert view.used("cpu") == 3 * 2000 and view.used("memory") == 3 * 4 * GIB
+    assert usage(view, "cpu")["text"] == "6 cores of 16 cores (38%)"
+    assert "?" not in usage(view, "memory")["text"]
