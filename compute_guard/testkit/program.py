@@ -111,8 +111,9 @@ class Captured:
 class _CapturingMonitor(mocks.MockMonitor):
     """The mock monitor, keeping the serialized inputs and outputs of every registration."""
 
-    def __init__(self, project: str, stack: str, rendered: Mapping[str, list[Path]], directory: Path) -> None:
-        super().__init__(_Mocks())
+    def __init__(self, project: str, stack: str, rendered: Mapping[str, list[Path]], directory: Path,
+                 answers: _Mocks) -> None:
+        super().__init__(answers)  # the monitor answers invokes: with the stack's config and the test's own mocks
         self.captured: dict[str, Resource] = {}
         self.order: list[str | None] = []
         self.defaults: list[str] = []  # the engine's default providers, registered before what uses them
@@ -264,13 +265,35 @@ def _as_callable(program: Program | str | Path) -> Program:
     path = Path(program).resolve()
 
     def run_directory() -> None:
-        sys.path.insert(0, str(path))
-        try:
+        with _own_modules(path):
             runpy.run_path(str(path), run_name="__main__")
-        finally:
-            sys.path.remove(str(path))
 
     return run_directory
+
+
+@contextlib.contextmanager
+def _own_modules(path: Path) -> Iterator[None]:
+    """The program's own modules (``vpc.py`` beside its ``__main__.py``) imported afresh on every run, as the CLI's
+    new process would: not a copy another program (or an earlier run of this one) left in ``sys.modules``, which
+    would register nothing the second time; and left out of ``sys.modules`` after the run."""
+    names = {entry.stem if entry.suffix == ".py" else entry.name for entry in path.iterdir()
+             if (entry.suffix == ".py" and entry.stem != "__main__") or (entry / "__init__.py").is_file()}
+    shadowed = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    before = set(sys.modules)
+    sys.path.insert(0, str(path))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(path))
+        for name in set(sys.modules) - before:
+            if _under(sys.modules[name], path):
+                del sys.modules[name]
+        sys.modules.update(shadowed)
+
+
+def _under(module: Any, path: Path) -> bool:
+    file = getattr(module, "__file__", None)
+    return isinstance(file, str) and Path(file).resolve().is_relative_to(path)
 
 
 @contextlib.contextmanager
@@ -292,10 +315,11 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
     become its children, named as the provider names them."""
     directory = Path.cwd() if callable(program) else Path(program).resolve()
+    answers = _Mocks(stack_config, mocks)
     monitor = _CapturingMonitor(project, stack, {name: _manifest_files(paths) for name, paths in
-                                                 (rendered or {}).items()}, directory)
+                                                 (rendered or {}).items()}, directory, answers)
     settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(_Mocks(stack_config, mocks), project=project, stack=stack, preview=preview,
+    pulumi.runtime.set_mocks(answers, project=project, stack=stack, preview=preview,
                              monitor=monitor)
     pulumi.runtime.set_all_config({k: v if isinstance(v, str) else json.dumps(v) if not isinstance(v, bool)
                                    else str(v).lower() for k, v in (stack_config or {}).items()})
@@ -334,9 +358,12 @@ def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:
 
 
 def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
-                    preview: bool = True, project: str = "project", stack: str = "stack") -> list[Resource]:
-    """Run ``program`` (a function, or a Pulumi program directory) and return its resources."""
-    return capture(program, stack_config=stack_config, preview=preview, project=project, stack=stack).resources
+                    preview: bool = True, project: str = "project", stack: str = "stack",
+                    mocks: pulumi.runtime.Mocks | None = None) -> list[Resource]:
+    """Run ``program`` (a function, or a Pulumi program directory) and return its resources; ``mocks`` answers
+    invokes as :func:`evaluate`'s does."""
+    return capture(program, stack_config=stack_config, preview=preview, project=project, stack=stack,
+                   mocks=mocks).resources
 
 
 # --- the program's own project and stack files ------------------------------------------------------------

@@ -289,3 +289,39 @@ def test_two_aks_clusters_each_workload_on_its_own_cluster(tmp_path):
     assert verdicts(critical) == {("workload-schedulable", "api"): (
         "Deployment 'api': no pool can run its Pods: pool 'aksagentpool' of AKS cluster 'aksCluster-east' has taint "
         f"CriticalAddonsOnly=true:NoSchedule that it does not tolerate. {PENDING}")}  # 'anywhere' may run on west
+
+
+class _TwoZones:
+    """A test's own answer to one invoke (the documented hook, evaluate(..., mocks=...)): two zones of eu-west-1; None
+    leaves every other invoke to the test kit."""
+
+    def __init__(self):
+        self.calls = []
+
+    def call(self, args):
+        self.calls.append(args.token)
+        if args.token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            return {"id": "eu-west-1", "names": ["eu-west-1a", "eu-west-1b"], "zoneIds": ["euw1-az1", "euw1-az2"]}
+        return None
+
+    def new_resource(self, args):  # not called: resources are the test kit's
+        raise AssertionError(args)
+
+
+def test_aws_py_eks_runs_with_its_invoke_answered_through_the_documented_hook(tmp_path):
+    """Issue 39: aws-py-eks calls aws.get_availability_zones(); a test answers it with mocks=. The program makes a
+    subnet per zone it is given (two, not the test kit's three), and the rest of its invokes are still answered."""
+    from compute_guard.testkit import capture_program
+
+    project = user_project(tmp_path, "aws-py-eks")
+    mocks = _TwoZones()
+    resources = capture_program(project, stack_config=AWS, mocks=mocks)
+    zones = sorted(r.inputs["availabilityZone"] for r in resources if r.type == "aws:ec2/subnet:Subnet")
+    assert zones == ["eu-west-1a", "eu-west-1b"]
+    assert "aws:index/getAvailabilityZones:getAvailabilityZones" in mocks.calls
+    result = evaluate(project, stack_config=AWS, mocks=_TwoZones())
+    assert pools(result) == [("NodeGroup", "pulumi-eks-nodegroup", "EKS cluster 'eks-cluster'", ("t3.medium",), 2)]
+    assert not result.mandatory, result.violations
+    without = capture_program(project, stack_config=AWS)  # the test kit's own answer: the region's three zones
+    assert sorted(r.inputs["availabilityZone"] for r in without if r.type == "aws:ec2/subnet:Subnet") == [
+        "us-west-2a", "us-west-2b", "us-west-2c"]

@@ -118,3 +118,28 @@ def test_the_stack_files_give_the_project_and_config_and_the_test_overrides_them
     moved = evaluate(project, unchecked=["ingress"], project="other", stack="prod",
                      stack_config={"other:inlineYaml": "", "other:pool": "general"})
     assert moved.violations and all(v.urn.startswith("urn:pulumi:prod::other::") for v in moved.violations)
+
+
+def test_a_programs_own_modules_are_its_own_on_every_run(tmp_path):
+    """A program's modules beside its __main__.py run afresh each time, as in the CLI's new process: a second run
+    (or another program with a module of the same name) imported the first run's copy from sys.modules and
+    registered none of its resources (aws-py-eks's vpc.py: no subnet the second time)."""
+    from compute_guard.testkit import capture_program
+
+    def project(name: str, image: str) -> Path:
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "Pulumi.yaml").write_text(f"name: {name}\nruntime: python\n")
+        (directory / "workloads.py").write_text(textwrap.dedent(f'''
+            import pulumi_kubernetes as k8s
+            k8s.core.v1.Pod("pod", spec={{"containers": [{{"name": "c", "image": "{image}"}}]}})
+            '''))
+        (directory / "__main__.py").write_text("import workloads  # noqa: F401\n")
+        return directory
+
+    first, second = project("first", "nginx"), project("second", "redis")
+    images = [[r.inputs["spec"]["containers"][0]["image"] for r in capture_program(path) if r.type.endswith("Pod")]
+              for path in (first, first, second)]
+    assert images == [["nginx"], ["nginx"], ["redis"]]
+    import sys
+    assert "workloads" not in sys.modules
