@@ -356,9 +356,136 @@ def report(sizes: list[int], repeat: int) -> None:
                 print(f"{size:>10} {form:>9} {min(times):>8.2f} {peak:>9.0f} {code:>5}", flush=True)
 
 
+# --- growth: each input doubled in turn --------------------------------------------------------------------------
+
+# The base of each input the growth mode doubles, and what each means in the stack it builds.
+GROWTH_BASE = {
+    "pools": 2500,           # capacity groups of one ComputeCluster (pools per cluster: a quadratic once)
+    "workloads": 2000,       # Deployments, StatefulSets, Jobs, CronJobs, Pods: a third on the ComputeCluster by label,
+                             # a third on the AKS clusters through their providers, a third on the NodePools
+    "daemonsets": 200,       # DaemonSets: half by label on one ComputeCluster pool, half on every platform node
+    "platform_pools": 200,   # Karpenter NodePools, each tainted for its workloads
+    "budgets": 500,          # PodDisruptionBudgets, each selecting one workload
+    "clusters": 20,          # AKS clusters with three inline pools and a Kubernetes provider each
+}
+
+
+def growth_stack(pools: int, workloads: int, daemonsets: int, platform_pools: int, budgets: int,
+                 clusters: int) -> list[Resource]:
+    """A stack of every input the pack's cost can grow with, each at its own count, and clean by every policy (the
+    pools are large enough for what they take, so findings do not change what is measured)."""
+    import dataclasses
+
+    resources = [Resource.of("compute:index:ComputeCluster", "fleet", {"id": "fleet", "capacityGroups": [
+        {"groupId": f"pool-{p}", "minSize": 1, "maxSize": 10, "profile": {
+            "cpu": "48", "memoryBytes": 192 << 30, "ephemeralStorageBytes": 200 << 30, "architecture": "x86_64"}}
+        for p in range(pools)]})]
+    providers = []
+    for c in range(clusters):
+        cluster = Resource.of("azure-native:containerservice:ManagedCluster", f"aks-{c}", {
+            "resourceName": f"aks-{c}", "location": "westeurope", "agentPoolProfiles": [
+                {"name": pool, "vmSize": "Standard_D96s_v5", "count": 3, "enableAutoScaling": True, "minCount": 1,
+                 "maxCount": 1000, "osType": "Linux", "mode": "System" if pool == "system" else "User"}
+                for pool in ("system", "general", "batch")]})
+        provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", f"aks-{c}-k8s", {
+            "kubeconfig": "kubeconfig"}), property_dependencies={"kubeconfig": (cluster.urn,)})
+        resources += [cluster, provider]
+        providers.append(provider.urn)
+    # The NodePools of an EKS cluster, through the provider whose kubeconfig depends on it (Karpenter's nodes join
+    # the cluster its NodePools are applied to)
+    eks = Resource.of("aws:eks/cluster:Cluster", "eks", {"name": "eks", "roleArn": "arn:aws:iam::1:role/eks",
+                                                         "vpcConfig": {"subnetIds": ["subnet-1", "subnet-2"]}})
+    eks_provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", "eks-k8s", {
+        "kubeconfig": "kubeconfig"}), property_dependencies={"kubeconfig": (eks.urn,)})
+    resources += [eks, eks_provider]
+    resources += [dataclasses.replace(nodepool(f"nodepool-{n}", f"np-{n}"), provider=eks_provider.urn)
+                  for n in range(platform_pools)]
+    resources.append(Resource.of("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
+        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+        "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}]}}))
+    kinds = [KINDS[k] for k in (0, 1, 3, 4)]  # Deployment, StatefulSet, CronJob, Job (and Pods below)
+    for i in range(workloads):
+        name, where = f"app-{i}", i % 3
+        template = pod_template(name, "fleet", f"pool-{i % max(1, pools)}", platform_pools=bool(where))
+        spec = template["spec"]
+        if where == 1:  # an AKS cluster's pool, through its provider
+            spec["nodeSelector"] = {"kubernetes.io/arch": "amd64"}
+            spec["tolerations"] = []
+        elif where == 2:  # a NodePool by its name, tolerating its taint
+            n = i % max(1, platform_pools)
+            spec["nodeSelector"] = {"kubernetes.io/arch": "amd64", "karpenter.sh/nodepool": f"nodepool-{n}"}
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": f"np-{n}",
+                                    "effect": "NoSchedule"}]
+        if i % 5 == 4:
+            kind, props = "kubernetes:core/v1:Pod", {"metadata": {"name": name, **template["metadata"]}, "spec": spec}
+        else:
+            kind, make = kinds[i % 4]
+            props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}}, "spec": make(template)}
+        resource = Resource.of(kind, name, props)
+        if where == 1 and providers:
+            resource = dataclasses.replace(resource, provider=providers[i % len(providers)])
+        elif where == 2:
+            resource = dataclasses.replace(resource, provider=eks_provider.urn)
+        resources.append(resource)
+    for d in range(daemonsets):  # half on a ComputeCluster pool by label, a quarter on the EKS and the AKS clusters
+        name, where = f"agent-{d}", d % 4
+        template = pod_template(name, "fleet", f"pool-{d % max(1, pools)}", platform_pools=bool(where % 2))
+        template["spec"]["containers"] = [dict(template["spec"]["containers"][0],
+                                               resources={"requests": {"cpu": "10m", "memory": "16Mi"}})]
+        if where % 2:  # on every node of its cluster's pools: tolerates everything
+            template["spec"]["nodeSelector"] = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
+            template["spec"]["tolerations"] = [{"operator": "Exists"}]
+        daemonset = Resource.of("kubernetes:apps/v1:DaemonSet", name, {
+            "metadata": {"name": name, "namespace": "system", "labels": {"app": name}},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": template}})
+        if where == 1:
+            daemonset = dataclasses.replace(daemonset, provider=eks_provider.urn)
+        elif where == 3 and providers:
+            daemonset = dataclasses.replace(daemonset, provider=providers[d % len(providers)])
+        resources.append(daemonset)
+    for b in range(budgets):
+        name = f"app-{b % max(1, workloads)}"
+        resources.append(Resource.of("kubernetes:policy/v1:PodDisruptionBudget", f"{name}-budget-{b}", {
+            "metadata": {"name": f"{name}-budget-{b}", "namespace": "apps"},
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": name}}}}))
+    return resources
+
+
+def growth(factor_sizes: list[int], repeat: int) -> list[dict[str, Any]]:
+    """Each input of GROWTH_BASE doubled in turn (the others at their base), over the engine protocol: the time at
+    each multiple and the ratio between the two largest, which a linear cost keeps near 2."""
+    rows = []
+    print(f"{'input':>15} " + " ".join(f"{'x' + str(f) + ' s':>9}" for f in factor_sizes) + f" {'ratio':>7} "
+          f"{'findings':>9}", flush=True)
+    for name in GROWTH_BASE:
+        times, findings = [], 0
+        for factor in factor_sizes:
+            counts = dict(GROWTH_BASE, **{name: GROWTH_BASE[name] * factor})
+            stack = growth_stack(**counts)
+            runs = [measure(stack, ROOT) for _ in range(repeat)]
+            times.append(min(run[0] for run in runs))
+            findings = runs[0][2]
+        ratio = times[-1] / times[-2]
+        rows.append({"input": name, "base": GROWTH_BASE[name], "factors": factor_sizes,
+                     "seconds": [round(t, 3) for t in times], "ratio": round(ratio, 3), "violations": findings})
+        print(f"{name:>15} " + " ".join(f"{t:>9.2f}" for t in times) + f" {ratio:>7.2f} {findings:>9}", flush=True)
+    return rows
+
+
+def pools_stress(pools: int) -> float:
+    """One ComputeCluster of ``pools`` pools and nothing else, over the engine protocol: the time to answer."""
+    stack = growth_stack(pools=pools, workloads=0, daemonsets=0, platform_pools=0, budgets=0, clusters=0)
+    elapsed, _memory, violations = measure(stack, ROOT)
+    assert violations == 0
+    return elapsed
+
+
+DEFAULT_SIZES = [1000, 5000, 10000, 50000]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 50000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=DEFAULT_SIZES)
     parser.add_argument("--repeat", type=int, default=3, help="runs per size and pack; the fastest counts")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--remediation", action="store_true", help="measure what Remediate adds instead")
@@ -367,6 +494,10 @@ def main() -> int:
     parser.add_argument("--inline-pools", action="store_true",
                         help="the same stack on three AKS clusters' inline pools, against it")
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
+    parser.add_argument("--growth", action="store_true",
+                        help="double each input in turn (--sizes are the multiples, default 1 2 4) and report ratios")
+    parser.add_argument("--stress-pools", type=int, nargs="+", metavar="POOLS",
+                        help="one ComputeCluster of this many pools, alone: its time to answer")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
     parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
@@ -377,6 +508,16 @@ def main() -> int:
         return 0
     if args.remediation:
         remediation(args.sizes)
+        return 0
+    if args.growth:
+        sizes = args.sizes if args.sizes != DEFAULT_SIZES else [1, 2, 4]
+        rows = growth(sizes, args.repeat)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0 if all(row["ratio"] <= 2.2 for row in rows) else 1
+    if args.stress_pools:
+        for pools in args.stress_pools:
+            print(f"{pools:>7} pools in one ComputeCluster: {pools_stress(pools):.2f} s", flush=True)
         return 0
     if args.report:
         report(args.sizes, args.repeat)

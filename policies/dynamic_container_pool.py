@@ -22,6 +22,7 @@ from .model.placement import (
 from .model.stack import Stack
 from .model.values import Unknown
 from .model.workloads import CLUSTER_KEY
+from .words import LISTED
 
 
 def dynamic_container_pool(stack: Stack) -> list[Finding]:
@@ -42,11 +43,12 @@ def unresolved(outcome: Unresolved) -> str:
     """Why the dynamic workload has no dynamic container pool, and the fix."""
     if isinstance(outcome, DynamicNeedsOneCluster):
         return (f"dynamic containers need exactly one ComputeCluster, but the stack declares {len(outcome.known)} "
-                f"({quoted(outcome.known)}); keep one ComputeCluster or give this workload another role")
+                f"({quoted(outcome.known, LISTED)}); keep one ComputeCluster or give this workload another role")
     if isinstance(outcome, NoDynamicPool):
         source = "its dynamicContainerPool" if outcome.source == "setting" else "the default 'general'"
         return (f"ComputeCluster '{outcome.cluster}' has no dynamic container pool '{outcome.pool_id}' ({source}); "
-                f"add that pool or set dynamicContainerPool to one of its pools ({quoted(outcome.pools) or 'none'})")
+                "add that pool or set dynamicContainerPool to one of its pools "
+                f"({quoted(outcome.pools, LISTED) or 'none'})")
     assert isinstance(outcome, LabelContradicts)  # resolve_dynamic_pool returns no other
     if outcome.key == CLUSTER_KEY:
         return (f"'{CLUSTER_KEY}' names '{outcome.named}', but dynamic containers land on ComputeCluster "

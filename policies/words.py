@@ -17,6 +17,7 @@ from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
 
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
         **{resource: resource for resource in GPU_RESOURCES}}
+LISTED = 10  # how many names a message lists before "and N more" (a cluster may have thousands of pools)
 INLINE = ("GKE Cluster", "ManagedCluster", "KubernetesCluster", "Auto Mode NodePool")  # pools their cluster declares
 
 

@@ -25,6 +25,7 @@ from .model.placement import (
 from .model.stack import Stack
 from .model.values import Unknown
 from .model.workloads import CLUSTER_KEY, POOL_KEY, LabelProblem, LabelsDisagree, NotAString
+from .words import LISTED
 
 
 def workload_pool_placement(stack: Stack) -> list[Finding]:
@@ -63,18 +64,18 @@ def unresolved(outcome: Unresolved) -> str:
         return (f"'{CLUSTER_KEY}' names ComputeCluster '{outcome.cluster_id}', but more than one ComputeCluster has "
                 "that id; give each ComputeCluster a unique id")
     if isinstance(outcome, MissingCluster):
-        known = quoted(outcome.known) or "there is none"
+        known = quoted(outcome.known, LISTED) or "there is none"
         return (f"'{CLUSTER_KEY}' references missing ComputeCluster '{outcome.cluster_id}'; use the id of a "
                 f"ComputeCluster in this stack ({known})")
     if isinstance(outcome, PoolWithoutCluster):
         return (f"'{POOL_KEY}' selects pool '{outcome.pool_id}' without a ComputeCluster; declare a ComputeCluster "
                 "or remove the label")
     if isinstance(outcome, ClusterNotChosen):
-        return (f"the stack declares {len(outcome.known)} ComputeClusters ({quoted(outcome.known)}); "
+        return (f"the stack declares {len(outcome.known)} ComputeClusters ({quoted(outcome.known, LISTED)}); "
                 f"select one explicitly with the label '{CLUSTER_KEY}'")
     assert isinstance(outcome, MissingPool)  # the dynamic outcomes are dynamic-container-pool's
     return (f"references missing or ambiguous pool '{outcome.pool_id}' in ComputeCluster '{outcome.cluster}' (its "
-            f"pools: {quoted(outcome.pools) or 'none'}); set the label '{POOL_KEY}' to one of them")
+            f"pools: {quoted(outcome.pools, LISTED) or 'none'}); set the label '{POOL_KEY}' to one of them")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -326,7 +327,8 @@ def _pools(shape: _Fields, value: Any) -> tuple[CapacityGroup, ...] | Unknown:
     if not value:
         shape.bad("no pools")
     raw_ids = [_raw_group_id(item) for item in value]
-    repeated = {gid for gid in raw_ids if gid is not None and raw_ids.count(gid) > 1}
+    counts = Counter(gid for gid in raw_ids if gid is not None)  # linear: list.count per pool was quadratic
+    repeated = {gid for gid, count in counts.items() if count > 1}
     pools = tuple(_pool(shape, index, item, raw_ids[index] in repeated) for index, item in enumerate(value))
     seen: set[str] = set()
     for pool in pools:

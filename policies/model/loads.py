@@ -193,28 +193,33 @@ def _pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mappin
     machines = pool.machines_on(platform)
     if machines.unknown is not None:
         return machines.unknown
+    on = pool.platform or platform
+    if on is None:
+        return None
+    # the pool's reservations over the platform's defaults, once per pool: its machines' nodes differ only in
+    # their hardware, and a node of the same hardware with the same reservations is the same node in any pool
+    # (a Karpenter NodePool allows hundreds of machines, often the same as its neighbours')
+    wanted = override(settings, on, setting_keys(pool), pool.kubelet)
+    reservations = json.dumps(wanted, sort_keys=True, default=str)
     found = []
-    for index, option in enumerate(machines.options):
-        node = option_node(stack, pool, index, option, platform, settings)
+    for option in machines.options:
+        node = option_node(stack, option, on, wanted, reservations)
         if isinstance(node, Node):
             found.append((option, node))
     return found or None
 
 
-def option_node(stack: Stack, pool: Pool, index: int, option: Option, platform: str | None,
-                settings: Mapping[str, Any]) -> Node | None:
-    """One machine's node of a pool, with the platform's reservations, the pool's own kubelet settings (a node
-    class, maxPods) and the allocatable setting (per platform, then per pool) over them."""
-    on = pool.platform or platform
-    if on is None:
-        return None
-    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
-    key = (id(pool), f"{index}", on, json.dumps(setting, sort_keys=True, default=str))
-    if key not in stack.nodes:
-        stack.nodes[key] = (pool, node_of(option.hardware, on, override(settings, on, setting_keys(pool),
-                                                                         pool.kubelet)))
-    held, node = stack.nodes[key]
-    assert held is pool  # the stack holds its pools for as long as this cache lives
+def option_node(stack: Stack, option: Option, on: str, wanted: Mapping[str, Any], reservations: str) -> Node | None:
+    """One machine's node on platform ``on``, with the reservations ``wanted`` (:func:`override`: the platform's
+    entry of the allocatable setting, the pool's own kubelet settings, the setting's entries for the pool), kept
+    per stack by the hardware and the reservations (``reservations``: ``wanted`` as text)."""
+    hardware = option.hardware
+    key = (id(hardware), on, reservations)
+    kept = stack.nodes.get(key)
+    if kept is None:
+        kept = stack.nodes[key] = (hardware, node_of(hardware, on, wanted))
+    assert kept[0] is hardware  # the cache holds the hardware for as long as it lives: its id is its own
+    node = kept[1]
     return node if isinstance(node, Node) else None
 
 

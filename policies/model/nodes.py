@@ -129,13 +129,17 @@ class Node:
     max_pods_source: str = ""  # where maxPods came from
     overridden: frozenset[str] = frozenset()  # the parts (per resource) the allocatable setting set
     secret: frozenset[str] = frozenset()  # resources whose capacity comes from a secret value
+    _allocatable: dict[str, Decimal | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def allocatable(self, resource: str) -> Decimal | None:
+        """Capacity - what is reserved, never below 0 (a node is read many times: each answer is kept)."""
+        if resource in self._allocatable:
+            return self._allocatable[resource]
         capacity = self.capacity.get(resource)
-        if capacity is None:
-            return None
-        left = capacity - sum(self.reserved.get(resource, {}).values(), Decimal(0))
-        return max(left, Decimal(0))
+        left = None if capacity is None else max(capacity - sum(self.reserved.get(resource, {}).values(),
+                                                                Decimal(0)), Decimal(0))
+        self._allocatable[resource] = left
+        return left
 
 
 def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> Node:

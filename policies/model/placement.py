@@ -8,6 +8,7 @@ workload-architecture-pin). Where a workload lands by the scheduler's rules inst
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -160,8 +161,8 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
     """The cluster and pool a workload lands on: the one its labels name, else the only cluster's
     'general' pool or its only pool.
 
-    None means default scheduling (the stack declares no ComputeCluster and the workload
-    selects nothing).
+    None means default scheduling: the workload selects nothing, and the stack declares no ComputeCluster or the
+    workload's Kubernetes provider targets a cluster resource of the stack (its own pools take it, SPEC 14.2).
     """
     cluster_ref, pool_ref = workload.cluster, workload.pool
     if isinstance(cluster_ref, Unknown):
@@ -181,6 +182,8 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
         if pool_ref is not None:
             return PoolWithoutCluster(pool_ref)
         return None
+    elif pool_ref is None and stack.cluster_of(workload).declared:
+        return None  # no label, and its provider targets a cluster of the stack: its pools take it (SPEC 14.2)
     elif len(stack.clusters) > 1:
         return ClusterNotChosen(_labels(stack))
     else:
@@ -194,9 +197,9 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
         return pool_ref
     pools = cluster.pools
     wanted = pool_ref if pool_ref is not None else "general"
-    for pool in pools:
-        if pool.group_id == wanted:
-            return entry, pool
+    named = _groups_by_id(stack, cluster).get(wanted)
+    if named is not None:
+        return entry, named
     if pool_ref is None and len(pools) == 1:
         return entry, pools[0]
     unknown_pool = next((p.group_id for p in pools if isinstance(p.group_id, Unknown)), None)
@@ -259,9 +262,28 @@ _MISSING = object()
 
 
 def pool_of(stack: Stack, placed: tuple[ClusterEntry, CapacityGroup]) -> Pool | None:
-    """The pool a resolved placement names."""
+    """The pool a resolved placement names (by an index of the stack's pools made once: a scan per workload made
+    the stack's cost grow with workloads x pools)."""
     entry, group = placed
-    return next((pool for pool in stack.pools if pool.group is group and pool.owner is entry), None)
+    if stack.pool_index is None:
+        index: dict[tuple[int, int], Pool] = {}
+        for pool in stack.pools:  # each pool keeps its group and owner alive: their ids name them
+            if pool.group is not None and pool.owner is not None:
+                index.setdefault((id(pool.group), id(pool.owner)), pool)
+        stack.pool_index = index
+    return stack.pool_index.get((id(group), id(entry)))
+
+
+def _groups_by_id(stack: Stack, cluster: Cluster) -> Mapping[str, CapacityGroup]:
+    """A ComputeCluster's pools by their id (the first of a repeated id, as a scan finds it), made once per stack."""
+    found = stack.groups_by_id.get(id(cluster))
+    if found is None or found[0] is not cluster:
+        index: dict[str, CapacityGroup] = {}
+        for group in cluster.pools if isinstance(cluster.pools, tuple) else ():
+            if isinstance(group.group_id, str):
+                index.setdefault(group.group_id, group)
+        found = stack.groups_by_id[id(cluster)] = (cluster, index)
+    return found[1]
 
 
 def _resolve(stack: Stack, workload: Workload) -> Placement:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .cluster import Cluster, ClusterEntry
+from .cluster import CapacityGroup, Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool
 from .resources import StackResource
@@ -51,11 +51,13 @@ class Stack:
     placements: dict[int, Placement] = field(default_factory=dict)  # per workload (by id)
     landings: dict[int, Landing] = field(default_factory=dict)  # per workload (by id)
     loads: dict[str | None, Loads] = field(default_factory=dict)  # per platform
-    nodes: dict[tuple[int, str, str, str], tuple[Pool, Node | Unknown | None]] = field(default_factory=dict)
+    nodes: dict[tuple[int, str, str], tuple[Any, Node]] = field(default_factory=dict)  # by hardware, reservations
     pool_nodes: dict[tuple[int, str | None, int], tuple[Pool, Any, Any]] = field(default_factory=dict)
     catalog_nodes: dict[tuple[str, ...], list[tuple[Machine, str, Node]]] = field(default_factory=dict)
     pool_groups: dict[str, tuple[int, ...]] | None = None  # platform pools' indexes by their cluster's key
     candidates: dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]] = field(default_factory=dict)
+    pool_index: dict[tuple[int, int], Pool] | None = None  # ComputeCluster pools by (id(group), id(owner))
+    groups_by_id: dict[int, tuple[Cluster, Mapping[str, CapacityGroup]]] = field(default_factory=dict)
     own: set[int] = field(default_factory=set)  # the ids of the stack's own workloads (it keeps them alive)
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:

@@ -100,9 +100,14 @@ def listed(values: Iterable[Any], separator: str = ", ") -> str:
     return separator.join(format(value) for value in values)
 
 
-def quoted(values: Iterable[Any]) -> str:
-    """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'."""
-    return listed(f"'{value}'" for value in values)
+def quoted(values: Iterable[Any], limit: int | None = None) -> str:
+    """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'; past ``limit`` of them, the first
+    ``limit`` and how many more ("'a', 'b' and 2,498 more"), so that a message stays short however many there are."""
+    items = list(values)
+    if limit is None or len(items) <= limit:
+        return listed(f"'{value}'" for value in items)
+    shown = listed(f"'{value}'" for value in items[:limit])
+    return f"{shown} and {len(items) - limit:,} more"
 
 
 def undetermined(message: str) -> Unknown:

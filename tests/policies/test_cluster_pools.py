@@ -121,6 +121,38 @@ def test_two_clusters_each_workload_on_its_own_clusters_pools():
     assert run(east, west, big(), platform="azure").violations == []  # the default provider: either cluster
 
 
+def test_a_workload_on_a_cluster_of_the_stack_is_not_placed_on_its_computecluster():
+    """SPEC 14.2 in a stack that also declares a ComputeCluster: a workload with no compute.alien.dev label whose
+    provider targets an AKS cluster of the stack runs there, judged on that cluster's pools; it was resolved to the
+    ComputeCluster's 'general' pool too, and refused by workload-pool-placement when it had none (a false
+    violation). On the default provider the pack cannot tell, and the ComputeCluster's rule stands."""
+    from builders import apps_pool, cluster, seed_cluster_args
+
+    compute = cluster(seed_cluster_args(capacity_groups=[apps_pool(), apps_pool(group_id="batch")]))
+    aks = kubernetes_provider("aks", managed_cluster("aks"))
+
+    def web(memory, provider=None):
+        return deployment("web", requests={"memory": memory}, provider=provider, node_selector=AMD64)
+
+    assert run(compute, aks, web("1Gi", "aks"), platform="azure").violations == []
+    (message,) = run(compute, aks, web("8Gi", "aks"), platform="azure").findings(FITS)
+    assert "pool 'agentpool' of AKS cluster 'aks' has at most 7 GiB capacity" in message
+    assert verdicts(run(compute, aks, web("1Gi"), platform="azure")) == [("workload-pool-placement", "web")]
+
+
+def test_a_computecluster_of_many_pools_lists_ten_in_a_message_and_how_many_more():
+    """A message that lists a cluster's pools stays short however many it has (the growth benchmark's 2,500 pools
+    made each unplaced workload's message list all of them: the stack's cost grew with workloads x pools)."""
+    from builders import apps_pool, cluster, seed_cluster_args
+
+    groups = [apps_pool(group_id=f"pool-{index:02}") for index in range(12)]
+    compute = cluster(seed_cluster_args(capacity_groups=groups, dynamic_container_pool="pool-00"))
+    (message,) = run(compute, deployment("web")).findings("workload-pool-placement")
+    listed = ", ".join(f"'pool-{index:02}'" for index in range(10))
+    assert message == (f"Deployment 'web': references missing or ambiguous pool 'general' in ComputeCluster 'compute' "
+                       f"(its pools: {listed} and 2 more); set the label 'compute.alien.dev/pool' to one of them")
+
+
 # --- a cluster the stack does not declare (SPEC 14.2) ---------------------------------------------------------
 
 def test_a_pool_of_a_cluster_the_stack_does_not_declare_gives_a_note_never_a_violation():
