@@ -451,18 +451,19 @@ def growth_stack(pools: int, workloads: int, daemonsets: int, platform_pools: in
     return resources
 
 
-def growth(factor_sizes: list[int], repeat: int) -> list[dict[str, Any]]:
+def growth(factor_sizes: list[int], repeat: int, pack_dir: Path = ROOT,
+           inputs: list[str] | None = None) -> list[dict[str, Any]]:
     """Each input of GROWTH_BASE doubled in turn (the others at their base), over the engine protocol: the time at
     each multiple and the ratio between the two largest, which a linear cost keeps near 2."""
     rows = []
     print(f"{'input':>15} " + " ".join(f"{'x' + str(f) + ' s':>9}" for f in factor_sizes) + f" {'ratio':>7} "
           f"{'findings':>9}", flush=True)
-    for name in GROWTH_BASE:
+    for name in inputs or list(GROWTH_BASE):
         times, findings = [], 0
         for factor in factor_sizes:
             counts = dict(GROWTH_BASE, **{name: GROWTH_BASE[name] * factor})
             stack = growth_stack(**counts)
-            runs = [measure(stack, ROOT) for _ in range(repeat)]
+            runs = [measure(stack, pack_dir) for _ in range(repeat)]
             times.append(min(run[0] for run in runs))
             findings = runs[0][2]
         ratio = times[-1] / times[-2]
@@ -472,10 +473,10 @@ def growth(factor_sizes: list[int], repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
-def pools_stress(pools: int) -> float:
+def pools_stress(pools: int, pack_dir: Path = ROOT) -> float:
     """One ComputeCluster of ``pools`` pools and nothing else, over the engine protocol: the time to answer."""
     stack = growth_stack(pools=pools, workloads=0, daemonsets=0, platform_pools=0, budgets=0, clusters=0)
-    elapsed, _memory, violations = measure(stack, ROOT)
+    elapsed, _memory, violations = measure(stack, pack_dir)
     assert violations == 0
     return elapsed
 
@@ -496,6 +497,7 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
     parser.add_argument("--growth", action="store_true",
                         help="double each input in turn (--sizes are the multiples, default 1 2 4) and report ratios")
+    parser.add_argument("--inputs", nargs="+", choices=list(GROWTH_BASE), help="--growth: only these inputs")
     parser.add_argument("--stress-pools", type=int, nargs="+", metavar="POOLS",
                         help="one ComputeCluster of this many pools, alone: its time to answer")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
@@ -511,13 +513,13 @@ def main() -> int:
         return 0
     if args.growth:
         sizes = args.sizes if args.sizes != DEFAULT_SIZES else [1, 2, 4]
-        rows = growth(sizes, args.repeat)
+        rows = growth(sizes, args.repeat, args.pack_dir, args.inputs)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=2) + "\n")
         return 0 if all(row["ratio"] <= 2.2 for row in rows) else 1
     if args.stress_pools:
         for pools in args.stress_pools:
-            print(f"{pools:>7} pools in one ComputeCluster: {pools_stress(pools):.2f} s", flush=True)
+            print(f"{pools:>7} pools in one ComputeCluster: {pools_stress(pools, args.pack_dir):.2f} s", flush=True)
         return 0
     if args.report:
         report(args.sizes, args.repeat)

@@ -35,13 +35,17 @@ def sdk_shim() -> None:
 
 @pytest.fixture(scope="session")
 def toolchain(tmp_path_factory: pytest.TempPathFactory):
-    """The real Pulumi CLI, its language hosts and the Kubernetes provider (scripts/build-pulumi-cli, built
-    once), for tests/cli and the installed distribution's component provider. These tests run wherever
-    Go is installed, and always in CI: there a missing Go fails them instead of skipping them."""
-    from pulumi_cli import build_toolchain
+    """The real Pulumi CLI, its language hosts and the Kubernetes provider (scripts/build-pulumi-cli, which
+    scripts/test runs before pytest), for tests/cli and the installed distribution's component provider. These
+    tests run wherever Go is installed, and always in CI: there a missing Go fails them instead of skipping them;
+    a toolchain that is not built fails them at once, naming the command that builds it."""
+    from pulumi_cli import NotBuilt, build_toolchain
 
     if shutil.which("go") is None:
         if os.environ.get("CI"):
             pytest.fail("Go is needed to build the Pulumi CLI (scripts/build-pulumi-cli), and CI runs these tests")
         pytest.skip("building the Pulumi CLI needs Go")
-    return build_toolchain(tmp_path_factory.mktemp("pulumi-home"))
+    try:
+        return build_toolchain(tmp_path_factory.mktemp("pulumi-home"))
+    except NotBuilt as missing:
+        pytest.fail(str(missing), pytrace=False)
