@@ -17,7 +17,7 @@ A request the API server would refuse (a malformed quantity) is reported here to
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -41,7 +41,7 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
 from .model.pool import Option
 from .model.stack import Stack
-from .model.values import Unknown, undetermined
+from .model.values import Unknown, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
@@ -127,8 +127,11 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         first = possible[0]
         family = first.options[0].hardware.family if first.options else None
         allowed = workload.constraint.allowed
+        daemonsets = by_pool[id(first.pool)].daemonsets
         found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
-                                       _daemon_room(by_pool[id(first.pool)].daemonsets))
+                                       _daemon_room(daemonsets))
+        if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):
+            found = None  # which machine holds the Pod would tell what the secret is
         findings.append(Violation(
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
@@ -302,9 +305,19 @@ def _suggested(stack: Stack, load: PoolLoad, placed: Placed, platform: str, sett
     elif architecture is not None:
         return ""
     family = machines.options[0].hardware.family if machines.options else None
+    if _from_secrets(placed.request, load.daemonsets, allowed, machines.options[0].hardware.name
+                     if machines.options else None):
+        return ""  # which machine holds the Pod would tell what the secret is
     found, same = smallest_machine(stack, platform, placed.request, frozenset(allowed), family, settings,
                                    _daemon_room(load.daemonsets))
     return suggestion(found, platform, same)
+
+
+def _from_secrets(request: PodRequest, daemonsets: list[Placed], allowed: Iterable[str], machine_name: Any) -> bool:
+    """Whether the smallest machine that holds the Pod would be computed from a secret: its requests, the
+    DaemonSets' beside it, the architectures it allows or the pool's machine (whose family it prefers)."""
+    return (bool(request.secret) or any(placed.request.secret for placed in daemonsets)
+            or any(is_secret(name) for name in allowed) or is_secret(machine_name))
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -192,7 +192,12 @@ def test_the_provider_command_writes_the_checkouts_plugin_bound_to_this_environm
     written = yaml.safe_load((tmp_path / "plugin" / "PulumiPlugin.yaml").read_text())
     checkout = yaml.safe_load((ROOT / "provider" / "PulumiPlugin.yaml").read_text())
     assert written == {"runtime": {"name": "python", "options": {"virtualenv": sys.prefix}}}
-    assert checkout == {"runtime": {"name": "python", "options": {"virtualenv": "../venv"}}}
+    # the checkout's provider runs in an environment of its own (provider/venv: pulumi and compute_guard only, so that
+    # `pulumi package add provider` installs no cloud plugin of the development venv's SDKs; issue 39)
+    assert checkout == {"runtime": {"name": "python", "options": {"virtualenv": "venv"}}}
+    pins = [line for line in (ROOT / "provider" / "requirements.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+    assert pins == [line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("pulumi==")]
 
 
 def test_the_provider_command_refuses_a_python_pulumi_would_not_run_it_with(tmp_path, capsys, monkeypatch):

@@ -354,3 +354,15 @@ def test_the_runtime_is_configured_again_when_what_it_reads_changes(monkeypatch)
         monkeypatch.setenv("PULUMI_STACK", "prod")
         analyzer.analyze(deployment)
         assert pulumi.get_stack() == "prod"
+
+
+def test_a_remediations_view_checks_unknowns_inside_the_items_of_a_list():
+    """unknown_checking_view makes every mapping plain, those inside lists too (the mutation sample's survivor
+    sdk._plain of a list's items): a mapping of another type inside a list kept its raw unknown marker unchecked."""
+    from types import MappingProxyType
+
+    view = sdk.unknown_checking_view({"containers": [MappingProxyType({"image": UNKNOWN_STRING_VALUE, "name": "a"})]})
+    item = view["containers"][0]
+    assert item["name"] == "a"
+    with pytest.raises(UnknownValueError):
+        item["image"]

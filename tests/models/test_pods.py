@@ -258,3 +258,24 @@ def test_selectors_with_values_not_known_yet_match_nothing():
 def test_sizes_round_to_two_decimals_of_their_unit():
     assert [amount("memory", Decimal(v)) for v in (GI + 1, 10 * GI + GI // 2, 9 * GI + GI // 2, MI + 5)] == [
         "1024 MiB", "10.5 GiB", "9728 MiB", "1 MiB"]
+
+
+def test_a_workloads_placement_labels_are_found_past_places_that_do_not_set_them():
+    """The mutation sample's survivors in policies/model/workloads.py: _label looks at every place (the workload's
+    labels and annotations, then its template's), past those that lack the key, are not mappings or are not known;
+    and a role the labels disagree on reads None, the documented "cannot be read" (not an empty role)."""
+    from compute_guard.policies.model.workloads import CLUSTER_KEY, POOL_KEY, ROLE_KEY, LabelsDisagree, parse_workload
+
+    def workload(metadata, template_metadata):
+        props = {"metadata": metadata, "spec": {"template": {"metadata": template_metadata, "spec": {
+            "containers": [{"name": "a", "image": "i"}]}}}}
+        return parse_workload("kubernetes:apps/v1:Deployment", props, "urn:api", "api")
+
+    on_template = {"labels": {CLUSTER_KEY: "compute", POOL_KEY: "batch"}}
+    for metadata in ({"labels": {"app": "api"}}, {"labels": "not a mapping"}, {"annotations": {"team": "a"}},
+                     {"labels": {"app": "api"}, "annotations": {"note": "x"}}):
+        found = workload(metadata, on_template)
+        assert (found.cluster, found.pool) == ("compute", "batch"), metadata
+    disagreeing = workload({"labels": {ROLE_KEY: "worker"}}, {"labels": {ROLE_KEY: "dynamic"}})
+    assert disagreeing.role is None
+    assert any(isinstance(problem, LabelsDisagree) for problem in disagreeing.problems)

@@ -158,3 +158,54 @@ def test_a_does_not_exist_requirement_keeps_the_label_off_every_node():
     assert len(run(node_class(), pool, deployment("api", node_selector={"team": "a"}),
                    platform="aws").findings(SCHEDULABLE)) == 1
     assert run(node_class(), pool, deployment("api", node_selector=AMD64), platform="aws").findings(SCHEDULABLE) == []
+
+
+# --- issue 39's planted bugs: each field a source reads, at the value that decides ----------------------------------
+
+def test_a_karpenter_notin_on_the_instance_family_removes_its_machines():
+    """m7i.large (8 GiB) or r7i.large (16 GiB), family NotIn r7i: a Pod of 10 GiB fits no allowed machine."""
+    pool = nodepool("p", [instance_types("m7i.large", "r7i.large"),
+                          {"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn", "values": ["r7i"]}])
+    (message,) = run(node_class(), pool, workload("Deployment", "api", node_selector=AMD64,
+                                                  requests={"memory": "10Gi"}), platform="aws").findings(FITS)
+    assert "(m7i.large)" in message and "r7i" not in message.split("; it can never")[0]
+
+
+def test_startup_taints_keep_no_pod_off_a_nodepools_nodes():
+    """Karpenter removes startupTaints before Pods schedule (SPEC 14): only spec.template.spec.taints count."""
+    template = {"spec": {"requirements": [arch_requirement("amd64")],
+                         "startupTaints": [{"key": "node.cilium.io/agent-not-ready", "effect": "NoExecute"}],
+                         "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}
+    assert raw([raw_nodepool("p", template), raw_deployment({"nodeSelector": AMD64})]).of(SCHEDULABLE) == []
+    template["spec"]["taints"] = template["spec"].pop("startupTaints")
+    assert len(raw([raw_nodepool("p", template), raw_deployment({"nodeSelector": AMD64})]).of(SCHEDULABLE)) == 1
+
+
+def test_a_custom_ami_runs_the_architecture_of_its_instance_types():
+    """amiType CUSTOM: the instance types decide (m7g.large: arm64), not x86_64."""
+    group = node_group("custom", ["m7g.large"], ami_type="CUSTOM")
+    assert run(group, deployment("api", node_selector=ARM64), platform="aws").findings(SCHEDULABLE) == []
+    (message,) = run(group, deployment("api", node_selector=AMD64), platform="aws").findings(SCHEDULABLE)
+    assert "runs arm64 nodes, not amd64" in message
+
+
+def test_a_node_groups_no_execute_taint_keeps_pods_off_and_prefer_no_schedule_does_not():
+    def verdict(effect):
+        group = node_group("g", ["m7i.large"], taints=[("dedicated", "batch", effect)])
+        return run(group, deployment("api", node_selector=AMD64), platform="aws").findings(SCHEDULABLE)
+
+    (message,) = verdict("NO_EXECUTE")
+    assert "has taint dedicated=batch:NoExecute that it does not tolerate" in message
+    assert verdict("PREFER_NO_SCHEDULE") == []
+
+
+def test_a_gke_pools_total_max_node_count_is_its_size_not_the_per_zone_maximum():
+    """totalMaxNodeCount 2 over three zones (maxNodeCount 5 each would be 15): the pool is 2 nodes at most."""
+    props = {"cluster": "fleet", "name": "np", "location": "europe-west1",
+             "nodeLocations": ["europe-west1-b", "europe-west1-c", "europe-west1-d"],
+             "autoscaling": {"totalMinNodeCount": 1, "totalMaxNodeCount": 2, "maxNodeCount": 5},
+             "nodeConfig": {"machineType": "e2-standard-4"}}
+    pool = parse_platform_pool("gcp:container/nodePool:NodePool", props, "urn:np", "np")
+    assert pool.max_size == 2
+    del props["autoscaling"]["totalMaxNodeCount"], props["autoscaling"]["totalMinNodeCount"]
+    assert parse_platform_pool("gcp:container/nodePool:NodePool", props, "urn:np", "np").max_size == 15

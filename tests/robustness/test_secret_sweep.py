@@ -179,3 +179,135 @@ def test_a_secret_architecture_mistake_shows_neither_it_nor_its_hint():
         messages = [message for policy, *_, message in hidden if policy == "workload-architecture-selector-valid"]
         assert messages and all("Kubernetes calls it '[secret]'" in m and f"'{name}'" not in m for m in messages), \
             (mistake, messages)
+
+
+# --- platform pools (issue 39): the sweep above builds ComputeCluster stacks only; a secret nodeSelector value and a
+# secret taint value reached workload-schedulable's messages on platform pools unseen --------------------------------
+
+PLATFORM_MACHINES = {"aws": ["t3.medium", "m7g.large", "m7i.xlarge"], "gcp": ["e2-medium", "n2-standard-4"],
+                     "azure": ["Standard_DS2_v2", "Standard_D8s_v5"]}
+API_EFFECT = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+
+
+@st.composite
+def platform_stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]]]]:
+    """A declared cluster of EKS, GKE or AKS with one or two pools (node groups and a Karpenter NodePool, GKE node
+    pools, AKS inline pools): their machines, labels, taints and sizes; workloads placed by the scheduler's rules
+    (nodeSelector, tolerations, requests)."""
+    platform = draw(st.sampled_from(["aws", "gcp", "azure"]))
+    documents: list[tuple[str, str, dict[str, Any]]] = []
+    profiles = []
+    # each pool's machine and values its own, so that a value marked secret in one pool is never printed for
+    # another pool that holds the same text in plain (the oracle would take that for a leak)
+    machines = draw(st.permutations(PLATFORM_MACHINES[platform]))
+    for index in range(draw(st.integers(1, 2))):
+        labels = draw(st.dictionaries(st.sampled_from(["team", "tier"]), st.just(f"alpha{index}q"), max_size=1))
+        taints = draw(st.lists(st.tuples(st.sampled_from(["dedicated", "gpuq"]), st.just(f"batch{index}q"),
+                                         st.sampled_from(["NoSchedule", "NoExecute"])), max_size=1))
+        profiles.append({"name": f"pool{index}", "machine": machines[index],
+                         "size": draw(st.integers(1, 4)), "labels": labels, "taints": taints})
+    if platform == "aws":
+        documents.append(("aws:eks/cluster:Cluster", "fleet", {"name": "fleet", "roleArn": "arn:aws:iam::1:role/r"}))
+        for pool in profiles:
+            documents.append(("aws:eks/nodeGroup:NodeGroup", pool["name"], {
+                "clusterName": "fleet", "nodeGroupName": pool["name"], "instanceTypes": [pool["machine"]],
+                "labels": pool["labels"], "scalingConfig": {"minSize": 1, "maxSize": pool["size"], "desiredSize": 1},
+                "taints": [{"key": k, "value": v, "effect": API_EFFECT[e]} for k, v, e in pool["taints"]]}))
+    elif platform == "gcp":
+        documents.append(("gcp:container/cluster:Cluster", "fleet", {
+            "name": "fleet", "location": "europe-west1-b", "nodePools": [
+                {"name": pool["name"], "nodeCount": pool["size"], "nodeConfig": {
+                    "machineType": pool["machine"], "labels": pool["labels"],
+                    "taints": [{"key": k, "value": v, "effect": API_EFFECT[e]} for k, v, e in pool["taints"]]}}
+                for pool in profiles]}))
+    else:
+        documents.append(("azure-native:containerservice:ManagedCluster", "fleet", {
+            "resourceName": "fleet", "location": "westeurope", "agentPoolProfiles": [
+                {"name": pool["name"], "vmSize": pool["machine"], "count": pool["size"], "osType": "Linux",
+                 "mode": "System", "nodeLabels": pool["labels"],
+                 "nodeTaints": [f"{k}={v}:{e}" for k, v, e in pool["taints"]]} for pool in profiles]}))
+    for index in range(draw(st.integers(1, 2))):
+        name = f"app{index}"
+        pod: dict[str, Any] = {"containers": [{"name": name, "image": f"registry.test/{name}:1", "resources": {
+            "requests": {"cpu": draw(st.sampled_from(["100m", "3", "9"])),
+                         "memory": draw(st.sampled_from(["64Mi", "3Gi", "20Gi"]))}}}]}
+        selector = draw(st.dictionaries(st.sampled_from(["team", "kubernetes.io/arch"]),
+                                        st.sampled_from(["alpha0q", "alpha1q", "amd64", "arm64"]), max_size=2))
+        if selector:
+            pod["nodeSelector"] = selector
+        tolerations = draw(st.lists(st.fixed_dictionaries({"key": st.sampled_from(["dedicated", "gpuq"]),
+                                                           "value": st.sampled_from(["batch0q", "batch1q"])}),
+                                    max_size=1))
+        if tolerations:
+            pod["tolerations"] = tolerations
+        documents.append(("kubernetes:apps/v1:Deployment", name, {"metadata": {"name": name}, "spec": {
+            "replicas": draw(st.integers(1, 40)), "template": {"metadata": {"labels": {"app": name}}, "spec": pod}}}))
+    return platform, documents
+
+
+@settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(platform_stacks(), st.data())
+def test_a_secret_field_of_a_platform_pool_or_its_workload_never_reaches_a_message(stack, data):
+    test_a_secret_field_never_reaches_a_message.hypothesis.inner_test(stack, data)
+
+
+def test_a_secret_selector_value_and_taint_value_are_never_printed_for_a_platform_pool():
+    """The two the sweep above did not see: workload-schedulable printed a secret nodeSelector value ("its
+    nodeSelector's team=alpha") and a secret taint value ("has taint dedicated=batchq:NoSchedule")."""
+    cluster = ("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"})
+
+    def group(value: Any) -> tuple[str, str, dict[str, Any]]:
+        return ("aws:eks/nodeGroup:NodeGroup", "pool0", {
+            "clusterName": "fleet", "nodeGroupName": "pool0", "instanceTypes": ["t3.medium"], "labels": {"team": "b"},
+            "scalingConfig": {"minSize": 1, "maxSize": 2, "desiredSize": 1},
+            "taints": [{"key": "dedicated", "value": value, "effect": "NO_SCHEDULE"}]})
+
+    def app(value: Any, tolerate: bool = True) -> tuple[str, str, dict[str, Any]]:
+        pod: dict[str, Any] = {"containers": [{"name": "a", "image": "i"}], "nodeSelector": {"team": value}}
+        if tolerate:
+            pod["tolerations"] = [{"operator": "Exists"}]
+        return ("kubernetes:apps/v1:Deployment", "app", {"metadata": {"name": "app"}, "spec": {"template": {
+            "metadata": {"labels": {"app": "a"}}, "spec": pod}}})
+
+    def schedulable(documents: list) -> list[str]:
+        return [message for policy, _, _, message in evaluate("aws", documents) if policy == "workload-schedulable"]
+
+    (shown,) = schedulable([cluster, group("batchq"), app("alpha")])
+    assert "alpha" in shown  # in plain text the value is the explanation ...
+    (hidden,) = schedulable([cluster, group("batchq"), app(dict(SECRET_SIG, value="alpha"))])
+    assert "alpha" not in hidden and "[secret]" in hidden  # ... and marked secret it is not printed
+    (shown,) = schedulable([cluster, group("batchq"), app("b", tolerate=False)])
+    assert "dedicated=batchq:NoSchedule" in shown
+    (hidden,) = schedulable([cluster, group(dict(SECRET_SIG, value="batchq")), app("b", tolerate=False)])
+    assert "batchq" not in hidden and "dedicated=[secret]:NoSchedule" in hidden
+
+
+def test_a_secret_aks_taint_and_a_secret_request_tell_nothing_through_what_is_derived_from_them():
+    """What the sweep found: an AKS taint is one string ('dedicated=batchq:NoSchedule'), whose parts were plain once
+    parsed; and the smallest machine a fit message suggests is computed from the Pod's requests (a secret 20Gi
+    suggested a 26 GiB machine, a secret 40Gi a 52 GiB one)."""
+    def aks(taint: Any) -> tuple[str, str, dict[str, Any]]:
+        return ("azure-native:containerservice:ManagedCluster", "fleet", {
+            "resourceName": "fleet", "location": "westeurope", "agentPoolProfiles": [
+                {"name": "pool0", "vmSize": "Standard_DS2_v2", "count": 1, "osType": "Linux", "mode": "System",
+                 "nodeTaints": [taint]}]})
+
+    def app(memory: Any = "64Mi") -> tuple[str, str, dict[str, Any]]:
+        return ("kubernetes:apps/v1:Deployment", "app", {"metadata": {"name": "app"}, "spec": {"template": {
+            "metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "a", "image": "i", "resources": {
+                "requests": {"memory": memory}}}], "nodeSelector": {"kubernetes.io/arch": "amd64"}}}}})
+
+    def messages(platform: str, documents: list) -> list[str]:
+        return [message for *_, message in evaluate(platform, documents)]
+
+    assert any("dedicated=batchq:NoSchedule" in m for m in messages("azure", [aks("dedicated=batchq:NoSchedule"),
+                                                                             app()]))
+    hidden = messages("azure", [aks(dict(SECRET_SIG, value="dedicated=batchq:NoSchedule")), app()])
+    assert hidden and not any("batchq" in m or "dedicated" in m for m in hidden)
+    gke = ("gcp:container/cluster:Cluster", "fleet", {"name": "fleet", "location": "europe-west1-b", "nodePools": [
+        {"name": "pool0", "nodeCount": 1, "nodeConfig": {"machineType": "e2-medium"}}]})
+    (plain,) = [m for m in messages("gcp", [gke, app("20Gi")]) if "can never be scheduled" in m]
+    assert "(the smallest GCP machine" in plain
+    (secret,) = [m for m in messages("gcp", [gke, app(dict(SECRET_SIG, value="20Gi"))]) if "can never be" in m]
+    assert "[secret] of memory" in secret and "the smallest" not in secret

@@ -143,3 +143,31 @@ def test_a_programs_own_modules_are_its_own_on_every_run(tmp_path):
     assert images == [["nginx"], ["nginx"], ["redis"]]
     import sys
     assert "workloads" not in sys.modules
+
+
+def test_a_config_groups_resource_prefix_names_its_children_as_the_provider_does():
+    """yaml/v2's resourcePrefix (default: the ConfigGroup's name; empty: no prefix) names its children, and so their
+    URNs in findings and exemptions: the test kit ignored it."""
+    import pulumi_kubernetes as k8s
+
+    from compute_guard.testkit import capture_program
+
+    manifest = textwrap.dedent("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web}
+        spec:
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata: {labels: {app: web}}
+            spec: {containers: [{name: web, image: nginx}]}
+        """)
+
+    def names(**options):
+        def program():
+            k8s.yaml.v2.ConfigGroup("shop", yaml=manifest, **options)
+        return [r.name for r in capture_program(program) if r.type == "kubernetes:apps/v1:Deployment"]
+
+    assert names() == ["shop:default/web"]
+    assert names(resource_prefix="team") == ["team:default/web"]
+    assert names(resource_prefix="") == ["default/web"]

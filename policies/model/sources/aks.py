@@ -32,7 +32,7 @@ from ..clusters import Claim, KubeCluster
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Taint
-from ..values import Unknown, as_int, child, is_list, undetermined
+from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
 from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints, zones_of
@@ -54,7 +54,8 @@ def read_taint(item: Any) -> Taint | Unknown | None:
     match = _TAINT.match(item) if isinstance(item, str) else None
     if match is None:
         return None
-    return Taint(match.group(1), match.group(2) or "", match.group(3))
+    # the parts of a secret taint are secret (the regular expression's groups are plain str)
+    return Taint(derived(match.group(1), item), derived(match.group(2) or "", item), derived(match.group(3), item))
 
 
 def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
