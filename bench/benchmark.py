@@ -356,6 +356,91 @@ def report(sizes: list[int], repeat: int) -> None:
                 print(f"{size:>10} {form:>9} {min(times):>8.2f} {peak:>9.0f} {code:>5}", flush=True)
 
 
+# --- representative: what real stacks have -----------------------------------------------------------------------
+
+def representative_stack(size: int) -> list[Resource]:
+    """A stack as real ones are, at ``size`` resources: 10 ComputeClusters of 5 pools per 10,000 resources, and per
+    10,000 as many again on the platforms' pools (an EKS cluster with node groups and Karpenter NodePools, an AKS
+    cluster with inline pools, each through its own provider); six workload kinds (Deployments, StatefulSets,
+    DaemonSets, CronJobs, Jobs, bare Pods) with small realistic pod specs, PodDisruptionBudgets beside a third of
+    them, Services and ConfigMaps; one workload in ten pinned to the wrong architecture, so about a thousand
+    findings at 10,000 resources (the independent measurement issue 39 reports)."""
+    import dataclasses
+
+    scale = max(1, size // 10000)
+    resources: list[Resource] = []
+    clusters = [f"cc-{c}" for c in range(10 * scale)]
+    pools = ("general", "batch", "stateful", "edge", "gpu")
+    for cluster in clusters:
+        resources.append(Resource.of("compute:index:ComputeCluster", cluster, {"id": cluster, "capacityGroups": [
+            {"groupId": pool, "minSize": 1, "maxSize": 10, "profile": {
+                "cpu": "64", "memoryBytes": 256 << 30, "ephemeralStorageBytes": 500 << 30,
+                "architecture": "x86_64"}} for pool in pools]}))
+    platform_providers = []
+    for c in range(scale):
+        eks = Resource.of("aws:eks/cluster:Cluster", f"eks-{c}", {"name": f"eks-{c}", "roleArn": "arn:aws:iam::1:r"})
+        aks = Resource.of("azure-native:containerservice:ManagedCluster", f"aks-{c}", {
+            "resourceName": f"aks-{c}", "location": "westeurope", "agentPoolProfiles": [
+                {"name": pool, "vmSize": "Standard_D96s_v5", "count": 3, "enableAutoScaling": True, "minCount": 1,
+                 "maxCount": 100, "osType": "Linux", "mode": "System" if pool == "system" else "User"}
+                for pool in ("system", "apps")]})
+        groups = [Resource.of("aws:eks/nodeGroup:NodeGroup", f"eks-{c}-{pool}", {
+            "clusterName": f"eks-{c}", "nodeGroupName": pool, "instanceTypes": ["m7i.24xlarge"],
+            "amiType": "AL2023_x86_64_STANDARD", "scalingConfig": {"minSize": 1, "maxSize": 100, "desiredSize": 3}})
+            for pool in ("system", "apps")]
+        resources += [eks, aks, *groups]
+        for cluster in (eks, aks):
+            provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", f"{cluster.name}-k8s", {
+                "kubeconfig": "kubeconfig"}), property_dependencies={"kubeconfig": (cluster.urn,)})
+            resources.append(provider)
+            platform_providers.append(provider.urn)
+        resources += [dataclasses.replace(nodepool(f"eks-{c}-karpenter-{n}", f"k{n}"), provider=platform_providers[-2])
+                      for n in range(3)]
+    kinds = [KINDS[k] for k in (0, 1, 3, 4)]  # Deployment, StatefulSet, CronJob, Job (DaemonSets and Pods below)
+    i = 0
+    while len(resources) < size:
+        name = f"svc-{i}"
+        on_platform = i % 2 == 1 and platform_providers
+        cluster, pool = clusters[(i // 2) % len(clusters)], pools[(i // 2 // len(clusters)) % len(pools)]
+        wrong = i % 10 == 0  # pinned to the architecture its pool does not run
+        arch = "arm64" if wrong else "amd64"
+        container = {"name": name, "image": f"registry.example.com/{name}:1.0",
+                     "ports": [{"containerPort": 8080}],
+                     "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}}
+        labels = {"app": name} if on_platform else {"app": name, "compute.alien.dev/cluster": cluster,
+                                                      "compute.alien.dev/pool": pool}
+        selector = {"kubernetes.io/arch": "amd64" if on_platform else arch}
+        template = {"metadata": {"labels": labels}, "spec": {"containers": [container], "nodeSelector": selector}}
+        if i % 7 == 6:
+            kind, props = "kubernetes:core/v1:Pod", {"metadata": {"name": name, "labels": labels},
+                                                      "spec": template["spec"]}
+        elif i % 40 == 3:  # a DaemonSet for every 40 workloads: an agent on each node of its pool
+            kind, make = KINDS[2]
+            props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}},
+                     "spec": make(template)}
+        else:
+            kind, make = kinds[i % 4]
+            props = {"metadata": {"name": name, "namespace": "apps", "labels": {"app": name}},
+                     "spec": make(template)}
+        resource = Resource.of(kind, name, props)
+        if on_platform:
+            resource = dataclasses.replace(resource, provider=platform_providers[(i // 2) % len(platform_providers)])
+        resources.append(resource)
+        if i % 3 == 0 and kind in ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet"):
+            resources.append(Resource.of("kubernetes:policy/v1:PodDisruptionBudget", f"{name}-pdb", {
+                "metadata": {"name": f"{name}-pdb", "namespace": "apps"},
+                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": name}}}}))
+        if i % 4 == 0:
+            resources.append(Resource.of("kubernetes:core/v1:Service", f"{name}-svc", {
+                "metadata": {"name": name, "namespace": "apps"},
+                "spec": {"selector": {"app": name}, "ports": [{"port": 80, "targetPort": 8080}]}}))
+        if i % 4 == 2:
+            resources.append(Resource.of("kubernetes:core/v1:ConfigMap", f"{name}-config", {
+                "metadata": {"name": f"{name}-config", "namespace": "apps"}, "data": {"LOG_LEVEL": "info"}}))
+        i += 1
+    return resources[:size]
+
+
 # --- growth: each input doubled in turn --------------------------------------------------------------------------
 
 # The base of each input the growth mode doubles, and what each means in the stack it builds.
@@ -495,6 +580,8 @@ def main() -> int:
     parser.add_argument("--inline-pools", action="store_true",
                         help="the same stack on three AKS clusters' inline pools, against it")
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
+    parser.add_argument("--representative", action="store_true",
+                        help="the pack against the raw floor on representative_stack (what real stacks have)")
     parser.add_argument("--growth", action="store_true",
                         help="double each input in turn (--sizes are the multiples, default 1 2 4) and report ratios")
     parser.add_argument("--inputs", nargs="+", choices=list(GROWTH_BASE), help="--growth: only these inputs")
@@ -530,7 +617,7 @@ def main() -> int:
         print(f"{'resources':>10} {'pack s':>9} {'SDK floor s':>12} {'ratio':>7} {'raw floor s':>12} {'ratio':>7} "
               f"{'pack MiB':>9} {'SDK MiB':>8} {'raw MiB':>8} {'ratio':>6}", flush=True)
         for size in args.sizes:
-            resources = synthetic_stack(size)
+            resources = representative_stack(size) if args.representative else synthetic_stack(size)
             # Interleaved (pack, floors, pack, floors, ...): the machine's speed drifts by as much as 20% over
             # minutes here, and a drift should reach every side of a ratio alike.
             pack_runs: list[tuple[float, float, int]] = []
@@ -549,7 +636,7 @@ def main() -> int:
             floor_memory = max((run[1] for run in floor_runs), default=float("nan"))
             raw_memory = max((run[1] for run in raw_runs), default=float("nan"))
             violations = pack_runs[0][2]
-            assert violations == 0, f"the synthetic stack should be clean, got {violations} violations"
+            assert args.representative or violations == 0, f"the synthetic stack should be clean, got {violations}"
             rows.append({"resources": size, "pack_s": round(pack_time, 3), "floor_s": round(floor_time, 3),
                          "ratio": round(pack_time / floor_time, 3), "raw_floor_s": round(raw_time, 3),
                          "raw_ratio": round(pack_time / raw_time, 3), "pack_peak_mib": round(memory, 1),

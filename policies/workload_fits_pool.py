@@ -45,7 +45,7 @@ from .model.values import Unknown, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
-from .words import WHAT, allocatable_sum, machine, pool_name, show, suggestion
+from .words import LISTED, WHAT, allocatable_sum, machine, pool_name, show, suggestion
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
@@ -53,14 +53,21 @@ _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi
 
 
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
+    """The DaemonSets that take some of the resource, with what each takes: ten, and how many more (a pool may run
+    hundreds, and every one of them is told the same)."""
     parts = []
+    more = 0
     for placed in daemonsets:
-        if resource == PODS:
+        if resource != PODS and not placed.request.get(resource) > 0:
+            continue
+        if len(parts) == LISTED:
+            more += 1
+        elif resource == PODS:
             parts.append(f"'{placed.workload.name}'")
-        elif placed.request.get(resource) > 0:
+        else:
             value = show(resource, placed.request.get(resource), resource in placed.request.secret)
             parts.append(f"'{placed.workload.name}' {value}")
-    return listed(parts)
+    return listed(parts) + (f" and {more:,} more" if more else "")
 
 
 def bad_quantity(subject: str, bad: BadQuantity) -> str:
