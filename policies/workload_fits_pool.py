@@ -55,7 +55,7 @@ _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
     """The DaemonSets that take some of the resource, with what each takes: ten, and how many more (a pool may run
     hundreds, and every one of them is told the same)."""
-    parts = []
+    parts: list[str] = []
     more = 0
     for placed in daemonsets:
         if resource != PODS and not placed.request.get(resource) > 0:

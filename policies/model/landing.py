@@ -54,14 +54,15 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
         return _judge_machines(pool, placement, pool.labels_unknown)
     taints = untolerated(placement, pool.taints)
     first: LabelMismatch | None = None
-    options: list[Option] = []
-    for space, group in pool.spaces(placement.keys):
+    accepted: list[int] = []
+    for index, (space, _group) in enumerate(pool.spaces(placement.keys)):
         mismatch = labels_match(placement, space)
         if mismatch is None:
-            options.extend(group)
+            accepted.append(index)
         elif first is None:
             first = mismatch
-    return PoolVerdict(pool, taints, None if options else first, tuple(options))
+    options = pool.chosen(placement.keys, tuple(accepted))
+    return PoolVerdict(pool, taints, None if options else first, options)
 
 
 def _judge_machines(pool: Pool, placement: PodPlacement, unknown: Unknown) -> PoolVerdict:

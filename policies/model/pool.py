@@ -162,6 +162,8 @@ class Pool:
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(
         default_factory=dict, init=False, compare=False, repr=False)
+    _chosen: dict[tuple[frozenset[str], tuple[int, ...]], tuple[Option, ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -179,6 +181,16 @@ class Pool:
     def architectures(self) -> tuple[str, ...]:
         """The kubernetes.io/arch values its nodes may carry, sorted."""
         return tuple(sorted({arch for option in self.options if (arch := option.node_architecture) is not None}))
+
+    def chosen(self, keys: frozenset[str], spaces: tuple[int, ...]) -> tuple[Option, ...]:
+        """The machines of some of its spaces for ``keys`` (by index), in order: one tuple per choice, shared by every
+        Pod that makes it (a NodePool allows hundreds of machines; each Pod's verdict held a copy of them)."""
+        key = (keys, spaces)
+        found = self._chosen.get(key)
+        if found is None:
+            listed = self.spaces(keys)
+            found = self._chosen[key] = tuple(option for index in spaces for option in listed[index][1])
+        return found
 
     def spaces(self, keys: frozenset[str]) -> list[tuple[NodeSpace, tuple[Option, ...]]]:
         """Its nodes as far as a Pod asking about ``keys`` can tell them apart: one space per distinct set of
