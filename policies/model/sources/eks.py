@@ -147,8 +147,10 @@ def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
-    fargate = {urn for resource in resources if resource.type == FARGATE_PROFILE
-               for urn in resource.depends("clusterName")}
+    profiles = [resource for resource in resources if resource.type == FARGATE_PROFILE]
+    fargate = {urn for resource in profiles for urn in resource.depends("clusterName")}  # by its output
+    fargate_names = {name for resource in profiles  # or by the name written out
+                     if isinstance(name := child(resource.props, "clusterName"), str) and name}
     for resource in resources:
         if resource.type == NODE_GROUP:
             found.pools.append((parse_node_group(resource), Claim(resource, depends=resource.depends("clusterName"),
@@ -156,7 +158,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         elif resource.type == CLUSTER:
             cluster = cluster_of(resource)
             pools, unread = auto_mode_pools(resource)
-            if resource.urn in fargate:
+            if resource.urn in fargate or cluster.names & fargate_names:
                 unread = Unread(resource.urn, resource.name, "EKS cluster",
                                 "has a Fargate profile, whose Pods run on Fargate nodes no pool of the stack shows")
             if unread is not None:  # nodes no pool of the stack shows: "no pool can run it" is not certain there
