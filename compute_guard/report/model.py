@@ -16,8 +16,10 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
-from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, pool_nodes
+from compute_guard.policies.model.disruption import protection
+from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, placed_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
+from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
@@ -67,6 +69,7 @@ class Use:
     placement: str  # where its pool came from: its labels, the default pool, the dynamic container pool
     verdicts: tuple[str, ...]  # every policy that reported it (exemptions-in-force: an exempted finding)
     counted: bool = True  # in the pool's totals: False when one of its Pods fits no node (pool-capacity agrees)
+    budget: str | None = None  # its PodDisruptionBudget and what it allows at its replicas (policies 17 and 18)
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -89,6 +92,7 @@ class PoolView:
     daemonsets: Mapping[str, Decimal | None] = field(default_factory=dict)  # one node's DaemonSet requests
     limits: Mapping[str, Decimal] = field(default_factory=dict)  # a Karpenter NodePool's spec.limits (no node count)
     cluster_name: str = ""  # a platform pool's cluster, as messages name it (EKS cluster 'eks')
+    zones: tuple[str, ...] | None = None  # its nodes' zones, when its source says (workload-zone-spread's)
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -190,9 +194,9 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     # lists resources in the order their registrations completed, which varies from run to run)
     fitting = {id(placed) for placed in counted(load, nodes)[0]} if nodes else None
     uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
-    uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting)
-                    for placed in load.workloads), key=lambda use: use.name)
-    shared = [replace(_use(placed, max_size, False, reported, False),
+    uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting,
+                         _budget(stack, placed)) for placed in load.workloads), key=lambda use: use.name)
+    shared = [replace(_use(placed, max_size, False, reported, False, _budget(stack, placed)),
                       placement="the scheduler's rules (other pools may take it)") for placed in load.shared]
     if pool.placed_by == "scheduler":
         uses = [replace(use, placement="the scheduler's rules") for use in uses]
@@ -209,13 +213,40 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
             else f"#{group.index}"
         cluster = entry.label if not is_secret(entry.label) else entry.name
         return PoolView(cluster, entry.urn, name, max_size, machine, allocatable, tuple(uses), min_size,
-                        architecture, reserved, daemonsets)
+                        architecture, reserved, daemonsets, zones=_zones(pool))
     architectures = set(pool.architectures())
     architecture = MACHINE_ARCHITECTURE.get(next(iter(architectures))) if len(architectures) == 1 else None
     limits = {resource: limit for resource, limit in pool.limits.items() if isinstance(limit, Decimal)}
     return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
                     architecture, reserved, daemonsets, limits=limits,
-                    cluster_name=pool.cluster.label if pool.cluster.name else "")
+                    cluster_name=pool.cluster.label if pool.cluster.name else "", zones=_zones(pool))
+
+
+def _zones(pool: Pool) -> tuple[str, ...] | None:
+    """Its zones as the report shows them (a secret one reads [secret])."""
+    if not isinstance(pool.zones, tuple):
+        return None
+    return tuple("[secret]" if is_secret(zone) else str(zone) for zone in pool.zones)
+
+
+def _budget(stack: Stack, placed: Placed) -> str | None:
+    """Its PodDisruptionBudget and what it allows at the Pods it counts, as workload-disruption-allowed and
+    disruption-budget-useful judge it."""
+    found = protection(stack).of_workload.get(id(placed.workload), [])
+    if len(found) > 1:
+        return f"{len(found)} budgets select its Pods: the eviction API refuses to evict them"
+    if not found:
+        return None
+    budget = found[0]
+    selected = protection(stack).selected.get(id(budget), [])
+    counts = [placed_of(stack, workload).count for workload in selected]
+    if any(not isinstance(count, int) or is_secret(count) for count in counts) or budget.secret:
+        return f"'{budget.name}'"
+    total = sum(int(count) for count in counts if isinstance(count, int))
+    allowed = budget.allowed(total)
+    if allowed is None:
+        return f"'{budget.name}'"
+    return f"'{budget.name}': {budget.arithmetic(total)}, allows {allowed} of {total} Pods to be evicted at once"
 
 
 def _sum(amounts: Any) -> Decimal | None:
@@ -224,7 +255,7 @@ def _sum(amounts: Any) -> Decimal | None:
 
 
 def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[str, list[str]],
-         fits: bool = True) -> Use:
+         fits: bool = True, budget: str | None = None) -> Use:
     workload = placed.workload
     count = max_size if daemon else placed.count
     pods = count if isinstance(count, int) and not isinstance(count, Unknown) and not is_secret(count) else None
@@ -250,7 +281,7 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[s
     else:
         placement = "the default pool"  # 'general', or the only pool, of the only ComputeCluster
     return Use(workload.name, workload.kind, workload.urn, pods, per_pod, total, daemon, pinned, pin, placement,
-               tuple(reported.get(workload.urn, ())), fits)
+               tuple(reported.get(workload.urn, ())), fits, budget)
 
 
 def shown(resource: str, value: Decimal | None) -> str:

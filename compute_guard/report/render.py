@@ -68,6 +68,8 @@ def about(view: PoolView) -> str:
     daemons = [f"{shown(r, view.daemonsets.get(r))} {LABELS[r]}" for r in (CPU, MEMORY) if view.daemonsets.get(r)]
     if daemons:
         parts.append(f"DaemonSets take {' and '.join(daemons)} per node")
+    if view.zones:
+        parts.append(f"zones {', '.join(view.zones)}")
     if view.not_counted:  # pool-capacity leaves out the same
         parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
@@ -165,12 +167,13 @@ def document(report: Report) -> dict[str, Any]:
             "daemonsetsPerNode": {resource: _number(view.daemonsets.get(resource)) for resource in RESOURCES},
             "capacity": {resource: _number(view.capacity(resource)) for resource in RESOURCES},
             "used": {resource: _number(view.used(resource)) for resource in RESOURCES},
-            "notCounted": list(view.not_counted),
+            "notCounted": list(view.not_counted), "zones": list(view.zones) if view.zones is not None else None,
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},
                            "pinned": use.pinned, "pin": use.pin, "placement": use.placement,
-                           "flaggedBy": list(use.flagged), "verdicts": list(use.verdicts), "counted": use.counted}
+                           "flaggedBy": list(use.flagged), "verdicts": list(use.verdicts), "counted": use.counted,
+                           "budget": use.budget}
                           for use in view.uses],
         } for view in report.pools],
         "unplaced": report.unplaced,

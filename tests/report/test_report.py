@@ -429,3 +429,32 @@ def test_a_karpenter_nodepool_shows_its_limits_as_its_capacity_as_pool_capacity_
     assert view.used("cpu") == 3 * 2000 and view.used("memory") == 3 * 4 * GIB
     assert usage(view, "cpu")["text"] == "6 cores of 16 cores (38%)"
     assert "?" not in usage(view, "memory")["text"]
+
+
+def test_each_workload_shows_its_budget_and_each_pool_its_zones():
+    """Issue 38: the report shows what each workload's PodDisruptionBudget allows at its replicas (the arithmetic
+    workload-disruption-allowed and disruption-budget-useful judge) and each pool's zones (workload-zone-spread's)."""
+    from builders import arch_requirement, budget, node_class, nodepool, workload
+
+    from compute_guard.testkit import capture_program
+
+    def program():
+        node_class()()
+        nodepool("general", [arch_requirement("amd64"), {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                                         "values": ["us-east-1b", "us-east-1a"]}])()
+        workload("Deployment", "web", spec={"replicas": 5})()
+        budget("web", minAvailable="50%")()
+        workload("Deployment", "api", spec={"replicas": 3})()
+
+    report = report_of(capture_program(program), {"compute:platform": "aws"})
+    (view,) = report.pools
+    assert view.zones == ("us-east-1a", "us-east-1b")
+    uses = {use.name: use for use in view.uses}
+    # 50% of 5 = 2.5, rounded up to 3 kept: 2 may go
+    assert uses["web"].budget == "'web': minAvailable 50% of 5 = 3 (rounded up), allows 2 of 5 Pods to be evicted at once"
+    assert uses["api"].budget is None
+    document = json.loads(render(report, "json"))
+    jsonschema.validate(document, json.loads((HERE / "schema.json").read_text()))
+    assert document["pools"][0]["zones"] == ["us-east-1a", "us-east-1b"]
+    markdown = render(report, "markdown")
+    assert "zones us-east-1a, us-east-1b" in markdown and "allows 2 of 5 Pods to be evicted at once" in markdown
