@@ -33,6 +33,7 @@ from . import (
     compute_cluster_safe_update,
     compute_cluster_valid,
     compute_pools_single_architecture,
+    disruption_budget_useful,
     dynamic_container_pool,
     exemptions_in_force,
     helm_release_unchecked,
@@ -40,10 +41,13 @@ from . import (
     pool_capacity,
     workload_architecture_pin,
     workload_architecture_selector_valid,
+    workload_disruption_allowed,
     workload_fits_pool,
     workload_node_architecture,
     workload_pool_placement,
+    workload_rollout_fits,
     workload_schedulable,
+    workload_zone_spread,
 )
 from .adapters import sdk
 from .adapters.findings import listed
@@ -67,6 +71,10 @@ ALL: tuple[Policy, ...] = (
     workload_schedulable.POLICY,
     helm_release_unchecked.POLICY,
     cloud_machine_new_family.POLICY,
+    workload_disruption_allowed.POLICY,
+    disruption_budget_useful.POLICY,
+    workload_rollout_fits.POLICY,
+    workload_zone_spread.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

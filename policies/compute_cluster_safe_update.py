@@ -10,11 +10,9 @@ ComputeCluster that is not deployed yet has nothing to compare.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pulumi_policy import Severity
 
-from .adapters.baseline import Unavailable
+from .adapters.baseline import BASELINE_SCHEMA, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.cluster import Cluster, ParsedCluster, parse_cluster
@@ -95,13 +93,6 @@ def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
     return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model,
                                        context.platform)
 
-
-BASELINE_SCHEMA: dict[str, Any] = {
-    "type": "string", "minLength": 1,
-    "description": "Path (absolute, or relative to the pack directory) to `pulumi stack export` output or a "
-                   "DIY checkpoint of the deployed stack, plain, gzip or zstd. Default: the stack's own "
-                   "checkpoint when the backend is local (file://), else `pulumi stack export` run by the "
-                   "pack once per preview (Pulumi Cloud, S3, Azure Blob, GCS)."}
 
 POLICY = Policy(
     name="compute-cluster-safe-update",

@@ -128,7 +128,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
         if placed.repels and count > size:
             findings.append(Violation(
                 f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
-                f"(required pod anti-affinity on kubernetes.io/hostname), but the pool has at most {size} nodes "
+                f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {size} nodes "
                 f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
                 f"{_more_nodes(pool.placed_by, count, hidden)}or run fewer replicas", pool.urn))
     if not totals:

@@ -113,8 +113,9 @@ def evaluate(example: Example) -> Example:
         if example.previous is not None:
             baseline = home / "baseline.json"
             baseline.write_text(json.dumps(_export(example.previous)))
-            settings = policy_config.get("compute-cluster-safe-update") or {}
-            policy_config["compute-cluster-safe-update"] = {**settings, "baseline": str(baseline)}
+            for name in ("compute-cluster-safe-update", "workload-disruption-allowed"):  # the policies that read it
+                settings = policy_config.get(name) or {}
+                policy_config[name] = {**settings, "baseline": str(baseline)}
         config = {key: value if isinstance(value, str) else json.dumps(value) for key, value in example.config.items()}
         with stack_environment(config, "project", "stack", True):
             example.result = Analyzer(policy_config, today=TODAY).run(_resources(example.resources))

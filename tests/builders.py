@@ -346,6 +346,21 @@ def node_class(name: str = "default", kubelet: Mapping[str, Any] | None = None) 
                                                     metadata={"name": name}, spec=spec)
 
 
+def budget(name: str, selector: Mapping[str, Any] | None = None, *, namespace: str | None = None,
+           after: Part | None = None, **spec: Any) -> Part:
+    """A policy/v1 PodDisruptionBudget; ``selector`` defaults to the Pods of the workload named ``name`` (app=name),
+    ``spec`` its minAvailable or maxUnavailable (camelCase, as written in a manifest)."""
+    metadata: dict[str, Any] = {"name": name, **({"namespace": namespace} if namespace else {})}
+    chosen = dict(selector) if selector is not None else {"matchLabels": {"app": name}}
+
+    def declare() -> Any:
+        opts = pulumi.ResourceOptions(depends_on=[after()] if after is not None else None)
+        return k8s.policy.v1.PodDisruptionBudget(name, opts=opts, metadata=metadata,
+                                                 spec={"selector": chosen, **spec})
+
+    return declare
+
+
 def arch_requirement(*architectures: str) -> dict[str, Any]:
     return {"key": "kubernetes.io/arch", "operator": "In", "values": list(architectures)}
 

@@ -150,3 +150,49 @@ def gke_admitted(spec: dict[str, Any]) -> dict[str, Any]:
 
 def gke_node_taints(arch: str, taints: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
     return [*taints, GKE_ARM_TAINT] if arch == "arm64" else list(taints)
+
+
+# --- PodTopologySpread and the eviction API (SPEC section 15), from Kubernetes' documentation ------------------------
+# "Pod Topology Spread Constraints": a Pod may go to a domain when, after it, the domain's matching Pods minus the
+# global minimum stay within maxSkew; the global minimum is the smallest count over the eligible domains, or 0 while
+# fewer domains are eligible than minDomains. Nodes without the topology key are not placed on (DoNotSchedule).
+
+def spread_places(zones: int, replicas: int, max_skew: int, min_domains: int | None, key_on_nodes: bool = True) -> int:
+    """The most of ``replicas`` Pods the scheduler can place, one at a time, over ``zones`` zones of nodes without
+    limit, by trying every order (the state is the sorted counts per zone)."""
+    if not key_on_nodes or zones == 0:
+        return 0
+    best = 0
+    seen: set[tuple[int, ...]] = set()
+    stack = [tuple([0] * zones)]
+    while stack:
+        counts = stack.pop()
+        placed = sum(counts)
+        best = max(best, placed)
+        if placed == replicas or counts in seen:
+            continue
+        seen.add(counts)
+        minimum = 0 if min_domains is not None and zones < min_domains else min(counts)
+        for zone in range(zones):
+            if counts[zone] + 1 - minimum <= max_skew:
+                after = list(counts)
+                after[zone] += 1
+                stack.append(tuple(sorted(after)))
+    return best
+
+
+def disruptions_allowed(replicas: int, min_available: int | str | None, max_unavailable: int | str | None) -> int:
+    """The eviction API's answer for a budget over ``replicas`` healthy Pods ("Specifying a Disruption Budget for
+    your Application": percentages of the expected Pods are rounded up; allowed = healthy - desired healthy)."""
+    import math
+
+    def scaled(value: int | str) -> int:
+        return math.ceil(int(value[:-1]) * replicas / 100) if isinstance(value, str) else value
+
+    if max_unavailable is not None:
+        desired = max(0, replicas - scaled(max_unavailable))
+    elif min_available is not None:
+        desired = scaled(min_available)
+    else:
+        desired = 0
+    return max(0, replicas - desired)

@@ -1,4 +1,4 @@
-"""The previous deployment, for compute-cluster-safe-update.
+"""The previous deployment, for compute-cluster-safe-update and workload-disruption-allowed.
 
 The engine never hands a policy the old inputs (pulumi/pulumi-policy#154), so they are read
 from a state document: the policy's ``baseline`` config (a ``pulumi stack export`` file or a
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.cluster import is_compute_cluster
+from ..model.sources import source_of
 from ..model.values import Unknown, secret, undetermined
 
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
@@ -31,11 +32,21 @@ HOW_TO = ("no previous deployment to compare with: set this policy's 'baseline' 
           "`pulumi stack export --file <path>` taken before the preview, or use a local (file://) backend")
 
 
+BASELINE_SCHEMA: dict[str, Any] = {
+    "type": "string", "minLength": 1,
+    "description": "Path (absolute, or relative to the pack directory) to `pulumi stack export` output or a "
+                   "DIY checkpoint of the deployed stack, plain, gzip or zstd. Default: the stack's own "
+                   "checkpoint when the backend is local (file://), else `pulumi stack export` run by the "
+                   "pack once per preview (Pulumi Cloud, S3, Azure Blob, GCS)."}
+
+
 @dataclass(frozen=True)
 class Snapshot:
-    """The ComputeCluster entries of a state document: URN -> old inputs (plain JSON)."""
+    """The entries of a state document that declare pools (ComputeClusters, node groups, clusters): URN -> old
+    inputs (plain JSON), and URN -> type token."""
 
     inputs: Mapping[str, Any] = field(default_factory=dict)
+    types: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -191,14 +202,19 @@ def _document(data: bytes) -> Snapshot:
     if not isinstance(resources, list):
         raise ValueError("'resources' is not a list")
     inputs: dict[str, Any] = {}
+    types: dict[str, str] = {}
     for entry in resources:
-        if not isinstance(entry, dict) or entry.get("delete") or not is_compute_cluster(entry.get("type")):
+        if not isinstance(entry, dict) or entry.get("delete"):
+            continue
+        kind = entry.get("type")
+        if not isinstance(kind, str) or not (is_compute_cluster(kind) or source_of(kind) is not None):
             continue
         urn = entry.get("urn")
         props = entry.get("inputs") or entry.get("outputs")
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = _without_secrets(props)
-    return Snapshot(inputs)
+            types[urn] = kind
+    return Snapshot(inputs, types)
 
 
 def _without_secrets(value: Any) -> Any:

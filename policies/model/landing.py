@@ -187,6 +187,20 @@ class Landing:
         """Every candidate cluster's pools are all in the stack."""
         return bool(self.candidates) and all(candidate.complete for candidate in self.candidates)
 
+    def runs_on(self) -> tuple[tuple[Pool, ...], bool] | Unknown:
+        """The pools its Pods may run on, and whether they are all of them (its cluster's pools are all in the
+        stack): its ComputeCluster pool, else the platform pools that do not certainly refuse them."""
+        if self.pool is not None:
+            return (self.pool,), True
+        if isinstance(self.gate, Unknown):
+            return self.gate
+        if not self.scheduled:
+            return (), False
+        unknown = self.unknown
+        if unknown is not None:
+            return unknown
+        return tuple(verdict.pool for verdict in self.possible), self.complete
+
     def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
         candidates = set(self._candidates)
         return tuple(verdict for index in candidate.indexes if index in candidates

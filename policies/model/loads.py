@@ -89,7 +89,7 @@ def loads(stack: Stack, platform: str | None = None) -> Loads:
 
 def _loads(stack: Stack) -> Loads:
     by_pool = {id(pool): PoolLoad(pool) for pool in stack.pools}
-    autoscalers = _autoscalers(stack.autoscalers)
+    autoscalers = autoscaling(stack)
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
     for workload in stack.workloads:
@@ -135,6 +135,20 @@ def _placed(workload: Workload, request: PodRequest,
                                        and autoscaler.min_replicas > count.count):
         autoscaler = None
     return Placed(workload, request, count, autoscaler, workload.repels)
+
+
+def placed_of(stack: Stack, workload: Workload) -> Placed:
+    """A workload's Pods as policy 12 counts them (its replicas, its HPA's minReplicas when that asks for more), on
+    no particular pool: what a disruption budget or a rollout counts."""
+    request = workload.request or PodRequest({})
+    return _placed(workload, request, autoscaling(stack))
+
+
+def autoscaling(stack: Stack) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
+    """The stack's HPAs by their target, once per stack."""
+    if stack.autoscaling is None:
+        stack.autoscaling = _autoscalers(stack.autoscalers)
+    return stack.autoscaling
 
 
 def _text(value: Any) -> str | None:

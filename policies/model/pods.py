@@ -27,7 +27,18 @@ from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
 from .selectors import LABEL_OPERATORS, holds
-from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, child, is_list, is_mapping
+from .values import (
+    REDACTED,
+    SecretInt,
+    SecretNumber,
+    SecretText,
+    Unknown,
+    as_int,
+    child,
+    is_list,
+    is_mapping,
+    is_secret,
+)
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
 RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
@@ -303,10 +314,12 @@ def _count(value: Any) -> Replicas:
 HOSTNAME = "kubernetes.io/hostname"
 
 
-def repels_itself(pod_spec: Any, template: Any, namespace: Any) -> bool:
+def repels_itself(pod_spec: Any, template: Any, namespace: Any, revisions: bool = False) -> bool:
     """True when the Pods' required anti-affinity keeps any two of them off one node: a term on
     ``kubernetes.io/hostname`` whose label selector matches the Pods' own labels (its pod template's)
-    in their own namespace. Unknown or unreadable values never make it true."""
+    in their own namespace. Unknown or unreadable values never make it true. With ``revisions``, a term
+    that also matches on ``matchLabelKeys`` (pod-template-hash: old and new Pods of a rollout differ) does
+    not count."""
     affinity = child(child(pod_spec, "affinity"), "podAntiAffinity")
     if affinity is None:
         return False
@@ -316,7 +329,19 @@ def repels_itself(pod_spec: Any, template: Any, namespace: Any) -> bool:
     labels = child(child(template, "metadata"), "labels")
     if not is_mapping(labels):
         return False
-    return any(_repels(term, labels, namespace) for term in items if is_mapping(term))
+    return any(_repels(term, labels, namespace) and not (revisions and child(term, "matchLabelKeys"))
+               for term in items if is_mapping(term))
+
+
+def repel_key(pod_spec: Any) -> str:
+    """The topology key its Pods repel each other on, as messages write it: kubernetes.io/hostname, or [secret]
+    when the program marked it secret (that the verdict holds tells its value)."""
+    affinity = child(child(pod_spec, "affinity"), "podAntiAffinity")
+    items = _items(child(affinity, "requiredDuringSchedulingIgnoredDuringExecution")) if affinity is not None else []
+    if isinstance(items, Unknown):
+        return HOSTNAME
+    secret = any(is_secret(child(term, "topologyKey")) for term in items if is_mapping(term))
+    return REDACTED if secret else HOSTNAME
 
 
 def _repels(term: Mapping[str, Any], labels: Mapping[str, Any], namespace: Any) -> bool:

@@ -156,6 +156,7 @@ class Pool:
     ami_type: str | None = None
     ami_architecture: str | None = None
     names_certain: bool = False
+    launch_template: Any = None  # an EKS node group's launchTemplate as written (a new one replaces its nodes)
     group: Any = None  # a ComputeCluster's capacity group as read (policies/model/cluster.py CapacityGroup)
     owner: Any = None  # a ComputeCluster pool's cluster entry (policies/model/stack.py ClusterEntry)
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cluster import CapacityGroup, Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster
+from .disruption import Budget, may_make_pods, parse_budget
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool
 from .resources import StackResource
 from .scheduling import ANY
@@ -26,6 +27,7 @@ from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, pars
 
 if TYPE_CHECKING:  # the types of what the stack keeps of the policies' derivations
     from ..platforms.catalog import Machine
+    from .disruption import Protection
     from .landing import Candidate, Landing
     from .loads import Loads
     from .nodes import Node
@@ -38,6 +40,8 @@ class Stack:
     workloads: list[Workload] = field(default_factory=list)
     helm_releases: list[HelmRelease] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
+    budgets: list[Budget] = field(default_factory=list)  # PodDisruptionBudgets (policies/model/disruption.py)
+    operated: list[StackResource] = field(default_factory=list)  # custom resources an operator may make Pods for
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
     pools: list[Pool] = field(default_factory=list)  # every pool: the ComputeClusters' first, then the platforms'
@@ -59,6 +63,8 @@ class Stack:
     pool_index: dict[tuple[int, int], Pool] | None = None  # ComputeCluster pools by (id(group), id(owner))
     groups_by_id: dict[int, tuple[Cluster, Mapping[str, CapacityGroup]]] = field(default_factory=dict)
     own: set[int] = field(default_factory=set)  # the ids of the stack's own workloads (it keeps them alive)
+    protection: Protection | None = None  # which budgets select which workloads
+    autoscaling: Mapping[tuple[str | None, Any, str | None], Autoscaler] | None = None  # HPAs by their target
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -80,6 +86,16 @@ class Stack:
         if self.index is None or resource is None:
             return PROVIDERS_CLUSTER
         return self.index.provider(resource.provider)
+
+    def scope(self, urn: str) -> str:
+        """Where a Kubernetes resource is applied, as far as the pack can tell: the cluster its provider targets, or
+        its provider itself when the pack cannot tell which cluster that is (two resources of one scope are
+        certainly on one cluster)."""
+        resource = self.resources.get(urn)
+        if resource is None:
+            return "provider:"
+        ref = self.index.provider(resource.provider) if self.index is not None else PROVIDERS_CLUSTER
+        return ref.key or f"provider:{resource.provider or ''}"
 
     @property
     def several_clusters(self) -> bool:
@@ -111,6 +127,12 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
         autoscaler = parse_autoscaler(resource.type, resource.props, resource.urn, resource.name)
         if autoscaler is not None:
             stack.autoscalers.append(autoscaler)
+            continue
+        budget = parse_budget(resource.type, resource.props, resource.urn, resource.name)
+        if budget is not None:
+            stack.budgets.append(budget)
+        elif may_make_pods(resource.type):
+            stack.operated.append(resource)
     stack.resources = by_urn
     stack.own = {id(workload) for workload in stack.workloads}
     context = Context(by_urn, seen_inputs)

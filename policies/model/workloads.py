@@ -14,8 +14,10 @@ from typing import Any
 
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
-from .pods import PodRequest, Replicas, pod_request, repels_itself, replicas
+from .pods import PodRequest, Replicas, pod_request, repel_key, repels_itself, replicas
+from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
+from .spread import Spread, spreads
 from .values import SecretText, Unknown, as_int, child, is_mapping, listed, plain, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
@@ -170,10 +172,33 @@ class Workload:
         return False
 
     @functools.cached_property
+    def spreads(self) -> tuple[Spread, ...] | Unknown:
+        """Its Pods' hard topology spread constraints (DoNotSchedule)."""
+        if isinstance(self.pod_spec, Unknown):
+            return self.pod_spec
+        return spreads(self.pod_spec, self.template)
+
+    def rollout(self, replicas: int) -> Rollout | Unknown | None:
+        """A Deployment's rolling update at ``replicas``: what it adds and removes at once."""
+        return rollout(self.kind, self.props, replicas)
+
+    @functools.cached_property
     def repels(self) -> bool:
         """Its Pods may not share a node (required pod anti-affinity on the hostname selecting them)."""
         namespace = self.namespace
         return repels_itself(self.pod_spec, self.template, namespace if isinstance(namespace, str) else None)
+
+    @functools.cached_property
+    def repel_key(self) -> str:
+        """The topology key its Pods repel each other on, as messages may write it ([secret] when secret)."""
+        return repel_key(self.pod_spec)
+
+    @functools.cached_property
+    def repels_revisions(self) -> bool:
+        """Its Pods repel each other across a rollout's revisions too (no matchLabelKeys tells them apart)."""
+        namespace = self.namespace
+        return self.repels and repels_itself(self.pod_spec, self.template,
+                                             namespace if isinstance(namespace, str) else None, revisions=True)
 
 
 def _metadata_maps(metadata: Any, where: str) -> list[tuple[str, Any]]:

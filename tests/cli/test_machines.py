@@ -85,6 +85,34 @@ def test_machine_changes_after_up_are_checked_against_the_stacks_own_checkpoint(
     assert "compute-guard" in out and policy_findings(out) == []
 
 
+def test_a_budget_that_allows_no_eviction_refuses_a_machine_change_that_replaces_its_nodes(toolchain, tmp_path):
+    """Issue 38 under the real CLI: t4g.small -> t4g.medium is a machine change compute-cluster-safe-update allows,
+    and it replaces the pool's nodes; a budget with maxUnavailable 0 on the Deployment they run makes the drain
+    wait for ever (workload-disruption-allowed, against the stack's own checkpoint); maxUnavailable 1 lets it go;
+    two budgets on one Deployment are refused whatever the machine."""
+    stack = aws_stack(toolchain, tmp_path, machine="t4g.small", pin="arm64", maxUnavailable="0")
+    stack.ok(*stack.up())
+    out = stack.ok(*stack.preview())  # nothing changes: nothing to drain (disruption-budget-useful is advisory)
+    assert only(out, "workload-disruption-allowed") == []
+    stack.config("machine", "t4g.medium")
+    out = stack.fails(*stack.preview())
+    assert only(out, "workload-disruption-allowed") == [Finding(
+        "mandatory", "workload-disruption-allowed", "kubernetes:apps/v1:Deployment", "api",
+        "Deployment 'api': its PodDisruptionBudget 'api' allows no eviction (maxUnavailable 0 keeps its one Pod), and "
+        "this preview replaces the nodes its Pods run on (pool 'general' of ComputeCluster 'compute': its machine "
+        "changes from 't4g.small' to 't4g.medium'): the replacement drains every node and cannot evict them, so it "
+        "fails or waits for ever (EKS: PodEvictionFailure): allow an eviction (maxUnavailable: 1, or a minAvailable "
+        "below its replicas) or add replicas before the pool changes")]
+    assert [f.policy for f in policy_findings(out) if f.level == "mandatory"] == ["workload-disruption-allowed"]
+    stack.config("maxUnavailable", "1")
+    out = stack.ok(*stack.preview())
+    assert policy_findings(out) == []
+    stack.config("budgets", "2")
+    out = stack.fails(*stack.preview())
+    assert [(f.policy, f.name) for f in policy_findings(out)] == [("workload-disruption-allowed", "api")]
+    assert "its Pods are selected by 2 PodDisruptionBudgets ('api', 'api-1')" in policy_findings(out)[0].message
+
+
 def test_policy_analyze_reports_what_is_wrong_in_deployed_state(toolchain, tmp_path):
     stack = aws_stack(toolchain, tmp_path, machine="t4g.small")
     stack.ok(*stack.up())

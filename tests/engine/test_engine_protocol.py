@@ -16,6 +16,7 @@ from builders import (
     REFUSED,
     apps_pool,
     arch_requirement,
+    budget,
     cluster,
     deployment,
     node_class,
@@ -81,6 +82,10 @@ PIN_ARM64 = {"workload-architecture-pin": {"enforcementLevel": "mandatory", "arc
 # 2 cores, 4 GiB, no declared architecture: no workload needs a pin
 TWO_CORES = MachineProfile(cpu="2", memory_bytes=4 * GIB, ephemeral_storage_bytes=20 * GIB)
 
+# Pods of 'api' that may not share a node
+REPELS = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "api"}}}]}}
+
 # One mistake per public policy: (program parts, platform, the resource it is reported on, policy config,
 # the previously deployed parts for a baseline). tests/test_layout.py checks every policy has one.
 SCENARIOS = {
@@ -112,6 +117,25 @@ SCENARIOS = {
     "helm-release-unchecked": ([plain_cluster(), lambda: k8s.helm.v3.Release("ingress", chart="gateway")],
                                "kubernetes", "ingress", None, None),
     "cloud-machine-new-family": ([plain_cluster(bare(instance_type="m9i.large"))], "aws", "compute", None, None),
+    # two budgets select api's Pods, each allowing an eviction at its 3 replicas: the eviction API refuses them both
+    "workload-disruption-allowed": ([plain_cluster(bare(profile=TWO_CORES, max_size=3)),
+                                     deployment("api", labels=placed(pool="general"), spec={"replicas": 3}),
+                                     budget("api", maxUnavailable=1),
+                                     budget("api-web", {"matchLabels": {"app": "api"}}, minAvailable=1)],
+                                    "kubernetes", "api", None, None),
+    "disruption-budget-useful": ([plain_cluster(bare(profile=TWO_CORES)),
+                                  deployment("api", labels=placed(pool="general")),
+                                  budget("api", {"matchLabels": {"app": "apii"}}, maxUnavailable=1)],
+                                 "kubernetes", "api", None, None),
+    "workload-rollout-fits": ([plain_cluster(bare(profile=TWO_CORES, max_size=3)),
+                               deployment("api", labels=placed(pool="general"), affinity=REPELS,
+                                          spec={"replicas": 3})], "kubernetes", "api", None, None),
+    "workload-zone-spread": ([node_class(), nodepool("general", [arch_requirement("amd64"), {
+        "key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a", "us-east-1b"]}]),
+        deployment("api", spec={"replicas": 3}, pod={"topologySpreadConstraints": [{
+            "maxSkew": 1, "minDomains": 3, "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "api"}}}]})],
+        "aws", "api", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

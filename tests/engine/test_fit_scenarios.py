@@ -97,9 +97,11 @@ def test_gpus_on_g5_xlarge():
 
 
 def test_pool_capacity_at_both_sides_of_max_size():
-    """m7g.large: 1930m allocatable. Three replicas of 1 core need 3 nodes: maxSize 3 holds them, 2 does not."""
+    """m7g.large: 1930m allocatable. Three replicas of 1 core need 3 nodes: maxSize 3 holds them, 2 does not (and
+    at 3, the rolling update's fourth Pod has no node: workload-rollout-fits, issue 38)."""
     api = workload("Deployment", "api", requests={"cpu": "1"}, spec={"replicas": 3}, **PINS["m7g.large"])
-    assert engine_run([pool_of("m7g.large", max_size=3), api], "aws").violations == []
+    assert fit_verdicts(engine_run([pool_of("m7g.large", max_size=3), api], "aws")) == [
+        ("workload-rollout-fits", "api", "mandatory")]
     result = engine_run([pool_of("m7g.large", max_size=2), api], "aws")
     assert fit_verdicts(result) == [("pool-capacity", "compute", "mandatory")]
     assert result.violations[0].finding == (

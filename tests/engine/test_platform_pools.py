@@ -74,7 +74,8 @@ def test_gke_and_aks_node_pools_at_both_sides():
     assert verdicts(engine_run([gke_node_pool("general"), api("2973Mi")], "gcp")) == [("workload-fits-pool", "api")]
     tainted = aks_node_pool("apps", "Standard_D4s_v5", taints=["sku=gpu:NoSchedule"], native=True)
     tolerates = {"tolerations": [{"key": "sku", "operator": "Exists"}]}
-    assert engine_run([tainted, api("12188Mi", pod=tolerates)], "azure").violations == []
+    # its one node is full: a rolling update's second Pod never fits (workload-rollout-fits, issue 38)
+    assert verdicts(engine_run([tainted, api("12188Mi", pod=tolerates)], "azure")) == [("workload-rollout-fits", "api")]
     assert verdicts(engine_run([tainted, api("1Gi")], "azure")) == [("workload-schedulable", "api")]
 
 

@@ -299,7 +299,9 @@ def test_gke_pools_zones_sizes_and_a_removed_default_pool():
     assert run(removed, deployment("api", requests={"memory": "64Gi"}), platform="gcp").violations == []
     inline = gke_cluster("gke", node_pools=[{"name": "big", "node_count": 1, "node_config": {
         "machine_type": "n2-standard-8"}}])
-    assert run(inline, deployment("api", requests={"memory": "20Gi"}), platform="gcp").violations == []
+    # its one node holds one 20 GiB Pod: a rolling update's second Pod never fits beside it (workload-rollout-fits)
+    assert verdicts(run(inline, deployment("api", requests={"memory": "20Gi"}), platform="gcp")) == [
+        ("workload-rollout-fits", "api")]
     two_zones = gke_cluster("gke", initial_node_count=2, node_locations=["europe-west1-b", "europe-west1-c"])
     assert run(two_zones, deployment("api", spec={"replicas": 440}), platform="gcp").violations == []
     assert verdicts(run(two_zones, deployment("api", spec={"replicas": 441}), platform="gcp")) == [(CAPACITY, "gke")]

@@ -182,7 +182,9 @@ def test_unknown_values_give_one_note_and_hide_nothing_else():
     # the CPU could not be checked; pool-capacity leaves out a Pod that fits no node
     assert [n.policy for n in too_much.notes] == [FITS]
     fine = evaluate(api({"cpu": UNKNOWN_STRING_VALUE, "memory": "1Gi"}))
-    assert fine.of(FITS) == [] and sorted(n.policy for n in fine.notes) == ["pool-capacity", FITS]
+    # workload-rollout-fits: whether a second Pod fits beside the first depends on the CPU too
+    assert fine.of(FITS) == [] and sorted(n.policy for n in fine.notes) == ["pool-capacity", FITS,
+                                                                           "workload-rollout-fits"]
     props = valid_cluster_props()
     props["capacityGroups"][0]["profile"]["memoryBytes"] = UNKNOWN_STRING_VALUE
     with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):

@@ -49,10 +49,13 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.adapters.state, "parse_stack", crash)
     result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
     assert sorted((v.policy, v.level) for v in result.violations) == [
-        ("compute-pools-single-architecture", "mandatory"), ("dynamic-container-pool", "mandatory"),
-        ("exemptions-in-force", "advisory"), ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"), ("workload-fits-pool", "mandatory"),
+        ("compute-pools-single-architecture", "mandatory"), ("disruption-budget-useful", "advisory"),
+        ("dynamic-container-pool", "mandatory"), ("exemptions-in-force", "advisory"),
+        ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"),
+        ("workload-disruption-allowed", "mandatory"), ("workload-fits-pool", "mandatory"),
         ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory"),
-        ("workload-schedulable", "mandatory")]  # at its own level
+        ("workload-rollout-fits", "mandatory"), ("workload-schedulable", "mandatory"),
+        ("workload-zone-spread", "mandatory")]  # at its own level
     assert {v.finding for v in result.violations} == {BUG}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack
 

@@ -33,7 +33,10 @@ def deployment_props() -> dict[str, Any]:
         "metadata": {"name": "api", "namespace": "default", "labels": {"compute.alien.dev/cluster": "compute",
                                                "compute.alien.dev/pool": "apps"},
                      "annotations": {"compute.alien.dev/workload": "container"}},
-        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": {
+        # one Pod may go before its replacement starts: the HPA's 3 Pods that repel fill the pool's 3 nodes
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "api"}},
+                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}},
+                 "template": {
             "metadata": {"labels": {"app": "api"}},
             "spec": {"containers": [{"name": "api", "image": "example.test/api:1", "resources": {
                          "requests": {"cpu": "250m", "memory": "256Mi", "ephemeral-storage": "1Gi"},
@@ -50,7 +53,10 @@ def deployment_props() -> dict[str, Any]:
                                   "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
                                       {"topologyKey": "kubernetes.io/hostname", "namespaces": ["default"],
                                        "labelSelector": {"matchLabels": {"app": "api"}, "matchExpressions": [
-                                           {"key": "app", "operator": "In", "values": ["api"]}]}}]}}}}},
+                                           {"key": "app", "operator": "In", "values": ["api"]}]}}]}},
+                     "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                                    "whenUnsatisfiable": "DoNotSchedule",
+                                                    "labelSelector": {"matchLabels": {"app": "api"}}}]}}},
     }
 
 

@@ -55,8 +55,12 @@ def stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]]]]:
             pool["instanceType"] = draw(st.sampled_from(MACHINES[platform]))
         pools.append(pool)
     cluster_id = draw(st.sampled_from(["compute", "clusterz"]))
-    documents: list[tuple[str, str, dict[str, Any]]] = [
-        (CLUSTER_TYPE, "main", {"id": cluster_id, "capacityGroups": pools})]
+    cluster: dict[str, Any] = {"id": cluster_id, "capacityGroups": pools}
+    if draw(st.booleans()):  # the first pool's zones (workload-zone-spread)
+        zones = draw(st.lists(st.sampled_from(["zonea", "zoneb", "zonec"]), min_size=1, max_size=3, unique=True))
+        cluster["selectedFailureDomains"] = {pool_ids[0]: zones}
+        cluster["failureDomainSpread"] = {pool_ids[0]: len(zones)}
+    documents: list[tuple[str, str, dict[str, Any]]] = [(CLUSTER_TYPE, "main", cluster)]
     for index in range(draw(st.integers(1, 3))):
         name = f"app{index}"
         labels = {"compute.alien.dev/cluster": draw(st.sampled_from([cluster_id, "elsewhere"])),
@@ -68,11 +72,32 @@ def stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]]]]:
         if arch:
             pod["nodeSelector"] = {"kubernetes.io/arch": arch}
         kind = draw(st.sampled_from(["Deployment", "DaemonSet", "StatefulSet"]))
-        spec: dict[str, Any] = {"template": {"metadata": {"labels": {"app": name}}, "spec": pod}}
+        # the Pods' label is not the workload's name, which messages print anyway (the oracles would take one for
+        # the other)
+        label = f"podq{index}"
+        if draw(st.booleans()):  # Pods that repel each other (pool-capacity, workload-rollout-fits)
+            pod["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": label}}}]}}
+        if draw(st.booleans()):  # spread over zones (workload-zone-spread)
+            pod["topologySpreadConstraints"] = [{
+                "maxSkew": draw(st.integers(1, 3)), "minDomains": draw(st.integers(1, 5)),
+                "topologyKey": draw(st.sampled_from(["topology.kubernetes.io/zone", "example.com/rackq"])),
+                "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": label}}}]
+        spec: dict[str, Any] = {"template": {"metadata": {"labels": {"app": label}}, "spec": pod}}
+        if kind == "Deployment" and draw(st.booleans()):  # its rolling update (workload-rollout-fits)
+            spec["strategy"] = {"rollingUpdate": {"maxSurge": draw(st.sampled_from([1, 2, "25%"])),
+                                                  "maxUnavailable": draw(st.sampled_from([0, 1, "25%"]))}}
         if kind != "DaemonSet":
             spec["replicas"] = draw(st.integers(1, 8))
         documents.append((f"kubernetes:apps/v1:{kind}", name, {"metadata": {"name": name, "labels": labels},
                                                                 "spec": spec}))
+    for index in range(draw(st.integers(0, 2))):  # budgets (workload-disruption-allowed, disruption-budget-useful)
+        amount = draw(st.sampled_from([0, 1, 2, 5, "50%", "90%", "100%"]))
+        field = draw(st.sampled_from(["minAvailable", "maxUnavailable"]))
+        documents.append(("kubernetes:policy/v1:PodDisruptionBudget", f"budget{index}", {
+            "metadata": {"name": f"budget{index}"}, "spec": {
+                "selector": {"matchLabels": {"app": draw(st.sampled_from(["podq0", "podq1", "podz0"]))}},
+                field: amount}}))
     if draw(st.booleans()):
         documents.append(("kubernetes:helm.sh/v3:Release", "legacy", {"chart": "chartq", "name": "legacy"}))
     if draw(st.booleans()):  # an HPA keeping app0 at more replicas than its own (issue 29: its count printed)
@@ -99,10 +124,12 @@ def at(doc: Any, path: tuple) -> Any:
 
 
 def other(value: Any) -> Any:
-    """A different value of the same kind: a number moved, a digit of a quantity moved, a name changed."""
+    """A different value of the same kind: a number moved, a digit of a quantity or a machine moved, a name changed
+    (the generators' names end in q: their last letter, since moving a digit could make one another name of the
+    stack, batch0q -> batch1q, and change the verdict for a reason that is not the secret)."""
     if isinstance(value, (int, float)):
         return value * 2 + 1 if value < GIB else value + GIB
-    digits = re.search(r"\d", value)
+    digits = re.search(r"\d", value) if not value.endswith("q") else None
     if digits:
         return value[:digits.start()] + str((int(digits.group()) + 1) % 10 or 1) + value[digits.end():]
     return value[:-1] + ("q" if value[-1] != "q" else "z")

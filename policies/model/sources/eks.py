@@ -114,7 +114,8 @@ def parse_node_group(resource: StackResource) -> Pool:
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
                 named_types=names if isinstance(names, tuple) else (),
-                ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture)
+                ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
+                launch_template=plain(child(props, "launchTemplate")))
 
 
 def cluster_of(resource: StackResource) -> KubeCluster:

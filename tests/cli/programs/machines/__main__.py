@@ -1,5 +1,6 @@
 """One AWS ComputeCluster; its pool's machine and id come from config, as secrets when set so. With config
-`pin` (amd64, arm64, or 'none'), a Deployment on the pool too, pinned so (rendered to a directory)."""
+`pin` (amd64, arm64, or 'none'), a Deployment on the pool too, pinned so (rendered to a directory); with config
+`maxUnavailable`, a PodDisruptionBudget of its Pods allowing that many (`budgets`: how many such budgets)."""
 
 import pulumi
 
@@ -27,3 +28,9 @@ if pin:
         "selector": {"matchLabels": {"app": "api"}},
         "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}},
         opts=pulumi.ResourceOptions(provider=render))
+
+    budget = config.get("maxUnavailable")
+    for index in range(config.get_int("budgets") or (1 if budget is not None else 0)):
+        k8s.policy.v1.PodDisruptionBudget(f"api-{index}" if index else "api", metadata={"name": f"api-{index}"}, spec={
+            "selector": {"matchLabels": {"app": "api"}}, "maxUnavailable": int(budget or 1)},
+            opts=pulumi.ResourceOptions(provider=render))

@@ -1,0 +1,113 @@
+"""disruption-budget-useful: every PodDisruptionBudget protects Pods and lets a drain move them.
+
+A budget exists so that voluntary disruptions (drains for node upgrades, machine changes, Karpenter consolidation)
+take its Pods a few at a time. Two budgets defeat that purpose (SPEC section 15):
+
+* one that allows no eviction at its workloads' replicas (maxUnavailable 0, or a minAvailable that keeps every Pod:
+  an integer at least the replicas, or a percentage that rounds up to all of them): every future drain of a node
+  its Pods run on waits for ever;
+* one whose selector matches the Pods of no workload of its namespace in the stack: it protects nothing, usually
+  because of a typo in a label (a label one edit away is named).
+
+Replicas are counted as pool-capacity counts them (an HPA's minReplicas when it asks for more); percentages are
+rounded as the disruption controller rounds them (policies/model/disruption.py). Advisory by default: a budget that
+blocks drains on purpose (a singleton that must never be moved by a drain) is a choice an organisation can make.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.disruption import Budget, protection
+from .model.loads import placed_of
+from .model.stack import Stack
+from .model.values import Unknown, listed, undetermined
+from .model.workloads import Workload
+from .words import LISTED
+
+
+def disruption_budget_useful(stack: Stack) -> list[Finding]:
+    findings: list[Finding] = []
+    protected = protection(stack)
+    for budget in stack.budgets:
+        if not budget.readable:
+            continue  # the API server refuses it: the deploy says so
+        selected = protected.selected.get(id(budget), [])
+        unknown = protected.unknown.get(id(budget))
+        if not selected:
+            if unknown is not None:
+                findings.append(unknown)
+            elif stack.helm_releases:
+                # not named: which budget selects nothing may follow from a secret label of a workload
+                findings.append(undetermined("a PodDisruptionBudget selects no workload the pack sees, and Helm v3 "
+                                             "Releases install workloads it cannot see"))
+            else:
+                findings.append(_protects_nothing(budget, protected.near.get(id(budget))))
+            continue
+        finding = _blocks(stack, budget, selected, unknown)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _protects_nothing(budget: Budget, near: tuple[str, Workload] | None) -> Violation:
+    namespace = budget.namespace if isinstance(budget.namespace, str) else None
+    where = f"namespace '{namespace}'" if namespace is not None else "its namespace"
+    hint = f" (did you mean {near[0]}, a label of the Pods of {near[1].subject}?)" if near is not None else ""
+    return Violation(
+        f"{budget.subject}: its selector matches the Pods of no workload of {where} in the stack, so it protects "
+        f"nothing: make its selector match the labels of the Pods it is for{hint}, or remove it", budget.urn)
+
+
+def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unknown | None) -> Finding | None:
+    """A budget that allows no eviction of the Pods it selects."""
+    ordered = sorted(selected, key=lambda workload: (workload.name, workload.urn))
+    names = listed(workload.subject for workload in ordered[:LISTED])
+    if len(selected) > LISTED:
+        names += f" and {len(selected) - LISTED} more"
+    if budget.never_allows:
+        return Violation(
+            f"{budget.subject}: it selects the Pods of {names}, and maxUnavailable {budget.max_unavailable} allows no "
+            "eviction at any number of replicas: every drain of a node they run on (a node upgrade, a machine "
+            "change, Karpenter consolidation) waits on them for ever: allow one (maxUnavailable: 1)", budget.urn)
+    if unknown is not None:
+        return unknown  # it may select more Pods, which may let it allow an eviction
+    total, secret = 0, False
+    for workload in selected:
+        placed = placed_of(stack, workload)
+        count = placed.count
+        if isinstance(count, Unknown):
+            return count
+        if not isinstance(count, int):
+            return None
+        total += count
+        secret = secret or placed.secret
+    if total == 0 or budget.allowed(total) != 0:
+        return None
+    shown = "[secret]" if secret else str(total)
+    numbers = "[secret]" if secret else budget.arithmetic(total)
+    fix = f"lower minAvailable to at most {'[secret]' if secret else total - 1}" if budget.min_available is not None \
+        else "allow one"
+    return Violation(
+        f"{budget.subject}: it selects the {shown} Pods of {names}, and {numbers} keeps all {shown} of them: it "
+        "allows no eviction, so every drain of a node they run on (a node upgrade, a machine change, Karpenter "
+        f"consolidation) waits on them for ever: {fix}, use maxUnavailable: 1, or add replicas", budget.urn)
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return disruption_budget_useful(stack)
+
+
+POLICY = Policy(
+    name="disruption-budget-useful",
+    subject="stack",
+    description="Every PodDisruptionBudget selects Pods of the stack's workloads and allows at least one eviction "
+                "at their replicas, so drains can move them a few at a time.",
+    severity=Severity.MEDIUM,
+    level=EnforcementLevel.ADVISORY,
+    remediation_steps="Make the budget's selector match the labels of the Pods it is for; let it allow an eviction "
+                      "(maxUnavailable: 1, or a minAvailable below the replicas) or add replicas.",
+    check=_check,
+)

@@ -1,0 +1,158 @@
+"""workload-disruption-allowed: a drain can evict the workload's Pods.
+
+Every machine change compute-cluster-safe-update allows replaces a pool's nodes, and so do AMI and version upgrades,
+Karpenter consolidation and drift: each node is drained first, through the eviction API, which honours
+PodDisruptionBudgets. Two things make that drain wait for ever (SPEC section 15):
+
+* a Pod that two or more budgets select: the eviction API refuses to evict it at all ("This pod has more than one
+  PodDisruptionBudget, which the eviction subresource does not support"), so no drain ever moves it;
+* a budget that allows no eviction (maxUnavailable 0, or minAvailable at least the Pods it counts) on a pool whose
+  nodes this preview replaces (its machine, machines, AMI type or launch template changes against the previous
+  deployment, read as compute-cluster-safe-update reads it): EKS fails the node group update with
+  PodEvictionFailure, AKS fails the upgrade, a ComputeCluster's rollout waits.
+
+Budgets select the Pods of their namespace on their own cluster (policies/model/disruption.py); replicas are counted
+as pool-capacity counts them (an HPA's minReplicas when it asks for more). A drain leaves DaemonSet Pods, so
+DaemonSets are not judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pulumi_policy import Severity
+
+from .adapters.baseline import BASELINE_SCHEMA, Unavailable
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.disruption import Budget, drained, protection
+from .model.landing import landing
+from .model.loads import placed_of
+from .model.replacement import Change, replaced
+from .model.stack import Stack
+from .model.values import Unknown, listed, quoted, undetermined
+from .model.workloads import Workload
+from .words import LISTED, pool_name
+
+Previous = tuple[Mapping[str, Any], Mapping[str, str]] | Unavailable  # the previous deployment's inputs and types
+
+
+def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) -> list[Finding]:
+    """``previous``: the previous deployment's inputs and types by URN (or why there are none), asked for only when a
+    workload's budget allows no eviction."""
+    findings: list[Finding] = []
+    protected = protection(stack)
+    blocked: list[tuple[Workload, Budget, int, bool]] = []
+    for workload in stack.workloads:
+        if not drained(workload):
+            continue
+        budgets = protected.of_workload.get(id(workload), [])
+        if len(budgets) >= 2:
+            findings.append(Violation(
+                f"{workload.subject}: its Pods are selected by {len(budgets)} PodDisruptionBudgets "
+                f"({quoted(sorted(budget.name for budget in budgets), LISTED)}); the eviction API refuses to evict a "
+                "Pod that more than one budget selects, so no drain can ever move them (a node upgrade, a machine "
+                "change, Karpenter consolidation waits on them): keep one budget for these Pods", workload.urn))
+            continue
+        maybe = protected.unknown_of.get(id(workload))
+        if maybe is not None and budgets:
+            findings.append(maybe)  # a second budget may select it
+        if len(budgets) != 1:
+            continue
+        budget = budgets[0]
+        total = _expected(stack, protected.selected.get(id(budget), []))
+        if isinstance(total, Unknown):
+            if budget.never_allows:
+                blocked.append((workload, budget, 0, False))
+            else:
+                findings.append(total)
+            continue
+        count, secret = total
+        if count > 0 and budget.allowed(count) == 0:
+            blocked.append((workload, budget, count, secret))
+    if not blocked:
+        return findings
+    found = previous()
+    if isinstance(found, Unavailable):
+        if found.fail_closed:
+            return [*findings, Violation(f"{found.reason}; fix the path or the file")]
+        # neither is named: which budget selects which Pods may follow from secret labels
+        return [*findings, undetermined("a PodDisruptionBudget allows no eviction of the Pods it selects, and whether "
+                                        f"this preview replaces their nodes is not known: {found.reason}")]
+    inputs, types = found
+    changed, maybe_changed = replaced(stack.pools, inputs, types)
+    for workload, budget, count, secret in blocked:
+        where = landing(stack, workload).runs_on()
+        if isinstance(where, Unknown):
+            findings.append(where)
+            continue
+        pools, complete = where
+        if not pools or not complete:
+            continue
+        late = next((maybe_changed[id(pool)] for pool in pools if id(pool) in maybe_changed), None)
+        if any(id(pool) not in changed for pool in pools):
+            if late is not None:
+                findings.append(late)
+            continue  # its Pods may run on a pool this preview keeps
+        several = stack.several_clusters
+        how = listed((f"{pool_name(pool, several)}: {_changes(changed[id(pool)])}" for pool in pools), "; ")
+        kept = "its one Pod" if count == 1 else f"all {count} of its Pods"
+        numbers = "it keeps all [secret] of its Pods" if secret else \
+            f"{budget.arithmetic(count)} keeps {kept}" if count else budget.arithmetic(count)
+        findings.append(Violation(
+            f"{workload.subject}: its PodDisruptionBudget '{budget.name}' allows no eviction ({numbers}), and this "
+            f"preview replaces the nodes its Pods run on ({how}): the replacement drains every node and cannot evict "
+            "them, so it fails or waits for ever (EKS: PodEvictionFailure): allow an eviction (maxUnavailable: 1, or "
+            "a minAvailable below its replicas) or add replicas before the pool changes", workload.urn))
+    return findings
+
+
+def _changes(changes: tuple[Change, ...]) -> str:
+    return listed(changes)
+
+
+def _expected(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unknown:
+    """The Pods a budget counts: every workload it selects, as pool-capacity counts them."""
+    total, secret = 0, False
+    for workload in workloads:
+        placed = placed_of(stack, workload)
+        count = placed.count
+        if isinstance(count, Unknown):
+            return count
+        if not isinstance(count, int):
+            return undetermined(f"{workload.subject} has a replica count the API server refuses")
+        total += count
+        secret = secret or placed.secret
+    return total, secret
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    missing: list[Unavailable] = []
+
+    def previous() -> Previous:
+        found = context.state.baseline(context.config.get("baseline"))
+        if isinstance(found, Unavailable):
+            missing.append(found)
+            return found
+        return dict(found.inputs), dict(found.types)
+
+    findings = workload_disruption_allowed(stack, previous)
+    if missing and not missing[0].fail_closed and len(findings) == 1:
+        # nothing else to report: as compute-cluster-safe-update, the engine shows why it did not apply
+        context.not_applicable(missing[0].reason)
+    return findings
+
+
+POLICY = Policy(
+    name="workload-disruption-allowed",
+    subject="stack",
+    description="A drain can evict every workload's Pods: no Pod is selected by two PodDisruptionBudgets, and no "
+                "budget that allows no eviction covers Pods on a pool whose nodes this preview replaces.",
+    severity=Severity.HIGH,
+    settings={"baseline": BASELINE_SCHEMA},
+    remediation_steps="Keep one PodDisruptionBudget per set of Pods. Before a change that replaces a pool's nodes "
+                      "(its machine, AMI type or launch template), let the budget allow an eviction "
+                      "(maxUnavailable: 1, or minAvailable below the replicas) or add replicas.",
+    check=_check,
+)

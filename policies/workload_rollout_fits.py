@@ -1,0 +1,190 @@
+"""workload-rollout-fits: a Deployment's rolling update can finish on its pool.
+
+With ``maxUnavailable`` 0 (written, or 25% of fewer than four replicas rounded down) the Deployment controller
+removes an old Pod only once a new one is available, so its rollout needs room for at least one Pod more than its
+replicas at once (up to replicas + maxSurge; policies/model/rollout.py). When the pool it runs on can never give that
+room the rollout never finishes, and every change of the pod template hangs (SPEC section 15):
+
+* its Pods repel each other on ``kubernetes.io/hostname`` (required pod anti-affinity) and the pool has at most as
+  many nodes (maxSize) as it has replicas: the extra Pod has no node;
+* or, by pool-capacity's arithmetic (maxSize x a node's allocatable, the DaemonSets on every node, the workloads only
+  that pool can take), the pool holds what is placed on it but not one more of its Pods.
+
+Judged on the one pool the Deployment certainly runs on (its ComputeCluster pool, or the only platform pool that can
+take it in a cluster whose pools are all known); a pool already too small is pool-capacity's finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from pulumi_policy import Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.cluster import MAX_POOL_SIZE
+from .model.loads import CHECKED, Placed, PoolLoad, best_node, counted, daemonset_totals, loads, pool_nodes
+from .model.nodes import ALLOCATABLE_SCHEMA, Node
+from .model.pool import Option
+from .model.rollout import Rollout
+from .model.stack import Stack
+from .model.values import REDACTED, Unknown
+from .platforms.platform import PLATFORMS
+from .platforms.quantity import PODS, exact
+from .words import WHAT, machine, pool_subject, show
+
+
+def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
+    findings: list[Finding] = []
+    several = stack.several_clusters
+    for load in loads(stack, platform).pools:
+        for placed in load.workloads:
+            count = placed.count
+            if placed.workload.kind != "Deployment" or not isinstance(count, int) or count == 0:
+                continue
+            rolling = placed.workload.rollout(count)
+            if isinstance(rolling, Unknown):
+                findings.append(rolling)
+                continue
+            if rolling is None or rolling.max_unavailable > 0:
+                continue
+            finding = _fits(stack, load, placed, count, rolling, platform, settings, several)
+            if finding is not None:
+                findings.append(finding)
+    return findings
+
+
+def _needs(placed: Placed, count: int, rolling: Rollout) -> str:
+    hidden = placed.secret or rolling.secret
+    replicas = REDACTED if hidden else str(count)
+    peak = REDACTED if hidden else str(count + rolling.max_surge)
+    keeps = "its one Pod" if count == 1 and not hidden else f"all {replicas} Pods"
+    return (f"{placed.workload.subject}: it rolls out {replicas} replica{'' if count == 1 and not hidden else 's'} "
+            f"with {rolling.arithmetic(count)}: it keeps {keeps} until a new one is available, so it needs room for "
+            f"{replicas} + 1 Pods at once (up to {peak})")
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node{'' if count == 1 else 's'}"
+
+
+def _fits(stack: Stack, load: PoolLoad, placed: Placed, count: int, rolling: Rollout, platform: str,  # noqa: C901
+          settings: Mapping[str, Any], several: bool) -> Finding | None:
+    pool = load.pool
+    size = pool.max_size
+    if isinstance(size, Unknown):
+        return size
+    if size is None:
+        return None
+    subject = pool_subject(pool, several)
+    if placed.workload.repels_revisions:
+        if count != size:
+            return None  # more replicas than nodes is pool-capacity's; fewer leave a node for the new Pod
+        larger = "" if pool.placed_by == "labels" and count + 1 > MAX_POOL_SIZE else \
+            f", or raise its maxSize to at least {REDACTED if placed.secret else count + 1}"
+        return Violation(
+            f"{_needs(placed, count, rolling)}, but its Pods may not share a node (required pod anti-affinity on "
+            f"{placed.workload.repel_key}, old and new Pods alike) and {subject} has at most {size} nodes (maxSize): "
+            f"the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1{larger}",
+            placed.workload.urn)
+    nodes = pool_nodes(stack, pool, platform, settings)
+    if isinstance(nodes, Unknown):
+        return nodes
+    if nodes is None:
+        return None
+    kept, _left_out = counted(load, nodes)
+    if not any(other is placed for other in kept):
+        return None  # its one Pod fits no node: workload-fits-pool's
+    packed = _per_node(load, nodes, placed)
+    if packed is not None and packed[0] * size < count:
+        return None  # its Pods alone need more nodes than maxSize: pool-capacity's
+    room: list[tuple[str, Decimal, Decimal, Decimal, Decimal, bool]] = []  # resource, allocatable, supply, used, each
+    for resource in (*CHECKED, PODS):
+        if resource != PODS and resource in placed.request.unknown:
+            return placed.request.unknown[resource]
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        node = best_node(nodes, resource)
+        if each == 0 or node is None:
+            continue
+        allocatable = node.allocatable(resource)
+        assert allocatable is not None
+        daemons, secret, unknown = daemonset_totals(load.daemonsets, resource)
+        if unknown is not None:
+            return unknown
+        demand = Decimal(0)
+        secret = secret or resource in node.secret or resource in placed.request.secret
+        for other in kept:
+            other_count = other.count
+            if not isinstance(other_count, int):
+                return other_count if isinstance(other_count, Unknown) else None
+            if resource != PODS and resource in other.request.unknown:
+                return other.request.unknown[resource]
+            demand += other_count * (Decimal(1) if resource == PODS else other.request.get(resource))
+            secret = secret or other.secret or resource in other.request.secret
+        used = demand + size * daemons
+        if used > size * allocatable:
+            return None  # what is placed on it does not fit already: pool-capacity's
+        room.append((resource, allocatable, size * allocatable, used, each, secret))
+    for resource, allocatable, supply, used, each, secret in room:
+        if supply < used + each:
+            return Violation(
+                f"{_needs(placed, count, rolling)}, but {subject} at its maxSize of {_nodes(size)} has {size} x "
+                f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {WHAT[resource]} "
+                f"allocatable and what is placed on it takes {show(resource, used, secret)}, leaving "
+                f"{show(resource, supply - used, secret)}, less than one more Pod's {show(resource, each, secret)}: "
+                "the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1, or give the "
+                "pool more room (maxSize, larger machines)", placed.workload.urn)
+    if packed is None or packed[0] * size != count:
+        return None  # room for one more
+    per_node, resource, node, free, each = packed
+    most = per_node * size
+    hidden = placed.secret or resource in node.secret or resource in placed.request.secret
+    shown = (lambda value: REDACTED if hidden else str(value))  # noqa: E731
+    return Violation(
+        f"{_needs(placed, count, rolling)}, but a node of {subject} ({machine(node)}) holds at most {shown(per_node)} "
+        f"of its Pods ({show(resource, free, hidden)} of {WHAT[resource]} left after its DaemonSets / "
+        f"{show(resource, each, hidden)} per Pod) and the pool has at most {_nodes(size)} (maxSize): "
+        f"{shown(per_node)} x {size} = {shown(most)} Pods, no room for one more: the new Pod never schedules and the "
+        "rollout never finishes: allow maxUnavailable: 1, or give the pool more room (maxSize, larger machines)",
+        placed.workload.urn)
+
+
+def _per_node(load: PoolLoad, nodes: list[tuple[Option, Node]], placed: Placed
+              ) -> tuple[int, str, Node, Decimal, Decimal] | None:
+    """How many of its identical Pods one node holds at most: floor(what it has left after its DaemonSets / one Pod's
+    request), on its best machine; with the resource that bounds it. None when nothing bounds it."""
+    best: tuple[int, str, Node, Decimal, Decimal] | None = None
+    for _option, node in nodes:
+        left = load.room(node)
+        fits = [(int(left[resource] // placed.request.get(resource)), resource, left[resource])
+                for resource in CHECKED if resource in left and resource not in placed.request.unknown
+                and placed.request.get(resource) > 0]
+        if not fits:
+            return None  # a node of it holds any number of them, as far as is known
+        per_node, resource, free = min(fits)
+        if best is None or per_node > best[0]:
+            best = (per_node, resource, node, free, placed.request.get(resource))
+    return best
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    assert context.platform is not None
+    with exact():
+        return workload_rollout_fits(stack, context.platform, dict(context.config))
+
+
+POLICY = Policy(
+    name="workload-rollout-fits",
+    subject="stack",
+    description="A Deployment whose rolling update keeps every Pod available (maxUnavailable 0) has room on its "
+                "pool for one Pod more than its replicas, so its rollout can finish.",
+    severity=Severity.MEDIUM,
+    settings={"allocatable": ALLOCATABLE_SCHEMA},
+    platforms=PLATFORMS,
+    platforms_label="a known platform",
+    remediation_steps="Allow maxUnavailable: 1 in the Deployment's rollingUpdate strategy, or raise the pool's "
+                      "maxSize (or use larger machines) so that one more Pod fits.",
+    check=_check,
+)

@@ -1,0 +1,87 @@
+"""disruption-budget-useful: every budget protects Pods and lets a drain move them (SPEC section 15, policy 18)."""
+
+import pytest
+
+from compute_guard.testkit import Analyzer, Resource
+from compute_guard.testkit.analyzer import stack_environment
+
+POLICY = "disruption-budget-useful"
+
+
+def deployment(name="api", replicas=3, labels=None, namespace=None):
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    spec = {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name, **(labels or {})}},
+                         "spec": {"containers": [{"name": name, "image": f"example.test/{name}:1"}]}}}
+    return Resource.of("kubernetes:apps/v1:Deployment", name, {"metadata": metadata, "spec": spec})
+
+
+def budget(name="api", selector=None, *, namespace=None, **spec):
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return Resource.of("kubernetes:policy/v1:PodDisruptionBudget", name, {
+        "metadata": metadata, "spec": {"selector": {"matchLabels": {"app": "api"}} if selector is None else selector,
+                                       **spec}})
+
+
+def findings(*resources):
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer({}).run(list(resources))
+    assert all(violation.level == "advisory" for violation in result.of(POLICY))
+    return result.findings(POLICY)
+
+
+# The eviction API's arithmetic, written out (Kubernetes' disruption controller): allowed = replicas - desired.
+@pytest.mark.parametrize(("replicas", "spec", "blocks"), [
+    (3, {"minAvailable": "90%"}, True),  # ceil(2.7) = 3 of 3
+    (5, {"minAvailable": "50%"}, False),  # ceil(2.5) = 3 of 5: two may go
+    (3, {"minAvailable": 3}, True),
+    (3, {"minAvailable": 2}, False),
+    (3, {"minAvailable": 4}, True),
+    (3, {"maxUnavailable": "10%"}, False),  # ceil(0.3) = 1 may go
+    (3, {"maxUnavailable": 1}, False),
+    (1, {"minAvailable": "50%"}, True),  # ceil(0.5) = 1 of 1
+    (2, {"minAvailable": "50%"}, False),
+])
+def test_a_budget_that_allows_no_eviction_at_its_replicas(replicas, spec, blocks):
+    found = findings(deployment(replicas=replicas), budget(**spec))
+    assert bool(found) == blocks, found
+
+
+def test_the_message_shows_the_rounding_and_the_fix():
+    assert findings(deployment(replicas=3), budget(minAvailable="90%")) == [
+        "PodDisruptionBudget 'api': it selects the 3 Pods of Deployment 'api', and minAvailable 90% of 3 = 3 (rounded "
+        "up) keeps all 3 of them: it allows no eviction, so every drain of a node they run on (a node upgrade, a "
+        "machine change, Karpenter consolidation) waits on them for ever: lower minAvailable to at most 2, use "
+        "maxUnavailable: 1, or add replicas"]
+    assert findings(deployment(replicas=3), budget(maxUnavailable=0)) == [
+        "PodDisruptionBudget 'api': it selects the Pods of Deployment 'api', and maxUnavailable 0 allows no eviction "
+        "at any number of replicas: every drain of a node they run on (a node upgrade, a machine change, Karpenter "
+        "consolidation) waits on them for ever: allow one (maxUnavailable: 1)"]
+
+
+def test_a_budget_that_selects_nothing_names_the_label_it_likely_meant():
+    assert findings(deployment(), budget(selector={"matchLabels": {"app": "apii"}}, maxUnavailable=1)) == [
+        "PodDisruptionBudget 'api': its selector matches the Pods of no workload of its namespace in the stack, so it "
+        "protects nothing: make its selector match the labels of the Pods it is for (did you mean app=api, a label "
+        "of the Pods of Deployment 'api'?), or remove it"]
+    (message,) = findings(deployment(namespace="shop"),
+                          budget(selector={"matchLabels": {"app": "cart"}}, namespace="shop", maxUnavailable=1))
+    assert "no workload of namespace 'shop' in the stack" in message and "did you mean" not in message
+
+
+def test_selectors_match_as_the_api_matches_them():
+    expressions = {"matchExpressions": [{"key": "app", "operator": "In", "values": ["api", "web"]}]}
+    assert findings(deployment(), budget(selector=expressions, maxUnavailable=1)) == []
+    assert findings(deployment(), budget(selector={}, maxUnavailable=1)) == []  # policy/v1: every Pod
+    excluded = {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["api"]}]}
+    assert len(findings(deployment(), budget(selector=excluded, maxUnavailable=1))) == 1
+    # another namespace's workload is not selected
+    assert len(findings(deployment(namespace="other"), budget(namespace="shop", maxUnavailable=1))) == 1
+
+
+def test_what_it_cannot_see_is_a_note_not_a_finding():
+    release = Resource.of("kubernetes:helm.sh/v3:Release", "shop", {"chart": "shop"})
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer({}).run([release, budget(selector={"matchLabels": {"app": "cart"}}, maxUnavailable=1)])
+    assert result.findings(POLICY) == []
+    assert any("Helm v3 Releases" in note.finding for note in result.notes if note.policy == POLICY)
