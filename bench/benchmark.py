@@ -428,9 +428,10 @@ def representative_stack(size: int) -> list[Resource]:
             resource = dataclasses.replace(resource, provider=platform_providers[(i // 2) % len(platform_providers)])
         resources.append(resource)
         if kind in ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet"):
-            resources.append(Resource.of("kubernetes:policy/v1:PodDisruptionBudget", f"{name}-pdb", {
+            budget = Resource.of("kubernetes:policy/v1:PodDisruptionBudget", f"{name}-pdb", {
                 "metadata": {"name": f"{name}-pdb", "namespace": "apps"},
-                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": name}}}}))
+                "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": name}}}})
+            resources.append(dataclasses.replace(budget, provider=resource.provider))  # on its workload's cluster
         if i % 4 == 0:
             resources.append(Resource.of("kubernetes:core/v1:Service", f"{name}-svc", {
                 "metadata": {"name": name, "namespace": "apps"},

@@ -17,6 +17,7 @@ take it in a cluster whose pools are all known); a pool already too small is poo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -40,6 +41,7 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
     findings: list[Finding] = []
     several = stack.several_clusters
     for load in loads(stack, platform).pools:
+        room: Room | Unknown | None | bool = False  # the pool's totals, computed once, when a Deployment asks
         for placed in load.workloads:
             count = placed.count
             if placed.workload.kind != "Deployment" or not isinstance(count, int) or count == 0:
@@ -50,10 +52,59 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
                 continue
             if rolling is None or rolling.max_unavailable > 0:
                 continue
-            finding = _fits(stack, load, placed, count, rolling, platform, settings, several)
+            if room is False:
+                room = _room(stack, load, platform, settings)
+            finding = _fits(load, room, placed, count, rolling, several)
             if finding is not None:
                 findings.append(finding)
     return findings
+
+
+@dataclass
+class Room:
+    """A pool at maxSize, by pool-capacity's arithmetic: its nodes, the workloads its totals count, and per resource
+    a node's allocatable, the pool's, and what is placed on it (DaemonSets on every node included)."""
+
+    size: int
+    nodes: list[tuple[Option, Node]]
+    kept: set[int]  # ids of the Placed its totals count
+    rows: list[tuple[str, Decimal, Decimal, Decimal, bool]]  # resource, allocatable, supply, used, secret
+    full: bool  # what is placed on it does not fit already: pool-capacity's finding
+
+
+def _room(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Room | Unknown | None:
+    size = load.pool.max_size
+    if not isinstance(size, int):
+        return size if isinstance(size, Unknown) else None
+    nodes = pool_nodes(stack, load.pool, platform, settings)
+    if nodes is None or isinstance(nodes, Unknown):
+        return nodes
+    kept, _left_out = counted(load, nodes)
+    rows: list[tuple[str, Decimal, Decimal, Decimal, bool]] = []
+    full = False
+    for resource in (*CHECKED, PODS):
+        node = best_node(nodes, resource)
+        if node is None:
+            continue
+        allocatable = node.allocatable(resource)
+        assert allocatable is not None
+        daemons, secret, unknown = daemonset_totals(load.daemonsets, resource)
+        if unknown is not None:
+            return unknown
+        demand = Decimal(0)
+        secret = secret or resource in node.secret
+        for other in kept:
+            other_count = other.count
+            if not isinstance(other_count, int):
+                return other_count if isinstance(other_count, Unknown) else None
+            if resource != PODS and resource in other.request.unknown:
+                return other.request.unknown[resource]
+            demand += other_count * (Decimal(1) if resource == PODS else other.request.get(resource))
+            secret = secret or other.secret or resource in other.request.secret
+        used = demand + size * daemons
+        full = full or used > size * allocatable
+        rows.append((resource, allocatable, size * allocatable, used, secret))
+    return Room(size, nodes, {id(placed) for placed in kept}, rows, full)
 
 
 def _needs(placed: Placed, count: int, rolling: Rollout) -> str:
@@ -70,8 +121,8 @@ def _nodes(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
 
 
-def _fits(stack: Stack, load: PoolLoad, placed: Placed, count: int, rolling: Rollout, platform: str,  # noqa: C901
-          settings: Mapping[str, Any], several: bool) -> Finding | None:
+def _fits(load: PoolLoad, room: Room | Unknown | None | bool, placed: Placed, count: int, rolling: Rollout,
+          several: bool) -> Finding | None:
     pool = load.pool
     size = pool.max_size
     if isinstance(size, Unknown):
@@ -89,51 +140,24 @@ def _fits(stack: Stack, load: PoolLoad, placed: Placed, count: int, rolling: Rol
             f"{placed.workload.repel_key}, old and new Pods alike) and {subject} has at most {size} nodes (maxSize): "
             f"the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1{larger}",
             placed.workload.urn)
-    nodes = pool_nodes(stack, pool, platform, settings)
-    if isinstance(nodes, Unknown):
-        return nodes
-    if nodes is None:
-        return None
-    kept, _left_out = counted(load, nodes)
-    if not any(other is placed for other in kept):
-        return None  # its one Pod fits no node: workload-fits-pool's
-    packed = _per_node(load, nodes, placed)
+    if not isinstance(room, Room):
+        return room if isinstance(room, Unknown) else None
+    if room.full or id(placed) not in room.kept:
+        return None  # the pool is too small already (pool-capacity's), or its one Pod fits no node (fits-pool's)
+    packed = _per_node(load, room.nodes, placed)
     if packed is not None and packed[0] * size < count:
         return None  # its Pods alone need more nodes than maxSize: pool-capacity's
-    room: list[tuple[str, Decimal, Decimal, Decimal, Decimal, bool]] = []  # resource, allocatable, supply, used, each
-    for resource in (*CHECKED, PODS):
+    for resource, allocatable, supply, used, secret in room.rows:
         if resource != PODS and resource in placed.request.unknown:
             return placed.request.unknown[resource]
         each = Decimal(1) if resource == PODS else placed.request.get(resource)
-        node = best_node(nodes, resource)
-        if each == 0 or node is None:
-            continue
-        allocatable = node.allocatable(resource)
-        assert allocatable is not None
-        daemons, secret, unknown = daemonset_totals(load.daemonsets, resource)
-        if unknown is not None:
-            return unknown
-        demand = Decimal(0)
-        secret = secret or resource in node.secret or resource in placed.request.secret
-        for other in kept:
-            other_count = other.count
-            if not isinstance(other_count, int):
-                return other_count if isinstance(other_count, Unknown) else None
-            if resource != PODS and resource in other.request.unknown:
-                return other.request.unknown[resource]
-            demand += other_count * (Decimal(1) if resource == PODS else other.request.get(resource))
-            secret = secret or other.secret or resource in other.request.secret
-        used = demand + size * daemons
-        if used > size * allocatable:
-            return None  # what is placed on it does not fit already: pool-capacity's
-        room.append((resource, allocatable, size * allocatable, used, each, secret))
-    for resource, allocatable, supply, used, each, secret in room:
-        if supply < used + each:
+        hidden = secret or (resource != PODS and resource in placed.request.secret)
+        if each > 0 and supply < used + each:
             return Violation(
                 f"{_needs(placed, count, rolling)}, but {subject} at its maxSize of {_nodes(size)} has {size} x "
-                f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} of {WHAT[resource]} "
-                f"allocatable and what is placed on it takes {show(resource, used, secret)}, leaving "
-                f"{show(resource, supply - used, secret)}, less than one more Pod's {show(resource, each, secret)}: "
+                f"{show(resource, allocatable, hidden)} = {show(resource, supply, hidden)} of {WHAT[resource]} "
+                f"allocatable and what is placed on it takes {show(resource, used, hidden)}, leaving "
+                f"{show(resource, supply - used, hidden)}, less than one more Pod's {show(resource, each, hidden)}: "
                 "the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1, or give the "
                 "pool more room (maxSize, larger machines)", placed.workload.urn)
     if packed is None or packed[0] * size != count:

@@ -274,6 +274,7 @@ def _protection(stack: Stack) -> Protection:
     # the workloads by where they run and by each label their Pods carry: a budget looks up the workloads that
     # carry its first matchLabels pair, not every workload of the stack
     by_label: dict[tuple[str, str | None, str, Any], list[Workload]] = {}
+    anywhere: dict[tuple[str, Any], list[Workload]] = {}  # by label alone, whatever their cluster and namespace
     whole: dict[tuple[str, str | None], list[Workload]] = {}
     loose: list[tuple[Workload, Any]] = []  # namespace or labels not known: they may be anywhere
     labels_of: dict[int, Any] = {}
@@ -290,6 +291,7 @@ def _protection(stack: Stack) -> Protection:
         for key, value in labels.items():
             if isinstance(value, str):
                 by_label.setdefault((*scope, key, value), []).append(workload)
+                anywhere.setdefault((key, value), []).append(workload)
     for budget in stack.budgets:
         namespace = budget.namespace
         scope = (stack.scope(budget.urn), _namespace(namespace))
@@ -318,7 +320,8 @@ def _protection(stack: Stack) -> Protection:
         if unknown is not None:
             found.unknown[id(budget)] = unknown
         if not certain and unknown is None:
-            unknown = _elsewhere(stack, budget, labels_of) or _operated(stack, budget)
+            others = stack.workloads if first is None else anywhere.get(first, [])
+            unknown = _elsewhere(stack, budget, others, labels_of) or _operated(stack, budget)
             if unknown is not None:
                 found.unknown[id(budget)] = unknown
             else:
@@ -354,12 +357,13 @@ def _first_pair(selector: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _elsewhere(stack: Stack, budget: Budget, labels_of: Mapping[int, Any]) -> Unknown | None:
+def _elsewhere(stack: Stack, budget: Budget, workloads: list[Workload], labels_of: Mapping[int, Any]
+               ) -> Unknown | None:
     """A budget that selects no workload of its own cluster and namespace for certain may still select one the pack
     cannot place with it: one on a provider whose namespace is not written (the provider's may be the budget's),
     or on another provider that may target the same cluster. What says it may (never a finding then)."""
     namespace = _namespace(budget.namespace)
-    for workload in stack.workloads:
+    for workload in workloads:
         labels = labels_of.get(id(workload))
         if labels is None or isinstance(labels, Unknown):
             continue

@@ -85,3 +85,24 @@ def test_what_it_cannot_see_is_a_note_not_a_finding():
         result = Analyzer({}).run([release, budget(selector={"matchLabels": {"app": "cart"}}, maxUnavailable=1)])
     assert result.findings(POLICY) == []
     assert any("Helm v3 Releases" in note.finding for note in result.notes if note.policy == POLICY)
+
+
+def test_a_budget_on_another_provider_than_its_workload_is_a_note():
+    """The workload runs through a provider that targets an EKS cluster, the budget through the default provider:
+    the pack cannot tell they share a cluster, so neither 'it protects nothing' nor 'it blocks' is certain."""
+    import dataclasses
+
+    eks = Resource.of("aws:eks/cluster:Cluster", "fleet", {"name": "fleet", "roleArn": "arn:aws:iam::1:role/eks"})
+    provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", "fleet-k8s", {"kubeconfig": "x"}),
+                                   property_dependencies={"kubeconfig": (eks.urn,)})
+    api = dataclasses.replace(deployment(), provider=provider.urn)
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer({}).run([eks, provider, api, budget(minAvailable=3)])
+    assert result.findings(POLICY) == []
+    assert [note.finding.rsplit(": ", 1)[-1] for note in result.notes if note.policy == POLICY] == [
+        "a PodDisruptionBudget selects the Pods of a workload whose cluster or namespace may not be its own"]
+    # on the workload's own provider, the budget is judged: 3 of 3 kept
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer({}).run([eks, provider, api, dataclasses.replace(budget(minAvailable=3),
+                                                                          provider=provider.urn)])
+    assert len(result.findings(POLICY)) == 1
