@@ -21,9 +21,9 @@ from pulumi_policy import EnforcementLevel, Severity
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.disruption import Budget, protection
-from .model.loads import placed_of
+from .model.loads import pods_of
 from .model.stack import Stack
-from .model.values import Unknown, listed, undetermined
+from .model.values import REDACTED, Unknown, listed, undetermined
 from .model.workloads import Workload
 from .words import LISTED
 
@@ -46,7 +46,8 @@ def disruption_budget_useful(stack: Stack) -> list[Finding]:
             else:
                 findings.append(_protects_nothing(budget, protected.near.get(id(budget))))
             continue
-        finding = _blocks(stack, budget, selected, unknown)
+        finding = _blocks(stack, budget, selected, unknown,
+                          any(protected.hidden(budget, workload) for workload in selected))
         if finding is not None:
             findings.append(finding)
     return findings
@@ -61,12 +62,16 @@ def _protects_nothing(budget: Budget, near: tuple[str, Workload] | None) -> Viol
         f"nothing: make its selector match the labels of the Pods it is for{hint}, or remove it", budget.urn)
 
 
-def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unknown | None) -> Finding | None:
-    """A budget that allows no eviction of the Pods it selects."""
+def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unknown | None,
+            hidden: bool) -> Finding | None:
+    """A budget that allows no eviction of the Pods it selects (``hidden``: which Pods it selects is decided by a
+    secret, and its message names none of them)."""
     ordered = sorted(selected, key=lambda workload: (workload.name, workload.urn))
     names = listed(workload.subject for workload in ordered[:LISTED])
     if len(selected) > LISTED:
         names += f" and {len(selected) - LISTED} more"
+    if hidden:
+        names = REDACTED
     if budget.never_allows:
         return Violation(
             f"{budget.subject}: it selects the Pods of {names}, and maxUnavailable {budget.max_unavailable} allows no "
@@ -74,16 +79,11 @@ def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unk
             "change, Karpenter consolidation) waits on them for ever: allow one (maxUnavailable: 1)", budget.urn)
     if unknown is not None:
         return unknown  # it may select more Pods, which may let it allow an eviction
-    total, secret = 0, False
-    for workload in selected:
-        placed = placed_of(stack, workload)
-        count = placed.count
-        if isinstance(count, Unknown):
-            return count
-        if not isinstance(count, int):
-            return None
-        total += count
-        secret = secret or placed.secret
+    counted = pods_of(stack, selected)
+    if not isinstance(counted, tuple):
+        return counted
+    total, secret = counted
+    secret = secret or hidden
     if total == 0 or budget.allowed(total) != 0:
         return None
     shown = "[secret]" if secret else str(total)

@@ -28,10 +28,10 @@ from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.disruption import Budget, drained, protection
 from .model.landing import landing
-from .model.loads import placed_of
+from .model.loads import pods_of
 from .model.replacement import Change, replaced
 from .model.stack import Stack
-from .model.values import Unknown, listed, quoted, undetermined
+from .model.values import REDACTED, Unknown, listed, quoted, undetermined
 from .model.workloads import Workload
 from .words import LISTED, pool_name
 
@@ -49,11 +49,13 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
             continue
         budgets = protected.of_workload.get(id(workload), [])
         if len(budgets) >= 2:
+            hidden = any(protected.hidden(budget, workload) for budget in budgets)  # the match a secret decides
+            names = REDACTED if hidden else quoted(sorted(budget.name for budget in budgets), LISTED)
             findings.append(Violation(
-                f"{workload.subject}: its Pods are selected by {len(budgets)} PodDisruptionBudgets "
-                f"({quoted(sorted(budget.name for budget in budgets), LISTED)}); the eviction API refuses to evict a "
-                "Pod that more than one budget selects, so no drain can ever move them (a node upgrade, a machine "
-                "change, Karpenter consolidation waits on them): keep one budget for these Pods", workload.urn))
+                f"{workload.subject}: its Pods are selected by {REDACTED if hidden else len(budgets)} "
+                f"PodDisruptionBudgets ({names}); the eviction API refuses to evict a Pod that more than one budget "
+                "selects, so no drain can ever move them (a node upgrade, a machine change, Karpenter consolidation "
+                "waits on them): keep one budget for these Pods", workload.urn))
             continue
         maybe = protected.unknown_of.get(id(workload))
         if maybe is not None and budgets:
@@ -61,14 +63,16 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
         if len(budgets) != 1:
             continue
         budget = budgets[0]
-        total = _expected(stack, protected.selected.get(id(budget), []))
-        if isinstance(total, Unknown):
+        selected = protected.selected.get(id(budget), [])
+        total = pods_of(stack, selected)
+        if not isinstance(total, tuple):
             if budget.never_allows:
                 blocked.append((workload, budget, 0, False))
-            else:
+            elif total is not None:
                 findings.append(total)
             continue
         count, secret = total
+        secret = secret or any(protected.hidden(budget, other) for other in selected)
         if count > 0 and budget.allowed(count) == 0:
             blocked.append((workload, budget, count, secret))
     if not blocked:
@@ -100,8 +104,9 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
         kept = "its one Pod" if count == 1 else f"all {count} of its Pods"
         numbers = "it keeps all [secret] of its Pods" if secret else \
             f"{budget.arithmetic(count)} keeps {kept}" if count else budget.arithmetic(count)
+        name = REDACTED if protected.hidden(budget, workload) else budget.name
         findings.append(Violation(
-            f"{workload.subject}: its PodDisruptionBudget '{budget.name}' allows no eviction ({numbers}), and this "
+            f"{workload.subject}: its PodDisruptionBudget '{name}' allows no eviction ({numbers}), and this "
             f"preview replaces the nodes its Pods run on ({how}): the replacement drains every node and cannot evict "
             "them, so it fails or waits for ever (EKS: PodEvictionFailure): allow an eviction (maxUnavailable: 1, or "
             "a minAvailable below its replicas) or add replicas before the pool changes", workload.urn))
@@ -110,21 +115,6 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
 
 def _changes(changes: tuple[Change, ...]) -> str:
     return listed(changes)
-
-
-def _expected(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unknown:
-    """The Pods a budget counts: every workload it selects, as pool-capacity counts them."""
-    total, secret = 0, False
-    for workload in workloads:
-        placed = placed_of(stack, workload)
-        count = placed.count
-        if isinstance(count, Unknown):
-            return count
-        if not isinstance(count, int):
-            return undetermined(f"{workload.subject} has a replica count the API server refuses")
-        total += count
-        secret = secret or placed.secret
-    return total, secret
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

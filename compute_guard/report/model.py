@@ -17,7 +17,7 @@ from typing import Any
 
 from compute_guard.policies import ALL
 from compute_guard.policies.model.disruption import protection
-from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, placed_of, pool_nodes
+from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.stack import Stack
@@ -238,11 +238,12 @@ def _budget(stack: Stack, placed: Placed) -> str | None:
     if not found:
         return None
     budget = found[0]
-    selected = protection(stack).selected.get(id(budget), [])
-    counts = [placed_of(stack, workload).count for workload in selected]
-    if any(not isinstance(count, int) or is_secret(count) for count in counts) or budget.secret:
+    if protection(stack).hidden(budget, placed.workload):
+        return "[secret]"
+    pods = pods_of(stack, protection(stack).selected.get(id(budget), []))
+    if not isinstance(pods, tuple) or pods[1] or budget.secret:
         return f"'{budget.name}'"
-    total = sum(int(count) for count in counts if isinstance(count, int))
+    total = pods[0]
     allowed = budget.allowed(total)
     if allowed is None:
         return f"'{budget.name}'"

@@ -89,6 +89,11 @@ class Budget:
         return any(isinstance(value, Amount) and value.secret for value in (self.min_available, self.max_unavailable))
 
     @property
+    def selector_secret(self) -> bool:
+        """A value of its selector is secret: which Pods it selects is secret too."""
+        return _has_secret(self.selector)
+
+    @property
     def never_allows(self) -> bool:
         """maxUnavailable 0 or 0%: no eviction at any number of Pods."""
         return isinstance(self.max_unavailable, Amount) and self.max_unavailable.value == 0
@@ -115,6 +120,14 @@ class Budget:
         if not amount.percent:
             return f"{field} {_shown(amount)}"
         return f"{field} {_shown(amount)} of {expected} = {_number(amount, expected)} (rounded up)"
+
+
+def _has_secret(value: Any) -> bool:
+    if is_mapping(value):
+        return any(_has_secret(item) for item in value.values())
+    if is_list(value):
+        return any(_has_secret(item) for item in value)
+    return is_secret(value)
 
 
 def _shown(amount: Amount) -> str:
@@ -249,6 +262,12 @@ class Protection:
     selected: dict[int, list[Workload]] = field(default_factory=dict)  # by id(budget): what it certainly selects
     unknown: dict[int, Unknown] = field(default_factory=dict)  # by id(budget): it may select more
     near: dict[int, tuple[str, Workload]] = field(default_factory=dict)  # by id(budget): a label one edit away
+    # (id(budget), id(workload)) whose match a secret decides: a secret selector value or Pod label (SPEC section
+    # 4: which budget selects which Pods is then secret too)
+    secret: set[tuple[int, int]] = field(default_factory=set)
+
+    def hidden(self, budget: Budget, workload: Workload) -> bool:
+        return (id(budget), id(workload)) in self.secret
 
 
 def drained(workload: Workload) -> bool:
@@ -304,6 +323,8 @@ def _protection(stack: Stack) -> Protection:
             if chosen is True and not isinstance(namespace, Unknown):
                 certain.append(workload)
                 found.of_workload.setdefault(id(workload), []).append(budget)
+                if budget.selector_secret or any(is_secret(value) for value in labels_of[id(workload)].values()):
+                    found.secret.add((id(budget), id(workload)))
             elif isinstance(chosen, Unknown):
                 unknown = unknown or chosen
                 found.unknown_of.setdefault(id(workload), chosen)
@@ -383,8 +404,8 @@ def _near(budget: Budget, scope: tuple[str, str | None], whole: Mapping[tuple[st
     """A workload of its namespace whose Pods it would select if one of its matchLabels values (or keys) were
     spelled as theirs: the label it likely meant, and the workload."""
     match_labels = budget.selector.get("matchLabels") if is_mapping(budget.selector) else None
-    if not is_mapping(match_labels) or not match_labels:
-        return None
+    if not is_mapping(match_labels) or not match_labels or budget.selector_secret:
+        return None  # (a hint from a secret value would tell how close it is to a workload's label)
     for workload in whole.get(scope, []):
         labels = labels_of[id(workload)]
         missing = [(key, value) for key, value in match_labels.items() if labels.get(key) != value]

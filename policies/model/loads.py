@@ -144,6 +144,22 @@ def placed_of(stack: Stack, workload: Workload) -> Placed:
     return _placed(workload, request, autoscaling(stack))
 
 
+def pods_of(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unknown | None:
+    """The Pods of these workloads together, as policy 12 counts them (what a disruption budget over them counts),
+    and whether a secret is in the count; None when a count cannot be read (the API server refuses it)."""
+    total, secret = 0, False
+    for workload in workloads:
+        placed = placed_of(stack, workload)
+        count = placed.count
+        if isinstance(count, Unknown):
+            return count
+        if not isinstance(count, int):
+            return None
+        total += count
+        secret = secret or placed.secret or is_secret(count)
+    return total, secret
+
+
 def autoscaling(stack: Stack) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
     """The stack's HPAs by their target, once per stack."""
     if stack.autoscaling is None:

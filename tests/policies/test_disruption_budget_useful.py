@@ -106,3 +106,12 @@ def test_a_budget_on_another_provider_than_its_workload_is_a_note():
         result = Analyzer({}).run([eks, provider, api, dataclasses.replace(budget(minAvailable=3),
                                                                           provider=provider.urn)])
     assert len(result.findings(POLICY)) == 1
+
+
+def test_a_secret_selector_value_hides_which_workload_the_budget_selects():
+    """SPEC section 4: which Pods a budget selects follows from its selector; with a secret value there, the message
+    names none of them (the secret sweep found 'it selects the Pods of StatefulSet ...' telling the value)."""
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "api"}
+    (message,) = findings(deployment(replicas=3), budget(selector={"matchLabels": {"app": secret}}, maxUnavailable=0))
+    assert message.startswith("PodDisruptionBudget 'api': it selects the Pods of [secret], and maxUnavailable 0")
+    assert "Deployment 'api'" not in message
