@@ -87,12 +87,11 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
     inputs, types = found
     changed, maybe_changed = replaced(stack.pools, inputs, types)
     for workload, budget, count, secret in blocked:
-        where = landing(stack, workload).runs_on()
-        if isinstance(where, Unknown):
-            findings.append(where)
+        pools = landing(stack, workload).runs_on()
+        if isinstance(pools, Unknown):
+            findings.append(pools)
             continue
-        pools, complete = where
-        if not pools or not complete:
+        if not pools:
             continue
         late = next((maybe_changed[id(pool)] for pool in pools if id(pool) in maybe_changed), None)
         if any(id(pool) not in changed for pool in pools):

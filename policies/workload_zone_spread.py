@@ -41,12 +41,11 @@ def workload_zone_spread(stack: Stack) -> list[Finding]:
             continue
         if not constraints:
             continue
-        where = landing(stack, workload).runs_on()
-        if isinstance(where, Unknown):
-            findings.append(where)
+        pools = landing(stack, workload).runs_on()
+        if isinstance(pools, Unknown):
+            findings.append(pools)
             continue
-        pools, complete = where
-        if not pools or not complete:
+        if not pools:
             continue
         for spread in constraints:
             found = _missing_key(workload, spread, pools, stack.several_clusters) if not spread.zones else \

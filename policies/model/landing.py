@@ -187,19 +187,19 @@ class Landing:
         """Every candidate cluster's pools are all in the stack."""
         return bool(self.candidates) and all(candidate.complete for candidate in self.candidates)
 
-    def runs_on(self) -> tuple[tuple[Pool, ...], bool] | Unknown:
-        """The pools its Pods may run on, and whether they are all of them (its cluster's pools are all in the
-        stack): its ComputeCluster pool, else the platform pools that do not certainly refuse them."""
+    def runs_on(self) -> tuple[Pool, ...] | Unknown:
+        """Every pool its Pods may run on: its ComputeCluster pool, else the platform pools that do not certainly
+        refuse them; none when its cluster may have pools the stack does not show."""
         if self.pool is not None:
-            return (self.pool,), True
+            return (self.pool,)
         if isinstance(self.gate, Unknown):
             return self.gate
         if not self.scheduled:
-            return (), False
+            return ()
         unknown = self.unknown
         if unknown is not None:
             return unknown
-        return tuple(verdict.pool for verdict in self.possible), self.complete
+        return tuple(verdict.pool for verdict in self.possible) if self.complete else ()
 
     def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
         candidates = set(self._candidates)
