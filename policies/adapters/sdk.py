@@ -34,6 +34,7 @@ import contextlib
 import functools
 import inspect
 import os
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from types import SimpleNamespace
@@ -47,6 +48,7 @@ from pulumi_policy import proxy as sdk_proxy
 from pulumi_policy.proxy import UnknownValueError, _is_unknown
 from pulumi_policy.version import VERSION as SDK_VERSION
 
+from ..model.resources import StackResource
 from ..model.values import secret
 
 SUPPORTED_SDK = "1.21.0"
@@ -85,10 +87,25 @@ def _value(value: struct_pb2.Value, parent: tuple[str, ...], key: str) -> Any:
         struct = value.struct_value
         if _SIG in struct.fields:
             return _special(struct, (*parent, key))
-        return StructProps(struct, (*parent, key))
+        return StructProps(struct, _shared((*parent, key)))
     if kind == "list_value":
-        return ListProps(value.list_value, (*parent, key))
+        return ListProps(value.list_value, _shared((*parent, key)))
     return None
+
+
+_PATHS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_MOST_PATHS = 1 << 16  # a stack's props have a few thousand paths (spec.template.spec, ...); then made per object
+
+
+def _shared(path: tuple[str, ...]) -> tuple[str, ...]:
+    """One tuple per path, shared by every object at that path: a large stack keeps a few objects per workload (its
+    pod template and spec) for as long as the stack policies run, each with its path (BENCHMARKS.md, memory)."""
+    found = _PATHS.get(path)
+    if found is not None:
+        return found
+    if len(_PATHS) < _MOST_PATHS:
+        _PATHS[path] = path
+    return path
 
 
 def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:
@@ -105,24 +122,27 @@ _ABSENT = object()
 
 
 class StructProps(Mapping[str, Any]):
-    """A resource's properties, read from the protobuf Struct as they are accessed."""
+    """A resource's properties, read from the protobuf Struct as they are accessed.
 
-    __slots__ = ("_struct", "_fields", "_path")
+    A large stack keeps a few of these per workload for as long as the stack policies run, so each holds only its
+    message and its (shared) path: the message's map is asked for at each read, not kept (BENCHMARKS.md)."""
+
+    __slots__ = ("_struct", "_path")
 
     def __init__(self, struct: struct_pb2.Struct, path: tuple[str, ...] = ()) -> None:
         self._struct = struct
-        self._fields = struct.fields  # the map's wrapper, made once (each .fields makes another)
         self._path = path
 
     def __getitem__(self, key: str) -> Any:
-        if not isinstance(key, str) or key not in self._fields:
+        fields = self._struct.fields
+        if not isinstance(key, str) or key not in fields:
             raise KeyError(key)
-        return _value(self._fields[key], self._path, key)
+        return _value(fields[key], self._path, key)
 
     def get(self, key: str, default: Any = None) -> Any:
         """``self[key]``, or ``default`` when absent, without raising and catching a KeyError (the rules
         read many optional fields that are absent)."""
-        value = self._fields.get(key) if isinstance(key, str) else None
+        value = self._struct.fields.get(key) if isinstance(key, str) else None
         if value is None:
             return default
         return _value(value, self._path, key)
@@ -132,10 +152,10 @@ class StructProps(Mapping[str, Any]):
         return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._fields)
+        return iter(self._struct.fields)
 
     def __len__(self) -> int:
-        return len(self._fields)
+        return len(self._struct.fields)
 
     @property
     def source(self) -> struct_pb2.Struct:
@@ -377,29 +397,69 @@ def _analyze_stack(self: Any, request: Any, context: Any) -> Any:
             level = sdk_policy.EnforcementLevel.MANDATORY  # stack policies cannot remediate (as the SDK says)
         report_violation = self._create_report_violation(response, policy.name, policy.description, level,
                                                          policy.severity)
-        args = sdk_policy.StackValidationArgs(resources, self._get_policy_config(policy.name),
+        # the pack's stack policies read StackResources (policies/model/resources.py), the SDK's or these
+        args = sdk_policy.StackValidationArgs(resources, self._get_policy_config(policy.name),  # type: ignore[arg-type]
                                               self._PolicyAnalyzerServicer__stack_tags)
         _validate(self, policy, args, report_violation, response, name, version)
     return response
 
 
-def _stack_resources(self: Any, request: Any) -> list[Any]:
-    """The request's resources as the SDK builds them for a stack policy: parents and dependencies linked."""
-    built = []
-    by_urn: dict[str, Any] = {}
-    for r in request.resources:
-        resource = sdk_policy.PolicyResource(r.type, StructProps(r.properties), r.urn, r.name,
-                                             self._get_resource_options(r), self._get_provider_resource(r), None,
-                                             [], {})
-        built.append((resource, r))
-        by_urn[r.urn] = resource
-    for resource, r in built:
-        if r.parent in by_urn:
-            resource.parent = by_urn[r.parent]
-        resource.dependencies.extend(by_urn[urn] for urn in r.dependencies if urn in by_urn)
-        for key, urns in r.propertyDependencies.items():
-            resource.property_dependencies[key] = [by_urn[urn] for urn in urns.urns if urn in by_urn]
-    return [resource for resource, _ in built]
+def _stack_resources(self: Any, request: Any) -> list[RequestResource]:
+    """The request's resources as the pack's stack policies read them (SHARES_RESOURCES: only they get these)."""
+    built = [RequestResource(message) for message in request.resources]
+    present = frozenset(resource.urn for resource in built)  # the same strings: no second copy of every URN
+    for resource in built:
+        resource._present = present
+    return built
+
+
+class RequestResource(StackResource):
+    """One resource of an AnalyzeStack request, read by the model as it is: the SDK's PolicyResource has the same
+    type, props, URN and name, and links its parent, provider and dependencies as objects; this gives their URNs,
+    read from the request when asked. The SDK also builds every resource's options and its provider's props, which
+    no rule reads: they were a third of the Python memory a stack request costs, and the model's own StackResource
+    beside each another tenth (BENCHMARKS.md, memory). As the SDK's, a parent or dependency outside the
+    request is none."""
+
+    __slots__ = ("_message", "_present")
+
+    def __init__(self, message: Any, present: frozenset[str] = frozenset()) -> None:
+        # a few dozen types among thousands of resources: one string each
+        super().__init__(sys.intern(message.type), message.urn, message.name, None)
+        self._message = message
+        self._present = present  # the URNs of the request
+
+    @property
+    def props(self) -> StructProps:
+        """Its props, read from the request as they are accessed: what the model keeps of them it keeps itself (a
+        workload its pod template), and most resources' (Services, ConfigMaps) are never read."""
+        return StructProps(self._message.properties)
+
+    @property
+    def source(self) -> Any:
+        """What it was read from: the request's message (PackState parses a request's stack once)."""
+        return self._message
+
+    @property
+    def parent(self) -> str | None:
+        parent: str = self._message.parent
+        return parent if parent in self._present else None
+
+    @property
+    def provider(self) -> str | None:
+        """The URN of its provider (the SDK's is the request's provider, in the stack or not)."""
+        if not self._message.HasField("provider"):
+            return None
+        return self._message.provider.urn or None
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        return tuple(urn for urn in self._message.dependencies if urn in self._present)
+
+    @property
+    def property_dependencies(self) -> dict[str, list[str]]:
+        return {key: [urn for urn in urns.urns if urn in self._present]
+                for key, urns in self._message.propertyDependencies.items()}
 
 
 REFUSES = "compute_guard_refuses"  # a policy's check of its own config, run in Configure: the refusals, in words

@@ -115,7 +115,8 @@ class PackState:
         the previous call parsed, its model is reused.
         """
         resources = list(resources)
-        sources = [getattr(resource.props, "source", resource.props) for resource in resources]
+        sources = [getattr(resource, "source", None) or getattr(resource.props, "source", resource.props)
+                   for resource in resources]
         with self._lock:
             last = self._stack
         if last is not None and len(last[0]) == len(sources) and all(

@@ -31,7 +31,7 @@ def node_architecture(architecture: str) -> str:
 # What reading the constraints found wrong, as typed outcomes: workload-architecture-selector-valid writes the
 # words (policies/workload_architecture_selector_valid.py).
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WrongType:
     """A field of the wrong JSON type."""
 
@@ -40,7 +40,7 @@ class WrongType:
     found: str  # as a JSON reader names it ("a number")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NotAnArchitecture:
     """A label value that is not a Kubernetes architecture name."""
 
@@ -49,7 +49,7 @@ class NotAnArchitecture:
     hint: str | None  # the Kubernetes name of a classic mistake (x86_64 -> amd64), secret when the value is
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchesNoNode:
     """Required node affinity without terms, or with an empty list of them."""
 
@@ -57,12 +57,12 @@ class MatchesNoNode:
     empty: bool  # nodeSelectorTerms is there but empty (else missing)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BadOperator:
     where: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoValues:
     where: str
     operator: str
@@ -71,7 +71,7 @@ class NoValues:
 Problem = WrongType | NotAnArchitecture | MatchesNoNode | BadOperator | NoValues
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Constraint:
     allowed: frozenset[str]
     problems: tuple[Problem, ...]
@@ -116,10 +116,17 @@ class _Reader:
         return _NONE
 
 
+# The sets of architectures workloads allow, one object each: a subset of KUBERNETES_ARCHITECTURES (a handful), kept by
+# every workload of a stack (a frozenset of one is 216 bytes: a megabyte per 5,000 workloads, BENCHMARKS.md).
+_ALLOWED: dict[frozenset[str], frozenset[str]] = {}
+
+
 def architecture_constraint(node_selector: Any, node_affinity: Any, pod_spec_path: str) -> Constraint:
     reader = _Reader()
     allowed = _node_selector(reader, node_selector, f"{pod_spec_path}.nodeSelector")
     allowed &= _required_affinity(reader, node_affinity, f"{pod_spec_path}.affinity.nodeAffinity")
+    if allowed <= KUBERNETES_ARCHITECTURES:
+        allowed = _ALLOWED.setdefault(allowed, allowed)
     return Constraint(allowed, tuple(reader.problems), reader.unknown)
 
 

@@ -44,7 +44,7 @@ _PERCENT = re.compile(r"^[0-9]+%$")  # the API server's IsValidPercent
 NOT_DRAINED = ("DaemonSet", "PodTemplate")  # a drain leaves their Pods (a template runs none)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Amount:
     """A budget's minAvailable or maxUnavailable: an integer or a percentage."""
 
@@ -62,7 +62,7 @@ class Amount:
         return f"{self.value}%" if self.percent else str(self.value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Budget:
     urn: str
     name: str

@@ -25,7 +25,7 @@ from .values import Unknown
 from .workloads import Workload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PoolVerdict:
     """One pool's answer for a workload's Pods."""
 
@@ -100,7 +100,7 @@ def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A cluster the workload's Pods may run on, and its pools (indexes into the landing's pools)."""
 

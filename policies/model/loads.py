@@ -28,7 +28,7 @@ from .values import Unknown, is_secret
 from .workloads import Autoscaler, Workload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Placed:
     """A workload on a pool, with one Pod's request and how many Pods it runs."""
 

@@ -23,7 +23,7 @@ from .workloads import CLUSTER_KEY, POOL_KEY, Workload
 MIXED = "mixed"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeclaredArchitectures:
     """The architectures the stack's pools run (declared by a profile, or provided by a machine)."""
 
@@ -79,14 +79,14 @@ def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchit
 # The resolvers say why a workload does not resolve as typed outcomes, with no words: the policy that
 # reports it writes the message (workload-pool-placement, dynamic-container-pool).
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DuplicateClusterId:
     """The cluster label names an id that more than one ComputeCluster has."""
 
     cluster_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MissingCluster:
     """The cluster label names no ComputeCluster of the stack."""
 
@@ -94,21 +94,21 @@ class MissingCluster:
     known: tuple[str, ...]  # the stack's ComputeClusters, as labelled
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PoolWithoutCluster:
     """A pool label in a stack with no ComputeCluster."""
 
     pool_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClusterNotChosen:
     """Several ComputeClusters, and no cluster label."""
 
     known: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MissingPool:
     """The pool wanted (the label's, else 'general') is not a pool of the cluster."""
 
@@ -117,12 +117,12 @@ class MissingPool:
     pools: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DynamicNeedsOneCluster:
     known: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoDynamicPool:
     """The dynamic container pool (its setting's, else 'general') is not a pool of the one cluster."""
 
@@ -132,7 +132,7 @@ class NoDynamicPool:
     pools: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelContradicts:
     """A dynamic workload's cluster or pool label names another place than the dynamic container pool."""
 
@@ -299,7 +299,7 @@ def _resolve(stack: Stack, workload: Workload) -> Placement:
 
 # --- node architecture -----------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Need:
     """The architecture a workload's Pods need, and what says so: its pool (``pool`` and ``entry``), else
     the stack's single declared architecture (both None)."""

@@ -46,16 +46,17 @@ _POD_LEVEL = (CPU, MEMORY)  # the resources pod-level requests may set
 _COUNTED = frozenset(RESOURCES)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BadQuantity:
     """A request, limit or overhead that the API server would refuse."""
 
     field: str  # its path from the resource's inputs
     value: str | None  # as written; None when secret or not text
     problem: str  # "malformed", "negative", "fraction" (a device count must be whole) or "too large"
+    resource: str = ""  # what it would have requested (cpu, memory, ...)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodRequest:
     """One Pod's request per resource, in base units (millicores, bytes, devices)."""
 
@@ -118,16 +119,16 @@ class _Reader:
         shown = None if hidden or not isinstance(value, (str, int, float)) or isinstance(value, bool) else str(value)
         amount = parse_quantity(value)
         if amount is None:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "malformed"))
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "malformed", resource))
             return None
         if amount < 0:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "negative"))
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "negative", resource))
             return None
         if resource in GPU_RESOURCES and amount != amount.to_integral_value():
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "fraction"))
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "fraction", resource))
             return None
         if base_units(resource, amount) > MAX_AMOUNT:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "too large"))
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "too large", resource))
             return None
         if hidden:
             into.secret.add(resource)
@@ -263,7 +264,7 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
 
 # --- how many Pods ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Replicas:
     """How many Pods of a workload run at once, at least."""
 

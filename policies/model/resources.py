@@ -2,8 +2,9 @@
 parent, its provider, the resources each property depends on: SPEC 14.2).
 
 The SDK hands a stack policy ``PolicyResource`` objects whose parent, provider and property dependencies are other
-objects; a resource policy has none of them. :class:`StackResource` reads them lazily, by URN, so that what most
-resources never need (a workload's dependencies) is never built.
+objects (the pack's shim, policies/adapters/sdk.py, hands their URNs); a resource policy has none of them.
+:class:`StackResource` reads them lazily, by URN, so that what most resources never need (a workload's dependencies)
+is never built.
 """
 
 from __future__ import annotations
@@ -15,26 +16,41 @@ from .values import is_mapping
 
 
 def _urn(value: Any) -> str | None:
-    urn = getattr(value, "urn", None)
+    """The URN of a linked resource: the SDK's PolicyResource links objects, the pack's shim their URNs."""
+    urn = value if isinstance(value, str) else getattr(value, "urn", None)
     return urn if isinstance(urn, str) and urn else None
 
 
 class StackResource:
     """One resource of the stack, as the model reads it."""
 
-    __slots__ = ("type", "urn", "name", "props", "_raw")
+    __slots__ = ("type", "urn", "name", "_props", "_raw")
 
     def __init__(self, resource_type: str, urn: str, name: str, props: Any, raw: Any = None) -> None:
         self.type = resource_type
         self.urn = urn
         self.name = name
-        self.props = props
+        self._props = props
         self._raw = raw
+
+    @property
+    def props(self) -> Any:
+        """Its properties (outputs, or the inputs the engine sent), as the SDK hands them: read them as values.py
+        reads them."""
+        return self._props
 
     @classmethod
     def of(cls, raw: Any) -> StackResource:
-        """A resource the SDK built (a PolicyResource), or anything with resource_type, urn, name and props."""
+        """A resource the SDK built (a PolicyResource), or anything with resource_type, urn, name and props; the
+        pack's shim builds StackResources itself (policies/adapters/sdk.py)."""
+        if isinstance(raw, StackResource):
+            return raw
         return cls(raw.resource_type, raw.urn, raw.name, raw.props, raw)
+
+    @property
+    def resource_type(self) -> str:
+        """Its type, by the SDK's name."""
+        return self.type
 
     @property
     def parent(self) -> str | None:
@@ -50,9 +66,14 @@ class StackResource:
     def dependencies(self) -> tuple[str, ...]:
         return tuple(urn for urn in map(_urn, getattr(self._raw, "dependencies", None) or ()) if urn)
 
+    @property
+    def property_dependencies(self) -> Any:
+        """The engine's property dependencies: per property, the resources (or their URNs) its value depends on."""
+        return getattr(self._raw, "property_dependencies", None)
+
     def depends(self, *keys: str) -> tuple[str, ...]:
         """The resources the values of these properties depend on (the engine's property dependencies)."""
-        found = getattr(self._raw, "property_dependencies", None)
+        found = self.property_dependencies
         if not isinstance(found, Mapping):
             return ()
         urns: list[str] = []
@@ -66,7 +87,7 @@ class StackResource:
     @property
     def depends_all(self) -> tuple[str, ...]:
         """Every resource any of its properties depends on, and its plain dependencies."""
-        found = getattr(self._raw, "property_dependencies", None)
+        found = self.property_dependencies
         keys = tuple(found) if is_mapping(found) else ()
         urns = list(self.depends(*keys))
         urns += [urn for urn in self.dependencies if urn not in urns]

@@ -21,7 +21,7 @@ _PERCENT = re.compile(r"^[0-9]+%$")
 DEFAULT = "25%"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rollout:
     """A rolling update at some number of replicas."""
 

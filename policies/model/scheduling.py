@@ -54,7 +54,7 @@ MAYBE = _Maybe()
 Domain = frozenset[str] | _Any | _Maybe  # the values a label key may have on a node of the space
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Taint:
     key: str
     value: str
@@ -67,7 +67,7 @@ class Taint:
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeSpace:
     """The labels the nodes of one machine of a pool carry: each key's domain. A key not listed is ``absent``
     unless ``maybe`` says the platform may set it."""
@@ -85,14 +85,14 @@ class NodeSpace:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expression:
     key: str
     operator: str
     values: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodPlacement:
     """What the scheduler matches of a Pod: its nodeSelector, its required node affinity terms (None: none),
     its tolerations; ``unknown`` when any of it is not known yet (the Pod is then possible anywhere)."""
@@ -245,7 +245,7 @@ def satisfiable(expressions: Sequence[Expression], domain: Domain | None) -> boo
 Failure = Literal["selector", "affinity"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelMismatch:
     """Why no node of a pool's spaces has the labels a Pod asks for: the first selector entry none of them
     has (``key``, ``value``), else its required node affinity (``key``: the first key of its only term that no

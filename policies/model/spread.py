@@ -22,7 +22,7 @@ from .values import Unknown, as_int, child, is_list, is_mapping, is_secret
 ZONE_KEYS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Spread:
     """One hard constraint (DoNotSchedule) of a pod spec."""
 

@@ -7,10 +7,12 @@ else on its pod template; disagreeing values are findings of ``workload-pool-pla
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
@@ -103,7 +105,46 @@ class NotARole:
 LabelProblem = NotAString | LabelsDisagree | NotARole  # workload-pool-placement writes their messages
 
 
-@dataclass(frozen=True)
+_T = TypeVar("_T")
+_UNREAD = object()
+
+
+class kept(Generic[_T]):
+    """``functools.cached_property`` for a slotted class: read the first time it is asked, then kept at its own
+    index of the instance's ``_kept`` list. A slotted Workload with such a list is about a third of the size of one
+    with a ``__dict__`` of its fields and cached properties (a large stack holds one per workload:
+    BENCHMARKS.md, memory)."""
+
+    count = 0  # how many there are: the length of an instance's list
+
+    def __init__(self, read: Callable[[Any], _T]) -> None:
+        self.read = read
+        self.name = read.__name__
+        self.__doc__ = read.__doc__
+        self.index = kept.count
+        kept.count += 1
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> kept[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type) -> _T: ...
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        if instance is None:
+            return self
+        values = instance._kept
+        value = values[self.index]
+        if value is _UNREAD:
+            value = values[self.index] = self.read(instance)
+        return value
+
+
+def _unread() -> list[Any]:
+    return [_UNREAD] * kept.count
+
+
+@dataclass(frozen=True, slots=True)
 class Workload:
     urn: str
     name: str
@@ -120,6 +161,7 @@ class Workload:
     props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
     pod_spec: Any = None
     template: Any = None
+    _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
     def subject(self) -> str:
@@ -128,30 +170,30 @@ class Workload:
     # What its Pods will be, read from its pod spec the first time a policy, the remediation or the report
     # asks, and kept: no rule reads the pod spec itself (tests/test_layout.py holds it).
 
-    @functools.cached_property
+    @kept
     def constraint(self) -> Constraint:
         """The architectures its Pods may run on (nodeSelector and required node affinity)."""
         return architecture_constraint(self.node_selector, self.node_affinity, self.pod_spec_path)
 
-    @functools.cached_property
+    @kept
     def request(self) -> PodRequest | None:
         """One Pod's request per resource; None without a pod spec."""
         return None if self.pod_spec is None else pod_request(self.pod_spec, self.pod_spec_path)
 
-    @functools.cached_property
+    @kept
     def replicas(self) -> Replicas:
         """How many Pods it runs at once (a DaemonSet's are counted per node instead)."""
         return replicas(self.kind, self.props)
 
-    @functools.cached_property
+    @kept
     def namespace(self) -> Any:
         return child(child(self.props, "metadata"), "namespace")
 
-    @functools.cached_property
+    @kept
     def metadata_name(self) -> Any:
         return child(child(self.props, "metadata"), "name")
 
-    @functools.cached_property
+    @kept
     def scheduling(self) -> PodPlacement:
         """What the scheduler matches against a node: nodeSelector, required node affinity, tolerations."""
         if isinstance(self.pod_spec, Unknown):
@@ -159,7 +201,7 @@ class Workload:
         return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")),
                              child(self.pod_spec, "runtimeClassName"))
 
-    @functools.cached_property
+    @kept
     def scheduler_bypassed(self) -> bool | Unknown:
         """Its Pods name their node (spec.nodeName) or another scheduler: the default scheduler's rules do not
         place them."""
@@ -171,7 +213,7 @@ class Workload:
                 return True
         return False
 
-    @functools.cached_property
+    @kept
     def spreads(self) -> tuple[Spread, ...] | Unknown:
         """Its Pods' hard topology spread constraints (DoNotSchedule)."""
         if isinstance(self.pod_spec, Unknown):
@@ -182,18 +224,18 @@ class Workload:
         """A Deployment's rolling update at ``replicas``: what it adds and removes at once."""
         return rollout(self.kind, self.props, replicas)
 
-    @functools.cached_property
+    @kept
     def repels(self) -> bool:
         """Its Pods may not share a node (required pod anti-affinity on the hostname selecting them)."""
         namespace = self.namespace
         return repels_itself(self.pod_spec, self.template, namespace if isinstance(namespace, str) else None)
 
-    @functools.cached_property
+    @kept
     def repel_key(self) -> str:
         """The topology key its Pods repel each other on, as messages may write it ([secret] when secret)."""
         return repel_key(self.pod_spec)
 
-    @functools.cached_property
+    @kept
     def repels_revisions(self) -> bool:
         """Its Pods repel each other across a rollout's revisions too (no matchLabelKeys tells them apart)."""
         namespace = self.namespace

@@ -109,6 +109,28 @@ def test_secrets_are_marked_and_plain_values_are_not():
     assert f"{props['p']}" == "plain" and props["b"] is True
 
 
+def test_objects_at_one_path_share_its_path_and_an_unknown_below_them_names_it(monkeypatch):
+    """What a large stack keeps of each workload (its pod template and spec) shares one tuple per path; past the
+    limit of shared paths each object makes its own, and an unknown value's path is the SDK's either way."""
+    struct = struct_pb2.Struct()
+    struct.update({"spec": [{"template": {"x": UNKNOWN_STRING_VALUE}}, {"template": {"x": 1}}]})
+    first, second = (sdk.StructProps(struct)["spec"][i]["template"] for i in (0, 1))
+    again = sdk.StructProps(struct)["spec"][0]["template"]
+    assert first._path == ("spec", "0", "template") and again._path is first._path
+    assert second._path == ("spec", "1", "template") and second._path is not first._path
+    monkeypatch.setattr(sdk, "_PATHS", {})
+    monkeypatch.setattr(sdk, "_MOST_PATHS", 2)
+    made = [sdk.StructProps(struct)["spec"][0]["template"] for _ in range(2)]
+    assert made[0]._path == made[1]._path and made[0]._path is not made[1]._path and len(sdk._PATHS) == 2
+    paths = []
+    for props in (sdk_props(struct), sdk.StructProps(struct)):
+        try:
+            props["spec"][0]["template"]["x"]
+        except UnknownValueError as error:
+            paths.append(error.props)
+    assert paths == [["spec", "0", "template", "x"]] * 2
+
+
 def test_config_copies_to_a_plain_dict():
     struct = struct_pb2.Struct()
     struct.update({"platform": "aws", "n": {"x": [1, 2]}})
@@ -228,17 +250,18 @@ def test_the_shim_replaces_three_calls_of_the_servicer_and_puts_them_back():
     assert {name for name in plain if installed[name] is not plain[name]} == {"Analyze", "AnalyzeStack", "Remediate"}
 
 
-def test_the_stack_resources_built_once_are_the_ones_the_sdk_builds_for_each_policy():
-    """Type, URN, name, props, options, provider, parent, dependencies and property dependencies: what a stack
-    policy of the pack receives through the shim is what the SDK would hand it."""
+def test_the_stack_resources_built_once_read_as_the_ones_the_sdk_builds_for_each_policy():
+    """Type, URN, name, props, provider, parent, dependencies and property dependencies: what the model reads of a
+    stack policy's resources (policies/model/resources.py) through the shim is what it reads of the SDK's. The shim
+    links URNs where the SDK links objects, and builds no options (no rule reads them)."""
     from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    from compute_guard.policies.model.resources import StackResource
 
     received: list[Any] = []
     policy = StackValidationPolicy(name="look", description="d", validate=lambda args, report: received.append(
-        [(r.resource_type, r.urn, r.name, _plain(r.props), r.opts.protect, r.opts.parent,
-          r.provider.urn if r.provider else None, r.parent.urn if r.parent else None,
-          [d.urn for d in r.dependencies], {k: [d.urn for d in v] for k, v in r.property_dependencies.items()})
-         for r in args.resources]))
+        [(r.type, r.urn, r.name, _plain(r.props), r.provider, r.parent, r.dependencies, r.depends("s"),
+          r.depends_all) for r in map(StackResource.of, args.resources)]))
     setattr(policy, sdk.SHARES_RESOURCES, True)
     provider = proto.AnalyzerProviderResource(type="pulumi:providers:kubernetes", urn="urn:p", name="p",
                                               properties=to_struct({"a": 1}))
@@ -254,7 +277,8 @@ def test_the_stack_resources_built_once_are_the_ones_the_sdk_builds_for_each_pol
         with sdk.uninstalled():
             sdk.AnalyzerServicer("pack", "1.0.0", [policy], EnforcementLevel.MANDATORY).AnalyzeStack(request, None)
     fast, plain = received
-    assert fast == plain and fast[1][7] == "urn:a" and fast[1][8] == ["urn:a"] and fast[1][9] == {"s": ["urn:a"]}
+    assert fast == plain and fast[1][4:] == ("urn:p", "urn:a", ("urn:a",), ("urn:a",), ("urn:a",))
+    assert fast[0][4:] == (None, None, (), (), ())
 
 
 def _plain(value: Any) -> Any:

@@ -279,3 +279,20 @@ def test_a_workloads_placement_labels_are_found_past_places_that_do_not_set_them
     disagreeing = workload({"labels": {ROLE_KEY: "worker"}}, {"labels": {ROLE_KEY: "dynamic"}})
     assert disagreeing.role is None
     assert any(isinstance(problem, LabelsDisagree) for problem in disagreeing.problems)
+
+
+def test_what_a_workload_reads_of_its_pods_is_read_once_and_kept_per_workload(monkeypatch):
+    """A workload's facts are read the first time a policy asks and kept on that workload (policies 1-20 ask for
+    them again and again; a large stack holds thousands of workloads, so they are slotted)."""
+    from compute_guard.policies.model import workloads
+
+    reads: list[object] = []
+    real = workloads.pod_request
+    monkeypatch.setattr(workloads, "pod_request", lambda spec, path: reads.append(spec) or real(spec, path))
+    spec = {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}
+    first = workloads.parse_workload("kubernetes:core/v1:Pod", {"spec": spec}, "urn:a", "a")
+    second = workloads.parse_workload("kubernetes:core/v1:Pod", {"spec": dict(spec, containers=[])}, "urn:b", "b")
+    assert first is not None and second is not None and not hasattr(first, "__dict__")
+    assert first.request is first.request and first.request.get("cpu") == Decimal(1000)
+    assert second.request.get("cpu") == Decimal(0) and len(reads) == 2
+    assert workloads.Workload.request.__doc__ and "request" in workloads.Workload.request.name

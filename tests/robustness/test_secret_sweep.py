@@ -181,7 +181,10 @@ def test_a_secret_field_never_reaches_a_message(stack, data):
             assert hidden_other == hidden, where  # nothing in a message depends on the secret's value
             CHECKED["invariant"] += plain_other != plain  # ... which the plain messages did
         text = json.dumps(value) if not isinstance(value, str) else value
-        if len(text) >= 3 and not any(text in message for *_, message in plain_other):
+        # a value that is also a resource's (plain) name is in every message naming that resource: metadata.name
+        # 'app0' of resource 'app0' (its HPA's target: the plain other name left the workload one Pod and no finding)
+        named = any(text == name for _, name, _ in documents)
+        if len(text) >= 3 and not named and not any(text in message for *_, message in plain_other):
             CHECKED["derived"] += 1
             assert not [m for *_, m in hidden if text in m], where
 
