@@ -45,6 +45,7 @@ from . import (
     workload_fits_pool,
     workload_node_architecture,
     workload_pool_placement,
+    workload_requests_declared,
     workload_rollout_fits,
     workload_schedulable,
     workload_zone_spread,
@@ -75,6 +76,7 @@ ALL: tuple[Policy, ...] = (
     disruption_budget_useful.POLICY,
     workload_rollout_fits.POLICY,
     workload_zone_spread.POLICY,
+    workload_requests_declared.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

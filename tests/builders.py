@@ -45,6 +45,9 @@ def _program_registry(registry: dict[int, dict[Any, Any]]) -> dict[Any, Any]:
 AMD64 = {"kubernetes.io/arch": "amd64"}
 ARM64 = {"kubernetes.io/arch": "arm64"}
 GIB = 1 << 30
+# What a workload's one container requests where a test is not about requests: small, and declared (a workload that
+# requests no CPU and no memory on a pool the capacity rules count is workload-requests-declared's finding)
+DECLARED = {"cpu": "100m", "memory": "128Mi"}
 
 
 def apps_pool(**changes: Any) -> CapacityGroup:
@@ -195,6 +198,7 @@ def seed_stack(cluster_args: ComputeClusterArgs | None = None, **api: Any) -> tu
     """Seed K's stack: the cluster, and container 'api' placed on compute/apps (pinned to amd64)."""
     api.setdefault("labels", placed())
     api.setdefault("node_selector", AMD64)
+    api.setdefault("requests", DECLARED)
     return cluster(cluster_args), deployment("api", **api)
 
 

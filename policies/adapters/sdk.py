@@ -78,7 +78,9 @@ def _value(value: struct_pb2.Value, parent: tuple[str, ...], key: str) -> Any:
         text = value.string_value
         if text in _UNKNOWNS:
             raise UnknownValueError(text, [*parent, key])
-        return text
+        # one string per value: a large stack keeps the same labels, selectors and namespaces of thousands of
+        # workloads (an interned string is freed with its last reference)
+        return sys.intern(text)
     if kind == "number_value":
         return value.number_value
     if kind == "bool_value":
@@ -425,7 +427,7 @@ class RequestResource(StackResource):
 
     def __init__(self, message: Any, present: frozenset[str] = frozenset()) -> None:
         # a few dozen types among thousands of resources: one string each
-        super().__init__(sys.intern(message.type), message.urn, message.name, None)
+        super().__init__(sys.intern(message.type), message.urn, "", None)
         self._message = message
         self._present = present  # the URNs of the request
 
@@ -434,6 +436,12 @@ class RequestResource(StackResource):
         """Its props, read from the request as they are accessed: what the model keeps of them it keeps itself (a
         workload its pod template), and most resources' (Services, ConfigMaps) are never read."""
         return StructProps(self._message.properties)
+
+    @property
+    def name(self) -> str:
+        """Its name, read from the request when asked (a workload keeps its own: most resources' are never read)."""
+        name: str = self._message.name
+        return name
 
     @property
     def source(self) -> Any:

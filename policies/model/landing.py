@@ -130,7 +130,7 @@ class Landing:
             rules = workload.scheduling
             every = sorted({index for candidate in candidates for index in candidate.indexes})
             self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
-        self._judged: dict[int, PoolVerdict] = {}
+        self._judged: dict[int, PoolVerdict] | None = None  # made when a pool is first judged (most never are)
 
     @property
     def scheduled(self) -> bool:
@@ -138,9 +138,12 @@ class Landing:
         return self.gate is True and bool(self.pools)
 
     def _verdict(self, index: int) -> PoolVerdict:
-        verdict = self._judged.get(index)
+        judged = self._judged
+        if judged is None:
+            judged = self._judged = {}
+        verdict = judged.get(index)
         if verdict is None:
-            verdict = self._judged[index] = judge(self.pools[index], self.workload.scheduling)
+            verdict = judged[index] = judge(self.pools[index], self.workload.scheduling)
         return verdict
 
     @property

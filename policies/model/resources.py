@@ -24,14 +24,19 @@ def _urn(value: Any) -> str | None:
 class StackResource:
     """One resource of the stack, as the model reads it."""
 
-    __slots__ = ("type", "urn", "name", "_props", "_raw")
+    __slots__ = ("type", "urn", "_name", "_props", "_raw")
 
     def __init__(self, resource_type: str, urn: str, name: str, props: Any, raw: Any = None) -> None:
         self.type = resource_type
         self.urn = urn
-        self.name = name
+        self._name = name
         self._props = props
         self._raw = raw
+
+    @property
+    def name(self) -> str:
+        """Its name in the program (the last part of its URN)."""
+        return self._name
 
     @property
     def props(self) -> Any:

@@ -280,6 +280,27 @@ def _label(places: list[tuple[str, Any]], key: str, problems: list[LabelProblem]
     return values[0] if values else None
 
 
+# The nodeSelectors of a stack's workloads, one dict per distinct selector of plain strings: thousands of workloads
+# share a few (kubernetes.io/arch: amd64), and each kept its own (BENCHMARKS.md, memory). Only exact str values: a
+# secret value (SecretText, equal to its text) must never share a plain value's dict, nor lend it its own. The rules
+# only read a workload's selector.
+_SELECTORS: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+_MOST_SELECTORS = 1 << 12
+
+
+def _shared_selector(selector: Any) -> Any:
+    if not isinstance(selector, dict) or not all(type(key) is str and type(value) is str
+                                                 for key, value in selector.items()):
+        return selector
+    key = tuple(selector.items())
+    found = _SELECTORS.get(key)
+    if found is not None:
+        return found
+    if len(_SELECTORS) < _MOST_SELECTORS:
+        _SELECTORS[key] = selector
+    return selector
+
+
 def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workload | None:
     """Read what the rules need of a workload, touching only the fields they need."""
     kind = workload_kind(resource_type)
@@ -297,7 +318,7 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
     if isinstance(pod_spec, Unknown):
         node_selector = node_affinity = pod_spec
     else:
-        node_selector = plain(child(pod_spec, "nodeSelector"))
+        node_selector = _shared_selector(plain(child(pod_spec, "nodeSelector")))
         affinity = child(pod_spec, "affinity")
         node_affinity = affinity if isinstance(affinity, Unknown) else plain(child(affinity, "nodeAffinity"))
 

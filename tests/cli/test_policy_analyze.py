@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from builders import AMD64, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, seed_cluster_args
+from builders import AMD64, DECLARED, LET_THROUGH, REFUSED, apps_pool, cluster, deployment, placed, seed_cluster_args
 from google.protobuf import json_format
 from pulumi_cli import ROOT, Finding, Toolchain, policy_findings
 
@@ -59,7 +59,8 @@ UNPINNED = ("Deployment 'api': its Pods need amd64 nodes (the stack's compute po
 
 
 def test_a_clean_state_passes(toolchain, tmp_path):
-    export = export_of([cluster(), deployment("api", labels=placed(), node_selector=AMD64)], tmp_path / "s.json")
+    export = export_of([cluster(), deployment("api", labels=placed(), node_selector=AMD64, requests=DECLARED)],
+                       tmp_path / "s.json")
     done = analyze(toolchain, export, KUBERNETES)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"✅ compute-guard@v{PACK_VERSION}" in done.stdout and policy_findings(done.stdout) == []
@@ -75,7 +76,7 @@ def test_a_mandatory_violation_fails_with_policy_resource_and_message(toolchain,
 
 
 def test_workloads_in_state_are_checked_and_levels_apply(toolchain, tmp_path):
-    export = export_of([cluster(), deployment("api", labels=placed())], tmp_path / "s.json")
+    export = export_of([cluster(), deployment("api", labels=placed(), requests=DECLARED)], tmp_path / "s.json")
     done = analyze(toolchain, export, KUBERNETES)
     assert done.returncode != 0
     assert policy_findings(done.stdout) == [Finding("mandatory", "workload-node-architecture", *API, UNPINNED)]
@@ -86,7 +87,7 @@ def test_workloads_in_state_are_checked_and_levels_apply(toolchain, tmp_path):
 
 def test_all_sets_every_level_and_a_policys_own_entry_wins(toolchain, tmp_path):
     """The engine's "all" key, as tests/engine/test_engine_protocol.py holds the test kit to it."""
-    export = export_of([cluster(), deployment("api", labels=placed())], tmp_path / "s.json")
+    export = export_of([cluster(), deployment("api", labels=placed(), requests=DECLARED)], tmp_path / "s.json")
     pin = ("Deployment 'api': its Pods need amd64 nodes (the stack's compute pools declare x86_64) and carry no "
            "architecture constraint; at level remediate this policy adds "
            "spec.template.spec.nodeSelector['kubernetes.io/arch'] = 'amd64'")

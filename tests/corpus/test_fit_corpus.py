@@ -74,13 +74,13 @@ def pod_request(spec):
     return request
 
 
-def malformed(spec):
+def malformed(spec, resources=RESOURCES):
     bad = 0
     for container in (spec.get("containers") or []) + (spec.get("initContainers") or []):
         for part in ("requests", "limits"):
             for resource, value in ((container.get("resources") or {}).get(part) or {}).items():
                 amount = quantity(value)
-                if resource in RESOURCES and (amount is None or amount < 0 or
+                if resource in resources and (amount is None or amount < 0 or
                                               (resource in GPUS and amount.denominator != 1)):
                     bad += 1
     return bad
@@ -127,7 +127,7 @@ class Oracle:
                 target, metadata = manifest["spec"]["scaleTargetRef"], manifest.get("metadata") or {}
                 autoscalers.setdefault((metadata.get("namespace"), target["kind"], target["name"]), []).append(
                     int(manifest["spec"].get("minReplicas", 1)))
-        self.daemonsets, self.workloads, self.bad = [], [], []
+        self.daemonsets, self.workloads, self.bad, self.nothing = [], [], [], []
         for resource in resources:
             if not is_workload(resource):
                 continue
@@ -138,6 +138,10 @@ class Oracle:
                 spec = spec.get(field) or {}
             self.bad += [resource.urn] * malformed(spec)
             entry = (resource.urn, pod_request(spec))
+            # requests no CPU and no memory, where neither is written malformed, and runs Pods
+            if not entry[1]["cpu"] and not entry[1]["memory"] and not malformed(spec, ("cpu", "memory")) and (
+                    kind == "DaemonSet" or replicas(kind, manifest, autoscalers) > 0):
+                self.nothing.append(resource.urn)
             if kind == "DaemonSet":
                 self.daemonsets.append(entry)
             else:
@@ -228,6 +232,11 @@ def test_fit_and_capacity_by_the_formula(corpus, cpu, millicores, memory, storag
             printed = re.search(r"one Pod requests (\S+(?: (?:cores?|bytes|KiB|MiB|GiB))?) of", violation.finding)
             assert printed and close(printed.group(1), wanted), (violation.finding, wanted)
     assert sorted(found) == sorted((urn, r) for urn, r, _ in expected)
+
+    # workload-requests-declared: every workload whose Pods request no CPU and no memory, once (advisory)
+    nothing = sorted(v.urn for v in result.violations if v.policy == "workload-requests-declared")
+    assert nothing == sorted(oracle.nothing) and len(nothing) >= 5
+    assert all(v.level == "advisory" for v in result.violations if v.policy == "workload-requests-declared")
 
     overflows, packed = oracle.capacity()
     print(f"{len(expected)} misfits, {len(oracle.bad)} malformed, overflows {overflows}, {len(packed)} packed")

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from builders import (
     AMD64,
+    DECLARED,
     GIB,
     LET_THROUGH,
     REFUSED,
@@ -73,7 +74,8 @@ def test_the_example_is_clean():
 
 def test_the_seed_stack_is_clean_on_every_platform():
     for platform in ("kubernetes", "aws", "gcp", "azure", "local"):
-        result = engine_run([cluster(), deployment("api", labels=placed(), node_selector=AMD64)], platform)
+        result = engine_run([cluster(), deployment("api", labels=placed(), node_selector=AMD64, requests=DECLARED)],
+                            platform)
         assert result.violations == [], platform
 
 
@@ -102,7 +104,8 @@ SCENARIOS = {
         [plain_cluster(apps_pool(), bare("arm", profile=ARM))], "kubernetes", "compute", None, None),
     "workload-pool-placement": (
         [plain_cluster(), deployment("api", labels=placed(pool="nope"))], "kubernetes", "api", None, None),
-    "workload-node-architecture": ([cluster(), deployment("api", labels=placed())], "kubernetes", "api", None, None),
+    "workload-node-architecture": ([cluster(), deployment("api", labels=placed(), requests=DECLARED)], "kubernetes",
+                                   "api", None, None),
     "dynamic-container-pool": (
         [plain_cluster(), plain_cluster(id_="two", name="two"), deployment("jobs", labels=role("dynamic"))],
         "kubernetes", "jobs", None, None),
@@ -119,23 +122,27 @@ SCENARIOS = {
     "cloud-machine-new-family": ([plain_cluster(bare(instance_type="m9i.large"))], "aws", "compute", None, None),
     # two budgets select api's Pods, each allowing an eviction at its 3 replicas: the eviction API refuses them both
     "workload-disruption-allowed": ([plain_cluster(bare(profile=TWO_CORES, max_size=3)),
-                                     deployment("api", labels=placed(pool="general"), spec={"replicas": 3}),
+                                     deployment("api", labels=placed(pool="general"), spec={"replicas": 3},
+                                                requests=DECLARED),
                                      budget("api", maxUnavailable=1),
                                      budget("api-web", {"matchLabels": {"app": "api"}}, minAvailable=1)],
                                     "kubernetes", "api", None, None),
     "disruption-budget-useful": ([plain_cluster(bare(profile=TWO_CORES)),
-                                  deployment("api", labels=placed(pool="general")),
+                                  deployment("api", labels=placed(pool="general"), requests=DECLARED),
                                   budget("api", {"matchLabels": {"app": "apii"}}, maxUnavailable=1)],
                                  "kubernetes", "api", None, None),
     "workload-rollout-fits": ([plain_cluster(bare(profile=TWO_CORES, max_size=3)),
                                deployment("api", labels=placed(pool="general"), affinity=REPELS,
-                                          spec={"replicas": 3})], "kubernetes", "api", None, None),
+                                          spec={"replicas": 3}, requests=DECLARED)], "kubernetes", "api", None, None),
     "workload-zone-spread": ([node_class(), nodepool("general", [arch_requirement("amd64"), {
         "key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a", "us-east-1b"]}]),
-        deployment("api", spec={"replicas": 3}, pod={"topologySpreadConstraints": [{
+        # CPU only: some machines the NodePool allows have no memory in the catalog (a memory request is a note)
+        deployment("api", spec={"replicas": 3}, requests={"cpu": "100m"}, pod={"topologySpreadConstraints": [{
             "maxSkew": 1, "minDomains": 3, "topologyKey": "topology.kubernetes.io/zone",
             "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "api"}}}]})],
         "aws", "api", None, None),
+    "workload-requests-declared": ([plain_cluster(bare(profile=TWO_CORES)), deployment("api", labels=placed(
+        pool="general"))], "kubernetes", "api", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [
@@ -297,7 +304,7 @@ def test_every_supported_kind_through_the_engine():
     from builders import KINDS
 
     def every_kind(node_selector):
-        return [cluster()] + [workload(kind, f"w{i}", group=group, node_selector=node_selector)
+        return [cluster()] + [workload(kind, f"w{i}", group=group, node_selector=node_selector, requests=DECLARED)
                               for i, (kind, group, _) in enumerate(KINDS)]
 
     pinned = engine_run(every_kind(AMD64))

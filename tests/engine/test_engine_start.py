@@ -23,7 +23,7 @@ POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "clou
                 "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity",
                 "workload-schedulable", "helm-release-unchecked", "cloud-machine-new-family",
                 "workload-disruption-allowed", "disruption-budget-useful", "workload-rollout-fits", "workload-zone-spread",
-                "exemptions-in-force"]
+                "workload-requests-declared", "exemptions-in-force"]
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +49,11 @@ def test_it_prints_a_port_and_lists_the_policies(analyzer):
     assert [p.name for p in info.policies] == POLICY_NAMES
     levels = {p.name: p.enforcementLevel for p in info.policies}
     # every policy is mandatory by default, except the one that changes programs' resources, the two that
-    # show what the pack cannot check, and disruption-budget-useful (SPEC section 15)
+    # show what the pack cannot check, disruption-budget-useful (SPEC section 15) and workload-requests-declared
     assert levels == {**{name: proto.MANDATORY for name in POLICY_NAMES}, "workload-architecture-pin": proto.DISABLED,
                       "helm-release-unchecked": proto.ADVISORY, "cloud-machine-new-family": proto.ADVISORY,
-                      "exemptions-in-force": proto.ADVISORY, "disruption-budget-useful": proto.ADVISORY}
+                      "exemptions-in-force": proto.ADVISORY, "disruption-budget-useful": proto.ADVISORY,
+                      "workload-requests-declared": proto.ADVISORY}
     assert all(p.description and p.remediation_steps for p in info.policies)
     by_name = {p.name: p for p in info.policies}
     assert by_name["compute-pools-single-architecture"].policy_type == proto.PolicyType.POLICY_TYPE_STACK

@@ -77,8 +77,10 @@ def test_a_profile_pool_on_an_existing_cluster():
              deployment("disk-fits", requests={"ephemeral-storage": "20Gi"}, **pin),
              deployment("disk-over", requests={"ephemeral-storage": str(20 * GIB + 1)}, **pin)]
     result = engine_run(parts, "kubernetes")
-    assert fit_verdicts(result) == [("workload-fits-pool", name, "mandatory")
-                                    for name in ("cpu-over", "disk-over", "memory-over")]
+    assert fit_verdicts(result) == sorted([("workload-fits-pool", name, "mandatory")
+                                           for name in ("cpu-over", "disk-over", "memory-over")] + [
+        # their Pods request disk only: no CPU and no memory counted on the pool
+        ("workload-requests-declared", name, "advisory") for name in ("disk-fits", "disk-over")])
 
 
 def test_gpus_on_g5_xlarge():
@@ -87,8 +89,10 @@ def test_gpus_on_g5_xlarge():
              deployment("two", requests={"nvidia.com/gpu": "2"}, **pin),
              deployment("amd", requests={"amd.com/gpu": "1"}, **pin)]
     result = engine_run(parts, "aws")
-    assert fit_verdicts(result) == [("workload-fits-pool", "amd", "mandatory"), ("workload-fits-pool", "two", "mandatory")]
-    messages = {v.urn.rsplit("::", 1)[-1]: v.finding for v in result.violations}
+    assert fit_verdicts(result) == [("workload-fits-pool", "amd", "mandatory"), ("workload-fits-pool", "two", "mandatory"),
+                                    # GPUs only: no CPU and no memory counted on the pool
+                                    *[("workload-requests-declared", name, "advisory") for name in ("amd", "one", "two")]]
+    messages = {v.urn.rsplit("::", 1)[-1]: v.finding for v in result.of("workload-fits-pool")}
     assert messages["amd"] == (
         "Deployment 'amd': its Pods request 1 amd.com/gpu, but the machines of pool 'general' of ComputeCluster "
         "'compute' (machine g5.xlarge) have GPUs 'nvidia-a10g'; they can never be scheduled there: place the "

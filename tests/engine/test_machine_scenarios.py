@@ -3,7 +3,7 @@ judges what tests/models/test_pools.py judges in process, at both sides of each 
 
 import json
 
-from builders import AMD64, ARM64, cluster, deployment
+from builders import AMD64, ARM64, DECLARED, cluster, deployment
 from test_engine_protocol import engine_run
 
 from compute_guard.component import CapacityGroup, ComputeClusterArgs
@@ -23,8 +23,8 @@ def verdicts(result):
 
 
 def test_a_t4g_pool_needs_arm64_pins():
-    result = engine_run([on("t4g.medium"), deployment("unpinned"), deployment("amd", node_selector=AMD64),
-                         deployment("arm", node_selector=ARM64)], "aws")
+    result = engine_run([on("t4g.medium"), deployment("unpinned", requests=DECLARED), deployment("amd", node_selector=AMD64, requests=DECLARED),
+                         deployment("arm", node_selector=ARM64, requests=DECLARED)], "aws")
     assert verdicts(result) == [(ARCH, "amd"), (ARCH, "unpinned")]
     assert result.notes == []
 
@@ -40,7 +40,7 @@ def baseline(tmp_path, machine):
 
 
 def test_an_x86_pool_moved_to_an_arm_machine_fails_its_amd64_pins_and_the_update(tmp_path):
-    amd = deployment("api", node_selector=AMD64)
+    amd = deployment("api", node_selector=AMD64, requests=DECLARED)
     stays = engine_run([on("m7i.2xlarge"), amd], "aws", baseline(tmp_path, "m7i.xlarge"))
     assert stays.violations == []  # same architecture: the pins hold and the update is safe
     moved = engine_run([on("m7g.xlarge"), amd], "aws", baseline(tmp_path, "m7i.xlarge"))
@@ -53,7 +53,7 @@ def test_an_x86_pool_moved_to_an_arm_machine_fails_its_amd64_pins_and_the_update
 
 
 def test_gcp_t2a_is_arm64_too(tmp_path):
-    amd = deployment("api", node_selector=AMD64)
+    amd = deployment("api", node_selector=AMD64, requests=DECLARED)
     assert engine_run([on("n2-standard-4"), amd], "gcp", baseline(tmp_path, "n2-standard-2")).of(ARCH) == []
     moved = engine_run([on("t2a-standard-4"), amd], "gcp", baseline(tmp_path, "n2-standard-4"))
     assert verdicts(moved) == [(SAFE, "compute"), (ARCH, "api")]
@@ -65,8 +65,10 @@ def test_two_pools_of_two_machines_each_workload_pinned_to_its_own():
         CapacityGroup(group_id="arm", min_size=1, max_size=3, instance_type="m7g.large"),
         CapacityGroup(group_id="intel", min_size=1, max_size=3, instance_type="m7i.large")]))
     labels = {"compute.alien.dev/cluster": "compute"}
-    result = engine_run([two, deployment("api", labels={**labels, "compute.alien.dev/pool": "arm"}, node_selector=ARM64),
-                         deployment("db", labels={**labels, "compute.alien.dev/pool": "intel"}, node_selector=AMD64)],
+    result = engine_run([two, deployment("api", labels={**labels, "compute.alien.dev/pool": "arm"}, node_selector=ARM64,
+                                    requests=DECLARED),
+                         deployment("db", labels={**labels, "compute.alien.dev/pool": "intel"}, node_selector=AMD64,
+                                    requests=DECLARED)],
                         "aws")
     # the pins hold; the pools' machines differ, which the single-architecture policy reports on the cluster
     assert verdicts(result) == [("compute-pools-single-architecture", "compute")]

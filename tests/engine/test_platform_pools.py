@@ -7,6 +7,7 @@ The numbers are SPEC 11's EKS reservations: t4g.medium 4096 - (11 x 17 + 255) - 
 from builders import (
     AMD64,
     ARM64,
+    DECLARED,
     arch_requirement,
     deployment,
     instance_types,
@@ -106,7 +107,7 @@ def test_gke_arm_pools_are_tainted_and_pods_that_select_arm64_tolerate_it():
     assert verdicts(refused) == [("workload-schedulable", "api")]
     assert "pool 'default-pool' of GKE cluster 'gke' has taint kubernetes.io/arch=arm64:NoSchedule that it does " \
            "not tolerate" in refused.violations[0].finding
-    assert engine_run([arm, deployment("api", node_selector=ARM64)], "gcp").violations == []
+    assert engine_run([arm, deployment("api", node_selector=ARM64, requests=DECLARED)], "gcp").violations == []
 
 
 def test_aks_managed_cluster_inline_pool_of_standard_ds2_v2_at_both_sides():
@@ -132,8 +133,10 @@ def test_eks_self_managed_nodes_of_t3_medium_at_both_sides():
                       "aws").violations == []
     assert verdicts(engine_run([self_managed_group("nodes"), deployment("api", requests={"memory": "3555Mi"})],
                                "aws")) == [("workload-fits-pool", "api")]
-    assert engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 34})], "aws").violations == []
-    assert verdicts(engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 35})], "aws")) == [
+    assert engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 34}, requests=DECLARED)],
+                      "aws").violations == []
+    assert verdicts(engine_run([self_managed_group("nodes"), deployment("api", spec={"replicas": 35}, requests=DECLARED)],
+                               "aws")) == [
         ("pool-capacity", "nodes")]
 
 
@@ -141,7 +144,8 @@ def test_eks_auto_mode_built_in_nodepools_take_amd64_only_outside_the_system_poo
     """EKS Auto Mode's general-purpose NodePool runs amd64 only; its system NodePool is tainted CriticalAddonsOnly."""
     from builders import auto_mode_cluster
 
-    assert engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=AMD64)], "aws").violations == []
+    assert engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=AMD64, requests=DECLARED)],
+                      "aws").violations == []
     assert verdicts(engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=ARM64)], "aws")) == [
         ("workload-schedulable", "api")]
 

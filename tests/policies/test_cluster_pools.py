@@ -27,6 +27,9 @@ from compute_guard.policies.model.sources.eks_self_managed import kubelet_flags,
 from compute_guard.testkit import Resource
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
+# what a filler Pod requests where a test counts Pods, not their CPU or memory (workload-requests-declared names a Pod
+# that requests neither); hundreds of them fit a node's CPU and memory
+TINY = {"cpu": "1m", "memory": "1Mi"}
 FITS, SCHEDULABLE, CAPACITY, ARCH = "workload-fits-pool", "workload-schedulable", "pool-capacity", \
     "workload-node-architecture"
 
@@ -61,12 +64,12 @@ def test_gke_arm_taint_and_the_toleration_gke_grants():
     arm = gke_cluster("gke", "t2a-standard-2")
     (message,) = run(arm, deployment("api"), platform="gcp").findings(SCHEDULABLE)
     assert "has taint kubernetes.io/arch=arm64:NoSchedule that it does not tolerate" in message
-    assert run(arm, deployment("api", node_selector=ARM64), platform="gcp").violations == []
+    assert run(arm, deployment("api", requests=TINY, node_selector=ARM64), platform="gcp").violations == []
     in_affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]}]}}}
-    assert run(arm, deployment("api", affinity=in_affinity), platform="gcp").violations == []
+    assert run(arm, deployment("api", requests=TINY, affinity=in_affinity), platform="gcp").violations == []
     # an amd64 pool has no Arm taint; an Arm pool with architectureTaintBehavior NONE has none either
-    assert run(gke_cluster("gke", "e2-standard-2"), deployment("api"), platform="gcp").violations == []
+    assert run(gke_cluster("gke", "e2-standard-2"), deployment("api", requests=TINY), platform="gcp").violations == []
 
 
 def test_aks_managed_cluster_standard_ds2_v2_holds_5276_mib_and_runs_amd64():
@@ -84,8 +87,10 @@ def test_eks_self_managed_t3_medium_holds_3554_mib_and_17_pods_a_node():
                platform="aws").violations == []
     assert verdicts(run(self_managed_group("nodes"), deployment("api", requests={"memory": "3555Mi"}),
                         platform="aws")) == [(FITS, "api")]
-    assert run(self_managed_group("nodes"), deployment("api", spec={"replicas": 34}), platform="aws").violations == []
-    (message,) = run(self_managed_group("nodes"), deployment("api", spec={"replicas": 35}), platform="aws").findings(
+    assert run(self_managed_group("nodes"), deployment("api", requests=TINY, spec={"replicas": 34}),
+               platform="aws").violations == []
+    (message,) = run(self_managed_group("nodes"), deployment("api", requests=TINY, spec={"replicas": 35}),
+                     platform="aws").findings(
         CAPACITY)
     assert message == ("autoscaling Group 'nodes': at its maxSize of 2 nodes (machine t3.medium) it has room for 2 x 17 "
                        "= 34 Pods; the workloads only it can take run 35 (largest: Deployment 'api' 35), 35 in all, "
@@ -94,7 +99,8 @@ def test_eks_self_managed_t3_medium_holds_3554_mib_and_17_pods_a_node():
 
 
 def test_eks_auto_mode_general_purpose_runs_amd64_only():
-    assert run(auto_mode_cluster("auto"), deployment("api", node_selector=AMD64), platform="aws").violations == []
+    assert run(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=AMD64),
+               platform="aws").violations == []
     (message,) = run(auto_mode_cluster("auto"), deployment("api", node_selector=ARM64), platform="aws").findings(
         SCHEDULABLE)
     assert message == (
@@ -104,7 +110,8 @@ def test_eks_auto_mode_general_purpose_runs_amd64_only():
         "node affinity or tolerations to match a pool, or declare a pool that takes them")
     system_only = auto_mode_cluster("auto", ["system"])
     tolerates = {"tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}]}
-    assert run(system_only, deployment("api", node_selector=ARM64, pod=tolerates), platform="aws").violations == []
+    assert run(system_only, deployment("api", requests=TINY, node_selector=ARM64, pod=tolerates),
+               platform="aws").violations == []
 
 
 def test_two_clusters_each_workload_on_its_own_clusters_pools():
@@ -211,7 +218,7 @@ def test_the_allocatable_setting_applies_to_a_node_group_by_platform_and_by_name
 def test_a_pod_that_fits_no_node_is_left_out_of_a_platform_pools_capacity():
     group = node_group("general", ["t3.medium"], max_size=2)
     huge = deployment("huge", requests={"memory": "8Gi"}, spec={"replicas": 40})
-    small = deployment("small", spec={"replicas": 10})
+    small = deployment("small", requests=TINY, spec={"replicas": 10})
     result = run(group, huge, small, platform="aws")
     assert verdicts(result) == [(FITS, "huge")]  # 40 Pods that can never run: not 50 Pods against 34 slots
 
@@ -247,7 +254,8 @@ def test_self_managed_labels_and_taints_decide_where_pods_land():
     (message,) = run(group, deployment("api"), platform="aws").findings(SCHEDULABLE)
     assert "pool 'nodes' (autoscaling Group) has taint dedicated=web:NoSchedule that it does not tolerate" in message
     tolerates = {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "web", "effect": "NoSchedule"}]}
-    assert run(group, deployment("api", node_selector={"tier": "web"}, pod=tolerates), platform="aws").violations == []
+    assert run(group, deployment("api", requests=TINY, node_selector={"tier": "web"}, pod=tolerates),
+               platform="aws").violations == []
 
 
 def test_self_managed_mixed_instances_overrides_are_its_machines():
@@ -281,7 +289,8 @@ def test_a_cloudformation_node_group_of_pulumi_eks_v1():
         aws.cloudformation.Stack("ng-nodes", template_body=body, opts=pulumi.ResourceOptions(depends_on=[configuration]))
 
     assert verdicts(run(v1, deployment("api", requests={"memory": "3555Mi"}), platform="aws")) == [(FITS, "api")]
-    assert verdicts(run(v1, deployment("api", spec={"replicas": 35}), platform="aws")) == [(CAPACITY, "ng-nodes")]
+    assert verdicts(run(v1, deployment("api", requests=TINY, spec={"replicas": 35}),
+                        platform="aws")) == [(CAPACITY, "ng-nodes")]
 
 
 def test_a_windows_pool_and_only_critical_addons():
@@ -303,10 +312,12 @@ def test_gke_pools_zones_sizes_and_a_removed_default_pool():
     assert verdicts(run(inline, deployment("api", requests={"memory": "20Gi"}), platform="gcp")) == [
         ("workload-rollout-fits", "api")]
     two_zones = gke_cluster("gke", initial_node_count=2, node_locations=["europe-west1-b", "europe-west1-c"])
-    assert run(two_zones, deployment("api", spec={"replicas": 440}), platform="gcp").violations == []
-    assert verdicts(run(two_zones, deployment("api", spec={"replicas": 441}), platform="gcp")) == [(CAPACITY, "gke")]
+    assert run(two_zones, deployment("api", requests=TINY, spec={"replicas": 440}), platform="gcp").violations == []
+    assert verdicts(run(two_zones, deployment("api", requests=TINY, spec={"replicas": 441}),
+                        platform="gcp")) == [(CAPACITY, "gke")]
     regional = gke_cluster("gke", location="europe-west1")  # a region: how many zones is not known here
-    assert run(regional, deployment("api", spec={"replicas": 1000}), platform="gcp").findings(CAPACITY) == []
+    assert run(regional, deployment("api", requests=TINY, spec={"replicas": 1000}),
+               platform="gcp").findings(CAPACITY) == []
 
 
 def test_gke_sandbox_pools_take_only_gvisor_pods():
@@ -315,7 +326,7 @@ def test_gke_sandbox_pools_take_only_gvisor_pods():
     (message,) = run(sandbox, deployment("api"), platform="gcp").findings(SCHEDULABLE)
     assert "has taint sandbox.gke.io/runtime=gvisor:NoSchedule that it does not tolerate" in message
     gvisor = {"runtimeClassName": "gvisor"}
-    assert run(sandbox, deployment("api", node_selector={"sandbox.gke.io/runtime": "gvisor"}, pod=gvisor),
+    assert run(sandbox, deployment("api", requests=TINY, node_selector={"sandbox.gke.io/runtime": "gvisor"}, pod=gvisor),
                platform="gcp").violations == []
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from builders import AMD64, ARM64, KINDS, cluster, deployment, placed, run, workload
+from builders import AMD64, ARM64, DECLARED, KINDS, cluster, deployment, placed, run, workload
 from google.protobuf import json_format
 
 from compute_guard.testkit import Analyzer, PolicyResult, Resource
@@ -19,6 +19,7 @@ REMEDIATE = {POLICY: "remediate"}
 def api(**kwargs: Any):
     """Deployment 'api' on the 'apps' pool, registered after (and depending on) its ComputeCluster:
     the remediation knows the clusters analyzed before the workload."""
+    kwargs.setdefault("requests", DECLARED)
     return deployment("api", labels=placed(), after=cluster(), **kwargs)
 
 
@@ -47,7 +48,7 @@ def pod_spec(props: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def test_disabled_by_default_nothing_changes_and_policy_7_still_reports():
-    result = run(cluster(), deployment("api", labels=placed()))
+    result = run(cluster(), deployment("api", labels=placed(), requests=DECLARED))
     assert result.remediations == [] and result.of(POLICY) == []
     assert [v.policy for v in result.violations] == ["workload-node-architecture"]
 
@@ -78,7 +79,8 @@ def test_remediation_is_idempotent_and_deterministic():
 
 @pytest.mark.parametrize("kind, group, path", KINDS, ids=[f"{k}-{g.__name__ if g else 'core'}" for k, g, _ in KINDS])
 def test_every_kind_and_api_version_is_pinned_at_its_pod_spec(kind, group, path):
-    result = run(workload(kind, "w", group=group, labels=placed(), after=cluster()), policy_config=REMEDIATE)
+    result = run(workload(kind, "w", group=group, labels=placed(), after=cluster(), requests=DECLARED),
+                 policy_config=REMEDIATE)
     (props,) = result.remediated.values()
     assert pod_spec(props, path)["nodeSelector"] == AMD64
     assert result.violations == []

@@ -2,7 +2,7 @@
 it is a bug in the pack, and never fails the preview; the test suite runs with it raising instead."""
 
 import pytest
-from builders import cluster, deployment, placed, run
+from builders import DECLARED, cluster, deployment, placed, run
 
 import compute_guard.policies.adapters.state
 import compute_guard.policies.adapters.templates
@@ -29,7 +29,8 @@ def test_the_message_users_see():
 
 def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.adapters.templates, "parse_workload", crash)
-    result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"}))
+    result = run(cluster(), deployment("api", labels=placed(), node_selector={"kubernetes.io/arch": "amd64"},
+                                       requests=DECLARED))
     # the workload policy judges workloads (the SDK shim hands it no other resource; the SDK alone would hand it
     # the ComputeCluster too, where it would crash the same way), so it fails closed on the Deployment
     assert sorted((v.policy, v.level, v.finding, v.urn.rsplit("$", 1)[-1]) for v in result.violations) == [
@@ -54,15 +55,15 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
         ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"),
         ("workload-disruption-allowed", "mandatory"), ("workload-fits-pool", "mandatory"),
         ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory"),
-        ("workload-rollout-fits", "mandatory"), ("workload-schedulable", "mandatory"),
-        ("workload-zone-spread", "mandatory")]  # at its own level
+        ("workload-requests-declared", "advisory"), ("workload-rollout-fits", "mandatory"),
+        ("workload-schedulable", "mandatory"), ("workload-zone-spread", "mandatory")]  # at its own level
     assert {v.finding for v in result.violations} == {BUG}
     assert {v.urn for v in result.violations} == {""}  # no resource to blame: the stack
 
 
 def test_a_remediation_that_crashes_changes_nothing_and_the_workload_is_still_reported(guarded, monkeypatch):
     monkeypatch.setattr(compute_guard.policies.workload_architecture_pin, "pin_architecture", crash)
-    result = run(deployment("api", labels=placed(), after=cluster()),
+    result = run(deployment("api", labels=placed(), after=cluster(), requests=DECLARED),
                  policy_config={"workload-architecture-pin": "remediate"})
     assert result.remediations == []
     assert sorted((v.policy, v.level) for v in result.violations) == [

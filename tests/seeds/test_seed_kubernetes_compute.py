@@ -3,6 +3,7 @@
 from builders import (
     AMD64,
     ARM64,
+    DECLARED,
     apps_pool,
     cluster,
     deployment,
@@ -46,8 +47,9 @@ def test_portable_pool_preserves_placement_and_dynamic_admission():
     assert pool.group_id == "apps"
     assert pool.architecture == "x86_64"
     # and through the policies: a dynamic workload pinned to amd64 is admitted, one on arm64 is not
-    assert run(*seed_stack(), deployment("jobs", labels=role("dynamic"), node_selector=AMD64)).violations == []
-    wrong = run(*seed_stack(), deployment("jobs", labels=role("dynamic"), node_selector=ARM64))
+    assert run(*seed_stack(), deployment("jobs", labels=role("dynamic"), node_selector=AMD64,
+                                         requests=DECLARED)).violations == []
+    wrong = run(*seed_stack(), deployment("jobs", labels=role("dynamic"), node_selector=ARM64, requests=DECLARED))
     assert [v.policy for v in wrong.violations] == ["workload-node-architecture"]
     assert "need amd64" in wrong.violations[0].finding
 
@@ -70,8 +72,8 @@ def test_implicit_placement_uses_the_declared_pool_architecture():
     placement = resolve_placement(stack, stack.workloads[0])
     _, pool = placement
     assert pool.group_id == "apps" and pool.architecture == "x86_64"
-    assert run(cluster(), deployment("api", node_selector=AMD64)).violations == []
-    unpinned = run(cluster(), deployment("api"))
+    assert run(cluster(), deployment("api", node_selector=AMD64, requests=DECLARED)).violations == []
+    unpinned = run(cluster(), deployment("api", requests=DECLARED))
     assert [v.policy for v in unpinned.violations] == ["workload-node-architecture"]
 
 
@@ -79,15 +81,15 @@ def test_unspecified_pool_and_unpooled_worker_use_the_build_architecture():
     unspecified = apps_pool(group_id="other")
     unspecified.profile.architecture = None
     args = seed_cluster_args(capacity_groups=[apps_pool(), unspecified])
-    on_other = deployment("other", labels=placed(pool="other"))
-    worker = deployment("worker", labels=role("worker"))
+    on_other = deployment("other", labels=placed(pool="other"), requests=DECLARED)
+    worker = deployment("worker", labels=role("worker"), requests=DECLARED)
     result = run(cluster(args), on_other, worker)
     findings = result.findings("workload-node-architecture")
     assert len(findings) == 2
     assert all("need amd64" in f for f in findings)
     assert sorted(v.urn.rsplit("::", 1)[-1] for v in result.violations) == ["other", "worker"]
-    pinned = run(cluster(args), deployment("other", labels=placed(pool="other"), node_selector=AMD64),
-                 deployment("worker", labels=role("worker"), node_selector=AMD64))
+    pinned = run(cluster(args), deployment("other", labels=placed(pool="other"), node_selector=AMD64, requests=DECLARED),
+                 deployment("worker", labels=role("worker"), node_selector=AMD64, requests=DECLARED))
     assert pinned.violations == []
 
 

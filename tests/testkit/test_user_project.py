@@ -78,10 +78,12 @@ def test_the_config_groups_workloads_are_judged_and_the_unrendered_chart_fails_t
 def test_with_the_chart_accepted_every_workload_it_can_see_is_judged(project):
     result = evaluate(project, unchecked=["ingress"])
     found = sorted((v.policy, v.urn.rsplit("::", 1)[-1]) for v in result.violations)
-    # web: a pool label typo (the real CLI rejects it too) and an amd64 pin on arm64 pools; migrate: unpinned
+    # web: a pool label typo (the real CLI rejects it too) and an amd64 pin on arm64 pools; migrate: unpinned, and
+    # its container requests no CPU and no memory (advisory)
     assert found == [("workload-node-architecture", "inline:default/migrate"),
                      ("workload-node-architecture", "shop:default/web"),
-                     ("workload-pool-placement", "shop:default/web")]
+                     ("workload-pool-placement", "shop:default/web"),
+                     ("workload-requests-declared", "inline:default/migrate")]
     assert [(item.type, item.name) for item in result.unchecked] == [("kubernetes:helm.sh/v4:Chart", "ingress")]
     web = next(v for v in result.violations if v.policy == "workload-pool-placement")
     assert web.urn == ("urn:pulumi:dev::shop::pulumi:pulumi:Stack$kubernetes:yaml/v2:ConfigGroup$"

@@ -22,7 +22,8 @@ def deployment(name: str, node_selector: dict) -> None:
     k8s.apps.v1.Deployment(name, metadata={"name": name}, spec={
         "selector": {"matchLabels": {"app": name}},
         "template": {"metadata": {"labels": {"app": name}},
-                     "spec": {"containers": [{"name": name, "image": f"registry.example.com/{name}:1"}],
+                     "spec": {"containers": [{"name": name, "image": f"registry.example.com/{name}:1",
+                                              "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}],
                               "nodeSelector": node_selector}}}, opts=opts)
 
 
