@@ -49,7 +49,7 @@ from pulumi_policy.proxy import UnknownValueError, _is_unknown
 from pulumi_policy.version import VERSION as SDK_VERSION
 
 from ..model.resources import StackResource
-from ..model.values import secret
+from ..model.values import secret, shared
 
 SUPPORTED_SDK = "1.21.0"
 
@@ -102,12 +102,7 @@ _MOST_PATHS = 1 << 16  # a stack's props have a few thousand paths (spec.templat
 def _shared(path: tuple[str, ...]) -> tuple[str, ...]:
     """One tuple per path, shared by every object at that path: a large stack keeps a few objects per workload (its
     pod template and spec) for as long as the stack policies run, each with its path (BENCHMARKS.md, memory)."""
-    found = _PATHS.get(path)
-    if found is not None:
-        return found
-    if len(_PATHS) < _MOST_PATHS:
-        _PATHS[path] = path
-    return path
+    return shared(_PATHS, path, path, _MOST_PATHS)
 
 
 def _special(struct: struct_pb2.Struct, path: tuple[str, ...]) -> Any:

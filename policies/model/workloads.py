@@ -20,7 +20,7 @@ from .pods import PodRequest, Replicas, pod_request, repel_key, repels_itself, r
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
-from .values import SecretText, Unknown, as_int, child, is_mapping, listed, plain, type_name
+from .values import SecretText, Unknown, as_int, child, is_mapping, listed, plain, shared, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -292,13 +292,7 @@ def _shared_selector(selector: Any) -> Any:
     if not isinstance(selector, dict) or not all(type(key) is str and type(value) is str
                                                  for key, value in selector.items()):
         return selector
-    key = tuple(selector.items())
-    found = _SELECTORS.get(key)
-    if found is not None:
-        return found
-    if len(_SELECTORS) < _MOST_SELECTORS:
-        _SELECTORS[key] = selector
-    return selector
+    return shared(_SELECTORS, tuple(selector.items()), selector, _MOST_SELECTORS)
 
 
 def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workload | None:

@@ -296,3 +296,23 @@ def test_what_a_workload_reads_of_its_pods_is_read_once_and_kept_per_workload(mo
     assert first.request is first.request and first.request.get("cpu") == Decimal(1000)
     assert second.request.get("cpu") == Decimal(0) and len(reads) == 2
     assert workloads.Workload.request.__doc__ and "request" in workloads.Workload.request.name
+
+
+def test_equal_plain_node_selectors_are_one_object_and_a_secret_one_is_never_shared():
+    """Thousands of workloads share a few nodeSelectors, kept once (BENCHMARKS.md, memory); a secret value equals its
+    text, so sharing by equality would hand a secret selector a plain dict, or a plain one the secret's."""
+    from compute_guard.policies.model.values import is_secret, secret
+    from compute_guard.policies.model.workloads import parse_workload
+
+    def selector_of(value, name):
+        spec = {"containers": [{"name": "a", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": value}}
+        workload = parse_workload("kubernetes:core/v1:Pod", {"spec": spec}, f"urn:{name}", name)
+        assert workload is not None
+        return workload.node_selector
+
+    plain_one, plain_two = selector_of("amd64", "a"), selector_of("amd64", "b")
+    assert plain_one == {"kubernetes.io/arch": "amd64"} and plain_one is plain_two
+    hidden = selector_of(secret("amd64"), "c")
+    assert hidden is not plain_one and is_secret(hidden["kubernetes.io/arch"])
+    assert selector_of(secret("amd64"), "d") is not hidden  # a secret selector is never kept for another
+    assert not is_secret(selector_of("amd64", "e")["kubernetes.io/arch"])
