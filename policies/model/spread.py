@@ -32,6 +32,7 @@ class Spread:
     min_domains: int | None
     own: bool  # its labelSelector matches the workload's own Pods
     secret: bool = False
+    when: str = "DoNotSchedule"  # as read: a secret one reads [secret] in messages
 
     @property
     def zones(self) -> bool:
@@ -40,7 +41,7 @@ class Spread:
     def describe(self) -> str:
         skew = "[secret]" if self.secret else str(self.max_skew)
         domains = "" if self.min_domains is None else f", minDomains {'[secret]' if self.secret else self.min_domains}"
-        return f"topologySpreadConstraints[{self.index}] ({self.key}, maxSkew {skew}{domains}, DoNotSchedule)"
+        return f"topologySpreadConstraints[{self.index}] ({self.key}, maxSkew {skew}{domains}, {self.when})"
 
 
 def spreads(pod_spec: Any, template: Any) -> tuple[Spread, ...] | Unknown:
@@ -72,7 +73,7 @@ def spreads(pod_spec: Any, template: Any) -> tuple[Spread, ...] | Unknown:
             continue
         own = is_mapping(labels) and selects(selector, labels)
         found.append(Spread(index, key, int(max_skew), int(minimum) if minimum is not None else None, own,
-                            is_secret(max_skew) or is_secret(minimum)))
+                            is_secret(max_skew) or is_secret(minimum), when))
     return tuple(found)
 
 
