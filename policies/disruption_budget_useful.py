@@ -23,7 +23,7 @@ from .adapters.templates import Context, Policy
 from .model.disruption import Budget, protection
 from .model.loads import pods_of
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown, listed, undetermined
+from .model.values import REDACTED, Unknown, listed, more, undetermined
 from .model.workloads import Workload
 from .words import LISTED
 
@@ -67,9 +67,7 @@ def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unk
     """A budget that allows no eviction of the Pods it selects (``hidden``: which Pods it selects is decided by a
     secret, and its message names none of them)."""
     ordered = sorted(selected, key=lambda workload: (workload.name, workload.urn))
-    names = listed(workload.subject for workload in ordered[:LISTED])
-    if len(selected) > LISTED:
-        names += f" and {len(selected) - LISTED} more"
+    names = listed(workload.subject for workload in ordered[:LISTED]) + more(selected, LISTED)
     if hidden:
         names = REDACTED
     if budget.never_allows:

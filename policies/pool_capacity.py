@@ -40,7 +40,7 @@ from .model.loads import (
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown
+from .model.values import REDACTED, Unknown, more
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
 from .words import WHAT, allocatable_sum, machine, pool_subject, show
@@ -95,8 +95,7 @@ def _demand(workloads: list[Placed], resource: str) -> tuple[Decimal, list[tuple
 
 def _largest(consumers: list[tuple[Decimal, Placed, int, bool]], resource: str) -> str:
     largest = listed(_consumer(placed, resource, secret) for _amount, placed, _count, secret in consumers[:LARGEST])
-    more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
-    return f"largest: {largest}{more}"
+    return f"largest: {largest}{more(consumers, LARGEST)}"
 
 
 def _replicas(placed: Placed) -> str:
@@ -198,7 +197,6 @@ def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size
         return None
     consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
     largest = listed(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
-    more = f" and {len(consumers) - LARGEST} more" if len(consumers) > LARGEST else ""
     what = "Pods" if resource == PODS else f"of {WHAT[resource]} allocatable"
     daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "
                    f"{show(resource, size * daemons, secret)} and " if daemons > 0 else "")
@@ -214,7 +212,7 @@ def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size
     return Violation(
         f"{subject}: at its maxSize of {_nodes(size)} ({_machine(nodes, node)}) it has room for {size} x "
         f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} {what}{arithmetic}; {daemon_text}"
-        f"{whose} {verb} {show(resource, demand, secret)} (largest: {largest}{more}), "
+        f"{whose} {verb} {show(resource, demand, secret)} (largest: {largest}{more(consumers, LARGEST)}), "
         f"{show(resource, used, secret)} in all, more than it has: {fix}{_not_counted(left_out)}", load.pool.urn)
 
 

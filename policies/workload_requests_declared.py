@@ -24,6 +24,7 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.loads import Placed, loads, pool_nodes
 from .model.stack import Stack
+from .model.values import more
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, exact
 from .words import LISTED, pool_name
@@ -64,7 +65,7 @@ def _requests_nothing(placed: Placed) -> bool:
 
 def _finding(placed: Placed, pools: list[str]) -> Violation:
     workload = placed.workload
-    shown = listed(pools[:LISTED], "; ") + (f" and {len(pools) - LISTED} more" if len(pools) > LISTED else "")
+    shown = listed(pools[:LISTED], "; ") + more(pools, LISTED)
     return Violation(
         f"{workload.subject}: its Pods request no CPU and no memory (no container sets a request or a limit for "
         f"either), so workload-fits-pool and pool-capacity count them as needing nothing on {shown}: the pool may "

@@ -25,7 +25,7 @@ from .model.loads import placed_of
 from .model.pool import Pool
 from .model.spread import Spread
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown, listed, quoted, undetermined
+from .model.values import REDACTED, Unknown, listed, more, quoted, undetermined
 from .model.workloads import Workload
 from .words import LISTED, pool_name
 
@@ -70,9 +70,7 @@ def _missing_key(workload: Workload, spread: Spread, pools: tuple[Pool, ...], se
     carried = [_carries(pool, spread.key) for pool in pools]
     if any(found is not False for found in carried):
         return None
-    names = listed(pool_name(pool, several) for pool in pools[:LISTED])
-    if len(pools) > LISTED:
-        names += f" and {len(pools) - LISTED} more"
+    names = listed(pool_name(pool, several) for pool in pools[:LISTED]) + more(pools, LISTED)
     return Violation(
         f"{workload.subject}: its {spread.describe()} spreads its Pods over the label '{spread.key}', which no node "
         f"of its pools carries ({names}): the scheduler places none of them on a node without it, so they stay "

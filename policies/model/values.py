@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -116,14 +116,19 @@ def listed(values: Iterable[Any], separator: str = ", ") -> str:
     return separator.join(format(value) for value in values)
 
 
+def more(items: Sized, limit: int) -> str:
+    """What a message that lists the first ``limit`` of ``items`` adds: " and 2,498 more", or nothing, so that a
+    message stays short however many there are (a cluster may have thousands of pools)."""
+    return f" and {len(items) - limit:,} more" if len(items) > limit else ""
+
+
 def quoted(values: Iterable[Any], limit: int | None = None) -> str:
     """Identifiers quoted and joined for a message (:func:`listed`): 'a', 'b'; past ``limit`` of them, the first
-    ``limit`` and how many more ("'a', 'b' and 2,498 more"), so that a message stays short however many there are."""
+    ``limit`` and how many more ("'a', 'b' and 2,498 more")."""
     items = list(values)
-    if limit is None or len(items) <= limit:
+    if limit is None:
         return listed(f"'{value}'" for value in items)
-    shown = listed(f"'{value}'" for value in items[:limit])
-    return f"{shown} and {len(items) - limit:,} more"
+    return listed(f"'{value}'" for value in items[:limit]) + more(items, limit)
 
 
 def undetermined(message: str) -> Unknown:

@@ -115,3 +115,13 @@ def test_a_secret_selector_value_hides_which_workload_the_budget_selects():
     (message,) = findings(deployment(replicas=3), budget(selector={"matchLabels": {"app": secret}}, maxUnavailable=0))
     assert message.startswith("PodDisruptionBudget 'api': it selects the Pods of [secret], and maxUnavailable 0")
     assert "Deployment 'api'" not in message
+
+
+def test_a_budget_over_many_workloads_names_ten_and_counts_the_rest():
+    """A budget selecting twelve workloads: its message lists ten (sorted by name) and says how many more."""
+    workloads = [deployment(f"w{index:02}", replicas=1, labels={"tier": "web"}) for index in range(12)]
+    (message,) = findings(*workloads, budget(selector={"matchLabels": {"tier": "web"}}, maxUnavailable=0))
+    named = ", ".join(f"Deployment 'w{index:02}'" for index in range(10))
+    assert f"it selects the Pods of {named} and 2 more, and maxUnavailable 0" in message, message
+    (message,) = findings(*workloads[:10], budget(selector={"matchLabels": {"tier": "web"}}, maxUnavailable=0))
+    assert f"it selects the Pods of {named}, and maxUnavailable 0" in message, message

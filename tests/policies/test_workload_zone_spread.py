@@ -10,12 +10,12 @@ POLICY = "workload-zone-spread"
 ZONE = "topology.kubernetes.io/zone"
 
 
-def nodepool(zones=("us-east-1a", "us-east-1b")):
+def nodepool(zones=("us-east-1a", "us-east-1b"), name="general"):
     requirements = [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]
     if zones is not None:
         requirements.append({"key": ZONE, "operator": "In", "values": list(zones)})
-    return Resource.of("kubernetes:karpenter.sh/v1:NodePool", "general", {
-        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+    return Resource.of("kubernetes:karpenter.sh/v1:NodePool", name, {
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
         "spec": {"template": {"spec": {"requirements": requirements, "nodeClassRef": {
             "group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}})
 
@@ -87,3 +87,12 @@ def test_a_compute_cluster_pools_failure_domains_are_its_zones(domains, blocks):
     placed = {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": "general"}
     found = findings(cluster, deployment(3, constraint(min_domains=3), labels=placed))
     assert bool(found) == blocks, found
+
+
+def test_a_key_no_node_of_many_pools_carries_names_ten_and_counts_the_rest():
+    pools = [nodepool(name=f"p{index:02}") for index in range(12)]
+    (message,) = findings(*pools, deployment(3, constraint(key="example.com/rack")))
+    named = ", ".join(f"pool 'p{index:02}' (NodePool)" for index in range(10))
+    assert f"which no node of its pools carries ({named} and 2 more)" in message, message
+    (message,) = findings(*pools[:10], deployment(3, constraint(key="example.com/rack")))
+    assert f"which no node of its pools carries ({named}):" in message, message
