@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from decimal import Decimal
 
 import jsonschema
@@ -458,3 +459,8 @@ def test_each_workload_shows_its_budget_and_each_pool_its_zones():
     assert document["pools"][0]["zones"] == ["us-east-1a", "us-east-1b"]
     markdown = render(report, "markdown")
     assert "zones us-east-1a, us-east-1b" in markdown and "allows 2 of 5 Pods to be evicted at once" in markdown
+    page = render(report, "html")  # the page too: its own column, '-' where no budget selects the Pods
+    assert "zones us-east-1a, us-east-1b" in page
+    assert re.search(r'<td class="budget">\s*\'web\': minAvailable 50% of 5 = 3 \(rounded up\), allows 2 of 5 Pods',
+                     page.replace("&#39;", "'")), page
+    assert len(re.findall(r'<td class="budget">-</td>', page)) == 1
