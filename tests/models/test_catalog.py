@@ -180,4 +180,5 @@ def test_only_a_whole_new_family_reads_as_new():
     assert new_family("azure", "Standard_E8sx_v5") is None  # 'x' is no feature letter
     assert new_family("azure", "Standard_D4ads_v9") == "D{n}ads_v9"  # feature letters combine freely
     assert new_family("azure", "Standard_E8pds_v9") == "E{n}pds_v9"
+    assert new_family("azure", "Standard_ND96isr_H200_v9") == "ND{n}isr_H200_v9"  # each part after its '_'
     assert new_family("azure", "Standard_D4qz_v9") is None

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compute_guard.policies.model.pods import pod_request, repels_itself, replicas, selects
-from compute_guard.policies.model.values import SecretText, Unknown, undetermined
+from compute_guard.policies.model.pods import HOSTNAME, pod_request, repel_key, repels_itself, replicas, selects
+from compute_guard.policies.model.values import REDACTED, SecretText, Unknown, undetermined
 from compute_guard.policies.platforms.quantity import amount, parse_quantity
 
 MI = 1024**2
@@ -217,6 +217,18 @@ def anti(*terms):
 ])
 def test_pods_that_repel_each_other_on_the_hostname(term, repels):
     assert repels_itself(anti(term), TEMPLATE, "prod") is repels
+
+
+def test_the_key_pods_repel_on_is_written_as_the_hostname_or_secret_when_the_program_marked_it_so():
+    """A message names the key its Pods repel each other on; a secret one reads [secret], never the value it holds
+    (that the verdict holds tells only that it is the hostname)."""
+    assert repel_key(anti(REPEL)) == HOSTNAME
+    assert repel_key(anti({**REPEL, "topologyKey": SecretText(HOSTNAME)})) == REDACTED
+    assert repel_key(anti(REPEL, {**REPEL, "topologyKey": SecretText(HOSTNAME)})) == REDACTED
+    assert repel_key({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {**REPEL, "topologyKey": SecretText(HOSTNAME)}]}}}) == HOSTNAME  # affinity, not anti-affinity
+    assert repel_key({"affinity": {"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": undetermined("terms")}}}) == HOSTNAME
 
 
 def test_preferred_anti_affinity_and_unknown_labels_never_repel():

@@ -105,6 +105,10 @@ def test_a_gke_node_pool_its_sizes_zones_and_a_cluster_whose_pools_are_not_known
                                                                      "nodePools": [UNKNOWN_STRING_VALUE]})
     assert unread(stack_of(unknown, platform="gcp")) == [
         ("later", "later", "GKE cluster", "has nodePools[0], which is not known yet")]
+    pending = Resource.of("gcp:container/cluster:Cluster", "pending", {"name": "pending", "location": "europe-west1-b",
+                                                                       "nodePools": UNKNOWN_STRING_VALUE})
+    assert unread(stack_of(pending, platform="gcp")) == [
+        ("pending", "pending", "GKE cluster", "has node pools that are not known yet")]
 
 
 def _props(resource: Resource) -> dict[str, Any]:
@@ -157,6 +161,25 @@ def test_self_managed_groups_find_their_template_by_id_or_name_and_keep_their_si
     assert by_name["mixed-asg"]["machines"] == ("c7i.xlarge", "m7i.xlarge")
     assert unread(stack) == [("elsewhere", "elsewhere", "autoscaling Group",
                               "joins a cluster, but its launch template is not a resource of the stack")]
+
+
+def test_a_v1_node_group_is_its_cloudformation_stack_and_its_launch_configuration():
+    """pulumi-eks's v1 NodeGroup (createNodeGroup): a LaunchConfiguration and a CloudFormation Stack whose template,
+    which holds the configuration's id, declares the group's sizes. Kubelet flags the pack cannot read make its
+    labels and taints not known, with the template named."""
+    configuration = Resource.of("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {
+        "instanceType": "c7g.large",
+        "userData": "#!/bin/bash\n/etc/eks/bootstrap.sh eks --kubelet-extra-args '--register-with-taints=broken'"})
+    body = "Resources:\n  NodeGroup:\n    Properties:\n      MinSize: 2\n      MaxSize: '9'\n"
+    cluster = Resource.of("eks:index:Cluster", "eks", {})
+    cfn = dataclasses.replace(Resource.of("aws:cloudformation/stack:Stack", "ng-stack", {"templateBody": body},
+                                          parent_type="eks:index:Cluster"),
+                              parent=cluster.urn, property_dependencies={"templateBody": (configuration.urn,)})
+    (found,) = stack_of(cluster, configuration, cfn).pools
+    assert facts(found) == {"kind": "CloudFormation Stack", "name": "ng-stack", "cluster": ("eks", "eks", "EKS cluster"),
+                            "machines": ("c7g.large",), "min": 2, "max": 9, "zones": None, "taints": ()}
+    assert found.unknown is not None
+    assert found.unknown.error.message == "the kubelet flags in the user data of 'lc' cannot be read"
 
 
 def test_a_nodepools_zones_and_an_auto_mode_nodepools_labels():

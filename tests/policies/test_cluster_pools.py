@@ -23,6 +23,7 @@ from builders import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from compute_guard.policies.model.sources import pools_of
+from compute_guard.policies.model.sources.common import API_EFFECTS, KUBERNETES_EFFECTS, object_taint
 from compute_guard.policies.model.sources.eks_self_managed import kubelet_flags, labels_and_taints
 from compute_guard.testkit import Resource
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
@@ -243,8 +244,24 @@ def test_kubelet_flags_are_read_from_the_bootstrap_script_and_from_nodeadm():
                "Content-Type: application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
                "spec:\n  kubelet:\n    flags:\n    - --node-labels=tier=batch\n\n--BOUNDARY--\n")
     assert labels_and_taints(kubelet_flags(base64.b64encode(nodeadm.encode()).decode())) == ({"tier": "batch"}, ())
+    # a MIME part whose document has no '---' of its own: its headers end at the blank line, the NodeConfig follows
+    bare = nodeadm.replace("\n\n---\napiVersion", "\n\napiVersion")
+    assert labels_and_taints(kubelet_flags(bare)) == ({"tier": "batch"}, ())
     assert kubelet_flags("#!/bin/bash\necho hello") is None
     assert labels_and_taints(["--register-with-taints=broken"]) is None
+
+
+def test_a_taint_object_is_read_only_when_its_key_value_and_effect_are_text_and_its_effect_is_the_platforms():
+    """Kubernetes' Taint has string key, value and effect (core/v1 Taint); a number where the value goes is refused
+    by the API server, so the pool's taints cannot be read (a note), never a taint the pack made up."""
+    assert object_taint({"key": "gpu", "value": "a100", "effect": "NoSchedule"}, KUBERNETES_EFFECTS).text == \
+        "gpu=a100:NoSchedule"
+    assert object_taint({"key": "gpu", "effect": "NO_EXECUTE"}, API_EFFECTS).text == "gpu:NoExecute"
+    assert object_taint({"key": "gpu", "value": 1, "effect": "NoSchedule"}, KUBERNETES_EFFECTS) is None
+    assert object_taint({"key": 7, "value": "a", "effect": "NoSchedule"}, KUBERNETES_EFFECTS) is None
+    assert object_taint({"key": "gpu", "value": "a", "effect": None}, KUBERNETES_EFFECTS) is None
+    assert object_taint({"key": "gpu", "value": "a", "effect": "NO_SCHEDULE"}, KUBERNETES_EFFECTS) is None
+    assert object_taint(["gpu", "a", "NoSchedule"], KUBERNETES_EFFECTS) is None
 
 
 def test_self_managed_labels_and_taints_decide_where_pods_land():
