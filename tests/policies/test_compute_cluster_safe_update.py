@@ -246,6 +246,12 @@ def test_entries_marked_delete_and_other_urns_are_skipped(tmp_path, no_local_bac
     assert update(cluster(machine="m7i.large"), deleted).of(POLICY) == []
     other = write(tmp_path / "o.json", export(cluster(machine="t4g.small"), urn=URN + "-other"))
     assert update(cluster(machine="m7i.large"), other).of(POLICY) == []
+    # a replacement left half done: the old cluster, marked for deletion, listed before the one that is live
+    document = export(cluster(machine="m7i.large"), deleted=True)
+    document["deployment"]["resources"] += export(cluster(machine="t4g.small"))["deployment"]["resources"][1:]
+    both = write(tmp_path / "b.json", document)
+    (finding,) = update(cluster(machine="m7i.large"), both).findings(POLICY)
+    assert "can't change machine from 't4g.small' (arm64) to 'm7i.large' (x86_64)" in finding
 
 
 def test_the_baseline_is_read_once_per_pack_process(tmp_path, no_local_backend):
