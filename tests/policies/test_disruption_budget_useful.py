@@ -125,3 +125,17 @@ def test_a_budget_over_many_workloads_names_ten_and_counts_the_rest():
     assert f"it selects the Pods of {named} and 2 more, and maxUnavailable 0" in message, message
     (message,) = findings(*workloads[:10], budget(selector={"matchLabels": {"tier": "web"}}, maxUnavailable=0))
     assert f"it selects the Pods of {named}, and maxUnavailable 0" in message, message
+
+
+def test_a_budget_whose_spec_is_not_known_keeps_its_name_and_namespace():
+    """Its spec not known (a preview): the budget is still the one named, in its namespace, and what is not known is
+    its spec, which every later use of it reports."""
+    from compute_guard.policies.model.disruption import parse_budget
+    from compute_guard.policies.model.values import undetermined
+
+    spec = undetermined("spec")
+    budget = parse_budget("kubernetes:policy/v1:PodDisruptionBudget",
+                          {"metadata": {"name": "web", "namespace": "prod"}, "spec": spec}, "urn:web", "web")
+    assert budget is not None
+    assert (budget.urn, budget.subject, budget.namespace) == ("urn:web", "PodDisruptionBudget 'web'", "prod")
+    assert budget.unknown is spec and budget.selector is spec and budget.readable

@@ -98,6 +98,20 @@ def test_pod_slots_on_eks_t4g_small():
     assert len(fits(pool, *twelve, platform="aws")) == 12  # on each DaemonSet
 
 
+def test_the_machine_suggested_holds_the_pod_beside_the_daemonsets():
+    """The smallest machine named is one whose node holds one Pod after every node's DaemonSets: 3000 MiB alone fits
+    t4g.medium (3554 MiB allocatable on EKS), 3000 + 1000 MiB of DaemonSets needs t4g.large (7452 MiB)."""
+    pool = pools(CapacityGroup(group_id="apps", min_size=1, max_size=3, instance_type="t4g.small"))
+    api = workload("Deployment", "api", labels=placed(), requests={"memory": "3000Mi"})
+    (alone,) = fits(pool, api, platform="aws")
+    assert alone.finding.endswith("(the smallest AWS machine of its family whose node holds one Pod: t4g.medium, "
+                                  "2 vCPUs, 4 GiB)")
+    logs = workload("DaemonSet", "logs", labels=placed(), requests={"memory": "1000Mi"})
+    (beside,) = fits(pool, logs, api, platform="aws")
+    assert beside.finding.endswith("(the smallest AWS machine of its family whose node holds one Pod: t4g.large, "
+                                   "2 vCPUs, 8 GiB)")
+
+
 def test_the_allocatable_setting_changes_the_node():
     parts = [pools(apps()), on_apps("Deployment", "api", {"memory": "3900Mi"})]
     assert fits(*parts) == []

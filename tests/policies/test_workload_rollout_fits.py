@@ -80,3 +80,16 @@ def test_pods_that_fill_the_pool_leave_no_room_for_one_more():
     # every other workload of the pool takes its share: 2 x 15 GiB of 'api' and 15 GiB of 'batch'
     other = deployment(1, {"type": "Recreate"}, memory="15Gi", name="batch")
     assert len(findings(cluster(3), deployment(2, rolling(1, 0), memory="15Gi"), other)) == 1
+
+
+def test_pods_that_fill_every_node_leave_no_room_though_the_pool_has_memory_left():
+    """6 Pods of 6 GiB: a node (15.9 GiB allocatable) holds 2, 3 nodes hold 6; the pool has 47.71 - 36 = 11.71 GiB left
+    in all, more than one Pod asks, but 3.9 GiB on each node: the new Pod fits none."""
+    (message,) = findings(cluster(3), deployment(6, rolling(1, 0), memory="6Gi"))
+    assert message.endswith(
+        "but a node of ComputeCluster 'compute' pool 'general' (its profile) holds at most 2 of its Pods (15.9 GiB of "
+        "memory left after its DaemonSets / 6 GiB per Pod) and the pool has at most 3 nodes (maxSize): 2 x 3 = 6 Pods, "
+        "no room for one more: the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1, "
+        "or give the pool more room (maxSize, larger machines)")
+    assert findings(cluster(3), deployment(5, rolling(1, 0), memory="6Gi")) == []  # a node keeps room for the sixth
+    assert findings(cluster(4), deployment(6, rolling(1, 0), memory="6Gi")) == []  # a fourth node
