@@ -2,6 +2,8 @@
 
 import pytest
 
+from compute_guard.policies.model.disruption import parse_budget
+from compute_guard.policies.model.values import undetermined
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
 
@@ -130,9 +132,6 @@ def test_a_budget_over_many_workloads_names_ten_and_counts_the_rest():
 def test_a_budget_whose_spec_is_not_known_keeps_its_name_and_namespace():
     """Its spec not known (a preview): the budget is still the one named, in its namespace, and what is not known is
     its spec, which every later use of it reports."""
-    from compute_guard.policies.model.disruption import parse_budget
-    from compute_guard.policies.model.values import undetermined
-
     spec = undetermined("spec")
     budget = parse_budget("kubernetes:policy/v1:PodDisruptionBudget",
                           {"metadata": {"name": "web", "namespace": "prod"}, "spec": spec}, "urn:web", "web")
