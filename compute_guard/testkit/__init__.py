@@ -21,6 +21,7 @@ workloads, and a Helm chart or kustomization (which only the provider renders) m
 (``rendered={"chart": "rendered/1-manifest"}``) or accepts it (``unchecked=["chart"]``).
 """
 
+from . import components
 from .analyzer import (
     Analyzer,
     NotApplicable,
@@ -32,8 +33,17 @@ from .analyzer import (
     Unchecked,
 )
 from .manifests import manifest_resources
-from .program import Captured, NotChecked, ProgramError, capture, capture_program, evaluate
+from .program import (
+    Captured,
+    NotChecked,
+    ProgramError,
+    ProgramTimeout,
+    TestKitError,
+    capture,
+    capture_program,
+    evaluate,
+)
 
 __all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "ProgramError",
-           "Remediation", "Resource", "SeenPool", "Unchecked", "capture", "capture_program", "evaluate",
-           "manifest_resources"]
+           "ProgramTimeout", "Remediation", "Resource", "SeenPool", "TestKitError", "Unchecked", "capture",
+           "capture_program", "components", "evaluate", "manifest_resources"]

@@ -101,12 +101,15 @@ class Remediation:
 @dataclass(frozen=True)
 class Unchecked:
     """A resource whose children the test kit cannot see, so no policy judged them (SPEC section 8): a Helm
-    chart or a kustomization is rendered by the Kubernetes provider, which does not run under mocks."""
+    chart or a kustomization is rendered by the Kubernetes provider, which does not run under mocks; a component
+    of a component provider the test kit does not build is built by that provider. ``refused``: evaluate fails
+    on it unless the test accepts it (False for what declares no pool or workload, such as awsx's VPC)."""
 
     type: str
     name: str
     urn: str
     reason: str
+    refused: bool = True
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ provider) is reported as not checked, and :func:`evaluate` fails on it unless th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import glob
+import importlib.metadata
 import json
 import os
 import runpy
@@ -29,15 +31,20 @@ import pulumi
 import yaml
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks, settings
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from compute_guard.policies import Policy
 
-from . import invokes
+from . import components, invokes
+from . import outputs as outputs_of
 from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, seen_pools, stack_environment
 from .manifests import child_name, flatten, objects, objects_of_text
 
+STACK_TYPE = "pulumi:pulumi:Stack"
+HELM_V3_CHART = "kubernetes:helm.sh/v3:Chart"
+HELM_TEMPLATE = "kubernetes:helm:template"  # the invoke a Helm v3 Chart renders itself with, in the program
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 # Resources whose children the Kubernetes provider renders (Helm, kustomize): not visible under mocks.
@@ -45,6 +52,8 @@ RENDERED_BY_THE_PROVIDER = {
     "kubernetes:helm.sh/v4:Chart": "a Helm chart", "kubernetes:helm.sh/v3:Chart": "a Helm chart",
     "kubernetes:kustomize/v2:Directory": "a kustomization", "kubernetes:kustomize:Directory": "a kustomization",
 }
+# The Kubernetes provider's components the test kit expands itself (their manifests), or says it cannot (_children).
+EXPANDED_HERE = frozenset({CONFIG_GROUP, CONFIG_FILE, *RENDERED_BY_THE_PROVIDER})
 _UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown value, as the SDK serializes it
 _SECRET_SIG = "4dabf18193072939515e22adb298388d"
 
@@ -54,9 +63,12 @@ class _Mocks(pulumi.runtime.Mocks):
     ``kubernetes:yaml:decode`` (yaml v1's ConfigFile and ConfigGroup) parses as the provider would; an invoke is
     answered by the test's own mocks, else by the test kit's answers to the common ones (invokes.py)."""
 
-    def __init__(self, config: Mapping[str, Any] | None = None, mocks: pulumi.runtime.Mocks | None = None) -> None:
+    def __init__(self, config: Mapping[str, Any] | None = None, mocks: pulumi.runtime.Mocks | None = None,
+                 rendered: Mapping[str, list[Path]] | None = None) -> None:
         self.config = dict(config or {})
         self.mocks = mocks
+        self.rendered = dict(rendered or {})  # a Chart's name -> its rendered manifests (evaluate's rendered=)
+        self.rendered_used: set[str] = set()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         return f"{args.name}-id", dict(args.inputs)
@@ -72,7 +84,36 @@ class _Mocks(pulumi.runtime.Mocks):
                 return dict(theirs)
         if args.token == "kubernetes:yaml:decode" and isinstance(args.args.get("text"), str):
             return {"result": list(objects_of_text(args.args["text"]))}
+        if args.token == HELM_TEMPLATE:
+            return self._helm_template(args.args)
         return invokes.answer(args.token, args.args, self.config) or {}
+
+
+    def _helm_template(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A Helm v3 Chart's rendering (the provider runs ``helm template``): its rendered manifests, given as
+        ``rendered=`` under its release name; nothing else (the chart stays not checked)."""
+        try:
+            options = json.loads(args.get("jsonOpts") or "{}")
+        except (TypeError, ValueError):
+            return {}
+        release = options.get("release_name") if isinstance(options, dict) else None
+        if not isinstance(release, str) or release not in self.rendered:
+            return {}
+        self.rendered_used.add(release)
+        return {"result": [obj for path in self.rendered[release] for obj in objects(path)]}
+
+
+class TestKitError(Exception):
+    """The test kit itself failed while running the program: a bug of compute-guard's test kit, not the program's
+    (``error``: what it raised, with its own traceback)."""
+
+    def __init__(self, message: str, error: BaseException) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+class ProgramTimeout(Exception):
+    """The program did not finish within the time the test allows (``evaluate(..., timeout=...)``)."""
 
 
 class ProgramError(Exception):
@@ -112,7 +153,7 @@ class _CapturingMonitor(mocks.MockMonitor):
     """The mock monitor, keeping the serialized inputs and outputs of every registration."""
 
     def __init__(self, project: str, stack: str, rendered: Mapping[str, list[Path]], directory: Path,
-                 answers: _Mocks) -> None:
+                 answers: _Mocks, preview: bool = True) -> None:
         super().__init__(answers)  # the monitor answers invokes: with the stack's config and the test's own mocks
         self.captured: dict[str, Resource] = {}
         self.order: list[str | None] = []
@@ -121,31 +162,125 @@ class _CapturingMonitor(mocks.MockMonitor):
         self.project, self.stack, self.rendered = project, stack, rendered
         self.directory = directory  # where the program runs: its relative file names resolve there
         self.rendered_used: set[str] = set()
+        self.preview = preview
+        self.built: dict[str, components.Built] = {}  # remote components, by URN
+        self.ids: dict[str, str] = {}
+        self.failures: list[tuple[str, BaseException]] = []  # the test kit's own errors, not the program's
         self._lock = threading.Lock()
 
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """The URN as the engine makes it (pkg/resource/urn.go NewURN): the parent's whole qualified type chain
+        before the type, none for a child of the stack. The SDK's mocks put the last parent's type only, and
+        ``pulumi:pulumi:Stack$`` before every top-level type, so a URN from a real preview (a ``pulumi stack
+        export``, a ``urn:`` exemption) matched nothing here."""
+        qualified = parent.split("::")[2] if parent.count("::") >= 3 else ""
+        if qualified and qualified != STACK_TYPE:
+            type_ = f"{qualified}${type_}"
+        return f"urn:pulumi:{self.stack}::{self.project}::{type_}::{name}"
+
     def RegisterResource(self, request: Any) -> Any:
+        if request.type == STACK_TYPE:
+            return super().RegisterResource(request)
+        try:
+            return self._register(request)
+        except Exception as error:  # the test kit's own failure: said as such (capture raises TestKitError)
+            with self._lock:
+                self.failures.append((f"registering {request.type} '{request.name}'", error))
+            raise
+
+    def _register(self, request: Any) -> Any:
+        """One registration, answered as the engine answers it, without the SDK's mock deserializing it in this
+        thread (a resource reference in the inputs, pulumi-eks's ``cluster=``, built a resource on this thread's
+        own event loop, which the program's loop then awaited: "attached to a different loop", in about half the
+        runs and on every second evaluate)."""
         # The SDK registers from several threads: a resource's place is when its registration
         # reached the monitor (as the engine sees it), not when the answer came back.
         with self._lock:
             slot = len(self.order)
             self.order.append(None)
-        response = super().RegisterResource(request)
-        if request.type != "pulumi:pulumi:Stack":
-            inputs = struct_pb2.Struct()
-            inputs.CopyFrom(request.object)
-            outputs = inputs if request.custom else struct_pb2.Struct()
-            provider = self._provider_of(request)
-            self.captured[response.urn] = Resource(
-                request.type, request.name, response.urn, inputs, outputs, request.parent, provider,
-                tuple(request.dependencies),
-                {key: tuple(value.urns) for key, value in request.propertyDependencies.items()})
-            self.order[slot] = response.urn
-            children = self._children(request, response.urn)
-            with self._lock:
-                for child in children:
-                    self.captured[child.urn] = dataclasses.replace(child, provider=provider)
-                    self.order.append(child.urn)
-        return response
+        urn = self.make_urn(request.parent, request.type, request.name)
+        inputs = struct_pb2.Struct()
+        inputs.CopyFrom(request.object)
+        provider = self._provider_of(request)
+        resource_id = ""
+        outputs = struct_pb2.Struct()
+        built: components.Built | None = None
+        if request.remote and request.type not in EXPANDED_HERE:
+            built = self._construct(request, urn)
+            if built is not None:
+                outputs.update(built.outputs)
+        elif request.custom:
+            resource_id = f"{request.name}-id"
+            plain = json_format.MessageToDict(inputs)
+            named = outputs_of.auto_named(request.type, urn, request.name, plain)
+            if named is not plain:
+                inputs = struct_pb2.Struct()
+                inputs.update(named)
+            outputs.update(outputs_of.shaped_outputs(request.type, named))
+        self.captured[urn] = Resource(
+            request.type, request.name, urn, inputs, outputs if (request.custom or built) else struct_pb2.Struct(),
+            request.parent, provider, tuple(request.dependencies),
+            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()})
+        self.ids[urn] = resource_id
+        self.order[slot] = urn
+        children = self._children(request, urn) if built is None else self._built_children(request, urn, built)
+        with self._lock:
+            for child in children:
+                self.captured[child.urn] = child if child.provider else dataclasses.replace(child, provider=provider)
+                self.order.append(child.urn)
+        return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=outputs)
+
+    def _construct(self, request: Any, urn: str) -> components.Built | None:
+        """A remote component, as its provider's Construct would build it; one the test kit cannot build is listed
+        as not checked (awsx's networking components are said, not refused: they declare no pool or workload)."""
+        builder = components.BUILDERS.get(request.type)
+        if builder is None:
+            package = request.type.split(":", 1)[0]
+            what = components.NO_COMPUTE.get(request.type)
+            reason = (f"a component of the '{package}' component provider, which builds its children and does not "
+                      "run under the test kit's mocks")
+            self._unseen(request, urn, reason + (f" ({what}: no pool or workload)" if what else ""),
+                         refuse=what is None)
+            return None
+        construct = components.Construct(
+            request.type, request.name, urn, json_format.MessageToDict(request.object),
+            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()},
+            self.preview, self.built.get)
+        built = builder(construct)
+        self.built[urn] = built
+        return built
+
+    def _built_children(self, request: Any, urn: str, built: components.Built) -> list[Resource]:
+        """A component's children as its provider registers them: each on the default provider of its package (or
+        the one the component was given for it), with the dependencies the provider's SDK records."""
+        children = []
+        for child in built.children:
+            package = child.type.split(":", 1)[0]
+            given = request.providers.get(package) if hasattr(request, "providers") else None
+            provider = str(given).rsplit("::", 1)[0] if given else self.default_provider(package, _version(package))
+            struct = struct_pb2.Struct()
+            struct.update(child.inputs)
+            child_urn = child.urn or self.make_urn(urn, child.type, child.name)
+            depends = {key: urns for key, urns in child.depends.items() if urns}
+            everything = tuple(dict.fromkeys(u for urns in depends.values() for u in urns))
+            children.append(Resource(child.type, child.name, child_urn, struct, struct, urn, provider if
+                                     child.custom else "", everything, depends))
+            self.ids[child_urn] = f"{child.name}-id"
+        return children
+
+    def Invoke(self, request: Any) -> Any:
+        """``pulumi:pulumi:getResource`` (the SDK rehydrating a resource reference, such as a component's
+        ``eksCluster`` output) answered from what was registered; every other invoke by the mocks."""
+        if request.tok == "pulumi:pulumi:getResource":
+            wanted = json_format.MessageToDict(request.args).get("urn")
+            found = self.captured.get(wanted) if isinstance(wanted, str) else None
+            if found is None:
+                return super().Invoke(request)
+            answer = struct_pb2.Struct()
+            answer.update({"urn": found.urn, "id": self.ids.get(found.urn, ""),
+                           "state": json_format.MessageToDict(found.outputs)})
+            return resource_pb2.ResourceInvokeResponse(**{"return": answer})
+        return super().Invoke(request)
 
     def _provider_of(self, request: Any) -> str:
         """The URN of a custom resource's provider: the one the program gave (a reference, URN::id), or the
@@ -154,15 +289,17 @@ class _CapturingMonitor(mocks.MockMonitor):
             return ""
         if request.provider:
             return str(request.provider).rsplit("::", 1)[0]
-        package = request.type.split(":", 1)[0]
-        version = request.version or "unknown"
-        name = f"default_{version.replace('.', '_')}"
+        return self.default_provider(request.type.split(":", 1)[0], request.version)
+
+    def default_provider(self, package: str, version: str) -> str:
+        """The engine's default provider of a package and version, registered as the engine registers it."""
+        name = f"default_{(version or 'unknown').replace('.', '_')}"
         token = f"pulumi:providers:{package}"
         urn = f"urn:pulumi:{self.stack}::{self.project}::{token}::{name}"
         with self._lock:
             if urn not in self.captured:
                 empty = struct_pb2.Struct()
-                empty.update({"version": version} if request.version else {})
+                empty.update({"version": version} if version else {})
                 self.captured[urn] = Resource(token, name, urn, empty, empty)
                 self.defaults.append(urn)
         return urn
@@ -170,6 +307,8 @@ class _CapturingMonitor(mocks.MockMonitor):
     def _children(self, request: Any, urn: str) -> list[Resource]:
         """The children the Kubernetes provider would create for this registration, as far as it can be read."""
         kind = request.type
+        if kind == HELM_V3_CHART and request.name in self.rendered:
+            return []  # the SDK renders it from the kubernetes:helm:template invoke, which the mocks answer
         if request.name in self.rendered and (kind in RENDERED_BY_THE_PROVIDER or kind in (CONFIG_GROUP, CONFIG_FILE)):
             self.rendered_used.add(request.name)
             given = [obj for path in self.rendered[request.name] for obj in objects(path)]
@@ -216,9 +355,9 @@ class _CapturingMonitor(mocks.MockMonitor):
                                      struct, struct, parent))
         return children
 
-    def _unseen(self, request: Any, urn: str, reason: str) -> None:
+    def _unseen(self, request: Any, urn: str, reason: str, refuse: bool = True) -> None:
         with self._lock:
-            self.unchecked.append(Unchecked(request.type, request.name, urn, reason))
+            self.unchecked.append(Unchecked(request.type, request.name, urn, reason, refused=refuse))
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         old = self.captured.get(request.urn)
@@ -227,6 +366,15 @@ class _CapturingMonitor(mocks.MockMonitor):
             outputs.CopyFrom(request.outputs)
             self.captured[request.urn] = dataclasses.replace(old, outputs=outputs)
         return super().RegisterResourceOutputs(request)
+
+
+def _version(package: str) -> str:
+    """The installed SDK's version of a package (pulumi-aws's, for pulumi-eks's children): the version its default
+    provider is named by."""
+    try:
+        return importlib.metadata.version(f"pulumi_{package.replace('-', '_')}")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def _hides(value: Any) -> bool:
@@ -306,18 +454,22 @@ def _working_directory(path: Path) -> Iterator[None]:
         os.chdir(before)
 
 
+TIMEOUT = 300.0  # seconds a program may run under the test kit (evaluate's timeout=): a hang is an error, not a wait
+
+
 def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None, preview: bool = True,
             project: str = "project", stack: str = "stack",
             rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
-            mocks: pulumi.runtime.Mocks | None = None) -> Captured:
+            mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT) -> Captured:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
     ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
-    become its children, named as the provider names them."""
+    become its children, named as the provider names them. A program still running after ``timeout`` seconds
+    raises :class:`ProgramTimeout`; a failure of the test kit itself, :class:`TestKitError`."""
     directory = Path.cwd() if callable(program) else Path(program).resolve()
-    answers = _Mocks(stack_config, mocks)
-    monitor = _CapturingMonitor(project, stack, {name: _manifest_files(paths) for name, paths in
-                                                 (rendered or {}).items()}, directory, answers)
+    files = {name: _manifest_files(paths) for name, paths in (rendered or {}).items()}
+    answers = _Mocks(stack_config, mocks, files)
+    monitor = _CapturingMonitor(project, stack, files, directory, answers, preview)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(answers, project=project, stack=stack, preview=preview,
                              monitor=monitor)
@@ -328,15 +480,43 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     run = _as_callable(program)
     with _working_directory(directory), _signal_handlers():  # the CLI runs a program in its directory
         try:
-            _sync_await(run_pulumi_func(lambda: run() and None))
+            _sync_await(asyncio.wait_for(run_pulumi_func(lambda: run() and None), timeout))
+        except TimeoutError:
+            pending = [urn for urn in monitor.order if urn is None]
+            raise ProgramTimeout(
+                f"the program did not finish within {timeout:g} s under the test kit ({len(monitor.captured)} "
+                f"resources registered, {len(pending)} registrations still waiting for an answer): a program that "
+                "waits on something no mock answers (an invoke, a remote call) hangs; answer it with mocks=, or "
+                "give a longer timeout=") from None
         except Exception as error:  # noqa: BLE001 - the program's own error, shown as its own
-            raise ProgramError(_program_traceback(error, directory if not callable(program) else None), error) from None
-    missing = sorted(set(rendered or {}) - monitor.rendered_used)
+            if monitor.failures:
+                raise _test_kit_error(monitor.failures) from None
+            raise ProgramError(_program_traceback(error, directory if not callable(program) else None)
+                               + _unrendered_hint(monitor), error) from None
+    if monitor.failures:
+        raise _test_kit_error(monitor.failures)
+    missing = sorted(set(rendered or {}) - monitor.rendered_used - answers.rendered_used)
     if missing:
         raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
     order = [*monitor.defaults, *(urn for urn in monitor.order if urn is not None)]
     return Captured([monitor.captured[urn] for urn in order], monitor.unchecked)
+
+
+def _test_kit_error(failures: list[tuple[str, BaseException]]) -> TestKitError:
+    what, error = failures[0]
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
+    return TestKitError(f"compute-guard's test kit failed while {what} (a bug in the test kit, not in your program; "
+                        f"please report it with this traceback):\n{text}", error)
+
+
+def _unrendered_hint(monitor: _CapturingMonitor) -> str:
+    """A program error after a Helm v3 Chart rendered nothing (its get_resource finds no resource)."""
+    charts = [item.name for item in monitor.unchecked if item.type == HELM_V3_CHART]
+    if not charts:
+        return ""
+    return ("\n(the test kit rendered no manifests for Helm v3 Chart " + ", ".join(f"'{name}'" for name in charts)
+            + ", so its get_resource(...) finds nothing: pass rendered={'<its name>': <its manifests>})")
 
 
 @contextlib.contextmanager
@@ -359,11 +539,11 @@ def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:
 
 def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
                     preview: bool = True, project: str = "project", stack: str = "stack",
-                    mocks: pulumi.runtime.Mocks | None = None) -> list[Resource]:
+                    mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT) -> list[Resource]:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources; ``mocks`` answers
     invokes as :func:`evaluate`'s does."""
     return capture(program, stack_config=stack_config, preview=preview, project=project, stack=stack,
-                   mocks=mocks).resources
+                   mocks=mocks, timeout=timeout).resources
 
 
 # --- the program's own project and stack files ------------------------------------------------------------
@@ -416,7 +596,8 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
              policy_config: Mapping[str, Any] | None = None, preview: bool = True, project: str | None = None,
              stack: str | None = None, pack: Iterable[Policy] | None = None,
              rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
-             unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None) -> PolicyResult:
+             unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None,
+             timeout: float = TIMEOUT) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
     A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
@@ -444,14 +625,14 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
     project, stack = project or "project", stack or "stack"
     config.update(stack_config or {})
     captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
-                       rendered=rendered, mocks=mocks)
+                       rendered=rendered, mocks=mocks, timeout=timeout)
     with stack_environment(config, project, stack, preview):
         analyzer = Analyzer(policy_config, pack=pack)
         result = analyzer.run(captured.resources)
     result.pools = seen_pools(analyzer.state.last_stack(), config.get("compute:platform"))
     result.unchecked = list(captured.unchecked)
     accepted = set(unchecked)
-    refused = [item for item in captured.unchecked if item.name not in accepted]
+    refused = [item for item in captured.unchecked if item.refused and item.name not in accepted]
     if refused:
         raise NotChecked("no policy saw the workloads of " + "; ".join(
             f"{item.type} '{item.name}' ({item.reason})" for item in refused)

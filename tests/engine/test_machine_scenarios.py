@@ -10,7 +10,7 @@ from compute_guard.component import CapacityGroup, ComputeClusterArgs
 
 ARCH = "workload-node-architecture"
 SAFE = "compute-cluster-safe-update"
-URN = "urn:pulumi:stack::project::pulumi:pulumi:Stack$compute:index:ComputeCluster::compute"  # as the program registers it
+URN = "urn:pulumi:stack::project::compute:index:ComputeCluster::compute"  # as the engine names it
 
 
 def on(machine, group="general"):

@@ -33,7 +33,7 @@ def test_a_resource_policy_that_crashes_fails_closed_on_its_resource(guarded, mo
                                        requests=DECLARED))
     # the workload policy judges workloads (the SDK shim hands it no other resource; the SDK alone would hand it
     # the ComputeCluster too, where it would crash the same way), so it fails closed on the Deployment
-    assert sorted((v.policy, v.level, v.finding, v.urn.rsplit("$", 1)[-1]) for v in result.violations) == [
+    assert sorted((v.policy, v.level, v.finding, v.urn.split("::", 2)[-1]) for v in result.violations) == [
         ("workload-architecture-selector-valid", "mandatory", BUG, "kubernetes:apps/v1:Deployment::api")]
 
 

@@ -2,8 +2,9 @@
 ../shared/third_party/pulumi-examples (pulumi/examples, Apache-2.0) as a user project under the test kit, with the
 providers' own Python SDKs: first as it is (no false violation; the pools the pack read, with their source and
 cluster), then with a fault planted in a copy, each refused with its exact message. The TypeScript programs are
-written again in Python with the same resources (tests/testkit/programs/: pulumi-eks's component as it registers
-its children, pulumi_eks_stand_in.py)."""
+written again in Python with the same resources (tests/testkit/programs/), with the real pulumi_eks SDK, whose
+components the test kit builds as pulumi-eks registers them (compute_guard/testkit/components.py). Each program runs
+twice in one process (issue 45: a second evaluate of a pulumi_eks program always crashed)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,6 @@ def user_project(tmp_path: Path, name: str, replace: list[tuple[str, str]] | tup
     own = (OWN / name).is_dir()
     work = tmp_path / name
     shutil.copytree(OWN / name if own else EXAMPLES / name, work)
-    if own:
-        shutil.copy(OWN / "pulumi_eks_stand_in.py", work)
     main = work / "__main__.py"
     text = main.read_text()
     for old, new in replace:
@@ -93,10 +92,13 @@ def pools(result):
         ("KubernetesCluster", "aksagentpool", "AKS cluster 'aksCluster-west'", ("Standard_D2_v2",), 2)]),
 ])
 def test_each_program_as_it_is_gives_its_pools_and_no_false_violation(tmp_path, name, config, replace, expected):
-    result = evaluate(user_project(tmp_path, name, replace), stack_config=config)
+    project = user_project(tmp_path, name, replace)
+    result = evaluate(project, stack_config=config)
     assert verdicts(result) == {}
     assert pools(result) == expected
     assert all(isinstance(pool, SeenPool) and pool.urn for pool in result.pools)
+    again = evaluate(project, stack_config=config)  # a second run in the same process sees the same
+    assert pools(again) == expected and [v.message for v in again.violations] == [v.message for v in result.violations]
 
 
 def test_the_gpu_dra_programs_helm_releases_are_said_unchecked(tmp_path):

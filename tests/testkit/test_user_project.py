@@ -86,7 +86,7 @@ def test_with_the_chart_accepted_every_workload_it_can_see_is_judged(project):
                      ("workload-requests-declared", "inline:default/migrate")]
     assert [(item.type, item.name) for item in result.unchecked] == [("kubernetes:helm.sh/v4:Chart", "ingress")]
     web = next(v for v in result.violations if v.policy == "workload-pool-placement")
-    assert web.urn == ("urn:pulumi:dev::shop::pulumi:pulumi:Stack$kubernetes:yaml/v2:ConfigGroup$"
+    assert web.urn == ("urn:pulumi:dev::shop::kubernetes:yaml/v2:ConfigGroup$"
                        "kubernetes:apps/v1:Deployment::shop:default/web")
     assert "references missing or ambiguous pool 'genral' in ComputeCluster 'shop'" in web.finding
 

@@ -1,21 +1,27 @@
-"""pulumi/examples' aws-ts-eks-gpu-dra (../shared/third_party/pulumi-examples/aws-ts-eks-gpu-dra/index.ts) in Python:
-pulumi-eks's Cluster without its default node group, two ManagedNodeGroups (system m6i.large; gpu p4d.24xlarge,
+"""pulumi/examples' aws-ts-eks-gpu-dra (../shared/third_party/pulumi-examples/aws-ts-eks-gpu-dra/index.ts) in Python,
+with the real pulumi_eks SDK: its Cluster without its default node group, two ManagedNodeGroups (system m6i.large; gpu p4d.24xlarge,
 tainted nvidia.com/gpu), a Kubernetes provider from the cluster's kubeconfig, the Helm v3 Releases (GPU operator, DRA
 driver, monitoring) and the MIG test Pods. Its IAM roles, add-ons, StorageClass, ConfigMap of scripts and
 ResourceClaimTemplates declare no pool and no workload and are left out."""
 
 import pulumi
+import pulumi_eks as eks
 import pulumi_kubernetes as k8s
-from pulumi_eks_stand_in import Cluster, ManagedNodeGroup
 
-cluster = Cluster("gpu-cluster", cluster_name="gpu-dra-cluster", skip_default_node_group=True)
-ManagedNodeGroup("system-nodes", cluster=cluster, node_group_name="system-nodes", instance_types=["m6i.large"],
-                 capacity_type="ON_DEMAND", scaling=(2, 1, 4), labels={"node-role": "system"}, taints=[])
-ManagedNodeGroup("gpu-nodes", cluster=cluster, node_group_name="gpu-nodes", instance_types=["p4d.24xlarge"],
-                 capacity_type="ON_DEMAND", scaling=(1, 0, 2), ami_type="AL2023_x86_64_NVIDIA",
-                 labels={"node-role": "gpu", "nvidia.com/gpu.present": "true", "nvidia.com/mig.config": "all-balanced"},
-                 taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}])
-provider = k8s.Provider("k8s-provider", kubeconfig=cluster.kubeconfig, enable_server_side_apply=True)
+cluster = eks.Cluster("gpu-cluster", name="gpu-dra-cluster", public_subnet_ids=["subnet-a", "subnet-b"],
+                      private_subnet_ids=["subnet-c", "subnet-d"], authentication_mode=eks.AuthenticationMode.API,
+                      skip_default_node_group=True, version="1.34")
+eks.ManagedNodeGroup("system-nodes", cluster=cluster, node_group_name="system-nodes", instance_types=["m6i.large"],
+                     capacity_type="ON_DEMAND", scaling_config={"desired_size": 2, "min_size": 1, "max_size": 4},
+                     labels={"node-role": "system"}, taints=[], opts=pulumi.ResourceOptions(depends_on=[cluster]))
+eks.ManagedNodeGroup("gpu-nodes", cluster=cluster, node_group_name="gpu-nodes", instance_types=["p4d.24xlarge"],
+                     capacity_type="ON_DEMAND", scaling_config={"desired_size": 1, "min_size": 0, "max_size": 2},
+                     disk_size=100, ami_type="AL2023_x86_64_NVIDIA",
+                     labels={"node-role": "gpu", "nvidia.com/gpu.present": "true",
+                             "nvidia.com/mig.config": "all-balanced"},
+                     taints=[{"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}],
+                     opts=pulumi.ResourceOptions(depends_on=[cluster]))
+provider = k8s.Provider("k8s-provider", kubeconfig=cluster.kubeconfig_json, enable_server_side_apply=True)
 on_cluster = pulumi.ResourceOptions(provider=provider)
 for release, chart, repo in (("gpu-operator", "gpu-operator", "https://helm.ngc.nvidia.com/nvidia"),
                              ("nvidia-dra-driver", "nvidia-dra-driver-gpu", "https://helm.ngc.nvidia.com/nvidia"),

@@ -1,0 +1,391 @@
+"""Components whose children their own provider builds, as the engine would have them built.
+
+A remote component (``remote=True``: pulumi-eks's ``eks.Cluster`` and node groups, awsx's ``Vpc``) is built by its
+component provider's ``Construct``, which does not run under the test kit's mocks: the program would reach the
+policies as one resource each, with no cluster, no node group and no pool, and a clean result would say nothing.
+
+pulumi-eks's components are built here into what pulumi-eks registers (its code: ../shared/third_party/pulumi-eks,
+v4.3.0), with the same types, names, parents, the inputs the pool sources read and the dependencies the engine
+would record:
+
+* ``eks:index:Cluster`` (cluster/cluster.ts createCore, createCluster): its ``aws:eks/cluster:Cluster``
+  ``<name>-eksCluster`` (``name``, else the AWS provider's auto-name; EKS Auto Mode's ``computeConfig``, which
+  depends on the node role the component creates and so is not known in a first preview), a
+  ``aws:eks/fargateProfile:FargateProfile`` ``<name>-fargateProfile`` with ``fargate``, and, unless
+  ``skipDefaultNodeGroup``, ``fargate`` or Auto Mode, its default node group as ``NodeGroupV2`` builds it;
+* ``eks:index:NodeGroupV2`` (nodes/nodegroup.ts createNodeGroupV2): an ``aws:ec2/launchTemplate:LaunchTemplate``
+  ``<name>-launchTemplate`` (``instanceType``, default t3.medium, nodes/instances.ts; the user data that carries the
+  kubelet's ``--node-labels`` and ``--register-with-taints``, nodes/userdata.ts, which holds the cluster's endpoint
+  and is not known in a preview) and an ``aws:autoscaling/group:Group`` ``<name>`` (minSize 1, maxSize 2,
+  desiredCapacity 2 by default) tagged ``kubernetes.io/cluster/<cluster name>``;
+* ``eks:index:NodeGroup`` (createNodeGroup): an ``aws:ec2/launchConfiguration:LaunchConfiguration``
+  ``<name>-nodeLaunchConfiguration`` and an ``aws:cloudformation/stack:Stack`` ``<name>-nodes`` whose template holds
+  the sizes (it names the launch configuration's id: not known in a preview);
+* ``eks:index:ManagedNodeGroup`` (createManagedNodeGroup): an ``aws:eks/nodeGroup:NodeGroup`` ``<name>`` with the
+  component's own inputs, ``clusterName`` its cluster's, ``scalingConfig`` 2 / 1 / 2 by default.
+
+Their outputs are what the component registers, as a preview knows them: references to these children
+(``eksCluster``, ``autoScalingGroup``, ``nodeGroup``) and, once deployed (``preview=False``), a kubeconfig; the rest
+is not known yet. What pulumi-eks adds besides (IAM roles, security groups, add-ons, the aws-auth ConfigMap) declares
+no pool and no workload and is left out. Any other remote component is listed as not checked (``Unchecked``).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown value, as the SDK serializes it
+SPECIAL = "4dabf18193072939515e22adb298388d"  # the key of a special value (secret, resource reference)
+RESOURCE_REFERENCE = "5cf8f73096256a8f31e491e813e4eb8e"
+SECRET = "1b47061264138c4ac30d75fd1eb44270"
+DEFAULT_INSTANCE_TYPE = "t3.medium"  # pulumi-eks nodes/instances.ts DEFAULT_INSTANCE_TYPE
+CLUSTER = "eks:index:Cluster"
+NODE_GROUP_V2 = "eks:index:NodeGroupV2"
+NODE_GROUP = "eks:index:NodeGroup"
+MANAGED_NODE_GROUP = "eks:index:ManagedNodeGroup"
+# Remote components that declare networking or registries only (no pool, no workload): listed, not refused.
+NO_COMPUTE = {"awsx:ec2:Vpc": "a VPC", "awsx:ec2:DefaultVpc": "a VPC", "awsx:ecr:Repository": "a registry",
+              "awsx:ecr:Image": "an image", "eks:index:VpcCniAddon": "the VPC CNI add-on",
+              "eks:index:NodeGroupSecurityGroup": "a security group"}
+
+
+@dataclass
+class Child:
+    """One resource a component provider registers under its component."""
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    depends: dict[str, tuple[str, ...]] = field(default_factory=dict)  # property -> the URNs its value depends on
+    custom: bool = True
+    urn: str = ""  # filled in by the builder
+
+
+@dataclass
+class Built:
+    """What a component provider's Construct would answer: its children and the component's outputs."""
+
+    children: list[Child]
+    outputs: dict[str, Any]
+    facts: dict[str, Any] = field(default_factory=dict)  # what later components read of it (its cluster's)
+
+
+@dataclass
+class Construct:
+    """A remote component's registration, as a builder reads it."""
+
+    type: str
+    name: str
+    urn: str
+    inputs: dict[str, Any]  # the JSON form (UNKNOWN, special values as dicts)
+    property_dependencies: Mapping[str, tuple[str, ...]]
+    preview: bool
+    built: Callable[[str], Built | None]  # another component's, by URN
+
+    def child_urn(self, type_: str, name: str) -> str:
+        head, _, tail = self.urn.rpartition("::")
+        prefix, _, chain = head.rpartition("::")
+        return f"{prefix}::{chain}${type_}::{name}"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An input as a plain value: a secret's value (the policies see the child's own input as the engine would;
+        the SDK marks it secret again only if the provider does), None when absent."""
+        value = _unwrap(self.inputs.get(key))
+        return default if value is None else value
+
+    def deps(self, *keys: str) -> tuple[str, ...]:
+        found: list[str] = []
+        for key in keys:
+            found += [urn for urn in self.property_dependencies.get(key, ()) if urn not in found]
+        return tuple(found)
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, dict) and value.get(SPECIAL) == SECRET:
+        return _unwrap(value.get("value"))
+    return value
+
+
+def _known(value: Any) -> bool:
+    if value == UNKNOWN:
+        return False
+    if isinstance(value, dict):
+        return all(_known(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_known(item) for item in value)
+    return True
+
+
+def auto_name(urn: str, name: str) -> str:
+    """The name a provider gives a resource the program names none (``<name>-<7 hex>``, as pulumi's auto-naming
+    does; derived from the URN, so a second run gives the same one)."""
+    return f"{name}-{hashlib.sha256(urn.encode()).hexdigest()[:7]}"
+
+
+def reference(urn: str, resource_id: Any = None) -> dict[str, Any]:
+    """A resource reference, as a component's outputs carry one."""
+    found: dict[str, Any] = {SPECIAL: RESOURCE_REFERENCE, "urn": urn}
+    if resource_id is not None:
+        found["id"] = resource_id
+    return found
+
+
+# --- what each component registers ---------------------------------------------------------------------------
+
+def _cluster(construct: Construct) -> Built:
+    eks_name = construct.get("name")
+    child_urn = construct.child_urn("aws:eks/cluster:Cluster", f"{construct.name}-eksCluster")
+    cluster_name = eks_name if eks_name is not None else auto_name(child_urn, f"{construct.name}-eksCluster")
+    auto_mode = construct.get("autoMode") or {}
+    subnets = [construct.get(key) for key in ("subnetIds", "privateSubnetIds", "publicSubnetIds")]
+    inputs: dict[str, Any] = {
+        "name": cluster_name, "roleArn": UNKNOWN, "vpcConfig": {"subnetIds": next(
+            (value for value in subnets if value is not None), UNKNOWN)},
+        "bootstrapSelfManagedAddons": not auto_mode.get("enabled", False)}
+    for key in ("version", "deletionProtection", "upgradePolicy"):
+        if construct.get(key) is not None:
+            inputs[key] = construct.get(key)
+    if construct.get("authenticationMode") is not None:
+        inputs["accessConfig"] = {"authenticationMode": construct.get("authenticationMode"),
+                                  "bootstrapClusterCreatorAdminPermissions": True}
+    if auto_mode.get("enabled") is True:
+        # createCore: {enabled: true, nodeRoleArn, nodePools: [general-purpose, system], ...computeConfig}, all
+        # waiting on the node role the component creates (unknown in a preview), as the eks cluster's inputs
+        compute = {"enabled": True, "nodeRoleArn": UNKNOWN, "nodePools": ["general-purpose", "system"],
+                   **(auto_mode.get("computeConfig") or {})}
+        inputs["computeConfig"] = UNKNOWN if construct.preview else compute
+    cluster = Child("aws:eks/cluster:Cluster", f"{construct.name}-eksCluster", inputs,
+                    {"vpcConfig": construct.deps("subnetIds", "privateSubnetIds", "publicSubnetIds")}, urn=child_urn)
+    children = [cluster]
+    endpoint = UNKNOWN if construct.preview else f"https://{hashlib.sha256(child_urn.encode()).hexdigest()[:32]}" \
+        ".gr7.us-west-2.eks.amazonaws.com"
+    facts = {"cluster_urn": child_urn, "cluster_name": cluster_name, "endpoint": endpoint}
+    fargate = construct.get("fargate")
+    if fargate:
+        profile = f"{construct.name.replace('-', '_', 1)}fargateProfile" if construct.name.lower() == "eks" \
+            or construct.name.lower().startswith("eks-") else f"{construct.name}-fargateProfile"
+        children.append(Child("aws:eks/fargateProfile:FargateProfile", profile, {
+            "clusterName": cluster_name, "podExecutionRoleArn": UNKNOWN,
+            "selectors": [{"namespace": "default"}, {"namespace": "kube-system"}]},
+            {"clusterName": (child_urn,)}))
+    default_group = not (construct.get("skipDefaultNodeGroup") or fargate or auto_mode.get("enabled"))
+    asg_name: Any = ""
+    if default_group:
+        options = construct.get("nodeGroupOptions") or {key: construct.get(key) for key in (
+            "instanceType", "desiredCapacity", "minSize", "maxSize", "nodeAmiId", "gpu", "nodeUserData",
+            "nodeSubnetIds", "nodeRootVolumeSize")}
+        group = _self_managed_v2(construct, construct.name, options, facts)
+        children += group
+        asg_name = UNKNOWN
+    kubeconfig: Any = UNKNOWN
+    if not construct.preview:  # cluster/cluster.ts generateKubeconfig, as deployed
+        kubeconfig = {"apiVersion": "v1", "kind": "Config", "current-context": "aws", "clusters": [
+            {"name": "kubernetes", "cluster": {"server": endpoint, "certificate-authority-data": "Q0E="}}],
+            "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
+            "users": [{"name": "aws", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                                                        "command": "aws", "args": [
+                                                            "eks", "get-token", "--cluster-name", cluster_name]}}}]}
+    outputs = {
+        "eksCluster": reference(child_urn, UNKNOWN if construct.preview else f"{cluster_name}"),
+        "kubeconfig": kubeconfig, "kubeconfigJson": UNKNOWN if construct.preview else json.dumps(kubeconfig),
+        "defaultNodeGroupAsgName": asg_name, "core": UNKNOWN}
+    return Built(children, outputs, facts)
+
+
+def _target(construct: Construct) -> dict[str, Any]:
+    """The cluster a node group names (``cluster``: an ``eks.Cluster``, or its CoreData), as its facts."""
+    given = construct.get("cluster")
+    if isinstance(given, dict) and given.get(SPECIAL) == RESOURCE_REFERENCE:
+        built = construct.built(str(given.get("urn")))
+        if built is not None:
+            return built.facts
+    if isinstance(given, dict) and isinstance(given.get("cluster"), dict):  # CoreData: its cluster's reference
+        urn = str(given["cluster"].get("urn", ""))
+        return {"cluster_urn": urn, "cluster_name": UNKNOWN, "endpoint": UNKNOWN}
+    return {"cluster_urn": None, "cluster_name": UNKNOWN, "endpoint": UNKNOWN}
+
+
+def _kubelet_flags(options: Mapping[str, Any]) -> list[str]:
+    """nodes/userdata.ts buildKubeletFlags: kubeletExtraArgs, then --node-labels and --register-with-taints."""
+    flags = str(options.get("kubeletExtraArgs") or "").split()
+    labels = options.get("labels") or {}
+    if isinstance(labels, dict) and labels:
+        flags.append("--node-labels=" + ",".join(f"{key}={value}" for key, value in labels.items()))
+    taints = options.get("taints") or {}
+    if isinstance(taints, dict) and taints:
+        flags.append("--register-with-taints=" + ",".join(
+            f"{key}={taint.get('value')}:{taint.get('effect')}" if taint.get("value")
+            else f"{key}:{taint.get('effect')}" for key, taint in taints.items() if isinstance(taint, dict)))
+    return flags
+
+
+def _user_data(options: Mapping[str, Any], facts: Mapping[str, Any]) -> Any:
+    """nodes/userdata.ts createUserData for AL2023 (nodeadm, pulumi-eks's default OS) and AL2 (bootstrap.sh): not
+    known while the cluster's endpoint is not (a preview of a new cluster)."""
+    override = options.get("nodeUserDataOverride")
+    if override is not None:
+        return base64.b64encode(str(override).encode()).decode() if _known(override) else UNKNOWN
+    if not _known([options.get(key) for key in ("labels", "taints", "kubeletExtraArgs")]) \
+            or facts.get("endpoint") == UNKNOWN or facts.get("cluster_name") == UNKNOWN:
+        return UNKNOWN
+    flags = _kubelet_flags(options)
+    if options.get("operatingSystem") == "AL2":
+        extra = f" --kubelet-extra-args '{' '.join(flags)}'" if len(flags) > 1 else \
+            f" --kubelet-extra-args {flags[0]}" if flags else ""
+        text = (f'#!/bin/bash\n\n/etc/eks/bootstrap.sh --apiserver-endpoint "{facts["endpoint"]}" --b64-cluster-ca '
+                f'"Q0E=" "{facts["cluster_name"]}"{extra}\n\n')
+    else:
+        parts = [{"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig", "spec": {"cluster": {
+            "name": facts["cluster_name"], "apiServerEndpoint": facts["endpoint"], "certificateAuthority": "Q0E=",
+            "cidr": "10.100.0.0/16"}}}]
+        if flags:
+            parts.append({"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig",
+                          "spec": {"kubelet": {"flags": flags}}})
+        text = 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="BOUNDARY"\n\n' + "".join(
+            f"--BOUNDARY\nContent-Type: application/node.eks.aws\n\n---\n{json.dumps(part)}\n" for part in parts) \
+            + "--BOUNDARY--\n"
+    return base64.b64encode(text.encode()).decode()
+
+
+def _self_managed_v2(construct: Construct, name: str, options: Mapping[str, Any],
+                     facts: Mapping[str, Any]) -> list[Child]:
+    """createNodeGroupV2: a launch template and the autoscaling group that runs it."""
+    template_urn = construct.child_urn("aws:ec2/launchTemplate:LaunchTemplate", f"{name}-launchTemplate")
+    template_inputs: dict[str, Any] = {
+        "name": auto_name(template_urn, f"{name}-launchTemplate"), "imageId": options.get("amiId")
+        or options.get("nodeAmiId") or "ami-0123456789abcdef0",
+        "instanceType": options.get("instanceType") or DEFAULT_INSTANCE_TYPE,
+        "userData": _user_data(options, facts)}
+    if options.get("spotPrice"):
+        template_inputs["instanceMarketOptions"] = {"marketType": "spot",
+                                                    "spotOptions": {"maxPrice": options["spotPrice"]}}
+    cluster_urn = facts.get("cluster_urn")
+    on_cluster = (cluster_urn,) if cluster_urn else ()
+    template = Child("aws:ec2/launchTemplate:LaunchTemplate", f"{name}-launchTemplate", template_inputs,
+                     {"userData": on_cluster, "instanceType": construct.deps("instanceType")}, urn=template_urn)
+    group_urn = construct.child_urn("aws:autoscaling/group:Group", name)
+    cluster_name = facts.get("cluster_name", UNKNOWN)
+    tags = UNKNOWN if cluster_name == UNKNOWN else [
+        {"key": f"kubernetes.io/cluster/{cluster_name}", "value": "owned", "propagateAtLaunch": True},
+        *({"key": key, "value": value, "propagateAtLaunch": True}
+          for key, value in (options.get("autoScalingGroupTags") or {}).items())]
+    group_inputs = {  # (its name the AWS provider's: the pool is named by the resource's, as before it is known)
+        "minSize": options.get("minSize", 1) if options.get("minSize") is not None else 1,
+        "maxSize": options.get("maxSize") if options.get("maxSize") is not None else 2,
+        "desiredCapacity": options.get("desiredCapacity") if options.get("desiredCapacity") is not None else 2,
+        "launchTemplate": {"name": template_inputs["name"], "version": UNKNOWN if construct.preview else "1"},
+        "vpcZoneIdentifiers": options.get("nodeSubnetIds") or UNKNOWN, "tags": tags,
+        "instanceRefresh": {"strategy": "Rolling", "preferences": {"minHealthyPercentage": 50}}}
+    group = Child("aws:autoscaling/group:Group", name, group_inputs, {
+        "launchTemplate": (template_urn,), "tags": on_cluster,
+        **{key: construct.deps(key) for key in ("minSize", "maxSize", "desiredCapacity")}}, urn=group_urn)
+    return [template, group]
+
+
+def _node_group_v2(construct: Construct) -> Built:
+    children = _self_managed_v2(construct, construct.name, {key: construct.get(key) for key in construct.inputs},
+                                _target(construct))
+    return Built(children, {"autoScalingGroup": reference(children[-1].urn, UNKNOWN if construct.preview else
+                                                           children[-1].name),
+                            "nodeSecurityGroup": UNKNOWN, "extraNodeSecurityGroups": UNKNOWN})
+
+
+def _node_group(construct: Construct) -> Built:
+    """createNodeGroup (v1): a launch configuration and the CloudFormation stack whose template is the group."""
+    facts = _target(construct)
+    options = {key: construct.get(key) for key in construct.inputs}
+    configuration_urn = construct.child_urn("aws:ec2/launchConfiguration:LaunchConfiguration",
+                                            f"{construct.name}-nodeLaunchConfiguration")
+    user_data = _user_data(options, facts)
+    configuration = Child("aws:ec2/launchConfiguration:LaunchConfiguration",
+                          f"{construct.name}-nodeLaunchConfiguration", {
+                              "imageId": options.get("amiId") or "ami-0123456789abcdef0",
+                              "instanceType": options.get("instanceType") or DEFAULT_INSTANCE_TYPE,
+                              "userData": base64.b64decode(user_data).decode() if user_data != UNKNOWN else UNKNOWN,
+                              **({"spotPrice": options["spotPrice"]} if options.get("spotPrice") else {})},
+                          {"instanceType": construct.deps("instanceType")}, urn=configuration_urn)
+    sizes = {key: options.get(key) if options.get(key) is not None else default
+             for key, default in (("desiredCapacity", 2), ("minSize", 1), ("maxSize", 2))}
+    body = UNKNOWN if construct.preview else (
+        "\nAWSTemplateFormatVersion: '2010-09-09'\nResources:\n    NodeGroup:\n"
+        "        Type: AWS::AutoScaling::AutoScalingGroup\n        Properties:\n"
+        f"          DesiredCapacity: {sizes['desiredCapacity']}\n"
+        f"          LaunchConfigurationName: {auto_name(configuration_urn, construct.name)}\n"
+        f"          MinSize: {sizes['minSize']}\n          MaxSize: {sizes['maxSize']}\n")
+    stack = Child("aws:cloudformation/stack:Stack", f"{construct.name}-nodes", {
+        "templateBody": body, "tags": {"Name": f"{construct.name}-nodes"}},
+        {"templateBody": (configuration_urn, *((facts["cluster_urn"],) if facts.get("cluster_urn") else ()))},
+        urn=construct.child_urn("aws:cloudformation/stack:Stack", f"{construct.name}-nodes"))
+    return Built([configuration, stack], {"cfnStack": reference(stack.urn, UNKNOWN if construct.preview else "stack"),
+                                          "autoScalingGroupName": UNKNOWN, "nodeSecurityGroup": UNKNOWN})
+
+
+def _managed_node_group(construct: Construct) -> Built:
+    """createManagedNodeGroup: an EKS managed node group with the component's own inputs."""
+    facts = _target(construct)
+    inputs = {key: value for key, value in construct.inputs.items() if key not in (
+        "cluster", "kubeletExtraArgs", "bootstrapExtraArgs", "nodeadmExtraOptions", "bottlerocketSettings",
+        "operatingSystem", "gpu", "nodeRole", "enableIMDSv2", "enableEfaSupport", "placementGroupAvailabilityZone",
+        "userData", "amiId", "ignoreScalingChanges")}
+    depends = {key: construct.deps(key) for key in inputs}
+    if construct.get("clusterName") is None:
+        inputs["clusterName"] = facts.get("cluster_name", UNKNOWN)
+        depends["clusterName"] = (facts["cluster_urn"],) if facts.get("cluster_urn") else construct.deps("cluster")
+    inputs.setdefault("nodeRoleArn", UNKNOWN)
+    scaling = construct.get("scalingConfig") or {}
+    inputs["scalingConfig"] = UNKNOWN if not isinstance(scaling, dict) else {
+        "desiredSize": scaling.get("desiredSize", 2), "minSize": scaling.get("minSize", 1),
+        "maxSize": scaling.get("maxSize", 2)}
+    if "subnetIds" not in inputs:
+        inputs["subnetIds"] = UNKNOWN
+    if "nodeGroupName" not in inputs and "nodeGroupNamePrefix" not in inputs:  # the AWS provider's auto-name
+        inputs["nodeGroupName"] = auto_name(construct.child_urn("aws:eks/nodeGroup:NodeGroup", construct.name),
+                                            construct.name)
+    children: list[Child] = []
+    custom = [key for key in ("kubeletExtraArgs", "bootstrapExtraArgs", "nodeadmExtraOptions", "userData", "amiId",
+                              "enableIMDSv2", "enableEfaSupport") if construct.get(key) is not None]
+    if custom:  # createMNGCustomLaunchTemplate: its AMI and user data are the launch template's
+        template_urn = construct.child_urn("aws:ec2/launchTemplate:LaunchTemplate", f"{construct.name}-launchTemplate")
+        children.append(Child("aws:ec2/launchTemplate:LaunchTemplate", f"{construct.name}-launchTemplate", {
+            "userData": UNKNOWN if construct.preview else base64.b64encode(b"#!/bin/bash\n").decode()},
+            {"userData": (facts["cluster_urn"],) if facts.get("cluster_urn") else ()}, urn=template_urn))
+        inputs["launchTemplate"] = {"id": UNKNOWN, "version": UNKNOWN}
+        depends["launchTemplate"] = (template_urn,)
+        inputs.pop("amiType", None)  # "amiType ... cannot be set if an AMI ID is set in a custom launch template"
+    elif construct.get("amiType") is None and construct.get("operatingSystem") is not None:
+        inputs["amiType"] = _ami_type(construct.get("operatingSystem"), construct.get("gpu"),
+                                      construct.get("instanceTypes"))
+    group = Child("aws:eks/nodeGroup:NodeGroup", construct.name, inputs, depends,
+                  urn=construct.child_urn("aws:eks/nodeGroup:NodeGroup", construct.name))
+    children.append(group)
+    return Built(children, {"nodeGroup": reference(group.urn, UNKNOWN if construct.preview else construct.name),
+                            "placementGroupName": ""})
+
+
+def _ami_type(operating_system: Any, gpu: Any, instance_types: Any) -> Any:
+    """nodes/ami.ts determineAmiType, for the operating systems it names: the architecture of the instance types
+    (Graviton: a 'g' after the family's generation digit, nodes/nodegroup.ts isGravitonInstance)."""
+    if not isinstance(instance_types, list) or not all(isinstance(name, str) for name in instance_types):
+        return UNKNOWN
+    arm = any(_graviton(name) for name in instance_types)
+    table = {"AL2": ("AL2_ARM_64", "AL2_x86_64_GPU" if gpu else "AL2_x86_64"),
+             "AL2023": ("AL2023_ARM_64_STANDARD", "AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD"),
+             "Bottlerocket": ("BOTTLEROCKET_ARM_64", "BOTTLEROCKET_x86_64_NVIDIA" if gpu else "BOTTLEROCKET_x86_64")}
+    pair = table.get(str(operating_system))
+    return UNKNOWN if pair is None else pair[0] if arm else pair[1]
+
+
+def _graviton(name: str) -> bool:
+    family = name.split(".", 1)[0]
+    digits = [index for index, char in enumerate(family) if char.isdigit()]
+    return bool(digits) and family[digits[0] + 1:digits[0] + 2] == "g"
+
+
+BUILDERS: dict[str, Callable[[Construct], Built]] = {
+    CLUSTER: _cluster, NODE_GROUP_V2: _node_group_v2, NODE_GROUP: _node_group, MANAGED_NODE_GROUP: _managed_node_group}
+
