@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     missing = missing_requirements("report")
     if missing:
         print(f"compute-guard report: {', '.join(missing)} not installed: install the report extra "
-              "(pip install 'compute-guard[report]')", file=sys.stderr)
+              "(pip install '/path/to/compute-guard[report]', from a checkout or its wheel)", file=sys.stderr)
         return UNREADABLE
     from compute_guard.report.cli import report
 

@@ -23,7 +23,7 @@ from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
-from compute_guard.policies.platforms.platform import resolve_platform
+from compute_guard.policies.platforms.platform import implied_platform, platform_unset, resolve_platform
 from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS, amount
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
@@ -147,6 +147,8 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     findings += [Finding(n.policy, n.level, n.severity, n.urn, n.finding, note=True) for n in result.notes]
     settings = _settings(policy_config or {}, "pool-capacity")
     platform, _ = resolve_platform(settings, config)
+    if platform is None and stack is not None and platform_unset(settings, config):  # as the policies read it
+        platform = implied_platform(pool.platform for pool in stack.pools)
     report = Report(source.project, source.stack, source.kind, platform, findings)
     if stack is None:
         return report

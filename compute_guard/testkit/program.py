@@ -36,10 +36,11 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from compute_guard.policies import Policy
+from compute_guard.policies.platforms.platform import NOT_KNOWN
 
 from . import components, invokes
 from . import outputs as outputs_of
-from .analyzer import Analyzer, PolicyResult, Resource, Unchecked, seen_pools, stack_environment
+from .analyzer import Analyzer, PolicyResult, PolicyViolation, Resource, Unchecked, seen_pools, stack_environment
 from .manifests import child_name, flatten, objects, objects_of_text
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -440,8 +441,15 @@ def _own_modules(path: Path) -> Iterator[None]:
 
 
 def _under(module: Any, path: Path) -> bool:
+    """A module of the program's own (a file of its directory), not a package installed in a virtual environment
+    inside it (a project's .venv: its SDKs' modules must stay loaded, the SDK resolves their type hints through
+    sys.modules while the registrations finish after the program's body has run)."""
     file = getattr(module, "__file__", None)
-    return isinstance(file, str) and Path(file).resolve().is_relative_to(path)
+    if not isinstance(file, str):
+        return False
+    resolved = Path(file).resolve()
+    return resolved.is_relative_to(path) and not {"site-packages", "dist-packages"} & set(
+        resolved.relative_to(path).parts)
 
 
 @contextlib.contextmanager
@@ -501,6 +509,17 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
     order = [*monitor.defaults, *(urn for urn in monitor.order if urn is not None)]
     return Captured([monitor.captured[urn] for urn in order], monitor.unchecked)
+
+
+def _did_not_run(result: PolicyResult) -> list[PolicyViolation]:
+    """A note per policy that did not run for want of a platform (the engine records not-applicable where no
+    terminal shows it): a test that saw it cannot mistake it for a pass."""
+    notes: dict[str, PolicyViolation] = {}
+    for item in result.not_applicable:
+        if item.reason.startswith(NOT_KNOWN) and item.policy not in notes:
+            notes[item.policy] = PolicyViolation(item.policy, "advisory", f"policy '{item.policy}' did not run: "
+                                                 f"{item.reason}", item.urn)
+    return list(notes.values())
 
 
 def _test_kit_error(failures: list[tuple[str, BaseException]]) -> TestKitError:
@@ -630,6 +649,7 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
         analyzer = Analyzer(policy_config, pack=pack)
         result = analyzer.run(captured.resources)
     result.pools = seen_pools(analyzer.state.last_stack(), config.get("compute:platform"))
+    result.notes.extend(_did_not_run(result))
     result.unchecked = list(captured.unchecked)
     accepted = set(unchecked)
     refused = [item for item in captured.unchecked if item.refused and item.name not in accepted]

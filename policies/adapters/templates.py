@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, Literal, NoReturn
@@ -35,7 +35,7 @@ from pulumi_policy import (
 from ..model.cluster import is_compute_cluster
 from ..model.sources import pools_of, source_of
 from ..model.workloads import parse_workload, workload_kind
-from ..platforms.platform import PLATFORM_SCHEMA, resolve_platform
+from ..platforms.platform import PLATFORM_SCHEMA, implied_platform, platform_unset, resolve_platform
 from . import exemptions, sdk
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .state import Exempted, PackState
@@ -109,20 +109,25 @@ def moved_setting(policy: str) -> dict[str, Any]:
 
 
 def _context(policy: Policy, config: Any, state: PackState, not_applicable: Callable[[str], None],
-             urn: str = "", name: str = "", props: Any = None) -> Context:
-    """The check's context; not applicable (saying why) on a platform the policy does not cover."""
+             urn: str = "", name: str = "", props: Any = None,
+             pools: Callable[[], Iterable[str | None]] | None = None) -> Context:
+    """The check's context; not applicable (saying why) on a platform the policy does not cover. ``pools``: the
+    platforms of the pools it judges, which say the platform when no config does and they are all one cloud's."""
     settings: Mapping[str, Any] = config if isinstance(config, Mapping) else {}
     if policy.defaults:  # an organisation's preset settings, under what the engine's config says
         settings = {**policy.defaults, **settings}
     platform = None
-    if policy.platforms is not None:
+    if policy.platforms is not None or policy.reads_platform:
         platform, source = resolve_platform(settings, state.stack_config())
-        if platform is None:
-            not_applicable(source)
-        elif platform not in policy.platforms:
-            not_applicable(f"the platform is '{platform}' ({source}), not {policy.platforms_label}")
-    elif policy.reads_platform:
-        platform, _source = resolve_platform(settings, state.stack_config())
+        if platform is None and pools is not None and platform_unset(settings, state.stack_config()):
+            implied = implied_platform(pools())
+            if implied is not None:
+                platform, source = implied, f"every pool is {implied}'s"
+        if policy.platforms is not None:
+            if platform is None:
+                not_applicable(source)
+            elif platform not in policy.platforms:
+                not_applicable(f"the platform is '{platform}' ({source}), not {policy.platforms_label}")
     return Context(settings, platform, state, urn, name, props)
 
 
@@ -179,7 +184,10 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
     def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
         if policy.platform_pool_check is not None and is_platform_pool(args.resource_type):
             pools = pools_of(args.resource_type, args.props, args.urn, args.name) or []
-            context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
+            if not pools:  # (an EKS cluster without Auto Mode: nothing here to judge, and nothing to say)
+                return
+            context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name,
+                               pools=lambda: (pool.platform for pool in pools))
             report(_exempt(policy, context, policy.platform_pool_check(pools, context)), report_violation)
             return
         subject = _subject(policy, args, state, args.props)
@@ -232,7 +240,9 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
 
     @never_raises
     def validate(args: StackValidationArgs, report_violation: Report) -> None:
-        context = replace(_context(policy, args.get_config(), state, args.not_applicable), resources=args.resources)
+        context = replace(_context(policy, args.get_config(), state, args.not_applicable,
+                                   pools=lambda: (pool.platform for pool in state.stack(args.resources).pools)),
+                          resources=args.resources)
         report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"

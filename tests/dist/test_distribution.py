@@ -37,13 +37,13 @@ def tracked_files() -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel, built from a copy of the checkout's own files: setuptools builds in the source tree and keeps
-    what an earlier build left in build/ (a file that no longer exists, a copy older than its source), and the
-    checkout holds a venv, caches and egg-info; none of it may reach the wheel the tests install."""
+def source(tmp_path_factory) -> Path:
+    """A copy of the checkout's own files (tracked, or new and not ignored): setuptools builds in the source tree and
+    keeps what an earlier build left in build/ (a file that no longer exists, a copy older than its source), and the
+    checkout holds a venv, caches and egg-info; none of it may reach what the tests install."""
     import shutil
 
-    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("dist")
+    source = tmp_path_factory.mktemp("source") / "compute-guard"
     for name in tracked_files():
         target = source / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -51,6 +51,13 @@ def wheel(tmp_path_factory) -> Path:
             target.symlink_to((ROOT / name).readlink())
         elif (ROOT / name).is_file():
             shutil.copy2(ROOT / name, target)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, source) -> Path:
+    """The wheel, built from the copy of the checkout's files."""
+    out = tmp_path_factory.mktemp("dist")
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", out, source, cwd=out)
     (built,) = out.glob("compute_guard-*.whl")
     return built
@@ -232,5 +239,61 @@ def test_the_report_without_its_extra_says_which_extra(plain):
     done = subprocess.run([str(plain / "venv" / "bin" / "compute-guard"), "report", "export.json"], cwd=plain,
                           capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert (done.returncode, done.stdout) == (2, "") and "Traceback" not in done.stderr  # PyYAML comes with pulumi
-    assert done.stderr == ("compute-guard report: jsonschema, rich, Jinja2 not installed: install the "
-                           "report extra (pip install 'compute-guard[report]')\n")
+    assert done.stderr == ("compute-guard report: rich, Jinja2 not installed: install the report extra (pip install "
+                           "'/path/to/compute-guard[report]', from a checkout or its wheel)\n")
+
+
+# --- installed as documented, beside a real program's pins ------------------------------------------------------
+
+PLANTED = ('spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx")]),',
+           'spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx", '
+           'resources={"requests": {"memory": "4Gi"}})]),')
+PROGRAM_TEST = '''
+from compute_guard.testkit import evaluate
+
+
+def test_the_pack_reads_the_pool_and_refuses_the_planted_pod():
+    result = evaluate(".", stack_config={"gcp:project": "example", "gcp:zone": "us-central1-a"})
+    assert [(pool.source, pool.name, pool.machines) for pool in result.pools] == [
+        ("GKE Cluster", "default-pool", ("n1-standard-1",))]
+    assert [v.finding.split(":", 1)[0] for v in result.mandatory] == ["Deployment 'canary'"]
+    assert "4 GiB of memory, more than any node of the pools that can take it" in result.mandatory[0].finding
+'''
+
+
+def install_lines() -> list[str]:
+    """The install lines of docs/testing.md, as a user copies them."""
+    text = (ROOT / "docs" / "testing.md").read_text()
+    block = text.split("<!-- install:", 1)[1].split("<!-- end install -->", 1)[0]
+    return [line for line in block.splitlines() if " install " in line]
+
+
+@pytest.mark.parametrize("where", ["checkout", "wheel"])
+def test_the_documented_install_lines_run_a_real_program_with_its_own_pins(tmp_path, source, wheel, where):
+    """Issue 45: the docs named a package that is not on the index, the base install lacked jsonschema (evaluate
+    failed), and the testkit extra's pulumi-kubernetes>=4.34.2 refused gcp-py-gke's pin (>=4.28.0,<4.29.0). Each
+    documented line, as written, in a fresh environment with the program's requirements.txt: the test kit runs the
+    program, reads its pool and refuses a Pod planted too big for it."""
+    import shlex
+    import shutil
+
+    checkout, from_wheel = install_lines()
+    line = checkout if where == "checkout" else from_wheel
+    program = tmp_path / "gcp-py-gke"
+    shutil.copytree(ROOT.parent / "shared" / "third_party" / "pulumi-examples" / "gcp-py-gke", program)
+    main = program / "__main__.py"
+    assert PLANTED[0] in main.read_text()
+    main.write_text(main.read_text().replace(*PLANTED))
+    (program / "test_program.py").write_text(PROGRAM_TEST)
+    if where == "wheel":
+        assert f"dist/{wheel.name}[testkit]" in line, "the documented wheel is not the one this checkout builds"
+        (program / "dist").mkdir()
+        shutil.copy(wheel, program / "dist")
+    run(sys.executable, "-m", "venv", ".venv", cwd=program)
+    words = shlex.split(line.replace("/path/to/compute-guard", str(source)))
+    run(*words, "--quiet", cwd=program, timeout=900)
+    versions = run(".venv/bin/python", "-c", "import importlib.metadata as m; print(m.version('pulumi_kubernetes'))",
+                   cwd=program)
+    assert versions.startswith("4.28."), versions  # the program's own pin
+    assert "1 passed" in run(".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_program.py",
+                             cwd=program, timeout=600)

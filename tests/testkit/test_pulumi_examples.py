@@ -327,3 +327,28 @@ def test_aws_py_eks_runs_with_its_invoke_answered_through_the_documented_hook(tm
     without = capture_program(project, stack_config=AWS)  # the test kit's own answer: the region's three zones
     assert sorted(r.inputs["availabilityZone"] for r in without if r.type == "aws:ec2/subnet:Subnet") == [
         "us-west-2a", "us-west-2b", "us-west-2c"]
+
+
+def test_a_stack_whose_pools_are_all_one_clouds_needs_no_compute_platform(tmp_path):
+    """Issue 45: without compute:platform a Pod too big for aws-py-eks's t3.medium nodes passed (workload-fits-pool
+    was not applicable, which no terminal shows); every pool is an EKS node group, so the platform is aws."""
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=utils.generate_kube_config(eks_cluster))')
+    result = evaluate(user_project(tmp_path, "aws-py-eks", append=on_cluster + (
+        '_deploy("too-big", _provider, requests={"memory": "3555Mi"})\n')), stack_config={"aws:region": "us-west-2"})
+    assert list(verdicts(result)) == [("workload-fits-pool", "too-big")]
+    assert result.not_applicable == [] and result.notes == []
+
+
+def test_a_policy_that_did_not_run_for_want_of_a_platform_is_a_note_of_the_result():
+    """A ComputeCluster's pools take the stack's platform (its instanceType provides the machine on aws, gcp and
+    azure only): without compute:platform the fit is not judged, and the result says so, once per policy."""
+    from builders import DECLARED, cluster, deployment, placed, run
+
+    result = run(cluster(), deployment("api", labels=placed(), requests=DECLARED), platform=None)
+    missed = sorted(note.policy for note in result.notes if "did not run" in note.finding)
+    assert missed == ["cloud-machine-catalog", "cloud-machine-new-family", "kubernetes-compute-enforceable",
+                      "pool-capacity", "workload-fits-pool", "workload-requests-declared", "workload-rollout-fits"]
+    note = next(n for n in result.notes if n.policy == "workload-fits-pool")
+    assert note.finding == ("policy 'workload-fits-pool' did not run: the platform is not known: set the stack config "
+                            "'compute:platform' (one of aws, gcp, azure, kubernetes, local) or this policy's "
+                            "'platform' config")

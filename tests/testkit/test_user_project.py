@@ -173,3 +173,34 @@ def test_a_config_groups_resource_prefix_names_its_children_as_the_provider_does
     assert names() == ["shop:default/web"]
     assert names(resource_prefix="team") == ["team:default/web"]
     assert names(resource_prefix="") == ["default/web"]
+
+
+def test_a_projects_own_virtualenv_inside_it_keeps_its_packages_loaded(tmp_path):
+    """A program's SDKs installed in a .venv inside its directory (as docs/testing.md's install lines make it): the
+    test kit took them for the program's own modules and unloaded them when the program's body returned, while its
+    registrations were still being sent; the SDK then resolved their type hints in no module ('NameError: name
+    ClusterAddonsConfigArgs is not defined', on gcp-py-gke installed as documented)."""
+    import shutil
+    import sys
+
+    from compute_guard.testkit import capture_program
+
+    project = tmp_path / "shop"
+    packages = project / ".venv" / "lib" / "python3.11" / "site-packages" / "shopsdk"
+    packages.mkdir(parents=True)
+    (packages / "__init__.py").write_text(textwrap.dedent('''
+        import pulumi_kubernetes as k8s
+        def pod(name):
+            return k8s.core.v1.Pod(name, spec={"containers": [{"name": "c", "image": "nginx"}]})
+        '''))
+    (project / "Pulumi.yaml").write_text("name: shop\nruntime: python\n")
+    (project / "__main__.py").write_text("import shopsdk\nshopsdk.pod('web')\n")
+    sys.path.insert(0, str(packages.parent))
+    try:
+        for _ in range(2):
+            assert [r.name for r in capture_program(project) if r.type.endswith(":Pod")] == ["web"]
+            assert "shopsdk" in sys.modules  # an installed package stays loaded, as in the CLI's process
+    finally:
+        sys.path.remove(str(packages.parent))
+        sys.modules.pop("shopsdk", None)
+        shutil.rmtree(project)
