@@ -39,6 +39,7 @@ from . import (
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     pool_capacity,
+    pool_safe_update,
     workload_architecture_pin,
     workload_architecture_selector_valid,
     workload_disruption_allowed,
@@ -77,6 +78,7 @@ ALL: tuple[Policy, ...] = (
     workload_rollout_fits.POLICY,
     workload_zone_spread.POLICY,
     workload_requests_declared.POLICY,
+    pool_safe_update.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

@@ -88,14 +88,16 @@ def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
             return [Violation(f"{cluster.model.subject}: {previous.reason}; fix the path or the file")]
         context.not_applicable(previous.reason)
     old_inputs = previous.inputs.get(context.urn)
-    if old_inputs is None:
-        return []  # not deployed yet: nothing to change
+    if old_inputs is None:  # not deployed yet: nothing to change (or another stack's baseline: said once)
+        note = context.state.foreign_baseline(POLICY_NAME, previous)
+        return [note] if note is not None else []
     return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model,
                                        context.platform)
 
 
+POLICY_NAME = "compute-cluster-safe-update"
 POLICY = Policy(
-    name="compute-cluster-safe-update",
+    name=POLICY_NAME,
     subject="ComputeCluster",
     description="A deployed ComputeCluster changes only in ways that are safe in place: its id never changes, "
                 "a set containerCidr never changes, and a pool's machine changes only to another AWS machine "

@@ -18,24 +18,24 @@ DaemonSets are not judged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Unavailable
+from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.disruption import Budget, drained, protection
 from .model.landing import landing
 from .model.loads import pods_of
+from .model.pool import Pool
 from .model.replacement import Change, replaced
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, listed, quoted, undetermined
 from .model.workloads import Workload
 from .words import LISTED, pool_name
 
-Previous = tuple[Mapping[str, Any], Mapping[str, str]] | Unavailable  # the previous deployment's inputs and types
+Previous = Snapshot | Unavailable  # the previous deployment's inputs and types
 
 
 def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) -> list[Finding]:
@@ -84,8 +84,10 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
         # neither is named: which budget selects which Pods may follow from secret labels
         return [*findings, undetermined("a PodDisruptionBudget allows no eviction of the Pods it selects, and whether "
                                         f"this preview replaces their nodes is not known: {found.reason}")]
-    inputs, types = found
-    changed, maybe_changed = replaced(stack.pools, inputs, types)
+    foreign = found.foreign(stack.resources)
+    if foreign is not None:  # another stack's state: no pool of this one is in it, so none would read as replaced
+        return [*findings, undetermined(foreign)]
+    changed, maybe_changed = replaced(stack.pools, found.inputs, found.types)
     for workload, budget, count, secret in blocked:
         pools = landing(stack, workload).runs_on()
         if isinstance(pools, Unknown):
@@ -106,10 +108,34 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
         name = REDACTED if protected.hidden(budget, workload) else budget.name
         findings.append(Violation(
             f"{workload.subject}: its PodDisruptionBudget '{name}' allows no eviction ({numbers}), and this "
-            f"preview replaces the nodes its Pods run on ({how}): the replacement drains every node and cannot evict "
-            "them, so it fails or waits for ever (EKS: PodEvictionFailure): allow an eviction (maxUnavailable: 1, or "
-            "a minAvailable below its replicas) or add replicas before the pool changes", workload.urn))
+            f"preview replaces the nodes its Pods run on ({how}): the replacement drains every node and the budget "
+            f"lets none of them go ({_how_it_fails(pools)}): allow an eviction (maxUnavailable: 1, or a minAvailable "
+            "below its replicas) or add replicas before the pool changes", workload.urn))
     return findings
+
+
+# How each platform's replacement meets a budget that allows no eviction, in its own words: EKS fails a managed node
+# group update with PodEvictionFailure (docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html,
+# "Upgrade phase"); AKS stops an upgrade on an undrainable node (learn.microsoft.com/azure/aks/upgrade-cluster,
+# "Optimize for undrainable node behavior"); GKE respects the budget for up to an hour, then drains the node anyway
+# (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"); Karpenter never
+# evicts a Pod its budget protects and waits (karpenter.sh/docs/concepts/disruption, "Pod-level controls").
+DRAIN_FAILURES = {"aws": "EKS fails the update with PodEvictionFailure",
+                  "azure": "AKS stops the upgrade on the blocking budget",
+                  "gcp": "GKE waits up to an hour on the budget, then evicts them anyway"}
+KARPENTER_WAITS = "Karpenter waits on the budget and never finishes replacing the nodes"
+DRAIN_WAITS = "the drain fails or waits for ever"
+
+
+def _how_it_fails(pools: tuple[Pool, ...]) -> str:
+    """What the replacement of these pools does with the Pods, as each platform says it."""
+    said: list[str] = []
+    for pool in pools:
+        text = KARPENTER_WAITS if pool.kind in ("NodePool", "Auto Mode NodePool") \
+            else DRAIN_FAILURES.get(pool.platform or "", DRAIN_WAITS)
+        if text not in said:
+            said.append(text)
+    return listed(said, "; ")
 
 
 def _changes(changes: tuple[Change, ...]) -> str:
@@ -123,8 +149,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
         found = context.state.baseline(context.config.get("baseline"))
         if isinstance(found, Unavailable):
             missing.append(found)
-            return found
-        return dict(found.inputs), dict(found.types)
+        return found
 
     findings = workload_disruption_allowed(stack, previous)
     if missing and not missing[0].fail_closed and len(findings) == 1:

@@ -113,7 +113,7 @@ def evaluate(example: Example) -> Example:
         if example.previous is not None:
             baseline = home / "baseline.json"
             baseline.write_text(json.dumps(_export(example.previous)))
-            for name in ("compute-cluster-safe-update", "workload-disruption-allowed"):  # the policies that read it
+            for name in (policy.name for policy in policies.ALL if "baseline" in policy.settings):  # those that read it
                 settings = policy_config.get(name) or {}
                 policy_config[name] = {**settings, "baseline": str(baseline)}
         config = {key: value if isinstance(value, str) else json.dumps(value) for key, value in example.config.items()}

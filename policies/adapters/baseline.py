@@ -17,14 +17,14 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model.cluster import is_compute_cluster
 from ..model.sources import source_of
-from ..model.values import Unknown, secret, undetermined
+from ..model.values import Unknown, more, secret, undetermined
 
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
@@ -43,10 +43,42 @@ BASELINE_SCHEMA: dict[str, Any] = {
 @dataclass(frozen=True)
 class Snapshot:
     """The entries of a state document that declare pools (ComputeClusters, node groups, clusters): URN -> old
-    inputs (plain JSON), and URN -> type token."""
+    inputs (plain JSON), and URN -> type token; and the URN of every resource it holds (to tell a baseline of
+    another stack, whose URNs match nothing here)."""
 
     inputs: Mapping[str, Any] = field(default_factory=dict)
     types: Mapping[str, str] = field(default_factory=dict)
+    urns: frozenset[str] = frozenset()
+
+    def foreign(self, stack_urns: Iterable[str] | None = None) -> str | None:
+        """Why this previous deployment compares with nothing, as a note's words, or None when it is this stack's
+        (or holds nothing). ``stack_urns``: the stack's resources (a stack policy has them all); without them, a
+        baseline is foreign when none of its URNs is of this stack and project (``urn:pulumi:<stack>::<project>::``,
+        from the engine's PULUMI_STACK and PULUMI_PROJECT). A pool new in this preview matches nothing and is not
+        foreign."""
+        if not self.urns:
+            return None
+        held = min(self.urns)
+        if stack_urns is None:
+            prefix = _stack_prefix()
+            if prefix is None or any(urn.startswith(prefix) for urn in self.urns):
+                return None
+            ours = f"{prefix}..."
+        else:
+            mine = set(stack_urns)
+            if not mine or not self.urns.isdisjoint(mine):
+                return None
+            ours = min(mine)
+        return (f"the previous deployment matches no resource of this stack: it holds '{held}'{more(self.urns, 1)}, "
+                f"this stack has '{ours}' (another stack's or project's state, or URNs written otherwise), so nothing "
+                "was compared with it: set 'baseline' to this stack's `pulumi stack export`")
+
+
+def _stack_prefix() -> str | None:
+    """``urn:pulumi:<stack>::<project>::`` of the stack being previewed (the engine's environment)."""
+    project = os.environ.get("PULUMI_PROJECT", "")
+    stack = os.environ.get("PULUMI_STACK", "").rsplit("/", 1)[-1]
+    return f"urn:pulumi:{stack}::{project}::" if project and stack else None
 
 
 @dataclass(frozen=True)
@@ -203,9 +235,12 @@ def _document(data: bytes) -> Snapshot:
         raise ValueError("'resources' is not a list")
     inputs: dict[str, Any] = {}
     types: dict[str, str] = {}
+    urns: set[str] = set()
     for entry in resources:
         if not isinstance(entry, dict) or entry.get("delete"):
             continue
+        if isinstance(entry.get("urn"), str):
+            urns.add(entry["urn"])
         kind = entry.get("type")
         if not isinstance(kind, str) or not (is_compute_cluster(kind) or source_of(kind) is not None):
             continue
@@ -214,7 +249,7 @@ def _document(data: bytes) -> Snapshot:
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = _without_secrets(props)
             types[urn] = kind
-    return Snapshot(inputs, types)
+    return Snapshot(inputs, types, frozenset(urns))
 
 
 def _without_secrets(value: Any) -> Any:

@@ -31,6 +31,7 @@ from typing import Any
 from ..model.cluster import Cluster, ClusterEntry, ParsedCluster, parse_cluster
 from ..model.placement import DeclaredArchitectures, declared_architectures
 from ..model.stack import Stack, parse_stack
+from ..model.values import Unknown, undetermined
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
 
@@ -74,6 +75,7 @@ class PackState:
         self._seen: tuple[tuple[tuple[str, Cluster], ...], Stack] | None = None
         self._baselines: dict[str | None, Snapshot | Unavailable] = {}
         self._config: tuple[str | None, dict[str, Any]] = (None, {})
+        self._said: set[str] = set()  # notes a resource policy says once per run, not on every resource
 
     # --- ComputeClusters, from Analyze ------------------------------------------------------
 
@@ -187,6 +189,18 @@ class PackState:
             if key not in self._baselines:
                 self._baselines[key] = load_baseline(key)
             return self._baselines[key]
+
+    def foreign_baseline(self, policy: str, snapshot: Snapshot) -> Unknown | None:
+        """A resource policy's note that its previous deployment is another stack's, the first time it finds one
+        (a pool of a foreign baseline is new on every resource: the note is said once per run)."""
+        reason = snapshot.foreign()
+        if reason is None:
+            return None
+        with self._lock:
+            if policy in self._said:
+                return None
+            self._said.add(policy)
+        return undetermined(reason)
 
     def stack_config(self) -> dict[str, Any]:
         """The stack's configuration, which the engine hands the pack process as PULUMI_CONFIG

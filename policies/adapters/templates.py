@@ -84,6 +84,7 @@ class Policy:
     remediate: Remediate | None = None  # at level remediate: the changed inputs, or None
     # a ComputeCluster policy that also judges the pools a platform's resource declares (SPEC 14), read alone
     platform_pool_check: Check | None = None
+    pools_only: bool = False  # it judges platform pools only (pool-safe-update: ComputeClusters are policy 9's)
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
 
     @property
@@ -190,6 +191,8 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                                pools=lambda: (pool.platform for pool in pools))
             report(_exempt(policy, context, policy.platform_pool_check(pools, context)), report_violation)
             return
+        if policy.pools_only:
+            return
         subject = _subject(policy, args, state, args.props)
         if subject is not None:
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
@@ -229,7 +232,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
     applies = is_compute_cluster if policy.subject == "ComputeCluster" else is_workload
     if policy.platform_pool_check is not None:
         def applies(resource_type: Any) -> bool:
-            return is_compute_cluster(resource_type) or is_platform_pool(resource_type)
+            return (not policy.pools_only and is_compute_cluster(resource_type)) or is_platform_pool(resource_type)
     setattr(sdk_policy, sdk.APPLIES, applies)
     setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
     return sdk_policy

@@ -16,7 +16,7 @@ from typing import Any
 
 from .pool import Pool
 from .resources import StackResource
-from .sources import Context, source_of
+from .sources import Context, pools_of, source_of
 from .values import Unknown, quoted
 
 
@@ -44,6 +44,16 @@ def previous_pools(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[
         for pool, _claim in source.read([resource], Context()).pools:
             found[(pool.urn, pool.name)] = pool
     return found
+
+
+def previous_of(urn: str, inputs: Mapping[str, Any], types: Mapping[str, str]) -> list[Pool] | None:
+    """The pools one resource declared in the previous deployment, read alone as this preview's are (None: it was
+    not deployed)."""
+    props = inputs.get(urn)
+    kind = types.get(urn)
+    if props is None or kind is None:
+        return None
+    return pools_of(kind, props, urn, urn.rsplit("::", 1)[-1]) or []
 
 
 def changes(before: Pool, after: Pool) -> tuple[Change, ...] | Unknown:
@@ -110,4 +120,4 @@ def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, s
     return found, maybe
 
 
-__all__ = ["Change", "changes", "previous_pools", "replaced"]
+__all__ = ["Change", "changes", "previous_of", "previous_pools", "replaced"]

@@ -85,3 +85,45 @@ def test_karpenters_examples_are_judged_by_the_schedulers_rules_and_pass_once_fi
     stack.config("manifests", ",".join([*map(str, CRDS), *fixed(tmp_path)]))
     out = stack.ok(*stack.preview())
     assert policy_findings(out) == []
+
+
+def nodepool_file(tmp_path: Path, architecture: str) -> str:
+    """A NodePool of m7i and m7g machines allowing one architecture."""
+    (pool,) = [document for document in documents(POOLS) if document["kind"] == "NodePool"
+               and document["metadata"]["name"] == "amd64"]
+    pool = copy.deepcopy(pool)
+    pool["metadata"]["name"] = "general"
+    pool["spec"]["template"]["spec"]["requirements"] = [
+        {"key": "kubernetes.io/arch", "operator": "In", "values": [architecture]},
+        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["m7i", "m7g"]}]
+    path = tmp_path / f"general-{architecture}.yaml"
+    path.write_text(yaml.safe_dump(pool))
+    return ",".join([*map(str, CRDS), str(path)])
+
+
+def test_a_nodepool_moved_to_another_architecture_after_up_is_refused_there_and_under_the_test_kit(toolchain,
+                                                                                               tmp_path):
+    """Issue 45 (pool-safe-update) under the real CLI: after `pulumi up`, a NodePool's kubernetes.io/arch requirement
+    moves from amd64 to arm64, refused against the stack's own checkpoint; the same state from the CLI's own
+    `pulumi stack export` is a baseline under the test kit too (its URNs are the engine's), with the same finding."""
+    from compute_guard.testkit import evaluate
+
+    stack = open_stack(toolchain, PROGRAMS / "karpenter", tmp_path, "dev",
+                       {"compute:platform": "aws", "manifests": nodepool_file(tmp_path, "amd64")})
+    stack.ok(*stack.up())
+    stack.config("manifests", nodepool_file(tmp_path, "arm64"))
+    findings = policy_findings(stack.fails(*stack.preview()))
+    assert [(f.level, f.policy, f.type, f.name) for f in findings] == [
+        ("mandatory", "pool-safe-update", "kubernetes:karpenter.sh/v1:NodePool", "fleet:general")]
+    assert findings[0].message.startswith(
+        "pool 'general' (NodePool): can't change its machines from the 11 instance types its requirements allow "
+        "(amd64) to the 9 instance types its requirements allow (arm64): its nodes would run arm64 where they ran "
+        "amd64")
+    export = tmp_path / "export.json"
+    stack.ok("stack", "export", "--file", str(export))
+    result = evaluate(stack.work, project="karpenter", stack="dev", stack_config={
+        "compute:platform": "aws", "karpenter:manifests": nodepool_file(tmp_path, "arm64")},
+        policy_config={"pool-safe-update": {"baseline": str(export)}})
+    assert [(v.policy, v.urn.rsplit("::", 1)[-1], v.finding) for v in result.mandatory] == [
+        ("pool-safe-update", "fleet:general", findings[0].message)]
+    assert [note for note in result.notes if note.policy == "pool-safe-update"] == []  # the export matched

@@ -226,7 +226,7 @@ def test_integers_that_are_secret_or_unknown_pass_through_the_provider_as_they_a
     failures: list[BaseException] = []
 
     def program(provider_class) -> None:
-        unknown = k8s.core.v1.ConfigMap("settings").metadata.apply(lambda m: (m or {}).get("generation"))
+        unknown = k8s.core.v1.ConfigMap("settings").immutable.apply(lambda m: (m or {}).get("generation"))
         group = wire["capacityGroups"][0]
         inputs = dict(wire, capacityGroups=[dict(group, maxSize=unknown, profile=dict(
             group["profile"], memoryBytes=pulumi.Output.secret(17179869184.0)))])
@@ -259,7 +259,7 @@ def test_objects_and_lists_that_are_secret_or_unknown_pass_through_the_provider_
         ProvidedCluster("compute", provider_class([ProvidedCluster], PACKAGE).map_inputs(inputs, definition))
 
     def unknown_pools():
-        return k8s.core.v1.ConfigMap("settings").metadata.apply(lambda m: (m or {}).get("pools"))
+        return k8s.core.v1.ConfigMap("settings").immutable.apply(lambda m: (m or {}).get("pools"))
 
     def secret_profile():
         return [{"groupId": "general", "minSize": 1.0, "maxSize": 1.0, "profile": pulumi.Output.secret(profile)}]

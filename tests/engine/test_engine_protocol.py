@@ -52,6 +52,17 @@ def plain_cluster(*pools, id_="compute", name="compute", **changes):
     return cluster(ComputeClusterArgs(id=id_, capacity_groups=list(pools) or [bare()], **changes), name=name)
 
 
+def node_group(machine, ami_type):
+    def declare():
+        import pulumi_aws as aws
+
+        aws.eks.NodeGroup("general", cluster_name="fleet", node_group_name="general", instance_types=[machine],
+                          ami_type=ami_type, node_role_arn="arn:aws:iam::123456789012:role/nodes",
+                          subnet_ids=["subnet-1"],
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+    return declare
+
+
 def verdicts(result):
     return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
 
@@ -143,6 +154,10 @@ SCENARIOS = {
         "aws", "api", None, None),
     "workload-requests-declared": ([plain_cluster(bare(profile=TWO_CORES)), deployment("api", labels=placed(
         pool="general"))], "kubernetes", "api", None, None),
+    # an EKS node group moved from t3.medium (amd64) to t4g.medium (arm64), its AMI type following (the in-process
+    # twin: tests/policies/test_pool_safe_update.py)
+    "pool-safe-update": ([node_group("t4g.medium", "AL2023_ARM_64_STANDARD")], "aws", "general", None,
+                         [node_group("t3.medium", "AL2023_x86_64_STANDARD")]),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [
@@ -248,7 +263,7 @@ def test_the_test_kit_lets_through_what_the_engine_lets_through(config):
 def test_preview_unknowns_and_secrets_from_the_sdk():
     def unknown_and_secret():
         config_map = k8s.core.v1.ConfigMap("settings", data={"a": "b"})
-        unknown = config_map.metadata.apply(lambda m: (m or {}).get("uid"))
+        unknown = config_map.immutable.apply(lambda m: (m or {}).get("uid"))
         ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[
             CapacityGroup(group_id="general", min_size=3, max_size=2, instance_type=unknown),
             CapacityGroup(group_id="secret", min_size=1, max_size=1,

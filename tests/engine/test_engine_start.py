@@ -23,7 +23,7 @@ POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "clou
                 "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity",
                 "workload-schedulable", "helm-release-unchecked", "cloud-machine-new-family",
                 "workload-disruption-allowed", "disruption-budget-useful", "workload-rollout-fits", "workload-zone-spread",
-                "workload-requests-declared", "exemptions-in-force"]
+                "workload-requests-declared", "pool-safe-update", "exemptions-in-force"]
 
 
 @pytest.fixture(scope="module")

@@ -457,3 +457,22 @@ def test_a_local_backend_without_a_stack_name_says_how_to_give_a_baseline(tmp_pa
     monkeypatch.setenv("PULUMI_STACK", "")
     found = load_baseline(None)
     assert isinstance(found, Unavailable) and found.reason == HOW_TO and not found.fail_closed
+
+
+def test_a_baseline_of_another_stack_or_project_is_a_note(tmp_path, no_local_backend):
+    """Issue 45: a baseline none of whose URNs is of this stack (another stack's or project's export) compared
+    nothing, silently; a ComputeCluster new in this stack's own baseline needs no note."""
+    document = export(cluster(machine="t4g.small"))
+    for entry in document["deployment"]["resources"]:  # prod's, of project shop: its stack resource too
+        entry["urn"] = entry["urn"].replace("urn:pulumi:stack::project::", "urn:pulumi:prod::shop::")
+    foreign = write(tmp_path / "prod.json", document)
+    result = update(cluster(machine="m7i.large"), foreign)
+    assert result.findings(POLICY) == []
+    assert [note.finding.split("during preview: ")[1] for note in result.notes if note.policy == POLICY] == [
+        "the previous deployment matches no resource of this stack: it holds 'urn:pulumi:prod::shop::"
+        "compute:index:ComputeCluster::compute' and 1 more, this stack has 'urn:pulumi:stack::project::...' (another stack's or "
+        "project's state, or URNs written otherwise), so nothing was compared with it: set 'baseline' to this "
+        "stack's `pulumi stack export`"]
+    other = write(tmp_path / "own.json", export(cluster(machine="t4g.small"),
+                                                urn="urn:pulumi:stack::project::compute:index:ComputeCluster::other"))
+    assert update(cluster(machine="m7i.large"), other).notes == []  # this stack's: the cluster is new

@@ -25,7 +25,7 @@ def api(**kwargs: Any):
 
 def unknown(value: Any) -> pulumi.Output:
     """A value not known during preview, as the SDK sends it (call it while the program runs)."""
-    return k8s.core.v1.ConfigMap(f"source-{id(value)}", data={"a": "b"}).metadata.apply(lambda m: value)
+    return k8s.core.v1.ConfigMap(f"source-{id(value)}", data={"a": "b"}).immutable.apply(lambda m: value)
 
 
 def api_with(pod_spec_fields: Any) -> Any:

@@ -97,9 +97,9 @@ def test_a_blocking_budget_on_a_pool_this_preview_replaces(tmp_path, before, aft
     assert result.findings(POLICY) == [
         "Deployment 'api': its PodDisruptionBudget 'api' allows no eviction (maxUnavailable 0 keeps all 3 of its "
         f"Pods), and this preview replaces the nodes its Pods run on (pool 'general' (NodeGroup): {change}): the "
-        "replacement drains every node and cannot evict them, so it fails or waits for ever (EKS: PodEvictionFailure): "
-        "allow an eviction (maxUnavailable: 1, or a minAvailable below its replicas) or add replicas before the pool "
-        "changes"]
+        "replacement drains every node and the budget lets none of them go (EKS fails the update with "
+        "PodEvictionFailure): allow an eviction (maxUnavailable: 1, or a minAvailable below its replicas) or add "
+        "replicas before the pool changes"]
     # one eviction allowed: the drain moves the Pods one at a time
     allowing = budget("api", maxUnavailable=1)
     assert judge(eks_cluster(), node_group(**after), deployment(), allowing,
@@ -186,8 +186,47 @@ def test_the_test_kit_an_eks_node_group_whose_ami_type_changes_from_a_stack_expo
     assert result.findings(POLICY) == [
         "Deployment 'api': its PodDisruptionBudget 'api' allows no eviction (maxUnavailable 0 keeps all 2 of its "
         "Pods), and this preview replaces the nodes its Pods run on (pool 'general' (NodeGroup): its AMI type changes "
-        "from 'AL2023_x86_64_STANDARD' to 'BOTTLEROCKET_x86_64'): the replacement drains every node and cannot evict "
-        "them, so it fails or waits for ever (EKS: PodEvictionFailure): allow an eviction (maxUnavailable: 1, or a "
-        "minAvailable below its replicas) or add replicas before the pool changes"]
+        "from 'AL2023_x86_64_STANDARD' to 'BOTTLEROCKET_x86_64'): the replacement drains every node and the budget "
+        "lets none of them go (EKS fails the update with PodEvictionFailure): allow an eviction (maxUnavailable: 1, "
+        "or a minAvailable below its replicas) or add replicas before the pool changes"]
     assert run(new, api, program_budget("api", maxUnavailable=1), platform="aws",
                policy_config=config).findings(POLICY) == []
+
+
+def test_a_previous_deployment_of_another_stack_is_a_note_not_a_silent_pass(tmp_path):
+    """Issue 45: a baseline none of whose URNs is a resource of this stack (another stack's export, or URNs written
+    otherwise) compared nothing and said nothing; the change of AMI type below would read as 'no pool replaced'."""
+    old = [eks_cluster(), node_group()]
+    document = export(*old)
+    for entry in document["deployment"]["resources"]:
+        entry["urn"] = entry["urn"].replace("urn:pulumi:stack::project::", "urn:pulumi:prod::shop::")
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(document))
+    policy_config = {POLICY: {"baseline": str(path)}}
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        result = Analyzer(policy_config).run([eks_cluster(), node_group(ami_type="BOTTLEROCKET_x86_64"), deployment(),
+                                              budget("api", maxUnavailable=0)])
+    assert result.findings(POLICY) == []
+    assert [note.finding.split("during preview: ")[1] for note in result.notes if note.policy == POLICY] == [
+        "the previous deployment matches no resource of this stack: it holds 'urn:pulumi:prod::shop::"
+        "aws:eks/cluster:Cluster::fleet' and 1 more, this stack has 'urn:pulumi:stack::project::"
+        "aws:eks/cluster:Cluster::fleet' (another stack's or project's state, or URNs written otherwise), so nothing "
+        "was compared with it: set 'baseline' to this stack's `pulumi stack export`"]
+    same = judge(eks_cluster(), node_group(ami_type="BOTTLEROCKET_x86_64"), deployment(),
+                 budget("api", maxUnavailable=0), previous=old, tmp_path=tmp_path)
+    assert len(same.findings(POLICY)) == 1 and [n for n in same.notes if n.policy == POLICY] == []
+
+
+def test_an_aks_pool_replaced_under_a_blocking_budget_says_what_aks_does(tmp_path):
+    """Issue 45: an AKS upgrade stopped by the budget was reported with EKS's PodEvictionFailure."""
+    def pool(size):
+        return Resource.of("azure-native:containerservice:ManagedCluster", "aks", {
+            "resourceName": "aks", "agentPoolProfiles": [{"name": "agentpool", "vmSize": size, "count": 3,
+                                                          "mode": "System"}]})
+    result = judge(pool("Standard_D4s_v5"), deployment(), budget("api", maxUnavailable=0),
+                   previous=[pool("Standard_D2s_v5")], tmp_path=tmp_path)
+    (finding,) = result.findings(POLICY)
+    assert "(pool 'agentpool' of AKS cluster 'aks': its machine changes from 'Standard_D2s_v5' to 'Standard_D4s_v5'): " \
+           "the replacement drains every node and the budget lets none of them go (AKS stops the upgrade on the " \
+           "blocking budget): allow an eviction" in finding
+    assert "EKS" not in finding and "PodEvictionFailure" not in finding

@@ -326,7 +326,7 @@ def test_a_gpu_not_known_yet_is_a_note_never_a_violation():
 
     def unknown_gpu():
         # an output of a resource not created yet during preview: unknown, as the SDK sends it
-        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).metadata.apply(lambda m: {"type": "nvidia-t4",
+        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(lambda m: {"type": "nvidia-t4",
                                                                                            "count": 1})
         profile = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
                                  gpu=later)
@@ -346,7 +346,7 @@ def test_a_gpu_type_not_known_yet_is_a_note_never_a_violation():
     from compute_guard.component import GpuSpec
 
     def unknown_type():
-        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).metadata.apply(lambda m: "nvidia-t4")
+        later = k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(lambda m: "nvidia-t4")
         profile = MachineProfile(cpu="8", memory_bytes=32 * GIB, ephemeral_storage_bytes=0, architecture="x86_64",
                                  gpu=GpuSpec(type=later, count=1))
         return pools(apps(profile=profile))()

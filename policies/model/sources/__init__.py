@@ -63,6 +63,9 @@ class Source:
     read: Callable[[Sequence[StackResource], Context], Read]
     accepts: Callable[[str], bool] | None = None  # type tokens it reads besides ``types`` (any *:ComputeCluster)
     judged_alone: bool = True  # a resource policy judges its pools from one resource (cloud-machine-catalog)
+    # the pools one resource declares read alone, where that differs from reading it as a stack of one (a launch
+    # template is the machine of every group that runs it: pool-safe-update judges a change to it there)
+    alone: Callable[[StackResource], list[Pool]] | None = None
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))
@@ -92,4 +95,7 @@ def pools_of(resource_type: str, props: Any, urn: str, name: str) -> list[Pool] 
     source = source_of(resource_type)
     if source is None or not source.judged_alone:
         return None
-    return [pool for pool, _claim in source.read([StackResource(resource_type, urn, name, props)], Context()).pools]
+    resource = StackResource(resource_type, urn, name, props)
+    if source.alone is not None:
+        return source.alone(resource)
+    return [pool for pool, _claim in source.read([resource], Context()).pools]

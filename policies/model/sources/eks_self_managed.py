@@ -248,5 +248,14 @@ def _group_name(resource: StackResource) -> str:
     return name if isinstance(name, str) and name else resource.name
 
 
+def alone(resource: StackResource) -> list[Pool]:
+    """One resource read alone: a launch template or configuration is the machine of the groups that run it (a
+    change to it replaces their nodes); a group alone has no machine of its own."""
+    if resource.type in (LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION):
+        kind = resource.type.rsplit(":", 1)[-1]
+        return [_pool(kind, resource.urn, resource.name, resource, None, (None, None))]
+    return [pool for pool, _claim in read([resource], Context()).pools]
+
+
 SOURCES = (Source("EKS self-managed nodes", (GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, CFN_STACK,
-                                             EKS_CLUSTER_COMPONENT), read),)
+                                             EKS_CLUSTER_COMPONENT), read, alone=alone),)
