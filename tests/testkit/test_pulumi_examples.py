@@ -352,3 +352,15 @@ def test_a_policy_that_did_not_run_for_want_of_a_platform_is_a_note_of_the_resul
     assert note.finding == ("policy 'workload-fits-pool' did not run: the platform is not known: set the stack config "
                             "'compute:platform' (one of aws, gcp, azure, kubernetes, local) or this policy's "
                             "'platform' config")
+
+
+def test_azure_py_aks_a_pod_selecting_the_agentpool_label_as_aks_nodes_carry_it_is_clean(tmp_path):
+    """Issue 45's false violation: nodeSelector {agentpool: agentpool} on azure-py-aks's pool 'agentpool' was refused,
+    but AKS nodes carry agentpool=<pool> beside kubernetes.azure.com/agentpool; another pool's name still refuses."""
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("aks-k8s", kubeconfig=kubeconfig)')
+    result = evaluate(user_project(tmp_path, "azure-py-aks", AZUREAD_6, on_cluster + (
+        '_deploy("pinned", _provider, spec={"nodeSelector": {"agentpool": "agentpool"}})\n'
+        '_deploy("elsewhere", _provider, spec={"nodeSelector": {"agentpool": "userpool"}})\n')), stack_config=AZURE)
+    assert verdicts(result) == {("workload-schedulable", "elsewhere"): (
+        "Deployment 'elsewhere': no pool can run its Pods: pool 'agentpool' of AKS cluster 'azure-native-aks' does not "
+        f"have label agentpool=userpool. {PENDING}")}

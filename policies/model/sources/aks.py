@@ -35,14 +35,20 @@ from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints, zones_of
+from .common import EVERY_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints, zones_of
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
 AGENT_POOL_LABEL = "kubernetes.azure.com/agentpool"
-MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", *KUBERNETES_MAYBE)
+# What AKS sets on its nodes besides (learn.microsoft.com/azure/aks/use-labels, "Reserved system labels": the
+# kubernetes.azure.com/ labels, mode, os-sku, cluster, node-image-version, ...; as real nodes carry them,
+# tests/nodes/: storageprofile, storagetier, topology.disk.csi.azure.com/zone), with values the pack does
+# not model.
+MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", "topology.disk.csi.azure.com/",
+                  "storageprofile", "storagetier", *EVERY_MAYBE)
+LEGACY_POOL_LABEL = "agentpool"  # every AKS node also carries agentpool=<pool name> (real nodes: tests/nodes/)
 CRITICAL_ADDONS_ONLY = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 _TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
 
@@ -67,6 +73,7 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     zones = tuple(f"{location}-{zone}" for zone in written) if isinstance(written, tuple) \
         and isinstance(location, str) else written
     labels = base_labels(AGENT_POOL_LABEL, declared, zones if isinstance(location, str) else None)
+    labels[LEGACY_POOL_LABEL] = labels[AGENT_POOL_LABEL]
     os_type = child(props, "osType")
     if isinstance(os_type, str):
         labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({os_type.lower()})

@@ -20,9 +20,20 @@ MACHINE_KEYS = (ARCH, "beta.kubernetes.io/arch", INSTANCE_TYPE, "beta.kubernetes
 EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "kubernetes.io/hostname", "topology.kubernetes.io/zone",
               "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
               "failure-domain.beta.kubernetes.io/region")
-# Kubernetes' own label domains the kubelet, the cloud provider or add-ons may set (node.kubernetes.io/...,
-# feature.node.kubernetes.io/... from node feature discovery): there with values the pack does not model.
-KUBERNETES_MAYBE = ("node.kubernetes.io/", "k8s.io/", "feature.node.kubernetes.io/")
+# Kubernetes' own label domains the kubelet, the cloud provider or add-ons may set (node.kubernetes.io/..., a node's
+# role, node-role.kubernetes.io/<role>), and the node agents that label nodes at run time: node feature discovery
+# (feature.node.kubernetes.io/, kubernetes-sigs/node-feature-discovery, "Feature labels"), NVIDIA's GPU feature
+# discovery and operator (nvidia.com/gpu.present, nvidia.com/gpu.product, ...: NVIDIA/gpu-feature-discovery,
+# "Generated Labels"), AMD's and Intel's device plugins' (amd.com/gpu.*, intel.feature.node.kubernetes.io/). They are
+# there with values the pack does not model: a Pod that asks for one is possible on a pool, never refused.
+KUBERNETES_MAYBE = ("node.kubernetes.io/", "k8s.io/", "node-role.kubernetes.io/", "kubernetes.io/role")
+NODE_AGENTS = ("feature.node.kubernetes.io/", "nvidia.com/", "amd.com/", "intel.feature.node.kubernetes.io/",
+               "gpu.intel.com/")
+EVERY_MAYBE = (*KUBERNETES_MAYBE, *NODE_AGENTS)
+# What the AWS cloud controller and EBS CSI driver set on every EC2 node (kubernetes/cloud-provider-aws
+# pkg/providers/v1/well_known_labels.go: topology.k8s.aws/zone-id, topology.k8s.aws/network-node-layer-N,
+# k8s.aws/...; aws-ebs-csi-driver: topology.ebs.csi.aws.com/zone), on managed, self-managed and Karpenter nodes.
+AWS_MAYBE = ("topology.k8s.aws/", "k8s.aws/", "node.k8s.aws/", "topology.ebs.csi.aws.com/", "vpc.amazonaws.com/")
 ZONE = "topology.kubernetes.io/zone"
 ZONE_KEYS = (ZONE, "failure-domain.beta.kubernetes.io/zone")
 

@@ -35,7 +35,8 @@ from ..values import Unknown, child, is_list, plain, undetermined
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
-    KUBERNETES_MAYBE,
+    AWS_MAYBE,
+    EVERY_MAYBE,
     MACHINE_KEYS,
     add_labels,
     base_labels,
@@ -52,7 +53,7 @@ FARGATE_PROFILE = "aws:eks/fargateProfile:FargateProfile"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
-MAYBE_PREFIXES = ("eks.amazonaws.com/", "topology.k8s.aws/", "vpc.amazonaws.com/", *KUBERNETES_MAYBE)
+MAYBE_PREFIXES = ("eks.amazonaws.com/", *AWS_MAYBE, *EVERY_MAYBE)
 AUTO_MODE = "Auto Mode NodePool"
 # The built-in NodePools (set-builtin-node-pools.html): on-demand, C, M and R, generation 5 or newer, Linux; the
 # architectures each allows; the system pool's taint.

@@ -35,7 +35,7 @@ from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source, Unread
-from .common import KUBERNETES_MAYBE, MACHINE_KEYS, base_labels, machines_of, size
+from .common import AWS_MAYBE, EVERY_MAYBE, MACHINE_KEYS, base_labels, machines_of, size
 
 GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -44,8 +44,7 @@ CFN_STACK = "aws:cloudformation/stack:Stack"
 EKS_CLUSTER_COMPONENT = "eks:index:Cluster"  # pulumi-eks's cluster (schema.json, resources)
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # pulumi-eks nodes/instances.ts DEFAULT_INSTANCE_TYPE
 CLUSTER_TAG = "kubernetes.io/cluster/"
-MAYBE_PREFIXES = ("eks.amazonaws.com/", "topology.k8s.aws/", "vpc.amazonaws.com/", "alpha.eksctl.io/",
-                  *KUBERNETES_MAYBE)
+MAYBE_PREFIXES = ("eks.amazonaws.com/", "alpha.eksctl.io/", *AWS_MAYBE, *EVERY_MAYBE)
 _TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
 _CFN_SIZE = re.compile(r"^\s*(MinSize|MaxSize):\s*'?(\d+)'?\s*$", re.MULTILINE)
 

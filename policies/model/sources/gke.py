@@ -43,7 +43,7 @@ from ..values import read as read_value
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
-    KUBERNETES_MAYBE,
+    EVERY_MAYBE,
     MACHINE_KEYS,
     add_labels,
     base_labels,
@@ -59,7 +59,11 @@ CLUSTER = "gcp:container/cluster:Cluster"
 NODE_POOL_LABEL = "cloud.google.com/gke-nodepool"
 DEFAULT_MACHINE = "e2-medium"  # NodeConfig.machineType: "If unspecified, the default machine type is e2-medium"
 DEFAULT_POOL = "default-pool"  # the default node pool's name (.../concepts/node-pools, "Default node pool")
-MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", *KUBERNETES_MAYBE)
+# GKE's own label domains (cloud.google.com/kubernetes-engine/docs/concepts/node-labels, "Automatically applied
+# labels": cloud.google.com/gke-*, machine-family, ...; topology.gke.io/zone; iam.gke.io/ of Workload Identity;
+# addon.gke.io/ and node.gke.io/ of its add-ons' DaemonSets), with values the pack does not model.
+MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", "addon.gke.io/", "node.gke.io/",
+                  *EVERY_MAYBE)
 ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule", granted="arm64")
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")

@@ -41,7 +41,7 @@ from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source
-from .common import KUBERNETES_EFFECTS, ZONE, add_labels, object_taint, taints
+from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, ZONE, add_labels, object_taint, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -64,9 +64,10 @@ EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "topology.kubernetes.
               "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
               "failure-domain.beta.kubernetes.io/region", "kubernetes.io/hostname", "karpenter.sh/capacity-type",
               "topology.k8s.aws/zone-id")
-# Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...): present on some nodes.
-MAYBE_PREFIXES = (AWS,)
-AUTO_MAYBE_PREFIXES = (AUTO,)
+# Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...) and its own
+# (karpenter.sh/initialized, karpenter.sh/registered, ...): present on some nodes; and every EC2 node's.
+MAYBE_PREFIXES = (AWS, "karpenter.sh/", *AWS_MAYBE, *EVERY_MAYBE)
+AUTO_MAYBE_PREFIXES = (AUTO, "karpenter.sh/", *AWS_MAYBE, *EVERY_MAYBE)
 # The category and generation of an instance type, as Karpenter's AWS provider reads them from its name
 # (aws/karpenter-provider-aws pkg/providers/instancetype: the letters, an optional -<n>tb, the generation).
 _SCHEME = re.compile(r"^([a-z]+)(-[0-9]+tb)?([0-9]+)")
