@@ -5,13 +5,16 @@ are the phrases they share, so that one pool reads the same in every message and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 from .model.nodes import PARTS, Node
 from .model.placement import Need
 from .model.pods import GPU_RESOURCES
-from .model.pool import Pool
+from .model.pool import ClusterRef, Pool
+from .model.stack import Stack
 from .model.values import REDACTED, listed
+from .model.workloads import Workload
 from .platforms.catalog import PLATFORM_NAMES, Machine
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
 
@@ -91,3 +94,24 @@ def because(need: Need) -> str:
 
 __all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
            "suggestion"]
+
+
+def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[ClusterRef, str]]) -> str:
+    """A note's words for a workload whose cluster the pack cannot tell and whose verdict differs between the
+    candidates (SPEC 14.4): what holds on each, and the fix. ``verdicts``: each candidate and what holds there."""
+    resource = stack.resources.get(workload.urn)
+    provider = resource.provider if resource is not None else None
+    if provider and "::pulumi:providers:kubernetes::" in provider and not provider.rsplit("::", 1)[-1].startswith(
+            "default"):
+        who = f"the Kubernetes provider '{provider.rsplit('::', 1)[-1]}' it is deployed with"
+        fix = ("give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no "
+               "cluster resource: an output invoke whose arguments are not known yet, such as "
+               "list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a first preview, drops "
+               "its dependencies)")
+    else:
+        who = "the default Kubernetes provider it is deployed with"
+        fix = ("deploy it with an explicit Kubernetes provider whose kubeconfig comes from its cluster, or "
+               "opts=ResourceOptions(depends_on=[<its cluster>]) on that Provider")
+    said = listed((f"on {cluster.label}: {what}" for cluster, what in verdicts), "; ")
+    return (f"{workload.subject}: which cluster {who} targets is not known, and its verdict differs between the "
+            f"clusters it may run on ({said}), so it is not judged: {fix}")

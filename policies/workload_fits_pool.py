@@ -25,7 +25,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.landing import PoolVerdict, landing
+from .model.landing import Landing, PoolVerdict, landing
 from .model.loads import (
     CHECKED,
     Placed,
@@ -39,13 +39,13 @@ from .model.loads import (
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
-from .model.pool import Option
+from .model.pool import ClusterRef, Option
 from .model.stack import Stack
 from .model.values import Unknown, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
-from .words import LISTED, WHAT, allocatable_sum, machine, pool_name, show, suggestion
+from .words import LISTED, WHAT, allocatable_sum, machine, pool_name, show, suggestion, unknown_cluster
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
@@ -121,6 +121,11 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             continue
         per_pool = [_largest(stack, verdict, request, by_pool[id(verdict.pool)], settings, several)
                     for verdict in possible]
+        if landed.unknown_cluster and any(text is None for text in per_pool):
+            split = _by_cluster(landed, possible, per_pool)
+            if split is not None:
+                findings.append(undetermined(unknown_cluster(stack, workload, split)))
+                continue
         if any(text is None for text in per_pool):
             if request.get(MEMORY) > 0:
                 blind = [(verdict, nodes) for verdict in possible
@@ -144,6 +149,26 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
             f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}", workload.urn))
     return findings
+
+
+def _by_cluster(landed: Landing, possible: tuple[PoolVerdict, ...],
+                per_pool: list[str | None]) -> list[tuple[ClusterRef, str]] | None:
+    """What holds on each candidate cluster, when one Pod fits no node of one candidate's pools and fits another's;
+    None when the candidates agree."""
+    said: list[tuple[ClusterRef, str]] = []
+    fails = fits = False
+    for candidate in landed.candidates:
+        texts = [text for verdict, text in zip(possible, per_pool, strict=True)
+                 if candidate in landed.candidates_of(verdict.pool)]
+        if not texts:
+            continue
+        if all(text is not None for text in texts):
+            fails = True
+            said.append((candidate.cluster, f"one Pod fits no node ({listed([t for t in texts if t], '; ')})"))
+        else:
+            fits = True
+            said.append((candidate.cluster, "one Pod fits a node"))
+    return said if fails and fits else None
 
 
 def _asks(load: PoolLoad, resource: str) -> bool:

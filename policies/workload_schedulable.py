@@ -25,7 +25,7 @@ from .model.landing import Landing, PoolVerdict, landing
 from .model.scheduling import LabelMismatch
 from .model.stack import Stack
 from .model.values import Unknown, quoted, undetermined
-from .words import pool_name
+from .words import pool_name, unknown_cluster
 
 
 def reason(verdict: PoolVerdict, several: bool = False) -> str:
@@ -72,9 +72,24 @@ def workload_schedulable(stack: Stack) -> list[Finding]:
                 workload.urn))
         elif landed.refuses_everywhere():
             findings.append(_elsewhere(landed, several))
+        elif landed.unknown_cluster and any(landed.refused_by(candidate) for candidate in landed.candidates):
+            findings.append(_which_cluster(stack, landed, several))
         elif not landed.taking and landed.unknown is not None:
             findings.append(landed.unknown)
     return findings
+
+
+def _which_cluster(stack: Stack, landed: Landing, several: bool) -> Unknown:
+    """The cluster cannot be told, and some candidate's pools all refuse the Pods while another's may take them."""
+    verdicts = []
+    for candidate in landed.candidates:
+        if landed.refused_by(candidate):
+            reasons = listed([reason(verdict, True) for verdict in landed.verdicts
+                              if candidate in landed.candidates_of(verdict.pool)], "; ")
+            verdicts.append((candidate.cluster, f"no pool can run its Pods ({reasons})"))
+        else:
+            verdicts.append((candidate.cluster, "a pool can run them"))
+    return undetermined(unknown_cluster(stack, landed.workload, verdicts))
 
 
 def _elsewhere(landed: Landing, several: bool) -> Unknown:

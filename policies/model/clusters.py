@@ -6,7 +6,9 @@ resource of the stack. A pool joins the cluster its own inputs name or depend on
 ``kubernetesClusterId``, ``resourceName``, an autoscaling group's ``kubernetes.io/cluster/<name>`` tag, its parent
 component), an inline pool its cluster. A Karpenter NodePool joins its provider's cluster.
 
-Where the pack cannot tell (the default provider, a kubeconfig that depends on no cluster of the stack) the answer
+A provider whose kubeconfig depends on nothing (the SDK drops the dependencies of an output invoke whose arguments are
+not known yet) joins the cluster its explicit ``dependsOn`` names. Where the pack cannot tell (the default provider, a
+kubeconfig that depends on no cluster of the stack) the answer
 is :data:`~policies.model.pool.PROVIDERS_CLUSTER`: every cluster is a candidate. A pool that names a cluster the
 stack does not declare joins a cluster whose other pools are not known (:attr:`ClusterRef.complete` is false), and
 so does one whose reference is not known yet.
@@ -141,7 +143,10 @@ class ClusterIndex:
         found = PROVIDERS_CLUSTER
         provider = self.resources.get(urn)
         if provider is not None and self.clusters:
-            frontier = list(provider.depends("kubeconfig", "cluster", "context"))
+            # its kubeconfig's property dependencies; where the SDK dropped them (an output invoke whose arguments
+            # are not known yet returns unknown without them: pulumi/runtime/invoke.py), the resources its own
+            # dependsOn names (opts=ResourceOptions(depends_on=[cluster]))
+            frontier = list(provider.depends("kubeconfig", "cluster", "context") or provider.dependencies)
             seen = set(frontier)
             for _hop in range(MAX_HOPS):
                 one = self._one(frontier)

@@ -204,6 +204,21 @@ class Landing:
             return unknown
         return tuple(verdict.pool for verdict in self.possible) if self.complete else ()
 
+    @property
+    def unknown_cluster(self) -> bool:
+        """Its cluster cannot be told and the stack has several it may be (SPEC 14.4: every one is a candidate)."""
+        return not self.cluster.key and len(self.candidates) > 1
+
+    def refused_by(self, candidate: Candidate) -> bool:
+        """Every pool of this candidate cluster certainly refuses its Pods."""
+        candidates = set(self._candidates)
+        return all(self._verdict(index).refuses for index in candidate.indexes if index in candidates)
+
+    def candidates_of(self, pool: Pool) -> tuple[Candidate, ...]:
+        """The candidate clusters a pool is of (a pool whose cluster the pack cannot tell is every candidate's)."""
+        index = next((i for i, found in enumerate(self.pools) if found is pool), None)
+        return tuple(candidate for candidate in self.candidates if index in candidate.indexes)
+
     def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
         candidates = set(self._candidates)
         return tuple(verdict for index in candidate.indexes if index in candidates

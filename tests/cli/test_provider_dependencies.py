@@ -12,8 +12,11 @@ from pulumi_cli import ROOT, open_stack, policy_findings
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 EXPECTED = [
-    ("api", "api: provider 'east' (pulumi:providers:kubernetes), its kubeconfig depends on [east-cluster]"),
-    ("other", "other: provider 'render' (pulumi:providers:kubernetes), its kubeconfig depends on []"),
+    ("api", "api: provider 'east' (pulumi:providers:kubernetes), its kubeconfig depends on [east-cluster], and it on "
+            "[]"),
+    ("other", "other: provider 'render' (pulumi:providers:kubernetes), its kubeconfig depends on [], and it on []"),
+    ("web", "web: provider 'west' (pulumi:providers:kubernetes), its kubeconfig depends on [], and it on "
+            "[west-cluster]"),
 ]
 
 

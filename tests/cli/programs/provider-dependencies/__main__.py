@@ -25,6 +25,12 @@ render = k8s.Provider("render", render_yaml_to_directory="rendered")
 cluster = k8s.core.v1.ConfigMap("east-cluster", metadata={"name": "east-cluster"}, data={"endpoint": "east"},
                                 opts=pulumi.ResourceOptions(provider=render))
 east = k8s.Provider("east", kubeconfig=cluster.metadata.apply(lambda meta: KUBECONFIG.format(name=meta["name"])))
+# a kubeconfig that depends on nothing (as an output invoke whose arguments are not known yet leaves it), linked to its
+# cluster by dependsOn
+west_cluster = k8s.core.v1.ConfigMap("west-cluster", metadata={"name": "west-cluster"}, data={"endpoint": "west"},
+                                     opts=pulumi.ResourceOptions(provider=render))
+west = k8s.Provider("west", kubeconfig=KUBECONFIG.format(name="west-cluster"),
+                    opts=pulumi.ResourceOptions(depends_on=[west_cluster]))
 
 
 def deployment(name: str, provider: k8s.Provider) -> None:
@@ -37,3 +43,4 @@ def deployment(name: str, provider: k8s.Provider) -> None:
 
 deployment("api", east)
 deployment("other", render)
+deployment("web", west)
