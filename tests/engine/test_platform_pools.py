@@ -185,3 +185,16 @@ def test_two_aks_clusters_each_workload_judged_on_its_own_clusters_pools():
     assert "pool 'aksagentpool' of AKS cluster 'aksCluster-east' has at most" in refused.violations[0].finding
     assert engine_run([east, west, big("west")], "azure").violations == []
     assert engine_run([east, west, big()], "azure").violations == []
+
+
+def test_unread_platforms_a_digitalocean_cluster_is_a_note_through_the_engine():
+    """The in-process twin: tests/policies/test_platform_pool_sources.py
+    (test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judged)."""
+    from test_platform_pool_sources import digitalocean
+
+    result = engine_run([digitalocean("64Gi")], "kubernetes")
+    assert result.violations == []
+    assert [note.finding.split("during preview: ", 1)[1].split(" is of a platform")[0] for note in result.notes
+            if note.policy == "workload-schedulable"] == ["DigitalOcean cluster 'do'"]
+    assert [n for n in engine_run([digitalocean("64Gi", with_cluster=False)], "kubernetes").notes
+            if "DigitalOcean" in n.finding] == []

@@ -209,3 +209,36 @@ def test_a_gke_pools_total_max_node_count_is_its_size_not_the_per_zone_maximum()
     assert pool.max_size == 2
     del props["autoscaling"]["totalMaxNodeCount"], props["autoscaling"]["totalMinNodeCount"]
     assert parse_platform_pool("gcp:container/nodePool:NodePool", props, "urn:np", "np").max_size == 15
+
+
+def digitalocean(memory, with_cluster=True):
+    """A DigitalOcean cluster (pulumi-digitalocean), its node pool, and a Deployment on a provider built from it."""
+    def program():
+        import pulumi
+        import pulumi_digitalocean as do
+        import pulumi_kubernetes as k8s
+
+        cluster = do.KubernetesCluster("do", name="do", region="nyc1", version="1.31.1-do.0", node_pool={
+            "name": "workers", "size": "s-2vcpu-4gb", "node_count": 2}) if with_cluster else None
+        provider = k8s.Provider("do-k8s", kubeconfig=cluster.kube_configs[0].raw_config if cluster else "{}")
+        labels = {"app": "api"}
+        k8s.apps.v1.Deployment("api", spec={"selector": {"matchLabels": labels}, "template": {
+            "metadata": {"labels": labels}, "spec": {"containers": [{
+                "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "1", "memory": memory}}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+def test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judged():
+    """Issue 45: a DigitalOcean cluster (a platform the pack does not read) with a 64Gi Pod got no pool, no finding and
+    no note."""
+    from compute_guard.testkit import evaluate
+
+    result = evaluate(digitalocean("64Gi"), stack_config={"compute:platform": "kubernetes"})
+    assert result.mandatory == [] and result.pools == []
+    assert [note.finding.split("during preview: ", 1)[1] for note in result.notes if note.policy == SCHEDULABLE] == [
+        "DigitalOcean cluster 'do' is of a platform whose pools the pack does not read (its machines are not in the "
+        "catalog), so the workloads on it are not judged for fit, capacity or placement; the placement of workloads on "
+        "it is not judged"]
+    plain = evaluate(digitalocean("64Gi", with_cluster=False), stack_config={"compute:platform": "kubernetes"})
+    assert [note for note in plain.notes if "DigitalOcean" in note.finding] == []
