@@ -43,7 +43,7 @@ from .model.stack import Stack
 from .model.values import REDACTED, Unknown, more
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, allocatable_sum, machine, pool_subject, show
+from .words import WHAT, allocatable_sum, machine, pool_subject, show, size_unknown
 
 LARGEST = 3  # consumers named in a message
 
@@ -113,7 +113,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if isinstance(size, Unknown):
         return [size]
     if size is None:
-        return []
+        return [size_unknown(pool, several, "holds the Pods placed on it")] if pool.size_note else []
     totals: list[tuple[Placed, int]] = []
     for placed in load.workloads:
         count = placed.count

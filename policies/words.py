@@ -13,7 +13,7 @@ from .model.placement import Need
 from .model.pods import GPU_RESOURCES
 from .model.pool import ClusterRef, Pool
 from .model.stack import Stack
-from .model.values import REDACTED, listed
+from .model.values import REDACTED, Unknown, listed, undetermined
 from .model.workloads import Workload
 from .platforms.catalog import PLATFORM_NAMES, Machine
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
@@ -115,3 +115,8 @@ def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[C
     said = listed((f"on {cluster.label}: {what}" for cluster, what in verdicts), "; ")
     return (f"{workload.subject}: which cluster {who} targets is not known, and its verdict differs between the "
             f"clusters it may run on ({said}), so it is not judged: {fix}")
+
+
+def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
+    """The note of a policy that needs a pool's size and cannot read it, alike in every policy: what is missing."""
+    return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")

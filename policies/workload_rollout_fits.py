@@ -34,7 +34,7 @@ from .model.stack import Stack
 from .model.values import REDACTED, Unknown
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, machine, pool_subject, show
+from .words import WHAT, machine, pool_subject, show, size_unknown
 
 
 def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
@@ -128,7 +128,8 @@ def _fits(load: PoolLoad, room: Room | Unknown | None | bool, placed: Placed, co
     if isinstance(size, Unknown):
         return size
     if size is None:
-        return None
+        return size_unknown(pool, several, f"has room for {placed.workload.subject}'s rollout") if pool.size_note \
+            else None
     subject = pool_subject(pool, several)
     if placed.workload.repels_revisions:
         if count != size:

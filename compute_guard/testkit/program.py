@@ -297,14 +297,18 @@ class _CapturingMonitor(mocks.MockMonitor):
         return self.default_provider(request.type.split(":", 1)[0], request.version)
 
     def default_provider(self, package: str, version: str) -> str:
-        """The engine's default provider of a package and version, registered as the engine registers it."""
+        """The engine's default provider of a package and version, registered as the engine registers it: its inputs
+        are the stack config of its package (``gcp:zone`` is the default GCP provider's ``zone``)."""
         name = f"default_{(version or 'unknown').replace('.', '_')}"
         token = f"pulumi:providers:{package}"
         urn = f"urn:pulumi:{self.stack}::{self.project}::{token}::{name}"
         with self._lock:
             if urn not in self.captured:
                 empty = struct_pb2.Struct()
-                empty.update({"version": version} if version else {})
+                config = getattr(self.mocks, "config", {})
+                empty.update({**{key.split(":", 1)[1]: value for key, value in config.items()
+                                 if key.startswith(f"{package}:") and isinstance(value, str)},
+                              **({"version": version} if version else {})})
                 self.captured[urn] = Resource(token, name, urn, empty, empty)
                 self.defaults.append(urn)
         return urn

@@ -150,6 +150,7 @@ class Pool:
     max_size: int | Unknown | None = None  # the most nodes it runs; None: not bounded here
     zones: tuple[str, ...] | Unknown | None = None  # its nodes' topology.kubernetes.io/zone values; None: not known
     per_zone: int | Unknown | None = None  # the most nodes per zone, when its zones are its cluster's (GKE)
+    size_note: str = ""  # why its size is not known, as a clause (its pool-capacity and rollout notes say it)
     # what cloud-machine-catalog checks: the instance types as written, the AMI type, and whether the requirements
     # name the machines outright (instance types or families, all in the catalog)
     named_types: tuple[str, ...] = ()

@@ -164,7 +164,8 @@ def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
         labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
         size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
             else pool.max_size
-        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size)
+        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size,
+                                   size_note="" if isinstance(size, int) else pool.size_note)
     if ref == pool.cluster:
         return pool
     if pool.zones is None and isinstance(zones, Unknown):

@@ -79,12 +79,13 @@ def pools(result):
     ("aws-ts-eks-gpu-dra", AWS, (), [
         ("NodeGroup", "gpu-nodes", "EKS cluster 'gpu-cluster'", ("p4d.24xlarge",), 2),
         ("NodeGroup", "system-nodes", "EKS cluster 'gpu-cluster'", ("m6i.large",), 4)]),
-    ("gcp-py-gke", GCP, (), [("GKE Cluster", "default-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",), None)]),
+    # (sizes from the zone gcp:zone gives the GCP provider: a first preview knows them, issue 45)
+    ("gcp-py-gke", GCP, (), [("GKE Cluster", "default-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",), 3)]),
     ("gcp-ts-gke", GCP, (), [("GKE NodePool", "primary-node-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",),
-                              None)]),
+                              3)]),
     ("gcp-ts-agent-sandbox", GCP, (), [
-        ("GKE NodePool", "gvisor-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-4",), None),
-        ("GKE NodePool", "system-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-2",), None)]),
+        ("GKE NodePool", "gvisor-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-4",), 1),
+        ("GKE NodePool", "system-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-2",), 1)]),
     ("azure-py-aks", AZURE, AZUREAD_6, [("ManagedCluster", "agentpool", "AKS cluster 'azure-native-aks'",
                                          ("Standard_DS2_v2",), 3)]),
     ("classic-azure-py-aks-multicluster", MULTI, (), [
@@ -364,3 +365,25 @@ def test_azure_py_aks_a_pod_selecting_the_agentpool_label_as_aks_nodes_carry_it_
     assert verdicts(result) == {("workload-schedulable", "elsewhere"): (
         "Deployment 'elsewhere': no pool can run its Pods: pool 'agentpool' of AKS cluster 'azure-native-aks' does not "
         f"have label agentpool=userpool. {PENDING}")}
+
+
+
+def test_gcp_py_gke_sized_from_the_providers_zone_and_said_when_its_region_has_no_known_zones(tmp_path):
+    """Issue 45: gcp-py-gke as published has no location: its cluster is in the GCP provider's zone (gcp:zone), where
+    initialNodeCount 3 is its size; a capacity fault passed with nothing said. In a region, the size is not known:
+    said, in words that say what is missing."""
+    canary = 'spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx")]),'
+    fault = [(canary, canary.replace('image="nginx")', 'image="nginx", resources={"requests": {"memory": "2Gi"}})')),
+             ("        replicas=1,\n", "        replicas=5,\n")]
+    zoned = evaluate(user_project(tmp_path / "zone", "gcp-py-gke", fault), stack_config=GCP)
+    assert list(verdicts(zoned)) == [("pool-capacity", "gke-cluster")]
+    assert "at its maxSize of 3 nodes (machine n1-standard-1) it has room for 3 x 2780 MiB = 8340 MiB of memory" in \
+        verdicts(zoned)[("pool-capacity", "gke-cluster")]
+    regional = {**GCP, "gcp:region": "us-central1"}
+    del regional["gcp:zone"]
+    result = evaluate(user_project(tmp_path / "region", "gcp-py-gke", fault), stack_config=regional)
+    assert verdicts(result) == {}
+    assert [note.finding.split("during preview: ", 1)[1] for note in result.notes if note.policy == "pool-capacity"] == [
+        "GKE cluster 'gke-cluster' pool 'default-pool': its number of nodes is not known: it counts nodes per zone, "
+        "and its cluster is in the region 'us-central1', whose zones the stack does not name (set the cluster's "
+        "nodeLocations), so whether it holds the Pods placed on it is not judged"]

@@ -67,6 +67,8 @@ MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", "addon
 ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule", granted="arm64")
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
+UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
+           "nodeLocations, or its cluster's location to a zone)")
 _ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")  # us-central1-a; a region has no zone letter
 
 
@@ -89,7 +91,7 @@ def _arm_taint(config: Any) -> bool | Unknown:
 
 
 def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, ...] | Unknown | None,
-              default_pool: bool = False) -> Pool:
+              default_pool: bool = False, unsized: str = "") -> Pool:
     """One node pool: a NodePool resource's props, an inline nodePools entry, or (``default_pool``) a cluster's own
     nodeConfig; ``zones``: the cluster's, for a pool that names none."""
     declared = DEFAULT_POOL if default_pool else child(props, "name")
@@ -134,6 +136,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
+                size_note=(unsized or UNSIZED) if max_size is None else "",
                 named_types=names if isinstance(names, tuple) else ())
 
 
@@ -148,15 +151,37 @@ def _per_zone(props: Any) -> int | Unknown | None:
     return size(count if count is not None else child(props, "initialNodeCount"))
 
 
-def cluster_zones(props: Any) -> tuple[str, ...] | Unknown | None:
-    """The zones a cluster's nodes are in: its nodeLocations, else its location when that is a zone."""
+def cluster_zones(props: Any, provider: Any = None) -> tuple[str, ...] | Unknown | None:
+    """The zones a cluster's nodes are in: its nodeLocations, else its location when that is a zone, else (no location)
+    the GCP provider's zone: the explicit provider's ``zone``, or the default provider's, which is the stack config
+    ``gcp:zone`` (registry.terraform.io/providers/hashicorp/google: a resource without location is in the provider's
+    zone or region)."""
     listed = zones_of(child(props, "nodeLocations"))
     if listed is not None:
         return listed
-    location = child(props, "location")
+    location = location_of(props, provider)
     if isinstance(location, Unknown):
         return location
     return (location,) if isinstance(location, str) and _ZONE.match(location) else None
+
+
+def location_of(props: Any, provider: Any = None) -> Any:
+    """A cluster's location, else its provider's zone, else its provider's region."""
+    location = child(props, "location")
+    if location is None and provider is not None:
+        location = child(provider, "zone")
+        location = child(provider, "region") if location is None else location
+    return location
+
+
+def size_note(props: Any, provider: Any = None) -> str:
+    """Why a pool whose nodes are counted per zone has no known size (its cluster's zones are not known)."""
+    location = location_of(props, provider)
+    if isinstance(location, str):
+        return (f"its number of nodes is not known: it counts nodes per zone, and its cluster is in the region "
+                f"'{location}', whose zones the stack does not name (set the cluster's nodeLocations)")
+    return ("its number of nodes is not known: it counts nodes per zone, and its cluster's location is not given (no "
+            "location, and the GCP provider names no zone: set location or the stack config gcp:zone)")
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
@@ -170,7 +195,10 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             continue
         declared = child(props, "name")
         names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-        zones = cluster_zones(props)
+        provider = context.resources.get(resource.provider or "")
+        provider_props = provider.props if provider is not None else None
+        zones = cluster_zones(props, provider_props)
+        unsized = size_note(props, provider_props)
         autopilot = child(props, "enableAutopilot")
         if autopilot is True or isinstance(autopilot, Unknown):
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
@@ -194,10 +222,11 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
                                                f"has nodePools[{index}], which is not known yet"))
                     continue
-                found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones),
-                                    claim))
+                found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones,
+                                              unsized=unsized), claim))
         elif removed is not True:
-            found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True), claim))
+            found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True, unsized),
+                                claim))
     return found
 
 
