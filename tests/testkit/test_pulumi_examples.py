@@ -387,3 +387,24 @@ def test_gcp_py_gke_sized_from_the_providers_zone_and_said_when_its_region_has_n
         "GKE cluster 'gke-cluster' pool 'default-pool': its number of nodes is not known: it counts nodes per zone, "
         "and its cluster is in the region 'us-central1', whose zones the stack does not name (set the cluster's "
         "nodeLocations), so whether it holds the Pods placed on it is not judged"]
+
+
+def test_aws_py_eks_node_group_zones_are_its_subnets_zones(tmp_path):
+    """Issue 45: aws-py-eks's node group runs in the zones of the subnets it names, which are resources of the stack
+    (one per zone the region has: us-west-2a, b and c): four replicas that need four zones are refused; before, a
+    note that the zones were not known."""
+    program = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=utils.generate_kube_config(eks_cluster))') + \
+        """
+_labels = {"app": "api"}
+_k8s.apps.v1.Deployment("api", spec={"replicas": 4, "selector": {"matchLabels": _labels}, "template": {
+    "metadata": {"labels": _labels}, "spec": {"topologySpreadConstraints": [{
+        "maxSkew": 1, "minDomains": 4, "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": _labels}}],
+        "containers": [{"name": "api", "image": "nginx", "resources": {"requests": {"cpu": "10m"}}}]}}},
+    opts=_pulumi.ResourceOptions(provider=_provider))
+"""
+    result = evaluate(user_project(tmp_path, "aws-py-eks", append=program), stack_config=AWS)
+    found = verdicts(result)
+    assert list(found) == [("workload-zone-spread", "api")], [n.finding for n in result.notes]
+    assert "asks for 4 zones, but its pools offer 3 ('us-west-2a', 'us-west-2b', 'us-west-2c')" in \
+        found[("workload-zone-spread", "api")]

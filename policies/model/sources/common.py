@@ -10,7 +10,7 @@ from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, find_machine
 from ..pool import Option, machine_hardware
 from ..scheduling import ANY, Domain, Taint
-from ..values import Unknown, as_int, is_list, is_mapping, plain
+from ..values import Unknown, as_int, child, is_list, is_mapping, plain
 
 ARCH = "kubernetes.io/arch"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -137,3 +137,27 @@ def size(value: Any) -> int | Unknown | None:
         return value
     count = as_int(value)
     return count if count is not None and count >= 0 else None
+
+
+SUBNET = "aws:ec2/subnet:Subnet"
+
+
+def subnet_zones(resource: Any, key: str, resources: Mapping[str, Any]) -> tuple[str, ...] | Unknown | None:
+    """The zones of the subnets a resource's ``key`` lists (an EKS node group's subnetIds, an autoscaling group's
+    vpcZoneIdentifiers), when every one is a subnet resource of the stack it depends on: each subnet's
+    availabilityZone (docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html: a node group's nodes are
+    launched in its subnets' zones); None when a subnet is not the stack's."""
+    listed = plain(child(resource.props, key))
+    if not is_list(listed) or not listed:
+        return None
+    subnets = [found for urn in resource.depends(key) if (found := resources.get(urn)) is not None
+               and found.type == SUBNET]
+    if len(subnets) != len(listed):
+        return None
+    zones = [child(subnet.props, "availabilityZone") for subnet in subnets]
+    late = next((zone for zone in zones if isinstance(zone, Unknown)), None)
+    if late is not None:
+        return late
+    if not all(isinstance(zone, str) and zone for zone in zones):
+        return None
+    return tuple(sorted(set(zones)))

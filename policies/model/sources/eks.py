@@ -38,11 +38,13 @@ from .common import (
     AWS_MAYBE,
     EVERY_MAYBE,
     MACHINE_KEYS,
+    ZONE_KEYS,
     add_labels,
     base_labels,
     machines_of,
     object_taint,
     size,
+    subnet_zones,
     taints,
 )
 from .karpenter import nodepool
@@ -91,11 +93,14 @@ def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
     return tuple(name for name in listed if isinstance(name, str))
 
 
-def parse_node_group(resource: StackResource) -> Pool:
+def parse_node_group(resource: StackResource, context: Context | None = None) -> Pool:
     props = resource.props
     declared = child(props, "nodeGroupName")
     pool_name = declared if isinstance(declared, str) else resource.name
-    labels = base_labels(NODE_GROUP_LABEL, declared)
+    zones = subnet_zones(resource, "subnetIds", context.resources) if context is not None else None
+    labels = base_labels(NODE_GROUP_LABEL, declared, zones)
+    if isinstance(zones, Unknown):
+        labels.update(dict.fromkeys(ZONE_KEYS, ANY))
     capacity = child(props, "capacityType")
     labels["eks.amazonaws.com/capacityType"] = frozenset({capacity}) if isinstance(capacity, str) else \
         frozenset({"ON_DEMAND"}) if capacity is None else ANY  # CreateNodegroup: capacityType defaults to ON_DEMAND
@@ -114,7 +119,7 @@ def parse_node_group(resource: StackResource) -> Pool:
                 labels_unknown=late,
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
-                named_types=names if isinstance(names, tuple) else (),
+                named_types=names if isinstance(names, tuple) else (), zones=zones,
                 ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
                 launch_template=plain(child(props, "launchTemplate")))
 
@@ -155,8 +160,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                      if isinstance(name := child(resource.props, "clusterName"), str) and name}
     for resource in resources:
         if resource.type == NODE_GROUP:
-            found.pools.append((parse_node_group(resource), Claim(resource, depends=resource.depends("clusterName"),
-                                                                  name=child(resource.props, "clusterName"))))
+            claim = Claim(resource, depends=resource.depends("clusterName"), name=child(resource.props, "clusterName"))
+            found.pools.append((parse_node_group(resource, context), claim))
         elif resource.type == CLUSTER:
             cluster = cluster_of(resource)
             pools, unread = auto_mode_pools(resource)
