@@ -18,6 +18,7 @@ and each node has at most its largest machine's allocatable. A Karpenter NodePoo
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
@@ -40,7 +41,7 @@ from .model.loads import (
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown, more
+from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
 from .words import WHAT, allocatable_sum, machine, pool_subject, show, size_unknown
@@ -57,7 +58,28 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
         if pool_load.workloads:
             findings.extend(_limits(pool_load, several))
             findings.extend(_pool(stack, pool_load, platform, settings, several))
+        if pool_load.elsewhere:
+            findings.extend(_elsewhere(stack, pool_load, platform, settings, several))
     return findings
+
+
+def _elsewhere(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
+               several: bool) -> list[Finding]:
+    """The workloads only this pool takes of those the stack shows, on a cluster that may have pools it does not
+    show (SPEC 14.2): what would not fit is a note, never a violation."""
+    whole = replace(load, workloads=[*load.workloads, *load.elsewhere], elsewhere=[], _rooms={})
+    found = [finding for finding in _pool(stack, whole, platform, settings, several)
+             + _limits(whole, several) if isinstance(finding, Violation)]
+    if not found or [f for f in _pool(stack, load, platform, settings, several) if isinstance(f, Violation)]:
+        return []
+    cluster = load.pool.cluster
+    where = cluster.label if cluster.name else "its cluster"
+    nodes = pool_nodes(stack, load.pool, platform, settings)
+    kept = {id(placed) for placed in counted(whole, nodes)[0]} if isinstance(nodes, list) else set()
+    moving = [placed.workload.subject for placed in load.elsewhere if id(placed) in kept] or \
+        [placed.workload.subject for placed in load.elsewhere]
+    return [undetermined(f"{found[0].message}; but {where} may have pools this stack does not declare, where "
+                         f"{listed(moving)} may run instead, so this is not judged")]
 
 
 def _limits(load: PoolLoad, several: bool) -> list[Finding]:

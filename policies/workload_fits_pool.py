@@ -109,8 +109,9 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         if workload.kind == "DaemonSet" or workload.request is None:
             continue
         landed = landing(stack, workload)
-        if not landed.scheduled or not landed.complete:
-            continue  # no pool of the stack, or its cluster may have pools the stack does not show
+        if not landed.scheduled:
+            continue  # no pool of the stack
+        elsewhere = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
         possible = landed.possible
         if not possible or any(not verdict.options for verdict in possible):
             continue  # no pool takes it (workload-schedulable's), or some pool's machines are not known
@@ -144,10 +145,16 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                                        _daemon_room(daemonsets))
         if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):
             found = None  # which machine holds the Pod would tell what the secret is
-        findings.append(Violation(
+        message = (
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
-            f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}", workload.urn))
+            f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}")
+        if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
+            where = listed(cluster.label if cluster.name else "its cluster" for cluster in elsewhere)
+            findings.append(undetermined(f"{message}; but {where} may have pools this stack does not declare, so "
+                                         "this is not judged"))
+        else:
+            findings.append(Violation(message, workload.urn))
     return findings
 
 

@@ -57,6 +57,8 @@ class PoolLoad:
     daemonsets: list[Placed] = field(default_factory=list)
     workloads: list[Placed] = field(default_factory=list)  # what it counts: placed on it, or only it takes
     shared: list[Placed] = field(default_factory=list)  # workloads other pools may take too (drawn, not counted)
+    # workloads only it takes of the pools the stack shows, on a cluster that may have others (SPEC 14.2: a note)
+    elsewhere: list[Placed] = field(default_factory=list)
     _rooms: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -120,6 +122,8 @@ def _loads(stack: Stack) -> Loads:
         possible = landed.possible
         if len(possible) == 1 and landed.complete:  # if its Pods run at all, they run there
             by_pool[id(possible[0].pool)].workloads.append(placed)
+        elif len(possible) == 1 and not landed.unknown_cluster:  # there, or on pools the stack does not show
+            by_pool[id(possible[0].pool)].elsewhere.append(placed)
         else:
             for verdict in taking:
                 by_pool[id(verdict.pool)].shared.append(placed)

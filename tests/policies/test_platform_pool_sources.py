@@ -242,3 +242,24 @@ def test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judge
         "it is not judged"]
     plain = evaluate(digitalocean("64Gi", with_cluster=False), stack_config={"compute:platform": "kubernetes"})
     assert [note for note in plain.notes if "DigitalOcean" in note.finding] == []
+
+
+def test_fit_and_capacity_on_a_cluster_the_stack_does_not_declare_are_notes_never_silent():
+    """Issue 45 (SPEC 14.2): a node group of a cluster of another stack may share it with groups this stack does not
+    show: a Pod too big for its nodes, and more Pods than its maxSize holds, were said nowhere; now a note each,
+    with the arithmetic, never a violation. Declared, the same stack is refused."""
+    group = node_group("general", ["t3.medium"], max_size=1, declare_cluster=False)
+    too_big = workload("Deployment", "too-big", node_selector=AMD64, requests={"memory": "3555Mi"})
+    many = workload("Deployment", "many", node_selector=AMD64, requests={"memory": "2Gi"}, spec={"replicas": 3})
+    result = run(group, too_big, many, platform="aws")
+    assert result.mandatory == []
+    notes = {note.policy: note.finding.split("during preview: ", 1)[1] for note in result.notes}
+    assert notes[FITS].startswith("Deployment 'too-big': one Pod requests 3555 MiB of memory, more than any node of "
+                                  "the pools that can take it: pool 'general' (NodeGroup) has at most 4 GiB capacity")
+    assert notes[FITS].endswith("; but cluster 'fleet' may have pools this stack does not declare, so this is not "
+                                "judged")
+    assert notes["pool-capacity"].startswith("NodeGroup 'general': at its maxSize of 1 node (machine t3.medium)")
+    assert notes["pool-capacity"].endswith("; but cluster 'fleet' may have pools this stack does not declare, where "
+                                           "Deployment 'many' may run instead, so this is not judged")
+    declared = run(node_group("general", ["t3.medium"], max_size=1), too_big, many, platform="aws")
+    assert sorted(v.policy for v in declared.mandatory) == ["pool-capacity", FITS]
