@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..platforms.architectures import node_label
-from ..platforms.catalog import Machine, family_of, machines
+from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .landing import landing
 from .nodes import Node, node_of, override
@@ -342,7 +342,8 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
     vCPUs, then memory, then name. (machine, of the family)."""
     if request.unknown:
         return None, False
-    best: tuple[tuple[bool, int, int, str], Machine] | None = None
+    gpus = any(request.get(resource) > 0 for resource in GPU_RESOURCES)
+    best: tuple[tuple[bool, bool, int, int, str], Machine] | None = None
     for machine, architecture, node in _catalog_nodes(stack, platform, settings):
         if architecture not in allowed:
             continue
@@ -353,7 +354,10 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
         if (node.allocatable(PODS) or 0) < 1 + (taken or {}).get(PODS, Decimal(0)):
             continue
         mine = family is not None and family_of(platform, machine.name) == family
-        rank = (not mine, machine.vcpus or 0, machine.memory_mib or 0, machine.name)
+        # the pool's family first, then the platform's general-purpose ones (a Pod that asks for no GPU is not sent
+        # to a confidential or HPC size: Standard_B2s's suggestion was Standard_DC1ds_v3)
+        special = not gpus and not general_purpose(platform, machine.name)
+        rank = (not mine, special, machine.vcpus or 0, machine.memory_mib or 0, machine.name)
         if best is None or rank < best[0]:
             best = (rank, machine)
     if best is None:

@@ -174,3 +174,31 @@ def new_family(platform: str, name: str) -> str | None:
         elif value not in allowed:
             return None
     return family
+
+
+# The platforms' general-purpose, compute- and memory-optimised families: what an ordinary Pod is sent to, never a
+# specialised one (confidential, HPC, GPU, storage-optimised, the largest memory sizes). AWS: the instance type classes
+# t, m, c, r, a (aws.amazon.com/ec2/instance-types: General Purpose, Compute Optimized, Memory Optimized; x, u, z
+# are its high-memory and high-frequency ones). Azure: the A, B, D, E and F series, without the DC and EC confidential
+# ones (learn.microsoft.com/azure/virtual-machines/sizes/overview: general purpose A, B, D; compute optimized F;
+# memory optimized E; confidential DC, EC). GCP: the general-purpose E2, N, C, T families
+# (cloud.google.com/compute/docs/machine-resource: general-purpose and compute-optimized; M, A, G, H, Z and CT are
+# memory-optimized, accelerator, HPC and storage ones).
+_AWS_GENERAL = ("t", "m", "c", "r", "a")
+_AZURE_GENERAL = ("A", "B", "D", "E", "F")
+_GCP_GENERAL = ("e", "n", "c", "t")
+
+
+def general_purpose(platform: str, name: str) -> bool:
+    """Whether a machine is of one of its platform's general-purpose (or compute, memory optimised) families."""
+    if platform == "aws":
+        match = _AWS.match(name)
+        return match is not None and match["cls"] in _AWS_GENERAL
+    if platform == "azure":
+        match = _AZURE.match(name)
+        return match is not None and match["letters"][0] in _AZURE_GENERAL \
+            and not match["letters"].startswith(("DC", "EC"))
+    if platform == "gcp":
+        match = _GCP.match(name)
+        return match is not None and match["letter"] in _GCP_GENERAL
+    return True

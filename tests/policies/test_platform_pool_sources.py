@@ -263,3 +263,18 @@ def test_fit_and_capacity_on_a_cluster_the_stack_does_not_declare_are_notes_neve
                                            "Deployment 'many' may run instead, so this is not judged")
     declared = run(node_group("general", ["t3.medium"], max_size=1), too_big, many, platform="aws")
     assert sorted(v.policy for v in declared.mandatory) == ["pool-capacity", FITS]
+
+
+def test_an_ordinary_pod_is_sent_to_a_general_purpose_machine_never_a_specialised_one():
+    """Issue 45: a Pod too big for Standard_B2s was sent to a confidential-computing size (Standard_DC1ds_v3): the
+    suggestion prefers the pool's family, then the platform's general-purpose families."""
+    from compute_guard.policies.platforms.catalog import general_purpose
+
+    assert not general_purpose("azure", "Standard_DC1ds_v3") and general_purpose("azure", "Standard_F1amds_v7")
+    result = run(aks_node_pool("small", "Standard_B2s"),
+                 workload("Deployment", "api", node_selector=AMD64, requests={"memory": "4Gi"}), platform="azure")
+    (finding,) = result.findings(FITS)
+    suggested = finding.split("whose node holds one Pod: ", 1)[1].split(",")[0]
+    assert general_purpose("azure", suggested) and not suggested.startswith(("Standard_DC", "Standard_EC")), finding
+    assert (general_purpose("aws", "m7i.large"), general_purpose("aws", "p4d.24xlarge")) == (True, False)
+    assert (general_purpose("gcp", "e2-standard-2"), general_purpose("gcp", "a2-highgpu-1g")) == (True, False)
