@@ -38,6 +38,7 @@ class KubeCluster:
     pools_known: bool = True  # False: its platform provisions nodes the stack does not declare (GKE Autopilot)
     component: bool = False  # a component (pulumi-eks's Cluster): the cluster is among its children
     zones: tuple[str, ...] | Unknown | None = None  # where its nodes are, when the cluster says (GKE)
+    region: str | None = None  # its region, which names its pools' zones (AKS: <region>-<zone>)
 
     @property
     def ref(self) -> ClusterRef:

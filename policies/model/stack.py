@@ -160,6 +160,12 @@ def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
     """The pool on its cluster; a pool whose zones are its cluster's (GKE) takes them, and its size per zone."""
     cluster = index.clusters.get(ref.key)
     zones = cluster.zones if cluster is not None else None
+    region = cluster.region if cluster is not None else None
+    if region is not None and isinstance(pool.zones, tuple) and pool.zones and pool.platform == "azure" \
+            and all(zone.isdigit() for zone in pool.zones):  # an AKS pool's zone 1 is <region>-1 on its nodes
+        named = tuple(f"{region}-{zone}" for zone in pool.zones)
+        pool = dataclasses.replace(pool, zones=named, labels={**pool.labels, **dict.fromkeys(ZONE_KEYS,
+                                                                                           frozenset(named))})
     if pool.zones is None and pool.per_zone is not None and isinstance(zones, tuple) and zones:
         labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
         size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \

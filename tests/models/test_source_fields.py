@@ -48,13 +48,14 @@ def test_an_aks_node_pool_resource_and_the_inline_pools_of_its_clusters():
     by_name = {found.name: facts(found) for found in stack.pools}
     assert by_name["userpool"] == {
         "kind": "KubernetesClusterNodePool", "name": "userpool", "cluster": ("aks", "aks", "AKS cluster"),
-        "machines": ("Standard_D8s_v5",), "min": 2, "max": 7, "zones": ("1", "2"),
+        "machines": ("Standard_D8s_v5",), "min": 2, "max": 7, "zones": ("westeurope-1", "westeurope-2"),  # its cluster's region (issue 45)
         "taints": ("dedicated=batch:NoSchedule",)}
     assert by_name["system"]["zones"] == ("westeurope-3",) and by_name["system"]["max"] == 3
     assert by_name["system"]["taints"] == ("CriticalAddonsOnly=true:NoSchedule",)
     (user,) = [found for found in stack.pools if found.name == "userpool"]
     assert user.labels["team"] == frozenset({"a"}) and user.labels["kubernetes.io/os"] == frozenset({"linux"})
-    assert user.labels["topology.kubernetes.io/zone"] is ANY  # its region is the cluster's: not known here
+    # its region is its cluster's, known when it joins it (issue 45: the zones AKS names)
+    assert user.labels["topology.kubernetes.io/zone"] == frozenset({"westeurope-1", "westeurope-2"})
     assert user.labels["kubernetes.azure.com/agentpool"] == frozenset({"userpool"})
 
 

@@ -278,3 +278,35 @@ def test_an_ordinary_pod_is_sent_to_a_general_purpose_machine_never_a_specialise
     assert general_purpose("azure", suggested) and not suggested.startswith(("Standard_DC", "Standard_EC")), finding
     assert (general_purpose("aws", "m7i.large"), general_purpose("aws", "p4d.24xlarge")) == (True, False)
     assert (general_purpose("gcp", "e2-standard-2"), general_purpose("gcp", "a2-highgpu-1g")) == (True, False)
+
+
+def test_aks_zones_read_as_aks_names_them_with_the_clusters_region_for_every_source():
+    """Issue 45: azure-native zones read '1', '2' where classic ones read 'eastus-1': the region is the cluster's
+    location, else its resource group's (a resource of the stack), for inline and separate pools alike."""
+    from compute_guard.testkit import evaluate
+
+    def program():
+        from pulumi_azure_native import containerservice, resources
+
+        group = resources.ResourceGroup("rg", location="eastus")
+        cluster = containerservice.ManagedCluster("aks", resource_group_name=group.name, dns_prefix="aks",
+                                                  agent_pool_profiles=[{
+                                                      "name": "system", "mode": "System", "vm_size": "Standard_D4s_v5",
+                                                      "count": 2, "availability_zones": ["1", "2"]}])
+        containerservice.AgentPool("user", agent_pool_name="user", resource_group_name=group.name,
+                                   resource_name_=cluster.name, vm_size="Standard_D4s_v5", count=3,
+                                   availability_zones=["1", "2", "3"])
+
+    def judged(pool, zone):
+        api = workload("Deployment", "api", requests={"cpu": "10m"}, pod={
+            "nodeSelector": {"topology.kubernetes.io/zone": zone, "kubernetes.azure.com/agentpool": pool}})
+
+        def both():
+            program()
+            api()
+        return evaluate(both, stack_config={"compute:platform": "azure"}).findings(SCHEDULABLE)
+
+    assert judged("system", "eastus-2") == [] and judged("user", "eastus-3") == []  # inline and separate pools
+    for pool, zone in (("system", "eastus-3"), ("system", "1"), ("user", "3")):
+        (finding,) = judged(pool, zone)
+        assert f"does not have label topology.kubernetes.io/zone={zone}" in finding, finding

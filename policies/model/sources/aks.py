@@ -109,10 +109,27 @@ def _max_size(props: Any, native: bool) -> int | Unknown | None:
     return size(child(props, "maxCount" if autoscales else "count" if native else "nodeCount"))
 
 
-def _cluster(resource: StackResource, name_key: str) -> KubeCluster:
+def _cluster(resource: StackResource, name_key: str, region: Any = None) -> KubeCluster:
     declared = child(resource.props, name_key)
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-    return KubeCluster(resource.urn, resource.name, "AKS cluster", names)
+    return KubeCluster(resource.urn, resource.name, "AKS cluster", names,
+                       region=region if isinstance(region, str) else None)
+
+
+def region_of(resource: StackResource, context: Context) -> Any:
+    """A cluster's region: its location, else its resource group's when the group is a resource of the stack (an
+    azure-native resource without location is in its group's: learn.microsoft.com/azure/azure-resource-manager/
+    management/overview, "Resource groups"), else its provider's location (the stack config azure-native:location
+    or azure:location)."""
+    location = child(resource.props, "location")
+    if location is not None:
+        return location
+    for urn in resource.depends("resourceGroupName"):
+        group = context.resources.get(urn)
+        if group is not None and group.type.endswith(("resources:ResourceGroup", "resourceGroup:ResourceGroup")):
+            return child(group.props, "location")
+    provider = context.resources.get(resource.provider or "")
+    return child(provider.props, "location") if provider is not None else None
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
@@ -128,7 +145,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             found.pools.append((pool, Claim(resource, depends=resource.depends("kubernetesClusterId"),
                                             name=child(props, "kubernetesClusterId"))))
         elif resource.type == MANAGED_CLUSTER:
-            found.clusters.append(_cluster(resource, "resourceName"))
+            region = region_of(resource, context)
+            found.clusters.append(_cluster(resource, "resourceName", region))
             listed = child(props, "agentPoolProfiles")
             claim = Claim(resource, inline=resource.urn)
             if isinstance(listed, Unknown):
@@ -143,9 +161,10 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     continue
                 found.pools.append((agent_pool("ManagedCluster", resource.urn, entry, "name",
                                                f"agentPoolProfiles[{index}]", native=True,
-                                               location=child(props, "location")), claim))
+                                               location=region), claim))
         else:
-            found.clusters.append(_cluster(resource, "name"))
+            region = region_of(resource, context)
+            found.clusters.append(_cluster(resource, "name", region))
             default = child(props, "defaultNodePool")
             if isinstance(default, Unknown):
                 found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",
@@ -153,7 +172,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 continue
             if default is not None:
                 found.pools.append((agent_pool("KubernetesCluster", resource.urn, default, "name", "defaultNodePool",
-                                               native=False, location=child(props, "location"),
+                                               native=False, location=region,
                                                critical_only=child(default, "onlyCriticalAddonsEnabled")),
                                     Claim(resource, inline=resource.urn)))
     return found
