@@ -10,7 +10,6 @@ from typing import Any
 
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from compute_guard.policies.model.scheduling import ANY
 from compute_guard.testkit import Resource
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
