@@ -44,7 +44,7 @@ from .model.stack import Stack
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, allocatable_sum, machine, pool_subject, show, size_unknown
+from .words import WHAT, allocatable_sum, machine, pool_subject, show, size_unknown, which_cluster
 
 LARGEST = 3  # consumers named in a message
 
@@ -60,7 +60,42 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
             findings.extend(_pool(stack, pool_load, platform, settings, several))
         if pool_load.elsewhere:
             findings.extend(_elsewhere(stack, pool_load, platform, settings, several))
+        if pool_load.maybe or pool_load.maybe_daemonsets:
+            findings.extend(_which_cluster(stack, pool_load, platform, settings, several))
     return findings
+
+
+def _violations(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
+                several: bool) -> list[Violation]:
+    return [finding for finding in _pool(stack, load, platform, settings, several) + _limits(load, several)
+            if isinstance(finding, Violation)]
+
+
+def _which_cluster(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
+                   several: bool) -> list[Finding]:
+    """Workloads whose cluster the pack cannot tell (SPEC 14.4) and that this pool would hold if they run on its
+    cluster: what would not fit with them is a note naming them and the fix, never a violation."""
+    whole = replace(load, workloads=[*load.workloads, *load.maybe],
+                    daemonsets=[*load.daemonsets, *load.maybe_daemonsets], maybe=[], maybe_daemonsets=[], _rooms={})
+    found = _violations(stack, whole, platform, settings, several)
+    if not found and isinstance(nodes := pool_nodes(stack, load.pool, platform, settings), list):
+        before = {id(placed) for placed in counted(load, nodes)[1]}
+        squeezed = [placed for placed in counted(whole, nodes)[1] if id(placed) not in before]
+        found = [Violation(f"{pool_subject(load.pool, several)}: one Pod of "
+                           f"{listed(placed.workload.subject for placed in squeezed)} fits no node of it with the "
+                           "DaemonSets this counts", load.pool.urn)] if squeezed else []
+    if not found or _violations(stack, load, platform, settings, several):
+        return []
+    maybe = [*load.maybe_daemonsets, *load.maybe]
+    who, fix = which_cluster(stack, maybe[0].workload)
+    if len(maybe) > 1:
+        who = "their Kubernetes providers target"
+    else:
+        who = f"{who} targets"
+    cluster = load.pool.cluster
+    where = cluster.label if cluster.name else "its cluster"
+    return [undetermined(f"{found[0].message}; but this counts {listed(placed.workload.subject for placed in maybe)} "
+                         f"on {where}, and which cluster {who} is not known, so this is not judged: {fix}")]
 
 
 def _elsewhere(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],

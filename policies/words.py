@@ -92,26 +92,26 @@ def because(need: Need) -> str:
     return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
 
 
-__all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
-           "suggestion"]
+def which_cluster(stack: Stack, workload: Workload) -> tuple[str, str]:
+    """Who decides a workload's cluster, and the fix, when the pack cannot tell which it is (SPEC 14.4)."""
+    resource = stack.resources.get(workload.urn)
+    provider = resource.provider if resource is not None else None
+    if provider and "::pulumi:providers:kubernetes::" in provider and not provider.rsplit("::", 1)[-1].startswith(
+            "default"):
+        return (f"the Kubernetes provider '{provider.rsplit('::', 1)[-1]}' it is deployed with",
+                "give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no "
+                "cluster resource: an output invoke whose arguments are not known yet, such as "
+                "list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a first preview, drops "
+                "its dependencies)")
+    return ("the default Kubernetes provider it is deployed with",
+            "deploy it with an explicit Kubernetes provider whose kubeconfig comes from its cluster, or "
+            "opts=ResourceOptions(depends_on=[<its cluster>]) on that Provider")
 
 
 def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[ClusterRef, str]]) -> str:
     """A note's words for a workload whose cluster the pack cannot tell and whose verdict differs between the
     candidates (SPEC 14.4): what holds on each, and the fix. ``verdicts``: each candidate and what holds there."""
-    resource = stack.resources.get(workload.urn)
-    provider = resource.provider if resource is not None else None
-    if provider and "::pulumi:providers:kubernetes::" in provider and not provider.rsplit("::", 1)[-1].startswith(
-            "default"):
-        who = f"the Kubernetes provider '{provider.rsplit('::', 1)[-1]}' it is deployed with"
-        fix = ("give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no "
-               "cluster resource: an output invoke whose arguments are not known yet, such as "
-               "list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a first preview, drops "
-               "its dependencies)")
-    else:
-        who = "the default Kubernetes provider it is deployed with"
-        fix = ("deploy it with an explicit Kubernetes provider whose kubeconfig comes from its cluster, or "
-               "opts=ResourceOptions(depends_on=[<its cluster>]) on that Provider")
+    who, fix = which_cluster(stack, workload)
     said = listed((f"on {cluster.label}: {what}" for cluster, what in verdicts), "; ")
     return (f"{workload.subject}: which cluster {who} targets is not known, and its verdict differs between the "
             f"clusters it may run on ({said}), so it is not judged: {fix}")
@@ -120,3 +120,7 @@ def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[C
 def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
     """The note of a policy that needs a pool's size and cannot read it, alike in every policy: what is missing."""
     return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")
+
+
+__all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
+           "size_unknown", "suggestion", "unknown_cluster", "which_cluster"]

@@ -17,7 +17,7 @@ take it in a cluster whose pools are all known); a pool already too small is poo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -31,32 +31,59 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.rollout import Rollout
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown
+from .model.values import REDACTED, Unknown, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, machine, pool_subject, show, size_unknown
+from .words import WHAT, machine, pool_subject, show, size_unknown, which_cluster
 
 
 def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
     findings: list[Finding] = []
     several = stack.several_clusters
     for load in loads(stack, platform).pools:
-        room: Room | Unknown | None | bool = False  # the pool's totals, computed once, when a Deployment asks
-        for placed in load.workloads:
-            count = placed.count
-            if placed.workload.kind != "Deployment" or not isinstance(count, int) or count == 0:
-                continue
-            rolling = placed.workload.rollout(count)
-            if isinstance(rolling, Unknown):
-                findings.append(rolling)
-                continue
-            if rolling is None or rolling.max_unavailable > 0:
-                continue
-            if room is False:
-                room = _room(stack, load, platform, settings)
-            finding = _fits(load, room, placed, count, rolling, several)
-            if finding is not None:
-                findings.append(finding)
+        findings.extend(_rollouts(stack, load, load.workloads, platform, settings, several))
+        if load.elsewhere:  # on the pools the stack shows of a cluster that may have others (SPEC 14.2): notes
+            cluster = load.pool.cluster
+            where = cluster.label if cluster.name else "its cluster"
+            whole = replace(load, workloads=[*load.workloads, *load.elsewhere], elsewhere=[], _rooms={})
+            findings.extend(_noted(_rollouts(stack, whole, load.elsewhere, platform, settings, several),
+                                   f"but {where} may have pools this stack does not declare"))
+        for placed in load.maybe:  # of a workload whose cluster the pack cannot tell (SPEC 14.4): notes
+            whole = replace(load, workloads=[*load.workloads, placed], daemonsets=[*load.daemonsets,
+                            *load.maybe_daemonsets], maybe=[], maybe_daemonsets=[], _rooms={})
+            who, fix = which_cluster(stack, placed.workload)
+            findings.extend(_noted(_rollouts(stack, whole, [placed], platform, settings, several),
+                                   f"but which cluster {who} targets is not known", fix))
+    return findings
+
+
+def _noted(findings: list[Finding], but: str, fix: str = "") -> list[Finding]:
+    """What would fail, as notes: the pack cannot tell that those Pods run on this pool."""
+    tail = f": {fix}" if fix else ""
+    return [undetermined(f"{finding.message}; {but}, so this is not judged{tail}")
+            if isinstance(finding, Violation) else finding for finding in findings]
+
+
+def _rollouts(stack: Stack, load: PoolLoad, judged: list[Placed], platform: str, settings: Mapping[str, Any],
+              several: bool) -> list[Finding]:
+    """The rollouts of ``judged`` (Deployments the pool's totals count) on the pool."""
+    findings: list[Finding] = []
+    room: Room | Unknown | None | bool = False  # the pool's totals, computed once, when a Deployment asks
+    for placed in judged:
+        count = placed.count
+        if placed.workload.kind != "Deployment" or not isinstance(count, int) or count == 0:
+            continue
+        rolling = placed.workload.rollout(count)
+        if isinstance(rolling, Unknown):
+            findings.append(rolling)
+            continue
+        if rolling is None or rolling.max_unavailable > 0:
+            continue
+        if room is False:
+            room = _room(stack, load, platform, settings)
+        finding = _fits(load, room, placed, count, rolling, several)
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 

@@ -20,14 +20,14 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.landing import landing
+from .model.landing import Landing, landing
 from .model.loads import placed_of
-from .model.pool import Pool
+from .model.pool import ClusterRef, Pool
 from .model.spread import Spread
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, listed, more, quoted, undetermined
 from .model.workloads import Workload
-from .words import LISTED, pool_name
+from .words import LISTED, pool_name, unknown_cluster
 
 
 def workload_zone_spread(stack: Stack) -> list[Finding]:
@@ -41,18 +41,52 @@ def workload_zone_spread(stack: Stack) -> list[Finding]:
             continue
         if not constraints:
             continue
-        pools = landing(stack, workload).runs_on()
+        landed = landing(stack, workload)
+        pools = landed.runs_on()
         if isinstance(pools, Unknown):
             findings.append(pools)
             continue
         if not pools:
             continue
-        for spread in constraints:
-            found = _missing_key(workload, spread, pools, stack.several_clusters) if not spread.zones else \
-                _too_few_zones(stack, workload, spread, pools)
-            if found is not None:
-                findings.append(found)
+        noted = _which_cluster(stack, workload, landed, constraints) if landed.unknown_cluster else []
+        findings.extend(noted or _judged(stack, workload, constraints, pools))
     return findings
+
+
+def _judged(stack: Stack, workload: Workload, constraints: tuple[Spread, ...], pools: tuple[Pool, ...]
+            ) -> list[Finding]:
+    found = [_missing_key(workload, spread, pools, stack.several_clusters) if not spread.zones else
+             _too_few_zones(stack, workload, spread, pools) for spread in constraints]
+    return [finding for finding in found if finding is not None]
+
+
+def _which_cluster(stack: Stack, workload: Workload, landed: Landing, constraints: tuple[Spread, ...]
+                   ) -> list[Finding]:
+    """Its cluster cannot be told (SPEC 14.4): judged on each candidate's pools; where the verdicts differ, one note
+    naming what holds on each (a finding on the pools of all the candidates together would name pools of a cluster
+    it does not run on). Empty when the candidates agree."""
+    verdicts: list[tuple[ClusterRef, str]] = []
+    kinds = set()
+    for candidate in landed.candidates:
+        pools = tuple(verdict.pool for verdict in landed.possible_in(candidate))
+        if not pools:
+            continue
+        found = _judged(stack, workload, constraints, pools)
+        failing = [finding for finding in found if isinstance(finding, Violation)]
+        if failing:
+            kinds.add("fails")
+            said = failing[0].message.removeprefix(f"{workload.subject}: ").split(": ", 1)[0]
+        elif found:
+            kinds.add("unknown")
+            error = found[0].error if isinstance(found[0], Unknown) else None
+            said = f"not judged ({getattr(error, 'message', 'a value is not known yet')})"
+        else:
+            kinds.add("holds")
+            said = "its spread can be met"
+        verdicts.append((candidate.cluster, said))
+    if len(kinds) < 2:
+        return []
+    return [undetermined(unknown_cluster(stack, workload, verdicts))]
 
 
 def _carries(pool: Pool, key: str) -> bool | None:

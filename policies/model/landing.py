@@ -219,10 +219,16 @@ class Landing:
         index = next((i for i, found in enumerate(self.pools) if found is pool), None)
         return tuple(candidate for candidate in self.candidates if index in candidate.indexes)
 
-    def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
+    def possible_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
+        """The pools of this candidate cluster that may take its Pods."""
         candidates = set(self._candidates)
         return tuple(verdict for index in candidate.indexes if index in candidates
-                     and (verdict := self._verdict(index)).takes)
+                     and not (verdict := self._verdict(index)).refuses)
+
+    def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
+        """The pools of this candidate cluster that certainly take its Pods."""
+        return tuple(verdict for verdict in self.possible_in(candidate) if verdict.takes)
+
 
 
 def gate(stack: Stack, workload: Workload) -> bool | Unknown:

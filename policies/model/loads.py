@@ -19,7 +19,7 @@ from typing import Any
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
-from .landing import landing
+from .landing import Landing, landing
 from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
@@ -59,6 +59,11 @@ class PoolLoad:
     shared: list[Placed] = field(default_factory=list)  # workloads other pools may take too (drawn, not counted)
     # workloads only it takes of the pools the stack shows, on a cluster that may have others (SPEC 14.2: a note)
     elsewhere: list[Placed] = field(default_factory=list)
+    # of a workload whose cluster the pack cannot tell (SPEC 14.4): only this pool of one candidate cluster takes
+    # it (``maybe``), or, a DaemonSet, it runs on every node of this pool if it runs on this cluster
+    # (``maybe_daemonsets``): counted by neither the fit nor the capacity, and said in pool-capacity's note
+    maybe: list[Placed] = field(default_factory=list)
+    maybe_daemonsets: list[Placed] = field(default_factory=list)
     _rooms: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)
 
     @property
@@ -115,6 +120,9 @@ def _loads(stack: Stack) -> Loads:
         if not landed.scheduled:
             continue
         taking = landed.taking
+        if landed.unknown_cluster:
+            _maybe(landed, placed, daemon, by_pool)
+            continue
         if daemon:
             for verdict in taking:  # a DaemonSet's Pods run on every node of every pool that takes them
                 by_pool[id(verdict.pool)].daemonsets.append(placed)
@@ -122,12 +130,30 @@ def _loads(stack: Stack) -> Loads:
         possible = landed.possible
         if len(possible) == 1 and landed.complete:  # if its Pods run at all, they run there
             by_pool[id(possible[0].pool)].workloads.append(placed)
-        elif len(possible) == 1 and not landed.unknown_cluster:  # there, or on pools the stack does not show
+        elif len(possible) == 1:  # there, or on pools the stack does not show
             by_pool[id(possible[0].pool)].elsewhere.append(placed)
         else:
             for verdict in taking:
                 by_pool[id(verdict.pool)].shared.append(placed)
     return Loads(list(by_pool.values()), requests, unknown)
+
+
+def _maybe(landed: Landing, placed: Placed, daemon: bool, by_pool: Mapping[int, PoolLoad]) -> None:
+    """A workload whose cluster the pack cannot tell: on each candidate cluster, what it would place on its pools
+    there (a DaemonSet on every pool that takes it; another workload on the one pool that may take it there); drawn
+    as shared wherever it may run."""
+    seen: set[int] = set()  # a pool whose cluster the pack cannot tell is every candidate's
+    for candidate in landed.candidates:
+        possible = landed.possible_in(candidate)
+        pools = [verdict.pool for verdict in possible if verdict.takes] if daemon else \
+            [possible[0].pool] if len(possible) == 1 and candidate.complete else []
+        for pool in pools:
+            if id(pool) not in seen:
+                seen.add(id(pool))
+                load = by_pool[id(pool)]
+                (load.maybe_daemonsets if daemon else load.maybe).append(placed)
+    for verdict in landed.taking:
+        by_pool[id(verdict.pool)].shared.append(placed)
 
 
 def _placed(workload: Workload, request: PodRequest,

@@ -265,6 +265,25 @@ def test_fit_and_capacity_on_a_cluster_the_stack_does_not_declare_are_notes_neve
     assert sorted(v.policy for v in declared.mandatory) == ["pool-capacity", FITS]
 
 
+def test_a_rollout_on_a_cluster_the_stack_does_not_declare_is_a_note_never_silent():
+    """Issue 45 (SPEC 14.2): a rollout that cannot finish on a node group of a cluster of another stack (2 replicas
+    that repel each other, maxUnavailable 0, maxSize 2) was said nowhere; now a note, declared a violation."""
+    repel = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    web = workload("Deployment", "web", node_selector=AMD64, affinity=repel, requests={"memory": "256Mi"},
+                   spec={"replicas": 2, "strategy": {"rollingUpdate": {"maxUnavailable": 0}}})
+    result = run(node_group("general", ["t3.medium"], max_size=2, declare_cluster=False), web, platform="aws")
+    assert result.mandatory == []
+    (note,) = [n.finding.split("during preview: ", 1)[1] for n in result.notes if n.policy == "workload-rollout-fits"]
+    assert note.startswith("Deployment 'web': it rolls out 2 replicas with ") and note.endswith(
+        "and NodeGroup 'general' has at most 2 nodes (maxSize): the new Pod never schedules and the rollout never "
+        "finishes: allow maxUnavailable: 1, or raise its maxSize to at least 3; but cluster 'fleet' may have pools "
+        "this stack does not declare, so this is not judged")
+    declared = run(node_group("general", ["t3.medium"], max_size=2), web, platform="aws")
+    assert [v.finding for v in declared.mandatory if v.policy == "workload-rollout-fits"] == [
+        note.split("; but cluster")[0]]
+
+
 def test_an_ordinary_pod_is_sent_to_a_general_purpose_machine_never_a_specialised_one():
     """Issue 45: a Pod too big for Standard_B2s was sent to a confidential-computing size (Standard_DC1ds_v3): the
     suggestion prefers the pool's family, then the platform's general-purpose families."""

@@ -19,9 +19,11 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice
 
 providers = {}
-for name, size, taints in (("east", "Standard_D2s_v5", []), ("west", "Standard_D8s_v5", ["dedicated=batch:NoSchedule"])):
+for name, size, taints, zones in (("east", "Standard_D2s_v5", [], ["1", "2", "3"]),
+                                  ("west", "Standard_D8s_v5", ["dedicated=batch:NoSchedule"], ["1"])):
     cluster = containerservice.ManagedCluster(name, resource_group_name="rg", dns_prefix=name, agent_pool_profiles=[
-        {"name": "agentpool", "mode": "System", "vm_size": size, "count": 2, "node_taints": taints}])
+        {"name": "agentpool", "mode": "System", "vm_size": size, "count": 2, "node_taints": taints,
+         "availability_zones": zones}])
     creds = containerservice.list_managed_cluster_user_credentials_output(resource_group_name="rg",
                                                                          resource_name=cluster.name)
     kubeconfig = creds.kubeconfigs[0].value.apply(lambda value: base64.b64decode(value).decode())
@@ -29,25 +31,30 @@ for name, size, taints in (("east", "Standard_D2s_v5", []), ("west", "Standard_D
         depends_on=[cluster] if DEPENDS_ON else None))
 
 
-def deploy(name, provider, memory="128Mi", spec=None):
+def deploy(name, provider, memory="128Mi", spec=None, kind="Deployment", replicas=None, strategy=None):
     labels = {"app": name}
-    k8s.apps.v1.Deployment(name, spec={"selector": {"matchLabels": labels}, "template": {
+    extra = {"replicas": replicas} if replicas is not None else {}
+    extra.update({"strategy": strategy} if strategy else {})
+    getattr(k8s.apps.v1, kind)(name, spec={**extra, "selector": {"matchLabels": labels}, "template": {
         "metadata": {"labels": labels}, "spec": {**(spec or {}), "containers": [{
             "name": name, "image": "nginx", "resources": {"requests": {"cpu": "100m", "memory": memory}}}]}}},
         opts=pulumi.ResourceOptions(provider=providers[provider]))
 
 
-deploy(WORKLOAD, CLUSTER, **OPTIONS)
+for workload, cluster, options in WORKLOADS:
+    deploy(workload, cluster, **options)
 '''
 AZURE = {"compute:platform": "azure"}
 
 
-def project(tmp_path: Path, workload: str, cluster: str, depends_on: bool, **options) -> Path:
+def project(tmp_path: Path, workload: str, cluster: str, depends_on: bool, *more: tuple[str, str, dict],
+            **options) -> Path:
     root = tmp_path / f"{workload}-{depends_on}"
     root.mkdir(parents=True)
     (root / "Pulumi.yaml").write_text("name: clusters\nruntime: python\n")
-    (root / "__main__.py").write_text(f"DEPENDS_ON = {depends_on}\nWORKLOAD = {workload!r}\nCLUSTER = {cluster!r}\n"
-                                      f"OPTIONS = {options!r}\n" + textwrap.dedent(PROGRAM))
+    workloads = [(workload, cluster, options), *more]
+    (root / "__main__.py").write_text(f"DEPENDS_ON = {depends_on}\nWORKLOADS = {workloads!r}\n"
+                                      + textwrap.dedent(PROGRAM))
     return root
 
 
@@ -105,3 +112,78 @@ def test_a_taint_on_its_own_cluster_is_a_note_naming_both_and_the_fix(tmp_path):
 def test_a_workload_that_fits_either_cluster_gets_no_note(tmp_path):
     result = evaluate(project(tmp_path, "small", "east", False, spec=TOLERATES), stack_config=AZURE)
     assert result.mandatory == [] and [n for n in result.notes if "which cluster" in n.finding] == []
+
+
+def notes_of(result, policy: str) -> list[str]:
+    return [n.finding.split("during preview: ", 1)[1] for n in result.notes if n.policy == policy]
+
+
+def test_a_pool_too_small_for_its_own_clusters_workload_is_a_note_naming_it_and_the_fix(tmp_path):
+    # 16 replicas x 1 GiB on east's 2 x Standard_D2s_v5 (6044 MiB allocatable each): 16 GiB of 11.8 GiB; west's two
+    # Standard_D8s_v5 hold them. Before: counted on neither pool (shared), so nothing was said.
+    many = {"memory": "1Gi", "spec": TOLERATES, "replicas": 16}
+    result = evaluate(project(tmp_path, "many", "east", False, **many), stack_config=AZURE)
+    assert result.mandatory == []
+    (note,) = notes_of(result, "pool-capacity")
+    assert note.startswith("AKS cluster 'east' pool 'agentpool': at its maxSize of 2 nodes (machine Standard_D2s_v5) "
+                           "it has room for 2 x 6044 MiB = 11.8 GiB of memory allocatable")
+    assert note.endswith(
+        "; but this counts Deployment 'many' on AKS cluster 'east', and which cluster the Kubernetes provider "
+        f"'k8s-east' it is deployed with targets is not known, so this is not judged: {FIX}")
+    fixed = evaluate(project(tmp_path / "fixed", "many", "east", True, **many), stack_config=AZURE)
+    assert [v.policy for v in fixed.mandatory] == ["pool-capacity"]
+    assert fixed.mandatory[0].finding == note.split("; but this counts")[0]
+
+
+def test_a_rollout_that_cannot_finish_on_its_own_cluster_is_a_note(tmp_path):
+    # two replicas that repel each other on kubernetes.io/hostname, maxUnavailable 0, on east's 2 nodes: the third
+    # Pod has no node. On west it would be the same (2 nodes), so a DaemonSet-free case where both agree is a
+    # violation once linked; unlinked, the rollout is counted on neither pool (shared) and was silent.
+    spec = {**TOLERATES, "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "spread"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    options = {"spec": spec, "replicas": 2, "strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}}
+    result = evaluate(project(tmp_path, "spread", "east", False, **options), stack_config=AZURE)
+    assert result.mandatory == []
+    notes = notes_of(result, "workload-rollout-fits")
+    assert len(notes) == 1 and notes[0].startswith("Deployment 'spread': it rolls out 2 replicas with ")
+    assert notes[0].endswith(f"; but which cluster the Kubernetes provider 'k8s-east' it is deployed with targets "
+                             f"is not known, so this is not judged: {FIX}")
+    fixed = evaluate(project(tmp_path / "fixed", "spread", "east", True, **options), stack_config=AZURE)
+    assert [v.policy for v in fixed.mandatory] == ["workload-rollout-fits"]
+    assert fixed.mandatory[0].finding == notes[0].split("; but which cluster")[0]
+
+
+def test_a_daemonset_of_one_cluster_is_not_counted_on_the_other(tmp_path):
+    # a 20 GiB DaemonSet of west (Standard_D8s_v5, 32 GiB) beside a Deployment of east that fits a D2s_v5 node:
+    # counted on east's nodes too, it left no room there, a false violation of the Deployment
+    agent = ("agent", "west", {"kind": "DaemonSet", "memory": "20Gi", "spec": TOLERATES})
+    result = evaluate(project(tmp_path, "small", "east", False, agent, memory="4Gi"), stack_config=AZURE)
+    assert [v.policy for v in result.mandatory] == []
+    (note,) = [n for n in notes_of(result, "pool-capacity") if "DaemonSet 'agent'" in n]
+    assert note.startswith("AKS cluster 'east' pool 'agentpool': one Pod of Deployment 'small' fits no node of "
+                           "it with the DaemonSets this counts; but this counts DaemonSet 'agent', Deployment "
+                           "'small' on AKS cluster 'east', and which cluster their Kubernetes providers target is "
+                           "not known, so this is not judged: ")
+
+
+SPREAD = {"topologySpreadConstraints": [{"maxSkew": 1, "minDomains": 3, "topologyKey": "topology.kubernetes.io/zone",
+                                         "whenUnsatisfiable": "DoNotSchedule",
+                                         "labelSelector": {"matchLabels": {"app": "zonal"}}}]}
+
+
+def test_a_spread_its_own_cluster_cannot_meet_is_one_note_naming_both_clusters(tmp_path):
+    # minDomains 3 over zones: east offers 3 (eastus-1..3), west 1: 6 replicas x maxSkew 1 leave 5 Pending on west.
+    # Before: judged on both clusters' pools together (4 zones), it passed; a zone note named the other cluster.
+    options = {"spec": {**TOLERATES, **SPREAD}, "replicas": 6}
+    result = evaluate(project(tmp_path, "zonal", "west", False, **options), stack_config=AZURE)
+    assert result.mandatory == []
+    (note,) = notes_of(result, "workload-zone-spread")
+    assert note.startswith("Deployment 'zonal': which cluster the Kubernetes provider 'k8s-west' it is deployed with "
+                           "targets is not known, and its verdict differs between the clusters it may run on (on AKS "
+                           "cluster 'east': its spread can be met; on AKS cluster 'west': its topologySpreadConstraints"
+                           "[0] (topology.kubernetes.io/zone, maxSkew 1, minDomains 3, DoNotSchedule) asks for 3 "
+                           "zones, but its pools offer 1")
+    fixed = evaluate(project(tmp_path / "fixed", "zonal", "west", True, **options), stack_config=AZURE)
+    assert [v.policy for v in fixed.mandatory] == ["workload-zone-spread"]
+    on_east = evaluate(project(tmp_path / "east", "zonal", "east", True, **options), stack_config=AZURE)
+    assert on_east.mandatory == [] and notes_of(on_east, "workload-zone-spread") == []
