@@ -1,0 +1,345 @@
+// The Go oracle (issue 46, SPEC 17): kube-scheduler's own Filter plugins and the controllers' own arithmetic,
+// built from the Go module proxy (k8s.io/kubernetes, the release in go.mod), judging the pack's verdicts in
+// tests/oracle/test_*.py. Built and cached by scripts/build-pulumi-cli (component "oracle") before pytest.
+//
+// It reads one JSON request on stdin and writes one JSON answer on stdout:
+//
+//	{"filter": [{"nodes": [Node...], "pods": [Pod...], "pod": Pod, "replicas": N}...],
+//	 "requests": [Pod...],
+//	 "disruption": [{"minAvailable": IntOrString, "maxUnavailable": IntOrString, "expected": N, "healthy": N}...],
+//	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...]}
+//
+//	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
+//	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
+//	 "disruption": [{"allowed": N, "desired": N}...],
+//	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...]}
+//
+// "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
+// first failing plugin and its reasons); then "replicas" copies of the Pod placed one by one as the scheduler
+// places them (each copy bound before the next is filtered, on the feasible node with fewest copies), "placed"
+// how many found a node. "requests": k8s.io/component-helpers/resource.PodRequests (init containers, sidecars,
+// overhead). "disruption": pkg/controller/disruption's desiredHealthy and disruptionsAllowed. "rollout":
+// pkg/controller/deployment/util.ResolveFenceposts.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	resourcehelper "k8s.io/component-helpers/resource"
+	fwk "k8s.io/kube-scheduler/framework"
+	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	"k8s.io/kubernetes/pkg/controller/deployment/util"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/interpodaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeunschedulable"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/podtopologyspread"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+)
+
+type filterCase struct {
+	Nodes    []*v1.Node `json:"nodes"`
+	Pods     []*v1.Pod  `json:"pods"`
+	Pod      *v1.Pod    `json:"pod"`
+	Replicas int        `json:"replicas"`
+}
+
+type budgetCase struct {
+	MinAvailable   *intstr.IntOrString `json:"minAvailable"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable"`
+	Expected       int                 `json:"expected"`
+	Healthy        int                 `json:"healthy"`
+}
+
+type rolloutCase struct {
+	MaxSurge       *intstr.IntOrString `json:"maxSurge"`
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable"`
+	Replicas       int32               `json:"replicas"`
+}
+
+type request struct {
+	Filter     []filterCase  `json:"filter"`
+	Requests   []*v1.Pod     `json:"requests"`
+	Disruption []budgetCase  `json:"disruption"`
+	Rollout    []rolloutCase `json:"rollout"`
+}
+
+type filterAnswer struct {
+	Nodes  map[string]string `json:"nodes"`
+	Placed int               `json:"placed"`
+	On     []string          `json:"on"`
+}
+
+type answer struct {
+	Filter     []filterAnswer     `json:"filter"`
+	Requests   []map[string]int64 `json:"requests"`
+	Disruption []map[string]any   `json:"disruption"`
+	Rollout    []map[string]any   `json:"rollout"`
+}
+
+// The default profile's Filter plugins that judge where a Pod may run on nodes the pack models (no volumes, no
+// ports, no DRA), in the default profile's order.
+var order = []string{nodeunschedulable.Name, nodeaffinity.Name, noderesources.Name, tainttoleration.Name,
+	podtopologyspread.Name, interpodaffinity.Name}
+
+func plugins(ctx context.Context, snapshot *cache.Snapshot) (map[string]fwk.Plugin, error) {
+	fts := plfeature.NewSchedulerFeaturesFromGates(utilfeature.DefaultFeatureGate)
+	fts.EnableDRAExtendedResource = false // extended resources (nvidia.com/gpu) come from device plugins here
+	namespace := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(namespace), 0)
+	handle, err := frameworkruntime.NewFramework(ctx, nil, nil,
+		frameworkruntime.WithSnapshotSharedLister(snapshot), frameworkruntime.WithInformerFactory(factory))
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]runtime.Object{
+		nodeaffinity.Name: &config.NodeAffinityArgs{},
+		noderesources.Name: &config.NodeResourcesFitArgs{ScoringStrategy: &config.ScoringStrategy{
+			Type: config.LeastAllocated, Resources: []config.ResourceSpec{{Name: "cpu", Weight: 1},
+				{Name: "memory", Weight: 1}}}},
+		podtopologyspread.Name: &config.PodTopologySpreadArgs{DefaultingType: config.ListDefaulting},
+		interpodaffinity.Name:  &config.InterPodAffinityArgs{HardPodAffinityWeight: 1},
+	}
+	factories := map[string]frameworkruntime.PluginFactory{
+		nodeunschedulable.Name: frameworkruntime.FactoryAdapter(fts, nodeunschedulable.New),
+		nodeaffinity.Name:      frameworkruntime.FactoryAdapter(fts, nodeaffinity.New),
+		noderesources.Name:     frameworkruntime.FactoryAdapter(fts, noderesources.NewFit),
+		tainttoleration.Name:   frameworkruntime.FactoryAdapter(fts, tainttoleration.New),
+		podtopologyspread.Name: frameworkruntime.FactoryAdapter(fts, podtopologyspread.New),
+		interpodaffinity.Name:  frameworkruntime.FactoryAdapter(fts, interpodaffinity.New),
+	}
+	found := map[string]fwk.Plugin{}
+	for _, name := range order {
+		plugin, err := factories[name](ctx, args[name], handle)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		found[name] = plugin
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	return found, nil
+}
+
+// judge runs PreFilter then Filter of each plugin for the Pod on every node of the snapshot: per node, "" when
+// every plugin admits it, else the first failing plugin and its reasons.
+func judge(ctx context.Context, snapshot *cache.Snapshot, pod *v1.Pod) (map[string]string, error) {
+	found, err := plugins(ctx, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := snapshot.NodeInfos().List()
+	if err != nil {
+		return nil, err
+	}
+	state := framework.NewCycleState()
+	verdicts := map[string]string{}
+	skipped := map[string]bool{}
+	for _, name := range order {
+		pre, ok := found[name].(fwk.PreFilterPlugin)
+		if !ok {
+			continue
+		}
+		result, status := pre.PreFilter(ctx, state, pod, infos)
+		if status.IsSkip() {
+			skipped[name] = true
+			continue
+		}
+		if !status.IsSuccess() {
+			for _, info := range infos {
+				if verdicts[info.Node().Name] == "" {
+					verdicts[info.Node().Name] = name + ": " + strings.Join(status.Reasons(), "; ")
+				}
+			}
+			continue
+		}
+		if result != nil && !result.AllNodes() {
+			for _, info := range infos {
+				if !result.NodeNames.Has(info.Node().Name) && verdicts[info.Node().Name] == "" {
+					verdicts[info.Node().Name] = name + ": " + "not among its PreFilter result"
+				}
+			}
+		}
+	}
+	for _, info := range infos {
+		node := info.Node().Name
+		if verdicts[node] != "" {
+			continue
+		}
+		for _, name := range order {
+			if skipped[name] {
+				continue
+			}
+			status := found[name].(fwk.FilterPlugin).Filter(ctx, state, pod, info)
+			if !status.IsSuccess() {
+				verdicts[node] = name + ": " + strings.Join(status.Reasons(), "; ")
+				break
+			}
+		}
+		if _, ok := verdicts[node]; !ok {
+			verdicts[node] = ""
+		}
+	}
+	return verdicts, nil
+}
+
+func filter(ctx context.Context, c filterCase) (filterAnswer, error) {
+	for _, pod := range c.Pods {
+		defaults(pod)
+	}
+	defaults(c.Pod)
+	verdicts, err := judge(ctx, cache.NewSnapshot(c.Pods, c.Nodes), c.Pod)
+	if err != nil {
+		return filterAnswer{}, err
+	}
+	result := filterAnswer{Nodes: verdicts, On: []string{}}
+	pods := append([]*v1.Pod{}, c.Pods...)
+	copies := map[string]int{}
+	for i := 0; i < c.Replicas; i++ {
+		pod := c.Pod.DeepCopy()
+		pod.Name = fmt.Sprintf("%s-%d", c.Pod.Name, i)
+		pod.UID = types.UID("uid-" + pod.Name) // each copy its own Pod
+		placing, err := judge(ctx, cache.NewSnapshot(pods, c.Nodes), pod)
+		if err != nil {
+			return filterAnswer{}, err
+		}
+		var feasible []string
+		for node, verdict := range placing {
+			if verdict == "" {
+				feasible = append(feasible, node)
+			}
+		}
+		if len(feasible) == 0 {
+			break
+		}
+		sort.Slice(feasible, func(a, b int) bool {
+			if copies[feasible[a]] != copies[feasible[b]] {
+				return copies[feasible[a]] < copies[feasible[b]]
+			}
+			return feasible[a] < feasible[b]
+		})
+		pod.Spec.NodeName = feasible[0]
+		copies[feasible[0]]++
+		pods = append(pods, pod)
+		result.Placed++
+		result.On = append(result.On, feasible[0])
+	}
+	return result, nil
+}
+
+// defaults gives a Pod what the API server would before the scheduler sees it: its defaulting (a limit without a
+// request becomes the request, ...), its namespace, a UID.
+func defaults(pod *v1.Pod) {
+	corev1defaults.SetObjectDefaults_Pod(pod)
+	if pod.Namespace == "" {
+		pod.Namespace = "default"
+	}
+	if pod.UID == "" {
+		pod.UID = types.UID("uid-" + pod.Name)
+	}
+}
+
+// budget is pkg/controller/disruption's arithmetic (getExpectedPodCount's desiredHealthy, then
+// updatePdbStatus's disruptionsAllowed), over the exported helper it calls.
+func budget(c budgetCase) (map[string]any, error) {
+	desired := 0
+	if c.MaxUnavailable != nil {
+		unavailable, err := intstr.GetScaledValueFromIntOrPercent(c.MaxUnavailable, c.Expected, true)
+		if err != nil {
+			return nil, err
+		}
+		desired = c.Expected - unavailable
+		if desired < 0 {
+			desired = 0
+		}
+	} else if c.MinAvailable != nil {
+		if c.MinAvailable.Type == intstr.Int {
+			desired = c.MinAvailable.IntValue()
+		} else {
+			available, err := intstr.GetScaledValueFromIntOrPercent(c.MinAvailable, c.Expected, true)
+			if err != nil {
+				return nil, err
+			}
+			desired = available
+		}
+	}
+	allowed := c.Healthy - desired
+	if c.Expected <= 0 || allowed < 0 {
+		allowed = 0
+	}
+	return map[string]any{"allowed": allowed, "desired": desired}, nil
+}
+
+func main() {
+	var in request
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle: reading the request:", err)
+		os.Exit(2)
+	}
+	_ = features.PodLevelResources // the kubernetes features register their gates with utilfeature's
+	schedulermetrics.Register()    // the plugins record metrics as kube-scheduler does
+	ctx := context.Background()
+	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
+		Rollout: []map[string]any{}}
+	for _, c := range in.Filter {
+		found, err := filter(ctx, c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: filter:", err)
+			os.Exit(1)
+		}
+		out.Filter = append(out.Filter, found)
+	}
+	for _, pod := range in.Requests {
+		defaults(pod)
+		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		found := map[string]int64{}
+		for name, quantity := range requests {
+			if name == v1.ResourceCPU {
+				found[string(name)] = quantity.MilliValue() // millicores, as the pack counts them
+			} else {
+				found[string(name)] = quantity.Value()
+			}
+		}
+		out.Requests = append(out.Requests, found)
+	}
+	for _, c := range in.Disruption {
+		found, err := budget(c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: disruption:", err)
+			os.Exit(1)
+		}
+		out.Disruption = append(out.Disruption, found)
+	}
+	for _, c := range in.Rollout {
+		surge, unavailable, err := util.ResolveFenceposts(c.MaxSurge, c.MaxUnavailable, c.Replicas)
+		if err != nil {
+			out.Rollout = append(out.Rollout, map[string]any{"error": err.Error()})
+			continue
+		}
+		out.Rollout = append(out.Rollout, map[string]any{"maxSurge": surge, "maxUnavailable": unavailable})
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle: writing the answer:", err)
+		os.Exit(1)
+	}
+}
