@@ -1,0 +1,158 @@
+"""The survivors of issue 46's planted-bug audit (realistic one-line bugs the fast tests let through), each pinned by
+a fast test named after what it holds. Each fact is worked out here from the platforms' documentation, not read
+back from the pack."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+from compute_guard.policies.model.loads import pool_nodes
+from compute_guard.policies.platforms.catalog import machines
+from compute_guard.policies.platforms.quantity import PODS
+from compute_guard.testkit import Resource
+from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+
+def run(*resources: Resource, platform: str) -> tuple[Any, Any]:
+    with stack_environment({"compute:platform": platform}, "project", "stack", True):
+        analyzer = Analyzer()
+        result = analyzer.run(list(resources))
+    return result, analyzer.state.last_stack()
+
+
+def names(pool: Any) -> set[str]:
+    return {option.hardware.name for option in pool.options}
+
+
+def test_an_empty_instance_types_list_is_eks_default_t3_medium():
+    """CreateNodegroup: "If you don't specify an instance type ... the default is t3.medium"; [] specifies none."""
+    group = Resource.of("aws:eks/nodeGroup:NodeGroup", "g", {
+        "clusterName": "fleet", "nodeGroupName": "g", "instanceTypes": [], "amiType": "AL2023_x86_64_STANDARD",
+        "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": 2}})
+    _result, stack = run(group, platform="aws")
+    (pool,) = stack.platform_pools
+    assert names(pool) == {"t3.medium"}
+
+
+def test_eks_auto_modes_built_in_pools_allow_generation_5_and_newer():
+    """set-builtin-node-pools.html: the built-in NodePools take C, M and R instances of generation 5 or newer
+    (instance-generation Gt 4): m5.large is one of them, m4.large is not."""
+    cluster = Resource.of("aws:eks/cluster:Cluster", "auto", {"name": "auto", "computeConfig": {
+        "enabled": True, "nodePools": ["general-purpose"]}})
+    _result, stack = run(cluster, platform="aws")
+    (pool,) = stack.platform_pools
+    allowed = names(pool)
+    assert "m5.large" in allowed and "c5.xlarge" in allowed and "m4.large" not in allowed
+    assert not {name for name in allowed if name.startswith(("t3.", "m4.", "c4.", "r4."))}
+
+
+def test_karpenter_gte_and_lte_bound_the_machines_inclusively():
+    """Karpenter's Gte and Lte (karpenter.sh/v1 NodePool requirements): instance-cpu Gte 16 allows machines of 16
+    vCPUs or more, Lte 2 of 2 or fewer; the catalog's vCPUs decide, worked out here."""
+    def nodepool(name: str, operator: str, bound: str) -> Resource:
+        return Resource.of("kubernetes:karpenter.sh/v1:NodePool", name, {"metadata": {"name": name}, "spec": {
+            "template": {"spec": {"requirements": [
+                {"key": "karpenter.k8s.aws/instance-cpu", "operator": operator, "values": [bound]},
+                {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["m5"]}],
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}})
+    _result, stack = run(nodepool("big", "Gte", "16"), nodepool("small", "Lte", "2"), platform="aws")
+    pools = {pool.name: pool for pool in stack.platform_pools}
+    m5 = {machine.name: machine.vcpus for machine in machines("aws") if machine.name.startswith("m5.")}
+    assert names(pools["big"]) == {name for name, vcpus in m5.items() if vcpus is not None and vcpus >= 16}
+    assert names(pools["small"]) == {name for name, vcpus in m5.items() if vcpus is not None and vcpus <= 2}
+    assert "m5.4xlarge" in names(pools["big"]) and names(pools["small"]) == {"m5.large"}
+
+
+def test_gke_default_max_pods_per_node_gives_the_default_pools_pod_slots():
+    """GKE: a cluster's defaultMaxPodsPerNode is the default pool's maxPodsPerNode (the node's Pod slots)."""
+    cluster = Resource.of("gcp:container/cluster:Cluster", "gke", {
+        "name": "gke", "location": "europe-west1-b", "initialNodeCount": 1, "defaultMaxPodsPerNode": 8,
+        "nodeConfig": {"machineType": "e2-standard-4"}})
+    _result, stack = run(cluster, platform="gcp")
+    (pool,) = stack.platform_pools
+    nodes = pool_nodes(stack, pool, "gcp", {})
+    assert isinstance(nodes, list) and [node.allocatable(PODS) for _option, node in nodes] == [8]
+
+
+def test_an_autopilot_or_default_pool_setting_not_known_yet_is_a_note_not_a_pool():
+    """enableAutopilot or removeDefaultNodePool unknown in a preview: whether the default pool exists is not known,
+    so no pool is read from it, and the cluster is said."""
+    autopilot = Resource.of("gcp:container/cluster:Cluster", "maybe-autopilot", {
+        "name": "maybe-autopilot", "location": "europe-west1-b", "enableAutopilot": UNKNOWN_STRING_VALUE})
+    removed = Resource.of("gcp:container/cluster:Cluster", "maybe-removed", {
+        "name": "maybe-removed", "location": "europe-west1-b", "removeDefaultNodePool": UNKNOWN_STRING_VALUE})
+    _result, stack = run(autopilot, removed, platform="gcp")
+    assert stack.platform_pools == []
+    assert sorted((item.name, item.why) for item in stack.unread) == [
+        ("maybe-autopilot", "may be an Autopilot cluster (enableAutopilot is not known yet), so its pools are not "
+                            "known"),
+        ("maybe-removed", "has node pools that are not known yet")]
+
+
+def test_a_kubeconfig_two_hops_from_its_cluster_links_the_workload_to_it():
+    """A provider's kubeconfig from a credentials resource built from the cluster (two hops) targets that cluster:
+    a Pod too big for it is refused, not a which-cluster note."""
+    def cluster(name: str, size: str) -> Resource:
+        return Resource.of("azure-native:containerservice:ManagedCluster", name, {"agentPoolProfiles": [
+            {"name": "agentpool", "mode": "System", "vmSize": size, "count": 2}]})
+    east, west = cluster("east", "Standard_D2s_v5"), cluster("west", "Standard_D8s_v5")
+    creds = dataclasses.replace(Resource.of("random:index/randomPet:RandomPet", "creds", {"prefix": "x"}),
+                                dependencies=(east.urn,))
+    provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", "k8s-east", {"kubeconfig": "k"}),
+                                   property_dependencies={"kubeconfig": (creds.urn,)})
+    api = dataclasses.replace(Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"},
+        "spec": {"selector": {"matchLabels": {"app": "api"}}, "template": {"metadata": {"labels": {"app": "api"}},
+        "spec": {"containers": [{"name": "a", "image": "i", "resources": {"requests": {"memory": "16Gi"}}}]}}}}),
+        provider=provider.urn)
+    result, _stack = run(east, west, creds, provider, api, platform="azure")
+    assert [(finding.policy, finding.level) for finding in result.violations] == [("workload-fits-pool", "mandatory")]
+
+
+def _group(name: str, cluster: str, **extra: Any) -> Resource:
+    return Resource.of("aws:eks/nodeGroup:NodeGroup", name, {
+        "clusterName": cluster, "nodeGroupName": name, "instanceTypes": ["m5.large"],
+        "amiType": "AL2023_x86_64_STANDARD", "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": 2}, **extra})
+
+
+def _deployment(name: str, spec: dict[str, Any], provider: str = "") -> Resource:
+    found = Resource.of("kubernetes:apps/v1:Deployment", name, {"metadata": {"name": name}, "spec": {
+        "selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}}, "spec": {
+            "containers": [{"name": "a", "image": "i"}], **spec}}}})
+    return dataclasses.replace(found, provider=provider)
+
+
+def test_a_pod_refused_by_a_declared_and_an_undeclared_clusters_pools_is_a_note():
+    """Its cluster cannot be told (the default provider): cluster 'a' is declared with all its pools, cluster 'b'
+    only by a node group, so 'b' may have pools this stack does not show, where the Pod may run: a note, never a
+    violation, though every pool shown refuses it."""
+    declared = Resource.of("aws:eks/cluster:Cluster", "a", {"name": "a"})
+    result, _stack = run(declared, _group("g1", "a"), _group("g2", "b"),
+                         _deployment("api", {"nodeSelector": {"team": "none"}}), platform="aws")
+    assert result.violations == []
+    (note,) = [n.finding for n in result.notes if n.policy == "workload-schedulable"]
+    assert "no pool this stack declares can run its Pods" in note and note.endswith(
+        "but cluster 'b' may have pools this stack does not declare, so this is not judged")
+
+
+def test_a_nodepool_of_one_clusters_provider_is_no_pool_of_another():
+    """A Karpenter NodePool is deployed to the cluster its Kubernetes provider targets ('east'); a Pod on 'west',
+    whose only node group taints its nodes, has no pool there: refused. (Resolving the NodePool to every cluster
+    let it take the Pod on 'west'.)"""
+    east, west = (Resource.of("aws:eks/cluster:Cluster", name, {"name": name}) for name in ("east", "west"))
+    providers = {cluster.name: dataclasses.replace(
+        Resource.of("pulumi:providers:kubernetes", f"k8s-{cluster.name}", {"kubeconfig": "k"}),
+        property_dependencies={"kubeconfig": (cluster.urn,)}) for cluster in (east, west)}
+    nodepool = dataclasses.replace(Resource.of("kubernetes:karpenter.sh/v1:NodePool", "general", {
+        "metadata": {"name": "general"}, "spec": {"template": {"spec": {"requirements": [
+            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["m5.large"]}],
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}}),
+        provider=providers["east"].urn)
+    tainted = _group("batch", "west", taints=[{"key": "dedicated", "value": "batch", "effect": "NO_SCHEDULE"}])
+    result, _stack = run(east, west, *providers.values(), nodepool, tainted,
+                         _deployment("api", {}, providers["west"].urn), platform="aws")
+    assert [(v.policy, v.finding.split(": ", 1)[1].split(". They")[0]) for v in result.violations] == [
+        ("workload-schedulable", "no pool can run its Pods: pool 'batch' (NodeGroup) of EKS cluster 'west' has taint "
+                                 "dedicated=batch:NoSchedule that it does not tolerate")]
