@@ -156,3 +156,32 @@ def test_a_nodepool_of_one_clusters_provider_is_no_pool_of_another():
     assert [(v.policy, v.finding.split(": ", 1)[1].split(". They")[0]) for v in result.violations] == [
         ("workload-schedulable", "no pool can run its Pods: pool 'batch' (NodeGroup) of EKS cluster 'west' has taint "
                                  "dedicated=batch:NoSchedule that it does not tolerate")]
+
+
+def test_an_empty_budget_selector_selects_every_pod_in_policy_v1_and_none_in_v1beta1():
+    """policy/v1: "An empty selector matches all pods"; policy/v1beta1: an empty selector matches none (the
+    PodDisruptionBudget API's documented change); a selector left out matches none in both."""
+    from compute_guard.policies.model.disruption import parse_budget, selection
+
+    def selects(version: str, spec: dict[str, Any]) -> Any:
+        budget = parse_budget(f"kubernetes:policy/{version}:PodDisruptionBudget", {"spec": {**spec,
+                              "maxUnavailable": 1}}, "urn", "b")
+        assert budget is not None
+        return selection(budget, {"app": "web"})
+
+    assert [selects(version, spec) for version in ("v1", "v1beta1") for spec in ({"selector": {}}, {})] == [
+        True, False, False, False]
+
+
+def test_the_allocatable_layers_are_the_platform_then_the_pools_own_kubelet_then_the_settings_pool_entry():
+    """What a pool's nodes reserve, field by field: the setting's platform entry, under a node class's own kubelet
+    (an EC2NodeClass's kubeReserved is what its nodes run with), under the setting's entry for that pool."""
+    from compute_guard.policies.model.nodes import override
+
+    settings = {"allocatable": {"aws": {"kubeReserved": {"memory": "1Gi", "cpu": "100m"}, "maxPods": 50},
+                                "pools": {"general": {"maxPods": 20}}}}
+    own = {"kubeReserved": {"memory": "2Gi"}, "maxPods": 30}
+    assert override(settings, "aws", ("general",), own) == {"kubeReserved": {"memory": "2Gi", "cpu": "100m"},
+                                                            "maxPods": 20}
+    assert override(settings, "aws", ("other",), own) == {"kubeReserved": {"memory": "2Gi", "cpu": "100m"},
+                                                          "maxPods": 30}

@@ -96,3 +96,25 @@ def test_a_key_no_node_of_many_pools_carries_names_ten_and_counts_the_rest():
     assert f"which no node of its pools carries ({named} and 2 more)" in message, message
     (message,) = findings(*pools[:10], deployment(3, constraint(key="example.com/rack")))
     assert f"which no node of its pools carries ({named}):" in message, message
+
+
+def test_a_spread_key_under_a_prefix_a_node_may_carry_is_never_refused():
+    """Node agents label nodes under their own prefixes (Node Feature Discovery's feature.node.kubernetes.io/, the
+    NVIDIA GPU operator's nvidia.com/): a node of the pool may carry such a key, so a spread over it is not refused
+    (issue 46's audit: the prefix check dropped passed its own tests)."""
+    for key in ("feature.node.kubernetes.io/cpu-model.vendor_id", "nvidia.com/gpu.product"):
+        assert findings(nodepool(), deployment(3, constraint(key=key))) == [], key
+
+
+SECRET_SIG = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"}
+
+
+def test_a_secret_min_domains_is_never_shown_nor_anything_derived_from_it():
+    """minDomains from a secret: the verdict stands (3 zones asked of 2), but neither it nor the Pods it leaves
+    Pending (derived from it) appear in the message."""
+    secret = {**SECRET_SIG, "value": 3}
+    (message,) = findings(nodepool(), deployment(3, constraint(min_domains=secret)))
+    assert "3 zones" not in message and "1 stays" not in message and "x 1 = 2" not in message
+    assert message.startswith("Deployment 'web': its topologySpreadConstraints[0] (topology.kubernetes.io/zone, "
+                              "maxSkew [secret], minDomains [secret], DoNotSchedule) asks for [secret] zones, but its "
+                              "pools offer 2")
