@@ -225,3 +225,32 @@ def test_a_daemonset_counts_only_on_the_pools_that_certainly_take_it():
                          _group("small", "fleet", labels=UNKNOWN_STRING_VALUE), agent, api, platform="aws")
     assert result.violations == []
     assert [n.policy for n in result.notes] == ["workload-schedulable"]  # the labels not known yet, said
+
+
+def test_an_autoscaling_group_names_its_launch_configuration_by_string():
+    """aws.autoscaling.Group(launch_configuration=lc.name): a string, not a reference; the configuration of that
+    name is the group's, its instanceType the pool's machine."""
+    configuration = Resource.of("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {
+        "name": "nodes-lc", "imageId": "ami-1", "instanceType": "c5.xlarge"})
+    group = Resource.of("aws:autoscaling/group:Group", "nodes", {
+        "name": "nodes-asg", "minSize": 1, "maxSize": 4, "launchConfiguration": "nodes-lc",
+        "tags": [{"key": "kubernetes.io/cluster/eks", "value": "owned", "propagateAtLaunch": True}]})
+    _result, stack = run(Resource.of("aws:eks/cluster:Cluster", "eks", {"name": "eks"}), configuration, group,
+                         platform="aws")
+    (pool,) = stack.platform_pools
+    assert (pool.name, names(pool), pool.max_size) == ("nodes-asg", {"c5.xlarge"}, 4)
+
+
+def test_a_multi_architecture_affinity_on_a_gke_arm_pool_gets_gkes_toleration():
+    """GKE adds the toleration of its Arm nodes' kubernetes.io/arch=arm64:NoSchedule taint to a Pod whose
+    nodeSelector or required node affinity selects arm64, an In [amd64, arm64] expression included
+    (prepare-arm-workloads-for-deployment, "Overview"): such a Pod lands on an Arm-only cluster."""
+    cluster = Resource.of("gcp:container/cluster:Cluster", "gke", {
+        "name": "gke", "location": "europe-west1-b", "initialNodeCount": 1,
+        "nodeConfig": {"machineType": "t2a-standard-2"}})
+    either = {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64", "arm64"]}]}]}}}}
+    result, _stack = run(cluster, _deployment("api", either), platform="gcp")
+    assert result.mandatory == []
+    unpinned, _stack = run(cluster, _deployment("api", {}), platform="gcp")
+    assert [v.policy for v in unpinned.mandatory] == ["workload-schedulable"]
