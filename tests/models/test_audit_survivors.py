@@ -254,3 +254,25 @@ def test_a_multi_architecture_affinity_on_a_gke_arm_pool_gets_gkes_toleration():
     assert result.mandatory == []
     unpinned, _stack = run(cluster, _deployment("api", {}), platform="gcp")
     assert [v.policy for v in unpinned.mandatory] == ["workload-schedulable"]
+
+
+def test_a_rollout_whose_replicas_exceed_max_size_is_capacitys_finding_alone():
+    """Three replicas that may not share a node on a group of at most 2 nodes: one of them never runs, which is
+    pool-capacity's finding; the rollout's room is not the question then, so workload-rollout-fits says nothing.
+    With 2 replicas the rollout's extra Pod has no node: its finding, and capacity's none."""
+    repel = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+    def web(replicas: int) -> Resource:
+        return Resource.of("kubernetes:apps/v1:Deployment", "web", {"metadata": {"name": "web"}, "spec": {
+            "replicas": replicas, "strategy": {"rollingUpdate": {"maxUnavailable": 0}},
+            "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                "affinity": repel, "containers": [{"name": "a", "image": "i"}]}}}})
+
+    cluster = Resource.of("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"})
+    group = _group("general", "fleet")
+    verdicts = {}
+    for replicas in (2, 3):
+        result, _stack = run(cluster, group, web(replicas), platform="aws")
+        verdicts[replicas] = sorted(v.policy for v in result.mandatory)
+    assert verdicts == {2: ["workload-rollout-fits"], 3: ["pool-capacity"]}
