@@ -138,3 +138,13 @@ def test_a_budget_whose_spec_is_not_known_keeps_its_name_and_namespace():
     assert budget is not None
     assert (budget.urn, budget.subject, budget.namespace) == ("urn:web", "PodDisruptionBudget 'web'", "prod")
     assert budget.unknown is spec and budget.selector is spec and budget.readable
+
+
+def test_a_secret_pod_label_that_decides_the_selection_hides_which_workload_it_is():
+    """SPEC section 4, issue 46's audit: a Pod label from a secret decides that budget 'pdb' selects Deployment
+    'checkout'; the message names neither that workload nor the label's value (selecting it tells the value)."""
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "shop"}
+    (message,) = findings(deployment("checkout", labels={"tier": secret}),
+                          budget("pdb", selector={"matchLabels": {"tier": "shop"}}, maxUnavailable=0))
+    assert message.startswith("PodDisruptionBudget 'pdb': it selects the Pods of [secret], and maxUnavailable 0")
+    assert "checkout" not in message and "shop" not in message

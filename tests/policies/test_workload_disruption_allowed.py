@@ -230,3 +230,17 @@ def test_an_aks_pool_replaced_under_a_blocking_budget_says_what_aks_does(tmp_pat
            "the replacement drains every node and the budget lets none of them go (AKS stops the upgrade on the " \
            "blocking budget): allow an eviction" in finding
     assert "EKS" not in finding and "PodEvictionFailure" not in finding
+
+
+def test_a_secret_pod_label_that_decides_a_second_budget_hides_both_names():
+    """SPEC section 4, issue 46's audit: a Pod label from a secret decides that budget 'shop-b' selects Deployment
+    'checkout' too; the finding stands (two budgets), but names neither the budgets nor their number (what
+    that label decides) nor the label's value."""
+    secret = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": "shop"}
+    result = judge(eks_cluster(), node_group(), deployment("checkout", labels={"tier": secret}),
+                   budget("shop-a", {"matchLabels": {"app": "checkout"}}, maxUnavailable=1),
+                   budget("shop-b", {"matchLabels": {"tier": "shop"}}, minAvailable=1))
+    (message,) = result.findings(POLICY)
+    assert message.startswith("Deployment 'checkout': its Pods are selected by [secret] PodDisruptionBudgets "
+                              "([secret]); the eviction API refuses")
+    assert "shop-b" not in message and "'shop'" not in message
