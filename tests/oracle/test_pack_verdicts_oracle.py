@@ -98,13 +98,17 @@ def _stack(rng: random.Random) -> tuple[list[Resource], dict[str, Any], int, lis
         if rng.random() < 0.7:
             spread["minDomains"] = rng.randint(1, 4)
         spec["topologySpreadConstraints"] = [spread]
+    if rng.random() < 0.25:
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "api"}}, "topologyKey": "kubernetes.io/hostname"}]}}
     replicas = rng.randint(1, 8)
+    strategy = {"strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}} if rng.random() < 0.4 else {}
     daemonsets = [_daemonset(rng, index) for index in range(rng.choice((0, 0, 1, 2)))]
     resources += [resource for resource, _spec in daemonsets]
     resources.append(Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
-        "replicas": replicas, "selector": {"matchLabels": {"app": "api"}},
+        "replicas": replicas, **strategy, "selector": {"matchLabels": {"app": "api"}},
         "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}}}))
-    return resources, spec, replicas, [spec for _resource, spec in daemonsets]
+    return resources, spec, replicas, [spec for _resource, spec in daemonsets], bool(strategy)
 
 
 def _nodes(stack: Any) -> list[dict[str, Any]]:
@@ -145,28 +149,35 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     rng = random.Random(SEED)
     cases = []
     for _ in range(max(1, EXAMPLES)):
-        resources, spec, replicas, daemons = _stack(rng)
+        resources, spec, replicas, daemons, surges = _stack(rng)
         with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
             analyzer = Analyzer()
             result = analyzer.run(resources)
         stack = analyzer.state.last_stack()
         refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
-        cases.append((resources, spec, replicas, _nodes(stack), daemons, refused))
+        rollout = result.of("workload-rollout-fits")
+        cases.append((resources, spec, replicas, _nodes(stack), daemons, refused, surges, rollout))
     daemon_pods = _daemon_pods(cases)
-    answer = ask({"filter": [{"nodes": nodes, "pods": bound, "pod": pod("api", spec), "replicas": replicas}
-                             for (_resources, spec, replicas, nodes, _daemons, _refused), bound
-                             in zip(cases, daemon_pods, strict=True)]})
+    # a rolling update with maxUnavailable 0 keeps every old Pod until a new one is available: replicas + 1 at once
+    answer = ask({"filter": [{"nodes": case[3], "pods": bound, "pod": pod("api", case[1]),
+                              "replicas": case[2] + (1 if case[6] else 0)}
+                             for case, bound in zip(cases, daemon_pods, strict=True)]})
+    rolled = [(case, found) for case, found in zip(cases, answer["filter"], strict=True) if case[6]]
+    false_rollouts = [([(r.type, json_format.MessageToDict(r.inputs)) for r in case[0][4:]], found["nodes"], case[7])
+                      for case, found in rolled if found["placed"] == case[2] + 1 and case[7]]
+    assert not false_rollouts, f"{len(false_rollouts)} false rollout violations; the first: {false_rollouts[0]}"
+    assert any(case[7] for case, _found in rolled), "the generator must reach a rollout that cannot finish"
     false, silent = [], []
-    for (resources, _spec, replicas, _written, _daemons, refused), found in zip(cases, answer["filter"],
-                                                                                 strict=True):
+    for (resources, _spec, replicas, _written, _daemons, refused, _surges, _rollout), found in zip(
+            cases, answer["filter"], strict=True):
         shown = ([(r.type, json_format.MessageToDict(r.inputs)) for r in resources[1:]], found["nodes"], refused)
-        if found["placed"] == replicas and refused:
+        if found["placed"] >= replicas and refused:
             false.append(shown)
         if found["placed"] == 0 and not refused:
             silent.append(shown)
     smallest = min(false + silent, key=lambda case: len(repr(case)), default=None)
     assert not false and not silent, (f"{len(false)} false violations, {len(silent)} silent passes; the smallest: "
                                       f"{smallest}")
-    placed_all = sum(found["placed"] == case[2] for case, found in zip(cases, answer["filter"], strict=True))
+    placed_all = sum(found["placed"] >= case[2] for case, found in zip(cases, answer["filter"], strict=True))
     none = sum(found["placed"] == 0 for found in answer["filter"])
     assert placed_all and none, "the generator must reach both sides of the verdict"
