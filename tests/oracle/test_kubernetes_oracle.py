@@ -191,3 +191,34 @@ def test_a_budgets_allowed_disruptions_are_the_disruption_controllers():
         if budget.allowed(expected) != theirs["allowed"] or model != theirs["allowed"]:
             disagreements.append((field, amount, expected, budget.allowed(expected), model, theirs))
     assert not disagreements, f"{len(disagreements)} disagreements; the first: {disagreements[0]}"
+
+
+def test_disruption_budget_useful_refuses_exactly_the_budgets_the_disruption_controller_lets_evict_none():
+    """Policy 18 on generated stacks (one to three Deployments a budget selects, its minAvailable or maxUnavailable
+    an int or a percentage): a finding exactly when pkg/controller/disruption allows no disruption over their Pods,
+    all healthy."""
+    from compute_guard.testkit import Resource
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    rng = random.Random(SEED)
+    cases = []
+    for _ in range(max(1, EXAMPLES // 10)):
+        counts = [rng.randint(0, 6) for _ in range(rng.randint(1, 3))]
+        field = rng.choice(("minAvailable", "maxUnavailable"))
+        amount = rng.choice([value for value in AMOUNTS if value is not None])
+        resources = [Resource.of("kubernetes:apps/v1:Deployment", f"d{index}", {
+            "metadata": {"name": f"d{index}"}, "spec": {"replicas": count, "selector": {"matchLabels": {
+                "app": f"d{index}"}}, "template": {"metadata": {"labels": {"app": f"d{index}", "team": "shop"}},
+                "spec": {"containers": [{"name": "a", "image": "i"}]}}}}) for index, count in enumerate(counts)]
+        resources.append(Resource.of("kubernetes:policy/v1:PodDisruptionBudget", "pdb", {
+            "metadata": {"name": "pdb"}, "spec": {"selector": {"matchLabels": {"team": "shop"}}, field: amount}}))
+        with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+            found = Analyzer({}).run(resources).findings("disruption-budget-useful")
+        cases.append((counts, field, amount, found))
+    answer = ask({"disruption": [{field: amount, "expected": sum(counts), "healthy": sum(counts)}
+                                 for counts, field, amount, _found in cases]})
+    wrong = [(counts, field, amount, found, theirs) for (counts, field, amount, found), theirs
+             in zip(cases, answer["disruption"], strict=True)
+             if sum(counts) > 0 and bool(found) != (theirs["allowed"] == 0)]
+    assert not wrong, f"{len(wrong)} disagreements; the first: {wrong[0]}"
+    assert any(found for *_rest, found in cases) and not all(found for *_rest, found in cases)
