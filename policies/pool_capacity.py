@@ -158,7 +158,7 @@ def _largest(consumers: list[tuple[Decimal, Placed, int, bool]], resource: str) 
 def _replicas(placed: Placed) -> str:
     count = placed.count
     shown = REDACTED if placed.secret else str(count)
-    if placed.autoscaler is not None:
+    if placed.autoscaler is not None and not placed.autoscaler_secret:  # naming it would tell the secret target
         return f"{shown} (HorizontalPodAutoscaler '{placed.autoscaler.name}' minReplicas)"
     return shown
 

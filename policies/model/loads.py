@@ -47,8 +47,17 @@ class Placed:
 
     @property
     def secret(self) -> bool:
-        """Its Pod count comes from a secret value: its replicas, or the minReplicas of the HPA that raised it."""
-        return self.replicas.secret or (self.autoscaler is not None and is_secret(self.autoscaler.min_replicas))
+        """Its Pod count comes from a secret value: its replicas, or the minReplicas of the HPA that raised it, or
+        the target that makes that HPA this workload's (SPEC section 4: a count a secret decides is secret)."""
+        return self.replicas.secret or self.autoscaler_secret or (
+            self.autoscaler is not None and is_secret(self.autoscaler.min_replicas))
+
+    @property
+    def autoscaler_secret(self) -> bool:
+        """Which workload its HPA scales comes from a secret value (its target's kind, name or namespace)."""
+        found = self.autoscaler
+        return found is not None and any(is_secret(value)
+                                         for value in (found.target_kind, found.target_name, found.namespace))
 
 
 @dataclass

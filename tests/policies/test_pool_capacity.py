@@ -85,6 +85,19 @@ def test_a_secret_min_replicas_reads_secret_in_every_number_derived_from_it():
     assert capacity(*parts, autoscaler("api", "api", pulumi.Output.secret(1))) == []  # the verdict is the plain one's
 
 
+def test_a_secret_autoscaler_target_hides_the_count_it_decides_and_the_autoscaler():
+    """SPEC section 4 (the secret sweep's find): an HPA whose scaleTargetRef.kind is secret raises a workload to its
+    minReplicas; which workload it scales is then secret, so the count it decides reads [secret] and the HPA is not
+    named. The verdict is the plain one's."""
+    import pulumi
+
+    parts = [pool(), on_apps("Deployment", "api", {"cpu": "1"}, 2)]
+    (violation,) = capacity(*parts, autoscaler("api", "api", 7, kind=pulumi.Output.secret("Deployment")))
+    assert "Deployment 'api' [secret] x [secret]" in violation.finding, violation.finding
+    assert "HorizontalPodAutoscaler" not in violation.finding and "7" not in violation.finding
+    assert capacity(*parts, autoscaler("api", "api", 1, kind=pulumi.Output.secret("Deployment"))) == []
+
+
 def test_a_horizontal_pod_autoscaler_that_asks_for_more_replicas():
     parts = [pool(), on_apps("Deployment", "api", {"cpu": "1"}, 2)]
     assert capacity(*parts) == []

@@ -192,12 +192,35 @@ def sweep(platform: str, documents: list[tuple[str, str, dict[str, Any]]], chose
         text = json.dumps(value) if not isinstance(value, str) else value
         # a value that is also a resource's (plain) name is in every message naming that resource: metadata.name
         # 'app0' of resource 'app0' (its HPA's target: the plain other name left the workload one Pod and no finding)
-        named = any(text == name for _, name, _ in documents)
+        # so is a resource's kind ('StatefulSet' of StatefulSet 'app0', its HPA's secret scaleTargetRef.kind)
+        named = any(text in (name, kind.rsplit(":", 1)[-1]) for kind, name, _ in documents)
         # a message is the policy's description (its constant words: workload-zone-spread's says DoNotSchedule,
         # the value a secret whenUnsatisfiable held), a newline, then the finding: the finding is what is checked
         if len(text) >= 3 and not named and not any(text in finding(m) for *_, m in plain_other):
             CHECKED["derived"] += 1
             assert not [m for *_, m in hidden if text in finding(m)], where
+
+
+def test_a_secret_autoscaler_kind_decides_the_count_and_the_workloads_own_kind_is_not_a_leak():
+    """CI's failing case (stop 50): an HPA's secret scaleTargetRef.kind 'StatefulSet' raises StatefulSet 'app0' to
+    2 Pods on a pool of 1 node. The sweep took the workload's own kind in its name ("StatefulSet 'app0'") for the
+    secret's text, as it takes a resource's own name; the count that HPA decides, which read '2
+    (HorizontalPodAutoscaler 'app0' minReplicas)', is [secret] now (test_pool_capacity holds that)."""
+    labels = {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": "apps"}
+    repel = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "podq0"}}}]}}
+    container = {"name": "app0", "image": "registry.test/app0:1",
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}
+    documents = [
+        ("compute:index:ComputeCluster", "main", {"id": "compute", "capacityGroups": [
+            {"groupId": "apps", "minSize": 0, "maxSize": 1}]}),
+        ("kubernetes:apps/v1:StatefulSet", "app0", {"metadata": {"name": "app0", "labels": labels}, "spec": {
+            "replicas": 1, "template": {"metadata": {"labels": {"app": "podq0"}}, "spec": {
+                "containers": [container], "nodeSelector": {"kubernetes.io/arch": "amd64"}, "affinity": repel}}}}),
+        ("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "app0", {"metadata": {"name": "app0"}, "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "app0"},
+            "minReplicas": 2, "maxReplicas": 40}})]
+    sweep("kubernetes", documents, [(2, ("spec", "scaleTargetRef", "kind"))])
 
 
 def test_a_secret_when_unsatisfiable_is_judged_and_the_description_is_not_a_leak():
