@@ -18,7 +18,6 @@ and each node has at most its largest machine's allocatable. A Karpenter NodePoo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
@@ -44,7 +43,7 @@ from .model.stack import Stack
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, allocatable_sum, machine, pool_subject, show, size_unknown, which_cluster
+from .words import WHAT, allocatable_sum, its_cluster, machine, pool_subject, show, size_unknown, which_cluster
 
 LARGEST = 3  # consumers named in a message
 
@@ -75,8 +74,7 @@ def _which_cluster(stack: Stack, load: PoolLoad, platform: str, settings: Mappin
                    several: bool) -> list[Finding]:
     """Workloads whose cluster the pack cannot tell (SPEC 14.4) and that this pool would hold if they run on its
     cluster: what would not fit with them is a note naming them and the fix, never a violation."""
-    whole = replace(load, workloads=[*load.workloads, *load.maybe],
-                    daemonsets=[*load.daemonsets, *load.maybe_daemonsets], maybe=[], maybe_daemonsets=[], _rooms={})
+    whole = load.counting(load.maybe, load.maybe_daemonsets)
     found = _violations(stack, whole, platform, settings, several)
     if not found and isinstance(nodes := pool_nodes(stack, load.pool, platform, settings), list):
         before = {id(placed) for placed in counted(load, nodes)[1]}
@@ -92,8 +90,7 @@ def _which_cluster(stack: Stack, load: PoolLoad, platform: str, settings: Mappin
         who = "their Kubernetes providers target"
     else:
         who = f"{who} targets"
-    cluster = load.pool.cluster
-    where = cluster.label if cluster.name else "its cluster"
+    where = its_cluster(load.pool.cluster)
     return [undetermined(f"{found[0].message}; but this counts {listed(placed.workload.subject for placed in maybe)} "
                          f"on {where}, and which cluster {who} is not known, so this is not judged: {fix}")]
 
@@ -102,13 +99,12 @@ def _elsewhere(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[st
                several: bool) -> list[Finding]:
     """The workloads only this pool takes of those the stack shows, on a cluster that may have pools it does not
     show (SPEC 14.2): what would not fit is a note, never a violation."""
-    whole = replace(load, workloads=[*load.workloads, *load.elsewhere], elsewhere=[], _rooms={})
+    whole = load.counting(load.elsewhere)
     found = [finding for finding in _pool(stack, whole, platform, settings, several)
              + _limits(whole, several) if isinstance(finding, Violation)]
     if not found or [f for f in _pool(stack, load, platform, settings, several) if isinstance(f, Violation)]:
         return []
-    cluster = load.pool.cluster
-    where = cluster.label if cluster.name else "its cluster"
+    where = its_cluster(load.pool.cluster)
     nodes = pool_nodes(stack, load.pool, platform, settings)
     kept = {id(placed) for placed in counted(whole, nodes)[0]} if isinstance(nodes, list) else set()
     moving = [placed.workload.subject for placed in load.elsewhere if id(placed) in kept] or \

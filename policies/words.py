@@ -117,10 +117,15 @@ def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[C
             f"clusters it may run on ({said}), so it is not judged: {fix}")
 
 
+def its_cluster(cluster: ClusterRef) -> str:
+    """A pool's cluster in a note: its label, or "its cluster" when its name is not known."""
+    return cluster.label if cluster.name else "its cluster"
+
+
 def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
     """The note of a policy that needs a pool's size and cannot read it, alike in every policy: what is missing."""
     return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")
 
 
 __all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
-           "size_unknown", "suggestion", "unknown_cluster", "which_cluster"]
+           "its_cluster", "size_unknown", "suggestion", "unknown_cluster", "which_cluster"]

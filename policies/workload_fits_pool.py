@@ -45,7 +45,7 @@ from .model.values import Unknown, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
-from .words import LISTED, WHAT, allocatable_sum, machine, pool_name, show, suggestion, unknown_cluster
+from .words import LISTED, WHAT, allocatable_sum, its_cluster, machine, pool_name, show, suggestion, unknown_cluster
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
@@ -150,7 +150,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
             f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}")
         if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
-            where = listed(cluster.label if cluster.name else "its cluster" for cluster in elsewhere)
+            where = listed(its_cluster(cluster) for cluster in elsewhere)
             findings.append(undetermined(f"{message}; but {where} may have pools this stack does not declare, so "
                                          "this is not judged"))
         else:

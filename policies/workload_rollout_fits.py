@@ -17,7 +17,7 @@ take it in a cluster whose pools are all known); a pool already too small is poo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -34,7 +34,7 @@ from .model.stack import Stack
 from .model.values import REDACTED, Unknown, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, machine, pool_subject, show, size_unknown, which_cluster
+from .words import WHAT, its_cluster, machine, pool_subject, show, size_unknown, which_cluster
 
 
 def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
@@ -43,17 +43,14 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
     for load in loads(stack, platform).pools:
         findings.extend(_rollouts(stack, load, load.workloads, platform, settings, several))
         if load.elsewhere:  # on the pools the stack shows of a cluster that may have others (SPEC 14.2): notes
-            cluster = load.pool.cluster
-            where = cluster.label if cluster.name else "its cluster"
-            whole = replace(load, workloads=[*load.workloads, *load.elsewhere], elsewhere=[], _rooms={})
-            findings.extend(_noted(_rollouts(stack, whole, load.elsewhere, platform, settings, several),
-                                   f"but {where} may have pools this stack does not declare"))
+            found = _rollouts(stack, load.counting(load.elsewhere), load.elsewhere, platform, settings, several)
+            findings.extend(_noted(found, f"but {its_cluster(load.pool.cluster)} may have pools this stack does not "
+                                          "declare"))
         for placed in load.maybe:  # of a workload whose cluster the pack cannot tell (SPEC 14.4): notes
-            whole = replace(load, workloads=[*load.workloads, placed], daemonsets=[*load.daemonsets,
-                            *load.maybe_daemonsets], maybe=[], maybe_daemonsets=[], _rooms={})
             who, fix = which_cluster(stack, placed.workload)
-            findings.extend(_noted(_rollouts(stack, whole, [placed], platform, settings, several),
-                                   f"but which cluster {who} targets is not known", fix))
+            found = _rollouts(stack, load.counting([placed], load.maybe_daemonsets), [placed], platform, settings,
+                              several)
+            findings.extend(_noted(found, f"but which cluster {who} targets is not known", fix))
     return findings
 
 

@@ -230,7 +230,6 @@ class Landing:
         return tuple(verdict for verdict in self.possible_in(candidate) if verdict.takes)
 
 
-
 def gate(stack: Stack, workload: Workload) -> bool | Unknown:
     """Whether the scheduler's rules place the workload's Pods on the stack's platform pools (SPEC 14): the stack
     declares some, and the workload carries no compute.alien.dev placement, runs Pods (a Patch may not) and leaves

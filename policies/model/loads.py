@@ -11,8 +11,8 @@ workload-fits-pool, pool-capacity and the placement report (SPEC sections 11 and
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -74,6 +74,12 @@ class PoolLoad:
     maybe: list[Placed] = field(default_factory=list)
     maybe_daemonsets: list[Placed] = field(default_factory=list)
     _rooms: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)
+
+    def counting(self, workloads: Sequence[Placed], daemonsets: Sequence[Placed] = ()) -> PoolLoad:
+        """This pool's load with more workloads and DaemonSets counted (what it holds if the Pods the pack cannot place
+        for certain, ``elsewhere`` or ``maybe``, run on it), for a note's arithmetic."""
+        return replace(self, workloads=[*self.workloads, *workloads], daemonsets=[*self.daemonsets, *daemonsets],
+                       elsewhere=[], maybe=[], maybe_daemonsets=[], _rooms={})
 
     @property
     def entry(self) -> Any:
