@@ -276,3 +276,29 @@ def test_a_rollout_whose_replicas_exceed_max_size_is_capacitys_finding_alone():
         result, _stack = run(cluster, group, web(replicas), platform="aws")
         verdicts[replicas] = sorted(v.policy for v in result.mandatory)
     assert verdicts == {2: ["workload-rollout-fits"], 3: ["pool-capacity"]}
+
+
+def test_a_labels_unknown_pool_of_a_machine_the_catalog_lacks_is_a_note():
+    """A node group whose labels are not known during preview, of a machine the catalog does not know: nothing the
+    pack knows refuses a Pod that selects a label, and nothing says it lands: a note, never a silent pass (the
+    machine itself is cloud-machine-catalog's violation)."""
+    declared = Resource.of("aws:eks/cluster:Cluster", "a", {"name": "a"})
+    group = _group("g1", "a", instanceTypes=["zz9.huge"], labels={"team": UNKNOWN_STRING_VALUE})
+    result, _stack = run(declared, group, _deployment("api", {"nodeSelector": {"team": "x"}}), platform="aws")
+    assert [v.policy for v in result.violations] == ["cloud-machine-catalog"]
+    (note,) = [n.finding for n in result.notes if n.policy == "workload-schedulable"]
+    assert note.endswith("string value at .labels.team can't be known during preview")
+
+
+def test_a_provider_targeting_a_declared_cluster_with_no_pools_is_a_note_not_an_empty_refusal():
+    """The provider targets EKS cluster 'east', of which the stack declares no node group ('west' has one): the
+    Pods' pools are not in the stack, so nothing refuses them; the note says so once (a violation listing no
+    pool's reason came out before)."""
+    east, west = (Resource.of("aws:eks/cluster:Cluster", name, {"name": name}) for name in ("east", "west"))
+    provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", "k8s-east", {"kubeconfig": "k"}),
+                                   property_dependencies={"kubeconfig": (east.urn,)})
+    result, _stack = run(east, west, _group("g1", "west"), provider, _deployment("api", {}, provider.urn),
+                         platform="aws")
+    assert result.violations == []
+    assert [n.finding.split("during preview: ")[1] for n in result.notes if n.policy == "workload-schedulable"] == [
+        "the stack declares no pool of 'east', so the placement of workloads on it is not judged"]
