@@ -93,3 +93,13 @@ def test_pods_that_fill_every_node_leave_no_room_though_the_pool_has_memory_left
         "or give the pool more room (maxSize, larger machines)")
     assert findings(cluster(3), deployment(5, rolling(1, 0), memory="6Gi")) == []  # a node keeps room for the sixth
     assert findings(cluster(4), deployment(6, rolling(1, 0), memory="6Gi")) == []  # a fourth node
+
+
+def test_the_new_pod_that_exactly_fills_the_room_left_still_schedules():
+    """A node's allocatable is 16 GiB - 100 MiB = 16284 MiB: 3 + 1 Pods of 4071 MiB take exactly that, so the new Pod
+    schedules (NodeResourcesFit admits a request equal to what is free); at 4072 MiB it does not."""
+    assert findings(cluster(1), deployment(3, rolling(1, 0), memory="4071Mi")) == []
+    (message,) = findings(cluster(1), deployment(3, rolling(1, 0), memory="4072Mi"))
+    assert message.endswith("takes 11.93 GiB, leaving 4068 MiB, less than one more Pod's 4072 MiB: the new Pod never "
+                            "schedules and the rollout never finishes: allow maxUnavailable: 1, or give the pool more "
+                            "room (maxSize, larger machines)")
