@@ -28,7 +28,7 @@ def binary() -> Path:
 
 
 def ask(request: dict[str, Any]) -> dict[str, Any]:
-    """One request to the oracle (its keys: filter, requests, disruption, rollout), its answer."""
+    """One request to the oracle (its keys: filter, requests, disruption, rollout, eviction), its answer."""
     done = subprocess.run([str(binary())], input=json.dumps(request), capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr

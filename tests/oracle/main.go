@@ -7,19 +7,23 @@
 //	{"filter": [{"nodes": [Node...], "pods": [Pod...], "pod": Pod, "replicas": N}...],
 //	 "requests": [Pod...],
 //	 "disruption": [{"minAvailable": IntOrString, "maxUnavailable": IntOrString, "expected": N, "healthy": N}...],
-//	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...]}
+//	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...],
+//	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...]}
 //
 //	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
 //	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
 //	 "disruption": [{"allowed": N, "desired": N}...],
-//	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...]}
+//	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...],
+//	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...]}
 //
 // "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
 // first failing plugin and its reasons); then "replicas" copies of the Pod placed one by one as the scheduler
 // places them (each copy bound before the next is filtered, on the feasible node with fewest copies), "placed"
 // how many found a node. "requests": k8s.io/component-helpers/resource.PodRequests (init containers, sidecars,
 // overhead). "disruption": pkg/controller/disruption's desiredHealthy and disruptionsAllowed. "rollout":
-// pkg/controller/deployment/util.ResolveFenceposts.
+// pkg/controller/deployment/util.ResolveFenceposts. "eviction": the budgets the eviction subresource finds for each
+// Pod (more than one and it refuses every eviction), each budget read as the API server stores it: a policy/v1beta1
+// object converted through the API's own scheme (an empty v1beta1 selector selects nothing).
 package main
 
 import (
@@ -31,7 +35,10 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -40,7 +47,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	"k8s.io/kubernetes/pkg/apis/policy"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install" // the policy API's conversions, as the API server registers them
 	"k8s.io/kubernetes/pkg/controller/deployment/util"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -77,11 +87,17 @@ type rolloutCase struct {
 	Replicas       int32               `json:"replicas"`
 }
 
+type evictionCase struct {
+	Budgets []json.RawMessage `json:"budgets"`
+	Pods    []*v1.Pod         `json:"pods"`
+}
+
 type request struct {
-	Filter     []filterCase  `json:"filter"`
-	Requests   []*v1.Pod     `json:"requests"`
-	Disruption []budgetCase  `json:"disruption"`
-	Rollout    []rolloutCase `json:"rollout"`
+	Filter     []filterCase   `json:"filter"`
+	Requests   []*v1.Pod      `json:"requests"`
+	Disruption []budgetCase   `json:"disruption"`
+	Rollout    []rolloutCase  `json:"rollout"`
+	Eviction   []evictionCase `json:"eviction"`
 }
 
 type filterAnswer struct {
@@ -95,6 +111,7 @@ type answer struct {
 	Requests   []map[string]int64 `json:"requests"`
 	Disruption []map[string]any   `json:"disruption"`
 	Rollout    []map[string]any   `json:"rollout"`
+	Eviction   [][][]int          `json:"eviction"`
 }
 
 // The default profile's Filter plugins that judge where a Pod may run on nodes the pack models (no volumes, no
@@ -290,6 +307,69 @@ func budget(c budgetCase) (map[string]any, error) {
 	return map[string]any{"allowed": allowed, "desired": desired}, nil
 }
 
+// stored reads a budget as the API server stores it and serves it as policy/v1: a policy/v1beta1 object is converted
+// to the internal version and back out as v1 by the API's own scheme.
+func stored(raw json.RawMessage) (*policyv1.PodDisruptionBudget, error) {
+	var meta metav1.TypeMeta
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, err
+	}
+	out := &policyv1.PodDisruptionBudget{}
+	if meta.APIVersion != "policy/v1beta1" {
+		return out, json.Unmarshal(raw, out)
+	}
+	beta := &policyv1beta1.PodDisruptionBudget{}
+	if err := json.Unmarshal(raw, beta); err != nil {
+		return nil, err
+	}
+	internal := &policy.PodDisruptionBudget{}
+	if err := legacyscheme.Scheme.Convert(beta, internal, nil); err != nil {
+		return nil, err
+	}
+	return out, legacyscheme.Scheme.Convert(internal, out, nil)
+}
+
+// evictionBudgets is pkg/registry/core/pod/storage/eviction.go's getPodDisruptionBudgets (a method of EvictionREST
+// over its client, so its loop is written out here): the budgets of the Pod's namespace whose selector matches its
+// labels; an invalid selector matches nothing.
+func evictionBudgets(budgets []*policyv1.PodDisruptionBudget, pod *v1.Pod) []int {
+	found := []int{}
+	for index, pdb := range budgets {
+		if pdb.Namespace != pod.Namespace {
+			continue
+		}
+		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		if !selector.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		found = append(found, index)
+	}
+	return found
+}
+
+func eviction(c evictionCase) ([][]int, error) {
+	budgets := []*policyv1.PodDisruptionBudget{}
+	for _, raw := range c.Budgets {
+		pdb, err := stored(raw)
+		if err != nil {
+			return nil, err
+		}
+		if pdb.Namespace == "" {
+			pdb.Namespace = "default"
+		}
+		budgets = append(budgets, pdb)
+	}
+	found := [][]int{}
+	for _, pod := range c.Pods {
+		defaults(pod)
+		found = append(found, evictionBudgets(budgets, pod))
+	}
+	return found, nil
+}
+
 func main() {
 	var in request
 	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
@@ -300,7 +380,7 @@ func main() {
 	schedulermetrics.Register()    // the plugins record metrics as kube-scheduler does
 	ctx := context.Background()
 	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
-		Rollout: []map[string]any{}}
+		Rollout: []map[string]any{}, Eviction: [][][]int{}}
 	for _, c := range in.Filter {
 		found, err := filter(ctx, c)
 		if err != nil {
@@ -337,6 +417,14 @@ func main() {
 			continue
 		}
 		out.Rollout = append(out.Rollout, map[string]any{"maxSurge": surge, "maxUnavailable": unavailable})
+	}
+	for _, c := range in.Eviction {
+		found, err := eviction(c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: eviction:", err)
+			os.Exit(1)
+		}
+		out.Eviction = append(out.Eviction, found)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle: writing the answer:", err)
