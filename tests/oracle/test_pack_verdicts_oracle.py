@@ -1,16 +1,22 @@
 """The pack's verdicts on generated stacks held to kube-scheduler's own code (issue 46, SPEC 17).
 
-Generated EKS stacks: a declared cluster, subnets in three zones, one to three managed node groups of catalog
-machines of both architectures (labels, taints, maxSize, their subnets' zones), DaemonSets (requests, tolerations,
-an architecture pin) and a Deployment (requests, replicas, nodeSelector, tolerations, a zone spread with or without
-minDomains). Each pool's nodes are written from the pack's own node model (its labels and taints, each machine's
-labels, the node's allocatable and Pod slots as the pack computes them), maxSize of them per pool balanced over its
-zones; the DaemonSets' Pods are bound to every node whose filters admit them, and the Go oracle places the
-Deployment's replicas one by one with kube-scheduler's Filter plugins. Then, for workload-schedulable,
-workload-fits-pool, pool-capacity and workload-zone-spread together:
+Generated stacks of four sources: an EKS cluster with subnets in three zones and one to three managed node groups;
+a GKE cluster without its default pool and one to three node pools autoscaled per zone; an AKS cluster's default
+pool and up to two more node pools; one or two Karpenter NodePools of one machine each under a CPU limit. Their
+machines are of both architectures, with labels, taints, sizes and zones; DaemonSets (requests, tolerations, an
+architecture pin) and a Deployment (requests, replicas, nodeSelector, tolerations, a zone spread with or without
+minDomains, hostname anti-affinity, maxUnavailable 0). Each pool's nodes are written from the pack's own node model
+(its labels and taints, each machine's labels, the node's allocatable and Pod slots as the pack computes them),
+maxSize of them per pool balanced over its zones (a NodePool: as many as its CPU limit allows); the Pods are as the
+platform's admission hands them on (GKE's Arm toleration); the DaemonSets' Pods are bound to every node whose
+filters admit them, and the Go oracle places the Deployment's replicas one by one with kube-scheduler's Filter
+plugins. Then, for workload-schedulable, workload-fits-pool, pool-capacity and workload-zone-spread together:
 
-* no violation where the real scheduler places every replica on the pools' maxSize nodes;
-* no silent pass where it cannot place one Pod on any node: some policy refuses it.
+* no violation where the real scheduler places every replica on the pools' maxSize nodes (replicas + 1 for a
+  rollout that keeps its old Pods: workload-rollout-fits);
+* no silent pass where it cannot place one Pod on any node: some policy refuses it or says what it cannot judge;
+* pool-capacity refuses where SPEC 11's arithmetic, written out here, says the one pool that can take the Pods is
+  too small for them at its maxSize (or its CPU limit).
 
 (The pack's rules are necessary conditions: between the two, where some replicas find a node and others do not,
 either verdict may stand.) ORACLE_SEED and ORACLE_EXAMPLES as in test_kubernetes_oracle.py.
@@ -21,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+from decimal import Decimal
 from typing import Any
 
 from google.protobuf import json_format
@@ -34,15 +41,20 @@ from compute_guard.testkit.analyzer import Analyzer, stack_environment
 SEED = int(os.environ.get("ORACLE_SEED", "46"))
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "3000")) // 3  # a stack is heavier than one Pod on one node
 
-MACHINES = {"t3.medium": "AL2023_x86_64_STANDARD", "m5.large": "AL2023_x86_64_STANDARD",
+# each platform's machines of both architectures, the zones its nodes are labelled with, and its taint effects
+MACHINES = {
+    "aws": {"t3.medium": "AL2023_x86_64_STANDARD", "m5.large": "AL2023_x86_64_STANDARD",
             "c5.xlarge": "AL2023_x86_64_STANDARD", "m6g.large": "AL2023_ARM_64_STANDARD",
-            "t4g.small": "AL2023_ARM_64_STANDARD"}
+            "t4g.small": "AL2023_ARM_64_STANDARD"},
+    "gcp": {"e2-medium": "", "e2-standard-2": "", "e2-standard-4": "", "t2a-standard-2": "", "t2a-standard-4": ""},
+    "azure": {"Standard_B2s": "", "Standard_D2s_v5": "", "Standard_D4s_v5": "", "Standard_D2ps_v5": "",
+              "Standard_D4ps_v5": ""}}
+ZONES = {"aws": ("us-east-1a", "us-east-1b", "us-east-1c"), "gcp": ("us-central1-a", "us-central1-b", "us-central1-c"),
+         "azure": ("1", "2", "3")}
 EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 POLICIES = ("workload-schedulable", "workload-fits-pool", "pool-capacity", "workload-zone-spread")
-
-
-ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
 ZONE = "topology.kubernetes.io/zone"
+ARCH = "kubernetes.io/arch"
 
 
 def _daemonset(rng: random.Random, index: int) -> tuple[Resource, dict[str, Any]]:
@@ -58,18 +70,19 @@ def _daemonset(rng: random.Random, index: int) -> tuple[Resource, dict[str, Any]
         "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}), spec
 
 
-def _stack(rng: random.Random) -> tuple[list[Resource], dict[str, Any], int, list[dict[str, Any]]]:
+def _eks(rng: random.Random) -> list[Resource]:
+    """An EKS cluster, subnets in three zones, one to three managed node groups on some of them."""
     resources = [Resource.of("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"})]
     subnet = {zone: Resource.of("aws:ec2/subnet:Subnet", f"subnet-{zone[-1]}", {
         "vpcId": "vpc-1", "cidrBlock": f"10.0.{index}.0/24", "availabilityZone": zone})
-        for index, zone in enumerate(ZONES)}
+        for index, zone in enumerate(ZONES["aws"])}
     resources += subnet.values()
     for index in range(rng.randint(1, 3)):
-        machine = rng.choice(sorted(MACHINES))
-        subnets = [subnet[zone] for zone in rng.sample(ZONES, rng.randint(1, 3))]
+        machine = rng.choice(sorted(MACHINES["aws"]))
+        subnets = [subnet[zone] for zone in rng.sample(ZONES["aws"], rng.randint(1, 3))]
         props: dict[str, Any] = {
             "clusterName": "fleet", "nodeGroupName": f"g{index}", "instanceTypes": [machine],
-            "amiType": MACHINES[machine], "subnetIds": [found.name for found in subnets],
+            "amiType": MACHINES["aws"][machine], "subnetIds": [found.name for found in subnets],
             "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": rng.randint(1, 3)}}
         if rng.random() < 0.5:
             props["labels"] = {"team": rng.choice(("a", "b"))}
@@ -79,6 +92,85 @@ def _stack(rng: random.Random) -> tuple[list[Resource], dict[str, Any], int, lis
         group = Resource.of("aws:eks/nodeGroup:NodeGroup", f"g{index}", props)
         resources.append(dataclasses.replace(group, property_dependencies={
             "subnetIds": tuple(found.urn for found in subnets)}))
+    return resources
+
+
+def _gke(rng: random.Random) -> list[Resource]:
+    """A GKE cluster without its default pool and one to three node pools, autoscaled per zone of theirs."""
+    cluster = Resource.of("gcp:container/cluster:Cluster", "fleet", {
+        "name": "fleet", "location": "us-central1", "removeDefaultNodePool": True, "initialNodeCount": 1})
+    resources = [cluster]
+    for index in range(rng.randint(1, 3)):
+        config: dict[str, Any] = {"machineType": rng.choice(sorted(MACHINES["gcp"]))}
+        if rng.random() < 0.5:
+            config["labels"] = {"team": rng.choice(("a", "b"))}
+        if rng.random() < 0.4:
+            config["taints"] = [{"key": "dedicated", "value": rng.choice(("x", "y")),
+                                 "effect": rng.choice(sorted(EFFECTS))}]
+        pool = Resource.of("gcp:container/nodePool:NodePool", f"g{index}", {
+            "cluster": "fleet", "name": f"g{index}", "location": "us-central1", "nodeConfig": config,
+            "nodeLocations": sorted(rng.sample(ZONES["gcp"], rng.randint(1, 3))),
+            "autoscaling": {"minNodeCount": 0, "maxNodeCount": rng.randint(1, 2)}})
+        resources.append(dataclasses.replace(pool, property_dependencies={"cluster": (cluster.urn,)}))
+    return resources
+
+
+def _aks(rng: random.Random) -> list[Resource]:
+    """An AKS cluster (its default pool in one zone) and zero to two more node pools, autoscaled."""
+    cluster = Resource.of("azure:containerservice/kubernetesCluster:KubernetesCluster", "fleet", {
+        "name": "fleet", "location": "eastus", "dnsPrefix": "fleet", "defaultNodePool": {
+            "name": "system", "vmSize": rng.choice(sorted(MACHINES["azure"])), "nodeCount": rng.randint(1, 2),
+            "zones": [rng.choice(ZONES["azure"])]}})
+    resources = [cluster]
+    for index in range(rng.randint(0, 2)):
+        props: dict[str, Any] = {
+            "name": f"g{index}", "kubernetesClusterId": "fleet-id", "vmSize": rng.choice(sorted(MACHINES["azure"])),
+            "autoScalingEnabled": True, "minCount": 1, "maxCount": rng.randint(1, 3),
+            "zones": sorted(rng.sample(ZONES["azure"], rng.randint(1, 3)))}
+        if rng.random() < 0.5:
+            props["nodeLabels"] = {"team": rng.choice(("a", "b"))}
+        if rng.random() < 0.4:
+            effect = EFFECTS[rng.choice(sorted(EFFECTS))]
+            props["nodeTaints"] = [f"dedicated={rng.choice(('x', 'y'))}:{effect}"]
+        pool = Resource.of("azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool",
+                           f"g{index}", props)
+        resources.append(dataclasses.replace(pool, property_dependencies={"kubernetesClusterId": (cluster.urn,)}))
+    return resources
+
+
+VCPUS = {"t3.medium": 2, "m5.large": 2, "c5.xlarge": 4, "m6g.large": 2, "t4g.small": 2}
+
+
+def _karpenter(rng: random.Random) -> list[Resource]:
+    """One or two Karpenter NodePools of one machine each, in some zones, their spec.limits.cpu a whole number of
+    its nodes (Karpenter launches no node past the limit: nodepools.md, "Limits")."""
+    resources = []
+    for index in range(rng.randint(1, 2)):
+        machine = rng.choice(sorted(MACHINES["aws"]))
+        requirements = [
+            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [machine]},
+            {"key": ZONE, "operator": "In", "values": sorted(rng.sample(ZONES["aws"], rng.randint(1, 3)))}]
+        template: dict[str, Any] = {"spec": {"requirements": requirements, "nodeClassRef": {
+            "group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}
+        if rng.random() < 0.5:
+            template["metadata"] = {"labels": {"team": rng.choice(("a", "b"))}}
+        if rng.random() < 0.4:
+            template["spec"]["taints"] = [{"key": "dedicated", "value": rng.choice(("x", "y")),
+                                           "effect": rng.choice(sorted(EFFECTS.values()))}]
+        limit = str(VCPUS[machine] * rng.randint(1, 3))
+        resources.append(Resource.of("kubernetes:karpenter.sh/v1:NodePool", f"g{index}", {
+            "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": f"g{index}"},
+            "spec": {"template": template, "limits": {"cpu": limit}}}))
+    return resources
+
+
+SOURCES = {"aws": _eks, "gcp": _gke, "azure": _aks, "karpenter": _karpenter}
+PLATFORM = {"karpenter": "aws"}  # the pack's platform setting for each source
+
+
+def _stack(rng: random.Random, platform: str) -> tuple[list[Resource], dict[str, Any], int, list[dict[str, Any]],
+                                                       bool]:
+    resources = SOURCES[platform](rng)
     spec: dict[str, Any] = {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {
         "cpu": rng.choice(("100m", "500m", "1", "1500m", "2", "3")),
         "memory": rng.choice(("256Mi", "1Gi", "1500Mi", "3Gi", "6Gi", "7Gi"))}}}]}
@@ -111,30 +203,75 @@ def _stack(rng: random.Random) -> tuple[list[Resource], dict[str, Any], int, lis
     return resources, spec, replicas, [spec for _resource, spec in daemonsets], bool(strategy)
 
 
-def _nodes(stack: Any) -> list[dict[str, Any]]:
+def admitted(platform: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A Pod spec as the platform's admission hands it to the scheduler. GKE taints its Arm nodes
+    kubernetes.io/arch=arm64:NoSchedule and, for a Pod that selects arm64 by its nodeSelector, adds the toleration
+    (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment, "Prepare an Arm workload
+    for deployment": "GKE automatically adds the corresponding toleration")."""
+    if platform != "gcp" or spec.get("nodeSelector", {}).get(ARCH) != "arm64":
+        return spec
+    toleration = {"key": ARCH, "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
+    return {**spec, "tolerations": [*spec.get("tolerations", []), toleration]}
+
+
+def _nodes(stack: Any, platform: str) -> list[dict[str, Any]]:
     """Every pool's maxSize nodes, written from the pack's own node model."""
     found = []
     for pool in stack.platform_pools:
         labels = {key: next(iter(values)) for key, values in pool.labels.items()
                   if isinstance(values, frozenset) and len(values) == 1}
         taints = [(taint.key, taint.value, taint.effect) for taint in pool.taints]
-        built = pool_nodes(stack, pool, "aws", {})
+        built = pool_nodes(stack, pool, PLATFORM.get(platform, platform), {})
         assert isinstance(built, list) and len(built) == 1, (pool.name, built)
         option, model = built[0]
         allocatable = {"cpu": f"{model.allocatable(CPU)}m", "memory": str(model.allocatable(MEMORY)),
                        "pods": str(model.allocatable(PODS))}
-        assert isinstance(pool.max_size, int) and isinstance(pool.zones, tuple) and pool.zones
-        for index in range(pool.max_size):  # an autoscaling group balances its nodes over its zones
-            zone = {ZONE: pool.zones[index % len(pool.zones)]}
+        count = pool.max_size
+        if pool.kind == "NodePool":  # as many nodes as its CPU limit allows, as Karpenter launches them
+            count = int(pool.limits["cpu"] // option.hardware.capacity[CPU])
+        assert isinstance(count, int) and isinstance(pool.zones, tuple) and pool.zones, (pool.name, count, pool.zones)
+        for index in range(count):  # an autoscaling group balances its nodes over its zones
+            zone = {ZONE: pool.zones[index % len(pool.zones)]}  # a GKE pool's maxNodeCount is per zone alike
             found.append(node(f"{pool.name}-{index}", {**labels, **option.labels, **zone}, taints, allocatable))
     return found
 
 
-def _daemon_pods(cases: list[tuple[Any, ...]]) -> list[list[dict[str, Any]]]:
+@dataclasses.dataclass
+class Case:
+    platform: str
+    resources: list[Resource]
+    spec: dict[str, Any]  # the Deployment's Pod spec, as its platform admits it
+    replicas: int
+    nodes: list[dict[str, Any]]
+    daemons: list[dict[str, Any]]  # the DaemonSets' Pod specs, as admitted
+    refused: list[tuple[str, Any]]  # the violations of POLICIES, by policy
+    said: bool  # some policy of POLICIES refused it or said what it could not judge
+    surges: bool  # its rollout keeps every old Pod until a new one is available
+    rollout: list[Any]  # workload-rollout-fits' violations
+    capacity: list[Any]  # pool-capacity's violations
+
+    def shown(self, found: dict[str, Any]) -> tuple[Any, ...]:
+        resources = [(r.type, json_format.MessageToDict(r.inputs)) for r in self.resources if "Subnet" not in r.type]
+        return self.platform, resources, found["nodes"], self.refused
+
+
+def _case(rng: random.Random, platform: str) -> Case:
+    resources, spec, replicas, daemons, surges = _stack(rng, platform)
+    with stack_environment({"compute:platform": PLATFORM.get(platform, platform)}, "project", "stack", True):
+        analyzer = Analyzer()
+        result = analyzer.run(resources)
+    refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
+    said = bool(refused) or any(note.policy in POLICIES for note in result.notes)
+    return Case(platform, resources, admitted(platform, spec), replicas, _nodes(analyzer.state.last_stack(), platform),
+                [admitted(platform, daemon) for daemon in daemons], refused, said, surges,
+                result.of("workload-rollout-fits"), result.of("pool-capacity"))
+
+
+def _daemon_pods(cases: list[Case]) -> list[list[dict[str, Any]]]:
     """Each stack's DaemonSet Pods, one on every node whose filters admit it (the DaemonSet controller's own
     predicates), asked of the oracle."""
-    asked = [(index, number, spec) for index, case in enumerate(cases) for number, spec in enumerate(case[4])]
-    answer = ask({"filter": [{"nodes": cases[index][3], "pods": [], "pod": pod(f"agent{number}", spec),
+    asked = [(index, number, spec) for index, case in enumerate(cases) for number, spec in enumerate(case.daemons)]
+    answer = ask({"filter": [{"nodes": cases[index].nodes, "pods": [], "pod": pod(f"agent{number}", spec),
                               "replicas": 0} for index, number, spec in asked]}) if asked else {"filter": []}
     found: list[list[dict[str, Any]]] = [[] for _ in cases]
     for (index, number, spec), verdicts in zip(asked, answer["filter"], strict=True):
@@ -145,39 +282,73 @@ def _daemon_pods(cases: list[tuple[Any, ...]]) -> list[list[dict[str, Any]]]:
     return found
 
 
+UNITS = {"m": Decimal("0.001"), "Ki": Decimal(1024), "Mi": Decimal(1024 ** 2), "Gi": Decimal(1024 ** 3)}
+
+
+def _quantity(text: str) -> Decimal:
+    """A Kubernetes quantity in its base unit (cores, bytes), for the suffixes the generator writes."""
+    for suffix, scale in UNITS.items():
+        if text.endswith(suffix):
+            return Decimal(text[: -len(suffix)]) * scale
+    return Decimal(text)
+
+
+def _beyond_max_size(case: Case, found: dict[str, Any], bound: list[dict[str, Any]]) -> bool:
+    """SPEC 11's capacity arithmetic written out, where it is certain: the Deployment fits a node of exactly one pool
+    and every other pool refuses it for its labels or taints (not for room), and on that pool its replicas' requests
+    plus the DaemonSets' Pods bound to its nodes exceed maxSize x allocatable, or its Pods its Pod slots; on a
+    NodePool, its replicas' CPU exceeds spec.limits.cpu (SPEC 14: Karpenter's limits cap its nodes' capacity). Then
+    pool-capacity must refuse it."""
+    def pool_of(name: str) -> str:
+        return name.rsplit("-", 1)[0]
+
+    taking = {pool_of(name) for name, verdict in found["nodes"].items() if verdict == ""}
+    if len(taking) != 1 or any(not verdict.startswith(("NodeAffinity", "TaintToleration"))
+                               for name, verdict in found["nodes"].items() if pool_of(name) not in taking):
+        return False
+    requests = case.spec["containers"][0]["resources"]["requests"]
+    if case.platform == "karpenter":
+        (pool,) = taking
+        (nodepool,) = [r for r in case.resources if r.type.endswith(":NodePool") and r.name == pool]
+        limit = json_format.MessageToDict(nodepool.inputs)["spec"]["limits"]["cpu"]
+        return case.replicas * _quantity(requests["cpu"]) > _quantity(limit)
+    nodes = [written for written in case.nodes if pool_of(written["metadata"]["name"]) in taking]
+    names = {written["metadata"]["name"] for written in nodes}
+    daemons = [daemon["spec"] for daemon in bound if daemon["spec"]["nodeName"] in names]
+    for resource in ("cpu", "memory", "pods"):
+        supply = sum(_quantity(written["status"]["allocatable"][resource]) for written in nodes)
+        each = Decimal(1) if resource == "pods" else _quantity(requests[resource])
+        taken = sum(Decimal(1) if resource == "pods" else
+                    _quantity(daemon["containers"][0]["resources"]["requests"][resource]) for daemon in daemons)
+        if case.replicas * each + taken > supply:
+            return True
+    return False
+
+
 def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     rng = random.Random(SEED)
-    cases = []
-    for _ in range(max(1, EXAMPLES)):
-        resources, spec, replicas, daemons, surges = _stack(rng)
-        with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
-            analyzer = Analyzer()
-            result = analyzer.run(resources)
-        stack = analyzer.state.last_stack()
-        refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
-        rollout = result.of("workload-rollout-fits")
-        cases.append((resources, spec, replicas, _nodes(stack), daemons, refused, surges, rollout))
+    cases = [_case(rng, platform) for _ in range(max(1, EXAMPLES // len(SOURCES))) for platform in sorted(SOURCES)]
     daemon_pods = _daemon_pods(cases)
     # a rolling update with maxUnavailable 0 keeps every old Pod until a new one is available: replicas + 1 at once
-    answer = ask({"filter": [{"nodes": case[3], "pods": bound, "pod": pod("api", case[1]),
-                              "replicas": case[2] + (1 if case[6] else 0)}
+    answer = ask({"filter": [{"nodes": case.nodes, "pods": bound, "pod": pod("api", case.spec),
+                              "replicas": case.replicas + (1 if case.surges else 0)}
                              for case, bound in zip(cases, daemon_pods, strict=True)]})
-    rolled = [(case, found) for case, found in zip(cases, answer["filter"], strict=True) if case[6]]
-    false_rollouts = [([(r.type, json_format.MessageToDict(r.inputs)) for r in case[0][4:]], found["nodes"], case[7])
-                      for case, found in rolled if found["placed"] == case[2] + 1 and case[7]]
+    judged = list(zip(cases, answer["filter"], strict=True))
+    false_rollouts = [(case.shown(found), case.rollout) for case, found in judged
+                      if case.surges and found["placed"] == case.replicas + 1 and case.rollout]
     assert not false_rollouts, f"{len(false_rollouts)} false rollout violations; the first: {false_rollouts[0]}"
-    assert any(case[7] for case, _found in rolled), "the generator must reach a rollout that cannot finish"
-    false, silent = [], []
-    for (resources, _spec, replicas, _written, _daemons, refused, _surges, _rollout), found in zip(
-            cases, answer["filter"], strict=True):
-        shown = ([(r.type, json_format.MessageToDict(r.inputs)) for r in resources[1:]], found["nodes"], refused)
-        if found["placed"] >= replicas and refused:
-            false.append(shown)
-        if found["placed"] == 0 and not refused:
-            silent.append(shown)
-    smallest = min(false + silent, key=lambda case: len(repr(case)), default=None)
+    assert any(case.rollout for case, _found in judged), "the generator must reach a rollout that cannot finish"
+    false = [case.shown(found) for case, found in judged if found["placed"] >= case.replicas and case.refused]
+    silent = [case.shown(found) for case, found in judged if found["placed"] == 0 and not case.said]
+    smallest = min(false + silent, key=lambda shown: len(repr(shown)), default=None)
     assert not false and not silent, (f"{len(false)} false violations, {len(silent)} silent passes; the smallest: "
                                       f"{smallest}")
-    placed_all = sum(found["placed"] >= case[2] for case, found in zip(cases, answer["filter"], strict=True))
-    none = sum(found["placed"] == 0 for found in answer["filter"])
-    assert placed_all and none, "the generator must reach both sides of the verdict"
+    exceeded = [(case, found) for case, found, bound in zip(cases, answer["filter"], daemon_pods, strict=True)
+                if _beyond_max_size(case, found, bound)]
+    missed = [case.shown(found) for case, found in exceeded if not case.capacity]
+    assert not missed, f"{len(missed)} pools certainly too small and not refused; the first: {missed[0]}"
+    assert exceeded, "the generator must reach a pool too small for its workloads"
+    for platform in SOURCES:  # every platform reaches both sides of the verdict
+        mine = [(case, found) for case, found in judged if case.platform == platform]
+        assert any(found["placed"] >= case.replicas for case, found in mine), platform
+        assert any(found["placed"] == 0 and case.refused for case, found in mine), platform
