@@ -1,8 +1,9 @@
 """The pack's verdicts on generated stacks held to kube-scheduler's own code (issue 46, SPEC 17).
 
-Generated stacks of four sources: an EKS cluster with subnets in three zones and one to three managed node groups;
+Generated stacks of five sources: an EKS cluster with subnets in three zones and one to three managed node groups;
 a GKE cluster without its default pool and one to three node pools autoscaled per zone; an AKS cluster's default
-pool and up to two more node pools; one or two Karpenter NodePools of one machine each under a CPU limit. Their
+pool and up to two more node pools; one or two Karpenter NodePools of one machine each under a CPU limit; a
+ComputeCluster's capacity groups, the Deployment placed on one by its labels (no zones, taints or DaemonSets). Their
 machines are of both architectures, with labels, taints, sizes and zones; DaemonSets (requests, tolerations, an
 architecture pin) and a Deployment (requests, replicas, nodeSelector, tolerations, a zone spread with or without
 minDomains, hostname anti-affinity, maxUnavailable 0). Each pool's nodes are written from the pack's own node model
@@ -164,8 +165,15 @@ def _karpenter(rng: random.Random) -> list[Resource]:
     return resources
 
 
-SOURCES = {"aws": _eks, "gcp": _gke, "azure": _aks, "karpenter": _karpenter}
-PLATFORM = {"karpenter": "aws"}  # the pack's platform setting for each source
+def _compute(rng: random.Random) -> list[Resource]:
+    """A ComputeCluster of one or two capacity groups of catalog machines; its workloads are placed by its labels."""
+    groups = [{"groupId": f"p{index}", "minSize": 1, "maxSize": rng.randint(1, 3),
+               "instanceType": rng.choice(sorted(MACHINES["aws"]))} for index in range(rng.randint(1, 2))]
+    return [Resource.of("compute:index:ComputeCluster", "compute", {"id": "compute", "capacityGroups": groups})]
+
+
+SOURCES = {"aws": _eks, "gcp": _gke, "azure": _aks, "karpenter": _karpenter, "compute": _compute}
+PLATFORM = {"karpenter": "aws", "compute": "aws"}  # the pack's platform setting for each source
 
 
 def _stack(rng: random.Random, platform: str) -> tuple[list[Resource], dict[str, Any], int, list[dict[str, Any]],
@@ -175,16 +183,23 @@ def _stack(rng: random.Random, platform: str) -> tuple[list[Resource], dict[str,
         "cpu": rng.choice(("100m", "500m", "1", "1500m", "2", "3")),
         "memory": rng.choice(("256Mi", "1Gi", "1500Mi", "3Gi", "6Gi", "7Gi"))}}}]}
     selector = {}
-    if rng.random() < 0.4:
-        selector["kubernetes.io/arch"] = rng.choice(("amd64", "arm64"))
-    if rng.random() < 0.3:
+    placed: dict[str, Any] = {}
+    compute = platform == "compute"  # placed on a capacity group by its labels, pinned to its architecture or not
+    if compute:
+        group = rng.choice(json_format.MessageToDict(resources[0].inputs)["capacityGroups"])
+        placed = {"labels": {"compute.alien.dev/cluster": "compute", "compute.alien.dev/pool": group["groupId"]}}
+        if rng.random() < 0.8:
+            selector[ARCH] = "arm64" if MACHINES["aws"][group["instanceType"]].startswith("AL2023_ARM") else "amd64"
+    elif rng.random() < 0.4:
+        selector[ARCH] = rng.choice(("amd64", "arm64"))
+    if rng.random() < 0.3 and not compute:
         selector["team"] = rng.choice(("a", "b"))
     if selector:
         spec["nodeSelector"] = selector
     if rng.random() < 0.5:
         spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": rng.choice(("x", "y")),
                                 "effect": rng.choice(("NoSchedule", "NoExecute"))}]
-    if rng.random() < 0.35:
+    if rng.random() < 0.35 and not compute:
         spread: dict[str, Any] = {"maxSkew": rng.randint(1, 2), "topologyKey": ZONE,
                                   "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "api"}}}
         if rng.random() < 0.7:
@@ -195,9 +210,10 @@ def _stack(rng: random.Random, platform: str) -> tuple[list[Resource], dict[str,
             "labelSelector": {"matchLabels": {"app": "api"}}, "topologyKey": "kubernetes.io/hostname"}]}}
     replicas = rng.randint(1, 8)
     strategy = {"strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}} if rng.random() < 0.4 else {}
-    daemonsets = [_daemonset(rng, index) for index in range(rng.choice((0, 0, 1, 2)))]
+    daemonsets = [_daemonset(rng, index) for index in range(0 if compute else rng.choice((0, 0, 1, 2)))]
     resources += [resource for resource, _spec in daemonsets]
-    resources.append(Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+    resources.append(Resource.of("kubernetes:apps/v1:Deployment", "api", {
+        "metadata": {"name": "api", **placed}, "spec": {
         "replicas": replicas, **strategy, "selector": {"matchLabels": {"app": "api"}},
         "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}}}))
     return resources, spec, replicas, [spec for _resource, spec in daemonsets], bool(strategy)
@@ -217,7 +233,7 @@ def admitted(platform: str, spec: dict[str, Any]) -> dict[str, Any]:
 def _nodes(stack: Any, platform: str) -> list[dict[str, Any]]:
     """Every pool's maxSize nodes, written from the pack's own node model."""
     found = []
-    for pool in stack.platform_pools:
+    for pool in stack.pools:
         labels = {key: next(iter(values)) for key, values in pool.labels.items()
                   if isinstance(values, frozenset) and len(values) == 1}
         taints = [(taint.key, taint.value, taint.effect) for taint in pool.taints]
@@ -229,9 +245,12 @@ def _nodes(stack: Any, platform: str) -> list[dict[str, Any]]:
         count = pool.max_size
         if pool.kind == "NodePool":  # as many nodes as its CPU limit allows, as Karpenter launches them
             count = int(pool.limits["cpu"] // option.hardware.capacity[CPU])
-        assert isinstance(count, int) and isinstance(pool.zones, tuple) and pool.zones, (pool.name, count, pool.zones)
+        if platform == "compute":  # the kubelet's own labels, from the machine the pack gives the pool
+            labels = {ARCH: {"x86_64": "amd64", "arm64": "arm64"}[option.hardware.architecture], **labels}
+        zones = ("none",) if platform == "compute" else pool.zones  # no zone is judged on a ComputeCluster here
+        assert isinstance(count, int) and isinstance(zones, tuple) and zones, (pool.name, count, zones)
         for index in range(count):  # an autoscaling group balances its nodes over its zones
-            zone = {ZONE: pool.zones[index % len(pool.zones)]}  # a GKE pool's maxNodeCount is per zone alike
+            zone = {ZONE: zones[index % len(zones)]}  # a GKE pool's maxNodeCount is per zone alike
             found.append(node(f"{pool.name}-{index}", {**labels, **option.labels, **zone}, taints, allocatable))
     return found
 
@@ -262,7 +281,11 @@ def _case(rng: random.Random, platform: str) -> Case:
         result = analyzer.run(resources)
     refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
     said = bool(refused) or any(note.policy in POLICIES for note in result.notes)
-    return Case(platform, resources, admitted(platform, spec), replicas, _nodes(analyzer.state.last_stack(), platform),
+    nodes = _nodes(analyzer.state.last_stack(), platform)
+    if platform == "compute":  # its Pods run on the capacity group its labels name, and on no other
+        group = json_format.MessageToDict(resources[-1].inputs)["metadata"]["labels"]["compute.alien.dev/pool"]
+        nodes = [written for written in nodes if written["metadata"]["name"].rsplit("-", 1)[0] == group]
+    return Case(platform, resources, admitted(platform, spec), replicas, nodes,
                 [admitted(platform, daemon) for daemon in daemons], refused, said, surges,
                 result.of("workload-rollout-fits"), result.of("pool-capacity"))
 
