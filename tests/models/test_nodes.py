@@ -4,6 +4,13 @@ EKS: maxPods = ENIs x (IPv4 per ENI - 1) + 2; kube-reserved memory 11 MiB x maxP
 60m + 10m + 5m + 5m + 2.5m per further core; eviction 100 MiB; storage 1 GiB.
 GKE: memory 25% of the first 4 GiB, 20% of the next 4, ...; CPU as EKS; eviction 100 MiB.
 AKS: CPU 60m, 100m, 140m, 180m, 260m, 420m, 740m at 1..64 cores; memory min(20 MB x 250 + 50 MB, 25%).
+
+The numbers are the platforms' documented ones, read there, not from the pack: EKS's max Pods from
+../shared/third_party/eks-instance-info/ (EKS's own eni-max-pods table) and its reservations from awslabs/amazon-eks-ami
+(nodeadm internal/kubelet: getMemoryMebibytesToReserve, getCPUMillicoresToReserve); GKE's from
+cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes ("Memory and CPU reservations"); AKS's from
+learn.microsoft.com/azure/aks/node-resource-reservations and .../concepts-network-azure-cni-overlay ("Pods per node");
+the eviction threshold from kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction.
 """
 
 import json
