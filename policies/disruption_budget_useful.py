@@ -20,7 +20,8 @@ from pulumi_policy import EnforcementLevel, Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.disruption import Budget, protection
+from .model.budgets import Budget
+from .model.disruption import protection
 from .model.loads import pods_of
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, listed, more, undetermined

@@ -21,10 +21,11 @@ from .adapters import sdk
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
+from .model.labels import ARCH
 from .model.placement import DeclaredArchitectures, needed_architecture
 from .model.stack import Stack
 from .model.values import Unknown
-from .model.workloads import ARCH_KEY, Workload, pin_architecture
+from .model.workloads import Workload, pin_architecture
 from .platforms.architectures import KUBERNETES_ARCHITECTURES, NODE_ARCHITECTURE
 from .words import because
 
@@ -60,7 +61,7 @@ def workload_architecture_pin(workload: Workload, setting: Any, known: Known) ->
     node_architecture, why = needed
     return [Violation(f"{workload.subject}: its Pods need {node_architecture} nodes ({why}) and carry no "
                       f"architecture constraint; at level remediate this policy adds "
-                      f"{workload.pod_spec_path}.nodeSelector['{ARCH_KEY}'] = '{node_architecture}'")]
+                      f"{workload.pod_spec_path}.nodeSelector['{ARCH}'] = '{node_architecture}'")]
 
 
 def _check(workload: Workload, context: Context) -> list[Finding]:

@@ -25,7 +25,8 @@ from pulumi_policy import Severity
 from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.disruption import Budget, drained, protection
+from .model.budgets import Budget
+from .model.disruption import drained, protection
 from .model.landing import landing
 from .model.loads import pods_of
 from .model.pool import Pool

@@ -14,6 +14,7 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
+from .model.labels import ARCH
 from .model.landing import landing
 from .model.placement import declared_architectures, needed_architecture
 from .model.stack import Stack
@@ -35,7 +36,7 @@ def workload_node_architecture(stack: Stack, platform: str | None = None) -> lis
         why = because(needed)
         node_arch = node_architecture(needed.architecture)
         constraint = workload.constraint
-        fix = f"set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to '{node_arch}'"
+        fix = f"set {workload.pod_spec_path}.nodeSelector['{ARCH}'] to '{node_arch}'"
         if node_arch not in constraint.allowed:
             allowed = listed(sorted(constraint.allowed)) or "no architecture"
             findings.append(Violation(
@@ -76,7 +77,7 @@ def _platform_pools(stack: Stack) -> list[Finding]:
         pools = listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
         findings.append(Violation(
             f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing "
-            f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['kubernetes.io/arch'] to "
+            f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['{ARCH}'] to "
             "the one its images are built for", workload.urn))
     return findings
 

@@ -20,7 +20,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.architecture import ARCH_LABELS
+from .model.labels import ARCH_LABELS
 from .model.landing import Landing, PoolVerdict, landing
 from .model.scheduling import LabelMismatch
 from .model.stack import Stack

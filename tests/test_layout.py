@@ -2,6 +2,7 @@
 its README row, and the public names cannot change by accident."""
 
 import ast
+import dataclasses
 import importlib
 import re
 import subprocess
@@ -196,14 +197,12 @@ def test_no_two_test_modules_share_a_name():
 
 
 def _imports_of(path: Path, module: str, package: bool) -> set[str]:
-    """Every module of the distribution this file imports, at any depth of the file (a function's lazy import
-    closes a circle too)."""
+    """Every module of the distribution this file imports, at any depth of the file: a function's lazy import closes
+    a circle too, and so does an import for the type checker only (issue 47: the Stack imported the types of what
+    four modules above it derived, each of which imported the Stack)."""
     found = set()
     base = module.split(".") if package else module.split(".")[:-1]
     tree = ast.parse(path.read_text())
-    for node in ast.walk(tree):  # imports for the type checker only never run: they close no circle
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            node.body = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
@@ -334,7 +333,8 @@ def test_each_pool_source_is_one_module_documented_and_has_an_engine_scenario(so
 
 def test_every_source_yields_the_one_pool_type_and_no_policy_imports_another():
     """One pool (issue 37): no module defines a pool type of its own or builds a ComputeCluster group as a stand-in
-    for another pool; no policy module imports another policy; no model module imports an adapter."""
+    for another pool; no policy module imports another policy; no model module imports an adapter, and no platform
+    module the model or an adapter (issue 47: platforms/platform.py imported an adapter, the one arrow back up)."""
     names = {path.stem for path in (ROOT / "policies").glob("*.py")} - {"__init__", "words"}
     for path in sorted((ROOT / "policies").rglob("*.py")):
         tree = ast.parse(path.read_text())
@@ -351,18 +351,41 @@ def test_every_source_yields_the_one_pool_type_and_no_policy_imports_another():
             assert "adapters" not in {part for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                                       for part in (node.module or "").split(".")}, f"{path.name} imports an adapter"
             assert "CapacityGroup(0" not in text and "Pool(0," not in text, path
+        if "platforms" in path.relative_to(ROOT / "policies").parts:  # the floor: the platforms' facts import no
+            assert not {"adapters", "model"} & {part for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                                                for part in (node.module or "").split(".")}, path.name  # layer above
+    from compute_guard.policies.platforms.platform import ONE_OF, PLATFORMS
+
+    assert ONE_OF == ", ".join(PLATFORMS)  # written out: the floor has no listed() to call
 
 
 def test_one_table_of_architecture_names_and_typed_derived_facts():
     """Issue 37: the seed's and catalog's architecture names meet Kubernetes' in one table
-    (policies/platforms/architectures.py), and what the policies derive from the stack is kept in its typed fields,
-    not a dict keyed by strings."""
+    (policies/platforms/architectures.py). Issue 47: the Stack holds the parsed facts and nothing derived; each
+    module that derives something from it keeps it per stack (memo.PerStack), typed, never in a dict on the Stack
+    keyed by strings."""
     from compute_guard.policies.model.stack import Stack
 
     tables = [path.name for path in sorted((ROOT / "policies").rglob("*.py"))
               if re.search(r"""["']x86_64["']\s*:\s*["']amd64["']""", path.read_text())]
     assert tables == ["architectures.py"]
     assert not hasattr(Stack(), "derived")
+    derived = {"architectures", "placements", "landings", "loads", "nodes", "pool_nodes", "catalog_nodes",
+               "pool_groups", "candidates", "pool_index", "groups_by_id", "protection", "autoscaling"}
+    assert not derived & {field.name for field in dataclasses.fields(Stack)}
+    kept = [path.name for path in sorted((ROOT / "policies" / "model").glob("*.py"))
+            if re.search(r"^_[A-Z_]+: PerStack\[", path.read_text(), re.MULTILINE)]
+    assert kept == ["disruption.py", "landing.py", "loads.py", "placement.py"]
+
+
+def test_one_table_of_well_known_node_labels():
+    """Issue 47: kubernetes.io/arch was a constant in five modules. The well-known labels are written once, in
+    policies/model/labels.py, and every module names them from there."""
+    keys = ("kubernetes.io/arch", "kubernetes.io/os", "kubernetes.io/hostname", "node.kubernetes.io/instance-type",
+            "topology.kubernetes.io/zone", "topology.kubernetes.io/region")
+    writing = sorted({path.name for path in (ROOT / "policies").rglob("*.py") for key in keys
+                      if re.search(rf"""["']{re.escape(key)}["']""", path.read_text())})
+    assert writing == ["labels.py"]
     operators = [path.name for path in sorted((ROOT / "policies").rglob("*.py"))
                  if re.search(r"""==\s*["']NotIn["']""", path.read_text())]
     assert operators == ["selectors.py"]  # one matcher of the operators

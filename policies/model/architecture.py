@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..platforms.architectures import KUBERNETES_ARCHITECTURES, MISTAKES, NODE_ARCHITECTURE
+from .labels import ARCH_LABELS
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, derived, is_mapping, type_name
 
-ARCH_LABELS = ("kubernetes.io/arch", "beta.kubernetes.io/arch")
 _NONE: frozenset[str] = frozenset()
 
 

@@ -1,255 +1,20 @@
-"""PodDisruptionBudgets and the Pods they protect (SPEC section 15): which workloads each budget selects, and how
-many of their Pods the eviction API lets a drain take at once.
-
-From Kubernetes' API reference (PodDisruptionBudgetSpec, policy/v1) and the disruption controller it describes
-(pkg/controller/disruption/disruption.go, getExpectedPodCount; k8s.io/apimachinery intstr
-GetScaledValueFromIntOrPercent):
-
-* a budget selects the Pods of its namespace whose labels its ``selector`` matches (matchLabels and
-  matchExpressions); in policy/v1 an empty selector selects every Pod of the namespace and a null one none
-  (policy/v1beta1: an empty one selects none);
-* with ``maxUnavailable`` (an integer, or a percentage of the expected Pods rounded up) the desired healthy Pods are
-  expected - maxUnavailable (at least 0); with ``minAvailable`` they are its integer, or its percentage of the
-  expected Pods rounded up; with neither, none;
-* the disruptions allowed are the healthy Pods - the desired healthy (at least 0): with every Pod healthy, the
-  expected Pods - the desired healthy. The API server refuses a budget that sets both fields, a percentage over
-  100% and a string that is not one.
-* The eviction API refuses to evict a Pod that more than one budget selects ("This pod has more than one
-  PodDisruptionBudget, which the eviction subresource does not support"), so no drain can move it.
-
-A drain leaves DaemonSet Pods where they are (kubectl drain --ignore-daemonsets, and the platforms' node
-upgrades), so budgets are judged on the other workloads.
+"""Which of a stack's workloads each PodDisruptionBudget protects (SPEC section 15), derived once per stack: the
+budgets that certainly select each workload, those that may, and what each budget selects. The budgets themselves,
+their amounts and their selector's match against a Pod's labels are policies/model/budgets.py's.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .selectors import LABEL_OPERATORS, holds
-from .values import SecretInt, Unknown, as_int, child, is_list, is_mapping, is_secret, plain, undetermined
-
-if TYPE_CHECKING:
-    from .stack import Stack
-    from .workloads import Workload
-
-BUDGET = re.compile(r"^kubernetes:policy/(v1|v1beta1):PodDisruptionBudget$")
-# A custom resource of an API group outside Kubernetes' own (monitoring.coreos.com's Prometheus, an operator's
-# database): its operator may create Pods the stack does not declare, which a budget of the stack may be for.
-_CUSTOM = re.compile(r"^kubernetes:([a-z0-9-]+\.[a-z0-9.-]+)/[a-z0-9]+:[A-Za-z]+$")
-_PERCENT = re.compile(r"^[0-9]+%$")  # the API server's IsValidPercent
-NOT_DRAINED = ("DaemonSet", "PodTemplate")  # a drain leaves their Pods (a template runs none)
-
-
-@dataclass(frozen=True, slots=True)
-class Amount:
-    """A budget's minAvailable or maxUnavailable: an integer or a percentage."""
-
-    value: int
-    percent: bool
-    secret: bool = False
-
-    def of(self, expected: int) -> int:
-        """Its number of Pods out of ``expected``: a percentage rounded up, as the disruption controller does."""
-        if not self.percent:
-            return self.value
-        return -(-self.value * expected // 100)
-
-    def __str__(self) -> str:
-        return f"{self.value}%" if self.percent else str(self.value)
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    urn: str
-    name: str
-    namespace: Any  # str, None (the provider's namespace) or Unknown
-    selector: Any  # plain; None selects nothing
-    empty_selects_all: bool  # policy/v1
-    min_available: Amount | Unknown | None
-    max_unavailable: Amount | Unknown | None
-    readable: bool = True  # False: the API server refuses it (both fields, a value that is not one)
-
-    @property
-    def subject(self) -> str:
-        return f"PodDisruptionBudget '{self.name}'"
-
-    @property
-    def unknown(self) -> Unknown | None:
-        for value in (self.min_available, self.max_unavailable, self.selector, self.namespace):
-            if isinstance(value, Unknown):
-                return value
-        return None
-
-    @property
-    def secret(self) -> bool:
-        return any(isinstance(value, Amount) and value.secret for value in (self.min_available, self.max_unavailable))
-
-    @property
-    def selector_secret(self) -> bool:
-        """A value of its selector is secret: which Pods it selects is secret too."""
-        return _has_secret(self.selector)
-
-    @property
-    def never_allows(self) -> bool:
-        """maxUnavailable 0 or 0%: no eviction at any number of Pods."""
-        return isinstance(self.max_unavailable, Amount) and self.max_unavailable.value == 0
-
-    def allowed(self, expected: int) -> int | None:
-        """How many of ``expected`` healthy Pods a drain may evict at once (None: not known, or refused)."""
-        if not self.readable or self.unknown is not None:
-            return None
-        if isinstance(self.max_unavailable, Amount):
-            desired = max(0, expected - self.max_unavailable.of(expected))
-        elif isinstance(self.min_available, Amount):
-            desired = self.min_available.of(expected)
-        else:
-            desired = 0
-        return max(0, expected - desired)
-
-    def arithmetic(self, expected: int) -> str:
-        """How many of ``expected`` Pods it keeps, in its own terms (secret numbers read [secret]): "minAvailable 90%
-        of 3 = 3 (rounded up)", "maxUnavailable 0"."""
-        amount = self.max_unavailable if isinstance(self.max_unavailable, Amount) else self.min_available
-        if not isinstance(amount, Amount):
-            return "no minAvailable or maxUnavailable"
-        field = "maxUnavailable" if amount is self.max_unavailable else "minAvailable"
-        if not amount.percent:
-            return f"{field} {_shown(amount)}"
-        return f"{field} {_shown(amount)} of {expected} = {_number(amount, expected)} (rounded up)"
-
-
-def _has_secret(value: Any) -> bool:
-    if is_mapping(value):
-        return any(_has_secret(item) for item in value.values())
-    if is_list(value):
-        return any(_has_secret(item) for item in value)
-    return is_secret(value)
-
-
-def _shown(amount: Amount) -> str:
-    return "[secret]" if amount.secret else str(amount)
-
-
-def _number(amount: Amount, expected: int) -> str:
-    return "[secret]" if amount.secret else str(amount.of(expected))
-
-
-def _amount(value: Any) -> Amount | Unknown | None | bool:
-    """An IntOrString field: its Amount, None when absent, False when the API server refuses it."""
-    if value is None:
-        return None
-    if isinstance(value, Unknown):
-        return value
-    if isinstance(value, str):
-        if not _PERCENT.match(value) or int(value[:-1]) > 100:
-            return False
-        return Amount(int(value[:-1]), True, is_secret(value))
-    number = as_int(value)
-    if number is None or number < 0:
-        return False
-    return Amount(int(number), False, isinstance(number, SecretInt))
-
-
-def parse_budget(resource_type: str, props: Any, urn: str, name: str) -> Budget | None:
-    if not isinstance(resource_type, str):
-        return None
-    match = BUDGET.match(resource_type)
-    if match is None:
-        return None
-    metadata = child(props, "metadata")
-    namespace = metadata if isinstance(metadata, Unknown) else child(metadata, "namespace")
-    spec = child(props, "spec")
-    if isinstance(spec, Unknown):
-        return Budget(urn, name, namespace, spec, True, spec, spec)
-    minimum, maximum = _amount(child(spec, "minAvailable")), _amount(child(spec, "maxUnavailable"))
-    readable = minimum is not False and maximum is not False and not (minimum is not None and maximum is not None)
-    return Budget(urn, name, namespace if isinstance(namespace, (str, Unknown)) else None,
-                  plain(child(spec, "selector")), match.group(1) == "v1",
-                  minimum if not isinstance(minimum, bool) else None,
-                  maximum if not isinstance(maximum, bool) else None, readable)
-
-
-def may_make_pods(resource_type: str) -> bool:
-    """A custom resource whose operator may create Pods (any group but Kubernetes' own ``*.k8s.io``)."""
-    match = _CUSTOM.match(resource_type) if isinstance(resource_type, str) else None
-    return match is not None and not match.group(1).endswith(".k8s.io")
-
-
-# --- which Pods a budget selects -------------------------------------------------------------------------------
-
-def pod_labels(workload: Workload) -> Any:
-    """The labels its Pods carry (its pod template's; a Pod's own), plain; Unknown when not known yet."""
-    metadata = child(workload.template, "metadata") if not isinstance(workload.template, Unknown) \
-        else workload.template
-    labels = metadata if isinstance(metadata, Unknown) else plain(child(metadata, "labels"))
-    if isinstance(labels, Unknown):
-        return labels
-    return labels if is_mapping(labels) else {}
-
-
-def selection(budget: Budget, labels: Any) -> bool | Unknown:
-    """Whether the budget's selector matches these Pod labels: True, False, or Unknown when a value that decides is
-    not known yet. Something the API server refuses matches nothing."""
-    selector = budget.selector
-    if isinstance(selector, Unknown):
-        return selector
-    if not is_mapping(selector):
-        return False
-    if not selector:
-        return budget.empty_selects_all
-    unknown: Unknown | None = labels if isinstance(labels, Unknown) else None
-    match_labels = selector.get("matchLabels")
-    if isinstance(match_labels, Unknown):
-        unknown = unknown or match_labels
-    elif is_mapping(match_labels):
-        for key, wanted in match_labels.items():
-            have = labels.get(key) if is_mapping(labels) else None
-            if isinstance(wanted, Unknown) or isinstance(have, Unknown) or isinstance(labels, Unknown):
-                unknown = unknown or (wanted if isinstance(wanted, Unknown) else
-                                      have if isinstance(have, Unknown) else labels)
-            elif have != wanted:
-                return False
-    elif match_labels is not None:
-        return False
-    expressions = selector.get("matchExpressions")
-    if isinstance(expressions, Unknown):
-        return expressions
-    for expression in expressions if is_list(expressions) else ():
-        found = _expression(expression, labels)
-        if found is False:
-            return False
-        if isinstance(found, Unknown):
-            unknown = unknown or found
-    return unknown if unknown is not None else True
-
-
-def _expression(expression: Any, labels: Any) -> bool | Unknown:
-    if isinstance(expression, Unknown):
-        return expression
-    if not is_mapping(expression):
-        return False
-    key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values")
-    for value in (key, operator, values):
-        if isinstance(value, Unknown):
-            return value
-    if isinstance(labels, Unknown):
-        return labels
-    if not isinstance(key, str) or operator not in LABEL_OPERATORS:
-        return False
-    options = list(values) if is_list(values) else []
-    for option in options:
-        if isinstance(option, Unknown):
-            return option
-    value = labels.get(key)
-    if isinstance(value, Unknown):
-        return value
-    return holds(operator, tuple(option for option in options if isinstance(option, str)),
-                 value if isinstance(value, str) else None)
-
+from .budgets import NOT_DRAINED, Amount, Budget, parse_budget, pod_labels, selection
+from .memo import PerStack
+from .stack import Stack
+from .values import Unknown, child, is_mapping, is_secret, undetermined
+from .workloads import Workload
 
 # --- the stack's budgets and the workloads they protect -------------------------------------------------------
 
@@ -277,9 +42,7 @@ def drained(workload: Workload) -> bool:
 
 def protection(stack: Stack) -> Protection:
     """Which workloads each budget selects, computed the first time a policy asks."""
-    if stack.protection is None:
-        stack.protection = _protection(stack)
-    return stack.protection
+    return _PROTECTION.of(stack)
 
 
 def _namespace(value: Any) -> str | None:
@@ -428,3 +191,6 @@ def _near(budget: Budget, scope: tuple[str, str | None], whole: Mapping[tuple[st
 
 
 __all__ = ["Amount", "Budget", "Protection", "drained", "parse_budget", "pod_labels", "protection", "selection"]
+
+
+_PROTECTION: PerStack[Stack, Protection] = PerStack(_protection)

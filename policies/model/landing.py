@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .memo import PerStack
 from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
 from .scheduling import LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
@@ -250,7 +251,8 @@ def gate(stack: Stack, workload: Workload) -> bool | Unknown:
 def landing(stack: Stack, workload: Workload) -> Landing:
     """Where the workload lands, decided once per stack and workload."""
     own = id(workload) in stack.own
-    found = stack.landings.get(id(workload)) if own else None
+    kept = _LANDINGS.of(stack)
+    found = kept.get(id(workload)) if own else None
     if found is not None and found.workload is workload:
         return found
     placement = placement_of(stack, workload)
@@ -263,16 +265,17 @@ def landing(stack: Stack, workload: Workload) -> Landing:
         pools, candidates = _candidates(stack, cluster)
     result = Landing(workload, placement, pool, opened, cluster, pools, candidates)
     if own:
-        stack.landings[id(workload)] = result
+        kept[id(workload)] = result
     return result
 
 
 def _candidates(stack: Stack, cluster: ClusterRef) -> tuple[tuple[Pool, ...], tuple[Candidate, ...]]:
     """The platform pools the workload's Pods may land on, and its candidate clusters among them (once per stack
     and cluster)."""
-    found = stack.candidates.get(cluster.key)
+    kept = _CANDIDATES.of(stack)
+    found = kept.get(cluster.key)
     if found is None:
-        found = stack.candidates[cluster.key] = _find_candidates(stack, cluster)
+        found = kept[cluster.key] = _find_candidates(stack, cluster)
     return found
 
 
@@ -298,12 +301,21 @@ def _find_candidates(stack: Stack, cluster: ClusterRef) -> tuple[tuple[Pool, ...
 
 def _groups(stack: Stack) -> dict[str, tuple[int, ...]]:
     """The platform pools' indexes by the key of the cluster they join, computed once per stack."""
-    if stack.pool_groups is None:
-        groups: dict[str, list[int]] = {}
-        for index, pool in enumerate(stack.platform_pools):
-            groups.setdefault(pool.cluster.key, []).append(index)
-        stack.pool_groups = {key: tuple(indexes) for key, indexes in groups.items()}
-    return stack.pool_groups
+    return _POOL_GROUPS.of(stack)
+
+
+def _pool_groups(stack: Stack) -> dict[str, tuple[int, ...]]:
+    groups: dict[str, list[int]] = {}
+    for index, pool in enumerate(stack.platform_pools):
+        groups.setdefault(pool.cluster.key, []).append(index)
+    return {key: tuple(indexes) for key, indexes in groups.items()}
+
+
+# what this module derives, per stack (memo.py): each own workload's landing (by its id: the stack keeps it alive),
+# the candidate clusters by the key of the cluster a workload names, the platform pools by their cluster's key
+_LANDINGS: PerStack[Stack, dict[int, Landing]] = PerStack(lambda stack: {})
+_CANDIDATES: PerStack[Stack, dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]]] = PerStack(lambda stack: {})
+_POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_groups)
 
 
 __all__ = ["Candidate", "Landing", "PoolVerdict", "gate", "judge", "landing", "pool_of", "refused_by_selector"]

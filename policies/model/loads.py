@@ -20,6 +20,7 @@ from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .landing import Landing, landing
+from .memo import PerStack
 from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
@@ -103,9 +104,10 @@ class Loads:
 
 def loads(stack: Stack, platform: str | None = None) -> Loads:
     """The pools' loads, computed the first time a policy asks for them in this stack."""
-    cached = stack.loads.get(platform)
+    kept = _LOADS.of(stack)
+    cached = kept.get(platform)
     if cached is None:
-        cached = stack.loads[platform] = _loads(stack)
+        cached = kept[platform] = _loads(stack)
     return cached
 
 
@@ -207,9 +209,7 @@ def pods_of(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unkno
 
 def autoscaling(stack: Stack) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
     """The stack's HPAs by their target, once per stack."""
-    if stack.autoscaling is None:
-        stack.autoscaling = _autoscalers(stack.autoscalers)
-    return stack.autoscaling
+    return _AUTOSCALING.of(stack)
 
 
 def _text(value: Any) -> str | None:
@@ -255,11 +255,12 @@ def pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mapping
     stack and setting, and read by workload-fits-pool, pool-capacity and the report. Unknown when its machine is
     not known yet; None when no machine of it is known."""
     key = (id(pool), platform, id(settings))
-    kept = stack.pool_nodes.get(key)
+    cache = _POOL_NODES.of(stack)
+    kept = cache.get(key)
     if kept is not None and kept[0] is pool and kept[1] is settings:  # it holds both: their ids are theirs
         return kept[2]
     found = _pool_nodes(stack, pool, platform, settings)
-    stack.pool_nodes[key] = (pool, settings, found)
+    cache[key] = (pool, settings, found)
     return found
 
 
@@ -290,9 +291,10 @@ def option_node(stack: Stack, option: Option, on: str, wanted: Mapping[str, Any]
     per stack by the hardware and the reservations (``reservations``: ``wanted`` as text)."""
     hardware = option.hardware
     key = (id(hardware), on, reservations)
-    kept = stack.nodes.get(key)
+    cache = _NODES.of(stack)
+    kept = cache.get(key)
     if kept is None:
-        kept = stack.nodes[key] = (hardware, node_of(hardware, on, wanted))
+        kept = cache[key] = (hardware, node_of(hardware, on, wanted))
     assert kept[0] is hardware  # the cache holds the hardware for as long as it lives: its id is its own
     node = kept[1]
     return node if isinstance(node, Node) else None
@@ -366,10 +368,11 @@ def _catalog_nodes(stack: Stack, platform: str, settings: Mapping[str, Any]) -> 
     allocatable setting for the platform), computed once per stack, platform and setting."""
     setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
     key = ("catalog", platform, json.dumps(setting, sort_keys=True, default=str))
-    found = stack.catalog_nodes.get(key)
+    cache = _CATALOG_NODES.of(stack)
+    found = cache.get(key)
     if found is None:
         wanted = override(settings, platform)
-        found = stack.catalog_nodes[key] = [
+        found = cache[key] = [
             (machine, node_label(machine.architecture), node_of(machine_hardware(machine), platform, wanted))
             for machine in machines(platform) if machine.vcpus is not None and machine.memory_mib is not None]
     return found
@@ -404,3 +407,14 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
     if best is None:
         return None, False
     return best[1], not best[0][0]
+
+
+# what this module derives, per stack (memo.py): the loads by platform, the HPAs by their target, each pool's nodes
+# by (id(pool), platform, id(settings)), each hardware's node by (id(hardware), platform, reservations), and the
+# catalog's nodes by platform and allocatable setting
+_LOADS: PerStack[Stack, dict[str | None, Loads]] = PerStack(lambda stack: {})
+_AUTOSCALING: PerStack[Stack, Mapping[tuple[str | None, Any, str | None], Autoscaler]] = PerStack(
+    lambda stack: _autoscalers(stack.autoscalers))
+_POOL_NODES: PerStack[Stack, dict[tuple[int, str | None, int], tuple[Pool, Any, Any]]] = PerStack(lambda stack: {})
+_NODES: PerStack[Stack, dict[tuple[int, str, str], tuple[Any, Node]]] = PerStack(lambda stack: {})
+_CATALOG_NODES: PerStack[Stack, dict[tuple[str, ...], list[tuple[Machine, str, Node]]]] = PerStack(lambda stack: {})

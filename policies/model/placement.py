@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .cluster import CapacityGroup, Cluster, ClusterEntry
+from .memo import PerStack
 from .pool import Machines, Pool
 from .stack import Stack
 from .values import Unknown, is_secret
@@ -45,7 +46,8 @@ class DeclaredArchitectures:
 def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchitectures:
     """Every ComputeCluster pool's architecture (policies/model/sources/compute_cluster.py), derived once per stack
     and platform."""
-    cached = stack.architectures.get(platform)
+    kept = _ARCHITECTURES.of(stack)
+    cached = kept.get(platform)
     if cached is not None:
         return cached
     declared: dict[str, str] = {}  # architecture -> as found; a secret one wins, so it stays secret
@@ -71,7 +73,7 @@ def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchit
                 if is_secret(architecture) or str(architecture) not in declared:
                     declared[str(architecture)] = architecture
     result = DeclaredArchitectures(tuple(declared[name] for name in sorted(declared)), unknown, platform, provided)
-    stack.architectures[platform] = result
+    kept[platform] = result
     return result
 
 
@@ -252,37 +254,47 @@ def placement_of(stack: Stack, workload: Workload) -> Placement:
     # (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
     if id(workload) not in stack.own:
         return _resolve(stack, workload)
-    found = stack.placements.get(id(workload), _MISSING)
+    kept = _PLACEMENTS.of(stack)
+    found = kept.get(id(workload), _MISSING)
     if found is _MISSING:
-        found = stack.placements[id(workload)] = _resolve(stack, workload)
+        found = kept[id(workload)] = _resolve(stack, workload)
     return found  # type: ignore[return-value]
 
 
 _MISSING = object()
+# what this module derives, per stack (memo.py): by platform, by workload (its id: the stack keeps it alive), the
+# ComputeCluster pools by (id(group), id(owner)), and each ComputeCluster's pools by their id
+_ARCHITECTURES: PerStack[Stack, dict[str | None, DeclaredArchitectures]] = PerStack(lambda stack: {})
+_PLACEMENTS: PerStack[Stack, dict[int, Placement]] = PerStack(lambda stack: {})
+_POOL_INDEX: PerStack[Stack, dict[tuple[int, int], Pool]] = PerStack(lambda stack: _pool_index(stack))
+_GROUPS_BY_ID: PerStack[Stack, dict[int, tuple[Cluster, Mapping[str, CapacityGroup]]]] = PerStack(lambda stack: {})
 
 
 def pool_of(stack: Stack, placed: tuple[ClusterEntry, CapacityGroup]) -> Pool | None:
     """The pool a resolved placement names (by an index of the stack's pools made once: a scan per workload made
     the stack's cost grow with workloads x pools)."""
     entry, group = placed
-    if stack.pool_index is None:
-        index: dict[tuple[int, int], Pool] = {}
-        for pool in stack.pools:  # each pool keeps its group and owner alive: their ids name them
-            if pool.group is not None and pool.owner is not None:
-                index.setdefault((id(pool.group), id(pool.owner)), pool)
-        stack.pool_index = index
-    return stack.pool_index.get((id(group), id(entry)))
+    return _POOL_INDEX.of(stack).get((id(group), id(entry)))
+
+
+def _pool_index(stack: Stack) -> dict[tuple[int, int], Pool]:
+    index: dict[tuple[int, int], Pool] = {}
+    for pool in stack.pools:  # each pool keeps its group and owner alive: their ids name them
+        if pool.group is not None and pool.owner is not None:
+            index.setdefault((id(pool.group), id(pool.owner)), pool)
+    return index
 
 
 def _groups_by_id(stack: Stack, cluster: Cluster) -> Mapping[str, CapacityGroup]:
     """A ComputeCluster's pools by their id (the first of a repeated id, as a scan finds it), made once per stack."""
-    found = stack.groups_by_id.get(id(cluster))
+    kept = _GROUPS_BY_ID.of(stack)
+    found = kept.get(id(cluster))
     if found is None or found[0] is not cluster:
         index: dict[str, CapacityGroup] = {}
         for group in cluster.pools if isinstance(cluster.pools, tuple) else ():
             if isinstance(group.group_id, str):
                 index.setdefault(group.group_id, group)
-        found = stack.groups_by_id[id(cluster)] = (cluster, index)
+        found = kept[id(cluster)] = (cluster, index)
     return found[1]
 
 

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
+from .labels import HOSTNAME
 from .selectors import LABEL_OPERATORS, holds
 from .values import (
     REDACTED,
@@ -312,7 +313,6 @@ def _count(value: Any) -> Replicas:
 
 # --- Pods that repel each other -----------------------------------------------------------------
 
-HOSTNAME = "kubernetes.io/hostname"
 
 
 def repels_itself(pod_spec: Any, template: Any, namespace: Any, revisions: bool = False) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of
 from ..platforms.quantity import CPU, MEMORY, MIB, PODS
+from .labels import ARCH
 from .pods import GPU_RESOURCES
 from .scheduling import MAYBE, Domain, NodeSpace, Taint
 from .values import Unknown, derived, is_secret
@@ -71,7 +72,7 @@ class Option:
     @property
     def node_architecture(self) -> str | None:
         """Its nodes' kubernetes.io/arch."""
-        found = self.labels.get("kubernetes.io/arch")
+        found = self.labels.get(ARCH)
         if found is not None:
             return found
         return node_label(self.hardware.architecture) if self.hardware.architecture else None

@@ -28,11 +28,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .labels import ARCH
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, is_list, is_mapping
 
 BLOCKING = ("NoSchedule", "NoExecute")  # the effects that keep a Pod off a node (PreferNoSchedule does not)
-ARCH = "kubernetes.io/arch"
 
 
 class _Any:

@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .labels import ZONE_KEYS
 from .pods import selects
 from .values import Unknown, as_int, child, is_list, is_mapping, is_secret
-
-ZONE_KEYS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,10 @@
 whatever declares it (``policies/model/sources/``), its workloads, Helm v3 Releases and autoscalers, and which
 cluster each pool joins (policies/model/clusters.py).
 
-What the policies derive from it (where each workload lands, each pool's load and node, the stack's architectures)
-is computed the first time a policy asks and kept in the stack's typed fields, so every policy, the remediation and
-the report read the same answer.
+It holds the parsed facts and nothing derived from them: where each workload lands, each pool's load and node, the
+stack's architectures and which budgets protect what are computed the first time a policy asks, by the module that
+owns each (placement.py, landing.py, loads.py, disruption.py), and kept there for this stack (memo.PerStack), so
+every policy, the remediation and the report read the same answer. No module below those imports them.
 """
 
 from __future__ import annotations
@@ -12,35 +13,27 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .cluster import CapacityGroup, Cluster, ClusterEntry
+from .budgets import Budget, may_make_pods, parse_budget
+from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster
-from .disruption import Budget, may_make_pods, parse_budget
+from .labels import ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool
 from .resources import StackResource
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
-from .sources.common import ZONE_KEYS
 from .values import Unknown
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
 
-if TYPE_CHECKING:  # the types of what the stack keeps of the policies' derivations
-    from ..platforms.catalog import Machine
-    from .disruption import Protection
-    from .landing import Candidate, Landing
-    from .loads import Loads
-    from .nodes import Node
-    from .placement import DeclaredArchitectures, Placement
 
-
-@dataclass
+@dataclass(eq=False)  # one stack is one analysis: its derivations are kept by it (memo.PerStack)
 class Stack:
     clusters: list[ClusterEntry] = field(default_factory=list)  # the ComputeClusters
     workloads: list[Workload] = field(default_factory=list)
     helm_releases: list[HelmRelease] = field(default_factory=list)
     autoscalers: list[Autoscaler] = field(default_factory=list)
-    budgets: list[Budget] = field(default_factory=list)  # PodDisruptionBudgets (policies/model/disruption.py)
+    budgets: list[Budget] = field(default_factory=list)  # PodDisruptionBudgets (policies/model/budgets.py)
     operated: list[StackResource] = field(default_factory=list)  # custom resources an operator may make Pods for
     by_id: dict[str, list[ClusterEntry]] = field(default_factory=dict)
     unknown_id: Unknown | None = None
@@ -50,21 +43,7 @@ class Stack:
     unread: list[Unread] = field(default_factory=list)  # what declares pools the pack cannot read
     resources: Mapping[str, StackResource] = field(default_factory=dict)  # by URN
     index: ClusterIndex | None = None
-    # --- derived once, the first time a policy asks (policies/model/placement.py, landing.py, loads.py) ---
-    architectures: dict[str | None, DeclaredArchitectures] = field(default_factory=dict)  # per platform
-    placements: dict[int, Placement] = field(default_factory=dict)  # per workload (by id)
-    landings: dict[int, Landing] = field(default_factory=dict)  # per workload (by id)
-    loads: dict[str | None, Loads] = field(default_factory=dict)  # per platform
-    nodes: dict[tuple[int, str, str], tuple[Any, Node]] = field(default_factory=dict)  # by hardware, reservations
-    pool_nodes: dict[tuple[int, str | None, int], tuple[Pool, Any, Any]] = field(default_factory=dict)
-    catalog_nodes: dict[tuple[str, ...], list[tuple[Machine, str, Node]]] = field(default_factory=dict)
-    pool_groups: dict[str, tuple[int, ...]] | None = None  # platform pools' indexes by their cluster's key
-    candidates: dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]] = field(default_factory=dict)
-    pool_index: dict[tuple[int, int], Pool] | None = None  # ComputeCluster pools by (id(group), id(owner))
-    groups_by_id: dict[int, tuple[Cluster, Mapping[str, CapacityGroup]]] = field(default_factory=dict)
     own: set[int] = field(default_factory=set)  # the ids of the stack's own workloads (it keeps them alive)
-    protection: Protection | None = None  # which budgets select which workloads
-    autoscaling: Mapping[tuple[str | None, Any, str | None], Autoscaler] | None = None  # HPAs by their target
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""

@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
+from .labels import ARCH
 from .pods import PodRequest, Replicas, pod_request, repel_key, repels_itself, replicas
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
@@ -387,7 +388,6 @@ def parse_autoscaler(resource_type: str, props: Any, urn: str, name: str) -> Aut
     return Autoscaler(urn, name, child(metadata, "namespace"), child(target, "kind"), child(target, "name"), count)
 
 
-ARCH_KEY = "kubernetes.io/arch"
 
 
 def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
@@ -403,9 +403,9 @@ def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
         return False
     selector = pod_spec.get("nodeSelector")
     if selector is None:
-        pod_spec["nodeSelector"] = {ARCH_KEY: node_architecture}
+        pod_spec["nodeSelector"] = {ARCH: node_architecture}
     elif _writable(selector):
-        selector[ARCH_KEY] = node_architecture
+        selector[ARCH] = node_architecture
     else:
         return False
     return True

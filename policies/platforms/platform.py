@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..adapters.findings import listed
-
 PLATFORMS = ("aws", "gcp", "azure", "kubernetes", "local")
+ONE_OF = "aws, gcp, azure, kubernetes, local"  # PLATFORMS as a message lists them (tests/test_layout.py holds it)
 STACK_CONFIG_KEY = "compute:platform"
 NOT_KNOWN = "the platform is not known"  # how a not-applicable reason for want of a platform begins
 
@@ -29,14 +28,14 @@ def resolve_platform(policy_config: Mapping[str, Any], stack_config: Mapping[str
     if configured is not None:
         if configured in PLATFORMS:
             return configured, "policy config 'platform'"
-        return None, f"policy config 'platform' must be one of {listed(PLATFORMS)}"
+        return None, f"policy config 'platform' must be one of {ONE_OF}"
     value = stack_config.get(STACK_CONFIG_KEY)
     if value is None:
         return None, (f"{NOT_KNOWN}: set the stack config '{STACK_CONFIG_KEY}' "
-                      f"(one of {listed(PLATFORMS)}) or this policy's 'platform' config")
+                      f"(one of {ONE_OF}) or this policy's 'platform' config")
     if isinstance(value, str) and value.strip().strip('"') in PLATFORMS:
         return value.strip().strip('"'), f"stack config '{STACK_CONFIG_KEY}'"
-    return None, f"stack config '{STACK_CONFIG_KEY}' must be one of {listed(PLATFORMS)}"
+    return None, f"stack config '{STACK_CONFIG_KEY}' must be one of {ONE_OF}"
 
 
 def implied_platform(platforms: Iterable[str | None]) -> str | None:

@@ -161,7 +161,7 @@ def test_a_nodepool_of_one_clusters_provider_is_no_pool_of_another():
 def test_an_empty_budget_selector_selects_every_pod_in_policy_v1_and_none_in_v1beta1():
     """policy/v1: "An empty selector matches all pods"; policy/v1beta1: an empty selector matches none (the
     PodDisruptionBudget API's documented change); a selector left out matches none in both."""
-    from compute_guard.policies.model.disruption import parse_budget, selection
+    from compute_guard.policies.model.budgets import parse_budget, selection
 
     def selects(version: str, spec: dict[str, Any]) -> Any:
         budget = parse_budget(f"kubernetes:policy/{version}:PodDisruptionBudget", {"spec": {**spec,

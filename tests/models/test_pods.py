@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compute_guard.policies.model.pods import HOSTNAME, pod_request, repel_key, repels_itself, replicas, selects
+from compute_guard.policies.model.labels import HOSTNAME
+from compute_guard.policies.model.pods import pod_request, repel_key, repels_itself, replicas, selects
 from compute_guard.policies.model.values import REDACTED, SecretText, Unknown, undetermined
 from compute_guard.policies.platforms.quantity import amount, parse_quantity
 

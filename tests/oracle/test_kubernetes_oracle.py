@@ -16,7 +16,7 @@ from typing import Any
 from kube_oracle import ask, node, pod
 from scheduler_model import disruptions_allowed, fits_node
 
-from compute_guard.policies.model.disruption import parse_budget
+from compute_guard.policies.model.budgets import parse_budget
 from compute_guard.policies.model.pods import pod_request
 from compute_guard.policies.model.rollout import rollout
 
@@ -176,7 +176,7 @@ def test_a_rolling_updates_bounds_are_the_deployment_controllers_fenceposts():
 
 
 def test_a_budgets_allowed_disruptions_are_the_disruption_controllers():
-    """policies/model/disruption.py's Budget.allowed and tests/scheduler_model.py's disruptions_allowed against
+    """policies/model/budgets.py's Budget.allowed and tests/scheduler_model.py's disruptions_allowed against
     pkg/controller/disruption's arithmetic (percentages of the expected Pods rounded up), every Pod healthy."""
     cases = [(field, amount, expected) for field in ("minAvailable", "maxUnavailable") for amount in AMOUNTS
              if amount is not None for expected in (1, 2, 3, 4, 5, 7, 10, 13, 100)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from compute_guard.policies.model.disruption import parse_budget
+from compute_guard.policies.model.budgets import parse_budget
 from compute_guard.policies.model.values import undetermined
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment

@@ -29,13 +29,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
+from ..labels import MACHINE_KEYS, OS, OS_BETA
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
-from .common import EVERY_MAYBE, MACHINE_KEYS, add_labels, base_labels, machines_of, size, taints, zones_of
+from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, size, taints, zones_of
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
@@ -76,9 +77,9 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     labels[LEGACY_POOL_LABEL] = labels[AGENT_POOL_LABEL]
     os_type = child(props, "osType")
     if isinstance(os_type, str):
-        labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({os_type.lower()})
+        labels[OS] = labels[OS_BETA] = frozenset({os_type.lower()})
     elif os_type is None:
-        labels["kubernetes.io/os"] = labels["beta.kubernetes.io/os"] = frozenset({"linux"})  # osType's default
+        labels[OS] = labels[OS_BETA] = frozenset({"linux"})  # osType's default
     late = add_labels(labels, child(props, "nodeLabels"))
     size_name = child(props, "vmSize")
     names = size_name if isinstance(size_name, Unknown) else (size_name,) if isinstance(size_name, str) else None

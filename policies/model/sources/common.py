@@ -8,18 +8,25 @@ from typing import Any
 
 from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, find_machine
+from ..labels import (
+    ARCH,
+    HOSTNAME,
+    INSTANCE_TYPE,
+    OS,
+    OS_BETA,
+    REGION,
+    REGION_BETA,
+    ZONE,
+    ZONE_BETA,
+    ZONE_KEYS,
+)
 from ..pool import Option, machine_hardware
 from ..scheduling import ANY, Domain, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, plain
 
-ARCH = "kubernetes.io/arch"
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-MACHINE_KEYS = (ARCH, "beta.kubernetes.io/arch", INSTANCE_TYPE, "beta.kubernetes.io/instance-type")
 # Labels on every node (kubernetes.io/docs/reference/labels-annotations-taints/: set by the kubelet and the cloud
 # provider), with values the pack does not pick.
-EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "kubernetes.io/hostname", "topology.kubernetes.io/zone",
-              "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
-              "failure-domain.beta.kubernetes.io/region")
+EVERY_NODE = (OS, OS_BETA, HOSTNAME, ZONE, REGION, ZONE_BETA, REGION_BETA)
 # Kubernetes' own label domains the kubelet, the cloud provider or add-ons may set (node.kubernetes.io/..., a node's
 # role, node-role.kubernetes.io/<role>), and the node agents that label nodes at run time: node feature discovery
 # (feature.node.kubernetes.io/, kubernetes-sigs/node-feature-discovery, "Feature labels"), NVIDIA's GPU feature
@@ -34,8 +41,6 @@ EVERY_MAYBE = (*KUBERNETES_MAYBE, *NODE_AGENTS)
 # pkg/providers/v1/well_known_labels.go: topology.k8s.aws/zone-id, topology.k8s.aws/network-node-layer-N,
 # k8s.aws/...; aws-ebs-csi-driver: topology.ebs.csi.aws.com/zone), on managed, self-managed and Karpenter nodes.
 AWS_MAYBE = ("topology.k8s.aws/", "k8s.aws/", "node.k8s.aws/", "topology.ebs.csi.aws.com/", "vpc.amazonaws.com/")
-ZONE = "topology.kubernetes.io/zone"
-ZONE_KEYS = (ZONE, "failure-domain.beta.kubernetes.io/zone")
 
 
 def machine_labels(machine: Machine, architecture: str | None = None) -> dict[str, str]:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
+from ..labels import ARCH, MACHINE_KEYS, OS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
@@ -37,7 +38,6 @@ from .common import (
     API_EFFECTS,
     AWS_MAYBE,
     EVERY_MAYBE,
-    MACHINE_KEYS,
     ZONE_KEYS,
     add_labels,
     base_labels,
@@ -62,10 +62,10 @@ AUTO_MODE = "Auto Mode NodePool"
 _BUILT_IN_COMMON = (("karpenter.sh/capacity-type", "In", ("on-demand",)),
                     ("eks.amazonaws.com/instance-category", "In", ("c", "m", "r")),
                     ("eks.amazonaws.com/instance-generation", "Gt", ("4",)),
-                    ("kubernetes.io/os", "In", ("linux",)))
+                    (OS, "In", ("linux",)))
 BUILT_IN = {
-    "general-purpose": ((*_BUILT_IN_COMMON, ("kubernetes.io/arch", "In", ("amd64",))), ()),
-    "system": ((*_BUILT_IN_COMMON, ("kubernetes.io/arch", "In", ("amd64", "arm64"))),
+    "general-purpose": ((*_BUILT_IN_COMMON, (ARCH, "In", ("amd64",))), ()),
+    "system": ((*_BUILT_IN_COMMON, (ARCH, "In", ("amd64", "arm64"))),
                (Taint("CriticalAddonsOnly", "", "NoSchedule"),)),
 }
 

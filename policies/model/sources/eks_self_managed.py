@@ -30,12 +30,13 @@ from typing import Any
 import yaml
 
 from ..clusters import Claim, KubeCluster
+from ..labels import MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source, Unread
-from .common import AWS_MAYBE, EVERY_MAYBE, MACHINE_KEYS, base_labels, machines_of, size
+from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, size
 
 GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

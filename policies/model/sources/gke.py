@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
+from ..labels import ARCH, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
@@ -44,7 +45,6 @@ from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
     EVERY_MAYBE,
-    MACHINE_KEYS,
     add_labels,
     base_labels,
     machines_of,
@@ -64,7 +64,7 @@ DEFAULT_POOL = "default-pool"  # the default node pool's name (.../concepts/node
 # addon.gke.io/ and node.gke.io/ of its add-ons' DaemonSets), with values the pack does not model.
 MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", "addon.gke.io/", "node.gke.io/",
                   *EVERY_MAYBE)
-ARM_TAINT = Taint("kubernetes.io/arch", "arm64", "NoSchedule", granted="arm64")
+ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "

@@ -35,21 +35,21 @@ from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, machines
 from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
 from ..clusters import Claim
+from ..labels import ARCH, HOSTNAME, INSTANCE_TYPE, OS, OS_BETA, REGION, REGION_BETA, ZONE, ZONE_BETA
+from ..labels import MACHINE_KEYS as GENERIC_MACHINE_KEYS
 from ..pool import Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source
-from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, ZONE, add_labels, object_taint, taints
+from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 AUTO_MODE_GROUP = "eks.amazonaws.com"  # an EKS Auto Mode NodeClass's API group
 
-ARCH = "kubernetes.io/arch"
-INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 AWS = "karpenter.k8s.aws/"
 AUTO = "eks.amazonaws.com/"
 _INSTANCE_LABELS = ("instance-family", "instance-category", "instance-generation", "instance-size", "instance-cpu",
@@ -57,12 +57,10 @@ _INSTANCE_LABELS = ("instance-family", "instance-category", "instance-generation
 # The labels an instance type decides (scheduling.md, "Well-Known Labels"), with the deprecated spellings
 # Karpenter translates ("Karpenter translates the following deprecated labels to their stable equivalents"), under
 # Karpenter's prefix and EKS Auto Mode's.
-MACHINE_KEYS = (ARCH, "beta.kubernetes.io/arch", INSTANCE_TYPE, "beta.kubernetes.io/instance-type",
-                *(f"{AWS}{label}" for label in _INSTANCE_LABELS), *(f"{AUTO}{label}" for label in _INSTANCE_LABELS))
+MACHINE_KEYS = (*GENERIC_MACHINE_KEYS, *(f"{AWS}{label}" for label in _INSTANCE_LABELS),
+                *(f"{AUTO}{label}" for label in _INSTANCE_LABELS))
 # Labels on every node Karpenter starts, with values the NodePool may narrow (scheduling.md, "Well-Known Labels").
-EVERY_NODE = ("kubernetes.io/os", "beta.kubernetes.io/os", "topology.kubernetes.io/zone",
-              "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
-              "failure-domain.beta.kubernetes.io/region", "kubernetes.io/hostname", "karpenter.sh/capacity-type",
+EVERY_NODE = (OS, OS_BETA, ZONE, REGION, ZONE_BETA, REGION_BETA, HOSTNAME, "karpenter.sh/capacity-type",
               "topology.k8s.aws/zone-id")
 # Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...) and its own
 # (karpenter.sh/initialized, karpenter.sh/registered, ...): present on some nodes; and every EC2 node's.
