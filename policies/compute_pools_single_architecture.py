@@ -30,7 +30,7 @@ def compute_pools_single_architecture(stack: Stack, platform: str | None = None)
     for entry in stack.clusters:
         mine = []
         for pool in stack.pools:
-            if pool.owner is not entry:
+            if pool.owner is not entry or pool.group is None:
                 continue
             machine = pool.machines_on(platform)
             if isinstance(machine.architecture, str):

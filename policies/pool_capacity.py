@@ -25,7 +25,6 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.cluster import MAX_POOL_SIZE
 from .model.loads import (
     CHECKED,
     Placed,
@@ -38,7 +37,7 @@ from .model.loads import (
     room_per_node,
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.pool import Option
+from .model.pool import Option, Pool
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
@@ -182,7 +181,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
                 f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
                 f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {size} nodes "
                 f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
-                f"{_more_nodes(pool.placed_by, count, hidden)}or run fewer replicas", pool.urn))
+                f"{_more_nodes(pool, count, hidden)}or run fewer replicas", pool.urn))
     if not totals:
         return findings
     nodes = pool_nodes(stack, pool, platform, settings)
@@ -210,9 +209,9 @@ def _nodes(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
 
 
-def _more_nodes(placed_by: str, needed: int, hidden: bool = False) -> str:
+def _more_nodes(pool: Pool, needed: int, hidden: bool = False) -> str:
     """The maxSize to ask for, when a pool may have that many (a number derived from a secret reads so)."""
-    if placed_by == "labels" and needed > MAX_POOL_SIZE:
+    if pool.most_nodes is not None and needed > pool.most_nodes:
         return ""
     return f"raise maxSize to at least {REDACTED if hidden else needed}, "
 
@@ -258,7 +257,7 @@ def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size
     fix = "use larger machines or move workloads to another pool"
     if per_node > 0:
         needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
-        fix = f"{_more_nodes(load.pool.placed_by, needed, secret)}{fix}" if needed > size else fix
+        fix = f"{_more_nodes(load.pool, needed, secret)}{fix}" if needed > size else fix
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     whose = "its workloads" if load.pool.placed_by == "labels" else "the workloads only it can take"
@@ -316,7 +315,7 @@ def _packing(load: PoolLoad, nodes: list[tuple[Option, Node]], size: int, counte
             f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({_machine(nodes, node)}) "
             f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
             f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: "
-            f"{_more_nodes(load.pool.placed_by, needed, hidden)}use larger machines or run fewer replicas",
+            f"{_more_nodes(load.pool, needed, hidden)}use larger machines or run fewer replicas",
             load.pool.urn))
     return findings
 

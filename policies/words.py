@@ -21,7 +21,6 @@ from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
         **{resource: resource for resource in GPU_RESOURCES}}
 LISTED = 10  # how many names a message lists before "and N more" (a cluster may have thousands of pools)
-INLINE = ("GKE Cluster", "ManagedCluster", "KubernetesCluster", "Auto Mode NodePool")  # pools their cluster declares
 
 
 def show(resource: str, value: Decimal, secret: bool) -> str:
@@ -31,10 +30,8 @@ def show(resource: str, value: Decimal, secret: bool) -> str:
 def pool_name(pool: Pool, several: bool = False) -> str:
     """How a message names a pool: pool 'apps' of ComputeCluster 'compute'; pool 'batch' (NodePool); pool
     'default-pool' of GKE cluster 'gke'; with ``several`` clusters in the stack, every platform pool with its own."""
-    if pool.placed_by == "labels":
-        return f"{pool.group.label} of ComputeCluster '{pool.owner.label}'"
-    if pool.kind in INLINE:
-        return f"pool '{pool.name}' of {pool.cluster.label}"
+    if pool.member:  # one of the pools its cluster declares
+        return f"{pool.member} of {pool.cluster.label}"
     if several and pool.cluster.name:
         return f"{pool.label} of {pool.cluster.label}"
     return pool.label
@@ -42,10 +39,8 @@ def pool_name(pool: Pool, several: bool = False) -> str:
 
 def pool_subject(pool: Pool, several: bool = False) -> str:
     """A pool as the subject of a finding reported on it: ComputeCluster 'compute' pool 'apps'; NodeGroup 'general'."""
-    if pool.placed_by == "labels":
-        return f"ComputeCluster '{pool.owner.label}' {pool.group.label}"
-    if pool.kind in INLINE:
-        return f"{pool.cluster.label} pool '{pool.name}'"
+    if pool.member:
+        return f"{pool.cluster.label} {pool.member}"
     if several and pool.cluster.name:
         return f"{pool.kind} '{pool.name}' of {pool.cluster.label}"
     return f"{pool.kind} '{pool.name}'"

@@ -25,7 +25,6 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.cluster import MAX_POOL_SIZE
 from .model.loads import CHECKED, Placed, PoolLoad, best_node, counted, daemonset_totals, loads, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
@@ -158,7 +157,7 @@ def _fits(load: PoolLoad, room: Room | Unknown | None | bool, placed: Placed, co
     if placed.workload.repels_revisions:
         if count != size:
             return None  # more replicas than nodes is pool-capacity's; fewer leave a node for the new Pod
-        larger = "" if pool.placed_by == "labels" and count + 1 > MAX_POOL_SIZE else \
+        larger = "" if pool.most_nodes is not None and count + 1 > pool.most_nodes else \
             f", or raise its maxSize to at least {REDACTED if placed.secret else count + 1}"
         return Violation(
             f"{_needs(placed, count, rolling)}, but its Pods may not share a node (required pod anti-affinity on "

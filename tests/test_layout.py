@@ -389,3 +389,13 @@ def test_one_table_of_well_known_node_labels():
     operators = [path.name for path in sorted((ROOT / "policies").rglob("*.py"))
                  if re.search(r"""==\s*["']NotIn["']""", path.read_text())]
     assert operators == ["selectors.py"]  # one matcher of the operators
+
+
+def test_a_pool_is_named_as_its_source_says():
+    """Issue 47: words.py listed the kinds of pools their cluster declares by string, and chose a pool's words by how
+    Pods reach it, so a new source had to edit it. A source says how its pools are named (Pool.member) and how large
+    they may grow (Pool.most_nodes); the shared words and the size advice read those."""
+    words = (ROOT / "policies" / "words.py").read_text()
+    assert "placed_by" not in words and "pool.kind in" not in words
+    for name in ("pool_capacity.py", "workload_rollout_fits.py"):
+        assert "MAX_POOL_SIZE" not in (ROOT / "policies" / name).read_text(), name

@@ -206,8 +206,8 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
     min_size = pool.min_size if isinstance(pool.min_size, int) and not is_secret(pool.min_size) else None
-    if pool.placed_by == "labels":
-        group = pool.group
+    group = pool.group
+    if group is not None:
         derived = pool.machines_on(platform).architecture  # declared, or its machine's
         architecture = derived if isinstance(derived, str) and not is_secret(derived) else None
         entry = load.entry

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of
 from ..platforms.quantity import CPU, MEMORY, MIB, PODS
+from .cluster import CapacityGroup, ClusterEntry
 from .labels import ARCH
 from .pods import GPU_RESOURCES
 from .scheduling import MAYBE, Domain, NodeSpace, Taint
@@ -138,7 +139,6 @@ class Pool:
     options: tuple[Option, ...] = ()  # each machine its nodes may be (a ComputeCluster's: machines_on(platform))
     labels: Mapping[str, Domain] = field(default_factory=dict)  # the labels every node carries
     taints: tuple[Taint, ...] = ()
-    placed_by: Literal["labels", "scheduler"] = "scheduler"  # compute.alien.dev labels, or the scheduler's rules
     unknown: Unknown | None = None  # what decides where Pods may land is not known yet
     # its declared labels and taints are not known yet (its machines are): any label or taint may be on its nodes,
     # so only what its machines decide (their architecture, their instance type) can certainly refuse a Pod
@@ -159,14 +159,23 @@ class Pool:
     ami_architecture: str | None = None
     names_certain: bool = False
     launch_template: Any = None  # an EKS node group's launchTemplate as written (a new one replaces its nodes)
-    group: Any = None  # a ComputeCluster's capacity group as read (policies/model/cluster.py CapacityGroup)
-    owner: Any = None  # a ComputeCluster pool's cluster entry (policies/model/stack.py ClusterEntry)
+    group: CapacityGroup | None = None  # a ComputeCluster pool's capacity group, as read
+    owner: ClusterEntry | None = None  # a ComputeCluster pool's cluster entry
+    # how messages name it as one of its cluster's pools ("pool 'apps'", "pool 'default-pool'"), when its cluster
+    # declares it (a ComputeCluster's, an inline pool); empty for a pool resource of its own, named by its kind
+    member: str = ""
+    most_nodes: int | None = None  # the largest maxSize its source allows (a ComputeCluster's: 10); None: no limit
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(
         default_factory=dict, init=False, compare=False, repr=False)
     _chosen: dict[tuple[frozenset[str], tuple[int, ...]], tuple[Option, ...]] = field(
         default_factory=dict, init=False, compare=False, repr=False)
+
+    @property
+    def placed_by(self) -> Literal["labels", "scheduler"]:
+        """How Pods come to it: by the compute.alien.dev labels (a ComputeCluster's pool), or the scheduler's rules."""
+        return "labels" if self.group is not None else "scheduler"
 
     @property
     def label(self) -> str:

@@ -66,8 +66,9 @@ def read_taint(item: Any) -> Taint | Unknown | None:
 
 
 def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
-               location: Any = None, critical_only: Any = None) -> Pool:
-    """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool)."""
+               location: Any = None, critical_only: Any = None, inline: bool = False) -> Pool:
+    """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool:
+    ``inline``, one of the pools its cluster declares)."""
     declared = child(props, name_key)
     pool_name = declared if isinstance(declared, str) else fallback
     written = zones_of(child(props, "availabilityZones" if native else "zones"))
@@ -99,7 +100,8 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 machine_keys=MACHINE_KEYS,
                 kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
-                zones=zones, named_types=names if isinstance(names, tuple) else ())
+                zones=zones, named_types=names if isinstance(names, tuple) else (),
+                member=f"pool '{pool_name}'" if inline else "")
 
 
 def _max_size(props: Any, native: bool) -> int | Unknown | None:
@@ -162,7 +164,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     continue
                 found.pools.append((agent_pool("ManagedCluster", resource.urn, entry, "name",
                                                f"agentPoolProfiles[{index}]", native=True,
-                                               location=region), claim))
+                                               location=region, inline=True), claim))
         else:
             region = region_of(resource, context)
             found.clusters.append(_cluster(resource, "name", region))
@@ -174,7 +176,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             if default is not None:
                 found.pools.append((agent_pool("KubernetesCluster", resource.urn, default, "name", "defaultNodePool",
                                                native=False, location=region,
-                                               critical_only=child(default, "onlyCriticalAddonsEnabled")),
+                                               critical_only=child(default, "onlyCriticalAddonsEnabled"),
+                                               inline=True),
                                     Claim(resource, inline=resource.urn)))
     return found
 

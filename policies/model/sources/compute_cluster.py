@@ -22,7 +22,16 @@ from typing import Any
 
 from ...platforms.catalog import CLOUD_PLATFORMS, find_machine
 from ...platforms.quantity import CPU, MAX_AMOUNT, MEMORY, STORAGE
-from ..cluster import CapacityGroup, Cluster, ClusterEntry, Gpu, Profile, is_compute_cluster, parse_cluster
+from ..cluster import (
+    MAX_POOL_SIZE,
+    CapacityGroup,
+    Cluster,
+    ClusterEntry,
+    Gpu,
+    Profile,
+    is_compute_cluster,
+    parse_cluster,
+)
 from ..clusters import Claim
 from ..pods import GPU_RESOURCES
 from ..pool import ClusterRef, Hardware, Machines, Option, Pool, machine_hardware
@@ -122,8 +131,8 @@ def pools(entry: ClusterEntry) -> list[Pool]:
         return []
     ref = ClusterRef(entry.urn, entry.label, "ComputeCluster", declared=True)
     return [Pool("ComputeCluster", entry.urn, group.group_id if isinstance(group.group_id, str) else group.label,
-                 cluster=ref, placed_by="labels", min_size=group.min_size, max_size=group.max_size,
-                 zones=_zones(cluster, group), group=group, owner=entry,
+                 cluster=ref, min_size=group.min_size, max_size=group.max_size,
+                 zones=_zones(cluster, group), group=group, owner=entry, member=group.label, most_nodes=MAX_POOL_SIZE,
                  derive=functools.partial(pool_machines, group)) for group in cluster.pools]
 
 

@@ -148,7 +148,7 @@ def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]
             continue
         requirements, built_in_taints = BUILT_IN[name]
         pools.append(nodepool(AUTO_MODE, resource.urn, name, name, list(requirements), built_in_taints,
-                              auto_mode=True))
+                              auto_mode=True, inline=True))
     return pools, None
 
 

@@ -91,9 +91,10 @@ def _arm_taint(config: Any) -> bool | Unknown:
 
 
 def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, ...] | Unknown | None,
-              default_pool: bool = False, unsized: str = "") -> Pool:
+              default_pool: bool = False, unsized: str = "", inline: bool = False) -> Pool:
     """One node pool: a NodePool resource's props, an inline nodePools entry, or (``default_pool``) a cluster's own
-    nodeConfig; ``zones``: the cluster's, for a pool that names none."""
+    nodeConfig (``inline``: one of the pools its cluster declares); ``zones``: the cluster's, for a pool that names
+    none."""
     declared = DEFAULT_POOL if default_pool else child(props, "name")
     pool_name = declared if isinstance(declared, str) else fallback
     config = child(props, "nodeConfig")
@@ -137,7 +138,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
                 size_note=(unsized or UNSIZED) if max_size is None else "",
-                named_types=names if isinstance(names, tuple) else ())
+                named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "")
 
 
 def _per_zone(props: Any) -> int | Unknown | None:
@@ -223,10 +224,10 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                                f"has nodePools[{index}], which is not known yet"))
                     continue
                 found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones,
-                                              unsized=unsized), claim))
+                                              unsized=unsized, inline=True), claim))
         elif removed is not True:
-            found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True, unsized),
-                                claim))
+            found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True, unsized,
+                                          inline=True), claim))
     return found
 
 

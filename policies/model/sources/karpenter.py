@@ -191,8 +191,9 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
              found_taints: tuple[Taint, ...] | Unknown | None, *, template_labels: Any = None,
              auto_mode: bool = False, unknown: Unknown | None = None, node_class: str | Unknown | None = None,
              settings: Mapping[str, Any] | None = None, pool_limits: Mapping[str, Decimal | Unknown] | None = None,
-             ) -> Pool:
-    """One NodePool (Karpenter's, or EKS Auto Mode's) as the nodes it may start."""
+             inline: bool = False) -> Pool:
+    """One NodePool (Karpenter's, or EKS Auto Mode's) as the nodes it may start (``inline``: one of the pools its
+    cluster declares, as Auto Mode's built-in pools are)."""
     prefix = AUTO if auto_mode else AWS
     labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
@@ -232,7 +233,7 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown, labels_unknown=late,
                 maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
-                names_certain=_names_certain(by_machine, prefix))
+                names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "")
 
 
 def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
