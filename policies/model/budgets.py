@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .selectors import LABEL_OPERATORS, holds
+from .selectors import label_selector
 from .values import SecretInt, Unknown, as_int, child, is_list, is_mapping, is_secret, plain
 
 if TYPE_CHECKING:
@@ -191,59 +191,5 @@ def pod_labels(workload: Workload) -> Any:
 
 def selection(budget: Budget, labels: Any) -> bool | Unknown:
     """Whether the budget's selector matches these Pod labels: True, False, or Unknown when a value that decides is
-    not known yet. Something the API server refuses matches nothing."""
-    selector = budget.selector
-    if isinstance(selector, Unknown):
-        return selector
-    if not is_mapping(selector):
-        return False
-    if not selector:
-        return budget.empty_selects_all
-    unknown: Unknown | None = labels if isinstance(labels, Unknown) else None
-    match_labels = selector.get("matchLabels")
-    if isinstance(match_labels, Unknown):
-        unknown = unknown or match_labels
-    elif is_mapping(match_labels):
-        for key, wanted in match_labels.items():
-            have = labels.get(key) if is_mapping(labels) else None
-            if isinstance(wanted, Unknown) or isinstance(have, Unknown) or isinstance(labels, Unknown):
-                unknown = unknown or (wanted if isinstance(wanted, Unknown) else
-                                      have if isinstance(have, Unknown) else labels)
-            elif have != wanted:
-                return False
-    elif match_labels is not None:
-        return False
-    expressions = selector.get("matchExpressions")
-    if isinstance(expressions, Unknown):
-        return expressions
-    for expression in expressions if is_list(expressions) else ():
-        found = _expression(expression, labels)
-        if found is False:
-            return False
-        if isinstance(found, Unknown):
-            unknown = unknown or found
-    return unknown if unknown is not None else True
-
-
-def _expression(expression: Any, labels: Any) -> bool | Unknown:
-    if isinstance(expression, Unknown):
-        return expression
-    if not is_mapping(expression):
-        return False
-    key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values")
-    for value in (key, operator, values):
-        if isinstance(value, Unknown):
-            return value
-    if isinstance(labels, Unknown):
-        return labels
-    if not isinstance(key, str) or operator not in LABEL_OPERATORS:
-        return False
-    options = list(values) if is_list(values) else []
-    for option in options:
-        if isinstance(option, Unknown):
-            return option
-    value = labels.get(key)
-    if isinstance(value, Unknown):
-        return value
-    return holds(operator, tuple(option for option in options if isinstance(option, str)),
-                 value if isinstance(value, str) else None)
+    not known yet (selectors.label_selector; an empty selector selects as the budget's API version says)."""
+    return label_selector(budget.selector, labels, budget.empty_selects_all)

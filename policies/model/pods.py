@@ -27,7 +27,7 @@ from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
 from .labels import HOSTNAME
-from .selectors import LABEL_OPERATORS, holds
+from .selectors import label_selector
 from .values import (
     REDACTED,
     SecretInt,
@@ -368,32 +368,6 @@ def _own_namespace(term: Mapping[str, Any], namespace: Any) -> bool:
 
 
 def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
-    """Whether a label selector matches these labels (a null selector matches nothing; anything not
-    known yet or unreadable counts as no match)."""
-    if not is_mapping(selector):
-        return False
-    match_labels = child(selector, "matchLabels")
-    if match_labels is not None:
-        if not is_mapping(match_labels):
-            return False
-        for key in match_labels:
-            wanted = child(match_labels, key)
-            if isinstance(wanted, Unknown) or child(labels, key) != wanted:
-                return False
-    expressions = _items(child(selector, "matchExpressions"))
-    if isinstance(expressions, Unknown):
-        return False
-    return all(_matches(expression, labels) for expression in expressions)
-
-
-def _matches(expression: Any, labels: Mapping[str, Any]) -> bool:
-    if not is_mapping(expression):
-        return False
-    key, operator, values = child(expression, "key"), child(expression, "operator"), child(expression, "values")
-    value = child(labels, key) if isinstance(key, str) else None
-    options = list(values) if is_list(values) else []
-    if isinstance(value, Unknown) or any(isinstance(option, Unknown) for option in options):
-        return False
-    if operator not in LABEL_OPERATORS or (value is not None and not isinstance(value, str)):
-        return False
-    return holds(operator, tuple(option for option in options if isinstance(option, str)), value)
+    """Whether a label selector certainly matches these labels (selectors.label_selector): what is not known yet
+    counts as no match, since a Pod the pack cannot tell is its own is not counted as one."""
+    return label_selector(selector, labels) is True

@@ -14,6 +14,9 @@ From Kubernetes' API reference (NodeSelectorRequirement, LabelSelectorRequiremen
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from .values import Unknown, child, is_list, is_mapping, read
 
 NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")  # a LabelSelector's: no Gt or Lt
@@ -49,3 +52,67 @@ def holds(operator: str, values: Sequence[str], value: str | None) -> bool:
     if operator == "Lt":
         return number < bound
     return number >= bound if operator == "Gte" else number <= bound
+
+
+def label_selector(selector: Any, labels: Any, empty: bool = True) -> bool | Unknown:
+    """Whether a LabelSelector (a budget's, a spread's, a pod affinity term's) matches a Pod's labels, as
+    k8s.io/apimachinery's LabelSelectorAsSelector and Selector.Matches decide: True, False, or the Unknown that
+    decides it when a value is not known yet (each caller says what an Unknown means for it). A null selector matches
+    nothing and an empty one everything (``empty``: what it selects where an API says otherwise, policy/v1beta1's
+    budgets); a selector or a label the API server refuses matches nothing."""
+    if isinstance(selector, Unknown):
+        return selector
+    if not is_mapping(selector):
+        return False
+    if len(selector) == 0:
+        return empty
+    unknown: Unknown | None = labels if isinstance(labels, Unknown) else None
+    match_labels = child(selector, "matchLabels")
+    if isinstance(match_labels, Unknown):
+        unknown = unknown or match_labels
+    elif is_mapping(match_labels):
+        for key in match_labels:
+            wanted = child(match_labels, key)
+            have = child(labels, key) if is_mapping(labels) else None
+            late = next((value for value in (wanted, have) if isinstance(value, Unknown)), None)
+            if late is not None or isinstance(labels, Unknown):
+                unknown = unknown or late or labels
+            elif have != wanted:
+                return False
+    elif match_labels is not None:
+        return False
+    expressions = child(selector, "matchExpressions")
+    if isinstance(expressions, Unknown):
+        return expressions
+    for index in range(len(expressions)) if is_list(expressions) else ():
+        found = _label_requirement(read(expressions, index), labels)
+        if found is False:
+            return False
+        if isinstance(found, Unknown):
+            unknown = unknown or found
+    return unknown if unknown is not None else True
+
+
+def _label_requirement(expression: Any, labels: Any) -> bool | Unknown:
+    if isinstance(expression, Unknown):
+        return expression
+    if not is_mapping(expression):
+        return False
+    key, operator, values = child(expression, "key"), child(expression, "operator"), child(expression, "values")
+    for value in (key, operator, values):
+        if isinstance(value, Unknown):
+            return value
+    if isinstance(labels, Unknown):
+        return labels
+    if not isinstance(key, str) or operator not in LABEL_OPERATORS:
+        return False
+    options = [read(values, index) for index in range(len(values))] if is_list(values) else []
+    for option in options:
+        if isinstance(option, Unknown):
+            return option
+    value = child(labels, key) if is_mapping(labels) else None
+    if isinstance(value, Unknown):
+        return value
+    if value is not None and not isinstance(value, str):
+        return False  # a label value that is not a string: the API server refuses the Pod
+    return holds(operator, tuple(option for option in options if isinstance(option, str)), value)

@@ -98,6 +98,39 @@ def test_the_scheduler_model_agrees_with_kube_schedulers_node_affinity_and_taint
     assert not disagreements, f"{len(disagreements)} disagreements; the smallest: {smallest}"
 
 
+def _label_selector(rng: random.Random) -> dict[str, Any] | None:
+    """A LabelSelector as programs write one: null, empty, matchLabels, matchExpressions (no Gt or Lt: the API
+    refuses them in a label selector, and the pack must match nothing then), or both."""
+    kind = rng.choice(("null", "empty", "labels", "expressions", "both", "expressions"))
+    if kind == "null":
+        return None
+    selector: dict[str, Any] = {}
+    if kind in ("labels", "both"):
+        selector["matchLabels"] = {key: rng.choice(VALUES) for key in rng.sample(KEYS, rng.randint(1, 2))}
+    if kind in ("expressions", "both"):
+        selector["matchExpressions"] = [_expression(rng) for _ in range(rng.randint(1, 3))]
+    return selector
+
+
+def test_one_label_selector_matches_as_label_selector_as_selector_does():
+    """selectors.label_selector (every LabelSelector the pack reads: budgets, spreads, pod anti-affinity) against
+    k8s.io/apimachinery's LabelSelectorAsSelector + Matches, asked through the eviction endpoint with one policy/v1
+    budget per selector (a selector it cannot convert matches nothing, as the eviction code skips it)."""
+    from compute_guard.policies.model.selectors import label_selector
+
+    rng = random.Random(SEED)
+    pods = [pod("p", {}, _labels(rng)) for _ in range(EXAMPLES)]
+    cases = [(_label_selector(rng), found["metadata"]["labels"]) for found in pods]
+    answer = ask({"eviction": [{"budgets": [{"apiVersion": "policy/v1", "metadata": {"name": "b"},
+                                             "spec": {"selector": selector}}], "pods": [found]}
+                               for (selector, _labels), found in zip(cases, pods, strict=True)]})
+    wrong = [(selector, labels, theirs) for (selector, labels), theirs in zip(cases, answer["eviction"], strict=True)
+             if label_selector(selector, {**labels}) != (theirs[0] == [0])]
+    assert not wrong, f"{len(wrong)} disagreements; the smallest: {min(wrong, key=lambda case: len(repr(case)))}"
+    verdicts = [theirs[0] == [0] for theirs in answer["eviction"]]
+    assert any(verdicts) and not all(verdicts)
+
+
 def _quantity(rng: random.Random, resource: str) -> str:
     if resource == "cpu":
         return rng.choice(("100m", "250m", "500m", "1", "1500m", "2"))
