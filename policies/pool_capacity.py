@@ -34,7 +34,6 @@ from .model.loads import (
     daemonset_totals,
     loads,
     pool_nodes,
-    room_per_node,
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool
@@ -216,6 +215,11 @@ def _more_nodes(pool: Pool, needed: int, hidden: bool = False) -> str:
     return f"raise maxSize to at least {REDACTED if hidden else needed}, "
 
 
+def _holder(nodes: list[tuple[Option, Node]], node: Node) -> str:
+    """The machine whose node holds the most of a workload's Pods."""
+    return machine(node) if len(nodes) == 1 else f"its machine that holds the most of them, {node.machine}"
+
+
 def _machine(nodes: list[tuple[Option, Node]], node: Node) -> str:
     return machine(node) if len(nodes) == 1 else f"its largest machine {node.machine}"
 
@@ -288,20 +292,15 @@ def _packing(load: PoolLoad, nodes: list[tuple[Option, Node]], size: int, counte
     """A workload whose identical Pods alone need more nodes than maxSize (each node holds at most what its largest
     machine has room for)."""
     findings: list[Finding] = []
-    rooms = [(node, room_per_node(node, load.daemonsets)) for _option, node in nodes]
     for placed, count in counted:
-        fits: list[tuple[int, str, Node, Decimal]] = []
-        for resource in CHECKED:
-            # Pod slots are left out: for one workload the Pod total above already decides exactly.
-            if resource in placed.request.unknown or any(resource not in room for _node, room in rooms):
-                continue
-            each = placed.request.get(resource)
-            if each > 0:
-                node, room = max(rooms, key=lambda item: item[1][resource])
-                fits.append((int(room[resource] // each), resource, node, room[resource]))
-        if not fits:
+        # what each node holds of its identical Pods (fit.py: Pod slots are left out, since for one workload the
+        # Pod total above already decides exactly); the node that holds the most bounds them all
+        fits = [load.fit(node, placed.request) for _option, node in nodes]
+        if not fits or any(found.most is None for found in fits):
             continue
-        per_node, resource, node, free = min(fits, key=lambda item: (item[0], item[1]))
+        best = max(fits, key=lambda found: found.most or 0)
+        per_node, resource, node, free = best.most, best.bound, best.node, best.free
+        assert per_node is not None and resource is not None and free is not None
         if per_node < 1:
             continue  # fits no node of the best machine: left to workload-fits-pool
         needed = -(-count // per_node)
@@ -312,7 +311,7 @@ def _packing(load: PoolLoad, nodes: list[tuple[Option, Node]], size: int, counte
         limit = (f"{show(resource, free, hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
                  f"/ {show(resource, each, hidden)} per Pod")
         findings.append(Violation(
-            f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({_machine(nodes, node)}) "
+            f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({_holder(nodes, node)}) "
             f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
             f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: "
             f"{_more_nodes(load.pool, needed, hidden)}use larger machines or run fewer replicas",

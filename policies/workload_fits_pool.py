@@ -32,7 +32,6 @@ from .model.loads import (
     PoolLoad,
     best_node,
     daemonset_totals,
-    fits_one_node,
     loads,
     pool_nodes,
     smallest_machine,
@@ -213,7 +212,7 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
     nodes = [(option, node) for option, node in found if id(option) in wanted]
     if len(nodes) != len(wanted):
         return None  # a machine whose node is not known: it might fit
-    if any(fits_one_node(request, load.room(node)) for _option, node in nodes):
+    if any(load.fit(node, request).fits for _option, node in nodes):
         return None
     best = {resource: node for resource in CHECKED if (node := best_node(nodes, resource)) is not None}
     short = [resource for resource in CHECKED if resource in best

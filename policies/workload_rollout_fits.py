@@ -25,7 +25,8 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.loads import CHECKED, Placed, PoolLoad, best_node, counted, daemonset_totals, loads, pool_nodes
+from .model.fit import CHECKED, Fit
+from .model.loads import Placed, PoolLoad, best_node, counted, daemonset_totals, loads, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.rollout import Rollout
@@ -203,18 +204,16 @@ def _per_node(load: PoolLoad, nodes: list[tuple[Option, Node]], placed: Placed
               ) -> tuple[int, str, Node, Decimal, Decimal] | None:
     """How many of its identical Pods one node holds at most: floor(what it has left after its DaemonSets / one Pod's
     request), on its best machine; with the resource that bounds it. None when nothing bounds it."""
-    best: tuple[int, str, Node, Decimal, Decimal] | None = None
+    best: Fit | None = None
     for _option, node in nodes:
-        left = load.room(node)
-        fits = [(int(left[resource] // placed.request.get(resource)), resource, left[resource])
-                for resource in CHECKED if resource in left and resource not in placed.request.unknown
-                and placed.request.get(resource) > 0]
-        if not fits:
+        found = load.fit(node, placed.request)
+        if found.most is None:
             return None  # a node of it holds any number of them, as far as is known
-        per_node, resource, free = min(fits)
-        if best is None or per_node > best[0]:
-            best = (per_node, resource, node, free, placed.request.get(resource))
-    return best
+        if best is None or found.most > (best.most or 0):
+            best = found
+    if best is None or best.bound is None or best.free is None or best.most is None:
+        return None
+    return best.most, best.bound, best.node, best.free, placed.request.get(best.bound)
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

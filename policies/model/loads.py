@@ -18,7 +18,8 @@ from typing import Any
 
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
-from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
+from ..platforms.quantity import CPU, MEMORY, PODS
+from .fit import CHECKED, Fit, fit
 from .landing import Landing, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
@@ -86,6 +87,10 @@ class PoolLoad:
     def entry(self) -> Any:
         """A ComputeCluster pool's cluster entry."""
         return self.pool.owner
+
+    def fit(self, node: Node, request: PodRequest) -> Fit:
+        """One Pod with ``request`` on a node of the pool, after its DaemonSets (fit.py)."""
+        return fit(request, node, self.room(node))
 
     def room(self, node: Node) -> dict[str, Decimal]:
         """What a node of the pool has left for other Pods after its DaemonSets (room_per_node), once per node."""
@@ -302,7 +307,6 @@ def option_node(stack: Stack, option: Option, on: str, wanted: Mapping[str, Any]
 
 # --- the fit arithmetic workload-fits-pool, pool-capacity and the report share --------------------------
 
-CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)  # the resources a Pod requests (and Pod slots besides)
 
 
 def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, bool, Unknown | None]:
@@ -332,26 +336,14 @@ def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
     return room
 
 
-def fits_one_node(request: PodRequest, room: dict[str, Decimal]) -> bool:
-    """Whether one Pod fits what a node has left (room_per_node), as far as is known."""
-    for resource, left in room.items():
-        if resource in request.unknown:
-            continue
-        each = Decimal(1) if resource == PODS else request.get(resource)
-        if each > left:
-            return False
-    return True
-
-
 def counted(load: PoolLoad, nodes: list[tuple[Option, Node]]) -> tuple[list[Placed], list[Placed]]:
     """The pool's workloads its totals count, and those they leave out: a workload whose one Pod fits no node of
     the pool is workload-fits-pool's finding, and never runs there, so pool-capacity and the report both leave it
     out of what the pool must hold (and both say so)."""
-    rooms = [room_per_node(node, load.daemonsets) for _option, node in nodes]
     kept: list[Placed] = []
     left: list[Placed] = []
     for placed in load.workloads:
-        (kept if any(fits_one_node(placed.request, room) for room in rooms) else left).append(placed)
+        (kept if any(load.fit(node, placed.request).fits for _option, node in nodes) else left).append(placed)
     return kept, left
 
 

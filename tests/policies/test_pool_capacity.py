@@ -329,3 +329,25 @@ def test_a_node_groups_max_size_holds_the_pods_only_it_can_take():
         "NodeGroup 'general': Deployment 'api' runs 3 Pods and a node (machine m7i.large) holds at most 1 of them "
         "(1930m of CPU left on a node after its DaemonSets / 1286m per Pod), so they need 3 nodes, more than its "
         "maxSize of 2: raise maxSize to at least 3, use larger machines or run fewer replicas")
+
+
+def test_the_node_that_holds_the_most_bounds_a_workloads_pods_not_each_resources_best_machine():
+    """A node group of c5.2xlarge and r5.xlarge (EKS: 58 Pods each, so 11 x 58 + 255 = 893 MiB kube-reserved and
+    100 MiB eviction). c5.2xlarge: 16384 - 993 = 15391 MiB and 8000m - 90m = 7910m, so floor(15391 / 8192) = 1 Pod of
+    (2 cores, 8 GiB); r5.xlarge: 32768 - 993 = 31775 MiB and 4000m - 80m = 3920m, floor(3920 / 2000) = 1. No node
+    holds two, so 3 replicas need 3 nodes, more than maxSize 2. (The bound was taken per resource from a different
+    machine each, c5.2xlarge's CPU and r5.xlarge's memory, 'a node holds 3', and passed.)"""
+    from builders import AMD64, node_group, workload
+
+    group = node_group("mixed", ["c5.2xlarge", "r5.xlarge"], max_size=2)
+    api = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "2", "memory": "8Gi"},
+                   spec={"replicas": 3})
+    (packing,) = run(group, api, platform="aws").findings("pool-capacity")
+    assert packing == (
+        "NodeGroup 'mixed': Deployment 'api' runs 3 Pods and a node (its machine that holds the most of them, "
+        "c5.2xlarge) holds at most 1 of them (15.03 GiB of memory left on a node after its DaemonSets / 8 GiB per "
+        "Pod), so they need 3 nodes, more than its maxSize of 2: raise maxSize to at least 3, use larger machines or "
+        "run fewer replicas")
+    two = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "2", "memory": "8Gi"},
+                   spec={"replicas": 2})
+    assert run(group, two, platform="aws").findings("pool-capacity") == []
