@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, Severity
 
-from .adapters import sdk
+from .adapters import props as lazy
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
@@ -74,7 +74,7 @@ def _remediate(workload: Workload, context: Context) -> Any:
     needed = needed_pin(workload, context.config.get("architecture"), context.state.seen_stack(context.platform))
     if not isinstance(needed, tuple) or not is_unconstrained(workload):
         return None
-    props = sdk.remediation_props(context.props)  # deserialized only for a workload it changes
+    props = lazy.remediation_props(context.props)  # deserialized only for a workload it changes
     return props if pin_architecture(props, workload.kind, needed[0]) else None
 
 

@@ -255,7 +255,7 @@ def test_no_policy_module_reads_props_or_a_pod_spec(name):
     replicas; a pool's machine and node; its placement), never the resource's inputs or its pod spec. The one
     exception is what a remediation hands back to be edited: the SDK's own view of the inputs."""
     text = (ROOT / "policies" / f"{module_name(name)}.py").read_text()
-    text = text.replace("sdk.remediation_props(context.props)", "")
+    text = text.replace("remediation_props(context.props)", "")
     found = [match.group(0) for match in READS_INPUTS.finditer(text)]
     assert found == [], f"{name} reads the inputs itself: {found}"
 

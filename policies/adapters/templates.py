@@ -36,7 +36,7 @@ from ..model.cluster import is_compute_cluster
 from ..model.sources import pools_of, source_of
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, implied_platform, platform_unset, resolve_platform
-from . import exemptions, sdk
+from . import exemptions, props, sdk
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .state import Exempted, PackState
 
@@ -55,7 +55,7 @@ class Context:
     state: PackState
     urn: str = ""  # the resource's URN and name (empty for a stack policy)
     name: str = ""
-    props: Any = None  # in a remediation: the resource's inputs, to edit (sdk.remediation_props)
+    props: Any = None  # in a remediation: the resource's inputs, to edit (props.remediation_props)
     resources: Sequence[Any] = ()  # a stack policy's: the stack's resources, as the SDK hands them
 
     def not_applicable(self, reason: str) -> NoReturn:
@@ -207,7 +207,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
             """The changed inputs, or None. Never raises: on an internal error it changes nothing,
             and the validation that follows reports what it would have fixed."""
             try:
-                subject = _subject(policy, args, state, sdk.remediation_view(args.props))
+                subject = _subject(policy, args, state, props.remediation_view(args.props))
                 if subject is None:
                     return None
                 context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name,

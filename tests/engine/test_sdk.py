@@ -1,6 +1,6 @@
-"""policies/adapters/sdk.py: the lazy props read exactly as the SDK's proxies do, on any document; the patch is
-installed and undone explicitly, refuses an SDK it does not know, and changes no result at any SDK
-call site it touches."""
+"""policies/adapters/props.py and sdk.py: the lazy props read exactly as the SDK's proxies do, on any document; the
+patch is installed and undone explicitly, refuses an SDK it does not know, and changes no result at any SDK call
+site it touches."""
 
 import ast
 import contextlib
@@ -19,6 +19,7 @@ from pulumi_policy import deserialize
 from pulumi_policy import policy as sdk_policy
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_OBJECT_VALUE, UNKNOWN_STRING_VALUE, UnknownValueError
 
+from compute_guard.policies.adapters import props as lazy_props
 from compute_guard.policies.adapters import sdk
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment, to_struct
@@ -32,7 +33,7 @@ documents = st.recursive(leaves, lambda inner: st.one_of(
 
 
 def sdk_props(struct: struct_pb2.Struct) -> Any:
-    return sdk._sdk_proxy(deserialize.deserialize_properties(json_format.MessageToDict(struct)))
+    return lazy_props._sdk_proxy(deserialize.deserialize_properties(json_format.MessageToDict(struct)))
 
 
 def read(container: Any, key: Any) -> tuple[str, Any]:
@@ -71,7 +72,7 @@ def assert_same(sdk: Any, lazy: Any) -> None:
 def test_lazy_props_read_like_the_sdk_proxies(document):
     struct = struct_pb2.Struct()
     struct.update(document)
-    assert_same(sdk_props(struct), sdk.StructProps(struct))
+    assert_same(sdk_props(struct), lazy_props.StructProps(struct))
 
 
 def test_assets_and_archives_read_as_the_sdk_builds_them():
@@ -80,7 +81,7 @@ def test_assets_and_archives_read_as_the_sdk_builds_them():
         "text": {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "text": "hi"},
         "file": {"4dabf18193072939515e22adb298388d": "c44067f5952c0a294b673a41bacd8c17", "path": "values.yaml"},
         "archive": {"4dabf18193072939515e22adb298388d": "0def7320c3a5731c473e5ecbe6d01bc7", "assets": {}}})
-    sdk_view, lazy = sdk_props(struct), sdk.StructProps(struct)
+    sdk_view, lazy = sdk_props(struct), lazy_props.StructProps(struct)
     for key in ("text", "file", "archive"):
         assert type(lazy[key]) is type(sdk_view[key]) and vars(lazy[key]) == vars(sdk_view[key])
     assert lazy["text"].text == "hi" and lazy["file"].path == "values.yaml"
@@ -89,7 +90,7 @@ def test_assets_and_archives_read_as_the_sdk_builds_them():
 def test_in_and_get_raise_on_unknowns_like_the_sdk():
     struct = struct_pb2.Struct()
     struct.update({"a": UNKNOWN_STRING_VALUE, "b": 1})
-    for props in (sdk_props(struct), sdk.StructProps(struct)):
+    for props in (sdk_props(struct), lazy_props.StructProps(struct)):
         for probe in (lambda p: "a" in p, lambda p: p.get("a"), lambda p: list(p.items())):
             try:
                 probe(props)
@@ -103,7 +104,7 @@ def test_in_and_get_raise_on_unknowns_like_the_sdk():
 def test_secrets_are_marked_and_plain_values_are_not():
     struct = struct_pb2.Struct()
     struct.update({"s": dict(SECRET, value="hunter2"), "n": dict(SECRET, value=7), "p": "plain", "b": dict(SECRET, value=True)})
-    props = sdk.StructProps(struct)
+    props = lazy_props.StructProps(struct)
     assert props["s"] == "hunter2" and f"{props['s']}" == "[secret]" and f"x{props['n']}x" == "x[secret]x"
     assert props["n"] == 7 and props["n"] + 1 == 8
     assert f"{props['p']}" == "plain" and props["b"] is True
@@ -114,16 +115,16 @@ def test_objects_at_one_path_share_its_path_and_an_unknown_below_them_names_it(m
     limit of shared paths each object makes its own, and an unknown value's path is the SDK's either way."""
     struct = struct_pb2.Struct()
     struct.update({"spec": [{"template": {"x": UNKNOWN_STRING_VALUE}}, {"template": {"x": 1}}]})
-    first, second = (sdk.StructProps(struct)["spec"][i]["template"] for i in (0, 1))
-    again = sdk.StructProps(struct)["spec"][0]["template"]
+    first, second = (lazy_props.StructProps(struct)["spec"][i]["template"] for i in (0, 1))
+    again = lazy_props.StructProps(struct)["spec"][0]["template"]
     assert first._path == ("spec", "0", "template") and again._path is first._path
     assert second._path == ("spec", "1", "template") and second._path is not first._path
-    monkeypatch.setattr(sdk, "_PATHS", {})
-    monkeypatch.setattr(sdk, "_MOST_PATHS", 2)
-    made = [sdk.StructProps(struct)["spec"][0]["template"] for _ in range(2)]
-    assert made[0]._path == made[1]._path and made[0]._path is not made[1]._path and len(sdk._PATHS) == 2
+    monkeypatch.setattr(lazy_props, "_PATHS", {})
+    monkeypatch.setattr(lazy_props, "_MOST_PATHS", 2)
+    made = [lazy_props.StructProps(struct)["spec"][0]["template"] for _ in range(2)]
+    assert made[0]._path == made[1]._path and made[0]._path is not made[1]._path and len(lazy_props._PATHS) == 2
     paths = []
-    for props in (sdk_props(struct), sdk.StructProps(struct)):
+    for props in (sdk_props(struct), lazy_props.StructProps(struct)):
         try:
             props["spec"][0]["template"]["x"]
         except UnknownValueError as error:
@@ -134,7 +135,7 @@ def test_objects_at_one_path_share_its_path_and_an_unknown_below_them_names_it(m
 def test_config_copies_to_a_plain_dict():
     struct = struct_pb2.Struct()
     struct.update({"platform": "aws", "n": {"x": [1, 2]}})
-    assert sdk.StructProps(struct).copy() == {"platform": "aws", "n": {"x": [1.0, 2.0]}}
+    assert lazy_props.StructProps(struct).copy() == {"platform": "aws", "n": {"x": [1.0, 2.0]}}
 
 
 def test_install_is_idempotent_and_only_for_the_pinned_sdk():
@@ -382,10 +383,10 @@ def test_the_runtime_is_configured_again_when_what_it_reads_changes(monkeypatch)
 
 def test_a_remediations_view_checks_unknowns_inside_the_items_of_a_list():
     """unknown_checking_view makes every mapping plain, those inside lists too (the mutation sample's survivor
-    sdk._plain of a list's items): a mapping of another type inside a list kept its raw unknown marker unchecked."""
+    lazy_props._plain of a list's items): a mapping of another type inside a list kept its raw unknown marker unchecked."""
     from types import MappingProxyType
 
-    view = sdk.unknown_checking_view({"containers": [MappingProxyType({"image": UNKNOWN_STRING_VALUE, "name": "a"})]})
+    view = lazy_props.unknown_checking_view({"containers": [MappingProxyType({"image": UNKNOWN_STRING_VALUE, "name": "a"})]})
     item = view["containers"][0]
     assert item["name"] == "a"
     with pytest.raises(UnknownValueError):
