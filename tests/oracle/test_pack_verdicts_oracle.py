@@ -78,11 +78,17 @@ def _eks(rng: random.Random) -> list[Resource]:
         "vpcId": "vpc-1", "cidrBlock": f"10.0.{index}.0/24", "availabilityZone": zone})
         for index, zone in enumerate(ZONES["aws"])}
     resources += subnet.values()
+    mixed = False  # at most one group of two machines: the nodes of each mix of them are asked of the oracle
     for index in range(rng.randint(1, 3)):
         machine = rng.choice(sorted(MACHINES["aws"]))
+        machines = [machine]
+        if not mixed and rng.random() < 0.3:
+            mixed = True
+            machines = sorted({machine, rng.choice([other for other in sorted(MACHINES["aws"]) if other != machine
+                                                    and MACHINES["aws"][other] == MACHINES["aws"][machine]])})
         subnets = [subnet[zone] for zone in rng.sample(ZONES["aws"], rng.randint(1, 3))]
         props: dict[str, Any] = {
-            "clusterName": "fleet", "nodeGroupName": f"g{index}", "instanceTypes": [machine],
+            "clusterName": "fleet", "nodeGroupName": f"g{index}", "instanceTypes": machines,
             "amiType": MACHINES["aws"][machine], "subnetIds": [found.name for found in subnets],
             "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": rng.randint(1, 3)}}
         if rng.random() < 0.5:
@@ -230,29 +236,40 @@ def admitted(platform: str, spec: dict[str, Any]) -> dict[str, Any]:
     return {**spec, "tolerations": [*spec.get("tolerations", []), toleration]}
 
 
-def _nodes(stack: Any, platform: str) -> list[dict[str, Any]]:
-    """Every pool's maxSize nodes, written from the pack's own node model."""
-    found = []
+def _written(pool: Any, labels: dict[str, str], taints: list[tuple[str, str, str]], zones: tuple[str, ...],
+             platform: str, index: int, option: Any, model: Any) -> dict[str, Any]:
+    """The pool's node ``index``, of machine ``option`` whose node the pack models as ``model``."""
+    allocatable = {"cpu": f"{model.allocatable(CPU)}m", "memory": str(model.allocatable(MEMORY)),
+                   "pods": str(model.allocatable(PODS))}
+    own = dict(labels)
+    if platform == "compute":  # the kubelet's own labels, from the machine the pack gives the pool
+        own = {ARCH: {"x86_64": "amd64", "arm64": "arm64"}[option.hardware.architecture], **own}
+    zone = {ZONE: zones[index % len(zones)]}  # an autoscaling group balances its nodes over its zones
+    return node(f"{pool.name}-{index}", {**own, **option.labels, **zone}, taints, allocatable)
+
+
+def _mixes(stack: Any, platform: str) -> list[list[dict[str, Any]]]:
+    """Every pool's maxSize nodes, written from the pack's own node model; a pool of two machines may start any mix
+    of them, so one list of nodes per mix (k of the first machine, the rest of the second)."""
+    mixes: list[list[dict[str, Any]]] = [[]]
     for pool in stack.pools:
         labels = {key: next(iter(values)) for key, values in pool.labels.items()
                   if isinstance(values, frozenset) and len(values) == 1}
         taints = [(taint.key, taint.value, taint.effect) for taint in pool.taints]
         built = pool_nodes(stack, pool, PLATFORM.get(platform, platform), {})
-        assert isinstance(built, list) and len(built) == 1, (pool.name, built)
-        option, model = built[0]
-        allocatable = {"cpu": f"{model.allocatable(CPU)}m", "memory": str(model.allocatable(MEMORY)),
-                       "pods": str(model.allocatable(PODS))}
+        assert isinstance(built, list) and 1 <= len(built) <= 2, (pool.name, built)
         count = pool.max_size
         if pool.kind == "NodePool":  # as many nodes as its CPU limit allows, as Karpenter launches them
-            count = int(pool.limits["cpu"] // option.hardware.capacity[CPU])
-        if platform == "compute":  # the kubelet's own labels, from the machine the pack gives the pool
-            labels = {ARCH: {"x86_64": "amd64", "arm64": "arm64"}[option.hardware.architecture], **labels}
+            count = int(pool.limits["cpu"] // built[0][0].hardware.capacity[CPU])
         zones = ("none",) if platform == "compute" else pool.zones  # no zone is judged on a ComputeCluster here
         assert isinstance(count, int) and isinstance(zones, tuple) and zones, (pool.name, count, zones)
-        for index in range(count):  # an autoscaling group balances its nodes over its zones
-            zone = {ZONE: zones[index % len(zones)]}  # a GKE pool's maxNodeCount is per zone alike
-            found.append(node(f"{pool.name}-{index}", {**labels, **option.labels, **zone}, taints, allocatable))
-    return found
+
+        first, last = built[0], built[-1]
+        choices = [[_written(pool, labels, taints, zones, platform, index, *(first if index < k else last))
+                    for index in range(count)]
+                   for k in (range(count + 1) if len(built) == 2 else (count,))]
+        mixes = [[*mix, *choice] for mix in mixes for choice in choices]
+    return mixes
 
 
 @dataclasses.dataclass
@@ -261,13 +278,19 @@ class Case:
     resources: list[Resource]
     spec: dict[str, Any]  # the Deployment's Pod spec, as its platform admits it
     replicas: int
-    nodes: list[dict[str, Any]]
+    mixes: list[list[dict[str, Any]]]  # the nodes of every pool at maxSize, one list per mix of machines
     daemons: list[dict[str, Any]]  # the DaemonSets' Pod specs, as admitted
     refused: list[tuple[str, Any]]  # the violations of POLICIES, by policy
     said: bool  # some policy of POLICIES refused it or said what it could not judge
     surges: bool  # its rollout keeps every old Pod until a new one is available
     rollout: list[Any]  # workload-rollout-fits' violations
     capacity: list[Any]  # pool-capacity's violations
+
+    @property
+    def nodes(self) -> list[dict[str, Any]]:
+        """The nodes, where every pool has one machine."""
+        assert len(self.mixes) == 1
+        return self.mixes[0]
 
     def shown(self, found: dict[str, Any]) -> tuple[Any, ...]:
         resources = [(r.type, json_format.MessageToDict(r.inputs)) for r in self.resources if "Subnet" not in r.type]
@@ -281,23 +304,25 @@ def _case(rng: random.Random, platform: str) -> Case:
         result = analyzer.run(resources)
     refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
     said = bool(refused) or any(note.policy in POLICIES for note in result.notes)
-    nodes = _nodes(analyzer.state.last_stack(), platform)
+    mixes = _mixes(analyzer.state.last_stack(), platform)
     if platform == "compute":  # its Pods run on the capacity group its labels name, and on no other
         group = json_format.MessageToDict(resources[-1].inputs)["metadata"]["labels"]["compute.alien.dev/pool"]
-        nodes = [written for written in nodes if written["metadata"]["name"].rsplit("-", 1)[0] == group]
-    return Case(platform, resources, admitted(platform, spec), replicas, nodes,
+        mixes = [[written for written in mix if written["metadata"]["name"].rsplit("-", 1)[0] == group]
+                 for mix in mixes]
+    return Case(platform, resources, admitted(platform, spec), replicas, mixes,
                 [admitted(platform, daemon) for daemon in daemons], refused, said, surges,
                 result.of("workload-rollout-fits"), result.of("pool-capacity"))
 
 
-def _daemon_pods(cases: list[Case]) -> list[list[dict[str, Any]]]:
-    """Each stack's DaemonSet Pods, one on every node whose filters admit it (the DaemonSet controller's own
-    predicates), asked of the oracle."""
-    asked = [(index, number, spec) for index, case in enumerate(cases) for number, spec in enumerate(case.daemons)]
-    answer = ask({"filter": [{"nodes": cases[index].nodes, "pods": [], "pod": pod(f"agent{number}", spec),
-                              "replicas": 0} for index, number, spec in asked]}) if asked else {"filter": []}
-    found: list[list[dict[str, Any]]] = [[] for _ in cases]
-    for (index, number, spec), verdicts in zip(asked, answer["filter"], strict=True):
+def _daemon_pods(asked: list[tuple[Case, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
+    """The DaemonSet Pods of each (stack, nodes), one on every node whose filters admit it (the DaemonSet
+    controller's own predicates), asked of the oracle."""
+    each = [(index, number, spec) for index, (case, _nodes) in enumerate(asked)
+            for number, spec in enumerate(case.daemons)]
+    answer = ask({"filter": [{"nodes": asked[index][1], "pods": [], "pod": pod(f"agent{number}", spec),
+                              "replicas": 0} for index, number, spec in each]}) if each else {"filter": []}
+    found: list[list[dict[str, Any]]] = [[] for _ in asked]
+    for (index, number, spec), verdicts in zip(each, answer["filter"], strict=True):
         for name, verdict in sorted(verdicts["nodes"].items()):
             if verdict == "":
                 bound = pod(f"agent{number}-{name}", {**spec, "nodeName": name}, {"app": f"agent{number}"})
@@ -325,6 +350,8 @@ def _beyond_max_size(case: Case, found: dict[str, Any], bound: list[dict[str, An
     def pool_of(name: str) -> str:
         return name.rsplit("-", 1)[0]
 
+    if len(case.mixes) != 1:
+        return False  # which machines its nodes are is the autoscaler's choice: left to the placement sides
     taking = {pool_of(name) for name, verdict in found["nodes"].items() if verdict == ""}
     if len(taking) != 1 or any(not verdict.startswith(("NodeAffinity", "TaintToleration"))
                                for name, verdict in found["nodes"].items() if pool_of(name) not in taking):
@@ -351,12 +378,18 @@ def _beyond_max_size(case: Case, found: dict[str, Any], bound: list[dict[str, An
 def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     rng = random.Random(SEED)
     cases = [_case(rng, platform) for _ in range(max(1, EXAMPLES // len(SOURCES))) for platform in sorted(SOURCES)]
-    daemon_pods = _daemon_pods(cases)
+    asked = [(case, nodes) for case in cases for nodes in case.mixes]
+    daemon_pods = _daemon_pods(asked)
     # a rolling update with maxUnavailable 0 keeps every old Pod until a new one is available: replicas + 1 at once
-    answer = ask({"filter": [{"nodes": case.nodes, "pods": bound, "pod": pod("api", case.spec),
-                              "replicas": case.replicas + (1 if case.surges else 0)}
-                             for case, bound in zip(cases, daemon_pods, strict=True)]})
-    judged = list(zip(cases, answer["filter"], strict=True))
+    answers = ask({"filter": [{"nodes": nodes, "pods": bound, "pod": pod("api", case.spec),
+                               "replicas": case.replicas + (1 if case.surges else 0)}
+                              for (case, nodes), bound in zip(asked, daemon_pods, strict=True)]})["filter"]
+    by_case: dict[int, list[tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
+    for (case, _nodes), found, bound in zip(asked, answers, daemon_pods, strict=True):
+        by_case.setdefault(id(case), []).append((found, bound))
+    # the mix of machines that places the most: what the pool can do at best
+    judged = [(case, max((found for found, _bound in by_case[id(case)]), key=lambda found: found["placed"]))
+              for case in cases]
     false_rollouts = [(case.shown(found), case.rollout) for case, found in judged
                       if case.surges and found["placed"] == case.replicas + 1 and case.rollout]
     assert not false_rollouts, f"{len(false_rollouts)} false rollout violations; the first: {false_rollouts[0]}"
@@ -366,7 +399,8 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     smallest = min(false + silent, key=lambda shown: len(repr(shown)), default=None)
     assert not false and not silent, (f"{len(false)} false violations, {len(silent)} silent passes; the smallest: "
                                       f"{smallest}")
-    exceeded = [(case, found) for case, found, bound in zip(cases, answer["filter"], daemon_pods, strict=True)
+    assert any(len(case.mixes) > 1 and case.refused for case in cases), "a group of two machines must be refused"
+    exceeded = [(case, found) for case in cases for found, bound in by_case[id(case)]
                 if _beyond_max_size(case, found, bound)]
     missed = [case.shown(found) for case, found in exceeded if not case.capacity]
     assert not missed, f"{len(missed)} pools certainly too small and not refused; the first: {missed[0]}"
