@@ -96,13 +96,13 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
             continue
         if not pools:
             continue
-        late = next((maybe_changed[id(pool)] for pool in pools if id(pool) in maybe_changed), None)
-        if any(id(pool) not in changed for pool in pools):
+        late = next((maybe_changed[pool] for pool in pools if pool in maybe_changed), None)
+        if any(pool not in changed for pool in pools):
             if late is not None:
                 findings.append(late)
             continue  # its Pods may run on a pool this preview keeps
         several = stack.several_clusters
-        how = listed((f"{pool_name(pool, several)}: {_changes(changed[id(pool)])}" for pool in pools), "; ")
+        how = listed((f"{pool_name(pool, several)}: {_changes(changed[pool])}" for pool in pools), "; ")
         kept = "its one Pod" if count == 1 else f"all {count} of its Pods"
         numbers = "it keeps all [secret] of its Pods" if secret else \
             f"{budget.arithmetic(count)} keeps {kept}" if count else budget.arithmetic(count)

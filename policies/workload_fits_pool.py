@@ -102,7 +102,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
     """On pools the platforms declare (SPEC 14): one Pod fits one node of some machine of some pool that may take it
     by the scheduler's rules (workload-schedulable reports a workload no pool takes), where the workload's cluster's
     pools are all known."""
-    by_pool = {id(pool_load.pool): pool_load for pool_load in load.pools}
+    by_pool = {pool_load.pool: pool_load for pool_load in load.pools}
     findings: list[Finding] = []
     for workload in stack.workloads:
         if workload.kind == "DaemonSet" or workload.request is None:
@@ -119,7 +119,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         if unknown is not None:
             findings.append(unknown)
             continue
-        per_pool = [_largest(stack, verdict, request, by_pool[id(verdict.pool)], settings, several)
+        per_pool = [_largest(stack, verdict, request, by_pool[verdict.pool], settings, several)
                     for verdict in possible]
         if landed.unknown_cluster and any(text is None for text in per_pool):
             split = _by_cluster(landed, possible, per_pool)
@@ -139,7 +139,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         first = possible[0]
         family = first.options[0].hardware.family if first.options else None
         allowed = workload.constraint.allowed
-        daemonsets = by_pool[id(first.pool)].daemonsets
+        daemonsets = by_pool[first.pool].daemonsets
         found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
                                        _daemon_room(daemonsets))
         if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):

@@ -117,7 +117,7 @@ def loads(stack: Stack, platform: str | None = None) -> Loads:
 
 
 def _loads(stack: Stack) -> Loads:
-    by_pool = {id(pool): PoolLoad(pool) for pool in stack.pools}
+    by_pool = {pool: PoolLoad(pool) for pool in stack.pools}  # a Pool hashes by identity
     autoscalers = autoscaling(stack)
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
@@ -137,7 +137,7 @@ def _loads(stack: Stack) -> Loads:
             elif isinstance(landed.placement, Unknown):
                 unknown.append(landed.placement)
             elif landed.pool is not None:
-                target = by_pool[id(landed.pool)]
+                target = by_pool[landed.pool]
                 (target.daemonsets if daemon else target.workloads).append(placed)
         if not landed.scheduled:
             continue
@@ -147,35 +147,35 @@ def _loads(stack: Stack) -> Loads:
             continue
         if daemon:
             for verdict in taking:  # a DaemonSet's Pods run on every node of every pool that takes them
-                by_pool[id(verdict.pool)].daemonsets.append(placed)
+                by_pool[verdict.pool].daemonsets.append(placed)
             continue
         possible = landed.possible
         if len(possible) == 1 and landed.complete:  # if its Pods run at all, they run there
-            by_pool[id(possible[0].pool)].workloads.append(placed)
+            by_pool[possible[0].pool].workloads.append(placed)
         elif len(possible) == 1:  # there, or on pools the stack does not show
-            by_pool[id(possible[0].pool)].elsewhere.append(placed)
+            by_pool[possible[0].pool].elsewhere.append(placed)
         else:
             for verdict in taking:
-                by_pool[id(verdict.pool)].shared.append(placed)
+                by_pool[verdict.pool].shared.append(placed)
     return Loads(list(by_pool.values()), requests, unknown)
 
 
-def _maybe(landed: Landing, placed: Placed, daemon: bool, by_pool: Mapping[int, PoolLoad]) -> None:
+def _maybe(landed: Landing, placed: Placed, daemon: bool, by_pool: Mapping[Pool, PoolLoad]) -> None:
     """A workload whose cluster the pack cannot tell: on each candidate cluster, what it would place on its pools
     there (a DaemonSet on every pool that takes it; another workload on the one pool that may take it there); drawn
     as shared wherever it may run."""
-    seen: set[int] = set()  # a pool whose cluster the pack cannot tell is every candidate's
+    seen: set[Pool] = set()  # a pool whose cluster the pack cannot tell is every candidate's
     for candidate in landed.candidates:
         possible = landed.possible_in(candidate)
         pools = [verdict.pool for verdict in possible if verdict.takes] if daemon else \
             [possible[0].pool] if len(possible) == 1 and candidate.complete else []
         for pool in pools:
-            if id(pool) not in seen:
-                seen.add(id(pool))
-                load = by_pool[id(pool)]
+            if pool not in seen:
+                seen.add(pool)
+                load = by_pool[pool]
                 (load.maybe_daemonsets if daemon else load.maybe).append(placed)
     for verdict in landed.taking:
-        by_pool[id(verdict.pool)].shared.append(placed)
+        by_pool[verdict.pool].shared.append(placed)
 
 
 def _placed(workload: Workload, request: PodRequest,

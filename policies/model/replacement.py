@@ -102,21 +102,21 @@ def _template(value: Any) -> str:
 
 
 def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, str]
-             ) -> tuple[dict[int, tuple[Change, ...]], dict[int, Unknown]]:
-    """The pools (by id) whose nodes this preview replaces, with what changed; and those it may replace (a value
+             ) -> tuple[dict[Pool, tuple[Change, ...]], dict[Pool, Unknown]]:
+    """The pools whose nodes this preview replaces, with what changed; and those it may replace (a value
     not known yet)."""
     before = previous_pools(inputs, types)
-    found: dict[int, tuple[Change, ...]] = {}
-    maybe: dict[int, Unknown] = {}
+    found: dict[Pool, tuple[Change, ...]] = {}
+    maybe: dict[Pool, Unknown] = {}
     for pool in pools:
         old = before.get((pool.urn, pool.name))
         if old is None:
             continue  # a new pool: nothing to drain
         changed = changes(old, pool)
         if isinstance(changed, Unknown):
-            maybe[id(pool)] = changed
+            maybe[pool] = changed
         elif changed:
-            found[id(pool)] = changed
+            found[pool] = changed
     return found, maybe
 
 
