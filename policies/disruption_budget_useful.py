@@ -35,8 +35,8 @@ def disruption_budget_useful(stack: Stack) -> list[Finding]:
     for budget in stack.budgets:
         if not budget.readable:
             continue  # the API server refuses it: the deploy says so
-        selected = protected.selected.get(id(budget), [])
-        unknown = protected.unknown.get(id(budget))
+        selected = protected.selected.get(budget, [])
+        unknown = protected.unknown.get(budget)
         if not selected:
             if unknown is not None:
                 findings.append(unknown)
@@ -45,7 +45,7 @@ def disruption_budget_useful(stack: Stack) -> list[Finding]:
                 findings.append(undetermined("a PodDisruptionBudget selects no workload the pack sees, and Helm v3 "
                                              "Releases install workloads it cannot see"))
             else:
-                findings.append(_protects_nothing(budget, protected.near.get(id(budget))))
+                findings.append(_protects_nothing(budget, protected.near.get(budget)))
             continue
         finding = _blocks(stack, budget, selected, unknown,
                           any(protected.hidden(budget, workload) for workload in selected))

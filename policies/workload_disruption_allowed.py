@@ -48,7 +48,7 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
     for workload in stack.workloads:
         if not drained(workload):
             continue
-        budgets = protected.of_workload.get(id(workload), [])
+        budgets = protected.of_workload.get(workload, [])
         if len(budgets) >= 2:
             hidden = any(protected.hidden(budget, workload) for budget in budgets)  # the match a secret decides
             names = REDACTED if hidden else quoted(sorted(budget.name for budget in budgets), LISTED)
@@ -58,13 +58,13 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
                 "selects, so no drain can ever move them (a node upgrade, a machine change, Karpenter consolidation "
                 "waits on them): keep one budget for these Pods", workload.urn))
             continue
-        maybe = protected.unknown_of.get(id(workload))
+        maybe = protected.unknown_of.get(workload)
         if maybe is not None and budgets:
             findings.append(maybe)  # a second budget may select it
         if len(budgets) != 1:
             continue
         budget = budgets[0]
-        selected = protected.selected.get(id(budget), [])
+        selected = protected.selected.get(budget, [])
         total = pods_of(stack, selected)
         if not isinstance(total, tuple):
             if budget.never_allows:

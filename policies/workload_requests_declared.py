@@ -25,6 +25,7 @@ from .adapters.templates import Context, Policy
 from .model.loads import Placed, loads, pool_nodes
 from .model.stack import Stack
 from .model.values import more
+from .model.workloads import Workload
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, exact
 from .words import LISTED, pool_name
@@ -36,14 +37,14 @@ _DEFAULTS: Mapping[str, Any] = {}  # the platforms' reservations (whether a pool
 def workload_requests_declared(stack: Stack, platform: str) -> list[Finding]:
     """Each workload on a pool whose nodes are known, once, with the pools the rules count it on."""
     several = stack.several_clusters
-    undeclared: dict[int, tuple[Placed, list[str]]] = {}  # id(workload) -> (placed, the pools it is counted on)
+    undeclared: dict[Workload, tuple[Placed, list[str]]] = {}  # the placed workload, the pools it is counted on
     for pool_load in loads(stack, platform).pools:
         placed_here = [*pool_load.daemonsets, *pool_load.workloads, *pool_load.shared]
         if not placed_here or not isinstance(pool_nodes(stack, pool_load.pool, platform, _DEFAULTS), list):
             continue  # the capacity rules do not add up this pool's requests: its nodes are not known
         for placed in placed_here:
             if _requests_nothing(placed):
-                found = undeclared.setdefault(id(placed.workload), (placed, []))
+                found = undeclared.setdefault(placed.workload, (placed, []))
                 where = pool_name(pool_load.pool, several)
                 if where not in found[1]:
                     found[1].append(where)

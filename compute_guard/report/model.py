@@ -234,7 +234,7 @@ def _zones(pool: Pool) -> tuple[str, ...] | None:
 def _budget(stack: Stack, placed: Placed) -> str | None:
     """Its PodDisruptionBudget and what it allows at the Pods it counts, as workload-disruption-allowed and
     disruption-budget-useful judge it."""
-    found = protection(stack).of_workload.get(id(placed.workload), [])
+    found = protection(stack).of_workload.get(placed.workload, [])
     if len(found) > 1:
         return f"{len(found)} budgets select its Pods: the eviction API refuses to evict them"
     if not found:
@@ -242,7 +242,7 @@ def _budget(stack: Stack, placed: Placed) -> str | None:
     budget = found[0]
     if protection(stack).hidden(budget, placed.workload):
         return "[secret]"
-    pods = pods_of(stack, protection(stack).selected.get(id(budget), []))
+    pods = pods_of(stack, protection(stack).selected.get(budget, []))
     if not isinstance(pods, tuple) or pods[1] or budget.secret:
         return f"'{budget.name}'"
     total = pods[0]

@@ -60,7 +60,7 @@ class Amount:
         return f"{self.value}%" if self.percent else str(self.value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one per resource: it hashes by identity, a key of what is derived
 class Budget:
     urn: str
     name: str

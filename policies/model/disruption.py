@@ -22,17 +22,18 @@ from .workloads import Workload
 class Protection:
     """Every budget's workloads, and every workload's budgets, decided once per stack."""
 
-    of_workload: dict[int, list[Budget]] = field(default_factory=dict)  # budgets that certainly select it (by id)
-    unknown_of: dict[int, Unknown] = field(default_factory=dict)  # a workload some budget may select
-    selected: dict[int, list[Workload]] = field(default_factory=dict)  # by id(budget): what it certainly selects
-    unknown: dict[int, Unknown] = field(default_factory=dict)  # by id(budget): it may select more
-    near: dict[int, tuple[str, Workload]] = field(default_factory=dict)  # by id(budget): a label one edit away
-    # (id(budget), id(workload)) whose match a secret decides: a secret selector value or Pod label (SPEC section
-    # 4: which budget selects which Pods is then secret too)
-    secret: set[tuple[int, int]] = field(default_factory=set)
+    # (a workload and a budget hash by identity: each is one resource of the stack)
+    of_workload: dict[Workload, list[Budget]] = field(default_factory=dict)  # budgets that certainly select it
+    unknown_of: dict[Workload, Unknown] = field(default_factory=dict)  # a workload some budget may select
+    selected: dict[Budget, list[Workload]] = field(default_factory=dict)  # what a budget certainly selects
+    unknown: dict[Budget, Unknown] = field(default_factory=dict)  # a budget that may select more
+    near: dict[Budget, tuple[str, Workload]] = field(default_factory=dict)  # a label one edit away
+    # (budget, workload) whose match a secret decides: a secret selector value or Pod label (SPEC section 4: which
+    # budget selects which Pods is then secret too)
+    secret: set[tuple[Budget, Workload]] = field(default_factory=set)
 
     def hidden(self, budget: Budget, workload: Workload) -> bool:
-        return (id(budget), id(workload)) in self.secret
+        return (budget, workload) in self.secret
 
 
 def drained(workload: Workload) -> bool:
@@ -59,11 +60,11 @@ def _protection(stack: Stack) -> Protection:
     anywhere: dict[tuple[str, Any], list[Workload]] = {}  # by label alone, whatever their cluster and namespace
     whole: dict[tuple[str, str | None], list[Workload]] = {}
     loose: list[tuple[Workload, Any]] = []  # namespace or labels not known: they may be anywhere
-    labels_of: dict[int, Any] = {}
+    labels_of: dict[Workload, Any] = {}
     for workload in stack.workloads:
         if not drained(workload):
             continue
-        labels = labels_of[id(workload)] = pod_labels(workload)
+        labels = labels_of[workload] = pod_labels(workload)
         namespace = workload.namespace
         if isinstance(labels, Unknown) or isinstance(namespace, Unknown):
             loose.append((workload, labels))
@@ -82,36 +83,36 @@ def _protection(stack: Stack) -> Protection:
         certain: list[Workload] = []
         unknown: Unknown | None = budget.unknown
         for workload in candidates:
-            chosen = selection(budget, labels_of[id(workload)])
+            chosen = selection(budget, labels_of[workload])
             if chosen is True and not isinstance(namespace, Unknown):
                 certain.append(workload)
-                found.of_workload.setdefault(id(workload), []).append(budget)
-                if budget.selector_secret or any(is_secret(value) for value in labels_of[id(workload)].values()):
-                    found.secret.add((id(budget), id(workload)))
+                found.of_workload.setdefault(workload, []).append(budget)
+                if budget.selector_secret or any(is_secret(value) for value in labels_of[workload].values()):
+                    found.secret.add((budget, workload))
             elif isinstance(chosen, Unknown):
                 unknown = unknown or chosen
-                found.unknown_of.setdefault(id(workload), chosen)
+                found.unknown_of.setdefault(workload, chosen)
         for workload, labels in loose:
             chosen = selection(budget, labels)
             if chosen is not False:
                 late = chosen if isinstance(chosen, Unknown) else labels if isinstance(labels, Unknown) \
                     else workload.namespace
                 unknown = unknown or late
-                found.unknown_of.setdefault(id(workload), late)
+                found.unknown_of.setdefault(workload, late)
         if isinstance(namespace, Unknown):
             unknown = unknown or namespace
-        found.selected[id(budget)] = certain
+        found.selected[budget] = certain
         if unknown is not None:
-            found.unknown[id(budget)] = unknown
+            found.unknown[budget] = unknown
         if not certain and unknown is None:
             others = stack.workloads if first is None else anywhere.get(first, [])
             unknown = _elsewhere(stack, budget, others, labels_of) or _operated(stack, budget)
             if unknown is not None:
-                found.unknown[id(budget)] = unknown
+                found.unknown[budget] = unknown
             else:
                 near = _near(budget, scope, whole, labels_of)
                 if near is not None:
-                    found.near[id(budget)] = near
+                    found.near[budget] = near
     return found
 
 
@@ -141,14 +142,14 @@ def _first_pair(selector: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _elsewhere(stack: Stack, budget: Budget, workloads: list[Workload], labels_of: Mapping[int, Any]
+def _elsewhere(stack: Stack, budget: Budget, workloads: list[Workload], labels_of: Mapping[Workload, Any]
                ) -> Unknown | None:
     """A budget that selects no workload of its own cluster and namespace for certain may still select one the pack
     cannot place with it: one on a provider whose namespace is not written (the provider's may be the budget's),
     or on another provider that may target the same cluster. What says it may (never a finding then)."""
     namespace = _namespace(budget.namespace)
     for workload in workloads:
-        labels = labels_of.get(id(workload))
+        labels = labels_of.get(workload)
         if labels is None or isinstance(labels, Unknown):
             continue
         theirs = _namespace(workload.namespace)
@@ -163,14 +164,14 @@ def _elsewhere(stack: Stack, budget: Budget, workloads: list[Workload], labels_o
 
 
 def _near(budget: Budget, scope: tuple[str, str | None], whole: Mapping[tuple[str, str | None], list[Workload]],
-          labels_of: Mapping[int, Any]) -> tuple[str, Workload] | None:
+          labels_of: Mapping[Workload, Any]) -> tuple[str, Workload] | None:
     """A workload of its namespace whose Pods it would select if one of its matchLabels values (or keys) were
     spelled as theirs: the label it likely meant, and the workload."""
     match_labels = budget.selector.get("matchLabels") if is_mapping(budget.selector) else None
     if not is_mapping(match_labels) or not match_labels or budget.selector_secret:
         return None  # (a hint from a secret value would tell how close it is to a workload's label)
     for workload in whole.get(scope, []):
-        labels = labels_of[id(workload)]
+        labels = labels_of[workload]
         missing = [(key, value) for key, value in match_labels.items() if labels.get(key) != value]
         if len(missing) != 1 or not isinstance(missing[0][1], str):
             continue

@@ -250,9 +250,9 @@ def gate(stack: Stack, workload: Workload) -> bool | Unknown:
 
 def landing(stack: Stack, workload: Workload) -> Landing:
     """Where the workload lands, decided once per stack and workload."""
-    own = id(workload) in stack.own
+    own = workload in stack.own
     kept = _LANDINGS.of(stack)
-    found = kept.get(id(workload)) if own else None
+    found = kept.get(workload) if own else None
     if found is not None and found.workload is workload:
         return found
     placement = placement_of(stack, workload)
@@ -265,7 +265,7 @@ def landing(stack: Stack, workload: Workload) -> Landing:
         pools, candidates = _candidates(stack, cluster)
     result = Landing(workload, placement, pool, opened, cluster, pools, candidates)
     if own:
-        kept[id(workload)] = result
+        kept[workload] = result
     return result
 
 
@@ -311,9 +311,9 @@ def _pool_groups(stack: Stack) -> dict[str, tuple[int, ...]]:
     return {key: tuple(indexes) for key, indexes in groups.items()}
 
 
-# what this module derives, per stack (memo.py): each own workload's landing (by its id: the stack keeps it alive),
+# what this module derives, per stack (memo.py): each own workload's landing (a workload hashes by identity),
 # the candidate clusters by the key of the cluster a workload names, the platform pools by their cluster's key
-_LANDINGS: PerStack[Stack, dict[int, Landing]] = PerStack(lambda stack: {})
+_LANDINGS: PerStack[Stack, dict[Workload, Landing]] = PerStack(lambda stack: {})
 _CANDIDATES: PerStack[Stack, dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]]] = PerStack(lambda stack: {})
 _POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_groups)
 

@@ -250,22 +250,22 @@ def placement_of(stack: Stack, workload: Workload) -> Placement:
     the report: a container's or daemon's cluster and pool from its labels (resolve_placement), a dynamic
     workload's dynamic container pool (resolve_dynamic_pool); None for a worker or a role that cannot be read,
     the Unknown when the role is not known yet. (Patches resolve too; the policies that skip them say so.)"""
-    # by identity, for the stack's own workloads only: the stack keeps them alive, so no other object has their id
-    # (a workload analyzed alone against the ComputeClusters seen so far is resolved, not kept)
-    if id(workload) not in stack.own:
+    # for the stack's own workloads only (a workload analyzed alone against the ComputeClusters seen so far is
+    # resolved, not kept)
+    if workload not in stack.own:
         return _resolve(stack, workload)
     kept = _PLACEMENTS.of(stack)
-    found = kept.get(id(workload), _MISSING)
+    found = kept.get(workload, _MISSING)
     if found is _MISSING:
-        found = kept[id(workload)] = _resolve(stack, workload)
+        found = kept[workload] = _resolve(stack, workload)
     return found  # type: ignore[return-value]
 
 
 _MISSING = object()
-# what this module derives, per stack (memo.py): by platform, by workload (its id: the stack keeps it alive), the
+# what this module derives, per stack (memo.py): by platform, by workload (it hashes by identity), the
 # ComputeCluster pools by (id(group), id(owner)), and each ComputeCluster's pools by their id
 _ARCHITECTURES: PerStack[Stack, dict[str | None, DeclaredArchitectures]] = PerStack(lambda stack: {})
-_PLACEMENTS: PerStack[Stack, dict[int, Placement]] = PerStack(lambda stack: {})
+_PLACEMENTS: PerStack[Stack, dict[Workload, Placement]] = PerStack(lambda stack: {})
 _POOL_INDEX: PerStack[Stack, dict[tuple[int, int], Pool]] = PerStack(lambda stack: _pool_index(stack))
 _GROUPS_BY_ID: PerStack[Stack, dict[int, tuple[Cluster, Mapping[str, CapacityGroup]]]] = PerStack(lambda stack: {})
 

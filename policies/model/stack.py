@@ -43,7 +43,7 @@ class Stack:
     unread: list[Unread] = field(default_factory=list)  # what declares pools the pack cannot read
     resources: Mapping[str, StackResource] = field(default_factory=dict)  # by URN
     index: ClusterIndex | None = None
-    own: set[int] = field(default_factory=set)  # the ids of the stack's own workloads (it keeps them alive)
+    own: set[Workload] = field(default_factory=set)  # the stack's own workloads (a workload hashes by identity)
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -113,7 +113,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn
-    stack.own = {id(workload) for workload in stack.workloads}
+    stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs)
     reads = [source.read(found, context) for source, found in by_source.items()]
     index = stack.index = ClusterIndex([cluster for read in reads for cluster in read.clusters], by_urn)

@@ -145,7 +145,7 @@ def _unread() -> list[Any]:
     return [_UNREAD] * kept.count
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one per resource: it hashes by identity, a key of what is derived
 class Workload:
     urn: str
     name: str
