@@ -611,3 +611,21 @@ def auto_mode_cluster(name: str = "auto", node_pools: list[str] | None = None) -
                                bootstrap_self_managed_addons=False)
 
     return declare
+
+
+def digitalocean(memory, with_cluster=True):
+    """A DigitalOcean cluster (pulumi-digitalocean), its node pool, and a Deployment on a provider built from it."""
+    def program():
+        import pulumi
+        import pulumi_digitalocean as do
+        import pulumi_kubernetes as k8s
+
+        cluster = do.KubernetesCluster("do", name="do", region="nyc1", version="1.31.1-do.0", node_pool={
+            "name": "workers", "size": "s-2vcpu-4gb", "node_count": 2}) if with_cluster else None
+        provider = k8s.Provider("do-k8s", kubeconfig=cluster.kube_configs[0].raw_config if cluster else "{}")
+        labels = {"app": "api"}
+        k8s.apps.v1.Deployment("api", spec={"selector": {"matchLabels": labels}, "template": {
+            "metadata": {"labels": labels}, "spec": {"containers": [{
+                "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "1", "memory": memory}}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    return program

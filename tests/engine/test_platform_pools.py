@@ -190,7 +190,7 @@ def test_two_aks_clusters_each_workload_judged_on_its_own_clusters_pools():
 def test_unread_platforms_a_digitalocean_cluster_is_a_note_through_the_engine():
     """The in-process twin: tests/policies/test_platform_pool_sources.py
     (test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judged)."""
-    from test_platform_pool_sources import digitalocean
+    from builders import digitalocean
 
     result = engine_run([digitalocean("64Gi")], "kubernetes")
     assert result.violations == []

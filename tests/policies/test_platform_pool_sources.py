@@ -7,6 +7,7 @@ from builders import (
     aks_node_pool,
     arch_requirement,
     deployment,
+    digitalocean,
     instance_types,
     node_class,
     node_group,
@@ -209,24 +210,6 @@ def test_a_gke_pools_total_max_node_count_is_its_size_not_the_per_zone_maximum()
     assert pool.max_size == 2
     del props["autoscaling"]["totalMaxNodeCount"], props["autoscaling"]["totalMinNodeCount"]
     assert parse_platform_pool("gcp:container/nodePool:NodePool", props, "urn:np", "np").max_size == 15
-
-
-def digitalocean(memory, with_cluster=True):
-    """A DigitalOcean cluster (pulumi-digitalocean), its node pool, and a Deployment on a provider built from it."""
-    def program():
-        import pulumi
-        import pulumi_digitalocean as do
-        import pulumi_kubernetes as k8s
-
-        cluster = do.KubernetesCluster("do", name="do", region="nyc1", version="1.31.1-do.0", node_pool={
-            "name": "workers", "size": "s-2vcpu-4gb", "node_count": 2}) if with_cluster else None
-        provider = k8s.Provider("do-k8s", kubeconfig=cluster.kube_configs[0].raw_config if cluster else "{}")
-        labels = {"app": "api"}
-        k8s.apps.v1.Deployment("api", spec={"selector": {"matchLabels": labels}, "template": {
-            "metadata": {"labels": labels}, "spec": {"containers": [{
-                "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "1", "memory": memory}}}]}}},
-            opts=pulumi.ResourceOptions(provider=provider))
-    return program
 
 
 def test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judged():
