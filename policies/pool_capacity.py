@@ -29,9 +29,7 @@ from .model.loads import (
     CHECKED,
     Placed,
     PoolLoad,
-    best_node,
     counted,
-    daemonset_totals,
     loads,
     pool_nodes,
 )
@@ -226,16 +224,14 @@ def _machine(nodes: list[tuple[Option, Node]], node: Node) -> str:
 
 def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,
            counted: list[tuple[Placed, int]], left_out: list[Placed], subject: str) -> Finding | None:
-    node = best_node(nodes, resource)
-    if node is None:
-        return next((found.unknown[resource] for _option, found in nodes if resource in found.unknown), None)
-    allocatable = node.allocatable(resource)
-    assert allocatable is not None
-    daemons, daemons_secret, unknown = daemonset_totals(load.daemonsets, resource)
-    if unknown is not None:
-        return unknown
-    if daemons > allocatable:
+    found = load.room(nodes, resource)
+    if found is None:
+        return next((node.unknown[resource] for _option, node in nodes if resource in node.unknown), None)
+    if isinstance(found, Unknown):
+        return found
+    if found.overflows:
         return None  # the DaemonSets alone overflow a node: workload-fits-pool reports it on each of them
+    node, allocatable, daemons, daemons_secret = found.node, found.allocatable, found.daemons, found.secret
     demand = Decimal(0)
     consumers: list[tuple[Decimal, Placed, int]] = []
     secret = daemons_secret or resource in node.secret
@@ -257,7 +253,7 @@ def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size
     daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "
                    f"{show(resource, size * daemons, secret)} and " if daemons > 0 else "")
     verb = "run" if resource == PODS else "request"
-    per_node = allocatable - daemons
+    per_node = found.free
     fix = "use larger machines or move workloads to another pool"
     if per_node > 0:
         needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
@@ -295,10 +291,9 @@ def _packing(load: PoolLoad, nodes: list[tuple[Option, Node]], size: int, counte
     for placed, count in counted:
         # what each node holds of its identical Pods (fit.py: Pod slots are left out, since for one workload the
         # Pod total above already decides exactly); the node that holds the most bounds them all
-        fits = [load.fit(node, placed.request) for _option, node in nodes]
-        if not fits or any(found.most is None for found in fits):
+        best = load.packing(nodes, placed.request)
+        if best is None:
             continue
-        best = max(fits, key=lambda found: found.most or 0)
         per_node, resource, node, free = best.most, best.bound, best.node, best.free
         assert per_node is not None and resource is not None and free is not None
         if per_node < 1:

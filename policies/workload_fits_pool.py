@@ -25,13 +25,12 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
+from .model.fit import Room
 from .model.landing import Landing, PoolVerdict, landing
 from .model.loads import (
     CHECKED,
     Placed,
     PoolLoad,
-    best_node,
-    daemonset_totals,
     loads,
     pool_nodes,
     smallest_machine,
@@ -130,7 +129,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             if request.get(MEMORY) > 0:
                 blind = [(verdict, nodes) for verdict in possible
                          if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)
-                         and any(node.allocatable(MEMORY) is None for _option, node in nodes)]
+                         and any(not node.knows(MEMORY) for _option, node in nodes)]
                 if blind:
                     findings.append(_no_memory(blind[0][1], pool_name(blind[0][0].pool, several)))
             continue
@@ -141,7 +140,7 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         allowed = workload.constraint.allowed
         daemonsets = by_pool[first.pool].daemonsets
         found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
-                                       _daemon_room(daemonsets))
+                                       by_pool[first.pool].taken_known())
         if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):
             found = None  # which machine holds the Pod would tell what the secret is
         message = (
@@ -185,26 +184,15 @@ def _asks(load: PoolLoad, resource: str) -> bool:
 
 def _no_memory(nodes: list[tuple[Option, Node]], where: str) -> Unknown:
     """A machine whose memory the catalog does not know: what fits on it is not checked, and said so."""
-    names = listed(sorted({f"{node.machine}" for _option, node in nodes if node.allocatable(MEMORY) is None}))
+    names = listed(sorted({f"{node.machine}" for _option, node in nodes if not node.knows(MEMORY)}))
     return undetermined(f"the machine catalog has no memory for {names}, so the memory the Pods on {where} request "
                         "is not checked")
-
-
-def _daemon_room(daemonsets: list[Placed]) -> dict[str, Decimal]:
-    """What a pool's DaemonSets take of each node, per resource whose amount is known."""
-    taken = {}
-    for resource in (*CHECKED, PODS):
-        total, _secret, unknown = daemonset_totals(daemonsets, resource)
-        if unknown is None:
-            taken[resource] = total
-    return taken
 
 
 def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: PoolLoad,
              settings: Mapping[str, Any], several: bool) -> str | None:
     """None when some machine of the pool fits one Pod (after its DaemonSets); else what its largest machines
     have."""
-    daemonsets = load.daemonsets
     found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
     if not isinstance(found, list):
         return None  # a node that is not known: it might fit
@@ -214,55 +202,47 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
         return None  # a machine whose node is not known: it might fit
     if any(load.fit(node, request).fits for _option, node in nodes):
         return None
-    best = {resource: node for resource in CHECKED if (node := best_node(nodes, resource)) is not None}
-    short = [resource for resource in CHECKED if resource in best
-             and request.get(resource) > (best[resource].allocatable(resource) or 0)
-             - daemonset_totals(daemonsets, resource)[0]]
+    rooms = {resource: each for resource in CHECKED if isinstance(each := load.room(nodes, resource), Room)}
+    short = [found for found in rooms.values() if request.get(found.resource) > found.free]
     where = pool_name(verdict.pool, several)
     if not short:
         return f"{where} has machines with enough of each resource, but none with all of them together"
-    most = listed([f"at most {allocatable_sum(best[resource], resource)}{_after(daemonsets, resource)} of "
-                   f"{WHAT[resource]} ({best[resource].machine})" for resource in short], " and ")
+    most = listed([f"at most {allocatable_sum(found.node, found.resource)}{_after(load, found)} of "
+                   f"{WHAT[found.resource]} ({found.node.machine})" for found in short], " and ")
     return f"{where} has {most}"
 
 
-def _after(daemonsets: list[Placed], resource: str) -> str:
+def _after(load: PoolLoad, room: Room) -> str:
     """What a pool's DaemonSets take of a node, as a clause of its arithmetic."""
-    total, secret, _unknown = daemonset_totals(daemonsets, resource)
-    if total <= 0:
+    if room.daemons <= 0:
         return ""
-    return f", - {show(resource, total, secret)} for DaemonSets ({daemonset_list(daemonsets, resource)})"
+    return (f", - {show(room.resource, room.daemons, room.secret)} for DaemonSets "
+            f"({daemonset_list(load.daemonsets, room.resource)})")
 
 
 def _pool(stack: Stack, load: PoolLoad, nodes: list[tuple[Option, Node]], platform: str,
           settings: Mapping[str, Any], several: bool) -> list[Finding]:
     findings: list[Finding] = []
-    left: dict[str, Decimal | None] = {}
-    daemons_fit: dict[str, bool] = {}
+    rooms: dict[str, Room] = {}
     for resource in (*CHECKED, PODS):
-        node = best_node(nodes, resource)
-        allocatable = node.allocatable(resource) if node is not None else None
-        total, secret, unknown = daemonset_totals(load.daemonsets, resource)
-        if node is None or allocatable is None:
-            left[resource] = None
+        found = load.room(nodes, resource)
+        if found is None:
             first = nodes[0][1]
             if resource in first.unknown and (load.daemonsets or load.workloads):
                 findings.append(first.unknown[resource])
             elif resource == MEMORY and _asks(load, MEMORY):
                 findings.append(_no_memory(nodes, pool_name(load.pool, several)))
             continue
-        if unknown is not None:
-            findings.append(unknown)
-            left[resource] = None
+        if isinstance(found, Unknown):
+            findings.append(found)
             continue
-        daemons_fit[resource] = total <= allocatable
-        left[resource] = allocatable - total if daemons_fit[resource] else allocatable
-        if not daemons_fit[resource]:
-            findings.extend(_daemonsets_overflow(load, node, resource, total, secret, several))
+        rooms[resource] = found
+        if found.overflows:
+            findings.extend(_daemonsets_overflow(load, found.node, resource, found.daemons, found.secret, several))
     if load.pool.placed_by == "labels":
         node = nodes[0][1]
         for placed in load.workloads:
-            findings.extend(_workload(stack, load, node, placed, left, daemons_fit, platform, settings))
+            findings.extend(_workload(stack, load, node, placed, rooms, platform, settings))
     return findings
 
 
@@ -284,21 +264,23 @@ def _daemonsets_overflow(load: PoolLoad, node: Node, resource: str, total: Decim
     return [Violation(f"{placed.workload.subject}: {text}", placed.workload.urn) for placed in load.daemonsets]
 
 
-def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, left: dict[str, Decimal | None],
-              daemons_fit: dict[str, bool], platform: str, settings: Mapping[str, Any]) -> list[Finding]:
+def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: Mapping[str, Room], platform: str,
+              settings: Mapping[str, Any]) -> list[Finding]:
     findings: list[Finding] = []
     request = placed.request
     subject = placed.workload.subject
     where = pool_name(load.pool)
     for resource in CHECKED:
         wanted = request.unknown.get(resource)
-        free = left.get(resource)
+        room = rooms.get(resource)
         if wanted is not None:
-            if free is not None:
+            if room is not None:
                 findings.append(wanted)
             continue
         asked = request.get(resource)
-        if free is None or asked <= free:
+        # DaemonSets that alone overflow a node are their own finding: the Pod is judged against the whole node
+        free = None if room is None else room.allocatable if room.overflows else room.free
+        if room is None or free is None or asked <= free:
             continue
         hidden = resource in request.secret or resource in node.secret
         if resource in GPU_RESOURCES and node.capacity[resource] == 0:
@@ -310,10 +292,9 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, left: di
             continue
         daemons = ""
         # what is left after the DaemonSets is derived from their requests: secret when one of them is
-        left_hidden = hidden or daemonset_totals(load.daemonsets, resource)[1]
-        if load.daemonsets and daemons_fit.get(resource) and free != node.allocatable(resource):
-            taken = (node.allocatable(resource) or Decimal(0)) - free
-            daemons = (f", - {show(resource, taken, left_hidden)} for DaemonSets "
+        left_hidden = hidden or room.secret
+        if load.daemonsets and not room.overflows and room.daemons != 0:
+            daemons = (f", - {show(resource, room.daemons, left_hidden)} for DaemonSets "
                        f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, left_hidden)} left")
         fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of larger "
                "machines" if free > 0 else "place the workload on a pool of larger machines")
@@ -323,8 +304,8 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, left: di
             f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
             f"{where} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "
             f"be scheduled there: {fix}", placed.workload.urn))
-    free_pods = left.get(PODS)
-    if free_pods is not None and free_pods < 1 and daemons_fit.get(PODS):
+    pods = rooms.get(PODS)
+    if pods is not None and pods.free < 1 and not pods.overflows:
         findings.append(Violation(
             f"{subject}: a node of {where} ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} "
             f"Pods ({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) take every "
@@ -347,7 +328,7 @@ def _suggested(stack: Stack, load: PoolLoad, placed: Placed, platform: str, sett
                      if machines.options else None):
         return ""  # which machine holds the Pod would tell what the secret is
     found, same = smallest_machine(stack, platform, placed.request, frozenset(allowed), family, settings,
-                                   _daemon_room(load.daemonsets))
+                                   load.taken_known())
     return suggestion(found, platform, same)
 
 

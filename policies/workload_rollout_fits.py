@@ -25,8 +25,8 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.fit import CHECKED, Fit
-from .model.loads import Placed, PoolLoad, best_node, counted, daemonset_totals, loads, pool_nodes
+from .model.fit import CHECKED
+from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.rollout import Rollout
@@ -107,14 +107,12 @@ def _room(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     rows: list[tuple[str, Decimal, Decimal, Decimal, bool]] = []
     full = False
     for resource in (*CHECKED, PODS):
-        node = best_node(nodes, resource)
-        if node is None:
+        found = load.room(nodes, resource)
+        if found is None:
             continue
-        allocatable = node.allocatable(resource)
-        assert allocatable is not None
-        daemons, secret, unknown = daemonset_totals(load.daemonsets, resource)
-        if unknown is not None:
-            return unknown
+        if isinstance(found, Unknown):
+            return found
+        node, allocatable, daemons, secret = found.node, found.allocatable, found.daemons, found.secret
         demand = Decimal(0)
         secret = secret or resource in node.secret
         for other in kept:
@@ -204,13 +202,7 @@ def _per_node(load: PoolLoad, nodes: list[tuple[Option, Node]], placed: Placed
               ) -> tuple[int, str, Node, Decimal, Decimal] | None:
     """How many of its identical Pods one node holds at most: floor(what it has left after its DaemonSets / one Pod's
     request), on its best machine; with the resource that bounds it. None when nothing bounds it."""
-    best: Fit | None = None
-    for _option, node in nodes:
-        found = load.fit(node, placed.request)
-        if found.most is None:
-            return None  # a node of it holds any number of them, as far as is known
-        if best is None or found.most > (best.most or 0):
-            best = found
+    best = load.packing(nodes, placed.request)
     if best is None or best.bound is None or best.free is None or best.most is None:
         return None
     return best.most, best.bound, best.node, best.free, placed.request.get(best.bound)

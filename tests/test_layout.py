@@ -399,3 +399,28 @@ def test_a_pool_is_named_as_its_source_says():
     assert "placed_by" not in words and "pool.kind in" not in words
     for name in ("pool_capacity.py", "workload_rollout_fits.py"):
         assert "MAX_POOL_SIZE" not in (ROOT / "policies" / name).read_text(), name
+
+
+FIT_HELPERS = {"daemonset_totals", "room", "largest", "packing", "fit", "node_of", "override"}
+
+
+def test_no_policy_computes_allocatable_or_a_fit_itself():
+    """Issue 47: "allocatable minus the DaemonSets" was worked out in six places and "does one Pod fit a node" in
+    four. The node model gives allocatable (nodes.py), fit.py the one fit, a node's packing and a resource's room;
+    a policy module and the report read them through the pool's load (PoolLoad.fit, .packing, .room, .taken) and
+    write their words: none calls a node's allocatable() but words.py (which writes its arithmetic out), and none
+    imports the fit's helpers."""
+    modules = [*(ROOT / "policies").glob("*.py"), *(ROOT / "compute_guard" / "report").glob("*.py")]
+    computing = {}
+    for path in sorted(modules):
+        if path.name in {"__init__.py", "words.py"}:
+            continue
+        tree = ast.parse(path.read_text())
+        calls = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, ast.Attribute) and node.func.attr == "allocatable"]
+        helpers = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   for alias in node.names if alias.name in FIT_HELPERS}
+        if calls or helpers:
+            computing[path.name] = (len(calls), sorted(helpers))
+    # the report draws the node of the pool's machine with the most memory: its allocatable, read once per resource
+    assert computing == {"model.py": (1, ["largest"])}

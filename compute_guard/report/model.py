@@ -17,7 +17,8 @@ from typing import Any
 
 from compute_guard.policies import ALL
 from compute_guard.policies.model.disruption import protection
-from compute_guard.policies.model.loads import Placed, PoolLoad, best_node, counted, loads, pods_of, pool_nodes
+from compute_guard.policies.model.fit import largest
+from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.stack import Stack
@@ -180,7 +181,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     pool = load.pool
     found = pool_nodes(stack, pool, platform, settings) if platform or pool.platform else None  # pool-capacity's
     nodes = found if isinstance(found, list) else []
-    node = best_node(nodes, MEMORY) if nodes else None
+    node = largest((node for _option, node in nodes), MEMORY)
     allocatable: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
     reserved: dict[str, Decimal | None] = dict.fromkeys(RESOURCES)
     if isinstance(node, Node):

@@ -10,13 +10,14 @@ amount is not known (the Pod's request, the node's allocatable or a DaemonSet's)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .nodes import Node
 from .pods import GPU_RESOURCES, PodRequest
+from .values import Unknown
 
 CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)  # the resources a Pod requests (and Pod slots besides)
 
@@ -64,3 +65,65 @@ def fit(request: PodRequest, node: Node, room: Mapping[str, Decimal]) -> Fit:
             bounds.append((int(left // each), resource, left))
     most, bound, free = min(bounds) if bounds else (None, None, None)
     return Fit(node, tuple(short), most, bound, free)
+
+
+def packing(fits: Iterable[Fit]) -> Fit | None:
+    """Of one workload's fits on each machine's node of a pool, the node that holds the most of its identical Pods
+    (the first such): every node of the pool holds at most that many. None when there is no node, or when nothing
+    bounds some node (it holds any number of them, as far as is known)."""
+    best: Fit | None = None
+    for found in fits:
+        if found.most is None:
+            return None
+        if best is None or found.most > (best.most or 0):
+            best = found
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """One resource on the node of a pool that has the most of it, and what the pool's DaemonSets take of it on every
+    node: each node of the pool has at most ``free`` of it for other Pods."""
+
+    resource: str
+    node: Node
+    allocatable: Decimal
+    daemons: Decimal  # what the DaemonSets request of every node together (one Pod slot each)
+    secret: bool  # that total comes from a secret value
+
+    @property
+    def overflows(self) -> bool:
+        """The DaemonSets alone request more than a node has."""
+        return self.daemons > self.allocatable
+
+    @property
+    def free(self) -> Decimal:
+        return self.allocatable - self.daemons
+
+
+def largest(nodes: Iterable[Node], resource: str) -> Node | None:
+    """The node with the most of a resource allocatable (the first such): each node of its pool has at most that;
+    None when some node's allocatable of it is not known, or there is no node."""
+    best: tuple[Decimal, Node] | None = None
+    for node in nodes:
+        allocatable = node.allocatable(resource)
+        if allocatable is None:
+            return None
+        if best is None or allocatable > best[0]:
+            best = (allocatable, node)
+    return best[1] if best is not None else None
+
+
+def room(nodes: Iterable[Node], resource: str, taken: tuple[Decimal, bool, Unknown | None]) -> Room | Unknown | None:
+    """The resource's room on the pool's largest node for it, after ``taken`` (what its DaemonSets request: amount,
+    secret, the first unknown); None when some node's allocatable of it is not known (or there is no node),
+    Unknown when a DaemonSet's request is not."""
+    node = largest(nodes, resource)
+    if node is None:
+        return None
+    allocatable = node.allocatable(resource)
+    assert allocatable is not None
+    daemons, secret, unknown = taken
+    if unknown is not None:
+        return unknown
+    return Room(resource, node, allocatable, daemons, secret)

@@ -19,7 +19,7 @@ from typing import Any
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
-from .fit import CHECKED, Fit, fit
+from .fit import CHECKED, Fit, Room, fit, packing, room
 from .landing import Landing, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
@@ -75,13 +75,14 @@ class PoolLoad:
     # (``maybe_daemonsets``): counted by neither the fit nor the capacity, and said in pool-capacity's note
     maybe: list[Placed] = field(default_factory=list)
     maybe_daemonsets: list[Placed] = field(default_factory=list)
-    _rooms: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)
+    _left: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)  # by id(node)
+    _taken: dict[str, tuple[Decimal, bool, Unknown | None]] = field(default_factory=dict, repr=False)
 
     def counting(self, workloads: Sequence[Placed], daemonsets: Sequence[Placed] = ()) -> PoolLoad:
         """This pool's load with more workloads and DaemonSets counted (what it holds if the Pods the pack cannot place
         for certain, ``elsewhere`` or ``maybe``, run on it), for a note's arithmetic."""
         return replace(self, workloads=[*self.workloads, *workloads], daemonsets=[*self.daemonsets, *daemonsets],
-                       elsewhere=[], maybe=[], maybe_daemonsets=[], _rooms={})
+                       elsewhere=[], maybe=[], maybe_daemonsets=[], _left={}, _taken={})
 
     @property
     def entry(self) -> Any:
@@ -90,14 +91,40 @@ class PoolLoad:
 
     def fit(self, node: Node, request: PodRequest) -> Fit:
         """One Pod with ``request`` on a node of the pool, after its DaemonSets (fit.py)."""
-        return fit(request, node, self.room(node))
+        left = self._left.get(id(node))
+        if left is None or left[0] is not node:  # it holds the node: the id is the node's
+            left = self._left[id(node)] = (node, self._room_per_node(node))
+        return fit(request, node, left[1])
 
-    def room(self, node: Node) -> dict[str, Decimal]:
-        """What a node of the pool has left for other Pods after its DaemonSets (room_per_node), once per node."""
-        found = self._rooms.get(id(node))
-        if found is None or found[0] is not node:
-            found = self._rooms[id(node)] = (node, room_per_node(node, self.daemonsets))
-        return found[1]
+    def _room_per_node(self, node: Node) -> dict[str, Decimal]:
+        """What a node has left for other Pods after the DaemonSets, per resource that is known."""
+        left = {}
+        for resource in (*CHECKED, PODS):
+            allocatable = node.allocatable(resource)
+            daemons, _secret, unknown = self.taken(resource)
+            if allocatable is not None and unknown is None:
+                left[resource] = allocatable - daemons
+        return left
+
+    def packing(self, nodes: Sequence[tuple[Option, Node]], request: PodRequest) -> Fit | None:
+        """The fit of the pool's node that holds the most of a workload's identical Pods (fit.py, packing)."""
+        return packing(self.fit(node, request) for _option, node in nodes)
+
+    def taken(self, resource: str) -> tuple[Decimal, bool, Unknown | None]:
+        """What the pool's DaemonSets request of each node together: amount, secret, first unknown (once per
+        resource)."""
+        found = self._taken.get(resource)
+        if found is None:
+            found = self._taken[resource] = daemonset_totals(self.daemonsets, resource)
+        return found
+
+    def room(self, nodes: Sequence[tuple[Option, Node]], resource: str) -> Room | Unknown | None:
+        """The resource on the pool's node with the most of it, after its DaemonSets (fit.py, room)."""
+        return room((node for _option, node in nodes), resource, self.taken(resource))
+
+    def taken_known(self) -> dict[str, Decimal]:
+        """What the DaemonSets take of each node, per resource whose amount is known."""
+        return {resource: found[0] for resource in (*CHECKED, PODS) if (found := self.taken(resource))[2] is None}
 
 
 @dataclass
@@ -307,8 +334,6 @@ def option_node(stack: Stack, option: Option, on: str, wanted: Mapping[str, Any]
 
 # --- the fit arithmetic workload-fits-pool, pool-capacity and the report share --------------------------
 
-
-
 def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, bool, Unknown | None]:
     """What the DaemonSets request of one node together: amount, secret, first unknown."""
     total = Decimal(0)
@@ -325,17 +350,6 @@ def daemonset_totals(daemonsets: list[Placed], resource: str) -> tuple[Decimal, 
     return total, secret, None
 
 
-def room_per_node(node: Node, daemonsets: list[Placed]) -> dict[str, Decimal]:
-    """What a node has left for other Pods after the DaemonSets, per resource that is known."""
-    room = {}
-    for resource in (*CHECKED, PODS):
-        allocatable = node.allocatable(resource)
-        daemons, _secret, unknown = daemonset_totals(daemonsets, resource)
-        if allocatable is not None and unknown is None:
-            room[resource] = allocatable - daemons
-    return room
-
-
 def counted(load: PoolLoad, nodes: list[tuple[Option, Node]]) -> tuple[list[Placed], list[Placed]]:
     """The pool's workloads its totals count, and those they leave out: a workload whose one Pod fits no node of
     the pool is workload-fits-pool's finding, and never runs there, so pool-capacity and the report both leave it
@@ -345,14 +359,6 @@ def counted(load: PoolLoad, nodes: list[tuple[Option, Node]]) -> tuple[list[Plac
     for placed in load.workloads:
         (kept if any(load.fit(node, placed.request).fits for _option, node in nodes) else left).append(placed)
     return kept, left
-
-
-def best_node(nodes: list[tuple[Option, Node]], resource: str) -> Node | None:
-    """The node with the most of a resource allocatable (each node of the pool has at most that)."""
-    sized = [(node.allocatable(resource), node) for _option, node in nodes]
-    if not sized or any(amount is None for amount, _node in sized):
-        return None
-    return max(sized, key=lambda item: item[0] or 0)[1]
 
 
 def _catalog_nodes(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[tuple[Machine, str, Node]]:

@@ -131,6 +131,10 @@ class Node:
     secret: frozenset[str] = frozenset()  # resources whose capacity comes from a secret value
     _allocatable: dict[str, Decimal | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
+    def knows(self, resource: str) -> bool:
+        """Its capacity of the resource is known (so its allocatable is)."""
+        return resource in self.capacity
+
     def allocatable(self, resource: str) -> Decimal | None:
         """Capacity - what is reserved, never below 0 (a node is read many times: each answer is kept)."""
         if resource in self._allocatable:
