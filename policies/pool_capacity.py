@@ -260,7 +260,7 @@ def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size
         fix = f"{_more_nodes(load.pool, needed, secret)}{fix}" if needed > size else fix
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
-    whose = "its workloads" if load.pool.placed_by == "labels" else "the workloads only it can take"
+    whose = "its workloads" if all(placed.named for placed, _count in counted) else "the workloads only it can take"
     return Violation(
         f"{subject}: at its maxSize of {_nodes(size)} ({_machine(nodes, node)}) it has room for {size} x "
         f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} {what}{arithmetic}; {daemon_text}"

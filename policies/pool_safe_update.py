@@ -36,10 +36,11 @@ from .platforms.catalog import PLATFORM_NAMES
 def pool_safe_update(before: list[Pool], after: list[Pool]) -> list[Finding]:
     """Each pool of ``after`` against the pool of the same name in ``before`` (a new pool: nothing to compare)."""
     findings: list[Finding] = []
-    old = {pool.name: pool for pool in before if pool.placed_by == "scheduler"}
+    # a ComputeCluster's pools (a capacity group) are compute-cluster-safe-update's
+    old = {pool.name: pool for pool in before if pool.group is None}
     for pool in after:
         previous = old.get(pool.name)
-        if previous is None or pool.placed_by != "scheduler":
+        if previous is None or pool.group is not None:
             continue
         if pool.unknown is not None and not pool.named_types:
             findings.append(pool.unknown)  # its machines are not known yet: they may change

@@ -239,9 +239,9 @@ def _pool(stack: Stack, load: PoolLoad, nodes: list[tuple[Option, Node]], platfo
         rooms[resource] = found
         if found.overflows:
             findings.extend(_daemonsets_overflow(load, found.node, resource, found.daemons, found.secret, several))
-    if load.pool.placed_by == "labels":
-        node = nodes[0][1]
-        for placed in load.workloads:
+    for placed in load.workloads:  # on a pool its labels name (on one the scheduler takes it to: _platform_pools)
+        if placed.named:
+            node = nodes[0][1]  # a ComputeCluster pool has one machine
             findings.extend(_workload(stack, load, node, placed, rooms, platform, settings))
     return findings
 

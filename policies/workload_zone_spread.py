@@ -91,7 +91,7 @@ def _which_cluster(stack: Stack, workload: Workload, landed: Landing, constraint
 
 def _carries(pool: Pool, key: str) -> bool | None:
     """Whether every node of the pool carries the label: True, False, or None when the pack cannot tell."""
-    if pool.placed_by == "labels" or pool.unknown is not None or pool.labels_unknown is not None:
+    if pool.group is not None or pool.unknown is not None or pool.labels_unknown is not None:
         return None  # a ComputeCluster's nodes carry labels the pack does not model
     if key in pool.labels or key in pool.machine_keys:
         return True
@@ -118,7 +118,7 @@ def _zones(pool: Pool) -> frozenset[str] | int | Unknown:
         return pool.zones
     if isinstance(pool.zones, tuple) and pool.zones:
         return frozenset(pool.zones)
-    if pool.placed_by == "labels" and pool.owner is not None:
+    if pool.group is not None and pool.owner is not None:
         spreads = getattr(pool.owner.cluster, "failure_domain_spread", None)
         group_id = getattr(pool.group, "group_id", None)
         count = spreads.get(group_id) if isinstance(spreads, dict) and isinstance(group_id, str) else None

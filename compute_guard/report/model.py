@@ -201,8 +201,6 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
                          _budget(stack, placed)) for placed in load.workloads), key=lambda use: use.name)
     shared = [replace(_use(placed, max_size, False, reported, False, _budget(stack, placed)),
                       placement="the scheduler's rules (other pools may take it)") for placed in load.shared]
-    if pool.placed_by == "scheduler":
-        uses = [replace(use, placement="the scheduler's rules") for use in uses]
     uses += sorted(shared, key=lambda use: use.name)
     machine = node.machine if isinstance(node, Node) and node.machine and not is_secret(node.machine) else None
     daemonsets = {resource: _sum(use.per_pod[resource] for use in uses if use.daemon) for resource in RESOURCES}
@@ -278,7 +276,9 @@ def _use(placed: Placed, max_size: int | None, daemon: bool, reported: Mapping[s
     pinned = len(constraint.allowed) == 1 and constraint.unknown is None
     pin = next(iter(constraint.allowed)) if pinned else None
     pin = "[secret]" if is_secret(pin) else pin  # the report's formats print text as it is
-    if workload.role == "dynamic":
+    if not placed.named:
+        placement = "the scheduler's rules"
+    elif workload.role == "dynamic":
         placement = "the dynamic container pool"
     elif isinstance(workload.pool, str):
         placement = "its pool label"

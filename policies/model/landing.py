@@ -35,6 +35,7 @@ class PoolVerdict:
     mismatch: LabelMismatch | None = None
     options: tuple[Option, ...] = ()  # the machines whose nodes have the labels it asks for
     unknown: Unknown | None = None  # the pool or the Pod is not known well enough to say
+    named: bool = False  # the pool the workload's compute.alien.dev labels name (policy 6): its Pods run there
 
     @property
     def takes(self) -> bool:
@@ -114,14 +115,15 @@ class Landing:
     """Where one workload's Pods land: its ComputeCluster placement, and its Pods against the platform pools of each
     candidate cluster."""
 
-    __slots__ = ("workload", "placement", "pool", "gate", "cluster", "pools", "candidates", "_candidates",
+    __slots__ = ("workload", "placement", "named", "gate", "cluster", "pools", "candidates", "_candidates",
                  "_judged")
 
-    def __init__(self, workload: Workload, placement: Placement, pool: Pool | None, gate: bool | Unknown,
+    def __init__(self, workload: Workload, placement: Placement, named: PoolVerdict | None, gate: bool | Unknown,
                  cluster: ClusterRef, pools: tuple[Pool, ...], candidates: tuple[Candidate, ...]) -> None:
         self.workload = workload
         self.placement = placement  # by the compute.alien.dev labels
-        self.pool = pool  # the ComputeCluster pool that placement names
+        # the ComputeCluster pool that placement names, as a verdict that takes its Pods (one per pool, shared)
+        self.named = named
         self.gate = gate  # whether the scheduler's rules place it on the platform pools (Unknown: not known yet)
         self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
         self.pools = pools  # the platform pools of its candidates
@@ -132,6 +134,11 @@ class Landing:
             every = sorted({index for candidate in candidates for index in candidate.indexes})
             self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
         self._judged: dict[int, PoolVerdict] | None = None  # made when a pool is first judged (most never are)
+
+    @property
+    def pool(self) -> Pool | None:
+        """The ComputeCluster pool its compute.alien.dev labels place it on."""
+        return None if self.named is None else self.named.pool
 
     @property
     def scheduled(self) -> bool:
@@ -194,8 +201,9 @@ class Landing:
     def runs_on(self) -> tuple[Pool, ...] | Unknown:
         """Every pool its Pods may run on: its ComputeCluster pool, else the platform pools that do not certainly
         refuse them; none when its cluster may have pools the stack does not show."""
-        if self.pool is not None:
-            return (self.pool,)
+        named = self.named
+        if named is not None:
+            return (named.pool,)
         if isinstance(self.gate, Unknown):
             return self.gate
         if not self.scheduled:
@@ -231,6 +239,15 @@ class Landing:
         return tuple(verdict for verdict in self.possible_in(candidate) if verdict.takes)
 
 
+def _named(stack: Stack, pool: Pool) -> PoolVerdict:
+    """A ComputeCluster pool's verdict for the workloads its labels place on it, one per pool and stack."""
+    kept = _NAMED.of(stack)
+    found = kept.get(pool)
+    if found is None:
+        found = kept[pool] = PoolVerdict(pool, named=True)
+    return found
+
+
 def gate(stack: Stack, workload: Workload) -> bool | Unknown:
     """Whether the scheduler's rules place the workload's Pods on the stack's platform pools (SPEC 14): the stack
     declares some, and the workload carries no compute.alien.dev placement, runs Pods (a Patch may not) and leaves
@@ -263,7 +280,8 @@ def landing(stack: Stack, workload: Workload) -> Landing:
     candidates: tuple[Candidate, ...] = ()
     if opened is True:
         pools, candidates = _candidates(stack, cluster)
-    result = Landing(workload, placement, pool, opened, cluster, pools, candidates)
+    named = None if pool is None else _named(stack, pool)
+    result = Landing(workload, placement, named, opened, cluster, pools, candidates)
     if own:
         kept[workload] = result
     return result
@@ -316,6 +334,8 @@ def _pool_groups(stack: Stack) -> dict[str, tuple[int, ...]]:
 _LANDINGS: PerStack[Stack, dict[Workload, Landing]] = PerStack(lambda stack: {})
 _CANDIDATES: PerStack[Stack, dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]]] = PerStack(lambda stack: {})
 _POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_groups)
+# each ComputeCluster pool's verdict for the workloads its labels place on it
+_NAMED: PerStack[Stack, dict[Pool, PoolVerdict]] = PerStack(lambda stack: {})
 
 
 __all__ = ["Candidate", "Landing", "PoolVerdict", "gate", "judge", "landing", "pool_of", "refused_by_selector"]

@@ -39,6 +39,7 @@ class Placed:
     replicas: Replicas
     autoscaler: Autoscaler | None = None  # the HPA whose minReplicas raised the count
     repels: bool = False  # its Pods may not share a node (required anti-affinity on the hostname)
+    named: bool = False  # on the pool its compute.alien.dev labels name (landing.py), not by the scheduler's rules
 
     @property
     def count(self) -> int | Unknown | None:
@@ -157,17 +158,18 @@ def _loads(stack: Stack) -> Loads:
             continue
         landed = landing(stack, workload)
         daemon = workload.kind == "DaemonSet"
-        placed = _placed(workload, request, autoscalers) if not daemon else Placed(workload, request, Replicas(None))
-        if workload.role not in ("worker", None):
-            if isinstance(workload.role, Unknown):
-                unknown.append(workload.role)
-            elif isinstance(landed.placement, Unknown):
-                unknown.append(landed.placement)
-            elif landed.pool is not None:
-                target = by_pool[landed.pool]
-                (target.daemonsets if daemon else target.workloads).append(placed)
+        named = landed.named
+        placed = _placed(workload, request, autoscalers, named is not None) if not daemon else \
+            Placed(workload, request, Replicas(None), named=named is not None)
+        if isinstance(landed.placement, Unknown):  # its role or its labels' pool is not known yet
+            unknown.append(landed.placement)
+        elif named is not None:  # on the pool its labels name
+            target = by_pool[named.pool]
+            (target.daemonsets if daemon else target.workloads).append(placed)
         if not landed.scheduled:
             continue
+        if named is not None:  # placed on its ComputeCluster pool, and on the platform pools by the scheduler's rules
+            placed = replace(placed, named=False)
         taking = landed.taking
         if landed.unknown_cluster:
             _maybe(landed, placed, daemon, by_pool)
@@ -206,14 +208,14 @@ def _maybe(landed: Landing, placed: Placed, daemon: bool, by_pool: Mapping[Pool,
 
 
 def _placed(workload: Workload, request: PodRequest,
-            autoscalers: Mapping[tuple[str | None, Any, str | None], Autoscaler]) -> Placed:
+            autoscalers: Mapping[tuple[str | None, Any, str | None], Autoscaler], named: bool = False) -> Placed:
     autoscaler = autoscalers.get((_text(workload.namespace), workload.kind, _text(workload.metadata_name))) \
         if autoscalers else None
     count = workload.replicas
     if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
                                        and autoscaler.min_replicas > count.count):
         autoscaler = None
-    return Placed(workload, request, count, autoscaler, workload.repels)
+    return Placed(workload, request, count, autoscaler, workload.repels, named)
 
 
 def placed_of(stack: Stack, workload: Workload) -> Placed:
@@ -265,22 +267,6 @@ def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any
 
 # --- nodes -----------------------------------------------------------------------------------------------
 
-def setting_keys(pool: Pool) -> tuple[str, ...]:
-    """The keys of the allocatable setting's ``pools`` that name this pool: ``<pool>`` and ``<cluster>/<pool>``
-    (a ComputeCluster's id, or the name of the cluster resource a platform pool joins)."""
-    if pool.placed_by == "labels":
-        group = pool.group
-        cluster = pool.owner.cluster if pool.owner is not None else None
-        cluster_id = getattr(cluster, "id", None)
-        group_id = getattr(group, "group_id", None)
-        if isinstance(group_id, str) and isinstance(cluster_id, str):
-            return (group_id, f"{cluster_id}/{group_id}")
-        return (group_id,) if isinstance(group_id, str) else ()
-    if pool.cluster.name:
-        return (pool.name, f"{pool.cluster.name}/{pool.name}")
-    return (pool.name,)
-
-
 def pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mapping[str, Any]
                ) -> list[tuple[Option, Node]] | Unknown | None:
     """Each machine's node of the pool on ``platform`` with a policy's ``allocatable`` setting: built once per
@@ -307,7 +293,7 @@ def _pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mappin
     # the pool's reservations over the platform's defaults, once per pool: its machines' nodes differ only in
     # their hardware, and a node of the same hardware with the same reservations is the same node in any pool
     # (a Karpenter NodePool allows hundreds of machines, often the same as its neighbours')
-    wanted = override(settings, on, setting_keys(pool), pool.kubelet)
+    wanted = override(settings, on, pool.setting_keys, pool.kubelet)
     reservations = json.dumps(wanted, sort_keys=True, default=str)
     found = []
     for option in machines.options:

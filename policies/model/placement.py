@@ -55,7 +55,7 @@ def declared_architectures(stack: Stack, platform: str | None) -> DeclaredArchit
     provided = False
     by_entry: dict[int, list[Pool]] = {}
     for pool in stack.pools:
-        if pool.placed_by == "labels":
+        if pool.owner is not None:  # a ComputeCluster's pool
             by_entry.setdefault(id(pool.owner), []).append(pool)
     for entry in stack.clusters:
         cluster = entry.cluster

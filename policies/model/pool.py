@@ -173,9 +173,19 @@ class Pool:
         default_factory=dict, init=False, compare=False, repr=False)
 
     @property
-    def placed_by(self) -> Literal["labels", "scheduler"]:
-        """How Pods come to it: by the compute.alien.dev labels (a ComputeCluster's pool), or the scheduler's rules."""
-        return "labels" if self.group is not None else "scheduler"
+    def setting_keys(self) -> tuple[str, ...]:
+        """The keys of the allocatable setting's ``pools`` that name it: ``<pool>`` and ``<cluster>/<pool>`` (a
+        ComputeCluster's id and its capacity group's, or the name of the cluster resource a platform pool joins)."""
+        group = self.group
+        if group is not None:
+            cluster_id = getattr(self.owner.cluster, "id", None) if self.owner is not None else None
+            group_id = group.group_id
+            if isinstance(group_id, str) and isinstance(cluster_id, str):
+                return (group_id, f"{cluster_id}/{group_id}")
+            return (group_id,) if isinstance(group_id, str) else ()
+        if self.cluster.name:
+            return (self.name, f"{self.cluster.name}/{self.name}")
+        return (self.name,)
 
     @property
     def label(self) -> str:

@@ -59,7 +59,7 @@ def previous_of(urn: str, inputs: Mapping[str, Any], types: Mapping[str, str]) -
 def changes(before: Pool, after: Pool) -> tuple[Change, ...] | Unknown:
     """What changed from ``before`` to ``after`` that replaces the pool's nodes; Unknown when this preview's
     value is not known yet (it may change)."""
-    if after.placed_by == "labels" or before.placed_by == "labels":
+    if after.group is not None or before.group is not None:  # a ComputeCluster's capacity group: its machine
         old = getattr(before.group, "instance_type", None)
         new = getattr(after.group, "instance_type", None)
         if isinstance(new, Unknown):

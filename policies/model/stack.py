@@ -124,7 +124,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
             stack.add_cluster(entry)
         stack.unread.extend(read.unread)
         for pool, claim in read.pools:
-            if pool.placed_by == "labels":
+            if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
                 stack.pools.append(pool)
             else:
                 platform.append(_joined(pool, index.resolve(claim), index))

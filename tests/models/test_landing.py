@@ -1,0 +1,49 @@
+"""One landing answer (issue 47): where a workload's Pods land is one list of pool verdicts, whether its
+compute.alien.dev labels name the pool or the scheduler's rules take it there, and every reader asks the verdict
+(Landing.named, Placed.named), never the pool, how Pods reach it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from builders import cluster, deployment, instance_types, nodepool
+
+from compute_guard.policies.model.landing import landing
+from compute_guard.policies.model.loads import loads
+from compute_guard.testkit.analyzer import Analyzer, stack_environment
+from compute_guard.testkit.program import capture_program
+
+AMD64 = {"kubernetes.io/arch": "amd64"}
+
+
+def run(*parts: Any, platform: str) -> tuple[Any, Any]:
+    """The policies' result on a program of ``parts``, and the stack they judged."""
+    def program() -> None:
+        for part in parts:
+            part()
+
+    resources = capture_program(program, stack_config={"compute:platform": platform})
+    with stack_environment({"compute:platform": platform}, "project", "stack", True):
+        analyzer = Analyzer()
+        result = analyzer.run(resources)
+    return result, analyzer.state.last_stack()
+
+
+def test_a_workload_on_its_computecluster_pool_and_on_a_nodepool_is_named_on_one_only():
+    """One ComputeCluster (seed K's, its one pool 'apps': 4 GiB) and a Karpenter NodePool of t3.small (2 GiB, on the
+    provider's cluster): a Deployment with no compute.alien.dev labels lands on the ComputeCluster's only pool by
+    seed K's rule, and the scheduler's rules judge it on the NodePool. Its 2 GiB Pod fits a 4 GiB node less EKS's
+    reservations (2531 MiB allocatable: 110 Pods' kube-reserved), not a t3.small's 2 GiB less its reservations
+    (1572 MiB): the message is the scheduler's one, naming the NodePool; the
+    ComputeCluster pool's own message (which says what a node 'can give it') is for the pool its labels name."""
+    result, stack = run(cluster(), nodepool("small", [instance_types("t3.small")]),
+                        deployment("api", node_selector=AMD64, requests={"memory": "2Gi"}), platform="aws")
+    fits = [found.finding for found in result.violations if found.policy == "workload-fits-pool"]
+    assert len(fits) == 1 and "more than any node of the pools that can take it" in fits[0], fits
+    assert "'small'" in fits[0] and "can give it" not in fits[0]
+    (workload,) = [found for found in stack.workloads if found.name == "api"]
+    landed = landing(stack, workload)
+    assert landed.named is not None and landed.named.named and landed.named.pool.name == "apps"
+    assert landed.scheduled and [verdict.pool.name for verdict in landed.possible] == ["small"]
+    on = {load.pool.name: [placed.named for placed in load.workloads] for load in loads(stack, "aws").pools}
+    assert on == {"apps": [True], "small": [False]}
