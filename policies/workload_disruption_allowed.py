@@ -132,7 +132,7 @@ def _how_it_fails(pools: tuple[Pool, ...]) -> str:
     """What the replacement of these pools does with the Pods, as each platform says it."""
     said: list[str] = []
     for pool in pools:
-        text = KARPENTER_WAITS if pool.kind in ("NodePool", "Auto Mode NodePool") \
+        text = KARPENTER_WAITS if pool.karpenter \
             else DRAIN_FAILURES.get(pool.platform or "", DRAIN_WAITS)
         if text not in said:
             said.append(text)

@@ -165,6 +165,9 @@ class Pool:
     # declares it (a ComputeCluster's, an inline pool); empty for a pool resource of its own, named by its kind
     member: str = ""
     most_nodes: int | None = None  # the largest maxSize its source allows (a ComputeCluster's: 10); None: no limit
+    # Karpenter replaces its nodes (a NodePool, EKS Auto Mode's): its disruption waits on a budget that allows no
+    # eviction, where a platform's drain fails or evicts (workload-disruption-allowed says which)
+    karpenter: bool = False
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(

@@ -233,7 +233,8 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown, labels_unknown=late,
                 maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
-                names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "")
+                names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "",
+                karpenter=True)
 
 
 def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
