@@ -205,11 +205,13 @@ def floor_pack(directory: Path) -> Path:
 def raw_floor_pack(directory: Path) -> Path:
     """A bare Analyzer: the same gRPC server the SDK starts (options, threads), with the pack's policy names, that
     takes each request as gRPC parses it and answers nothing. No SDK, no proxies, no policy: the floor no pack can
-    beat, since every pack must at least receive what the engine sends."""
+    beat, since every pack must at least receive what the engine sends. With ``COMPUTE_GUARD_BENCH_ANSWER`` (a file
+    of an AnalyzeResponse) it answers AnalyzeStack with those diagnostics, read and parsed when the request comes:
+    the floor of a pack that must also send what it found (the answering floor)."""
     names = [(policy.name, policy.subject == "stack") for policy in policies.ALL]
     (directory / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
     (directory / "__main__.py").write_text(textwrap.dedent(f"""
-        import sys, time
+        import os, sys, time
         from concurrent import futures
         import grpc
         from google.protobuf import empty_pb2
@@ -232,6 +234,10 @@ def raw_floor_pack(directory: Path) -> Path:
             def Analyze(self, request, context):
                 return analyzer_pb2.AnalyzeResponse()
             def AnalyzeStack(self, request, context):
+                answer = os.environ.get("COMPUTE_GUARD_BENCH_ANSWER")
+                if answer:
+                    with open(answer, "rb") as found:
+                        return analyzer_pb2.AnalyzeResponse.FromString(found.read())
                 return analyzer_pb2.AnalyzeResponse()
             def Remediate(self, request, context):
                 return analyzer_pb2.RemediateResponse()
@@ -256,8 +262,21 @@ def peak_memory_mib(pid: int) -> float:
     return float("nan")
 
 
-def measure(resources: list[Resource], pack_dir: Path) -> tuple[float, float, int]:
-    with EnginePack({"compute:platform": "kubernetes"}, pack_dir=pack_dir) as pack:
+def measure(resources: list[Resource], pack_dir: Path, answer: Path | None = None,
+            keep: Path | None = None) -> tuple[float, float, int]:
+    """One run of the pack at ``pack_dir``: wall time, its peak memory, its findings. ``answer``: the raw floor's
+    AnalyzeStack answer (raw_floor_pack); ``keep``: write the pack's AnalyzeStack answer there."""
+    env = {"COMPUTE_GUARD_BENCH_ANSWER": str(answer)} if answer is not None else None
+    with EnginePack({"compute:platform": "kubernetes"}, pack_dir=pack_dir, env=env) as pack:
+        if keep is not None:
+            asked = pack._analyze_stack
+
+            def _kept(request: Any) -> Any:
+                response = asked(request)
+                keep.write_bytes(response.SerializeToString())
+                return response
+
+            pack._analyze_stack = _kept  # type: ignore[method-assign]
         started = time.perf_counter()
         result = pack.run(resources)
         elapsed = time.perf_counter() - started
@@ -358,14 +377,16 @@ def report(sizes: list[int], repeat: int) -> None:
 
 # --- representative: what real stacks have -----------------------------------------------------------------------
 
-def representative_stack(size: int) -> list[Resource]:
+def representative_stack(size: int, requests: bool = True) -> list[Resource]:
     """A stack as real ones are, at ``size`` resources: 10 ComputeClusters of 5 pools per 10,000 resources, and per
     10,000 as many again on the platforms' pools (an EKS cluster with node groups and Karpenter NodePools, an AKS
     cluster with inline pools, each through its own provider); six workload kinds (Deployments, StatefulSets,
     DaemonSets, CronJobs, Jobs, bare Pods) with small realistic pod specs, a PodDisruptionBudget beside every
     Deployment and StatefulSet (issue 38's measure), Services and ConfigMaps; one workload in ten pinned to the
     wrong architecture, so about a thousand findings at 10,000 resources (the independent measurement issue 39
-    reports)."""
+    reports). Without ``requests`` (--every-finding) no container declares any, so every workload carries a finding
+    (workload-requests-declared's advisory, the wrong architecture's besides): the stack issue 47 measured at 1.46x
+    the raw floor's time and 1.83x its memory."""
     import dataclasses
 
     scale = max(1, size // 10000)
@@ -408,6 +429,8 @@ def representative_stack(size: int) -> list[Resource]:
         container = {"name": name, "image": f"registry.example.com/{name}:1.0",
                      "ports": [{"containerPort": 8080}],
                      "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "256Mi"}}}
+        if not requests:
+            del container["resources"]
         labels = {"app": name} if on_platform else {"app": name, "compute.alien.dev/cluster": cluster,
                                                       "compute.alien.dev/pool": pool}
         selector = {"kubernetes.io/arch": "amd64" if on_platform else arch}
@@ -584,6 +607,8 @@ def main() -> int:
     parser.add_argument("--report", action="store_true", help="measure compute-guard report instead")
     parser.add_argument("--representative", action="store_true",
                         help="the pack against the raw floor on representative_stack (what real stacks have)")
+    parser.add_argument("--every-finding", action="store_true",
+                        help="--representative with no requests declared: every workload carries a finding")
     parser.add_argument("--growth", action="store_true",
                         help="double each input in turn (--sizes are the multiples, default 1 2 4) and report ratios")
     parser.add_argument("--inputs", nargs="+", choices=list(GROWTH_BASE), help="--growth: only these inputs")
@@ -618,19 +643,25 @@ def main() -> int:
         floor, raw = floor_pack(Path(scratch)), raw_floor_pack(Path(raw_scratch))
         print(f"{'resources':>10} {'pack s':>9} {'SDK floor s':>12} {'ratio':>7} {'raw floor s':>12} {'ratio':>7} "
               f"{'pack MiB':>9} {'SDK MiB':>8} {'raw MiB':>8} {'ratio':>6}", flush=True)
+        answer = Path(raw_scratch) / "answer.bin"  # the pack's AnalyzeStack answer, for the answering floor
         for size in args.sizes:
-            resources = representative_stack(size) if args.representative else synthetic_stack(size)
+            resources = representative_stack(size, not args.every_finding) \
+                if args.representative or args.every_finding else synthetic_stack(size)
             # Interleaved (pack, floors, pack, floors, ...): the machine's speed drifts by as much as 20% over
             # minutes here, and a drift should reach every side of a ratio alike.
             pack_runs: list[tuple[float, float, int]] = []
             floor_runs: list[tuple[float, float, int]] = []
             raw_runs: list[tuple[float, float, int]] = []
+            answering_runs: list[tuple[float, float, int]] = []
+            answers = args.representative or args.every_finding  # stacks with findings: the answering floor too
             for _ in range(args.repeat):
-                pack_runs.append(measure(resources, args.pack_dir))
+                pack_runs.append(measure(resources, args.pack_dir, keep=answer if answers else None))
                 if not (args.pack_only or args.raw_only):
                     floor_runs.append(measure(resources, floor))
                 if not args.pack_only:
                     raw_runs.append(measure(resources, raw))
+                    if answers:
+                        answering_runs.append(measure(resources, raw, answer=answer))
             pack_time = min(run[0] for run in pack_runs)
             floor_time = min((run[0] for run in floor_runs), default=float("nan"))
             raw_time = min((run[0] for run in raw_runs), default=float("nan"))
@@ -638,15 +669,24 @@ def main() -> int:
             floor_memory = max((run[1] for run in floor_runs), default=float("nan"))
             raw_memory = max((run[1] for run in raw_runs), default=float("nan"))
             violations = pack_runs[0][2]
-            assert args.representative or violations == 0, f"the synthetic stack should be clean, got {violations}"
+            answering_time = min((run[0] for run in answering_runs), default=float("nan"))
+            answering_memory = max((run[1] for run in answering_runs), default=float("nan"))
+            assert args.representative or args.every_finding or violations == 0, \
+                f"the synthetic stack should be clean, got {violations}"
             rows.append({"resources": size, "pack_s": round(pack_time, 3), "floor_s": round(floor_time, 3),
                          "ratio": round(pack_time / floor_time, 3), "raw_floor_s": round(raw_time, 3),
                          "raw_ratio": round(pack_time / raw_time, 3), "pack_peak_mib": round(memory, 1),
                          "floor_peak_mib": round(floor_memory, 1), "raw_floor_peak_mib": round(raw_memory, 1),
-                         "raw_memory_ratio": round(memory / raw_memory, 3)})
+                         "raw_memory_ratio": round(memory / raw_memory, 3), "findings": violations,
+                         "answering_floor_s": round(answering_time, 3),
+                         "answering_floor_peak_mib": round(answering_memory, 1)})
             print(f"{size:>10} {pack_time:>9.2f} {floor_time:>12.2f} {pack_time / floor_time:>7.3f} {raw_time:>12.2f} "
                   f"{pack_time / raw_time:>7.3f} {memory:>9.0f} {floor_memory:>8.0f} {raw_memory:>8.0f} "
-                  f"{memory / raw_memory:>6.2f}", flush=True)
+                  f"{memory / raw_memory:>6.2f} ({violations:,} findings)", flush=True)
+            if answering_runs:
+                print(f"{'':>10} the raw floor answering the pack's {violations:,} findings: {answering_time:.2f} s "
+                      f"({pack_time / answering_time:.3f}x), {answering_memory:.0f} MiB "
+                      f"({memory / answering_memory:.2f}x)", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     return 0

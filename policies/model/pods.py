@@ -39,6 +39,7 @@ from .values import (
     is_list,
     is_mapping,
     is_secret,
+    shared,
 )
 
 GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
@@ -260,7 +261,16 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     if everything_unknown is not None:
         total.unknown.update(dict.fromkeys(RESOURCES, everything_unknown))
     amounts = {resource: total.amounts.get(resource, _ZERO) for resource in RESOURCES if resource not in total.unknown}
-    return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret))
+    if total.unknown or reader.bad or total.secret or not all(type(amount) is Decimal for amount in amounts.values()):
+        return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret))
+    # a plain request (nothing unknown, secret or malformed) is one object per distinct amounts: thousands of
+    # workloads request the same (100m and 128Mi), and each kept its own dicts (BENCHMARKS.md, memory)
+    key = tuple(str(amount) for amount in amounts.values())  # 500 and 500.0 are equal, but not written alike
+    return shared(_REQUESTS, key, PodRequest(amounts), _MOST_REQUESTS)
+
+
+_REQUESTS: dict[tuple[str, ...], PodRequest] = {}  # by the amounts of RESOURCES, in its order
+_MOST_REQUESTS = 1 << 12
 
 
 # --- how many Pods ------------------------------------------------------------------------------
