@@ -433,3 +433,72 @@ def test_no_policy_computes_allocatable_or_a_fit_itself():
             computing[path.name] = (len(calls), sorted(helpers))
     # the report draws the node of the pool's machine with the most memory: its allocatable, read once per resource
     assert computing == {"model.py": (1, ["largest"])}
+
+
+WALK = ["adapters/props.py", "model/values.py", "model/workloads.py", "model/pods.py", "platforms/quantity.py",
+        "model/loads.py", "model/fit.py", "workload_fits_pool.py", "words.py"]
+
+
+def test_a_memory_request_reaches_its_fit_message_through_the_files_contributing_names():
+    """Issue 47: a Deployment's memory request reached its fit message through 22 files. A run of one Deployment
+    requesting 777Mi on a 512 MiB pool is traced: every function of policies/ that returns the value (as the text
+    '777Mi', its bytes, the PodRequest, the Placed workload, the Short, a message saying '777 MiB') is in one of
+    the files CONTRIBUTING.md's walk names, in its order, and each of them is on the path."""
+    from decimal import Decimal
+
+    from compute_guard.policies.adapters.findings import Violation
+    from compute_guard.policies.model.fit import Fit, Short
+    from compute_guard.policies.model.loads import Placed
+    from compute_guard.policies.model.pods import PodRequest
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
+
+    value = Decimal(777 << 20)
+
+    def carries(found: object, depth: int = 0) -> bool:
+        if isinstance(found, str):
+            return "777Mi" in found or "777 MiB" in found
+        if isinstance(found, Decimal):
+            return found == value
+        if isinstance(found, PodRequest):
+            return found.amounts.get("memory") == value
+        if isinstance(found, (Placed, Violation)):
+            return carries(found.request if isinstance(found, Placed) else found.message)
+        if isinstance(found, Short):
+            return found.requested == value
+        if isinstance(found, Fit):
+            return any(map(carries, found.short))
+        return depth < 2 and isinstance(found, (list, tuple)) and any(carries(item, depth + 1) for item in found[:50])
+
+    files: set[str] = set()
+
+    def tracer(frame: object, event: str, returned: object) -> object:
+        name = frame.f_code.co_filename  # type: ignore[attr-defined]
+        if event == "return" and "/policies/" in name and carries(returned):
+            files.add(name.split("/policies/", 1)[1])
+        return tracer
+
+    cluster = Resource.of("compute:index:ComputeCluster", "compute", {"id": "compute", "capacityGroups": [
+        {"groupId": "apps", "minSize": 1, "maxSize": 3, "profile": {
+            "cpu": "2", "memoryBytes": 512 << 20, "ephemeralStorageBytes": 20 << 30, "architecture": "x86_64"}}]})
+    template = {"metadata": {"labels": {"app": "api", "compute.alien.dev/cluster": "compute",
+                                        "compute.alien.dev/pool": "apps"}},
+                "spec": {"nodeSelector": {"kubernetes.io/arch": "amd64"}, "containers": [
+                    {"name": "api", "image": "api:1", "resources": {"requests": {"memory": "777Mi", "cpu": "100m"}}}]}}
+    deployment = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+        "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": template}})
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        analyzer = Analyzer()
+        sys.settrace(tracer)  # type: ignore[arg-type]
+        try:
+            result = analyzer.run([cluster, deployment])
+        finally:
+            sys.settrace(None)
+    fits = [found.finding for found in result.violations if found.policy == "workload-fits-pool"]
+    assert len(fits) == 1 and "one Pod requests 777 MiB of memory" in fits[0], fits
+    # (and templates.py, which hands the policy's findings to the engine)
+    assert sorted(files) == sorted({*WALK, "adapters/templates.py"})
+    walk = (ROOT / "CONTRIBUTING.md").read_text().split("**From a Deployment's memory request", 1)[1].split(
+        "Tests by layer", 1)[0]
+    named = re.findall(r"`policies/([a-z_/]+\.py)`", walk)
+    assert [path for path in named if path in WALK] == WALK, named
