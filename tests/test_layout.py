@@ -502,3 +502,32 @@ def test_a_memory_request_reaches_its_fit_message_through_the_files_contributing
         "Tests by layer", 1)[0]
     named = re.findall(r"`policies/([a-z_/]+\.py)`", walk)
     assert [path for path in named if path in WALK] == WALK, named
+
+
+def _layer(parts: tuple[str, ...]) -> int:
+    """policies/ from the floor up: the platforms' facts, the model, the adapters to pulumi-policy, the policies and
+    their shared words, the package's __init__ that assembles them."""
+    if parts[0] in ("platforms", "model", "adapters"):
+        return ("platforms", "model", "adapters").index(parts[0])
+    return 4 if parts == ("__init__.py",) else 3
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    """Issue 47: a layout test that fails on an import from a lower layer to a higher one (platforms/platform.py
+    imported an adapter), TYPE_CHECKING imports counted."""
+    upward = []
+    for path in sorted((ROOT / "policies").rglob("*.py")):
+        parts = path.relative_to(ROOT / "policies").parts
+        mine = _layer(parts)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level == 0:
+                continue
+            base = list(parts[:-1])[: len(parts) - node.level]  # the package the import is relative to
+            target = [*base, *(node.module or "").split(".")] if node.module else base
+            names = [alias.name for alias in node.names] if not node.module else [""]
+            for name in names:
+                full = tuple(part for part in [*target, name] if part)
+                theirs = _layer((f"{full[-1]}.py",) if len(full) == 1 else full) if full else 4
+                if theirs > mine:
+                    upward.append(f"{'/'.join(parts)} imports {'.'.join(full)}")
+    assert upward == []
