@@ -45,6 +45,7 @@ from . import (
     workload_disruption_allowed,
     workload_fits_pool,
     workload_node_architecture,
+    workload_node_os,
     workload_pool_placement,
     workload_requests_declared,
     workload_rollout_fits,
@@ -79,6 +80,7 @@ ALL: tuple[Policy, ...] = (
     workload_zone_spread.POLICY,
     workload_requests_declared.POLICY,
     pool_safe_update.POLICY,
+    workload_node_os.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

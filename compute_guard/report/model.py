@@ -18,6 +18,7 @@ from typing import Any
 from compute_guard.policies import ALL
 from compute_guard.policies.model.disruption import protection
 from compute_guard.policies.model.fit import largest
+from compute_guard.policies.model.labels import OS
 from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
@@ -94,6 +95,7 @@ class PoolView:
     limits: Mapping[str, Decimal] = field(default_factory=dict)  # a Karpenter NodePool's spec.limits (no node count)
     cluster_name: str = ""  # a platform pool's cluster, as messages name it (EKS cluster 'eks')
     zones: tuple[str, ...] | None = None  # its nodes' zones, when its source says (workload-zone-spread's)
+    systems: tuple[str, ...] | None = None  # the operating systems its nodes run, when its source says (SPEC 16)
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -220,7 +222,16 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     limits = {resource: limit for resource, limit in pool.limits.items() if isinstance(limit, Decimal)}
     return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
                     architecture, reserved, daemonsets, limits=limits,
-                    cluster_name=pool.cluster.label if pool.cluster.name else "", zones=_zones(pool))
+                    cluster_name=pool.cluster.label if pool.cluster.name else "", zones=_zones(pool),
+                    systems=_systems(pool))
+
+
+def _systems(pool: Pool) -> tuple[str, ...] | None:
+    """The operating systems its nodes run (kubernetes.io/os, as workload-node-os reads it), when its source says."""
+    domain = pool.labels.get(OS)
+    if not isinstance(domain, frozenset) or not domain:
+        return None
+    return tuple(sorted("[secret]" if is_secret(system) else str(system) for system in domain))
 
 
 def _zones(pool: Pool) -> tuple[str, ...] | None:

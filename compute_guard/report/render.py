@@ -70,6 +70,8 @@ def about(view: PoolView) -> str:
         parts.append(f"DaemonSets take {' and '.join(daemons)} per node")
     if view.zones:
         parts.append(f"zones {', '.join(view.zones)}")
+    if view.systems:
+        parts.append(f"{' and '.join(view.systems)} nodes")
     if view.not_counted:  # pool-capacity leaves out the same
         parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
@@ -168,6 +170,7 @@ def document(report: Report) -> dict[str, Any]:
             "capacity": {resource: _number(view.capacity(resource)) for resource in RESOURCES},
             "used": {resource: _number(view.used(resource)) for resource in RESOURCES},
             "notCounted": list(view.not_counted), "zones": list(view.zones) if view.zones is not None else None,
+            "os": list(view.systems) if view.systems is not None else None,
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .memo import PerStack
 from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
-from .scheduling import LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
+from .scheduling import MAYBE, Domain, LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
 from .stack import Stack
 from .values import Unknown
 from .workloads import Workload
@@ -83,6 +83,24 @@ def _judge_machines(pool: Pool, placement: PodPlacement, unknown: Unknown) -> Po
     if pool.options and not options:
         return PoolVerdict(pool, (), first)
     return PoolVerdict(pool, options=tuple(options) or pool.options, unknown=unknown)
+
+
+def carried(verdict: PoolVerdict, placement: PodPlacement, key: str, *aliases: str) -> tuple[str, ...]:
+    """The values of a label (``key``, and its ``aliases`` that every node sets alike: kubernetes.io/os and
+    beta.kubernetes.io/os) on the nodes of a pool that take the Pod, sorted; none when the pool does not say. A pool
+    whose nodes may carry several (a NodePool allowing linux and windows) starts the ones the Pod's nodeSelector and
+    required node affinity allow."""
+    domain = verdict.pool.labels.get(key)
+    if not isinstance(domain, frozenset) or len(domain) < 2:
+        return tuple(domain) if isinstance(domain, frozenset) else ()
+    pool = verdict.pool
+    machines: dict[str, Domain] = dict.fromkeys(pool.machine_keys, MAYBE)  # its machines took the Pod already
+    found = []
+    for value in sorted(domain):
+        labels = {**pool.labels, **machines, **dict.fromkeys((key, *aliases), frozenset({value}))}
+        if labels_match(placement, NodeSpace(labels, pool.maybe_prefixes)) is None:
+            found.append(value)
+    return tuple(found)
 
 
 def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
@@ -338,4 +356,5 @@ _POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_group
 _NAMED: PerStack[Stack, dict[Pool, PoolVerdict]] = PerStack(lambda stack: {})
 
 
-__all__ = ["Candidate", "Landing", "PoolVerdict", "gate", "judge", "landing", "pool_of", "refused_by_selector"]
+__all__ = ["Candidate", "Landing", "PoolVerdict", "carried", "gate", "judge", "landing", "pool_of",
+           "refused_by_selector"]

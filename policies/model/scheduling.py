@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .labels import ARCH
+from .labels import ARCH, OS, OS_BETA
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, is_list, is_mapping
 
@@ -107,7 +107,8 @@ class PodPlacement:
     @property
     def granted(self) -> frozenset[str]:
         """What a platform grants the Pods a toleration for: "arm64" when their nodeSelector or a required node
-        affinity term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox)."""
+        affinity term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox), "windows" when they
+        select windows (GKE's Windows Server nodes)."""
         found: set[str] = set()
         if (ARCH, "arm64") in self.selector or any(
                 expression.key == ARCH and expression.operator == "In" and "arm64" in expression.values
@@ -115,6 +116,10 @@ class PodPlacement:
             found.add("arm64")
         if self.runtime_class == "gvisor":
             found.add("gvisor")
+        if any(key in (OS, OS_BETA) and value == "windows" for key, value in self.selector) or any(
+                expression.key in (OS, OS_BETA) and expression.operator == "In" and "windows" in expression.values
+                for term in self.terms or () for expression in term):
+            found.add("windows")
         return frozenset(found)
 
     @property

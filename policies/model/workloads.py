@@ -203,6 +203,12 @@ class Workload:
                              child(self.pod_spec, "runtimeClassName"))
 
     @kept
+    def os_name(self) -> Any:
+        """The operating system its Pods declare (spec.os.name: linux or windows; the kubelet refuses a Pod on a node
+        of another, kubernetes.io/docs/concepts/workloads/pods/#pod-os); None when not declared."""
+        return child(child(self.pod_spec, "os"), "name")
+
+    @kept
     def scheduler_bypassed(self) -> bool | Unknown:
         """Its Pods name their node (spec.nodeName) or another scheduler: the default scheduler's rules do not
         place them."""

@@ -158,6 +158,11 @@ SCENARIOS = {
     # twin: tests/policies/test_pool_safe_update.py)
     "pool-safe-update": ([node_group("t4g.medium", "AL2023_ARM_64_STANDARD")], "aws", "general", None,
                          [node_group("t3.medium", "AL2023_x86_64_STANDARD")]),
+    # a NodePool allowing linux and windows nodes (its EC2NodeClass is another stack's), an unpinned Deployment (the
+    # in-process twin: tests/policies/test_workload_node_os.py)
+    "workload-node-os": ([nodepool("mixed", [arch_requirement("amd64"), {
+        "key": "kubernetes.io/os", "operator": "In", "values": ["linux", "windows"]}]),
+        deployment("api", requests={"cpu": "100m"})], "aws", "api", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

@@ -29,14 +29,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
-from ..labels import MACHINE_KEYS, OS, OS_BETA
+from ..labels import MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
-from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, size, taints, zones_of
+from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, set_os, size, taints, zones_of
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
@@ -52,6 +52,19 @@ MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", "t
 LEGACY_POOL_LABEL = "agentpool"  # every AKS node also carries agentpool=<pool name> (real nodes: tests/nodes/)
 CRITICAL_ADDONS_ONLY = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 _TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
+
+
+def pool_os(os_type: Any, sku: Any) -> str | None:
+    """The operating system of an AKS pool's nodes: ``osType`` (Linux or Windows; "The default is Linux"), else the one
+    its ``osSKU`` names (Windows2019, Windows2022 are Windows; Ubuntu, AzureLinux, CBLMariner are Linux: the
+    AgentPool reference, learn.microsoft.com/rest/api/aks/agent-pools, OSType and OSSKU); None when not known yet."""
+    if isinstance(os_type, str):
+        return derived(os_type.lower(), os_type)
+    if os_type is not None or isinstance(sku, Unknown):
+        return None
+    if isinstance(sku, str):
+        return derived("windows" if sku.lower().startswith("windows") else "linux", sku)
+    return "linux"
 
 
 def read_taint(item: Any) -> Taint | Unknown | None:
@@ -77,10 +90,10 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     labels = base_labels(AGENT_POOL_LABEL, declared, zones if isinstance(location, str) else None)
     labels[LEGACY_POOL_LABEL] = labels[AGENT_POOL_LABEL]
     os_type = child(props, "osType")
-    if isinstance(os_type, str):
-        labels[OS] = labels[OS_BETA] = frozenset({os_type.lower()})
-    elif os_type is None:
-        labels[OS] = labels[OS_BETA] = frozenset({"linux"})  # osType's default
+    sku = child(props, "osSku" if not native else "osSKU")
+    if os_type is None and isinstance(sku, Unknown):
+        os_type = sku
+    set_os(labels, pool_os(os_type, sku))
     late = add_labels(labels, child(props, "nodeLabels"))
     size_name = child(props, "vmSize")
     names = size_name if isinstance(size_name, Unknown) else (size_name,) if isinstance(size_name, str) else None

@@ -61,6 +61,14 @@ def base_labels(pool_label: str | None, pool_name: Any, zones: Any = None) -> di
     return labels
 
 
+def set_os(labels: dict[str, Domain], os: str | None) -> None:
+    """The operating system every node of the pool runs, as its kubernetes.io/os and beta.kubernetes.io/os labels
+    (the kubelet sets both from its own OS: kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-os);
+    None leaves them on every node with a value the pack does not pick."""
+    if os is not None:
+        labels[OS] = labels[OS_BETA] = frozenset({os})
+
+
 def zones_of(value: Any) -> tuple[str, ...] | Unknown | None:
     """A list of zone names as written; None when absent, empty or not a list of names."""
     listed = plain(value)

@@ -8,6 +8,7 @@ managed node group guide (docs.aws.amazon.com/eks/latest/userguide/managed-node-
 * its machines are ``instanceTypes`` (default ``t3.medium``, "If you don't specify an instance type ... the
   default is t3.medium"); the AMI type decides the nodes' architecture (``*ARM_64*`` arm64, else x86_64;
   ``CUSTOM`` or none: each machine's own), and an instance type of the other architecture cannot join;
+* its nodes run the AMI type's operating system (``WINDOWS_*``: Windows Server; else Linux; ``CUSTOM``: not known);
 * its nodes carry ``labels``, ``eks.amazonaws.com/nodegroup=<nodeGroupName>``,
   ``eks.amazonaws.com/capacityType`` (ON_DEMAND, SPOT) and the well-known labels every node has; other
   ``eks.amazonaws.com/`` and AWS labels may be there with values the pack does not model;
@@ -32,7 +33,7 @@ from ..labels import ARCH, MACHINE_KEYS, OS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, child, is_list, plain, undetermined
+from ..values import Unknown, child, derived, is_list, plain, undetermined
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
@@ -43,6 +44,7 @@ from .common import (
     base_labels,
     machines_of,
     object_taint,
+    set_os,
     size,
     subnet_zones,
     taints,
@@ -78,6 +80,19 @@ def ami_architecture(ami_type: Any) -> str | None:
     return "arm64" if "ARM_64" in ami_type else "x86_64"
 
 
+def ami_os(ami_type: Any, launch_template: Any = None) -> str | None:
+    """The operating system an AMI type's nodes run: the WINDOWS_* types are Windows Server (CreateNodegroup,
+    amiType: WINDOWS_CORE_2019_x86_64, WINDOWS_FULL_2022_x86_64, ...), every other named type Amazon Linux or
+    Bottlerocket, and none the default, Amazon Linux, unless a launch template may name an AMI of its own ("If your
+    launch template uses a custom AMI, then don't specify amiType"); None when the AMI decides (CUSTOM, a launch
+    template's) or the type is not known yet."""
+    if ami_type is None:
+        return "linux" if launch_template is None else None
+    if not isinstance(ami_type, str) or ami_type == "CUSTOM":
+        return None
+    return derived("windows" if ami_type.startswith("WINDOWS_") else "linux", ami_type)
+
+
 def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
     """The instance types as written (the default when none); None when they cannot be read."""
     listed = plain(child(props, "instanceTypes"))
@@ -108,6 +123,7 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
     names = instance_types(props)
     found_taints = taints(child(props, "taints"), lambda item: object_taint(item, API_EFFECTS))
     ami = child(props, "amiType")
+    set_os(labels, ami_os(ami, child(props, "launchTemplate")))
     late = late or (found_taints if isinstance(found_taints, Unknown) else None)
     unknown = next((value for value in (names, ami) if isinstance(value, Unknown)), None)
     if names is None or found_taints is None:

@@ -16,6 +16,9 @@ From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/referenc
   ``nodeConfig.sandboxConfig`` (GKE Sandbox) carries label and taint ``sandbox.gke.io/runtime=gvisor`` (NoSchedule),
   and GKE adds the toleration to Pods of ``runtimeClassName: gvisor`` (.../how-to/sandbox-pods, "Working with
   GKE Sandbox");
+* its nodes run ``nodeConfig.imageType``'s operating system (Windows Server for the WINDOWS_* images, else Linux),
+  and GKE taints Windows Server nodes ``node.kubernetes.io/os=windows:NoSchedule``, adding the toleration to Pods
+  that select windows (.../how-to/creating-a-cluster-windows);
 * ``maxPodsPerNode`` is the kubelet's maxPods (default 110);
 * its size: ``autoscaling.totalMaxNodeCount``, else ``maxNodeCount`` (with autoscaling) or ``nodeCount`` (without)
   per zone, times its zones (``nodeLocations``, else its cluster's); ``initialNodeCount`` per zone when nothing
@@ -39,7 +42,7 @@ from ..labels import ARCH, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, as_int, child, is_list, undetermined
+from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
 from .common import (
@@ -49,6 +52,7 @@ from .common import (
     base_labels,
     machines_of,
     object_taint,
+    set_os,
     size,
     taints,
     zones_of,
@@ -65,6 +69,12 @@ DEFAULT_POOL = "default-pool"  # the default node pool's name (.../concepts/node
 MAYBE_PREFIXES = ("cloud.google.com/", "topology.gke.io/", "iam.gke.io/", "addon.gke.io/", "node.gke.io/",
                   *EVERY_MAYBE)
 ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
+# Windows Server nodes: GKE taints them node.kubernetes.io/os=windows:NoSchedule, and adds its toleration to the Pods
+# that select windows (cloud.google.com/kubernetes-engine/docs/how-to/creating-a-cluster-windows; GKE on VMware's
+# guide says the same of its Windows Server node pools: "Windows Server nodes are tainted with this key-value pair:
+# node.kubernetes.io/os=windows:NoSchedule"). Granted to every Pod that selects windows, so that no Windows Pod is
+# refused for it.
+WINDOWS_TAINT = Taint("node.kubernetes.io/os", "windows", "NoSchedule", granted="windows")
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
@@ -81,6 +91,18 @@ def _sandboxed(config: Any) -> bool | Unknown:
     if isinstance(kind, Unknown):
         return kind
     return isinstance(kind, str) and kind.lower() == "gvisor"
+
+
+def image_os(config: Any) -> str | None:
+    """The operating system of a pool's nodes: its ``imageType``'s (WINDOWS_LTSC_CONTAINERD, WINDOWS_SAC_CONTAINERD
+    and the older WINDOWS_LTSC, WINDOWS_SAC are Windows Server; COS_CONTAINERD, UBUNTU_CONTAINERD, ... Linux), Linux
+    when none is given (the default, COS_CONTAINERD: .../concepts/node-images); None when not known yet."""
+    image = child(config, "imageType")
+    if image is None:
+        return "linux"
+    if not isinstance(image, str):
+        return None
+    return derived("windows" if image.upper().startswith("WINDOWS") else "linux", image)
 
 
 def _arm_taint(config: Any) -> bool | Unknown:
@@ -118,6 +140,12 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
     options = machines_of("gcp", names)
     own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
+    os = image_os(config) if unknown is None else None
+    set_os(labels, os)
+    if os == "windows":
+        own_taints.append(WINDOWS_TAINT)
+    elif os is None and isinstance(child(config, "imageType"), Unknown):
+        late = late or child(config, "imageType")  # a Windows image would add its taint
     if arm_taint is True and any(option.node_architecture == "arm64" for option in options):
         own_taints.append(ARM_TAINT)
     if sandboxed is True:

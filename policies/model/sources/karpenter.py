@@ -41,7 +41,7 @@ from ..pool import Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
-from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, child, derived, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source
 from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, taints
 
@@ -191,9 +191,9 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
              found_taints: tuple[Taint, ...] | Unknown | None, *, template_labels: Any = None,
              auto_mode: bool = False, unknown: Unknown | None = None, node_class: str | Unknown | None = None,
              settings: Mapping[str, Any] | None = None, pool_limits: Mapping[str, Decimal | Unknown] | None = None,
-             inline: bool = False) -> Pool:
+             inline: bool = False, os: str | None = None) -> Pool:
     """One NodePool (Karpenter's, or EKS Auto Mode's) as the nodes it may start (``inline``: one of the pools its
-    cluster declares, as Auto Mode's built-in pools are)."""
+    cluster declares, as Auto Mode's built-in pools are; ``os``: the operating system of its node class's AMIs)."""
     prefix = AUTO if auto_mode else AWS
     labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
@@ -224,6 +224,10 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
             labels.pop(key, None)
         elif not isinstance(labels.get(key), frozenset):
             labels[key] = ANY  # Exists, NotIn, Gt, Lt: on every node, with a value the pack does not pick
+    if os is not None:  # its nodes run their AMIs' OS, whatever the requirements allow besides
+        current = labels.get(OS)
+        labels[OS] = labels[OS_BETA] = frozenset({os}) & current if isinstance(current, frozenset) \
+            else frozenset({os})
     allowed = _allowed(tuple(by_machine), prefix)
     named = tuple(value for key, operator, values in by_machine if operator == "In"
                   and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type") for value in values)
@@ -235,6 +239,29 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
                 names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "",
                 karpenter=True)
+
+
+def class_os(node_class: Any) -> str | None:
+    """The operating system of an EC2NodeClass's AMIs: its alias's family (al2, al2023, bottlerocket: Linux;
+    windows2019, windows2022, windows2025: Windows Server), else its amiFamily (AL2, AL2023, Bottlerocket; Windows2019,
+    Windows2022, Windows2025), as the karpenter.k8s.aws/v1 EC2NodeClass CRD lists them (amiSelectorTerms.alias
+    "Valid families include: al2, al2023, bottlerocket, windows2019, windows2022, windows2025", amiFamily's enum);
+    None for Custom, a node class the stack does not declare, or one not known yet."""
+    spec = child(node_class, "spec")
+    terms = plain(child(spec, "amiSelectorTerms"))
+    family: Any = None
+    for term in terms if is_list(terms) else ():
+        alias = term.get("alias") if is_mapping(term) else None
+        if isinstance(alias, str) and "@" in alias:
+            family = alias.split("@", 1)[0]
+    if family is None:
+        family = child(spec, "amiFamily")
+    if not isinstance(family, str) or family.lower() not in _FAMILIES:
+        return None
+    return derived("windows" if family.lower().startswith("windows") else "linux", family)
+
+
+_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 
 
 def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
@@ -258,7 +285,7 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
                     template_labels=child(child(template, "metadata"), "labels"), auto_mode=auto_mode,
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
                     settings=kubelet(node_class) if node_class is not None else {},
-                    pool_limits=limits(child(props, "spec")))
+                    pool_limits=limits(child(props, "spec")), os=class_os(node_class))
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:

@@ -1,0 +1,89 @@
+"""workload-node-os: a workload whose Pods may land on nodes of more than one operating system is pinned to one, and
+the operating system its Pods declare is the one they land on.
+
+Windows and Linux nodes run different images: a Linux Pod on a Windows node never starts, and the kubelet rejects a
+Pod whose ``spec.os.name`` is not its node's operating system (kubernetes.io/docs/concepts/workloads/pods/#pod-os).
+A DaemonSet runs a Pod on every node of every pool that takes it. Each pool's nodes run the operating system its
+source gives them (SPEC 16: AKS ``osType`` / ``osSKU``, EKS's Windows AMI types, GKE's Windows images and their
+taint, a Karpenter NodePool's ``kubernetes.io/os`` requirement and its EC2NodeClass's AMIs), as the
+``kubernetes.io/os`` label the scheduler matches (policies/model/landing.py). As workload-node-architecture does for
+the CPU: where the pools that certainly take a workload's Pods run more than one operating system, nothing keeps
+its Pods on theirs (a ``kubernetes.io/os`` nodeSelector does; so does a taint only one system's pools carry, since
+the others then refuse them). A pool whose operating system is not known is left out; a workload whose cluster the
+pack cannot tell is refused only when every candidate cluster's pools mix systems.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import Severity
+
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.labels import OS, OS_BETA
+from .model.landing import PoolVerdict, carried, landing
+from .model.scheduling import PodPlacement
+from .model.stack import Stack
+from .words import pool_name
+
+
+def workload_node_os(stack: Stack) -> list[Finding]:
+    """Every workload's Pods land on nodes of one operating system, the one they declare."""
+    findings: list[Finding] = []
+    several = stack.several_clusters
+    for workload in stack.workloads:
+        landed = landing(stack, workload)
+        if not landed.scheduled or landed.unknown is not None or not landed.taking:
+            continue
+        per_candidate = [_systems(landed.taking_in(candidate), workload.scheduling, several)
+                         for candidate in landed.candidates]
+        per_candidate = [runs for runs in per_candidate if runs]
+        if not per_candidate:
+            continue  # no pool that takes it says which operating system its nodes run
+        runs = {label: systems for found in per_candidate for label, systems in found.items()}
+        every = sorted({system for systems in runs.values() for system in systems})
+        pools = listed([f"{label} runs {listed(systems, ' and ')}" for label, systems in runs.items()])
+        fix = f"set {workload.pod_spec_path}.nodeSelector['{OS}'] to"
+        if all(len({system for systems in found.values() for system in systems}) > 1 for found in per_candidate):
+            daemon = workload.kind == "DaemonSet"
+            where = "run on every node of the pools that take them" if daemon else "may land on"
+            findings.append(Violation(
+                f"{workload.subject}: its Pods {where} {listed(every, ' and ')} nodes ({pools}), but nothing pins "
+                f"them to one operating system, and a Pod on a node of another never starts; {fix} the one its "
+                "images are built for", workload.urn))
+            continue
+        declared = workload.os_name
+        if isinstance(declared, str) and all(declared not in {system for systems in found.values()
+                                                               for system in systems} for found in per_candidate):
+            findings.append(Violation(
+                f"{workload.subject}: its Pods declare spec.os.name '{declared}', but the pools that can take them "
+                f"run {listed(every, ' and ')} nodes ({pools}): the kubelet rejects a Pod whose operating system is "
+                f"not its node's; set spec.os.name to {listed(every, ' or ')}, or {fix} '{declared}' and give it a "
+                f"pool of {declared} nodes", workload.urn))
+    return findings
+
+
+def _systems(verdicts: tuple[PoolVerdict, ...], placement: PodPlacement, several: bool) -> dict[str, list[str]]:
+    """The operating systems of each pool's nodes that take the Pods, for the pools whose systems are known."""
+    found: dict[str, list[str]] = {}
+    for verdict in verdicts:
+        systems = carried(verdict, placement, OS, OS_BETA)
+        if systems:
+            found[pool_name(verdict.pool, several)] = list(systems)
+    return found
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return workload_node_os(stack)
+
+
+POLICY = Policy(
+    name="workload-node-os",
+    subject="stack",
+    description="Every workload's Pods, a DaemonSet's included, are pinned to one operating system where the pools "
+                "that take them run several (Windows and Linux), and the one their spec.os.name declares is the one "
+                "they land on.",
+    severity=Severity.HIGH,
+    remediation_steps="Add nodeSelector kubernetes.io/os: linux (or windows) to the workload's pod template, or "
+                      "taint one system's pools so that only its workloads tolerate them; make spec.os.name agree.",
+    check=_check,
+)

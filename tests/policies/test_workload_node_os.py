@@ -1,0 +1,110 @@
+"""workload-node-os: a workload whose possible pools run Windows and Linux is pinned to one operating system, and its
+Pods' spec.os.name is the one they land on (SPEC 16, policy 23). Each pool's operating system is worked out here from
+its platform's field as the platform documents it: AKS osType (default Linux), EKS's WINDOWS_* AMI types, GKE's
+WINDOWS_* images (with GKE's Windows taint, tolerated by Pods that select windows), Karpenter's kubernetes.io/os
+requirement and its EC2NodeClass's AMI alias."""
+
+from typing import Any
+
+from builders import deployment, gke_node_pool, managed_cluster, node_class, node_group, nodepool, run, workload
+
+POLICY = "workload-node-os"
+LINUX = {"kubernetes.io/os": "linux"}
+WINDOWS = {"kubernetes.io/os": "windows"}
+TINY = {"cpu": "100m", "memory": "128Mi"}
+
+
+def aks(*windows_pools: str) -> Any:
+    """An AKS cluster with its Linux system pool and Windows pools (agentPoolProfiles, as Azure's docs write them:
+    osType Windows, a Windows pool name of at most six characters)."""
+    pools = [{"count": 1, "max_pods": 110, "mode": "System", "name": "system", "os_type": "Linux",
+              "type": "VirtualMachineScaleSets", "vm_size": "Standard_D4s_v5"}]
+    pools += [{"count": 1, "mode": "User", "name": name, "os_type": "Windows", "type": "VirtualMachineScaleSets",
+               "vm_size": "Standard_D4s_v5"} for name in windows_pools]
+    return managed_cluster("aks", pools)
+
+
+def os_findings(*parts: Any, platform: str) -> list[str]:
+    return run(*parts, platform=platform).findings(POLICY)
+
+
+def test_an_unpinned_deployment_on_a_mixed_aks_cluster_is_refused_and_a_pinned_one_is_not():
+    (message,) = os_findings(aks("win"), deployment("api", requests=TINY), platform="azure")
+    assert message == (
+        "Deployment 'api': its Pods may land on linux and windows nodes (pool 'system' of AKS cluster 'aks' runs "
+        "linux, pool 'win' of AKS cluster 'aks' runs windows), but nothing pins them to one operating system, and a "
+        "Pod on a node of another never starts; set spec.template.spec.nodeSelector['kubernetes.io/os'] to the one "
+        "its images are built for")
+    assert os_findings(aks("win"), deployment("api", requests=TINY, node_selector=LINUX), platform="azure") == []
+    assert os_findings(aks("win"), deployment("api", requests=TINY, node_selector=WINDOWS), platform="azure") == []
+    assert os_findings(aks(), deployment("api", requests=TINY), platform="azure") == []  # Linux only: nothing mixes
+
+
+def test_a_daemonset_without_an_os_pin_on_a_mixed_cluster_is_refused():
+    (message,) = os_findings(aks("win"), workload("DaemonSet", "agent", requests=TINY), platform="azure")
+    assert message.startswith("DaemonSet 'agent': its Pods run on every node of the pools that take them linux and "
+                              "windows nodes")
+    assert os_findings(aks("win"), workload("DaemonSet", "agent", requests=TINY, node_selector=LINUX),
+                       platform="azure") == []
+
+
+def test_spec_os_name_windows_pinned_to_linux_is_refused():
+    windows_pod = {"os": {"name": "windows"}}
+    (message,) = os_findings(aks("win"), deployment("api", requests=TINY, node_selector=LINUX, pod=windows_pod),
+                             platform="azure")
+    assert message == (
+        "Deployment 'api': its Pods declare spec.os.name 'windows', but the pools that can take them run linux nodes "
+        "(pool 'system' of AKS cluster 'aks' runs linux): the kubelet rejects a Pod whose operating system is not its "
+        "node's; set spec.os.name to linux, or set spec.template.spec.nodeSelector['kubernetes.io/os'] to 'windows' "
+        "and give it a pool of windows nodes")
+    assert os_findings(aks("win"), deployment("api", requests=TINY, node_selector=WINDOWS, pod=windows_pod),
+                       platform="azure") == []
+
+
+def test_eks_windows_ami_types_run_windows_and_the_others_linux():
+    groups = (node_group("linux", ["m5.large"], ami_type="AL2023_x86_64_STANDARD"),
+              node_group("windows", ["m5.large"], ami_type="WINDOWS_CORE_2022_x86_64"))
+    (message,) = os_findings(*groups, deployment("api", requests=TINY), platform="aws")
+    assert "(pool 'linux' (NodeGroup) runs linux, pool 'windows' (NodeGroup) runs windows)" in message
+    assert os_findings(*groups, deployment("api", requests=TINY, node_selector=WINDOWS), platform="aws") == []
+    # no AMI type: EKS's default, Amazon Linux
+    assert os_findings(node_group("a", ["m5.large"]), node_group("b", ["m5.large"], ami_type="BOTTLEROCKET_x86_64"),
+                       deployment("api", requests=TINY), platform="aws") == []
+
+
+def test_gke_windows_pools_are_tainted_and_windows_pods_tolerated():
+    """GKE taints Windows Server nodes node.kubernetes.io/os=windows:NoSchedule and tolerates it for Pods that select
+    windows: an unpinned Linux Pod lands on the Linux pool only (nothing mixes), a Pod selecting windows lands on the
+    Windows pool."""
+    import pulumi_gcp as gcp
+
+    def windows_pool() -> Any:
+        from builders import declared_cluster
+
+        declared_cluster("gcp", "fleet")
+        return gcp.container.NodePool("win", name="win", cluster="fleet", location="europe-west1", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(
+                                          machine_type="n2-standard-4", image_type="WINDOWS_LTSC_CONTAINERD"))
+
+    linux = gke_node_pool("linux", "n2-standard-4")
+    result = run(linux, windows_pool, deployment("api", requests=TINY), platform="gcp")
+    assert result.findings(POLICY) == [] and result.findings("workload-schedulable") == []
+    result = run(linux, windows_pool, deployment("api", requests=TINY, node_selector=WINDOWS), platform="gcp")
+    assert result.findings(POLICY) == [] and result.findings("workload-schedulable") == []
+    # a Pod that tolerates every taint lands on either: it must be pinned
+    tolerant = {"tolerations": [{"operator": "Exists"}]}
+    (message,) = run(linux, windows_pool, deployment("api", requests=TINY, pod=tolerant),
+                     platform="gcp").findings(POLICY)
+    assert "(pool 'linux' (GKE NodePool) runs linux, pool 'win' (GKE NodePool) runs windows)" in message
+
+
+def test_a_karpenter_nodepool_allowing_windows_and_linux_needs_a_pin():
+    """A NodePool whose kubernetes.io/os requirement allows both, and whose EC2NodeClass the stack does not declare:
+    Karpenter may start either for an unpinned Pod."""
+    both = nodepool("mixed", [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux", "windows"]}])
+    (message,) = os_findings(both, deployment("api", requests=TINY), platform="aws")
+    assert "(pool 'mixed' (NodePool) runs linux and windows)" in message
+    assert os_findings(both, deployment("api", requests=TINY, node_selector=LINUX), platform="aws") == []
+    # its EC2NodeClass's AMIs are Amazon Linux 2023 (alias al2023@latest): whatever the requirement allows, its nodes
+    # run linux
+    assert os_findings(node_class(), both, deployment("api", requests=TINY), platform="aws") == []
