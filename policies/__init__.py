@@ -44,6 +44,7 @@ from . import (
     workload_architecture_selector_valid,
     workload_disruption_allowed,
     workload_fits_pool,
+    workload_interruption_tolerant,
     workload_node_architecture,
     workload_node_os,
     workload_pool_placement,
@@ -81,6 +82,7 @@ ALL: tuple[Policy, ...] = (
     workload_requests_declared.POLICY,
     pool_safe_update.POLICY,
     workload_node_os.POLICY,
+    workload_interruption_tolerant.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

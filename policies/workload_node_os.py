@@ -79,9 +79,8 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="workload-node-os",
     subject="stack",
-    description="Every workload's Pods, a DaemonSet's included, are pinned to one operating system where the pools "
-                "that take them run several (Windows and Linux), and the one their spec.os.name declares is the one "
-                "they land on.",
+    description="Every workload's Pods, a DaemonSet's included, are pinned to one operating system where their "
+                "pools run Windows and Linux, and land on the one their spec.os.name declares.",
     severity=Severity.HIGH,
     remediation_steps="Add nodeSelector kubernetes.io/os: linux (or windows) to the workload's pod template, or "
                       "taint one system's pools so that only its workloads tolerate them; make spec.os.name agree.",

@@ -168,6 +168,9 @@ class Pool:
     # Karpenter replaces its nodes (a NodePool, EKS Auto Mode's): its disruption waits on a budget that allows no
     # eviction, where a platform's drain fails or evicts (workload-disruption-allowed says which)
     karpenter: bool = False
+    # its nodes' capacity, when the provider may reclaim every one of them: "spot" (EKS, AKS, GKE Spot VMs, Karpenter's
+    # spot capacity type), "preemptible" (GKE); "" when some node is not; None when not known (SPEC 16)
+    interruption: str | None = ""
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(

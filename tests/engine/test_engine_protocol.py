@@ -163,6 +163,11 @@ SCENARIOS = {
     "workload-node-os": ([nodepool("mixed", [arch_requirement("amd64"), {
         "key": "kubernetes.io/os", "operator": "In", "values": ["linux", "windows"]}]),
         deployment("api", requests={"cpu": "100m"})], "aws", "api", None, None),
+    # one replica on a NodePool of spot capacity only (the in-process twin:
+    # tests/policies/test_workload_interruption_tolerant.py)
+    "workload-interruption-tolerant": ([node_class(), nodepool("spot", [arch_requirement("amd64"), {
+        "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]),
+        deployment("api", requests={"cpu": "100m"})], "aws", "api", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

@@ -194,3 +194,31 @@ def test_gke_and_aks_node_pools_taints_and_labels():
                            platform="azure") == []
         (message,) = schedulable(aks, deployment("api"), platform="azure")
         assert f"pool 'gpu' ({kind}) has taint sku=gpu:NoSchedule that it does not tolerate" in message
+
+
+def test_an_aks_spot_pools_automatic_taint_keeps_untolerating_pods_off_it():
+    """AKS labels and taints a Spot pool's nodes kubernetes.azure.com/scalesetpriority=spot:NoSchedule
+    (learn.microsoft.com/azure/aks/spot-node-pool), whether the program writes them or not: a Pod that does not
+    tolerate it cannot land there, one that does can."""
+    from builders import managed_cluster
+
+    def cluster(*pools: dict) -> object:
+        return managed_cluster("aks", [{"count": 1, "mode": "System", "name": "system", "os_type": "Linux",
+                                        "vm_size": "Standard_D4s_v5", "node_taints": ["CriticalAddonsOnly=true:NoSchedule"]},
+                                       *pools])
+
+    spot = {"count": 1, "mode": "User", "name": "spot", "os_type": "Linux", "vm_size": "Standard_D4s_v5",
+            "scale_set_priority": "Spot", "eviction_policy": "Delete", "spot_max_price": -1}
+    (message,) = run(cluster(spot), deployment("api", requests={"cpu": "100m"}), platform="azure").findings(
+        "workload-schedulable")
+    assert ("pool 'spot' of AKS cluster 'aks' has taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule that it "
+            "does not tolerate") in message
+    tolerates = {"tolerations": [{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal",
+                                  "value": "spot", "effect": "NoSchedule"}]}
+    assert run(cluster(spot), deployment("api", requests={"cpu": "100m"}, pod=tolerates),
+               platform="azure").findings("workload-schedulable") == []
+    # a regular pool has no such taint
+    regular = {key: value for key, value in spot.items() if key not in ("scale_set_priority", "eviction_policy",
+                                                                        "spot_max_price")}
+    assert run(cluster(regular), deployment("api", requests={"cpu": "100m"}),
+               platform="azure").findings("workload-schedulable") == []

@@ -51,6 +51,13 @@ MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", "t
                   "storageprofile", "storagetier", *EVERY_MAYBE)
 LEGACY_POOL_LABEL = "agentpool"  # every AKS node also carries agentpool=<pool name> (real nodes: tests/nodes/)
 CRITICAL_ADDONS_ONLY = Taint("CriticalAddonsOnly", "true", "NoSchedule")
+# A Spot pool's nodes: AKS labels and taints them kubernetes.azure.com/scalesetpriority=spot (NoSchedule), so that
+# only Pods that tolerate eviction land there (learn.microsoft.com/azure/aks/spot-node-pool, "Before you begin": "the
+# spot node pool ... has the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule" and the label
+# kubernetes.azure.com/scalesetpriority=spot; pulumi-azure's KubernetesClusterNodePool.priority asks for both to be
+# written too, as AKS sets them). The priority is scaleSetPriority (azure-native) or priority (pulumi-azure).
+SPOT_KEY = "kubernetes.azure.com/scalesetpriority"
+SPOT_TAINT = Taint(SPOT_KEY, "spot", "NoSchedule")
 _TAINT = re.compile(r"^([^=:\s]+)(?:=([^:\s]*))?:(NoSchedule|NoExecute|PreferNoSchedule)$")
 
 
@@ -108,13 +115,22 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
     if critical_only is True:
         own_taints.append(CRITICAL_ADDONS_ONLY)
+    priority = child(props, "scaleSetPriority" if native else "priority")
+    if isinstance(priority, str) and priority.lower() == "spot":
+        labels[SPOT_KEY] = frozenset({"spot"})
+        if SPOT_TAINT not in own_taints:
+            own_taints.append(SPOT_TAINT)
+    elif isinstance(priority, Unknown):
+        late = late or priority  # a Spot pool's taint would keep Pods off it
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 machine_keys=MACHINE_KEYS,
                 kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
                 zones=zones, named_types=names if isinstance(names, tuple) else (),
-                member=f"pool '{pool_name}'" if inline else "")
+                member=f"pool '{pool_name}'" if inline else "",
+                interruption=None if isinstance(priority, Unknown) else "spot" if SPOT_KEY in labels
+                and labels[SPOT_KEY] == frozenset({"spot"}) else "")
 
 
 def _max_size(props: Any, native: bool) -> int | Unknown | None:

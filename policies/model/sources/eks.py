@@ -137,7 +137,8 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
                 min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
                 named_types=names if isinstance(names, tuple) else (), zones=zones,
                 ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
-                launch_template=plain(child(props, "launchTemplate")))
+                launch_template=plain(child(props, "launchTemplate")),
+                interruption=None if isinstance(capacity, Unknown) else "spot" if capacity == "SPOT" else "")
 
 
 def cluster_of(resource: StackResource) -> KubeCluster:

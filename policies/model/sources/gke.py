@@ -74,6 +74,10 @@ ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
 # guide says the same of its Windows Server node pools: "Windows Server nodes are tainted with this key-value pair:
 # node.kubernetes.io/os=windows:NoSchedule"). Granted to every Pod that selects windows, so that no Windows Pod is
 # refused for it.
+# Spot VMs and preemptible VMs: GKE labels their nodes cloud.google.com/gke-spot=true and
+# cloud.google.com/gke-preemptible=true (.../concepts/spot-vms, .../how-to/preemptible-vms), and taints them only when
+# the pool's taints say so.
+SPOT_LABELS = {"spot": "cloud.google.com/gke-spot", "preemptible": "cloud.google.com/gke-preemptible"}
 WINDOWS_TAINT = Taint("node.kubernetes.io/os", "windows", "NoSchedule", granted="windows")
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
@@ -153,6 +157,15 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
         own_taints.append(SANDBOX_TAINT)
     elif isinstance(sandboxed, Unknown):
         labels[SANDBOX] = ANY
+    interruption: str | None = ""
+    for kind_of, key in SPOT_LABELS.items():
+        flag = child(config, kind_of)
+        if flag is True:
+            labels[key] = frozenset({"true"})
+            interruption = interruption or kind_of
+        elif isinstance(flag, Unknown):
+            labels[key] = ANY
+            interruption = None if not interruption else interruption
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
     total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))
@@ -166,7 +179,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
                 size_note=(unsized or UNSIZED) if max_size is None else "",
-                named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "")
+                named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "",
+                interruption=None if unknown is not None else interruption)
 
 
 def _per_zone(props: Any) -> int | Unknown | None:

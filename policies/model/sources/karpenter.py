@@ -238,7 +238,20 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
                 names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "",
-                karpenter=True)
+                karpenter=True, interruption=_interruption(labels.get(CAPACITY_TYPE), unknown))
+
+
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+
+
+def _interruption(capacity: Any, unknown: Unknown | None) -> str | None:
+    """"spot" when the NodePool's requirements allow spot capacity only (karpenter.sh/capacity-type In [spot]:
+    every node it starts may be reclaimed); "" when they allow another; None when not known."""
+    if unknown is not None:
+        return None
+    if isinstance(capacity, frozenset):
+        return "spot" if capacity == frozenset({"spot"}) else ""
+    return ""  # no requirement: Karpenter starts on-demand capacity
 
 
 def class_os(node_class: Any) -> str | None:

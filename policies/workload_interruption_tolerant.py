@@ -1,0 +1,87 @@
+"""workload-interruption-tolerant: a workload that can run only on capacity the provider reclaims can lose a Pod
+without going down.
+
+Spot and preemptible nodes are taken back at the provider's word: about two minutes' notice on AWS
+(docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html), 30 seconds on GCP
+(cloud.google.com/compute/docs/instances/spot, "Preemption process") and on Azure
+(learn.microsoft.com/azure/virtual-machines/spot-vms, "Eviction policy"). Each pool's capacity is its source's fact
+(SPEC 16: EKS ``capacityType: SPOT``, GKE ``spot`` / ``preemptible``, AKS ``scaleSetPriority: Spot``, a Karpenter
+NodePool whose ``karpenter.sh/capacity-type`` requirement allows spot only). A workload whose Pods the scheduler can
+place on such pools only, where its cluster's pools are all known, and which cannot lose a Pod without downtime
+(one replica, a StatefulSet of one included, or a PodDisruptionBudget that allows no eviction of its Pods), goes down
+at the first reclaim. Advisory: running one replica on spot capacity may be a choice.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.disruption import drained, protection
+from .model.landing import landing
+from .model.loads import placed_of, pods_of
+from .model.stack import Stack
+from .model.values import is_secret
+from .model.workloads import Workload
+from .words import pool_name
+
+
+def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
+    """Each workload that runs on reclaimable capacity only can lose one of its Pods."""
+    findings: list[Finding] = []
+    several = stack.several_clusters
+    for workload in stack.workloads:
+        if not drained(workload):
+            continue  # a DaemonSet's Pods are per node; a Patch's are another workload's
+        landed = landing(stack, workload)
+        if not landed.scheduled or landed.unknown is not None or landed.unknown_cluster or not landed.complete:
+            continue
+        possible = landed.possible
+        kinds = [verdict.pool.interruption for verdict in possible]
+        if not possible or not all(kinds):
+            continue  # some pool that may take it is not reclaimed (or not known to be)
+        why = _fragile(stack, workload)
+        if why is None:
+            continue
+        pools = listed([f"{pool_name(verdict.pool, several)} ({verdict.pool.interruption})" for verdict in possible])
+        findings.append(Violation(
+            f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: the "
+            "first reclaim takes it down (spot nodes are taken back at two minutes' notice on AWS, 30 seconds on GCP "
+            "and Azure): run at least two replicas with a budget that allows one eviction, or give it a pool of "
+            "on-demand nodes", workload.urn))
+    return findings
+
+
+def _fragile(stack: Stack, workload: Workload) -> str | None:
+    """Why it cannot lose a Pod without downtime, or None when it can (or the pack cannot tell)."""
+    count = placed_of(stack, workload).count
+    if count == 1 and not is_secret(count):
+        return "it runs one replica"
+    budgets = protection(stack).of_workload.get(workload, [])
+    if len(budgets) != 1 or not isinstance(count, int) or count < 1:
+        return None  # two budgets refuse every eviction already: workload-disruption-allowed's
+    budget = budgets[0]
+    total = pods_of(stack, protection(stack).selected.get(budget, []))
+    if not isinstance(total, tuple) or total[1] or total[0] < 1:
+        return None
+    if budget.allowed(total[0]) == 0:
+        return f"{budget.subject} allows no eviction of its Pods"
+    return None
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return workload_interruption_tolerant(stack)
+
+
+POLICY = Policy(
+    name="workload-interruption-tolerant",
+    subject="stack",
+    description="A workload that can run only on spot or preemptible capacity can lose a Pod: more than one "
+                "replica, and no PodDisruptionBudget that allows no eviction.",
+    severity=Severity.MEDIUM,
+    level=EnforcementLevel.ADVISORY,
+    remediation_steps="Run at least two replicas with a PodDisruptionBudget that allows one eviction, or let the "
+                      "workload's Pods land on a pool of on-demand nodes too.",
+    check=_check,
+)

@@ -1,0 +1,84 @@
+"""workload-interruption-tolerant: a workload that can run only on spot or preemptible capacity can lose a Pod
+(SPEC 16, policy 24). Each pool's capacity is worked out here from its platform's field: EKS capacityType SPOT, AKS
+scaleSetPriority Spot (with AKS's taint, tolerated here), GKE spot / preemptible, Karpenter's karpenter.sh/capacity-type
+requirement."""
+
+from typing import Any
+
+from builders import budget, deployment, managed_cluster, node_class, node_group, nodepool, run, workload
+
+POLICY = "workload-interruption-tolerant"
+TINY = {"cpu": "100m"}  # CPU only: some machines a NodePool allows have no memory in the catalog (a note)
+SPOT_ONLY = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}
+AMD64 = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}
+
+
+def findings(*parts: Any, platform: str = "aws") -> list[str]:
+    return run(*parts, platform=platform).findings(POLICY)
+
+
+def test_one_replica_on_spot_only_capacity_is_advised_against():
+    (message,) = findings(node_class(), nodepool("spot", [AMD64, SPOT_ONLY]), deployment("api", requests=TINY))
+    assert message == (
+        "Deployment 'api': its Pods can run only on capacity the provider reclaims (pool 'spot' (NodePool) (spot)), "
+        "and it runs one replica: the first reclaim takes it down (spot nodes are taken back at two minutes' notice "
+        "on AWS, 30 seconds on GCP and Azure): run at least two replicas with a budget that allows one eviction, or "
+        "give it a pool of on-demand nodes")
+    result = run(node_class(), nodepool("spot", [AMD64, SPOT_ONLY]), deployment("api", requests=TINY), platform="aws")
+    assert [(found.policy, found.level) for found in result.of(POLICY)] == [(POLICY, "advisory")]
+
+
+def test_three_replicas_with_a_budget_allowing_one_eviction_are_clean_and_one_allowing_none_is_not():
+    spot = nodepool("spot", [AMD64, SPOT_ONLY])
+    three = deployment("api", requests=TINY, spec={"replicas": 3})
+    assert findings(node_class(), spot, three, budget("api", maxUnavailable=1)) == []
+    assert findings(node_class(), spot, three) == []  # three replicas, no budget: a reclaim takes one
+    (message,) = findings(node_class(), spot, three, budget("api", minAvailable=3))
+    assert "and PodDisruptionBudget 'api' allows no eviction of its Pods:" in message
+
+
+def test_a_pool_of_on_demand_nodes_beside_spot_ones_is_clean():
+    both = nodepool("both", [AMD64, {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                     "values": ["spot", "on-demand"]}])
+    assert findings(node_class(), both, deployment("api", requests=TINY)) == []
+    assert findings(node_class(), nodepool("spot", [AMD64, SPOT_ONLY]), nodepool("steady", [AMD64]),
+                    deployment("api", requests=TINY)) == []
+    # a DaemonSet runs one Pod per node wherever it lands: not this policy's
+    assert findings(node_class(), nodepool("spot", [AMD64, SPOT_ONLY]), workload("DaemonSet", "agent",
+                                                                                 requests=TINY)) == []
+
+
+def test_each_platforms_spot_capacity():
+    assert findings(node_group("spot", ["m5.large"], ami_type="AL2023_x86_64_STANDARD"),
+                    deployment("api", requests=TINY)) == []  # ON_DEMAND by default
+    import pulumi_aws as aws
+
+    def eks_spot() -> Any:
+        from builders import declared_cluster
+
+        declared_cluster("aws", "fleet")
+        return aws.eks.NodeGroup("spot", cluster_name="fleet", node_group_name="spot", capacity_type="SPOT",
+                                 node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"],
+                                 instance_types=["m5.large"], ami_type="AL2023_x86_64_STANDARD",
+                                 scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                                   max_size=3))
+
+    (message,) = findings(eks_spot, deployment("api", requests=TINY))
+    assert "(pool 'spot' (NodeGroup) (spot))" in message
+    tolerates = {"tolerations": [{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}]}
+    aks = managed_cluster("aks", [{"count": 1, "mode": "User", "name": "spot", "os_type": "Linux",
+                                   "vm_size": "Standard_D4s_v5", "scale_set_priority": "Spot"}])
+    (message,) = findings(aks, deployment("api", requests=TINY, pod=tolerates), platform="azure")
+    assert "(pool 'spot' of AKS cluster 'aks' (spot))" in message
+    import pulumi_gcp as gcp
+
+    def gke_preemptible() -> Any:
+        from builders import declared_cluster
+
+        declared_cluster("gcp", "fleet")
+        return gcp.container.NodePool("cheap", name="cheap", cluster="fleet", location="europe-west1", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(machine_type="n2-standard-4",
+                                                                                       preemptible=True))
+
+    (message,) = findings(gke_preemptible, deployment("api", requests=TINY), platform="gcp")
+    assert "(pool 'cheap' (GKE NodePool) (preemptible))" in message
