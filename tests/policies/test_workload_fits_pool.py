@@ -454,3 +454,33 @@ def test_a_gke_e2_medium_holds_2972_mib_and_an_aks_d4s_v5_12188_mib():
         (message,) = run(aks, api("12189Mi"), platform="azure").findings(FITS)
         assert "16 GiB capacity - 4 GiB kube-reserved - 100 MiB eviction threshold = 11.9 GiB allocatable of " \
                "memory (Standard_D4s_v5)" in message
+
+
+def test_a_gke_gpu_pool_as_googles_docs_write_it_holds_its_attached_gpus():
+    """GKE's "Create a node pool with GPUs": n1-standard-4 with one nvidia-tesla-t4 in nodeConfig.guestAccelerators.
+    An N1 machine has no GPU of its own, so the pack refused every Pod that requests nvidia.com/gpu ("at most 0"):
+    its node advertises one. Two are more than it has; with GPU time-sharing a node advertises more than its cards,
+    so nothing is refused."""
+    import pulumi_gcp as gcp
+    from builders import declared_cluster, deployment
+
+    def gpu_pool(**accelerator: object) -> object:
+        def declare() -> object:
+            declared_cluster("gcp", "fleet")
+            return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1", node_count=1,
+                                          node_config=gcp.container.NodePoolNodeConfigArgs(
+                                              machine_type="n1-standard-4", guest_accelerators=[
+                                                  gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+                                                      type="nvidia-tesla-t4", count=1, **accelerator)]))
+        return declare
+
+    one = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
+    assert run(gpu_pool(), deployment("train", requests=one), platform="gcp").findings("workload-fits-pool") == []
+    (message,) = run(gpu_pool(), deployment("train", requests={**one, "nvidia.com/gpu": "2"}),
+                     platform="gcp").findings("workload-fits-pool")
+    assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of nvidia.com/gpu (n1-standard-4)" in message, message
+    shared = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
+        gpu_sharing_strategy="TIME_SHARING", max_shared_clients_per_gpu=4)
+    result = run(gpu_pool(gpu_sharing_config=shared), deployment("train", requests={**one, "nvidia.com/gpu": "2"}),
+                 platform="gcp")
+    assert result.findings("workload-fits-pool") == []

@@ -35,14 +35,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
 from ..labels import ARCH, MACHINE_KEYS
-from ..pool import Pool
+from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, as_int, child, derived, is_list, undetermined
+from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
 from .common import (
@@ -77,6 +79,7 @@ ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
 # Spot VMs and preemptible VMs: GKE labels their nodes cloud.google.com/gke-spot=true and
 # cloud.google.com/gke-preemptible=true (.../concepts/spot-vms, .../how-to/preemptible-vms), and taints them only when
 # the pool's taints say so.
+NVIDIA = "nvidia.com/gpu"  # the device plugin's resource
 SPOT_LABELS = {"spot": "cloud.google.com/gke-spot", "preemptible": "cloud.google.com/gke-preemptible"}
 WINDOWS_TAINT = Taint("node.kubernetes.io/os", "windows", "NoSchedule", granted="windows")
 SANDBOX = "sandbox.gke.io/runtime"
@@ -107,6 +110,48 @@ def image_os(config: Any) -> str | None:
     if not isinstance(image, str):
         return None
     return derived("windows" if image.upper().startswith("WINDOWS") else "linux", image)
+
+
+def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) -> tuple[Option, ...]:
+    """Its machines with the GPUs ``nodeConfig.guestAccelerators`` attaches (an N1 machine has none of its own: a T4
+    is attached by ``{type: nvidia-tesla-t4, count: 1}``, .../how-to/gpus, "Create a node pool with GPUs"): each node
+    advertises ``count`` nvidia.com/gpu. With GPU sharing (``gpuSharingConfig``) or MIG partitions
+    (``gpuPartitionSize``) a node advertises more than its cards (.../how-to/timesharing-gpus,
+    .../how-to/gpus-multi), so the count is not known here."""
+    listed = plain(child(config, "guestAccelerators"))
+    if listed is None or (is_list(listed) and not listed):
+        return options
+    cards = Decimal(0)
+    kind: str | None = None
+    unknown: Unknown | None = listed if isinstance(listed, Unknown) else None
+    for entry in listed if is_list(listed) else ():
+        count, name = (entry.get("count"), entry.get("type")) if is_mapping(entry) else (None, None)
+        shared = is_mapping(entry) and any(entry.get(key) is not None for key in ("gpuSharingConfig",
+                                                                                   "gpuPartitionSize"))
+        found = next((value for value in (entry, count, name) if isinstance(value, Unknown)), None)
+        if found is not None or shared or as_int(count) is None or not isinstance(name, str):
+            unknown = unknown or found or undetermined(
+                f"how many GPUs a node of node pool '{pool_name}' advertises is not known (its guestAccelerators "
+                "share or partition them, or cannot be read), so the GPUs its Pods request are not checked")
+            continue
+        if name.startswith("nvidia-"):
+            cards += Decimal(as_int(count) or 0)
+            kind = kind or name
+    if not is_list(listed) and unknown is None:
+        return options
+    found_options = []
+    for option in options:
+        hardware = option.hardware
+        capacity = {key: value for key, value in hardware.capacity.items() if key != NVIDIA}
+        missing = dict(hardware.unknown)
+        if unknown is not None:
+            missing[NVIDIA] = unknown
+        else:
+            # an A2 or G2 machine's own GPUs are the ones its accelerators name: never counted twice
+            capacity[NVIDIA] = max(cards, hardware.capacity.get(NVIDIA, Decimal(0)))
+        found_options.append(replace(option, hardware=replace(hardware, capacity=capacity, unknown=missing,
+                                                               gpu_type=kind or hardware.gpu_type)))
+    return tuple(found_options)
 
 
 def _arm_taint(config: Any) -> bool | Unknown:
@@ -142,7 +187,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
             late = late or value
     if found_taints is None:
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
-    options = machines_of("gcp", names)
+    options = with_accelerators(machines_of("gcp", names), config, pool_name) if unknown is None else \
+        machines_of("gcp", names)
     own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
     os = image_os(config) if unknown is None else None
     set_os(labels, os)
