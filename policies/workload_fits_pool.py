@@ -143,10 +143,14 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                                        by_pool[first.pool].taken_known())
         if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):
             found = None  # which machine holds the Pod would tell what the secret is
+        images = sorted({image for verdict in possible for image in _driverless(stack, verdict, settings)})
+        fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
+               "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
+               f"lower its requests or allow larger instance types"
+               f"{suggestion(found, first.pool.platform or platform, same)}")
         message = (
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
-            f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: lower its requests or "
-            f"allow larger instance types{suggestion(found, first.pool.platform or platform, same)}")
+            f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: {fix}")
         if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
             where = listed(its_cluster(cluster) for cluster in elsewhere)
             findings.append(undetermined(f"{message}; but {where} may have pools this stack does not declare, so "
@@ -205,11 +209,22 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
     rooms = {resource: each for resource in CHECKED if isinstance(each := load.room(nodes, resource), Room)}
     short = [found for found in rooms.values() if request.get(found.resource) > found.free]
     where = pool_name(verdict.pool, several)
+    blind = [found for found in short if found.resource in GPU_RESOURCES and found.node.driverless]
+    if blind:  # its machines have the GPUs, and its nodes' image advertises none of them
+        node = blind[0].node
+        return (f"{where} runs {node.machine}, whose GPUs its AMI type {node.driverless} does not advertise: it "
+                f"installs no NVIDIA driver, so its nodes have no {blind[0].resource}")
     if not short:
         return f"{where} has machines with enough of each resource, but none with all of them together"
     most = listed([f"at most {allocatable_sum(found.node, found.resource)}{_after(load, found)} of "
                    f"{WHAT[found.resource]} ({found.node.machine})" for found in short], " and ")
     return f"{where} has {most}"
+
+
+def _driverless(stack: Stack, verdict: PoolVerdict, settings: Mapping[str, Any]) -> tuple[str, ...]:
+    """The node images of a pool that install no driver for its machines' GPUs."""
+    nodes = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
+    return tuple(node.driverless for _option, node in nodes if node.driverless) if isinstance(nodes, list) else ()
 
 
 def _after(load: PoolLoad, room: Room) -> str:

@@ -129,6 +129,7 @@ class Node:
     max_pods_source: str = ""  # where maxPods came from
     overridden: frozenset[str] = frozenset()  # the parts (per resource) the allocatable setting set
     secret: frozenset[str] = frozenset()  # resources whose capacity comes from a secret value
+    driverless: str | None = None  # the node image that installs no driver for its machine's GPUs (Hardware's)
     _allocatable: dict[str, Decimal | None] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def knows(self, resource: str) -> bool:
@@ -173,7 +174,7 @@ def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> N
                 reserved[resource][part] = floor(amount * 1000 if resource == CPU else amount)
                 overridden.add(f"{resource} {part}")
     return Node(platform, hardware.name, capacity, reserved, dict(hardware.unknown), hardware.gpu_type, source,
-                frozenset(overridden), hardware.secret)
+                frozenset(overridden), hardware.secret, hardware.driverless)
 
 
 _PLATFORM_NAMES = {"aws": "EKS", "gcp": "GKE", "azure": "AKS (Azure CNI Overlay)", "kubernetes": "kubelet",

@@ -38,6 +38,9 @@ class Hardware:
     gpu_type: str | None = None
     max_pods: int | None = None  # EKS's maximum for the instance type, where its table lists it
     machine: Machine | None = None  # the catalog's entry
+    # the node image that installs no driver for its GPUs (an EKS AMI type that is not an accelerated one): its nodes
+    # advertise none of them
+    driverless: str | None = None
 
     @property
     def family(self) -> str | None:

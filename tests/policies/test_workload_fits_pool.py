@@ -484,3 +484,25 @@ def test_a_gke_gpu_pool_as_googles_docs_write_it_holds_its_attached_gpus():
     result = run(gpu_pool(gpu_sharing_config=shared), deployment("train", requests={**one, "nvidia.com/gpu": "2"}),
                  platform="gcp")
     assert result.findings("workload-fits-pool") == []
+
+
+def test_an_eks_gpu_group_with_a_standard_ami_type_advertises_no_gpu():
+    """A g5.xlarge has one NVIDIA A10G, but only EKS's accelerated AMI types install NVIDIA's driver and device plugin
+    (ml-eks-optimized-ami.html): with AL2023_x86_64_STANDARD its nodes advertise no nvidia.com/gpu, and a Pod that
+    requests one waits for ever; with AL2023_x86_64_NVIDIA it lands."""
+    from builders import deployment, node_group
+
+    gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
+    (message,) = run(node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_STANDARD"),
+                     deployment("train", requests=gpu), platform="aws").findings("workload-fits-pool")
+    assert message == (
+        "Deployment 'train': one Pod requests 500m of CPU and 1 GiB of memory and 1 of nvidia.com/gpu, more than any "
+        "node of the pools that can take it: pool 'gpu' (NodeGroup) runs g5.xlarge, whose GPUs its AMI type "
+        "AL2023_x86_64_STANDARD does not advertise: it installs no NVIDIA driver, so its nodes have no nvidia.com/gpu; "
+        "it can never be scheduled: use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), "
+        "or lower its requests")
+    assert run(node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA"), deployment("train", requests=gpu),
+               platform="aws").findings("workload-fits-pool") == []
+    # no AMI type: EKS picks one for the instance type, so nothing is refused
+    assert run(node_group("gpu", ["g5.xlarge"]), deployment("train", requests=gpu),
+               platform="aws").findings("workload-fits-pool") == []

@@ -26,11 +26,13 @@ pool of the stack shows: its pools are not all known.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
 from ..labels import ARCH, MACHINE_KEYS, OS
-from ..pool import Pool
+from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
 from ..values import Unknown, child, derived, is_list, plain, undetermined
@@ -55,6 +57,7 @@ NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
 FARGATE_PROFILE = "aws:eks/fargateProfile:FargateProfile"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
+NVIDIA = "nvidia.com/gpu"  # the NVIDIA device plugin's resource
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
 MAYBE_PREFIXES = ("eks.amazonaws.com/", *AWS_MAYBE, *EVERY_MAYBE)
@@ -91,6 +94,27 @@ def ami_os(ami_type: Any, launch_template: Any = None) -> str | None:
     if not isinstance(ami_type, str) or ami_type == "CUSTOM":
         return None
     return derived("windows" if ami_type.startswith("WINDOWS_") else "linux", ami_type)
+
+
+def accelerated(ami_type: Any) -> bool | None:
+    """Whether an AMI type's nodes advertise their NVIDIA GPUs: the accelerated types install NVIDIA's driver and
+    device plugin (AL2_x86_64_GPU, AL2023_*_NVIDIA, BOTTLEROCKET_*_NVIDIA: docs.aws.amazon.com/eks/latest/userguide/
+    ml-eks-optimized-ami.html, CreateNodegroup's amiType); the others (STANDARD, NEURON, Windows) do not. None when the
+    AMI decides (CUSTOM), EKS picks it (none given) or it is not known yet."""
+    if not isinstance(ami_type, str) or ami_type == "CUSTOM":
+        return None
+    return "NVIDIA" in ami_type or ami_type.endswith("_GPU")
+
+
+def without_gpus(options: tuple[Option, ...], ami_type: str) -> tuple[Option, ...]:
+    """The machines of a group whose AMI type installs no NVIDIA driver: their nodes advertise no nvidia.com/gpu."""
+    found = []
+    for option in options:
+        hardware = option.hardware
+        if hardware.capacity.get(NVIDIA, Decimal(0)) > 0:
+            hardware = replace(hardware, capacity={**hardware.capacity, NVIDIA: Decimal(0)}, driverless=ami_type)
+        found.append(replace(option, hardware=hardware))
+    return tuple(found)
 
 
 def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
@@ -130,7 +154,10 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
         unknown = unknown or undetermined(f"node group '{pool_name}' has instance types or taints its schema refuses")
     architecture = ami_architecture(ami)  # the AMI's is the nodes' (a machine of the other cannot join)
     scaling = child(props, "scalingConfig")
-    return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=machines_of("aws", names, architecture),
+    options = machines_of("aws", names, architecture)
+    if accelerated(ami) is False:
+        options = without_gpus(options, ami)
+    return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=options,
                 labels=labels, taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
                 labels_unknown=late,
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
