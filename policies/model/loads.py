@@ -20,14 +20,17 @@ from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
 from .fit import CHECKED, Fit, Room, fit, packing, room
+from .labels import OS
 from .landing import Landing, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
 from .stack import Stack
-from .values import Unknown, is_secret
+from .values import Unknown, is_secret, undetermined
 from .workloads import Autoscaler, Workload
+
+WINDOWS = "windows"  # kubernetes.io/os of a Windows Server node
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +293,12 @@ def _pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mappin
     on = pool.platform or platform
     if on is None:
         return None
+    systems = pool.labels.get(OS)
+    if isinstance(systems, frozenset) and WINDOWS in systems:
+        # a Windows Server node reserves and holds Pods as its platform does for Windows (other reservations, other
+        # Pod slots: SPEC 16), which nodes.py does not model: what its nodes hold is not judged, and said so
+        return undetermined(f"the allocatable of {pool.label}'s Windows nodes is not modelled (each platform reserves "
+                            "and counts Pod slots on Windows otherwise), so what fits there is not checked")
     # the pool's reservations over the platform's defaults, once per pool: its machines' nodes differ only in
     # their hardware, and a node of the same hardware with the same reservations is the same node in any pool
     # (a Karpenter NodePool allows hundreds of machines, often the same as its neighbours')

@@ -108,3 +108,15 @@ def test_a_karpenter_nodepool_allowing_windows_and_linux_needs_a_pin():
     # its EC2NodeClass's AMIs are Amazon Linux 2023 (alias al2023@latest): whatever the requirement allows, its nodes
     # run linux
     assert os_findings(node_class(), both, deployment("api", requests=TINY), platform="aws") == []
+
+
+def test_what_fits_a_windows_node_is_not_judged_and_said():
+    """A Windows Server node reserves and counts Pod slots as its platform does for Windows, which the node model
+    does not hold: a Pod pinned to the Windows pool is not refused by its size, and the note says why."""
+    huge = {"cpu": "100m", "memory": "15Gi"}  # more than a Standard_D4s_v5's 16 GiB less AKS's Linux reservations
+    result = run(aks("win"), deployment("api", requests=huge, node_selector=WINDOWS), platform="azure")
+    assert result.findings("workload-fits-pool") == []
+    assert any("Windows nodes is not modelled" in note.message for note in result.notes)
+    (linux,) = run(aks("win"), deployment("api", requests=huge, node_selector=LINUX),
+                   platform="azure").findings("workload-fits-pool")
+    assert "pool 'system' of AKS cluster 'aks'" in linux
