@@ -120,3 +120,28 @@ def test_what_fits_a_windows_node_is_not_judged_and_said():
     (linux,) = run(aks("win"), deployment("api", requests=huge, node_selector=LINUX),
                    platform="azure").findings("workload-fits-pool")
     assert "pool 'system' of AKS cluster 'aks'" in linux
+
+
+def test_an_aks_program_with_a_windows_pool_as_azures_docs_write_it():
+    """Azure's "Create a Windows Server container on an AKS cluster": a cluster whose system pool runs Linux, a
+    Windows pool added beside it (az aks nodepool add --os-type Windows --name npwin: an azure-native AgentPool), and
+    the sample ASP.NET application with nodeSelector kubernetes.io/os: windows. As written it is clean; with the
+    nodeSelector dropped (the planted fault) its Pods may land on the Linux pool and never start."""
+    import pulumi_azure_native as azure_native
+
+    def program_cluster() -> Any:
+        cluster = azure_native.containerservice.ManagedCluster(
+            "aks", resource_name_="myAKSCluster", resource_group_name="myResourceGroup", dns_prefix="myakscluster",
+            agent_pool_profiles=[{"name": "nodepool1", "mode": "System", "os_type": "Linux", "count": 2,
+                                  "vm_size": "Standard_DS2_v2"}],
+            windows_profile={"admin_username": "azureuser", "admin_password": "P@ssw0rd1234567890"},
+            network_profile={"network_plugin": "azure"})
+        return azure_native.containerservice.AgentPool(
+            "npwin", agent_pool_name="npwin", resource_name_=cluster.name, resource_group_name="myResourceGroup",
+            os_type="Windows", vm_size="Standard_D4s_v3", count=1)
+
+    sample = {"cpu": "1", "memory": "800M"}  # the sample's limits, as its manifest sets them
+    app = deployment("sample", requests=sample, node_selector=WINDOWS)
+    assert os_findings(program_cluster, app, platform="azure") == []
+    (message,) = os_findings(program_cluster, deployment("sample", requests=sample), platform="azure")
+    assert "(pool 'nodepool1' of AKS cluster 'aks' runs linux, pool 'npwin' (AgentPool) runs windows)" in message
