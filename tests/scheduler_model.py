@@ -132,24 +132,37 @@ def fits_node(spec: dict[str, Any], labels: dict[str, str], taints: list[tuple[s
 GKE_ARM_TAINT = ("kubernetes.io/arch", "arm64", "NoSchedule")
 
 
-def gke_admitted(spec: dict[str, Any]) -> dict[str, Any]:
-    """The Pod as GKE admits it: with the Arm toleration when it selects arm64."""
-    selects = (spec.get("nodeSelector") or {}).get("kubernetes.io/arch") == "arm64"
+# GKE taints its Windows Server nodes node.kubernetes.io/os=windows:NoSchedule and adds the toleration to Pods that
+# select windows (cloud.google.com/kubernetes-engine/docs/how-to/creating-a-cluster-windows).
+GKE_WINDOWS_TAINT = ("node.kubernetes.io/os", "windows", "NoSchedule")
+
+
+def _selects(spec: dict[str, Any], key: str, value: str) -> bool:
+    """Its nodeSelector, or an In expression of its required node affinity, asks for ``key=value``."""
+    if (spec.get("nodeSelector") or {}).get(key) == value:
+        return True
     required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution") or {}
-    for term in required.get("nodeSelectorTerms") or []:
-        for expression in term.get("matchExpressions") or []:
-            if expression["key"] == "kubernetes.io/arch" and expression["operator"] == "In" \
-                    and "arm64" in (expression.get("values") or []):
-                selects = True
-    if not selects:
+    return any(expression["key"] == key and expression["operator"] == "In" and value in (expression.get("values") or [])
+               for term in required.get("nodeSelectorTerms") or [] for expression in term.get("matchExpressions") or [])
+
+
+def gke_admitted(spec: dict[str, Any]) -> dict[str, Any]:
+    """The Pod as GKE admits it: with the Arm toleration when it selects arm64, the Windows one when it selects
+    windows."""
+    added = []
+    if _selects(spec, "kubernetes.io/arch", "arm64"):
+        added.append({"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"})
+    if _selects(spec, "kubernetes.io/os", "windows"):
+        added.append({"key": "node.kubernetes.io/os", "operator": "Equal", "value": "windows", "effect": "NoSchedule"})
+    if not added:
         return spec
-    toleration = {"key": "kubernetes.io/arch", "operator": "Equal", "value": "arm64", "effect": "NoSchedule"}
-    return {**spec, "tolerations": [*(spec.get("tolerations") or []), toleration]}
+    return {**spec, "tolerations": [*(spec.get("tolerations") or []), *added]}
 
 
-def gke_node_taints(arch: str, taints: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    return [*taints, GKE_ARM_TAINT] if arch == "arm64" else list(taints)
+def gke_node_taints(arch: str, taints: list[tuple[str, str, str]], os: str = "linux") -> list[tuple[str, str, str]]:
+    found = [*taints, GKE_ARM_TAINT] if arch == "arm64" else list(taints)
+    return [*found, GKE_WINDOWS_TAINT] if os == "windows" else found
 
 
 # --- PodTopologySpread and the eviction API (SPEC section 15), from Kubernetes' documentation ------------------------

@@ -46,25 +46,29 @@ def pools(draw: Any) -> list[dict[str, Any]]:
     return found
 
 
-def _expression(draw: Any) -> dict[str, Any]:
+def _expression(draw: Any, keys: tuple[str, ...] = KEYS, values: tuple[str, ...] = VALUES) -> dict[str, Any]:
     operator = draw(st.sampled_from(("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")))
     if operator in ("Gt", "Lt"):
         return {"key": "n", "operator": operator, "values": [draw(st.sampled_from(("0", "1", "2", "3")))]}
-    key = draw(st.sampled_from(KEYS))
+    key = draw(st.sampled_from(keys))
     if operator in ("Exists", "DoesNotExist"):
         return {"key": key, "operator": operator}
-    return {"key": key, "operator": operator, "values": draw(st.lists(st.sampled_from(VALUES), min_size=1,
+    return {"key": key, "operator": operator, "values": draw(st.lists(st.sampled_from(values), min_size=1,
                                                                       max_size=2, unique=True))}
 
 
+OS_KEYS = (*KEYS, "kubernetes.io/os")  # GKE pools say their nodes' OS (Linux, or Windows Server images)
+OS_VALUES = (*VALUES, "linux", "windows")
+
+
 @st.composite
-def pods(draw: Any) -> dict[str, Any]:
+def pods(draw: Any, keys: tuple[str, ...] = KEYS, values: tuple[str, ...] = VALUES) -> dict[str, Any]:
     spec: dict[str, Any] = {"containers": [{"name": "app", "image": "example.test/app:1"}]}
-    selector = draw(st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=2))
+    selector = draw(st.dictionaries(st.sampled_from(keys), st.sampled_from(values), max_size=2))
     if selector:
         spec["nodeSelector"] = selector
     if draw(st.booleans()):
-        terms = [{"matchExpressions": [_expression(draw) for _ in range(draw(st.integers(1, 2)))]}
+        terms = [{"matchExpressions": [_expression(draw, keys, values) for _ in range(draw(st.integers(1, 2)))]}
                  for _ in range(draw(st.integers(1, 2)))]
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": terms}}}
@@ -163,7 +167,8 @@ def gke_clusters(draw: Any) -> list[dict[str, Any]]:
             taints = draw(st.lists(st.tuples(st.sampled_from(TAINT_KEYS), st.sampled_from(("", "x")),
                                              st.sampled_from(EFFECTS)), max_size=1))
             pools_of.append({"name": f"c{index}p{pool}", "arch": draw(st.sampled_from(("amd64", "arm64"))),
-                             "labels": labels, "taints": taints})
+                             "labels": labels, "taints": taints,
+                             "os": draw(st.sampled_from(("linux", "windows"))) if pool else "linux"})
         found.append({"name": f"c{index}", "pools": pools_of})
     return found
 
@@ -178,6 +183,7 @@ def gke_resources(clusters: list[dict[str, Any]], spec: dict[str, Any], on: int 
     for cluster in clusters:
         node_pools = [{"name": pool["name"], "nodeCount": 1, "nodeConfig": {
             "machineType": GKE_MACHINES[pool["arch"]], "labels": pool["labels"],
+            **({"imageType": "WINDOWS_LTSC_CONTAINERD"} if pool.get("os") == "windows" else {}),
             "taints": [{"key": k, "value": v, "effect": {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE",
                                                          "PreferNoSchedule": "PREFER_NO_SCHEDULE"}[e]}
                        for k, v, e in pool["taints"]]}} for pool in cluster["pools"]]
@@ -197,12 +203,13 @@ def gke_resources(clusters: list[dict[str, Any]], spec: dict[str, Any], on: int 
 
 def gke_nodes(cluster: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[str, str, str]]]]:
     """The nodes of a cluster's pools, as the oracle spells them out: GKE taints the Arm ones."""
-    return [({**pool["labels"], "kubernetes.io/arch": pool["arch"], "cloud.google.com/gke-nodepool": pool["name"]},
-             gke_node_taints(pool["arch"], pool["taints"])) for pool in cluster["pools"]]
+    return [({**pool["labels"], "kubernetes.io/arch": pool["arch"], "cloud.google.com/gke-nodepool": pool["name"],
+              "kubernetes.io/os": pool.get("os", "linux")},
+             gke_node_taints(pool["arch"], pool["taints"], pool.get("os", "linux"))) for pool in cluster["pools"]]
 
 
 @PROPERTY
-@given(gke_clusters(), pods(), st.data())
+@given(gke_clusters(), pods(OS_KEYS, OS_VALUES), st.data())
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
          {"containers": [{"name": "app", "image": "i"}]}, None)
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
@@ -210,9 +217,13 @@ def gke_nodes(cluster: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": []}]},
           {"name": "c1", "pools": [{"name": "c1p0", "arch": "amd64", "labels": {"team": "a"}, "taints": []}]}],
          {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"team": "a"}}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": [], "os": "linux"},
+                                   {"name": "c0p1", "arch": "amd64", "labels": {}, "taints": [], "os": "windows"}]}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"kubernetes.io/os": "windows"}}, None)
 def test_gke_clusters_and_their_arm_taint_agree_with_the_scheduler_model(clusters, spec, data):
     """The Pod on one cluster's provider is refused exactly when no node of that cluster takes it as GKE admits it;
-    on the default provider, exactly when no node of any cluster does."""
+    on the default provider, exactly when no node of any cluster does. GKE's Arm and Windows taints are on the nodes,
+    their tolerations on the Pods that select arm64 or windows."""
     on = None if data is None else data.draw(st.one_of(st.none(), st.integers(0, len(clusters) - 1)))
     candidates = clusters if on is None else [clusters[on]]
     admitted = gke_admitted(spec)
