@@ -293,10 +293,10 @@ def _pool_nodes(stack: Stack, pool: Pool, platform: str | None, settings: Mappin
     on = pool.platform or platform
     if on is None:
         return None
-    systems = pool.labels.get(OS)
-    if isinstance(systems, frozenset) and WINDOWS in systems:
+    if pool.labels.get(OS) == frozenset({WINDOWS}):
         # a Windows Server node reserves and holds Pods as its platform does for Windows (other reservations, other
-        # Pod slots: SPEC 16), which nodes.py does not model: what its nodes hold is not judged, and said so
+        # Pod slots: SPEC 16), which nodes.py does not model: what its nodes hold is not judged, and said so (a pool
+        # that may start Linux nodes too is judged as its Linux nodes are)
         return undetermined(f"the allocatable of {pool.label}'s Windows nodes is not modelled (each platform reserves "
                             "and counts Pod slots on Windows otherwise), so what fits there is not checked")
     # the pool's reservations over the platform's defaults, once per pool: its machines' nodes differ only in

@@ -127,3 +127,39 @@ def test_a_nodepool_moved_to_another_architecture_after_up_is_refused_there_and_
     assert [(v.policy, v.urn.rsplit("::", 1)[-1], v.finding) for v in result.mandatory] == [
         ("pool-safe-update", "fleet:general", findings[0].message)]
     assert [note for note in result.notes if note.policy == "pool-safe-update"] == []  # the export matched
+
+
+def test_a_nodepool_allowing_windows_and_linux_refuses_an_unpinned_deployment_under_the_cli(toolchain, tmp_path):
+    """Issue 48: a NodePool whose kubernetes.io/os requirement allows linux and windows, its EC2NodeClass of custom
+    AMIs (amiFamily Custom: the AMIs decide the OS), and Karpenter's 'inflate' workload unpinned: refused with
+    workload-node-os's exact message; pinned to linux, it passes. Both validate against Karpenter's CRDs."""
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "mixed"}, "spec": {"template": {
+        "spec": {"requirements": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux", "windows"]},
+                                  {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+                                  {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["m7i"]}],
+                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "custom"}}}}}
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "custom"},
+                  "spec": {"amiFamily": "Custom", "role": "KarpenterNodeRole-fleet",
+                           "amiSelectorTerms": [{"tags": {"fleet/images": "approved"}}],
+                           "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "fleet"}}],
+                           "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "fleet"}}]}}
+    jsonschema.validate(pool, crd_schema("karpenter.sh_nodepools.yaml"))
+    jsonschema.validate(node_class, crd_schema("karpenter.k8s.aws_ec2nodeclasses.yaml"))
+    pools = tmp_path / "mixed.yaml"
+    pools.write_text(yaml.safe_dump_all([pool, node_class]))
+    (inflate,) = documents(KARPENTER / "examples" / "workloads" / "inflate.yaml")
+    inflate["spec"]["template"]["spec"].setdefault("nodeSelector", {})["kubernetes.io/arch"] = "amd64"
+    workload = tmp_path / "inflate.yaml"
+    workload.write_text(yaml.safe_dump(inflate))
+    files = ",".join(map(str, [*CRDS, pools, workload]))
+    stack = open_stack(toolchain, PROGRAMS / "karpenter", tmp_path, "dev", {"compute:platform": "aws", "manifests": files})
+    findings = policy_findings(stack.fails(*stack.preview()))
+    assert [(f.level, f.policy, f.name) for f in findings] == [
+        ("mandatory", "workload-node-os", "fleet:default/inflate")]
+    assert findings[0].message == (
+        "Deployment 'fleet:default/inflate': its Pods may land on linux and windows nodes (pool 'mixed' (NodePool) "
+        "runs linux and windows), but nothing pins them to one operating system, and a Pod on a node of another never "
+        "starts; set spec.template.spec.nodeSelector['kubernetes.io/os'] to the one its images are built for")
+    inflate["spec"]["template"]["spec"]["nodeSelector"]["kubernetes.io/os"] = "linux"
+    workload.write_text(yaml.safe_dump(inflate))
+    assert policy_findings(stack.ok(*stack.preview())) == []
