@@ -23,7 +23,8 @@ POLICY_NAMES = ["compute-cluster-valid", "kubernetes-compute-enforceable", "clou
                 "dynamic-container-pool", "workload-architecture-pin", "workload-fits-pool", "pool-capacity",
                 "workload-schedulable", "helm-release-unchecked", "cloud-machine-new-family",
                 "workload-disruption-allowed", "disruption-budget-useful", "workload-rollout-fits", "workload-zone-spread",
-                "workload-requests-declared", "pool-safe-update", "exemptions-in-force"]
+                "workload-requests-declared", "pool-safe-update", "workload-node-os",
+                "workload-interruption-tolerant", "exemptions-in-force"]
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_it_prints_a_port_and_lists_the_policies(analyzer):
     assert levels == {**{name: proto.MANDATORY for name in POLICY_NAMES}, "workload-architecture-pin": proto.DISABLED,
                       "helm-release-unchecked": proto.ADVISORY, "cloud-machine-new-family": proto.ADVISORY,
                       "exemptions-in-force": proto.ADVISORY, "disruption-budget-useful": proto.ADVISORY,
-                      "workload-requests-declared": proto.ADVISORY}
+                      "workload-requests-declared": proto.ADVISORY, "workload-interruption-tolerant": proto.ADVISORY}
     assert all(p.description and p.remediation_steps for p in info.policies)
     by_name = {p.name: p for p in info.policies}
     assert by_name["compute-pools-single-architecture"].policy_type == proto.PolicyType.POLICY_TYPE_STACK

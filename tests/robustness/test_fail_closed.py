@@ -54,7 +54,8 @@ def test_a_stack_policy_that_crashes_fails_closed_once(guarded, monkeypatch):
         ("dynamic-container-pool", "mandatory"), ("exemptions-in-force", "advisory"),
         ("helm-release-unchecked", "advisory"), ("pool-capacity", "mandatory"),
         ("workload-disruption-allowed", "mandatory"), ("workload-fits-pool", "mandatory"),
-        ("workload-node-architecture", "mandatory"), ("workload-pool-placement", "mandatory"),
+        ("workload-interruption-tolerant", "advisory"), ("workload-node-architecture", "mandatory"),
+        ("workload-node-os", "mandatory"), ("workload-pool-placement", "mandatory"),
         ("workload-requests-declared", "advisory"), ("workload-rollout-fits", "mandatory"),
         ("workload-schedulable", "mandatory"), ("workload-zone-spread", "mandatory")]  # at its own level
     assert {v.finding for v in result.violations} == {BUG}
