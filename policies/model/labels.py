@@ -9,6 +9,7 @@ ARCH = "kubernetes.io/arch"
 ARCH_BETA = "beta.kubernetes.io/arch"
 OS = "kubernetes.io/os"
 OS_BETA = "beta.kubernetes.io/os"
+LINUX, WINDOWS = "linux", "windows"  # the kubernetes.io/os values of the operating systems nodes run
 HOSTNAME = "kubernetes.io/hostname"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
 INSTANCE_TYPE_BETA = "beta.kubernetes.io/instance-type"

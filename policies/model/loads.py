@@ -20,7 +20,7 @@ from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
 from .fit import CHECKED, Fit, Room, fit, packing, room
-from .labels import OS
+from .labels import OS, WINDOWS
 from .landing import Landing, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
@@ -29,8 +29,6 @@ from .pool import Option, Pool, machine_hardware
 from .stack import Stack
 from .values import Unknown, is_secret, undetermined
 from .workloads import Autoscaler, Workload
-
-WINDOWS = "windows"  # kubernetes.io/os of a Windows Server node
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,8 @@ from .values import (
     shared,
 )
 
-GPU_RESOURCES = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
+NVIDIA = "nvidia.com/gpu"  # the NVIDIA device plugin's resource
+GPU_RESOURCES = {NVIDIA: "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
 RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
 _POD_LEVEL = (CPU, MEMORY)  # the resources pod-level requests may set
 _COUNTED = frozenset(RESOURCES)

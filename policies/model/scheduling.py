@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .labels import ARCH, OS, OS_BETA
+from .labels import ARCH, OS, OS_BETA, WINDOWS
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, is_list, is_mapping
 
@@ -116,10 +116,10 @@ class PodPlacement:
             found.add("arm64")
         if self.runtime_class == "gvisor":
             found.add("gvisor")
-        if any(key in (OS, OS_BETA) and value == "windows" for key, value in self.selector) or any(
-                expression.key in (OS, OS_BETA) and expression.operator == "In" and "windows" in expression.values
+        if any(key in (OS, OS_BETA) and value == WINDOWS for key, value in self.selector) or any(
+                expression.key in (OS, OS_BETA) and expression.operator == "In" and WINDOWS in expression.values
                 for term in self.terms or () for expression in term):
-            found.add("windows")
+            found.add(WINDOWS)
         return frozenset(found)
 
     @property

@@ -29,14 +29,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
-from ..labels import MACHINE_KEYS
+from ..labels import LINUX, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
-from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, set_os, size, taints, zones_of
+from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, set_os, size, system, taints, zones_of
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
@@ -70,8 +70,8 @@ def pool_os(os_type: Any, sku: Any) -> str | None:
     if os_type is not None or isinstance(sku, Unknown):
         return None
     if isinstance(sku, str):
-        return derived("windows" if sku.lower().startswith("windows") else "linux", sku)
-    return "linux"
+        return system(sku.lower().startswith("windows"), sku)
+    return LINUX
 
 
 def read_taint(item: Any) -> Taint | Unknown | None:

@@ -12,17 +12,19 @@ from ..labels import (
     ARCH,
     HOSTNAME,
     INSTANCE_TYPE,
+    LINUX,
     OS,
     OS_BETA,
     REGION,
     REGION_BETA,
+    WINDOWS,
     ZONE,
     ZONE_BETA,
     ZONE_KEYS,
 )
 from ..pool import Option, machine_hardware
 from ..scheduling import ANY, Domain, Taint
-from ..values import Unknown, as_int, child, is_list, is_mapping, plain
+from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain
 
 # Labels on every node (kubernetes.io/docs/reference/labels-annotations-taints/: set by the kubelet and the cloud
 # provider), with values the pack does not pick.
@@ -59,6 +61,12 @@ def base_labels(pool_label: str | None, pool_name: Any, zones: Any = None) -> di
         for key in ZONE_KEYS:
             labels[key] = frozenset(zones)
     return labels
+
+
+def system(windows: bool, source: Any) -> str:
+    """The kubernetes.io/os value of a pool whose image or type ``source`` says Windows (``windows``) or Linux: secret
+    when ``source`` is."""
+    return derived(WINDOWS if windows else LINUX, source)
 
 
 def set_os(labels: dict[str, Domain], os: str | None) -> None:

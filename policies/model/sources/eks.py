@@ -31,11 +31,12 @@ from decimal import Decimal
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
-from ..labels import ARCH, MACHINE_KEYS, OS
+from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
+from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, child, derived, is_list, plain, undetermined
+from ..values import Unknown, child, is_list, plain, undetermined
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
@@ -49,6 +50,7 @@ from .common import (
     set_os,
     size,
     subnet_zones,
+    system,
     taints,
 )
 from .karpenter import nodepool
@@ -57,7 +59,6 @@ NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
 FARGATE_PROFILE = "aws:eks/fargateProfile:FargateProfile"
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
-NVIDIA = "nvidia.com/gpu"  # the NVIDIA device plugin's resource
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
 MAYBE_PREFIXES = ("eks.amazonaws.com/", *AWS_MAYBE, *EVERY_MAYBE)
@@ -90,10 +91,10 @@ def ami_os(ami_type: Any, launch_template: Any = None) -> str | None:
     launch template uses a custom AMI, then don't specify amiType"); None when the AMI decides (CUSTOM, a launch
     template's) or the type is not known yet."""
     if ami_type is None:
-        return "linux" if launch_template is None else None
+        return LINUX if launch_template is None else None
     if not isinstance(ami_type, str) or ami_type == "CUSTOM":
         return None
-    return derived("windows" if ami_type.startswith("WINDOWS_") else "linux", ami_type)
+    return system(ami_type.startswith("WINDOWS_"), ami_type)
 
 
 def accelerated(ami_type: Any) -> bool | None:

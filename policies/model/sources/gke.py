@@ -40,11 +40,12 @@ from decimal import Decimal
 from typing import Any
 
 from ..clusters import Claim, KubeCluster
-from ..labels import ARCH, MACHINE_KEYS
+from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
+from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
 from .common import (
@@ -56,6 +57,7 @@ from .common import (
     object_taint,
     set_os,
     size,
+    system,
     taints,
     zones_of,
 )
@@ -79,9 +81,8 @@ ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
 # Spot VMs and preemptible VMs: GKE labels their nodes cloud.google.com/gke-spot=true and
 # cloud.google.com/gke-preemptible=true (.../concepts/spot-vms, .../how-to/preemptible-vms), and taints them only when
 # the pool's taints say so.
-NVIDIA = "nvidia.com/gpu"  # the device plugin's resource
 SPOT_LABELS = {"spot": "cloud.google.com/gke-spot", "preemptible": "cloud.google.com/gke-preemptible"}
-WINDOWS_TAINT = Taint("node.kubernetes.io/os", "windows", "NoSchedule", granted="windows")
+WINDOWS_TAINT = Taint("node.kubernetes.io/os", WINDOWS, "NoSchedule", granted=WINDOWS)
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
@@ -106,10 +107,10 @@ def image_os(config: Any) -> str | None:
     when none is given (the default, COS_CONTAINERD: .../concepts/node-images); None when not known yet."""
     image = child(config, "imageType")
     if image is None:
-        return "linux"
+        return LINUX
     if not isinstance(image, str):
         return None
-    return derived("windows" if image.upper().startswith("WINDOWS") else "linux", image)
+    return system(image.upper().startswith("WINDOWS"), image)
 
 
 def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) -> tuple[Option, ...]:
@@ -192,7 +193,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
     os = image_os(config) if unknown is None else None
     set_os(labels, os)
-    if os == "windows":
+    if os == WINDOWS:
         own_taints.append(WINDOWS_TAINT)
     elif os is None and isinstance(child(config, "imageType"), Unknown):
         late = late or child(config, "imageType")  # a Windows image would add its taint
@@ -211,7 +212,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
             interruption = interruption or kind_of
         elif isinstance(flag, Unknown):
             labels[key] = ANY
-            interruption = None if not interruption else interruption
+            interruption = interruption or None
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
     total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))

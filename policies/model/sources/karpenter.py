@@ -41,9 +41,9 @@ from ..pool import Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
-from ..values import Unknown, child, derived, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source
-from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, taints
+from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -271,7 +271,7 @@ def class_os(node_class: Any) -> str | None:
         family = child(spec, "amiFamily")
     if not isinstance(family, str) or family.lower() not in _FAMILIES:
         return None
-    return derived("windows" if family.lower().startswith("windows") else "linux", family)
+    return system(family.lower().startswith("windows"), family)
 
 
 _FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
