@@ -126,7 +126,12 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                 findings.append(undetermined(unknown_cluster(stack, workload, split)))
                 continue
         if any(text is None for text in per_pool):
-            if request.get(MEMORY) > 0:
+            maybe = [verdict.unknown for verdict, text in zip(possible, per_pool, strict=True) if text is None]
+            # it fits only pools that may not take it (a taint the platform may set), beside pools that certainly
+            # take it (without one, workload-schedulable says what is not known)
+            if all(maybe) and landed.taking:
+                findings.append(next(unknown for unknown in maybe if unknown is not None))
+            elif request.get(MEMORY) > 0:
                 blind = [(verdict, nodes) for verdict in possible
                          if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)
                          and any(not node.knows(MEMORY) for _option, node in nodes)]

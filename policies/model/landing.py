@@ -22,7 +22,7 @@ from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
 from .scheduling import MAYBE, Domain, LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
 from .stack import Stack
-from .values import Unknown
+from .values import Unknown, undetermined
 from .workloads import Workload
 
 
@@ -55,6 +55,9 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
     if pool.labels_unknown is not None:
         return _judge_machines(pool, placement, pool.labels_unknown)
     taints = untolerated(placement, pool.taints)
+    maybe = next((taint.maybe for taint in taints if taint.maybe), "")
+    if maybe:
+        taints = tuple(taint for taint in taints if not taint.maybe)
     first: LabelMismatch | None = None
     accepted: list[int] = []
     for index, (space, _group) in enumerate(pool.spaces(placement.keys)):
@@ -64,6 +67,8 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
         elif first is None:
             first = mismatch
     options = pool.chosen(placement.keys, tuple(accepted))
+    if maybe and not taints and options:  # only a taint the platform may not set keeps it off
+        return PoolVerdict(pool, options=options, unknown=undetermined(maybe))
     return PoolVerdict(pool, taints, None if options else first, options)
 
 

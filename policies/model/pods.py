@@ -191,6 +191,34 @@ def _items(value: Any) -> Sequence[Any] | Unknown:
     return value if is_list(value) else ()
 
 
+def extended_resources(pod_spec: Any) -> frozenset[str] | Unknown:
+    """The extended resources (nvidia.com/gpu, aws.amazon.com/neuron, ...) its containers and init containers request
+    or limit, as the ExtendedResourceToleration admission plugin reads them (plugin/pkg/admission/
+    extendedresourcetoleration: every name of their requests and limits that is an extended resource, a name with a
+    domain outside kubernetes.io/ and not of requests.); Unknown when a name may not be known yet."""
+    if isinstance(pod_spec, Unknown):
+        return pod_spec
+    found: set[str] = set()
+    for key in ("containers", "initContainers"):
+        containers = _items(child(pod_spec, key))
+        if isinstance(containers, Unknown):
+            return containers
+        for container in containers:
+            resources = child(container, "resources")
+            for values in (resources, child(resources, "requests"), child(resources, "limits")):
+                if isinstance(values, Unknown):
+                    return values
+            for values in (child(resources, "requests"), child(resources, "limits")):
+                if is_mapping(values):
+                    found.update(name for name in values if isinstance(name, str) and _extended(name))
+    return frozenset(found)
+
+
+def _extended(name: str) -> bool:
+    """helper.IsExtendedResourceName: not a native resource (no domain, or kubernetes.io/'s), not a quota name."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
 def pod_request(pod_spec: Any, path: str) -> PodRequest:
     """One Pod's request per resource, from a pod spec at ``path`` (e.g. spec.template.spec)."""
     reader = _Reader(path)

@@ -14,8 +14,14 @@ describes (k8s.io/component-helpers/scheduling/corev1: MatchNodeSelectorTerms, T
 * the Pod must tolerate every NoSchedule and NoExecute taint of the node (PreferNoSchedule only steers): a
   toleration matches a taint when its effect is empty or the same, its key is empty or the same, and its
   operator is Exists, or Equal (the default) with the same value;
-* a platform may add a toleration to the Pods it admits (GKE's for its Arm taint, to Pods that select arm64, and
-  for GKE Sandbox, to Pods of runtimeClassName gvisor): such a taint is :attr:`Taint.granted` to those Pods.
+* a platform may add a toleration to the Pods it admits (GKE's for its Arm taint, to Pods that select arm64; for GKE
+  Sandbox, to Pods of runtimeClassName gvisor): such a taint is :attr:`Taint.granted` to those Pods;
+* the ExtendedResourceToleration admission plugin, which EKS, GKE and AKS run, gives a Pod that requests or limits an
+  extended resource (nvidia.com/gpu, aws.amazon.com/neuron) the toleration {key: <resource>, operator: Exists,
+  effect: NoSchedule} (plugin/pkg/admission/extendedresourcetoleration): a NoSchedule taint whose key is a resource
+  the Pod requests keeps it off no node of those platforms (:func:`admitted`);
+* a platform may set a taint only in some orders of creation (GKE's GPU taint): a :attr:`Taint.maybe` makes the
+  pool possible, never certain, for the Pods that do not tolerate it.
 
 A pool's nodes are a :class:`NodeSpace` per machine: for each label key, the values its nodes may carry
 (one, several, any) or none. What is not known (a preview unknown, a label the platform may or may not set)
@@ -59,7 +65,8 @@ class Taint:
     key: str
     value: str
     effect: str
-    granted: str = ""  # the platform adds its toleration to Pods that ask for this ("arm64", "gvisor")
+    granted: str = ""  # the platform adds its toleration to Pods that ask for this ("arm64", "gvisor", a resource)
+    maybe: str = ""  # why the platform may or may not set it (empty: its nodes certainly carry it)
 
     @property
     def text(self) -> str:
@@ -103,6 +110,8 @@ class PodPlacement:
     unknown: Unknown | None = None
     unreadable: bool = False  # a part the API server would refuse (the architecture policy reports it)
     runtime_class: str | None = None  # spec.runtimeClassName
+    # the extended resources its containers request or limit (nvidia.com/gpu); Unknown when they are not known yet
+    requested: frozenset[str] | Unknown = frozenset()
 
     @property
     def granted(self) -> frozenset[str]:
@@ -156,9 +165,9 @@ def _first_unknown(value: Any) -> Unknown | None:
 
 
 def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any,
-                  runtime_class: Any = None) -> PodPlacement:
+                  runtime_class: Any = None, requested: frozenset[str] | Unknown = frozenset()) -> PodPlacement:
     """A Pod's placement constraints from the plain values of its nodeSelector, nodeAffinity, tolerations and
-    runtimeClassName."""
+    runtimeClassName, and the extended resources it requests."""
     unknown = _first_unknown(node_selector) or _first_unknown(node_affinity) or _first_unknown(tolerations) \
         or _first_unknown(runtime_class)
     if unknown is not None:
@@ -192,7 +201,7 @@ def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any,
     if tolerations is not None and (not is_list(tolerations) or len(kept) != len(tolerations)):
         unreadable = True
     return PodPlacement(tuple(selector), None if terms is None else tuple(terms), kept, None, unreadable,
-                        runtime_class if isinstance(runtime_class, str) else None)
+                        runtime_class if isinstance(runtime_class, str) else None, requested)
 
 
 _MATCHES_ANY_NODE = (Expression("", "Exists", ()),)  # a term of matchFields only: node names are not known here
@@ -308,4 +317,20 @@ def untolerated(placement: PodPlacement, taints: Iterable[Taint]) -> tuple[Taint
     platform grants the Pod)."""
     granted = placement.granted
     return tuple(taint for taint in taints if taint.effect in BLOCKING and taint.granted not in granted
+                 and not admitted(placement, taint)
                  and not any(tolerates(toleration, taint) for toleration in placement.tolerations))
+
+
+def admitted(placement: PodPlacement, taint: Taint) -> bool:
+    """The ExtendedResourceToleration admission tolerates the taint for the Pod: NoSchedule, keyed by an extended
+    resource the Pod requests or limits (by any, while what it requests is not known yet: never refused for it).
+    EKS enables the plugin on every platform version (docs.aws.amazon.com/eks/latest/userguide/platform-versions.html,
+    "admission controllers enabled"), GKE runs it for its GPU taints (cloud.google.com/kubernetes-engine/docs/how-to/
+    gpus), AKS added it (github.com/Azure/AKS/issues/1449, resolution shipped); on a cluster without it the Pod is
+    passed, never refused."""
+    if taint.effect != "NoSchedule":
+        return False
+    requested = placement.requested
+    if isinstance(requested, Unknown):
+        return "/" in taint.key
+    return taint.key in requested

@@ -115,19 +115,21 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
     stack.resources = by_urn
     stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs)
-    reads = [source.read(found, context) for source, found in by_source.items()]
-    index = stack.index = ClusterIndex([cluster for read in reads for cluster in read.clusters], by_urn)
+    reads = [(source, source.read(found, context)) for source, found in by_source.items()]
+    index = stack.index = ClusterIndex([cluster for _, read in reads for cluster in read.clusters], by_urn)
     stack.kube_clusters = index.own
     platform: list[Pool] = []
-    for read in reads:
+    for source, read in reads:
         for entry in read.entries:
             stack.add_cluster(entry)
         stack.unread.extend(read.unread)
+        joined: list[Pool] = []
         for pool, claim in read.pools:
             if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
                 stack.pools.append(pool)
             else:
-                platform.append(_joined(pool, index.resolve(claim), index))
+                joined.append(_joined(pool, index.resolve(claim), index))
+        platform.extend(source.settle(joined) if source.settle is not None and joined else joined)
     # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
     platform.sort(key=lambda pool: (pool.name, pool.urn))
     stack.pools.extend(platform)

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar, overload
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
-from .pods import PodRequest, Replicas, pod_request, repel_key, repels_itself, replicas
+from .pods import PodRequest, Replicas, extended_resources, pod_request, repel_key, repels_itself, replicas
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
@@ -200,7 +200,7 @@ class Workload:
         if isinstance(self.pod_spec, Unknown):
             return PodPlacement((), None, (), self.pod_spec)
         return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")),
-                             child(self.pod_spec, "runtimeClassName"))
+                             child(self.pod_spec, "runtimeClassName"), extended_resources(self.pod_spec))
 
     @kept
     def os_name(self) -> Any:

@@ -12,7 +12,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compute_guard.policies.model.labels import HOSTNAME
-from compute_guard.policies.model.pods import pod_request, repel_key, repels_itself, replicas, selects
+from compute_guard.policies.model.pods import (
+    extended_resources,
+    pod_request,
+    repel_key,
+    repels_itself,
+    replicas,
+    selects,
+)
 from compute_guard.policies.model.values import REDACTED, SecretText, Unknown, undetermined
 from compute_guard.policies.platforms.quantity import amount, parse_quantity
 
@@ -329,3 +336,19 @@ def test_equal_plain_node_selectors_are_one_object_and_a_secret_one_is_never_sha
     assert hidden is not plain_one and is_secret(hidden["kubernetes.io/arch"])
     assert selector_of(secret("amd64"), "d") is not hidden  # a secret selector is never kept for another
     assert not is_secret(selector_of("amd64", "e")["kubernetes.io/arch"])
+
+
+def test_the_extended_resources_a_pod_requests_are_the_admission_plugins():
+    """ExtendedResourceToleration reads every container's and init container's requests and limits, and takes a name
+    that is an extended resource: one with a domain that is not kubernetes.io/'s, and not a quota name (requests.)."""
+    spec = {"containers": [
+        {"name": "a", "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1", "hugepages-2Mi": "1Gi"}}},
+        {"name": "b", "resources": {"limits": {"aws.amazon.com/neuron": "1", "example.kubernetes.io/thing": "1"}}}],
+        "initContainers": [{"name": "c", "resources": {"limits": {"requests.example.com/x": "1",
+                                                                    "example.com/fpga": "1"}}}]}
+    assert extended_resources(spec) == frozenset({"nvidia.com/gpu", "aws.amazon.com/neuron", "example.com/fpga"})
+    assert extended_resources({"containers": [{"name": "a"}]}) == frozenset()
+    later = undetermined("not known yet")
+    assert extended_resources({"containers": [{"name": "a", "resources": {"limits": later}}]}) is later
+    assert extended_resources({"containers": later}) is later
+    assert extended_resources(later) is later

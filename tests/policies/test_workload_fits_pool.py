@@ -506,3 +506,81 @@ def test_an_eks_gpu_group_with_a_standard_ami_type_advertises_no_gpu():
     # no AMI type: EKS picks one for the instance type, so nothing is refused
     assert run(node_group("gpu", ["g5.xlarge"]), deployment("train", requests=gpu),
                platform="aws").findings("workload-fits-pool") == []
+
+
+def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", **accelerator: object):
+    """A pulumi-gcp NodePool of n1-standard-4 (4 vCPUs, 15 GB) with one T4 attached, as GKE's GPU guide writes it."""
+    import pulumi_gcp as gcp
+
+    def declare() -> object:
+        return gcp.container.NodePool(name, name=name, cluster=cluster, location="europe-west1-b", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(
+                                          machine_type="n1-standard-4", guest_accelerators=[
+                                              gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+                                                  type="nvidia-tesla-t4", count=1, **accelerator)]))
+    return declare
+
+
+def test_gkes_gpu_taint_keeps_pods_that_request_no_gpu_off_a_gpu_pool_and_grants_those_that_do():
+    """GKE taints the nodes of a GPU pool added to a cluster that already runs a pool without GPUs (nvidia.com/gpu,
+    NoSchedule), and its ExtendedResourceToleration admission adds the toleration to Pods that request nvidia.com/gpu
+    (.../how-to/gpus). A cluster's default pool of e2-medium (2972 MiB allocatable, the test above) and a NodePool of
+    n1-standard-4 with a T4, made after the cluster it names: a Pod asking 6 GiB and no GPU would fit only the GPU
+    nodes, which it cannot reach (the pack counted them, and passed); asking a GPU too, it lands there with no
+    toleration of its own."""
+    from builders import deployment, gke_cluster
+
+    cluster = gke_cluster("fleet", "e2-medium", initial_node_count=1)
+    ordinary = {"cpu": "500m", "memory": "6Gi"}
+    (message,) = run(cluster, _gke_gpu_node_pool(), deployment("big", requests=ordinary),
+                     platform="gcp").findings(FITS)
+    assert "pool 'default-pool' of GKE cluster 'fleet' has at most" in message and "'gpu'" not in message, message
+    result = run(cluster, _gke_gpu_node_pool(), deployment("train", requests={**ordinary, "nvidia.com/gpu": "1"}),
+                 platform="gcp")
+    assert result.findings(FITS) == [] and result.findings("workload-schedulable") == []
+    # the toleration is GKE's, not every cluster's: a GPU Pod that fits no node is still refused
+    (message,) = run(cluster, _gke_gpu_node_pool(),
+                     deployment("train", requests={**ordinary, "nvidia.com/gpu": "2"}), platform="gcp").findings(FITS)
+    assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of nvidia.com/gpu (n1-standard-4)" in message
+
+
+def test_gkes_gpu_taint_is_not_known_when_the_pools_may_be_made_together():
+    """Two NodePools of one cluster, made at once (nothing orders them): GKE taints the GPU pool only if the other was
+    there first, so the pack cannot tell whether a Pod that requests no GPU may land on it. It neither refuses the
+    6 GiB Pod (it may fit the GPU nodes) nor passes it silently; a cluster of GPU pools only is never tainted."""
+    from builders import cluster_resource, deployment, gke_node_pool
+
+    fleet = cluster_resource("gcp", "fleet")
+    ordinary = {"cpu": "500m", "memory": "6Gi"}
+    result = run(fleet, gke_node_pool("cpu", "e2-medium", declare_cluster=False), _gke_gpu_node_pool(),
+                 deployment("big", requests=ordinary), platform="gcp")
+    assert result.findings(FITS) == []
+    notes = [note.finding for note in result.notes if note.policy == FITS]
+    assert any("nvidia.com/gpu" in note and "'gpu'" in note for note in notes), result.notes
+    alone = run(fleet, _gke_gpu_node_pool(), deployment("big", requests=ordinary), platform="gcp")
+    assert alone.findings(FITS) == [] and not [note for note in alone.notes if note.policy == FITS], alone.notes
+
+
+def test_a_gke_gpu_pool_that_installs_no_driver_may_advertise_no_gpu():
+    """gpuDriverInstallationConfig.gpuDriverVersion INSTALLATION_DISABLED: GKE installs no NVIDIA driver, so the nodes
+    advertise nvidia.com/gpu only once the user's own driver DaemonSet runs (.../how-to/gpus, "Manually install NVIDIA
+    GPU drivers"): a GPU Pod is not refused, and not passed silently either."""
+    import pulumi_gcp as gcp
+    from builders import declared_cluster, deployment
+
+    disabled = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
+        gpu_driver_version="INSTALLATION_DISABLED")
+
+    def fleet() -> object:
+        return declared_cluster("gcp", "fleet")
+
+    gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
+    result = run(fleet, _gke_gpu_node_pool(gpu_driver_installation_config=disabled), deployment("train", requests=gpu),
+                 platform="gcp")
+    assert result.findings(FITS) == []
+    notes = [note.finding for note in result.notes if note.policy == FITS]
+    assert any("INSTALLATION_DISABLED" in note for note in notes), result.notes
+    latest = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(gpu_driver_version="LATEST")
+    result = run(fleet, _gke_gpu_node_pool(gpu_driver_installation_config=latest), deployment("train", requests=gpu),
+                 platform="gcp")
+    assert result.findings(FITS) == [] and not [note for note in result.notes if note.policy == FITS], result.notes

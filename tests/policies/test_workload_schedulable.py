@@ -222,3 +222,41 @@ def test_an_aks_spot_pools_automatic_taint_keeps_untolerating_pods_off_it():
                                                                         "spot_max_price")}
     assert run(cluster(regular), deployment("api", requests={"cpu": "100m"}),
                platform="azure").findings("workload-schedulable") == []
+
+
+def test_the_extended_resource_admission_tolerates_a_resource_taint_for_pods_that_request_it():
+    """EKS, GKE and AKS run the ExtendedResourceToleration admission plugin: a Pod that requests (or only limits) an
+    extended resource gets the toleration {key: <resource>, operator: Exists, effect: NoSchedule}, so a GPU pool
+    tainted nvidia.com/gpu=present:NoSchedule takes it with no toleration written (an EKS g5 group as NVIDIA's and
+    AWS's GPU guides taint it was refused: a false violation); a Pod that requests no GPU is still kept off, and so is
+    the GPU Pod from a NoExecute taint of that key, or a taint of another resource's key."""
+    import pulumi_gcp as gcp
+    from builders import declared_cluster, deployment, node_group, workload
+
+    def gpu_pool() -> object:
+        declared_cluster("gcp", "fleet")
+        return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1-b", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(
+                                          machine_type="n1-standard-4",
+                                          taints=[gcp.container.NodePoolNodeConfigTaintArgs(
+                                              key="nvidia.com/gpu", value="present", effect="NO_SCHEDULE")],
+                                          guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+                                              type="nvidia-tesla-t4", count=1)]))
+
+    gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
+    assert run(gpu_pool, deployment("train", requests=gpu), platform="gcp").findings("workload-schedulable") == []
+    (message,) = run(gpu_pool, deployment("web", requests={"cpu": "500m"}), platform="gcp").findings("workload-schedulable")
+    assert "nvidia.com/gpu=present:NoSchedule" in message, message
+
+    def eks(effect: str, key: str = "nvidia.com/gpu") -> object:
+        return node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", taints=[(key, "present", effect)])
+
+    assert run(eks("NO_SCHEDULE"), deployment("train", requests=gpu), platform="aws").findings(
+        "workload-schedulable") == []
+    limited = {"containers": [{"name": "a", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+    assert run(eks("NO_SCHEDULE"), workload("Deployment", "train", pod=limited), platform="aws").findings(
+        "workload-schedulable") == []
+    for taint, text in ((eks("NO_EXECUTE"), "nvidia.com/gpu=present:NoExecute"),
+                        (eks("NO_SCHEDULE", "aws.amazon.com/neuron"), "aws.amazon.com/neuron=present:NoSchedule")):
+        (message,) = run(taint, deployment("train", requests=gpu), platform="aws").findings("workload-schedulable")
+        assert text in message, message

@@ -66,6 +66,9 @@ class Source:
     # the pools one resource declares read alone, where that differs from reading it as a stack of one (a launch
     # template is the machine of every group that runs it: pool-safe-update judges a change to it there)
     alone: Callable[[StackResource], list[Pool]] | None = None
+    # what the platform sets on a pool from the other pools of its cluster (GKE's GPU taint), once each pool has
+    # joined its cluster: the source's pools in, the same pools (or changed copies) out, in order
+    settle: Callable[[list[Pool]], list[Pool]] | None = None
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))

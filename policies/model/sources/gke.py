@@ -19,6 +19,10 @@ From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/referenc
 * its nodes run ``nodeConfig.imageType``'s operating system (Windows Server for the WINDOWS_* images, else Linux),
   and GKE taints Windows Server nodes ``node.kubernetes.io/os=windows:NoSchedule``, adding the toleration to Pods
   that select windows (.../how-to/creating-a-cluster-windows);
+* GPU nodes: a pool added to a cluster that already runs a pool without GPUs is tainted ``nvidia.com/gpu``
+  (NoSchedule), and GKE's ExtendedResourceToleration admission adds the toleration to Pods that request
+  nvidia.com/gpu (.../how-to/gpus, "Create a node pool with GPUs"); the NVIDIA driver is installed unless the
+  accelerator's ``gpuDriverInstallationConfig.gpuDriverVersion`` is ``INSTALLATION_DISABLED``;
 * ``maxPodsPerNode`` is the kubelet's maxPods (default 110);
 * its size: ``autoscaling.totalMaxNodeCount``, else ``maxNodeCount`` (with autoscaling) or ``nodeCount`` (without)
   per zone, times its zones (``nodeLocations``, else its cluster's); ``initialNodeCount`` per zone when nothing
@@ -83,6 +87,15 @@ ARM_TAINT = Taint(ARCH, "arm64", "NoSchedule", granted="arm64")
 # the pool's taints say so.
 SPOT_LABELS = {"spot": "cloud.google.com/gke-spot", "preemptible": "cloud.google.com/gke-preemptible"}
 WINDOWS_TAINT = Taint("node.kubernetes.io/os", WINDOWS, "NoSchedule", granted=WINDOWS)
+# GPU nodes: "If you add a GPU node pool to an existing cluster that already runs a non-GPU node pool, GKE
+# automatically taints the GPU nodes" with key nvidia.com/gpu, effect NoSchedule, and "GKE automatically applies the
+# corresponding tolerations to Pods requesting GPUs by running the ExtendedResourceToleration admission controller"
+# (cloud.google.com/kubernetes-engine/docs/how-to/gpus). Its value, present, is what the nodes carry
+# (nvidia.com/gpu=present:NoSchedule); the admission's toleration is {key, operator: Exists, effect: NoSchedule}
+# (kubernetes plugin/pkg/admission/extendedresourcetoleration), so the value decides nothing. A pool of the cluster
+# made with the GPU pool, or a cluster whose other pools the stack does not show, may or may not have come first.
+GPU_TAINT = Taint(NVIDIA, "present", "NoSchedule")  # tolerated by scheduling.admitted for GPU Pods
+NO_DRIVER = "INSTALLATION_DISABLED"  # GPUDriverInstallationConfig.gpuDriverVersion: GKE installs no driver
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
@@ -129,7 +142,14 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
         count, name = (entry.get("count"), entry.get("type")) if is_mapping(entry) else (None, None)
         shared = is_mapping(entry) and any(entry.get(key) is not None for key in ("gpuSharingConfig",
                                                                                    "gpuPartitionSize"))
-        found = next((value for value in (entry, count, name) if isinstance(value, Unknown)), None)
+        driver = child(child(entry, "gpuDriverInstallationConfig"), "gpuDriverVersion")
+        found = next((value for value in (entry, count, name, driver) if isinstance(value, Unknown)), None)
+        if driver == NO_DRIVER:
+            unknown = unknown or undetermined(
+                f"node pool '{pool_name}' installs no NVIDIA driver (gpuDriverVersion {NO_DRIVER}): its nodes "
+                "advertise nvidia.com/gpu only once a driver DaemonSet of your own runs there, so the GPUs its Pods "
+                "request are not checked")
+            continue
         if found is not None or shared or as_int(count) is None or not isinstance(name, str):
             unknown = unknown or found or undetermined(
                 f"how many GPUs a node of node pool '{pool_name}' advertises is not known (its guestAccelerators "
@@ -264,6 +284,43 @@ def location_of(props: Any, provider: Any = None) -> Any:
     return location
 
 
+def _gpus(pool: Pool) -> bool | None:
+    """Whether its nodes have NVIDIA GPUs: True, False, or None when not known."""
+    if pool.unknown is not None or not pool.options:
+        return None
+    counts = {option.hardware.capacity.get(NVIDIA, Decimal(0)) > 0 or NVIDIA in option.hardware.unknown
+              for option in pool.options}
+    return counts.pop() if len(counts) == 1 else None
+
+
+def gpu_taints(pools: list[Pool]) -> list[Pool]:
+    """GKE's GPU taint on each GPU pool of a cluster that runs a pool without GPUs: certain when that pool is the
+    cluster's own (its default or inline pool, made with the cluster) and the GPU pool a NodePool made after it;
+    else (two NodePools made at once, a cluster whose pools the stack does not all show) it may be there."""
+    by_cluster: dict[str, list[Pool]] = {}
+    for pool in pools:
+        by_cluster.setdefault(pool.cluster.key, []).append(pool)
+    found = []
+    for pool in pools:
+        if _gpus(pool) is not True or any(taint.key == NVIDIA for taint in pool.taints):
+            found.append(pool)
+            continue
+        others = [other for other in by_cluster[pool.cluster.key] if other is not pool]
+        first = pool.kind == "GKE NodePool" and any(other.kind == "GKE Cluster" and _gpus(other) is False
+                                                     for other in others)
+        if first and pool.cluster.complete and pool.cluster.key:
+            found.append(replace(pool, taints=(*pool.taints, GPU_TAINT)))
+        elif any(_gpus(other) is not True for other in others) or not pool.cluster.complete or not pool.cluster.key:
+            found.append(replace(pool, taints=(*pool.taints, replace(GPU_TAINT, maybe=(
+                f"GKE taints node pool '{pool.name}' {GPU_TAINT.text} when it joins a cluster that already runs a "
+                "pool without GPUs, and the stack does not tell whether one came first (make the GPU pool depend on "
+                "the other, or give it that taint), so whether Pods that request no GPU may land on it is not "
+                "known")))))
+        else:
+            found.append(pool)
+    return found
+
+
 def size_note(props: Any, provider: Any = None) -> str:
     """Why a pool whose nodes are counted per zone has no known size (its cluster's zones are not known)."""
     location = location_of(props, provider)
@@ -320,4 +377,4 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     return found
 
 
-SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read),)
+SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints),)
