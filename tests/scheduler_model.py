@@ -165,6 +165,38 @@ def gke_node_taints(arch: str, taints: list[tuple[str, str, str]], os: str = "li
     return [*found, GKE_WINDOWS_TAINT] if os == "windows" else found
 
 
+# GKE taints the nodes of a GPU pool added to a cluster that already runs a pool without GPUs nvidia.com/gpu
+# (NoSchedule) (cloud.google.com/kubernetes-engine/docs/how-to/gpus, "Create a node pool with GPUs"); pools made
+# together may come in either order.
+GKE_GPU_TAINT = ("nvidia.com/gpu", "present", "NoSchedule")
+
+# AKS labels and taints a Spot pool's nodes kubernetes.azure.com/scalesetpriority=spot, NoSchedule
+# (learn.microsoft.com/azure/aks/spot-node-pool).
+AKS_SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
+AKS_SPOT_TAINT = (AKS_SPOT_LABEL, "spot", "NoSchedule")
+
+
+def requested_extended(spec: dict[str, Any]) -> set[str]:
+    """The extended resources its containers and init containers request or limit: resource names with a domain that
+    is not kubernetes.io ("Extended resources": "fully-qualified resource names outside the kubernetes.io domain",
+    kubernetes.io/docs/concepts/configuration/manage-resources-containers/#extended-resources)."""
+    found: set[str] = set()
+    for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
+        resources = container.get("resources") or {}
+        for part in ("requests", "limits"):
+            found |= {name for name in resources.get(part) or {} if "/" in name and "kubernetes.io/" not in name}
+    return found
+
+
+def extended_admitted(spec: dict[str, Any]) -> dict[str, Any]:
+    """The Pod as the ExtendedResourceToleration admission plugin hands it on, which EKS, GKE and AKS run: "If
+    enabled, tolerations for such taints [named after the extended resource] are automatically added to pods
+    requesting extended resources": key the resource, operator Exists, effect NoSchedule
+    (kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#extendedresourcetoleration)."""
+    added = [{"key": name, "operator": "Exists", "effect": "NoSchedule"} for name in sorted(requested_extended(spec))]
+    return {**spec, "tolerations": [*(spec.get("tolerations") or []), *added]} if added else spec
+
+
 # --- PodTopologySpread and the eviction API (SPEC section 15), from Kubernetes' documentation ------------------------
 # "Pod Topology Spread Constraints": a Pod may go to a domain when, after it, the domain's matching Pods minus the
 # global minimum stay within maxSkew; the global minimum is the smallest count over the eligible domains, or 0 while

@@ -103,7 +103,7 @@ def carried(verdict: PoolVerdict, placement: PodPlacement, key: str, *aliases: s
     found = []
     for value in sorted(domain):
         labels = {**pool.labels, **machines, **dict.fromkeys((key, *aliases), frozenset({value}))}
-        if labels_match(placement, NodeSpace(labels, pool.maybe_prefixes)) is None:
+        if labels_match(placement, NodeSpace(labels, pool.maybe_prefixes, pool.absent)) is None:
             found.append(value)
     return tuple(found)
 
@@ -120,7 +120,8 @@ def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
         if isinstance(domain, frozenset):
             if value not in domain:
                 return True
-        elif domain is None and not any(key.startswith(prefix) for prefix in pool.maybe_prefixes):
+        elif domain is None and (key in pool.absent or not any(key.startswith(prefix)
+                                                                for prefix in pool.maybe_prefixes)):
             return True
     return False
 

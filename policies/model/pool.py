@@ -147,6 +147,9 @@ class Pool:
     # so only what its machines decide (their architecture, their instance type) can certainly refuse a Pod
     labels_unknown: Unknown | None = None
     maybe_prefixes: tuple[str, ...] = ()  # label keys the platform may set that the pack does not model
+    # keys under those prefixes its nodes certainly lack (a regular pool's Spot label: AKS and GKE set it on Spot nodes
+    # only)
+    absent: frozenset[str] = frozenset()
     machine_keys: tuple[str, ...] = ()  # the label keys its machines decide (each machine's own values)
     kubelet: Mapping[str, Any] = field(default_factory=dict)  # the allocatable setting's shape (maxPods, ...)
     limits: Mapping[str, Decimal | Unknown] = field(default_factory=dict)  # a NodePool's spec.limits, base units
@@ -231,14 +234,14 @@ class Pool:
             return cached
         if not self.options:  # no machine of the catalog: its machines' labels may be anything
             unknown: dict[str, Domain] = {key: MAYBE for key in self.machine_keys}
-            self._spaces[keys] = [(NodeSpace({**self.labels, **unknown}, self.maybe_prefixes), ())]
+            self._spaces[keys] = [(NodeSpace({**self.labels, **unknown}, self.maybe_prefixes, self.absent), ())]
             return self._spaces[keys]
         groups: dict[tuple[tuple[str, str], ...], list[Option]] = {}
         for option in self.options:
             projected = tuple(sorted((key, value) for key, value in option.labels.items() if key in keys))
             groups.setdefault(projected, []).append(option)
         result = [(NodeSpace({**self.labels, **{key: frozenset({value}) for key, value in projected}},
-                             self.maybe_prefixes), tuple(options))
+                             self.maybe_prefixes, self.absent), tuple(options))
                   for projected, options in groups.items()]
         self._spaces[keys] = result
         return result

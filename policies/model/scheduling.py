@@ -76,18 +76,19 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class NodeSpace:
-    """The labels the nodes of one machine of a pool carry: each key's domain. A key not listed is ``absent``
-    unless ``maybe`` says the platform may set it."""
+    """The labels the nodes of one machine of a pool carry: each key's domain. A key not listed is absent unless
+    ``maybe_prefixes`` say the platform may set it and ``absent`` does not name it."""
 
     labels: Mapping[str, Domain]
     maybe_prefixes: tuple[str, ...] = ()  # keys under these prefixes may be there with any value
+    absent: frozenset[str] = frozenset()  # keys under those prefixes that no node of the space has
 
     def domain(self, key: str) -> Domain | None:
         """The key's domain, None when no node of the space has it."""
         found = self.labels.get(key)
         if found is not None:
             return found
-        if any(key.startswith(prefix) for prefix in self.maybe_prefixes):
+        if key not in self.absent and any(key.startswith(prefix) for prefix in self.maybe_prefixes):
             return MAYBE
         return None
 

@@ -191,6 +191,39 @@ def test_a_cluster_the_stack_declares_with_no_pool_and_an_autopilot_cluster_are_
                in note for note in notes(autopilot))
 
 
+def test_node_auto_provisioning_adds_pools_the_stack_does_not_show_so_nothing_is_refused_on_them_and_that_is_said():
+    """GKE with clusterAutoscaling.enabled, AKS with nodeProvisioningProfile.mode Auto: the platform creates a pool
+    (of a larger machine, with GPUs, on Spot) for a Pod its declared pools cannot take. A Pod of 64 GiB beside a
+    pool of n1-standard-1 was refused (workload-fits-pool), a false violation; now the cluster's note says why it is
+    not judged. Without auto-provisioning it is refused as before."""
+    import pulumi_azure_native as azure_native
+    import pulumi_gcp as gcp
+    from builders import gke_node_pool
+
+    big = deployment("api", requests={"memory": "64Gi"})
+
+    def gke(enabled: bool) -> object:
+        return gcp.container.Cluster("fleet", name="fleet", location="europe-west1-b", remove_default_node_pool=True,
+                                     initial_node_count=1, cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(
+                                         enabled=enabled))
+
+    pool = gke_node_pool("small", "n1-standard-1", declare_cluster=False)
+    for platform, cluster, fixed in (
+            ("gcp", lambda: gke(True), lambda: gke(False)),
+            ("azure", cluster_resource("azure", "fleet", node_provisioning_profile=azure_native.containerservice.
+                                       ManagedClusterNodeProvisioningProfileArgs(mode="Auto")),
+             cluster_resource("azure", "fleet", node_provisioning_profile=azure_native.containerservice.
+                              ManagedClusterNodeProvisioningProfileArgs(mode="Manual")))):
+        from builders import aks_node_pool
+
+        declared = pool if platform == "gcp" else aks_node_pool("small", "Standard_B2s", native=True,
+                                                                 declare_cluster=False)
+        result = run(cluster, declared, big, platform=platform)
+        assert result.violations == [], platform
+        assert any("has node auto-provisioning" in note for note in notes(result)), (platform, notes(result))
+        assert verdicts(run(fixed, declared, big, platform=platform)) == [(FITS, "api")], platform
+
+
 # --- every platform pool's node (SPEC 14.3) -------------------------------------------------------------------
 
 def test_a_daemonset_takes_its_room_on_a_node_groups_nodes():

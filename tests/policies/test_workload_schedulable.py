@@ -224,6 +224,38 @@ def test_an_aks_spot_pools_automatic_taint_keeps_untolerating_pods_off_it():
                platform="azure").findings("workload-schedulable") == []
 
 
+def test_a_pod_that_selects_spot_capacity_needs_a_spot_pool_as_the_platforms_label_it():
+    """AKS labels Spot nodes kubernetes.azure.com/scalesetpriority=spot and GKE Spot VMs cloud.google.com/gke-spot=true,
+    and neither labels other nodes so: a Pod that selects Spot capacity (tolerating AKS's taint, as AKS's guide writes
+    it) on a cluster of regular pools waits for ever. Under the platforms' own label domains these passed, silently;
+    with a Spot pool it lands."""
+    from builders import gke_node_pool, managed_cluster
+
+    spot_pod = {"nodeSelector": {"kubernetes.azure.com/scalesetpriority": "spot"}, "tolerations": [{
+        "key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"}]}
+    system = {"count": 1, "mode": "System", "name": "system", "os_type": "Linux", "vm_size": "Standard_D4s_v5"}
+    spot = {**system, "mode": "User", "name": "spot", "scale_set_priority": "Spot", "eviction_policy": "Delete"}
+    (message,) = run(managed_cluster("aks", [system]), workload("Deployment", "batch", pod=spot_pod),
+                     platform="azure").findings("workload-schedulable")
+    assert "does not have label kubernetes.azure.com/scalesetpriority=spot" in message, message
+    assert run(managed_cluster("aks", [system, spot]), workload("Deployment", "batch", pod=spot_pod),
+               platform="azure").findings("workload-schedulable") == []
+
+    import pulumi_gcp as gcp
+
+    def gke_spot() -> object:
+        return gcp.container.NodePool("spot", name="spot", cluster="fleet", location="europe-west1-b", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(machine_type="e2-standard-2",
+                                                                                      spot=True))
+
+    selects = {"nodeSelector": {"cloud.google.com/gke-spot": "true"}}
+    (message,) = run(gke_node_pool("regular", "e2-standard-2"), workload("Deployment", "batch", pod=selects),
+                     platform="gcp").findings("workload-schedulable")
+    assert "does not have label cloud.google.com/gke-spot=true" in message, message
+    assert run(gke_node_pool("regular", "e2-standard-2"), gke_spot, workload("Deployment", "batch", pod=selects),
+               platform="gcp").findings("workload-schedulable") == []
+
+
 def test_the_extended_resource_admission_tolerates_a_resource_taint_for_pods_that_request_it():
     """EKS, GKE and AKS run the ExtendedResourceToleration admission plugin: a Pod that requests (or only limits) an
     extended resource gets the toleration {key: <resource>, operator: Exists, effect: NoSchedule}, so a GPU pool

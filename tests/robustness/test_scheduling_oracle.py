@@ -1,7 +1,9 @@
 """workload-schedulable's verdict held to the brute-force scheduler model (tests/scheduler_model.py, fits_node).
 
 Random Karpenter NodePools (architectures, template labels, an In requirement of several values on a custom key,
-taints of every effect) and random Pods (nodeSelector, required node affinity with every operator, tolerations).
+taints of every effect, a GPU resource's among them) and random Pods (nodeSelector, required node affinity with every
+operator, tolerations, an extended resource requested or limited: the ExtendedResourceToleration admission's
+toleration, written out in the model).
 The oracle spells out each pool's nodes, one per architecture and per value of the requirement, with the labels
 Karpenter gives them (its template's, the requirement's value, kubernetes.io/arch, karpenter.sh/nodepool), and
 asks the model whether any node takes the Pod. The pack must report the workload exactly when none does.
@@ -16,7 +18,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from scheduler_model import fits_node, gke_admitted, gke_node_taints
+from scheduler_model import (
+    AKS_SPOT_LABEL,
+    AKS_SPOT_TAINT,
+    GKE_GPU_TAINT,
+    extended_admitted,
+    fits_node,
+    gke_admitted,
+    gke_node_taints,
+)
 
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
@@ -28,7 +38,9 @@ LABEL_VALUES = {"team": ("a", "b"), "tier": ("a", "b"), "n": ("1", "2", "3")}
 DISKS = ("ssd", "hdd")
 KEYS = ("team", "tier", "n", "disk", "kubernetes.io/arch", "karpenter.sh/nodepool")
 VALUES = ("a", "b", "1", "2", "3", "ssd", "hdd", "amd64", "arm64", "p0", "p1", "p2")
-TAINT_KEYS = ("dedicated", "spot")
+TAINT_KEYS = ("dedicated", "spot", "nvidia.com/gpu")
+GKE_TAINT_KEYS = ("dedicated", "spot")  # GKE's own GPU taint is the model's to add
+EXTENDED = ("nvidia.com/gpu", "example.com/fpga")
 EFFECTS = ("NoSchedule", "NoExecute", "PreferNoSchedule")
 
 
@@ -86,6 +98,9 @@ def pods(draw: Any, keys: tuple[str, ...] = KEYS, values: tuple[str, ...] = VALU
         tolerations.append(toleration)
     if tolerations:
         spec["tolerations"] = tolerations
+    if draw(st.integers(0, 3)) == 0:  # an extended resource, requested or only limited
+        spec["containers"][0]["resources"] = {draw(st.sampled_from(("requests", "limits"))): {
+            draw(st.sampled_from(EXTENDED)): "1"}}
     return spec
 
 
@@ -146,29 +161,37 @@ def refused(declared: list[dict[str, Any]], spec: dict[str, Any]) -> bool:
          {"containers": [{"name": "app", "image": "i"}],
           "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
               {"matchExpressions": [{"key": "disk", "operator": "NotIn", "values": ["ssd"]}]}]}}}})
+# the admission's toleration of a GPU taint for a Pod that only limits nvidia.com/gpu
+@example([{"name": "p0", "arches": ("amd64",), "labels": {}, "disks": None,
+           "taints": [("nvidia.com/gpu", "", "NoSchedule")]}],
+         {"containers": [{"name": "app", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]})
 def test_workload_schedulable_agrees_with_the_scheduler_model(declared, spec):
-    expected = not any(fits_node(spec, labels, taints) for pool in declared for labels, taints in nodes(pool))
+    admitted = extended_admitted(spec)
+    expected = not any(fits_node(admitted, labels, taints) for pool in declared for labels, taints in nodes(pool))
     assert refused(declared, spec) == expected
 
 
 # --- GKE's own taints, and workloads on one of several clusters (issue 37) -----------------------------------------
 
 GKE_MACHINES = {"amd64": "e2-standard-2", "arm64": "t2a-standard-2"}
+GKE_GPU_MACHINE = "n1-standard-4"  # amd64, with one T4 attached (guestAccelerators)
 
 
 @st.composite
 def gke_clusters(draw: Any) -> list[dict[str, Any]]:
-    """One or two GKE clusters, each with one or two inline node pools of an amd64 or an arm64 machine."""
+    """One or two GKE clusters, each with one or two inline node pools of an amd64 or an arm64 machine, or of an
+    amd64 one with a GPU attached."""
     found = []
     for index in range(draw(st.integers(1, 2))):
         pools_of = []
         for pool in range(draw(st.integers(1, 2))):
             labels = draw(st.dictionaries(st.sampled_from(("team", "tier")), st.sampled_from(("a", "b")), max_size=1))
-            taints = draw(st.lists(st.tuples(st.sampled_from(TAINT_KEYS), st.sampled_from(("", "x")),
+            taints = draw(st.lists(st.tuples(st.sampled_from(GKE_TAINT_KEYS), st.sampled_from(("", "x")),
                                              st.sampled_from(EFFECTS)), max_size=1))
-            pools_of.append({"name": f"c{index}p{pool}", "arch": draw(st.sampled_from(("amd64", "arm64"))),
-                             "labels": labels, "taints": taints,
-                             "os": draw(st.sampled_from(("linux", "windows"))) if pool else "linux"})
+            gpu = draw(st.integers(0, 2)) == 0
+            pools_of.append({"name": f"c{index}p{pool}", "arch": "amd64" if gpu else draw(st.sampled_from((
+                "amd64", "arm64"))), "labels": labels, "taints": taints, "gpu": gpu,
+                "os": draw(st.sampled_from(("linux", "windows"))) if pool and not gpu else "linux"})
         found.append({"name": f"c{index}", "pools": pools_of})
     return found
 
@@ -182,7 +205,9 @@ def gke_resources(clusters: list[dict[str, Any]], spec: dict[str, Any], on: int 
     providers = []
     for cluster in clusters:
         node_pools = [{"name": pool["name"], "nodeCount": 1, "nodeConfig": {
-            "machineType": GKE_MACHINES[pool["arch"]], "labels": pool["labels"],
+            "machineType": GKE_GPU_MACHINE if pool.get("gpu") else GKE_MACHINES[pool["arch"]],
+            "labels": pool["labels"],
+            **({"guestAccelerators": [{"type": "nvidia-tesla-t4", "count": 1}]} if pool.get("gpu") else {}),
             **({"imageType": "WINDOWS_LTSC_CONTAINERD"} if pool.get("os") == "windows" else {}),
             "taints": [{"key": k, "value": v, "effect": {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE",
                                                          "PreferNoSchedule": "PREFER_NO_SCHEDULE"}[e]}
@@ -201,11 +226,15 @@ def gke_resources(clusters: list[dict[str, Any]], spec: dict[str, Any], on: int 
     return [*resources, api]
 
 
-def gke_nodes(cluster: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[str, str, str]]]]:
-    """The nodes of a cluster's pools, as the oracle spells them out: GKE taints the Arm ones."""
+def gke_nodes(cluster: dict[str, Any], gpu_tainted: bool = False) -> list[tuple[dict[str, str],
+                                                                                list[tuple[str, str, str]]]]:
+    """The nodes of a cluster's pools, as the oracle spells them out: GKE taints the Arm and Windows ones, and
+    (``gpu_tainted``) the GPU ones of a cluster that also runs a pool without GPUs."""
+    mixed = gpu_tainted and len({bool(pool.get("gpu")) for pool in cluster["pools"]}) == 2
     return [({**pool["labels"], "kubernetes.io/arch": pool["arch"], "cloud.google.com/gke-nodepool": pool["name"],
               "kubernetes.io/os": pool.get("os", "linux")},
-             gke_node_taints(pool["arch"], pool["taints"], pool.get("os", "linux"))) for pool in cluster["pools"]]
+             [*gke_node_taints(pool["arch"], pool["taints"], pool.get("os", "linux")),
+              *([GKE_GPU_TAINT] if mixed and pool.get("gpu") else [])]) for pool in cluster["pools"]]
 
 
 @PROPERTY
@@ -220,15 +249,106 @@ def gke_nodes(cluster: dict[str, Any]) -> list[tuple[dict[str, str], list[tuple[
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": [], "os": "linux"},
                                    {"name": "c0p1", "arch": "amd64", "labels": {}, "taints": [], "os": "windows"}]}],
          {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"kubernetes.io/os": "windows"}}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": [], "gpu": True}]}],
+         {"containers": [{"name": "app", "image": "i"}]}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {"team": "a"}, "taints": []},
+                                   {"name": "c0p1", "arch": "amd64", "labels": {}, "taints": [], "gpu": True}]}],
+         {"containers": [{"name": "app", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}, None)
 def test_gke_clusters_and_their_arm_taint_agree_with_the_scheduler_model(clusters, spec, data):
     """The Pod on one cluster's provider is refused exactly when no node of that cluster takes it as GKE admits it;
     on the default provider, exactly when no node of any cluster does. GKE's Arm and Windows taints are on the nodes,
-    their tolerations on the Pods that select arm64 or windows."""
+    their tolerations on the Pods that select arm64 or windows; GKE's GPU taint on a cluster's GPU pools where it
+    runs a pool without GPUs too, made together (inline): tainted or not, so refused where both ways refuse it, and
+    said (not passed) where only the taint would."""
     on = None if data is None else data.draw(st.one_of(st.none(), st.integers(0, len(clusters) - 1)))
     candidates = clusters if on is None else [clusters[on]]
-    admitted = gke_admitted(spec)
-    expected = not any(fits_node(admitted, labels, taints) for cluster in candidates
-                       for labels, taints in gke_nodes(cluster))
+    admitted = extended_admitted(gke_admitted(spec))
+    refused = {tainted: not any(fits_node(admitted, labels, taints) for cluster in candidates
+                                for labels, taints in gke_nodes(cluster, tainted)) for tainted in (False, True)}
     with stack_environment({"compute:platform": "gcp"}, "project", "stack", True):
         result = Analyzer().run(gke_resources(clusters, spec, on))
-    assert bool(result.of("workload-schedulable")) == expected
+    assert bool(result.of("workload-schedulable")) == refused[False]
+    if refused[True] and not refused[False]:
+        assert any(note.policy == "workload-schedulable" for note in result.notes), result.notes
+
+
+# --- AKS Spot pools: the taint and label AKS sets on their nodes ----------------------------------------------------
+
+AKS_MACHINES = {"amd64": "Standard_D2s_v5", "arm64": "Standard_D2ps_v5"}
+
+
+@st.composite
+def aks_pools(draw: Any) -> list[dict[str, Any]]:
+    """An AKS cluster's default pool and zero to two more, each of either architecture, some of them Spot."""
+    found = []
+    for index in range(draw(st.integers(1, 3))):
+        found.append({"name": f"p{index}", "arch": draw(st.sampled_from(("amd64", "arm64"))),
+                      "labels": draw(st.dictionaries(st.just("team"), st.sampled_from(("a", "b")), max_size=1)),
+                      "taints": draw(st.lists(st.tuples(st.sampled_from(GKE_TAINT_KEYS), st.sampled_from(("", "x")),
+                                                        st.sampled_from(EFFECTS)), max_size=1)),
+                      "spot": bool(index) and draw(st.booleans())})  # the default pool cannot be Spot
+    return found
+
+
+def aks_nodes(pool: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, str, str]]]:
+    labels = {**pool["labels"], "kubernetes.io/arch": pool["arch"], "kubernetes.io/os": "linux",
+              "kubernetes.azure.com/agentpool": pool["name"], "agentpool": pool["name"]}
+    if pool["spot"]:
+        labels[AKS_SPOT_LABEL] = "spot"
+    return labels, [*pool["taints"], *([AKS_SPOT_TAINT] if pool["spot"] else [])]
+
+
+def aks_resources(declared: list[dict[str, Any]], spec: dict[str, Any]) -> list[Resource]:
+    import dataclasses
+
+    def fields(pool: dict[str, Any]) -> dict[str, Any]:
+        return {"name": pool["name"], "vmSize": AKS_MACHINES[pool["arch"]], "nodeCount": 1,
+                **({"nodeLabels": pool["labels"]} if pool["labels"] else {}),
+                **({"nodeTaints": [f"{k}={v}:{e}" for k, v, e in pool["taints"]]} if pool["taints"] else {})}
+
+    first, *rest = declared
+    cluster = Resource.of("azure:containerservice/kubernetesCluster:KubernetesCluster", "fleet", {
+        "name": "fleet", "location": "eastus", "dnsPrefix": "fleet", "defaultNodePool": fields(first)})
+    resources = [cluster]
+    for pool in rest:
+        props = {**fields(pool), "kubernetesClusterId": "fleet-id", **({"priority": "Spot"} if pool["spot"] else {})}
+        resources.append(dataclasses.replace(Resource.of(
+            "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool", pool["name"], props),
+            property_dependencies={"kubernetesClusterId": (cluster.urn,)}))
+    return [*resources, Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+        "selector": {"matchLabels": {"app": "api"}},
+        "template": {"metadata": {"labels": {"app": "api"}}, "spec": spec}}})]
+
+
+SPOT_KEYS = ("team", "kubernetes.io/arch", AKS_SPOT_LABEL)
+SPOT_VALUES = ("a", "b", "amd64", "arm64", "spot", "regular")
+
+
+@st.composite
+def spot_pods(draw: Any) -> dict[str, Any]:
+    """Pods of the generator above over AKS's labels, some tolerating the Spot taint as AKS's guide writes it."""
+    spec = draw(pods(SPOT_KEYS, SPOT_VALUES))
+    if draw(st.booleans()):
+        spec["tolerations"] = [*spec.get("tolerations", []), {
+            "key": AKS_SPOT_LABEL, "operator": "Equal", "value": draw(st.sampled_from(("spot", "regular"))),
+            "effect": "NoSchedule"}]
+    return spec
+
+
+@PROPERTY
+@given(aks_pools(), spot_pods())
+@example([{"name": "p0", "arch": "amd64", "labels": {}, "taints": [], "spot": False},
+          {"name": "p1", "arch": "arm64", "labels": {}, "taints": [], "spot": True}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {"kubernetes.io/arch": "arm64"}})
+def test_aks_spot_pools_agree_with_the_scheduler_model(declared, spec):
+    """AKS's own Spot taint and label on a Spot pool's nodes: no violation where some node takes the Pod, never a
+    silent pass where none does (AKS's kubernetes.azure.com/ labels are the pack's to doubt: a Pod selecting the Spot
+    label may be said, not refused, where no pool is Spot)."""
+    admitted = extended_admitted(spec)
+    expected = not any(fits_node(admitted, *aks_nodes(pool)) for pool in declared)
+    with stack_environment({"compute:platform": "azure"}, "project", "stack", True):
+        result = Analyzer().run(aks_resources(declared, spec))
+    refused = bool(result.of("workload-schedulable"))
+    assert not refused or expected, "a false violation"
+    assert refused or not expected or any(note.policy == "workload-schedulable" for note in result.notes), \
+        "a silent pass"

@@ -123,8 +123,11 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     elif isinstance(priority, Unknown):
         late = late or priority  # a Spot pool's taint would keep Pods off it
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
+    # a pool of regular priority: its nodes carry no Spot label (AKS labels Spot nodes only)
+    absent = frozenset({SPOT_KEY}) if SPOT_KEY not in labels and not isinstance(priority, Unknown) else frozenset()
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
+                absent=absent,
                 machine_keys=MACHINE_KEYS,
                 kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
                 zones=zones, named_types=names if isinstance(names, tuple) else (),
@@ -141,10 +144,25 @@ def _max_size(props: Any, native: bool) -> int | Unknown | None:
     return size(child(props, "maxCount" if autoscales else "count" if native else "nodeCount"))
 
 
-def _cluster(resource: StackResource, name_key: str, region: Any = None) -> KubeCluster:
+# Node auto-provisioning: a cluster whose nodeProvisioningProfile.mode is Auto runs Karpenter, which starts nodes of
+# the VM sizes Pods need on NodePools the stack does not declare (learn.microsoft.com/azure/aks/node-autoprovision;
+# the AKS ManagedCluster reference, NodeProvisioningProfile.mode: Auto or Manual, "If not specified, the default is
+# Manual"; pulumi-azure's KubernetesCluster node_provisioning_profile.mode alike).
+AUTO_PROVISIONING = ("has node auto-provisioning (nodeProvisioningProfile.mode Auto): AKS starts nodes on NodePools "
+                     "the stack does not declare for Pods its pools cannot take")
+
+
+def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = None) -> KubeCluster:
+    """The cluster resource, and (into ``found``) a note when node auto-provisioning adds pools the stack lacks."""
     declared = child(resource.props, name_key)
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-    return KubeCluster(resource.urn, resource.name, "AKS cluster", names,
+    mode = child(child(resource.props, "nodeProvisioningProfile"), "mode")
+    auto = isinstance(mode, Unknown) or (isinstance(mode, str) and mode.lower() == "auto")
+    if auto:
+        found.unread.append(Unread(resource.urn, resource.name, "AKS cluster", AUTO_PROVISIONING if isinstance(
+            mode, str) else "may have node auto-provisioning (nodeProvisioningProfile.mode is not known yet), so it "
+            "may have pools the stack does not declare"))
+    return KubeCluster(resource.urn, resource.name, "AKS cluster", names, pools_known=not auto,
                        region=region if isinstance(region, str) else None)
 
 
@@ -178,7 +196,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                             name=child(props, "kubernetesClusterId"))))
         elif resource.type == MANAGED_CLUSTER:
             region = region_of(resource, context)
-            found.clusters.append(_cluster(resource, "resourceName", region))
+            found.clusters.append(_cluster(resource, "resourceName", found, region))
             listed = child(props, "agentPoolProfiles")
             claim = Claim(resource, inline=resource.urn)
             if isinstance(listed, Unknown):
@@ -196,7 +214,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                                location=region, inline=True), claim))
         else:
             region = region_of(resource, context)
-            found.clusters.append(_cluster(resource, "name", region))
+            found.clusters.append(_cluster(resource, "name", found, region))
             default = child(props, "defaultNodePool")
             if isinstance(default, Unknown):
                 found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",

@@ -48,7 +48,7 @@ from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
 from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
-from ..scheduling import ANY, Taint
+from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
@@ -98,6 +98,11 @@ GPU_TAINT = Taint(NVIDIA, "present", "NoSchedule")  # tolerated by scheduling.ad
 NO_DRIVER = "INSTALLATION_DISABLED"  # GPUDriverInstallationConfig.gpuDriverVersion: GKE installs no driver
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
+# Node auto-provisioning: with clusterAutoscaling.enabled, GKE "automatically creates and deletes node pools" for Pods
+# no pool can take, of machines, GPUs and Spot VMs as they ask (cloud.google.com/kubernetes-engine/docs/concepts/
+# node-auto-provisioning; pulumi-gcp ClusterClusterAutoscaling.enabled: "Whether node auto-provisioning is enabled").
+AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools the stack does "
+                     "not declare for Pods its pools cannot take")
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
            "nodeLocations, or its cluster's location to a zone)")
 _ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")  # us-central1-a; a region has no zone letter
@@ -225,14 +230,17 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     elif isinstance(sandboxed, Unknown):
         labels[SANDBOX] = ANY
     interruption: str | None = ""
+    absent: set[str] = set()
     for kind_of, key in SPOT_LABELS.items():
         flag = child(config, kind_of)
         if flag is True:
             labels[key] = frozenset({"true"})
             interruption = interruption or kind_of
         elif isinstance(flag, Unknown):
-            labels[key] = ANY
+            labels[key] = MAYBE  # on every node, or on none
             interruption = interruption or None
+        elif unknown is None:
+            absent.add(key)  # GKE labels Spot and preemptible nodes only
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
     total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))
@@ -247,7 +255,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
                 size_note=(unsized or UNSIZED) if max_size is None else "",
                 named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "",
-                interruption=None if unknown is not None else interruption)
+                interruption=None if unknown is not None else interruption, absent=frozenset(absent))
 
 
 def _per_zone(props: Any) -> int | Unknown | None:
@@ -355,7 +363,14 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                        "known" if autopilot is True else "may be an Autopilot cluster (enableAutopilot "
                                        "is not known yet), so its pools are not known"))
             continue
-        found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones))
+        provisioning = child(child(props, "clusterAutoscaling"), "enabled")
+        auto = provisioning is True or isinstance(provisioning, Unknown)
+        found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
+                                          pools_known=not auto))
+        if auto:  # its pools are read; the ones GKE may add are not in the stack
+            found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
+                                       is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
+                                       "not known yet), so it may have pools the stack does not declare"))
         inline = child(props, "nodePools")
         removed = child(props, "removeDefaultNodePool")
         claim = Claim(resource, inline=resource.urn)
