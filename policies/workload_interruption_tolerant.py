@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel, Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.disruption import drained, protection
-from .model.landing import landing
+from .model.landing import interruption, landing
 from .model.loads import placed_of, pods_of
 from .model.stack import Stack
 from .model.values import is_secret
@@ -38,13 +38,14 @@ def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
         if not landed.scheduled or landed.unknown is not None or landed.unknown_cluster or not landed.complete:
             continue
         possible = landed.possible
-        kinds = [verdict.pool.interruption for verdict in possible]
+        kinds = [interruption(verdict, workload.scheduling) for verdict in possible]
         if not possible or not all(kinds):
             continue  # some pool that may take it is not reclaimed (or not known to be)
         why = _fragile(stack, workload)
         if why is None:
             continue
-        pools = listed([f"{pool_name(verdict.pool, several)} ({verdict.pool.interruption})" for verdict in possible])
+        pools = listed([f"{pool_name(verdict.pool, several)} ({kind})" for verdict, kind in zip(possible, kinds,
+                                                                                              strict=True)])
         findings.append(Violation(
             f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: the "
             "first reclaim takes it down (spot nodes are taken back at two minutes' notice on AWS, 30 seconds on GCP "

@@ -90,22 +90,41 @@ def _judge_machines(pool: Pool, placement: PodPlacement, unknown: Unknown) -> Po
     return PoolVerdict(pool, options=tuple(options) or pool.options, unknown=unknown)
 
 
-def carried(verdict: PoolVerdict, placement: PodPlacement, key: str, *aliases: str) -> tuple[str, ...]:
+def carried(verdict: PoolVerdict, placement: PodPlacement, key: str, *aliases: str,
+            among: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The values of a label (``key``, and its ``aliases`` that every node sets alike: kubernetes.io/os and
     beta.kubernetes.io/os) on the nodes of a pool that take the Pod, sorted; none when the pool does not say. A pool
-    whose nodes may carry several (a NodePool allowing linux and windows) starts the ones the Pod's nodeSelector and
-    required node affinity allow."""
+    whose nodes may carry several (a NodePool allowing linux and windows; ``among`` those a label of any value may
+    have) starts the ones the Pod's nodeSelector and required node affinity allow."""
     domain = verdict.pool.labels.get(key)
-    if not isinstance(domain, frozenset) or len(domain) < 2:
-        return tuple(domain) if isinstance(domain, frozenset) else ()
+    if isinstance(domain, frozenset):
+        values = tuple(sorted(domain))
+    elif among and domain is not None:
+        values = tuple(sorted(among))
+    else:
+        return ()
+    if len(values) < 2:
+        return values
     pool = verdict.pool
     machines: dict[str, Domain] = dict.fromkeys(pool.machine_keys, MAYBE)  # its machines took the Pod already
     found = []
-    for value in sorted(domain):
+    for value in values:
         labels = {**pool.labels, **machines, **dict.fromkeys((key, *aliases), frozenset({value}))}
         if labels_match(placement, NodeSpace(labels, pool.maybe_prefixes, pool.absent)) is None:
             found.append(value)
     return tuple(found)
+
+
+def interruption(verdict: PoolVerdict, placement: PodPlacement) -> str | None:
+    """Whether the provider may reclaim every node of the pool that takes the Pod ("spot", "preemptible"; "" when some
+    node is not; None when not known): the pool's capacity, or where its nodes may be of several capacity types (a
+    NodePool allowing spot and on-demand, or naming none), the ones the Pod's selection leaves."""
+    pool = verdict.pool
+    if pool.interruption != "" or not pool.capacity_types:
+        return pool.interruption
+    left = carried(verdict, placement, pool.capacity_label, among=tuple(pool.capacity_types))
+    kinds = {pool.capacity_types.get(value, "") for value in left}
+    return kinds.pop() if len(kinds) == 1 and pool.labels.get(pool.capacity_label) is not None else ""
 
 
 def refused_by_selector(pool: Pool, placement: PodPlacement) -> bool:
@@ -362,5 +381,5 @@ _POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_group
 _NAMED: PerStack[Stack, dict[Pool, PoolVerdict]] = PerStack(lambda stack: {})
 
 
-__all__ = ["Candidate", "Landing", "PoolVerdict", "carried", "gate", "judge", "landing", "pool_of",
+__all__ = ["Candidate", "Landing", "PoolVerdict", "carried", "gate", "interruption", "judge", "landing", "pool_of",
            "refused_by_selector"]

@@ -177,6 +177,11 @@ class Pool:
     # its nodes' capacity, when the provider may reclaim every one of them: "spot" (EKS, AKS, GKE Spot VMs, Karpenter's
     # spot capacity type), "preemptible" (GKE); "" when some node is not; None when not known (SPEC 16)
     interruption: str | None = ""
+    # where its nodes may be of several capacity types, the label that says a node's (karpenter.sh/capacity-type) and
+    # what each of its values means for interruption ("spot" for spot, "" for on-demand): a Pod that selects spot runs
+    # on reclaimable nodes only (landing.interruption)
+    capacity_label: str = ""
+    capacity_types: Mapping[str, str] = field(default_factory=dict)
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(

@@ -48,6 +48,27 @@ def test_a_pool_of_on_demand_nodes_beside_spot_ones_is_clean():
                                                                                  requests=TINY)) == []
 
 
+def test_a_pod_that_selects_spot_on_a_nodepool_that_allows_more_runs_on_spot_only():
+    """A NodePool allowing spot and on-demand (or naming no capacity type: Karpenter starts on-demand unless a Pod
+    asks otherwise) starts spot nodes for a Pod whose nodeSelector or required affinity asks for
+    karpenter.sh/capacity-type spot: its one replica is as fragile as on a spot-only pool (it passed: the pool, not
+    the Pod's selection, was asked). Selecting on-demand, or nothing, it is clean."""
+    both = nodepool("both", [AMD64, {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                     "values": ["spot", "on-demand"]}])
+    for pool in (both, nodepool("plain", [AMD64])):
+        (message,) = findings(node_class(), pool, deployment(
+            "api", requests=TINY, node_selector={"karpenter.sh/capacity-type": "spot"}))
+        assert "its Pods can run only on capacity the provider reclaims (pool '" in message and "(spot)), and it " \
+            "runs one replica" in message, message
+        affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "karpenter.sh/capacity-type", "operator": "NotIn",
+                                   "values": ["on-demand", "reserved"]}]}]}}}
+        assert len(findings(node_class(), pool, deployment("api", requests=TINY, affinity=affinity))) == 1
+        assert findings(node_class(), pool, deployment(
+            "api", requests=TINY, node_selector={"karpenter.sh/capacity-type": "on-demand"})) == []
+        assert findings(node_class(), pool, deployment("api", requests=TINY)) == []
+
+
 def test_each_platforms_spot_capacity():
     assert findings(node_group("spot", ["m5.large"], ami_type="AL2023_x86_64_STANDARD"),
                     deployment("api", requests=TINY)) == []  # ON_DEMAND by default

@@ -238,10 +238,13 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
                 names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "",
-                karpenter=True, interruption=_interruption(labels.get(CAPACITY_TYPE), unknown))
+                karpenter=True, interruption=_interruption(labels.get(CAPACITY_TYPE), unknown),
+                capacity_label=CAPACITY_TYPE, capacity_types=CAPACITY_TYPES)
 
 
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
+# nodepools.md, "Capacity Type": spot, on-demand, reserved (capacity reservations); only spot is reclaimed
+CAPACITY_TYPES = {"spot": "spot", "on-demand": "", "reserved": ""}
 
 
 def _interruption(capacity: Any, unknown: Unknown | None) -> str | None:
