@@ -42,7 +42,7 @@ from .model.stack import Stack
 from .model.values import Unknown, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
-from .platforms.quantity import CPU, MEMORY, PODS, amount, exact
+from .platforms.quantity import MEMORY, PODS, STORAGE, amount, exact
 from .words import LISTED, WHAT, allocatable_sum, its_cluster, machine, pool_name, show, suggestion, unknown_cluster
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
@@ -303,12 +303,16 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: M
         if room is None or free is None or asked <= free:
             continue
         hidden = resource in request.secret or resource in node.secret
+        # a GPU request names the smallest machine that has the GPUs, as a CPU or memory one names the one that has
+        # the room (SPEC 16)
+        suggested = _suggested(stack, load, placed, platform, settings) if not node.secret else ""
         if resource in GPU_RESOURCES and node.capacity[resource] == 0:
             has = f"GPUs '{node.gpu_type}'" if node.gpu_type else "no GPU"
             findings.append(Violation(
                 f"{subject}: its Pods request {show(resource, asked, hidden)} {resource}, but the machines of "
                 f"{where} ({machine(node)}) have {has}; they can never be scheduled there: place the "
-                f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs", placed.workload.urn))
+                f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs{suggested}",
+                placed.workload.urn))
             continue
         daemons = ""
         # what is left after the DaemonSets is derived from their requests: secret when one of them is
@@ -316,10 +320,11 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: M
         if load.daemonsets and not room.overflows and room.daemons != 0:
             daemons = (f", - {show(resource, room.daemons, left_hidden)} for DaemonSets "
                        f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, left_hidden)} left")
-        fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of larger "
-               "machines" if free > 0 else "place the workload on a pool of larger machines")
-        if resource in (CPU, MEMORY) and not node.secret:
-            fix += _suggested(stack, load, placed, platform, settings)
+        larger = "machines with more GPUs" if resource in GPU_RESOURCES else "larger machines"
+        fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of {larger}"
+               if free > 0 else f"place the workload on a pool of {larger}")
+        if resource != STORAGE:  # the catalog's machines say nothing of their disks
+            fix += suggested
         findings.append(Violation(
             f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
             f"{where} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "

@@ -390,8 +390,9 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
             continue
         mine = family is not None and family_of(platform, machine.name) == family
         # the pool's family first, then the platform's general-purpose ones (a Pod that asks for no GPU is not sent
-        # to a confidential or HPC size: Standard_B2s's suggestion was Standard_DC1ds_v3)
-        special = not gpus and not general_purpose(platform, machine.name)
+        # to a confidential or HPC size: Standard_B2s's suggestion was Standard_DC1ds_v3); a Pod that asks for GPUs,
+        # to whole ones first (g6f.large has an eighth of an L4)
+        special = (not general_purpose(platform, machine.name)) if not gpus else machine.gpu_fraction is not None
         rank = (not mine, special, machine.vcpus or 0, machine.memory_mib or 0, machine.name)
         if best is None or rank < best[0]:
             best = (rank, machine)

@@ -584,3 +584,43 @@ def test_a_gke_gpu_pool_that_installs_no_driver_may_advertise_no_gpu():
     result = run(fleet, _gke_gpu_node_pool(gpu_driver_installation_config=latest), deployment("train", requests=gpu),
                  platform="gcp")
     assert result.findings(FITS) == [] and not [note for note in result.notes if note.policy == FITS], result.notes
+
+
+def test_a_gpu_request_names_the_smallest_machine_that_has_the_gpus():
+    """SPEC 16: a fit message for a GPU count names the smallest machine with those GPUs, as one for CPU or memory
+    names the smallest with the room (it named none on a ComputeCluster pool: 'place the workload on a pool whose
+    machines have NVIDIA GPUs'). Whole GPUs first: g6f.large (2 vCPUs, an eighth of an L4) is not the answer to a
+    Pod that asks for a GPU; g4dn.xlarge (4 vCPUs, 16 GiB, one T4) is. Within the pool's family first: two GPUs on
+    g4dn.xlarge lead to g4dn.12xlarge (four T4s), the family's smallest with two or more."""
+    from builders import CapacityGroup, ComputeClusterArgs, deployment, node_group
+
+    def on(machine: str, gpus: str) -> list[str]:
+        group = CapacityGroup(group_id="general", instance_type=machine, min_size=1, max_size=3)
+        return run(cluster(ComputeClusterArgs(id="compute", capacity_groups=[group])),
+                   deployment("train", labels=placed(pool="general"), node_selector=AMD64,
+                              requests={"cpu": "1", "nvidia.com/gpu": gpus}), platform="aws").findings(FITS)
+
+    (message,) = on("m7i.large", "1")
+    assert message == (
+        "Deployment 'train': its Pods request 1 nvidia.com/gpu, but the machines of pool 'general' of ComputeCluster "
+        "'compute' (machine m7i.large) have no GPU; they can never be scheduled there: place the workload on a pool "
+        "whose machines have NVIDIA GPUs (the smallest AWS machine whose node holds one Pod: g4dn.xlarge, 4 vCPUs, "
+        "16 GiB)")
+    (message,) = on("g4dn.xlarge", "2")
+    assert message == (
+        "Deployment 'train': one Pod requests 2 of nvidia.com/gpu, more than a node of pool 'general' of "
+        "ComputeCluster 'compute' (machine g4dn.xlarge) can give it: 1 allocatable; it can never be scheduled there: "
+        "request at most 1, or place the workload on a pool of machines with more GPUs (the smallest AWS machine of "
+        "its family whose node holds one Pod: g4dn.12xlarge, 48 vCPUs, 192 GiB)")
+    (message,) = run(node_group("general", ["m5.large"], ami_type="AL2023_x86_64_STANDARD"),
+                     deployment("train", node_selector=AMD64, requests={"cpu": "1", "nvidia.com/gpu": "1"}),
+                     platform="aws").findings(FITS)
+    assert message.endswith("(the smallest AWS machine whose node holds one Pod: g4dn.xlarge, 4 vCPUs, 16 GiB)"), \
+        message
+    # ephemeral storage: the catalog says nothing of disks, so no machine is named (CPU on the same pool: one is)
+    group = CapacityGroup(group_id="general", profile=PROFILE, min_size=1, max_size=3)
+    for request, named in (({"ephemeral-storage": "30Gi"}, False), ({"cpu": "3"}, True)):
+        (message,) = run(cluster(ComputeClusterArgs(id="compute", capacity_groups=[group])),
+                         deployment("logs", labels=placed(pool="general"), node_selector=AMD64, requests=request),
+                         platform="aws").findings(FITS)
+        assert ("(the smallest AWS machine" in message) == named, message
