@@ -96,6 +96,8 @@ class PoolView:
     cluster_name: str = ""  # a platform pool's cluster, as messages name it (EKS cluster 'eks')
     zones: tuple[str, ...] | None = None  # its nodes' zones, when its source says (workload-zone-spread's)
     systems: tuple[str, ...] | None = None  # the operating systems its nodes run, when its source says (SPEC 16)
+    # its nodes' capacity types (spot, preemptible, on-demand, reserved), when its source says (SPEC 16)
+    capacity_types: tuple[str, ...] | None = None
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -223,7 +225,21 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
     return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
                     architecture, reserved, daemonsets, limits=limits,
                     cluster_name=pool.cluster.label if pool.cluster.name else "", zones=_zones(pool),
-                    systems=_systems(pool))
+                    systems=_systems(pool), capacity_types=_capacity_types(pool))
+
+
+def _capacity_types(pool: Pool) -> tuple[str, ...] | None:
+    """Its nodes' capacity types, as workload-interruption-tolerant reads them: reclaimable (spot, preemptible), the
+    ones a NodePool allows (karpenter.sh/capacity-type; on-demand when it names none), else on-demand; None when not
+    known."""
+    if pool.interruption is None:
+        return None
+    if pool.interruption:
+        return (pool.interruption,)
+    domain = pool.labels.get(pool.capacity_label) if pool.capacity_label else None
+    if isinstance(domain, frozenset) and domain:
+        return tuple(sorted("[secret]" if is_secret(kind) else str(kind) for kind in domain))
+    return ("on-demand",)
 
 
 def _systems(pool: Pool) -> tuple[str, ...] | None:

@@ -72,6 +72,8 @@ def about(view: PoolView) -> str:
         parts.append(f"zones {', '.join(view.zones)}")
     if view.systems:
         parts.append(f"{' and '.join(view.systems)} nodes")
+    if view.capacity_types:
+        parts.append(f"{' or '.join(view.capacity_types)} capacity")
     if view.not_counted:  # pool-capacity leaves out the same
         parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
@@ -171,6 +173,7 @@ def document(report: Report) -> dict[str, Any]:
             "used": {resource: _number(view.used(resource)) for resource in RESOURCES},
             "notCounted": list(view.not_counted), "zones": list(view.zones) if view.zones is not None else None,
             "os": list(view.systems) if view.systems is not None else None,
+            "capacityType": list(view.capacity_types) if view.capacity_types is not None else None,
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},

@@ -464,3 +464,39 @@ def test_each_workload_shows_its_budget_and_each_pool_its_zones():
     assert re.search(r'<td class="budget">\s*\'web\': minAvailable 50% of 5 = 3 \(rounded up\), allows 2 of 5 Pods',
                      page.replace("&#39;", "'")), page
     assert len(re.findall(r'<td class="budget">-</td>', page)) == 1
+
+
+def test_each_pool_shows_its_nodes_operating_system_and_capacity_type():
+    """SPEC 16 in the report: each pool's OS (as workload-node-os reads it) and capacity type (as
+    workload-interruption-tolerant reads it), in its line, the JSON and the page. An EKS group of SPOT capacity, a
+    NodePool allowing linux and windows and spot and on-demand, and one naming neither (Linux, on-demand)."""
+    import pulumi_aws as aws
+    from builders import arch_requirement, declared_cluster, node_class, nodepool
+
+    from compute_guard.testkit import capture_program
+
+    def program():
+        declared_cluster("aws", "fleet")
+        aws.eks.NodeGroup("spot", cluster_name="fleet", node_group_name="spot", capacity_type="SPOT",
+                          node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"],
+                          instance_types=["m5.large"], scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                              desired_size=1, min_size=1, max_size=2))
+        node_class()()
+        nodepool("mixed", [arch_requirement("amd64"), {"key": "kubernetes.io/os", "operator": "In",
+                                                        "values": ["windows", "linux"]},
+                           {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}],
+                 node_class="another-stacks")()  # its AMIs are not known here: both OSes may start
+        nodepool("plain", [arch_requirement("amd64")])()
+
+    report = report_of(capture_program(program), {"compute:platform": "aws"})
+    views = {view.pool: view for view in report.pools}
+    assert (views["spot"].systems, views["spot"].capacity_types) == (("linux",), ("spot",))
+    assert (views["mixed"].systems, views["mixed"].capacity_types) == (("linux", "windows"), ("on-demand", "spot"))
+    assert (views["plain"].systems, views["plain"].capacity_types) == (("linux",), ("on-demand",))  # al2023
+    document = json.loads(render(report, "json"))
+    jsonschema.validate(document, json.loads((HERE / "schema.json").read_text()))
+    pools = {pool["pool"]: pool for pool in document["pools"]}
+    assert (pools["mixed"]["os"], pools["mixed"]["capacityType"]) == (["linux", "windows"], ["on-demand", "spot"])
+    for form in ("markdown", "html"):
+        text = render(report, form)
+        assert "linux and windows nodes; on-demand or spot capacity" in text and "spot capacity" in text, form
