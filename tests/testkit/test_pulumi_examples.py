@@ -184,6 +184,28 @@ def test_aws_ts_eks_gpu_dra_with_planted_faults(tmp_path):
     assert len(found) == 3
 
 
+def test_aws_ts_eks_gpu_dra_with_a_gpu_group_that_advertises_no_gpu(tmp_path):
+    """Issue 48's planted fault: the GPU group's AMI type changed to AL2023_x86_64_STANDARD, which installs no NVIDIA
+    driver, and a CUDA test Pod as NVIDIA's device plugin guide writes it (nvidia.com/gpu: 1 in its limits, the
+    group's toleration): p4d.24xlarge's eight A100s are never advertised, so it waits for ever. As written (the
+    accelerated AMI type) the same Pod fits and the admission plugin would add its toleration anyway."""
+    cuda = (
+        'k8s.core.v1.Pod("cuda-vectoradd", metadata={"name": "cuda-vectoradd"}, spec={\n'
+        '    "restartPolicy": "OnFailure", "tolerations": [GPU_TOLERATION],\n'
+        '    "containers": [{"name": "cuda", "image": "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0",\n'
+        '                    "resources": {"limits": {"nvidia.com/gpu": 1}}}]}, opts=on_cluster)\n')
+    planted = evaluate(user_project(tmp_path / "planted", "aws-ts-eks-gpu-dra", [
+        ('ami_type="AL2023_x86_64_NVIDIA"', 'ami_type="AL2023_x86_64_STANDARD"')], append=cuda), stack_config=AWS)
+    assert verdicts(planted) == {("workload-fits-pool", "cuda-vectoradd"): (
+        "Pod 'cuda-vectoradd': one Pod requests 1 of nvidia.com/gpu, more than any node of the pools that can take "
+        "it: pool 'gpu-nodes' (NodeGroup) runs p4d.24xlarge, whose GPUs its AMI type AL2023_x86_64_STANDARD does not "
+        "advertise: it installs no NVIDIA driver, so its nodes have no nvidia.com/gpu; pool 'system-nodes' (NodeGroup) "
+        "has at most 0 allocatable of nvidia.com/gpu (m6i.large); it can never be scheduled: use an accelerated AMI "
+        "type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its requests")}
+    as_written = evaluate(user_project(tmp_path / "written", "aws-ts-eks-gpu-dra", append=cuda), stack_config=AWS)
+    assert verdicts(as_written) == {}
+
+
 def test_gcp_py_gke_with_planted_faults(tmp_path):
     """The issue's first case: gcp-py-gke's default pool (n1-standard-1, 3.75 GB) with a Deployment requesting 4 GiB."""
     canary = 'spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx")]),'
