@@ -96,7 +96,8 @@ def test_gpus_on_g5_xlarge():
     assert messages["amd"] == (
         "Deployment 'amd': its Pods request 1 amd.com/gpu, but the machines of pool 'general' of ComputeCluster "
         "'compute' (machine g5.xlarge) have GPUs 'nvidia-a10g'; they can never be scheduled there: place the "
-        "workload on a pool whose machines have AMD GPUs")
+        "workload on a pool whose machines have AMD GPUs (the smallest AWS machine whose node holds one Pod: "
+        "g4ad.xlarge, 4 vCPUs, 16 GiB)")
     assert "requests 2 of nvidia.com/gpu" in messages["two"] and "1 allocatable" in messages["two"]
 
 
