@@ -71,6 +71,9 @@ def _expression(draw: Any, keys: tuple[str, ...] = KEYS, values: tuple[str, ...]
 
 OS_KEYS = (*KEYS, "kubernetes.io/os")  # GKE pools say their nodes' OS (Linux, or Windows Server images)
 OS_VALUES = (*VALUES, "linux", "windows")
+# GKE labels a GPU node with its accelerator's type, a node without GPUs not at all (its GPU guide's nodeSelector)
+GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+GKE_KEYS, GKE_VALUES = (*OS_KEYS, GKE_ACCELERATOR), (*OS_VALUES, "nvidia-tesla-t4")
 
 
 @st.composite
@@ -232,13 +235,14 @@ def gke_nodes(cluster: dict[str, Any], gpu_tainted: bool = False) -> list[tuple[
     (``gpu_tainted``) the GPU ones of a cluster that also runs a pool without GPUs."""
     mixed = gpu_tainted and len({bool(pool.get("gpu")) for pool in cluster["pools"]}) == 2
     return [({**pool["labels"], "kubernetes.io/arch": pool["arch"], "cloud.google.com/gke-nodepool": pool["name"],
-              "kubernetes.io/os": pool.get("os", "linux")},
+              "kubernetes.io/os": pool.get("os", "linux"),
+              **({GKE_ACCELERATOR: "nvidia-tesla-t4"} if pool.get("gpu") else {})},
              [*gke_node_taints(pool["arch"], pool["taints"], pool.get("os", "linux")),
               *([GKE_GPU_TAINT] if mixed and pool.get("gpu") else [])]) for pool in cluster["pools"]]
 
 
 @PROPERTY
-@given(gke_clusters(), pods(OS_KEYS, OS_VALUES), st.data())
+@given(gke_clusters(), pods(GKE_KEYS, GKE_VALUES), st.data())
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
          {"containers": [{"name": "app", "image": "i"}]}, None)
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "arm64", "labels": {}, "taints": []}]}],
@@ -254,6 +258,11 @@ def gke_nodes(cluster: dict[str, Any], gpu_tainted: bool = False) -> list[tuple[
 @example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {"team": "a"}, "taints": []},
                                    {"name": "c0p1", "arch": "amd64", "labels": {}, "taints": [], "gpu": True}]}],
          {"containers": [{"name": "app", "image": "i", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": []},
+                                   {"name": "c0p1", "arch": "amd64", "labels": {}, "taints": [], "gpu": True}]}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {GKE_ACCELERATOR: "nvidia-tesla-t4"}}, None)
+@example([{"name": "c0", "pools": [{"name": "c0p0", "arch": "amd64", "labels": {}, "taints": []}]}],
+         {"containers": [{"name": "app", "image": "i"}], "nodeSelector": {GKE_ACCELERATOR: "nvidia-tesla-t4"}}, None)
 def test_gke_clusters_and_their_arm_taint_agree_with_the_scheduler_model(clusters, spec, data):
     """The Pod on one cluster's provider is refused exactly when no node of that cluster takes it as GKE admits it;
     on the default provider, exactly when no node of any cluster does. GKE's Arm and Windows taints are on the nodes,

@@ -22,7 +22,8 @@ From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/referenc
 * GPU nodes: a pool added to a cluster that already runs a pool without GPUs is tainted ``nvidia.com/gpu``
   (NoSchedule), and GKE's ExtendedResourceToleration admission adds the toleration to Pods that request
   nvidia.com/gpu (.../how-to/gpus, "Create a node pool with GPUs"); the NVIDIA driver is installed unless the
-  accelerator's ``gpuDriverInstallationConfig.gpuDriverVersion`` is ``INSTALLATION_DISABLED``;
+  accelerator's ``gpuDriverInstallationConfig.gpuDriverVersion`` is ``INSTALLATION_DISABLED``; GPU nodes carry
+  ``cloud.google.com/gke-accelerator=<the accelerator's type>``, other nodes do not;
 * ``maxPodsPerNode`` is the kubelet's maxPods (default 110);
 * its size: ``autoscaling.totalMaxNodeCount``, else ``maxNodeCount`` (with autoscaling) or ``nodeCount`` (without)
   per zone, times its zones (``nodeLocations``, else its cluster's); ``initialNodeCount`` per zone when nothing
@@ -95,6 +96,10 @@ WINDOWS_TAINT = Taint("node.kubernetes.io/os", WINDOWS, "NoSchedule", granted=WI
 # (kubernetes plugin/pkg/admission/extendedresourcetoleration), so the value decides nothing. A pool of the cluster
 # made with the GPU pool, or a cluster whose other pools the stack does not show, may or may not have come first.
 GPU_TAINT = Taint(NVIDIA, "present", "NoSchedule")  # tolerated by scheduling.admitted for GPU Pods
+# GPU nodes carry cloud.google.com/gke-accelerator=<the accelerator's type>, the label GKE's docs have GPU Pods select
+# (cloud.google.com/kubernetes-engine/docs/how-to/gpus: nodeSelector cloud.google.com/gke-accelerator: nvidia-tesla-t4);
+# nodes without GPUs do not carry it.
+ACCELERATOR = "cloud.google.com/gke-accelerator"
 NO_DRIVER = "INSTALLATION_DISABLED"  # GPUDriverInstallationConfig.gpuDriverVersion: GKE installs no driver
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
@@ -180,6 +185,22 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
     return tuple(found_options)
 
 
+def _accelerator(config: Any, options: tuple[Option, ...]) -> frozenset[str] | None:
+    """The values of label cloud.google.com/gke-accelerator on the pool's nodes: the types its ``guestAccelerators``
+    name; frozenset() when its nodes have no GPU (no label); None when that is not known (an accelerator list not
+    known yet, or a machine with GPUs of its own, A2 or G2, that names none)."""
+    listed = plain(child(config, "guestAccelerators"))
+    if isinstance(listed, Unknown):
+        return None
+    if is_list(listed) and listed:
+        types = [entry.get("type") if is_mapping(entry) else None for entry in listed]
+        return frozenset(kind for kind in types if isinstance(kind, str)) if all(
+            isinstance(kind, str) for kind in types) else None
+    if any(option.hardware.gpu_type or NVIDIA in option.hardware.unknown for option in options):
+        return None
+    return frozenset()
+
+
 def _arm_taint(config: Any) -> bool | Unknown:
     behaviour = child(child(config, "taintConfig"), "architectureTaintBehavior")
     if isinstance(behaviour, Unknown):
@@ -241,6 +262,11 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
             interruption = interruption or None
         elif unknown is None:
             absent.add(key)  # GKE labels Spot and preemptible nodes only
+    accelerators = _accelerator(config, options) if unknown is None else None
+    if accelerators:
+        labels[ACCELERATOR] = accelerators
+    elif accelerators is not None:
+        absent.add(ACCELERATOR)
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
     total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))
