@@ -22,7 +22,7 @@ from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
 from .scheduling import MAYBE, Domain, LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
 from .stack import Stack
-from .values import Unknown, undetermined
+from .values import Unknown, listed, undetermined
 from .workloads import Workload
 
 
@@ -60,16 +60,33 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
         taints = tuple(taint for taint in taints if not taint.maybe)
     first: LabelMismatch | None = None
     accepted: list[int] = []
+    doubted: tuple[str, ...] | None = None  # the labels the platform may or may not set that the Pod's match hangs on
     for index, (space, _group) in enumerate(pool.spaces(placement.keys)):
         mismatch = labels_match(placement, space)
         if mismatch is None:
             accepted.append(index)
+            if doubted != ():
+                doubted = _doubted(placement, space)
         elif first is None:
             first = mismatch
     options = pool.chosen(placement.keys, tuple(accepted))
     if maybe and not taints and options:  # only a taint the platform may not set keeps it off
         return PoolVerdict(pool, options=options, unknown=undetermined(maybe))
+    if doubted and not taints and options:  # only labels the pack does not model let it in
+        return PoolVerdict(pool, options=options, unknown=undetermined(
+            f"whether the nodes of {pool.label} carry label{'s' if len(doubted) > 1 else ''} {listed(doubted)} is not "
+            f"known: its platform sets labels under that prefix that the pack does not model"))
     return PoolVerdict(pool, taints, None if options else first, options)
+
+
+def _doubted(placement: PodPlacement, space: NodeSpace) -> tuple[str, ...]:
+    """The keys the Pod asks about that the platform may or may not set on the space's nodes (MAYBE), when its match
+    needs one of them; () when it matches without them (or asks about none)."""
+    maybe = sorted(key for key in placement.keys if space.domain(key) is MAYBE)
+    if not maybe:
+        return ()
+    without = NodeSpace(space.labels, space.maybe_prefixes, space.absent | frozenset(maybe))
+    return () if labels_match(placement, without) is None else tuple(maybe)
 
 
 def _judge_machines(pool: Pool, placement: PodPlacement, unknown: Unknown) -> PoolVerdict:

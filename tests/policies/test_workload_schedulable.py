@@ -292,3 +292,58 @@ def test_the_extended_resource_admission_tolerates_a_resource_taint_for_pods_tha
                         (eks("NO_SCHEDULE", "aws.amazon.com/neuron"), "aws.amazon.com/neuron=present:NoSchedule")):
         (message,) = run(taint, deployment("train", requests=gpu), platform="aws").findings("workload-schedulable")
         assert text in message, message
+
+
+def test_gke_labels_gpu_nodes_with_their_accelerator_and_no_other_node():
+    """GKE labels a GPU node cloud.google.com/gke-accelerator=<its accelerator's type> (the nodeSelector its GPU guide
+    gives Pods) and a node without GPUs not at all: a Pod selecting the T4 lands on the T4 pool, silently; one
+    selecting an L4, or any accelerator on a cluster without GPU pools, can never be scheduled."""
+    import pulumi_gcp as gcp
+    from builders import declared_cluster, gke_node_pool
+
+    def t4_pool() -> object:
+        declared_cluster("gcp", "fleet")
+        return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1-b", node_count=1,
+                                      node_config=gcp.container.NodePoolNodeConfigArgs(
+                                          machine_type="n1-standard-4",
+                                          guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+                                              type="nvidia-tesla-t4", count=1)]))
+
+    cpu = gke_node_pool("cpu", "e2-standard-2")
+    gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
+
+    def on(accelerator: str, *pools: object) -> object:
+        return run(*pools, deployment("train", requests=gpu,
+                                      node_selector={"cloud.google.com/gke-accelerator": accelerator}), platform="gcp")
+
+    result = on("nvidia-tesla-t4", cpu, t4_pool)
+    assert result.findings("workload-schedulable") == []
+    assert [note.finding for note in result.notes if note.policy == "workload-schedulable"] == []
+    (message,) = on("nvidia-l4", cpu, t4_pool).findings("workload-schedulable")
+    assert "pool 'gpu' (GKE NodePool) does not have label cloud.google.com/gke-accelerator=nvidia-l4" in message, message
+    (message,) = on("nvidia-tesla-t4", cpu).findings("workload-schedulable")
+    assert "pool 'cpu' (GKE NodePool) does not have label cloud.google.com/gke-accelerator=nvidia-tesla-t4" in message
+
+
+def test_a_pod_that_needs_a_label_the_pack_does_not_model_is_a_note_never_silent():
+    """A platform sets labels under its own prefixes the pack does not model (GKE's cloud.google.com/machine-family,
+    EKS's eks.amazonaws.com/nodegroup-image): a Pod that needs one may or may not land, which is said (a note), never
+    passed in silence nor refused; a Pod that only keeps away from a value (NotIn) lands whether or not it is set."""
+    from builders import gke_node_pool, node_group
+
+    def notes(result: object) -> list[str]:
+        return [note.finding for note in result.notes if note.policy == "workload-schedulable"]  # type: ignore[attr-defined]
+
+    result = run(gke_node_pool("web", "n2-standard-2"),
+                 deployment("api", node_selector={"cloud.google.com/machine-family": "n2"}), platform="gcp")
+    assert result.findings("workload-schedulable") == []
+    (note,) = notes(result)
+    assert note.endswith("whether the nodes of pool 'web' (GKE NodePool) carry label cloud.google.com/machine-family "
+                         "is not known: its platform sets labels under that prefix that the pack does not model"), note
+    general = node_group("general", ["m7i.large"])
+    result = run(general, deployment("api", node_selector={"eks.amazonaws.com/nodegroup-image": "ami-1"}), platform="aws")
+    assert result.findings("workload-schedulable") == [] and len(notes(result)) == 1
+    away = {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate"]}]}]}}}}
+    result = run(general, workload("Deployment", "api", pod=away), platform="aws")
+    assert result.findings("workload-schedulable") == [] and notes(result) == []
