@@ -4,7 +4,7 @@
 //
 // It reads one JSON request on stdin and writes one JSON answer on stdout:
 //
-//	{"filter": [{"nodes": [Node...], "pods": [Pod...], "pod": Pod, "replicas": N}...],
+//	{"filter": [{"nodes": [Node...], "pods": [Pod...], "pod": Pod, "replicas": N, "admit": bool}...],
 //	 "requests": [Pod...],
 //	 "disruption": [{"minAvailable": IntOrString, "maxUnavailable": IntOrString, "expected": N, "healthy": N}...],
 //	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...],
@@ -17,7 +17,8 @@
 //	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...]}
 //
 // "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
-// first failing plugin and its reasons); then "replicas" copies of the Pod placed one by one as the scheduler
+// first failing plugin and its reasons), the Pod first handed through the ExtendedResourceToleration admission
+// plugin when "admit" (EKS, GKE and AKS run it); then "replicas" copies of the Pod placed one by one as the scheduler
 // places them (each copy bound before the next is filtered, on the feasible node with fewest copies), "placed"
 // how many found a node. "requests": k8s.io/component-helpers/resource.PodRequests (init containers, sidecars,
 // overhead). "disruption": pkg/controller/disruption's desiredHealthy and disruptionsAllowed. "rollout":
@@ -42,12 +43,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apiserver/pkg/admission"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	core "k8s.io/kubernetes/pkg/apis/core"
+	_ "k8s.io/kubernetes/pkg/apis/core/install" // the core API's conversions, as the API server registers them
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	"k8s.io/kubernetes/pkg/apis/policy"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // the policy API's conversions, as the API server registers them
@@ -65,6 +69,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/tainttoleration"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+	"k8s.io/kubernetes/plugin/pkg/admission/extendedresourcetoleration"
 )
 
 type filterCase struct {
@@ -72,6 +77,7 @@ type filterCase struct {
 	Pods     []*v1.Pod  `json:"pods"`
 	Pod      *v1.Pod    `json:"pod"`
 	Replicas int        `json:"replicas"`
+	Admit    bool       `json:"admit"`
 }
 
 type budgetCase struct {
@@ -220,11 +226,37 @@ func judge(ctx context.Context, snapshot *cache.Snapshot, pod *v1.Pod) (map[stri
 	return verdicts, nil
 }
 
+// admit hands the Pod through the API server's ExtendedResourceToleration admission plugin, on the internal type
+// it reads (converted through the API's own scheme), and back.
+func admit(ctx context.Context, pod *v1.Pod) error {
+	registered := admission.NewPlugins()
+	extendedresourcetoleration.Register(registered)
+	plugin, err := registered.InitPlugin(extendedresourcetoleration.PluginName, nil, admission.PluginInitializers{})
+	if err != nil {
+		return err
+	}
+	internal := &core.Pod{}
+	if err := legacyscheme.Scheme.Convert(pod, internal, nil); err != nil {
+		return err
+	}
+	attributes := admission.NewAttributesRecord(internal, nil, core.Kind("Pod").WithVersion("v1"), pod.Namespace,
+		pod.Name, core.Resource("pods").WithVersion("v1"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	if err := plugin.(admission.MutationInterface).Admit(ctx, attributes, nil); err != nil {
+		return err
+	}
+	return legacyscheme.Scheme.Convert(internal, pod, nil)
+}
+
 func filter(ctx context.Context, c filterCase) (filterAnswer, error) {
 	for _, pod := range c.Pods {
 		defaults(pod)
 	}
 	defaults(c.Pod)
+	if c.Admit {
+		if err := admit(ctx, c.Pod); err != nil {
+			return filterAnswer{}, err
+		}
+	}
 	verdicts, err := judge(ctx, cache.NewSnapshot(c.Pods, c.Nodes), c.Pod)
 	if err != nil {
 		return filterAnswer{}, err

@@ -17,8 +17,9 @@ from kube_oracle import ask, node, pod
 from scheduler_model import disruptions_allowed, fits_node
 
 from compute_guard.policies.model.budgets import parse_budget
-from compute_guard.policies.model.pods import pod_request
+from compute_guard.policies.model.pods import extended_resources, pod_request
 from compute_guard.policies.model.rollout import rollout
+from compute_guard.policies.model.scheduling import Taint, pod_placement, untolerated
 
 SEED = int(os.environ.get("ORACLE_SEED", "46"))
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "3000"))
@@ -96,6 +97,57 @@ def test_the_scheduler_model_agrees_with_kube_schedulers_node_affinity_and_taint
                 disagreements.append((spec, labels, taints, theirs))
     smallest = min(disagreements, key=lambda case: len(repr(case)), default=None)
     assert not disagreements, f"{len(disagreements)} disagreements; the smallest: {smallest}"
+
+
+EXTENDED = ("nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "example.com/dongle")
+
+
+def _extended_spec(rng: random.Random) -> dict[str, Any]:
+    """A Pod whose containers and init containers request or limit some extended resources (a request beside its
+    equal limit, as validation wants), with tolerations of their keys or none."""
+    spec: dict[str, Any] = {}
+    for kind in ("containers", "initContainers"):
+        found = []
+        for index in range(rng.randint(0 if kind == "initContainers" else 1, 2)):
+            limits = {name: "1" for name in rng.sample(EXTENDED, rng.randint(0, 2))}
+            resources: dict[str, Any] = {"limits": limits} if limits else {}
+            if limits and rng.random() < 0.5:
+                resources["requests"] = dict(limits)
+            found.append({"name": f"{kind[0]}{index}", "image": "nginx", "resources": resources})
+        if found:
+            spec[kind] = found
+    if rng.random() < 0.3:
+        spec["tolerations"] = [{"key": rng.choice(EXTENDED), "operator": "Exists", "effect": rng.choice(EFFECTS)}]
+    return spec
+
+
+def test_the_extended_resource_admission_is_the_api_servers_plugin():
+    """scheduling.admitted (EKS, GKE and AKS run the ExtendedResourceToleration admission plugin) against the plugin
+    itself (k8s.io/kubernetes/plugin/pkg/admission/extendedresourcetoleration) and TaintToleration: on nodes tainted
+    by extended resources' keys with every effect, the Pod passes the pack's taints exactly where the admitted Pod
+    passes kube-scheduler's."""
+    rng = random.Random(SEED)
+    cases = []
+    plenty = {"cpu": "64", "memory": "256Gi", "pods": "110", **{name: "16" for name in EXTENDED}}
+    for index in range(max(1, EXAMPLES // 4)):
+        nodes = [(f"n{i}", [(key, rng.choice(("", "present")), rng.choice(EFFECTS))
+                            for key in rng.sample(EXTENDED, rng.randint(0, 2))]) for i in range(3)]
+        cases.append((nodes, _extended_spec(rng), index))
+    answer = ask({"filter": [{"nodes": [node(name, {}, taints, plenty) for name, taints in nodes], "pods": [],
+                              "pod": pod(f"p{index}", spec), "replicas": 0, "admit": True}
+                             for nodes, spec, index in cases]})
+    disagreements = []
+    for (nodes, spec, _index), found in zip(cases, answer["filter"], strict=True):
+        requested = extended_resources(spec)
+        placement = pod_placement(None, None, spec.get("tolerations", []), None, requested)
+        for name, taints in nodes:
+            ours = not untolerated(placement, [Taint(key, value, effect) for key, value, effect in taints])
+            if ours != (found["nodes"][name] == ""):
+                disagreements.append((spec, taints, found["nodes"][name]))
+    smallest = min(disagreements, key=lambda case: len(repr(case)), default=None)
+    assert not disagreements, f"{len(disagreements)} disagreements; the smallest: {smallest}"
+    assert any(found["nodes"][name] == "" and any(effect == "NoSchedule" for _k, _v, effect in taints)
+               for (nodes, _spec, _i), found in zip(cases, answer["filter"], strict=True) for name, taints in nodes)
 
 
 def _label_selector(rng: random.Random) -> dict[str, Any] | None:

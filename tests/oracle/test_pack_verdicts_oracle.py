@@ -1,6 +1,7 @@
 """The pack's verdicts on generated stacks held to kube-scheduler's own code (issue 46, SPEC 17).
 
-Generated stacks of five sources: an EKS cluster with subnets in three zones and one to three managed node groups;
+Generated stacks of five sources: an EKS cluster with subnets in three zones and one to three managed node groups
+(some of g5.xlarge, of an AMI type that advertises its GPU or one that does not, tainted nvidia.com/gpu or not);
 a GKE cluster without its default pool and one to three node pools autoscaled per zone; an AKS cluster's default
 pool and up to two more node pools; one or two Karpenter NodePools of one machine each under a CPU limit; a
 ComputeCluster's capacity groups, the Deployment placed on one by its labels (no zones, taints or DaemonSets). Their
@@ -9,9 +10,9 @@ architecture pin) and a Deployment (requests, replicas, nodeSelector, toleration
 minDomains, hostname anti-affinity, maxUnavailable 0). Each pool's nodes are written from the pack's own node model
 (its labels and taints, each machine's labels, the node's allocatable and Pod slots as the pack computes them),
 maxSize of them per pool balanced over its zones (a NodePool: as many as its CPU limit allows); the Pods are as the
-platform's admission hands them on (GKE's Arm toleration); the DaemonSets' Pods are bound to every node whose
-filters admit them, and the Go oracle places the Deployment's replicas one by one with kube-scheduler's Filter
-plugins. Then, for workload-schedulable, workload-fits-pool, pool-capacity and workload-zone-spread together:
+platform's admission hands them on (GKE's Arm toleration; the ExtendedResourceToleration plugin EKS, GKE and AKS
+run, in the oracle); the DaemonSets' Pods are bound to every node whose filters admit them, and the Go oracle
+places the Deployment's replicas one by one with kube-scheduler's Filter plugins. Then, for workload-schedulable, workload-fits-pool, pool-capacity and workload-zone-spread together:
 
 * no violation where the real scheduler places every replica on the pools' maxSize nodes (replicas + 1 for a
   rollout that keeps its old Pods: workload-rollout-fits);
@@ -56,6 +57,10 @@ EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SC
 POLICIES = ("workload-schedulable", "workload-fits-pool", "pool-capacity", "workload-zone-spread")
 ZONE = "topology.kubernetes.io/zone"
 ARCH = "kubernetes.io/arch"
+# g5.xlarge: one NVIDIA A10G (aws.amazon.com/ec2/instance-types/g5), advertised as nvidia.com/gpu by the NVIDIA device
+# plugin of EKS's accelerated AMI types only (docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html);
+# written here, not taken from the pack's catalog
+GPU, GPU_MACHINE, GPU_AMIS = "nvidia.com/gpu", "g5.xlarge", ("AL2023_x86_64_NVIDIA", "AL2023_x86_64_STANDARD")
 
 
 def _daemonset(rng: random.Random, index: int) -> tuple[Resource, dict[str, Any]]:
@@ -82,18 +87,23 @@ def _eks(rng: random.Random) -> list[Resource]:
     for index in range(rng.randint(1, 3)):
         machine = rng.choice(sorted(MACHINES["aws"]))
         machines = [machine]
-        if not mixed and rng.random() < 0.3:
+        gpu = rng.random() < 0.25  # a g5.xlarge group, of an AMI type that advertises its GPU or one that does not
+        if gpu:
+            machine, machines = GPU_MACHINE, [GPU_MACHINE]
+        elif not mixed and rng.random() < 0.3:
             mixed = True
             machines = sorted({machine, rng.choice([other for other in sorted(MACHINES["aws"]) if other != machine
                                                     and MACHINES["aws"][other] == MACHINES["aws"][machine]])})
         subnets = [subnet[zone] for zone in rng.sample(ZONES["aws"], rng.randint(1, 3))]
         props: dict[str, Any] = {
             "clusterName": "fleet", "nodeGroupName": f"g{index}", "instanceTypes": machines,
-            "amiType": MACHINES["aws"][machine], "subnetIds": [found.name for found in subnets],
+            "amiType": rng.choice(GPU_AMIS) if gpu else MACHINES["aws"][machine], "subnetIds": [found.name for found in subnets],
             "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": rng.randint(1, 3)}}
         if rng.random() < 0.5:
             props["labels"] = {"team": rng.choice(("a", "b"))}
-        if rng.random() < 0.4:
+        if gpu and rng.random() < 0.6:  # as NVIDIA's and AWS's GPU guides taint GPU nodes, or NoExecute
+            props["taints"] = [{"key": GPU, "value": "present", "effect": rng.choice(("NO_SCHEDULE", "NO_EXECUTE"))}]
+        elif rng.random() < 0.4:
             props["taints"] = [{"key": "dedicated", "value": rng.choice(("x", "y")),
                                 "effect": rng.choice(sorted(EFFECTS))}]
         group = Resource.of("aws:eks/nodeGroup:NodeGroup", f"g{index}", props)
@@ -211,6 +221,8 @@ def _stack(rng: random.Random, platform: str) -> tuple[list[Resource], dict[str,
         if rng.random() < 0.7:
             spread["minDomains"] = rng.randint(1, 4)
         spec["topologySpreadConstraints"] = [spread]
+    if rng.random() < 0.2:  # one GPU per Pod (a limit: the API server defaults the request to it)
+        spec["containers"][0]["resources"]["limits"] = {GPU: "1"}
     if rng.random() < 0.25:
         spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
             "labelSelector": {"matchLabels": {"app": "api"}}, "topologyKey": "kubernetes.io/hostname"}]}}
@@ -237,10 +249,11 @@ def admitted(platform: str, spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _written(pool: Any, labels: dict[str, str], taints: list[tuple[str, str, str]], zones: tuple[str, ...],
-             platform: str, index: int, option: Any, model: Any) -> dict[str, Any]:
-    """The pool's node ``index``, of machine ``option`` whose node the pack models as ``model``."""
+             platform: str, index: int, option: Any, model: Any, gpus: int) -> dict[str, Any]:
+    """The pool's node ``index``, of machine ``option`` whose node the pack models as ``model``, advertising ``gpus``
+    (the test's own fact)."""
     allocatable = {"cpu": f"{model.allocatable(CPU)}m", "memory": str(model.allocatable(MEMORY)),
-                   "pods": str(model.allocatable(PODS))}
+                   "pods": str(model.allocatable(PODS)), **({GPU: str(gpus)} if gpus else {})}
     own = dict(labels)
     if platform == "compute":  # the kubelet's own labels, from the machine the pack gives the pool
         own = {ARCH: {"x86_64": "amd64", "arm64": "arm64"}[option.hardware.architecture], **own}
@@ -248,9 +261,10 @@ def _written(pool: Any, labels: dict[str, str], taints: list[tuple[str, str, str
     return node(f"{pool.name}-{index}", {**own, **option.labels, **zone}, taints, allocatable)
 
 
-def _mixes(stack: Any, platform: str) -> list[list[dict[str, Any]]]:
-    """Every pool's maxSize nodes, written from the pack's own node model; a pool of two machines may start any mix
-    of them, so one list of nodes per mix (k of the first machine, the rest of the second)."""
+def _mixes(stack: Any, platform: str, gpus: dict[str, int]) -> list[list[dict[str, Any]]]:
+    """Every pool's maxSize nodes, written from the pack's own node model (the GPUs each node advertises: ``gpus``,
+    by pool); a pool of two machines may start any mix of them, so one list of nodes per mix (k of the first
+    machine, the rest of the second)."""
     mixes: list[list[dict[str, Any]]] = [[]]
     for pool in stack.pools:
         labels = {key: next(iter(values)) for key, values in pool.labels.items()
@@ -265,7 +279,8 @@ def _mixes(stack: Any, platform: str) -> list[list[dict[str, Any]]]:
         assert isinstance(count, int) and isinstance(zones, tuple) and zones, (pool.name, count, zones)
 
         first, last = built[0], built[-1]
-        choices = [[_written(pool, labels, taints, zones, platform, index, *(first if index < k else last))
+        choices = [[_written(pool, labels, taints, zones, platform, index, *(first if index < k else last),
+                             gpus.get(pool.name, 0))
                     for index in range(count)]
                    for k in (range(count + 1) if len(built) == 2 else (count,))]
         mixes = [[*mix, *choice] for mix in mixes for choice in choices]
@@ -304,7 +319,10 @@ def _case(rng: random.Random, platform: str) -> Case:
         result = analyzer.run(resources)
     refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
     said = bool(refused) or any(note.policy in POLICIES for note in result.notes)
-    mixes = _mixes(analyzer.state.last_stack(), platform)
+    advertised = {inputs["nodeGroupName"]: 1 for inputs in (json_format.MessageToDict(r.inputs) for r in resources
+                                                              if r.type == "aws:eks/nodeGroup:NodeGroup")
+                  if inputs["instanceTypes"] == [GPU_MACHINE] and inputs["amiType"].endswith("_NVIDIA")}
+    mixes = _mixes(analyzer.state.last_stack(), platform, advertised)
     if platform == "compute":  # its Pods run on the capacity group its labels name, and on no other
         group = json_format.MessageToDict(resources[-1].inputs)["metadata"]["labels"]["compute.alien.dev/pool"]
         mixes = [[written for written in mix if written["metadata"]["name"].rsplit("-", 1)[0] == group]
@@ -381,8 +399,9 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     asked = [(case, nodes) for case in cases for nodes in case.mixes]
     daemon_pods = _daemon_pods(asked)
     # a rolling update with maxUnavailable 0 keeps every old Pod until a new one is available: replicas + 1 at once
+    # EKS, GKE and AKS run the ExtendedResourceToleration admission plugin: a GPU Pod tolerates nvidia.com/gpu:NoSchedule
     answers = ask({"filter": [{"nodes": nodes, "pods": bound, "pod": pod("api", case.spec),
-                               "replicas": case.replicas + (1 if case.surges else 0)}
+                               "replicas": case.replicas + (1 if case.surges else 0), "admit": True}
                               for (case, nodes), bound in zip(asked, daemon_pods, strict=True)]})["filter"]
     by_case: dict[int, list[tuple[dict[str, Any], list[dict[str, Any]]]]] = {}
     for (case, _nodes), found, bound in zip(asked, answers, daemon_pods, strict=True):
@@ -409,3 +428,6 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
         mine = [(case, found) for case, found in judged if case.platform == platform]
         assert any(found["placed"] >= case.replicas for case, found in mine), platform
         assert any(found["placed"] == 0 and case.refused for case, found in mine), platform
+    gpu = [(case, found) for case, found in judged if GPU in case.spec["containers"][0]["resources"].get("limits", {})]
+    assert any(found["placed"] >= case.replicas for case, found in gpu), "a GPU Pod must find its GPU nodes"
+    assert any(found["placed"] == 0 and case.refused for case, found in gpu), "and one must be refused"
