@@ -451,8 +451,11 @@ def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: 
 
 def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping[str, str] | None = None,
                   taints: list[tuple[str, str, str]] | None = None, cluster: str = "fleet",
-                  declare_cluster: bool = True) -> Part:
-    """A gcp.container.NodePool (pulumi-gcp): taints with the API's effects (NO_SCHEDULE)."""
+                  declare_cluster: bool = True, accelerator: Mapping[str, Any] | None = None,
+                  location: str = "europe-west1") -> Part:
+    """A gcp.container.NodePool (pulumi-gcp): taints with the API's effects (NO_SCHEDULE); ``accelerator``, the
+    arguments of one entry of nodeConfig.guestAccelerators (type, count, gpu_sharing_config), as GKE's GPU guide
+    attaches a T4 to an n1-standard-4."""
     import pulumi_gcp as gcp
 
     def declare() -> Any:
@@ -461,8 +464,10 @@ def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping
         config = gcp.container.NodePoolNodeConfigArgs(
             machine_type=machine_type, labels=dict(labels) if labels else None,
             taints=[gcp.container.NodePoolNodeConfigTaintArgs(key=k, value=v, effect=e) for k, v, e in taints or []]
-            or None)
-        return gcp.container.NodePool(name, name=name, cluster=cluster, location="europe-west1", node_count=1,
+            or None,
+            guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(**accelerator)]
+            if accelerator else None)
+        return gcp.container.NodePool(name, name=name, cluster=cluster, location=location, node_count=1,
                                       node_config=config)
 
     return declare

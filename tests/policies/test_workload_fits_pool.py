@@ -462,17 +462,10 @@ def test_a_gke_gpu_pool_as_googles_docs_write_it_holds_its_attached_gpus():
     its node advertises one. Two are more than it has; with GPU time-sharing a node advertises more than its cards,
     so nothing is refused."""
     import pulumi_gcp as gcp
-    from builders import declared_cluster, deployment
+    from builders import deployment, gke_node_pool
 
     def gpu_pool(**accelerator: object) -> object:
-        def declare() -> object:
-            declared_cluster("gcp", "fleet")
-            return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1", node_count=1,
-                                          node_config=gcp.container.NodePoolNodeConfigArgs(
-                                              machine_type="n1-standard-4", guest_accelerators=[
-                                                  gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
-                                                      type="nvidia-tesla-t4", count=1, **accelerator)]))
-        return declare
+        return gke_node_pool("gpu", "n1-standard-4", accelerator={"type": "nvidia-tesla-t4", "count": 1, **accelerator})
 
     one = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
     assert run(gpu_pool(), deployment("train", requests=one), platform="gcp").findings("workload-fits-pool") == []
@@ -510,15 +503,10 @@ def test_an_eks_gpu_group_with_a_standard_ami_type_advertises_no_gpu():
 
 def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", **accelerator: object):
     """A pulumi-gcp NodePool of n1-standard-4 (4 vCPUs, 15 GB) with one T4 attached, as GKE's GPU guide writes it."""
-    import pulumi_gcp as gcp
+    from builders import gke_node_pool
 
-    def declare() -> object:
-        return gcp.container.NodePool(name, name=name, cluster=cluster, location="europe-west1-b", node_count=1,
-                                      node_config=gcp.container.NodePoolNodeConfigArgs(
-                                          machine_type="n1-standard-4", guest_accelerators=[
-                                              gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
-                                                  type="nvidia-tesla-t4", count=1, **accelerator)]))
-    return declare
+    return gke_node_pool(name, "n1-standard-4", cluster=cluster, declare_cluster=False, location="europe-west1-b",
+                         accelerator={"type": "nvidia-tesla-t4", "count": 1, **accelerator})
 
 
 def test_gkes_gpu_taint_keeps_pods_that_request_no_gpu_off_a_gpu_pool_and_grants_those_that_do():

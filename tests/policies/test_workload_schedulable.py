@@ -262,19 +262,10 @@ def test_the_extended_resource_admission_tolerates_a_resource_taint_for_pods_tha
     tainted nvidia.com/gpu=present:NoSchedule takes it with no toleration written (an EKS g5 group as NVIDIA's and
     AWS's GPU guides taint it was refused: a false violation); a Pod that requests no GPU is still kept off, and so is
     the GPU Pod from a NoExecute taint of that key, or a taint of another resource's key."""
-    import pulumi_gcp as gcp
-    from builders import declared_cluster, deployment, node_group, workload
+    from builders import deployment, gke_node_pool, node_group, workload
 
-    def gpu_pool() -> object:
-        declared_cluster("gcp", "fleet")
-        return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1-b", node_count=1,
-                                      node_config=gcp.container.NodePoolNodeConfigArgs(
-                                          machine_type="n1-standard-4",
-                                          taints=[gcp.container.NodePoolNodeConfigTaintArgs(
-                                              key="nvidia.com/gpu", value="present", effect="NO_SCHEDULE")],
-                                          guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
-                                              type="nvidia-tesla-t4", count=1)]))
-
+    gpu_pool = gke_node_pool("gpu", "n1-standard-4", taints=[("nvidia.com/gpu", "present", "NO_SCHEDULE")],
+                             location="europe-west1-b", accelerator={"type": "nvidia-tesla-t4", "count": 1})
     gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
     assert run(gpu_pool, deployment("train", requests=gpu), platform="gcp").findings("workload-schedulable") == []
     (message,) = run(gpu_pool, deployment("web", requests={"cpu": "500m"}), platform="gcp").findings("workload-schedulable")
@@ -298,17 +289,10 @@ def test_gke_labels_gpu_nodes_with_their_accelerator_and_no_other_node():
     """GKE labels a GPU node cloud.google.com/gke-accelerator=<its accelerator's type> (the nodeSelector its GPU guide
     gives Pods) and a node without GPUs not at all: a Pod selecting the T4 lands on the T4 pool, silently; one
     selecting an L4, or any accelerator on a cluster without GPU pools, can never be scheduled."""
-    import pulumi_gcp as gcp
-    from builders import declared_cluster, gke_node_pool
+    from builders import gke_node_pool
 
-    def t4_pool() -> object:
-        declared_cluster("gcp", "fleet")
-        return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1-b", node_count=1,
-                                      node_config=gcp.container.NodePoolNodeConfigArgs(
-                                          machine_type="n1-standard-4",
-                                          guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
-                                              type="nvidia-tesla-t4", count=1)]))
-
+    t4_pool = gke_node_pool("gpu", "n1-standard-4", location="europe-west1-b",
+                            accelerator={"type": "nvidia-tesla-t4", "count": 1})
     cpu = gke_node_pool("cpu", "e2-standard-2")
     gpu = {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}
 
