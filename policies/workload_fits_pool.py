@@ -39,7 +39,8 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
 from .model.pool import ClusterRef, Option
 from .model.stack import Stack
-from .model.values import Unknown, is_secret, undetermined
+from .model.values import Unknown, is_secret, more, undetermined
+from .model.workloads import Workload
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import MEMORY, PODS, STORAGE, amount, exact
@@ -93,7 +94,28 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
             continue
         findings.extend(_pool(stack, pool_load, nodes, platform, settings, several))
     findings.extend(_platform_pools(stack, load, platform, settings, several))
+    findings.extend(_device_claims(stack))
     return findings
+
+
+def _device_claims(stack: Stack) -> list[Finding]:
+    """Pods that claim devices through Dynamic Resource Allocation on pools of the stack: whether a node offers the
+    devices is the DRA driver's ResourceSlices' to say, which the pack does not see (said once, never a pass)."""
+    claiming: list[Workload] = []
+    unknown: Unknown | None = None
+    for workload in stack.workloads:
+        claims = workload.claims_devices
+        if claims is True and landing(stack, workload).scheduled:
+            claiming.append(workload)
+        elif isinstance(claims, Unknown):
+            unknown = unknown or claims
+    if not claiming:
+        return [unknown] if unknown is not None else []
+    names = listed(workload.subject for workload in claiming[:LISTED]) + more(claiming, LISTED)
+    verb, their = ("claims", "its") if len(claiming) == 1 else ("claim", "their")
+    return [undetermined(f"{names} {verb} devices through Dynamic Resource Allocation (spec.resourceClaims), which "
+                         f"the pack does not check: whether a node of {their} pools has them is for the DRA driver's "
+                         f"ResourceSlices to say; {their} CPU, memory and other requests are checked")]
 
 
 def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[str, Any],

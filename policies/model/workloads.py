@@ -21,7 +21,7 @@ from .pods import PodRequest, Replicas, extended_resources, pod_request, repel_k
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
-from .values import SecretText, Unknown, as_int, child, is_mapping, listed, plain, shared, type_name
+from .values import SecretText, Unknown, as_int, child, is_list, is_mapping, listed, plain, shared, type_name
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -207,6 +207,15 @@ class Workload:
         """The operating system its Pods declare (spec.os.name: linux or windows; the kubelet refuses a Pod on a node
         of another, kubernetes.io/docs/concepts/workloads/pods/#pod-os); None when not declared."""
         return child(child(self.pod_spec, "os"), "name")
+
+    @kept
+    def claims_devices(self) -> bool | Unknown:
+        """Its Pods claim devices through Dynamic Resource Allocation (spec.resourceClaims, each container's
+        resources.claims naming one): the scheduler's DynamicResources plugin places them where a DRA driver's
+        ResourceSlices offer the devices (kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation),
+        which no program's props say. Unknown when the claims are not known yet."""
+        claims = self.pod_spec if isinstance(self.pod_spec, Unknown) else child(self.pod_spec, "resourceClaims")
+        return claims if isinstance(claims, Unknown) else is_list(claims) and len(claims) > 0
 
     @kept
     def scheduler_bypassed(self) -> bool | Unknown:

@@ -501,6 +501,39 @@ def test_an_eks_gpu_group_with_a_standard_ami_type_advertises_no_gpu():
                platform="aws").findings("workload-fits-pool") == []
 
 
+def test_a_pod_that_claims_devices_through_dra_is_a_note_never_a_silent_pass():
+    """A Pod claiming a GPU through Dynamic Resource Allocation (spec.resourceClaims, as NVIDIA's DRA driver and
+    aws-ts-eks-gpu-dra's MIG Pods write it) is placed where the driver's ResourceSlices offer the device, which no
+    program says: the pack cannot tell whether a node of its pool has one, and says so once, naming the Pods; what it
+    does request (its memory) is still judged, and a Pod that claims nothing gives no such note."""
+    from builders import node_group, workload
+
+    def pod(name: str, memory: str, claimed: bool) -> object:
+        spec: dict = {"containers": [{"name": "c", "image": "i", "resources": {
+            "requests": {"memory": memory}, **({"claims": [{"name": "gpu"}]} if claimed else {})}}]}
+        if claimed:
+            spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "mig-small"}]
+        return workload("Pod", name, pod=spec)
+
+    group = node_group("gpu", ["p4d.24xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+    claiming = run(group, pod("infer", "1Gi", True), pod("train", "1Gi", True), pod("web", "1Gi", False),
+                   platform="aws")
+    assert claiming.findings(FITS) == []
+    (note,) = [n.finding for n in claiming.notes if n.policy == FITS]
+    assert note.endswith(": Pod 'infer', Pod 'train' claim devices through Dynamic Resource Allocation (spec.resourceClaims), which the "
+        "pack does not check: whether a node of their pools has them is for the DRA driver's ResourceSlices to say; "
+        "their CPU, memory and other requests are checked"), note
+    plain = run(group, pod("web", "1Gi", False), platform="aws")
+    assert [n for n in plain.notes if n.policy == FITS] == []
+    too_big = run(group, pod("infer", "2Ti", True), platform="aws")
+    (message,) = too_big.findings(FITS)
+    assert message.startswith("Pod 'infer': one Pod requests 2048 GiB of memory"), message
+    assert [n.finding for n in too_big.notes if n.policy == FITS][0].endswith(
+        ": Pod 'infer' claims devices through Dynamic Resource Allocation (spec.resourceClaims), which the pack does "
+        "not check: whether a node of its pools has them is for the DRA driver's ResourceSlices to say; its CPU, "
+        "memory and other requests are checked")
+
+
 def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", **accelerator: object):
     """A pulumi-gcp NodePool of n1-standard-4 (4 vCPUs, 15 GB) with one T4 attached, as GKE's GPU guide writes it."""
     from builders import gke_node_pool

@@ -106,6 +106,12 @@ def test_the_gpu_dra_programs_helm_releases_are_said_unchecked(tmp_path):
     result = evaluate(user_project(tmp_path, "aws-ts-eks-gpu-dra"), stack_config=AWS)
     assert sorted(v.urn.rsplit("::", 1)[-1] for v in result.of("helm-release-unchecked")) == [
         "gpu-operator", "kube-prometheus-stack", "nvidia-dra-driver"]
+    # its MIG Pods claim their GPU slices through DRA: not checked, and said so (they pass only on what is checked)
+    (dra,) = [note.finding for note in result.notes if note.policy == "workload-fits-pool"]
+    assert dra.endswith("Pod 'mig-large-training', Pod 'mig-medium-training', Pod 'mig-small-inference' claim devices "
+                        "through Dynamic Resource Allocation (spec.resourceClaims), which the pack does not check: "
+                        "whether a node of their pools has them is for the DRA driver's ResourceSlices to say; their "
+                        "CPU, memory and other requests are checked"), dra
 
 
 # --- planted faults: a Pod too large for its machine, an arm64 pin on an amd64 pool, an untolerated taint ----------
