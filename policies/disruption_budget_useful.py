@@ -24,9 +24,9 @@ from .model.budgets import Budget
 from .model.disruption import protection
 from .model.loads import pods_of
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown, listed, more, undetermined
+from .model.values import REDACTED, Unknown, undetermined
 from .model.workloads import Workload
-from .words import LISTED
+from .words import subjects
 
 
 def disruption_budget_useful(stack: Stack) -> list[Finding]:
@@ -68,7 +68,7 @@ def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unk
     """A budget that allows no eviction of the Pods it selects (``hidden``: which Pods it selects is decided by a
     secret, and its message names none of them)."""
     ordered = sorted(selected, key=lambda workload: (workload.name, workload.urn))
-    names = listed(workload.subject for workload in ordered[:LISTED]) + more(selected, LISTED)
+    names = subjects(ordered)
     if hidden:
         names = REDACTED
     if budget.never_allows:

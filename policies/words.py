@@ -13,7 +13,7 @@ from .model.placement import Need
 from .model.pods import GPU_RESOURCES
 from .model.pool import ClusterRef, Pool
 from .model.stack import Stack
-from .model.values import REDACTED, Unknown, listed, undetermined
+from .model.values import REDACTED, Unknown, listed, more, undetermined
 from .model.workloads import Workload
 from .platforms.catalog import PLATFORM_NAMES, Machine
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
@@ -44,6 +44,11 @@ def pool_subject(pool: Pool, several: bool = False) -> str:
     if several and pool.cluster.name:
         return f"{pool.kind} '{pool.name}' of {pool.cluster.label}"
     return f"{pool.kind} '{pool.name}'"
+
+
+def subjects(workloads: list[Workload]) -> str:
+    """The first LISTED workloads as messages name them (Pod 'a', Deployment 'b'), and how many more."""
+    return listed(workload.subject for workload in workloads[:LISTED]) + more(workloads, LISTED)
 
 
 def machine(node: Node) -> str:

@@ -39,12 +39,23 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
 from .model.pool import ClusterRef, Option
 from .model.stack import Stack
-from .model.values import Unknown, is_secret, more, undetermined
+from .model.values import Unknown, is_secret, undetermined
 from .model.workloads import Workload
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import MEMORY, PODS, STORAGE, amount, exact
-from .words import LISTED, WHAT, allocatable_sum, its_cluster, machine, pool_name, show, suggestion, unknown_cluster
+from .words import (
+    LISTED,
+    WHAT,
+    allocatable_sum,
+    its_cluster,
+    machine,
+    pool_name,
+    show,
+    subjects,
+    suggestion,
+    unknown_cluster,
+)
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
@@ -111,7 +122,7 @@ def _device_claims(stack: Stack) -> list[Finding]:
             unknown = unknown or claims
     if not claiming:
         return [unknown] if unknown is not None else []
-    names = listed(workload.subject for workload in claiming[:LISTED]) + more(claiming, LISTED)
+    names = subjects(claiming)
     verb, their = ("claims", "its") if len(claiming) == 1 else ("claim", "their")
     return [undetermined(f"{names} {verb} devices through Dynamic Resource Allocation (spec.resourceClaims), which "
                          f"the pack does not check: whether a node of {their} pools has them is for the DRA driver's "
