@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -80,6 +81,26 @@ class PolicyViolation:
     @property
     def finding(self) -> str:
         return self.message.split("\n", 1)[-1]
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """A note's checks that could not be made, each with its reason: the policy lists every one in its one note
+        ("3 checks could not be made: (1) ...; (2) ...; (3) ..."); a violation's finding alone."""
+        text = self.finding
+        head, marker, rest = text.partition(" during preview: ")
+        if not marker or not head.startswith("can't run policy '"):
+            return (text,)
+        listed = re.match(r"\d[\d,]* checks could not be made: \(1\) ", rest)
+        if listed is None:
+            return (rest,)
+        found, start, number = [], listed.end(), 2
+        while (end := rest.find(f"; ({number}) ", start)) >= 0:
+            found.append(rest[start:end])
+            start, number = end + len(f"; ({number}) "), number + 1
+        last = rest[start:]
+        if last.endswith(" more not listed"):
+            last = last.rsplit("; and ", 1)[0]
+        return (*found, last)
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 
 A rule returns findings: a :class:`Violation` for every problem it proved, and an
 :class:`~policies.values.Unknown` for every check it could not make because a value is not
-known yet. The policy reports every violation first, then raises the first unknown's error
-once, which the SDK turns into one advisory "can't run policy ... during preview" note. So one
-unknown field never hides a violation elsewhere.
+known yet. The policy reports every violation first, then raises one error that says every
+check it could not make, which the SDK turns into one advisory "can't run policy ... during
+preview" note (the SDK shows one per policy and resource, one per stack policy: a note that
+named the first unknown only hid every other workload the policy could not judge). So one
+unknown field never hides a violation elsewhere, nor another unknown.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, TypeVar
 
 from pulumi_policy.proxy import UnknownValueError
 
-from ..model.values import Unknown, listed, quoted
+from ..model.values import Undetermined, Unknown, listed, quoted
 from .sdk import NotApplicableError
 
 
@@ -39,16 +41,35 @@ INTERNAL_ERROR = ("compute-guard could not evaluate this ({}); this is a bug in 
                   "with the resource's shape")
 
 
-def report(findings: Iterable[Finding], report_violation: Report) -> None:
-    """Report every violation, then raise the first unknown (if any) exactly once."""
-    first_unknown: Unknown | None = None
+NOTED = 10  # how many unjudged checks one note lists before "and N more"
+
+
+def report(findings: Iterable[Finding], report_violation: Report, named: bool = False) -> None:
+    """Report every violation, then raise once what could not be checked (if anything): one unknown's own error, or
+    one that lists each distinct one, in order (the first NOTED, and how many more). ``named``: a stack policy's, whose
+    one note has no URN: each check says which resource it is about."""
+    unknowns: dict[str, Unknown] = {}
     for finding in findings:
         if isinstance(finding, Violation):
             report_violation(finding.message, finding.urn)
-        elif first_unknown is None:
-            first_unknown = finding
-    if first_unknown is not None:
-        raise first_unknown.error
+        else:
+            unknowns.setdefault(format(finding.said if named else _said(finding)), finding)
+    if len(unknowns) == 1:
+        said, unknown = next(iter(unknowns.items()))
+        if not named or not unknown.about or said == _said(unknown):
+            raise unknown.error
+        raise Undetermined(said)
+    if unknowns:
+        every = list(unknowns)
+        items = listed((f"({number}) {message}" for number, message in enumerate(every[:NOTED], 1)), "; ")
+        rest = f"; and {len(every) - NOTED:,} more not listed" if len(every) > NOTED else ""
+        raise Undetermined(f"{len(every)} checks could not be made: {items}{rest}")
+
+
+def _said(unknown: Unknown) -> str:
+    """What an unknown's note says (the SDK's words for a value not known during preview)."""
+    message = getattr(unknown.error, "message", None)
+    return message if isinstance(message, str) else "a value can't be known during preview"
 
 
 F = TypeVar("F", bound=Callable[..., None])

@@ -246,7 +246,8 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
         context = replace(_context(policy, args.get_config(), state, args.not_applicable,
                                    pools=lambda: (pool.platform for pool in state.stack(args.resources).pools)),
                           resources=args.resources)
-        report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation)
+        report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation,
+               named=True)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
     sdk_policy = StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,

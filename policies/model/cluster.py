@@ -21,7 +21,19 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple
 
 from ..platforms.architectures import MACHINE_ARCHITECTURES, MACHINE_MISTAKES
-from .values import SecretInt, SecretNumber, SecretText, Unknown, as_int, derived, is_mapping, plain, snake, type_name
+from .values import (
+    SecretInt,
+    SecretNumber,
+    SecretText,
+    Unknown,
+    as_int,
+    derived,
+    is_mapping,
+    plain,
+    reading,
+    snake,
+    type_name,
+)
 
 ARCHITECTURES = MACHINE_ARCHITECTURES
 DEFAULT_CONTAINER_CIDR = "10.244.0.0/16"
@@ -276,7 +288,8 @@ def is_compute_cluster(resource_type: Any) -> bool:
 
 def parse_cluster(props: Any, name: str) -> ParsedCluster:
     """Read a ComputeCluster's inputs once: the model, and every shape finding."""
-    data = plain(props)
+    with reading(f"ComputeCluster '{name}'"):  # an unknown among them says whose it is
+        data = plain(props)
     findings: list[Problem] = []
     if isinstance(data, Unknown):
         findings.append(data)

@@ -39,6 +39,7 @@ from .values import (
     is_list,
     is_mapping,
     is_secret,
+    items,
     shared,
 )
 
@@ -188,7 +189,7 @@ def _has(values: Any, key: str) -> bool:
 def _items(value: Any) -> Sequence[Any] | Unknown:
     if isinstance(value, Unknown):
         return value
-    return value if is_list(value) else ()
+    return items(value) if is_list(value) else ()
 
 
 def extended_resources(pod_spec: Any) -> frozenset[str] | Unknown:

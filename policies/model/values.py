@@ -9,10 +9,12 @@ known and report what is not.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence, Sized
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UnknownValueError
@@ -26,6 +28,31 @@ class Unknown:
     """A value that cannot be known yet (a preview unknown, or configuration not available)."""
 
     error: UnknownValueError
+    # the resource whose props it was read from, as messages name it (Deployment 'api'), when it was read under
+    # :func:`reading`: a stack policy's note says which resource each check it could not make is about
+    about: str = field(default="", compare=False)
+
+    @property
+    def said(self) -> str:
+        """What a note says of it: its words, after the resource they are about unless they name it first."""
+        message = getattr(self.error, "message", None)
+        words = message if isinstance(message, str) else "a value can't be known during preview"
+        if self.about and not words.startswith(f"{self.about}:"):
+            return f"{self.about}: {words}"
+        return words
+
+
+READING: ContextVar[str] = ContextVar("compute_guard_reading", default="")  # see reading()
+
+
+@contextlib.contextmanager
+def reading(subject: str) -> Iterator[None]:
+    """The props read inside are ``subject``'s (a Deployment's, a ComputeCluster's): an unknown among them says so."""
+    token = READING.set(subject)
+    try:
+        yield
+    finally:
+        READING.reset(token)
 
 
 class Undetermined(UnknownValueError):
@@ -135,6 +162,13 @@ def undetermined(message: str) -> Unknown:
     return Unknown(Undetermined(message))
 
 
+def about(subject: str, unknown: Unknown) -> Unknown:
+    """An unknown as a stack policy's note says it of one resource (``Deployment 'api': string value at
+    .spec.replicas ...``): a stack policy's note has no URN, and lists every check the policy could not make
+    (adapters/findings.py), each naming its resource."""
+    return unknown if unknown.about == subject else Unknown(unknown.error, subject)
+
+
 def plain(value: Any) -> Any:
     """Convert a proxy (or anything) into dicts, lists and scalars; unknowns become Unknown."""
     if isinstance(value, (str, bytes, int, float, bool)) or value is None:
@@ -154,7 +188,7 @@ def read(container: Any, key: Any) -> Any:
     try:
         return plain(container[key])
     except UnknownValueError as error:
-        return Unknown(error)
+        return Unknown(error, READING.get())
 
 
 _SHAPES: dict[type, int] = {}  # a type's shape, decided once: isinstance on an ABC is slow on the hot path
@@ -181,6 +215,18 @@ def is_list(value: Any) -> TypeIs[Sequence[Any]]:
     return _shape(value) == _SEQUENCE
 
 
+def items(value: Any) -> list[Any]:
+    """A proxy list's items, each as it is read (an object stays a proxy), one not known yet as :class:`Unknown`:
+    iterating the proxy itself raises at the first unknown item, out of the rule that iterates it."""
+    found: list[Any] = []
+    for index in range(len(value)):
+        try:
+            found.append(value[index])
+        except UnknownValueError as error:
+            found.append(Unknown(error, READING.get()))
+    return found
+
+
 def child(container: Any, key: str) -> Any:
     """The plain value at ``key`` of a proxy mapping, or None when absent or not a mapping."""
     if container is None or _shape(container) != _MAPPING:
@@ -188,7 +234,7 @@ def child(container: Any, key: str) -> Any:
     try:
         return container.get(key)  # the props' own get: an absent key costs no exception
     except UnknownValueError as error:
-        return Unknown(error)
+        return Unknown(error, READING.get())
 
 
 def as_int(value: Any) -> int | None:

@@ -21,7 +21,20 @@ from .pods import PodRequest, Replicas, extended_resources, pod_request, repel_k
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
-from .values import SecretText, Unknown, as_int, child, is_list, is_mapping, listed, plain, shared, type_name
+from .values import (
+    READING,
+    SecretText,
+    Unknown,
+    as_int,
+    child,
+    is_list,
+    is_mapping,
+    listed,
+    plain,
+    reading,
+    shared,
+    type_name,
+)
 
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
@@ -137,7 +150,11 @@ class kept(Generic[_T]):
         values = instance._kept
         value = values[self.index]
         if value is _UNREAD:
-            value = values[self.index] = self.read(instance)
+            token = READING.set(instance.subject)  # an unknown it reads is the workload's (values.reading)
+            try:
+                value = values[self.index] = self.read(instance)
+            finally:
+                READING.reset(token)
         return value
 
 
@@ -238,7 +255,8 @@ class Workload:
 
     def rollout(self, replicas: int) -> Rollout | Unknown | None:
         """A Deployment's rolling update at ``replicas``: what it adds and removes at once."""
-        return rollout(self.kind, self.props, replicas)
+        with reading(self.subject):
+            return rollout(self.kind, self.props, replicas)
 
     @kept
     def repels(self) -> bool:
@@ -316,6 +334,14 @@ def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workl
     kind = workload_kind(resource_type)
     if kind is None:
         return None
+    token = READING.set(f"{kind.kind}{'Patch' if kind.patch else ''} '{name}'")  # as Workload.subject says it
+    try:
+        return _parse_workload(kind, props, urn, name)
+    finally:
+        READING.reset(token)
+
+
+def _parse_workload(kind: Kind, props: Any, urn: str, name: str) -> Workload:
     path = POD_SPEC_PATHS[kind.kind]
     template_path = path[:-1]
 

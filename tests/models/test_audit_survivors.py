@@ -300,5 +300,8 @@ def test_a_provider_targeting_a_declared_cluster_with_no_pools_is_a_note_not_an_
     result, _stack = run(east, west, _group("g1", "west"), provider, _deployment("api", {}, provider.urn),
                          platform="aws")
     assert result.violations == []
-    assert [n.finding.split("during preview: ")[1] for n in result.notes if n.policy == "workload-schedulable"] == [
-        "the stack declares no pool of 'east', so the placement of workloads on it is not judged"]
+    # (the second note was hidden behind the first until one note listed every check the policy could not make)
+    assert [reason for n in result.notes if n.policy == "workload-schedulable" for reason in n.reasons] == [
+        "the stack declares no pool of 'east', so the placement of workloads on it is not judged",
+        "Deployment 'api': no pool this stack declares can run its Pods (the stack shows none), but EKS cluster 'east' "
+        "may have pools this stack does not declare, so this is not judged"]

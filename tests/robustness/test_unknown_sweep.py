@@ -141,6 +141,13 @@ def test_an_unknown_anywhere_gives_notes_never_a_violation(platform, tmp_path):
         if result.violations or result.remediations:
             failures.append((spot_id((platform, index, path)),
                              [(v.policy, v.finding) for v in result.violations], len(result.remediations)))
+        # a stack policy's one note lists every check it could not make: each names the resource it is about
+        # (issue 57: "unknown value at .spec.replicas" alone did not say which workload went unjudged)
+        names = {f"'{name}'" for _, name, _ in documents}
+        unnamed = [(note.policy, reason) for note in result.notes if not note.urn for reason in note.reasons
+                   if not any(name in reason for name in names)]
+        if unnamed:
+            failures.append((spot_id((platform, index, path)), unnamed, 0))
     assert failures == []
 
 
