@@ -18,28 +18,34 @@ and each node has at most its largest machine's allocatable. A Karpenter NodePoo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from typing import Any
 
 from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.loads import (
-    CHECKED,
-    Placed,
-    PoolLoad,
-    counted,
-    loads,
-    pool_nodes,
-)
+from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.pool import Option, Pool
+from .model.pool import Option
 from .model.stack import Stack
+from .model.totals import Row, Totals, totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, allocatable_sum, its_cluster, machine, pool_subject, show, size_unknown, which_cluster
+from .words import (
+    WHAT,
+    allocatable_sum,
+    instead,
+    its_cluster,
+    machine,
+    more_nodes,
+    nodes,
+    pool_subject,
+    show,
+    size_unknown,
+    which_cluster,
+)
 
 LARGEST = 3  # consumers named in a message
 
@@ -100,13 +106,10 @@ def _elsewhere(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[st
              + _limits(whole, several) if isinstance(finding, Violation)]
     if not found or [f for f in _pool(stack, load, platform, settings, several) if isinstance(f, Violation)]:
         return []
-    where = its_cluster(load.pool.cluster)
     nodes = pool_nodes(stack, load.pool, platform, settings)
     kept = {id(placed) for placed in counted(whole, nodes)[0]} if isinstance(nodes, list) else set()
-    moving = [placed.workload.subject for placed in load.elsewhere if id(placed) in kept] or \
-        [placed.workload.subject for placed in load.elsewhere]
-    return [undetermined(f"{found[0].message}; but {where} may have pools this stack does not declare, where "
-                         f"{listed(moving)} may run instead, so this is not judged")]
+    moving = [placed for placed in load.elsewhere if id(placed) in kept] or load.elsewhere
+    return [undetermined(f"{found[0].message}; but {instead(load, moving, several)}, so this is not judged")]
 
 
 def _limits(load: PoolLoad, several: bool) -> list[Finding]:
@@ -163,54 +166,38 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
         return [size]
     if size is None:
         return [size_unknown(pool, several, "holds the Pods placed on it")] if pool.size_note else []
-    totals: list[tuple[Placed, int]] = []
+    subject = pool_subject(pool, several)
     for placed in load.workloads:
         count = placed.count
-        if isinstance(count, Unknown):
-            findings.append(count)
-        elif isinstance(count, int) and count > 0:
-            totals.append((placed, count))
-    subject = pool_subject(pool, several)
-    for placed, count in totals:
         hidden = placed.secret
-        if placed.repels and count > size:
+        if placed.repels and isinstance(count, int) and count > size:
             findings.append(Violation(
                 f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
                 f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {size} nodes "
                 f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
-                f"{_more_nodes(pool, count, hidden)}or run fewer replicas", pool.urn))
-    if not totals:
+                f"{more_nodes(pool, count, hidden)}or run fewer replicas", pool.urn))
+    if not any(isinstance(placed.count, Unknown) or (isinstance(placed.count, int) and placed.count > 0)
+               for placed in load.workloads):
         return findings
-    nodes = pool_nodes(stack, pool, platform, settings)
-    if isinstance(nodes, Unknown):
-        return [*findings, nodes]
-    if nodes is None:
+    found = totals(stack, load, platform, settings)
+    if found is None:
         return findings
+    if isinstance(found, Unknown):
+        return [*findings, found]
+    findings.extend(found.unknown)
     # A Pod that fits no node is workload-fits-pool's finding; the totals stay a lower bound without it, and
     # say so (the report leaves out the same workloads: policies/model/loads.py, counted).
-    kept, left_out = counted(load, nodes)
-    fitting = {id(placed) for placed in kept}
-    totals = [(placed, count) for placed, count in totals if id(placed) in fitting]
-    totals_failed = False
-    for resource in (*CHECKED, PODS):
-        finding = _total(load, nodes, resource, size, totals, left_out, subject)
-        if finding is not None:
-            findings.append(finding)
-            totals_failed = totals_failed or isinstance(finding, Violation)
-    if not totals_failed:
-        findings.extend(_packing(load, nodes, size, totals, subject))
+    if not found.counted:
+        return findings
+    failed = [_total(found, row, subject) for row in found.rows if row.full and not row.overflows]
+    findings.extend(failed)
+    if not failed:
+        findings.extend(_packing(found, subject))
     return findings
 
 
 def _nodes(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
-
-
-def _more_nodes(pool: Pool, needed: int, hidden: bool = False) -> str:
-    """The maxSize to ask for, when a pool may have that many (a number derived from a secret reads so)."""
-    if pool.most_nodes is not None and needed > pool.most_nodes:
-        return ""
-    return f"raise maxSize to at least {REDACTED if hidden else needed}, "
 
 
 def _holder(nodes: list[tuple[Option, Node]], node: Node) -> str:
@@ -222,50 +209,29 @@ def _machine(nodes: list[tuple[Option, Node]], node: Node) -> str:
     return machine(node) if len(nodes) == 1 else f"its largest machine {node.machine}"
 
 
-def _total(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,
-           counted: list[tuple[Placed, int]], left_out: list[Placed], subject: str) -> Finding | None:
-    found = load.room(nodes, resource)
-    if found is None:
-        return next((node.unknown[resource] for _option, node in nodes if resource in node.unknown), None)
-    if isinstance(found, Unknown):
-        return found
-    if found.overflows:
-        return None  # the DaemonSets alone overflow a node: workload-fits-pool reports it on each of them
-    node, allocatable, daemons, daemons_secret = found.node, found.allocatable, found.daemons, found.secret
-    demand = Decimal(0)
-    consumers: list[tuple[Decimal, Placed, int]] = []
-    secret = daemons_secret or resource in node.secret
-    for placed, count in counted:
-        if resource != PODS and resource in placed.request.unknown:
-            return placed.request.unknown[resource]
-        each = Decimal(1) if resource == PODS else placed.request.get(resource)
-        if each > 0:
-            demand += count * each
-            consumers.append((count * each, placed, count))
-            secret = secret or resource in placed.request.secret or placed.secret
-    supply = size * allocatable
-    used = demand + size * daemons
-    if used <= supply:
-        return None
-    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-    largest = listed(_consumer(placed, resource, secret) for _, placed, _count in consumers[:LARGEST])
+def _total(found: Totals, row: Row, subject: str) -> Violation:
+    """A resource the workloads and DaemonSets placed on the pool request more of than maxSize nodes have."""
+    resource, node, size, secret = row.resource, row.node, row.size, row.secret
+    largest = listed(_consumer(placed, resource, secret) for _, placed, _count in row.consumers[:LARGEST])
     what = "Pods" if resource == PODS else f"of {WHAT[resource]} allocatable"
-    daemon_text = (f"its DaemonSets take {size} x {show(resource, daemons, secret)} = "
-                   f"{show(resource, size * daemons, secret)} and " if daemons > 0 else "")
+    daemon_text = (f"its DaemonSets take {size} x {show(resource, row.daemons, secret)} = "
+                   f"{show(resource, size * row.daemons, secret)} and " if row.daemons > 0 else "")
     verb = "run" if resource == PODS else "request"
-    per_node = found.free
     fix = "use larger machines or move workloads to another pool"
-    if per_node > 0:
-        needed = int((demand / per_node).to_integral_value(rounding=ROUND_CEILING))
-        fix = f"{_more_nodes(load.pool, needed, secret)}{fix}" if needed > size else fix
+    needed = found.needed  # by the totals and by each workload's packing: the nodes a fix must give
+    if needed > size:
+        fix = f"{more_nodes(found.pool, needed, secret)}{fix}"
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
-    whose = "its workloads" if all(placed.named for placed, _count in counted) else "the workloads only it can take"
+    whose = "its workloads" if all(placed.named for placed, _count in found.counted) else \
+        "the workloads only it can take"
     return Violation(
-        f"{subject}: at its maxSize of {_nodes(size)} ({_machine(nodes, node)}) it has room for {size} x "
-        f"{show(resource, allocatable, secret)} = {show(resource, supply, secret)} {what}{arithmetic}; {daemon_text}"
-        f"{whose} {verb} {show(resource, demand, secret)} (largest: {largest}{more(consumers, LARGEST)}), "
-        f"{show(resource, used, secret)} in all, more than it has: {fix}{_not_counted(left_out)}", load.pool.urn)
+        f"{subject}: at its maxSize of {nodes(found.pool, size)} ({_machine(found.nodes, node)}) it has room for "
+        f"{size} x {show(resource, row.allocatable, secret)} = {show(resource, row.supply, secret)} {what}"
+        f"{arithmetic}; "
+        f"{daemon_text}{whose} {verb} {show(resource, row.demand, secret)} (largest: {largest}"
+        f"{more(row.consumers, LARGEST)}), {show(resource, row.used, secret)} in all, more than it has: "
+        f"{fix}{_not_counted(found.left_out)}", found.pool.urn)
 
 
 def _not_counted(left_out: list[Placed]) -> str:
@@ -283,34 +249,26 @@ def _consumer(placed: Placed, resource: str, secret: bool) -> str:
     return f"{placed.workload.subject} {_replicas(placed)} x {show(resource, placed.request.get(resource), secret)}"
 
 
-def _packing(load: PoolLoad, nodes: list[tuple[Option, Node]], size: int, counted: list[tuple[Placed, int]],
-             subject: str) -> list[Finding]:
+def _packing(found: Totals, subject: str) -> list[Finding]:
     """A workload whose identical Pods alone need more nodes than maxSize (each node holds at most what its largest
     machine has room for)."""
     findings: list[Finding] = []
-    for placed, count in counted:
-        # what each node holds of its identical Pods (fit.py: Pod slots are left out, since for one workload the
-        # Pod total above already decides exactly); the node that holds the most bounds them all
-        best = load.packing(nodes, placed.request)
-        if best is None:
-            continue
-        per_node, resource, node, free = best.most, best.bound, best.node, best.free
-        assert per_node is not None and resource is not None and free is not None
-        if per_node < 1:
-            continue  # fits no node of the best machine: left to workload-fits-pool
-        needed = -(-count // per_node)
-        if needed <= size:
-            continue
+    size = found.size
+    for packed in found.packed:
+        placed, per_node, needed = packed.placed, packed.most, packed.needed
+        if needed is None or needed <= size:
+            continue  # fits no node of the best machine (workload-fits-pool's), or its Pods fit maxSize nodes
+        resource, node, free = packed.fit.bound, packed.fit.node, packed.fit.free
+        assert resource is not None and free is not None
         hidden = resource in node.secret or resource in placed.request.secret or placed.secret
         each = placed.request.get(resource)
         limit = (f"{show(resource, free, hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
                  f"/ {show(resource, each, hidden)} per Pod")
         findings.append(Violation(
-            f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node ({_holder(nodes, node)}) "
-            f"holds at most {REDACTED if hidden else per_node} of them ({limit}), so they need "
-            f"{REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: "
-            f"{_more_nodes(load.pool, needed, hidden)}use larger machines or run fewer replicas",
-            load.pool.urn))
+            f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node "
+            f"({_holder(found.nodes, node)}) holds at most {REDACTED if hidden else per_node} of them ({limit}), so "
+            f"they need {REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: "
+            f"{more_nodes(found.pool, needed, hidden)}use larger machines or run fewer replicas", found.pool.urn))
     return findings
 
 

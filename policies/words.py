@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from .model.landing import Landing
+from .model.loads import Placed, PoolLoad
 from .model.nodes import PARTS, Node
 from .model.placement import Need
 from .model.pods import GPU_RESOURCES
@@ -122,10 +124,77 @@ def its_cluster(cluster: ClusterRef) -> str:
     return cluster.label if cluster.name else "its cluster"
 
 
+def unsure(landed: Landing, several: bool) -> str:
+    """Why a workload's verdict is not known (the clause after "but"): the pools that may take its Pods and whose
+    verdict is not known, and the first reason; or its own constraints, when they are not known yet."""
+    own = landed.workload.scheduling.unknown
+    if own is not None:
+        return f"its nodeSelector, node affinity or tolerations are not known yet ({own.said})"
+    verdicts = [verdict for verdict in landed.possible if verdict.unknown is not None]
+    pools = listed(pool_name(verdict.pool, several) for verdict in verdicts[:LISTED]) + more(verdicts, LISTED)
+    first = verdicts[0].unknown if verdicts else landed.unknown
+    reason = f" ({first.said})" if first is not None else ""
+    verb = "takes" if len(verdicts) == 1 else "take"
+    return f"whether {pools or 'its pools'} {verb} its Pods is not known{reason}"
+
+
+def instead(load: PoolLoad, moving: list[Placed], several: bool, named: bool = True) -> str:
+    """Where the workloads a pool would hold may run instead, so that what fails with them is a note (the clause after
+    "but"): pools that may take them, whose labels are not known yet (``load.instead``), or pools of their cluster the
+    stack does not show (SPEC 14.2). ``named``: the message does not name the one workload already."""
+    by_pools: dict[tuple[int, ...], list[Placed]] = {}
+    unseen: list[Placed] = []
+    for placed in moving:
+        others = load.instead.get(id(placed))
+        if others:
+            by_pools.setdefault(tuple(id(verdict.pool) for verdict in others), []).append(placed)
+        else:
+            unseen.append(placed)
+    clauses = []
+    for group in by_pools.values():
+        others = load.instead[id(group[0])]
+        who = listed(placed.workload.subject for placed in group) if named else "it"
+        pools = listed(pool_name(verdict.pool, several) for verdict in others)
+        reason = others[0].unknown.said if others[0].unknown is not None else ""
+        clauses.append(f"{who} may run on {pools} instead, which may take {'it' if len(group) == 1 else 'them'} "
+                       f"({reason})")
+    if unseen:
+        where = its_cluster(load.pool.cluster)
+        who = f", where {listed(placed.workload.subject for placed in unseen)} may run instead" if named else ""
+        clauses.append(f"{where} may have pools this stack does not declare{who}")
+    return listed(clauses, "; and ")
+
+
+def nodes(pool: Pool, count: int) -> str:
+    """Its maxSize in nodes, with the arithmetic where its source counts nodes per zone: "3 nodes (nodeCount 1 x 3
+    zones)"."""
+    text = f"{count} node{'' if count == 1 else 's'}"
+    zones = pool.size_zones
+    if zones and zones > 1 and count % zones == 0:
+        text += f" ({pool.size_field} {count // zones} x {zones} zones)"
+    return text
+
+
+def more_nodes(pool: Pool, needed: int, hidden: bool = False) -> str:
+    """A fix's clause for a pool that needs ``needed`` nodes: its size input raised to give that many (per zone where
+    its source counts per zone), or nothing when its source allows no more; a number from a secret reads so."""
+    if pool.most_nodes is not None and needed > pool.most_nodes:
+        return ""
+    if hidden:
+        return f"raise {pool.size_field} to at least {REDACTED}, "
+    zones = pool.size_zones
+    if zones and zones > 1:
+        per_zone = -(-needed // zones)
+        return (f"raise {pool.size_field} to at least {per_zone} ({per_zone} x {zones} zones = {per_zone * zones} "
+                "nodes), ")
+    return f"raise {pool.size_field} to at least {needed}, "
+
+
 def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
     """The note of a policy that needs a pool's size and cannot read it, alike in every policy: what is missing."""
     return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")
 
 
-__all__ = ["WHAT", "allocatable_sum", "because", "listed", "machine", "pool_name", "pool_subject", "show",
-           "its_cluster", "size_unknown", "suggestion", "unknown_cluster", "which_cluster"]
+__all__ = ["WHAT", "allocatable_sum", "because", "instead", "its_cluster", "listed", "machine", "more_nodes", "nodes",
+           "pool_name", "pool_subject", "show", "size_unknown", "suggestion", "unknown_cluster", "unsure",
+           "which_cluster"]

@@ -39,7 +39,7 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
 from .model.pool import ClusterRef, Option
 from .model.stack import Stack
-from .model.values import Unknown, is_secret, undetermined
+from .model.values import Unknown, about, is_secret, undetermined
 from .model.workloads import Workload
 from .platforms.architectures import node_label
 from .platforms.platform import PLATFORMS
@@ -55,6 +55,7 @@ from .words import (
     subjects,
     suggestion,
     unknown_cluster,
+    unsure,
 )
 
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
@@ -144,12 +145,18 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             continue  # no pool of the stack
         elsewhere = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
         possible = landed.possible
-        if not possible or any(not verdict.options for verdict in possible):
-            continue  # no pool takes it (workload-schedulable's), or some pool's machines are not known
+        if not possible:
+            continue  # no pool takes it (workload-schedulable's)
+        if any(not verdict.options for verdict in possible):
+            # some pool's machines are not known yet (said), or not in the catalog (cloud-machine-new-family's)
+            if any(not verdict.options and verdict.unknown for verdict in possible):
+                findings.append(undetermined(f"{workload.subject}: whether one Pod fits a node of the pools that may "
+                                             f"take it is not judged: {unsure(landed, several)}"))
+            continue
         request = workload.request
         unknown = next(iter(request.unknown.values()), None)
         if unknown is not None:
-            findings.append(unknown)
+            findings.append(about(workload.subject, unknown))
             continue
         per_pool = [_largest(stack, verdict, request, by_pool[verdict.pool], settings, several)
                     for verdict in possible]
@@ -163,7 +170,9 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             # it fits only pools that may not take it (a taint the platform may set), beside pools that certainly
             # take it (without one, workload-schedulable says what is not known)
             if all(maybe) and landed.taking:
-                findings.append(next(unknown for unknown in maybe if unknown is not None))
+                findings.append(undetermined(
+                    f"{workload.subject}: one Pod fits no node of the pools that certainly take it, only of pools that "
+                    f"may: {unsure(landed, several)}, so whether it can be scheduled is not judged"))
             elif request.get(MEMORY) > 0:
                 blind = [(verdict, nodes) for verdict in possible
                          if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)

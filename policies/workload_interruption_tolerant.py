@@ -19,12 +19,12 @@ from pulumi_policy import EnforcementLevel, Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.disruption import drained, protection
-from .model.landing import interruption, landing
+from .model.landing import PoolVerdict, interruption, landing
 from .model.loads import placed_of, pods_of
 from .model.stack import Stack
-from .model.values import is_secret
+from .model.values import is_secret, undetermined
 from .model.workloads import Workload
-from .words import pool_name
+from .words import pool_name, unsure
 
 
 def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
@@ -35,23 +35,34 @@ def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
         if not drained(workload):
             continue  # a DaemonSet's Pods are per node; a Patch's are another workload's
         landed = landing(stack, workload)
-        if not landed.scheduled or landed.unknown is not None or landed.unknown_cluster or not landed.complete:
+        if not landed.scheduled or landed.unknown_cluster or not landed.complete:
             continue
         possible = landed.possible
         kinds = [interruption(verdict, workload.scheduling) for verdict in possible]
-        if not possible or not all(kinds):
-            continue  # some pool that may take it is not reclaimed (or not known to be)
-        why = _fragile(stack, workload)
-        if why is None:
+        if possible and all(kinds):  # every pool that may take it is reclaimed: certain
+            why = _fragile(stack, workload)
+            if why is not None:
+                findings.append(Violation(_message(workload, possible, kinds, why, several), workload.urn))
             continue
-        pools = listed([f"{pool_name(verdict.pool, several)} ({kind})" for verdict, kind in zip(possible, kinds,
-                                                                                              strict=True)])
-        findings.append(Violation(
-            f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: the "
+        if landed.unknown is None:
+            continue  # some pool that takes it is not reclaimed (or not known to be)
+        taking = landed.taking
+        taken = [interruption(verdict, workload.scheduling) for verdict in taking]
+        if taking and all(taken) and (why := _fragile(stack, workload)) is not None:
+            # reclaimed unless a pool that may take it does, which is not known: said, never passed
+            findings.append(undetermined(f"{_message(workload, taking, taken, why, several)}; but "
+                                         f"{unsure(landed, several)}, so this is not judged"))
+    return findings
+
+
+def _message(workload: Workload, verdicts: tuple[PoolVerdict, ...], kinds: list[str | None], why: str,
+             several: bool) -> str:
+    pools = listed([f"{pool_name(verdict.pool, several)} ({kind})" for verdict, kind in zip(verdicts, kinds,
+                                                                                          strict=True)])
+    return (f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: the "
             "first reclaim takes it down (spot nodes are taken back at two minutes' notice on AWS, 30 seconds on GCP "
             "and Azure): run at least two replicas with a budget that allows one eviction, or give it a pool of "
-            "on-demand nodes", workload.urn))
-    return findings
+            "on-demand nodes")
 
 
 def _fragile(stack: Stack, workload: Workload) -> str | None:

@@ -9,17 +9,20 @@ allows others is not a pin.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.architecture import node_architecture
 from .model.labels import ARCH
-from .model.landing import landing
+from .model.landing import Candidate, Landing, PoolVerdict, landing
 from .model.placement import declared_architectures, needed_architecture
 from .model.stack import Stack
-from .model.values import Unknown
-from .words import because, pool_name
+from .model.values import Unknown, undetermined
+from .model.workloads import Workload
+from .words import because, pool_name, unsure
 
 
 def workload_node_architecture(stack: Stack, platform: str | None = None) -> list[Finding]:
@@ -62,24 +65,39 @@ def _platform_pools(stack: Stack) -> list[Finding]:
         if workload.kind == "DaemonSet" or workload.constraint.pinned is not None:
             continue  # pinned: the pools take its Pods on nodes of that architecture only
         landed = landing(stack, workload)
-        if not landed.scheduled or landed.unknown is not None or not landed.taking:
+        if not landed.scheduled:
             continue
-        per_candidate = []
-        for candidate in landed.candidates:
-            runs = {pool_name(verdict.pool, several): sorted({architecture for option in verdict.options
-                                                              if (architecture := option.node_architecture)})
-                    for verdict in landed.taking_in(candidate)}
-            per_candidate.append(runs)
-        if not all(len({arch for archs in runs.values() for arch in archs}) > 1 for runs in per_candidate):
-            continue
-        runs = {label: archs for found in per_candidate for label, archs in found.items()}
-        every = sorted({architecture for architectures in runs.values() for architecture in architectures})
-        pools = listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
-        findings.append(Violation(
-            f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing "
-            f"pins them to one architecture; set {workload.pod_spec_path}.nodeSelector['{ARCH}'] to "
-            "the one its images are built for", workload.urn))
+        mixed = _mixed(landed, landed.taking_in, several)  # the pools that certainly take its Pods
+        if mixed is not None:
+            findings.append(Violation(_unpinned(workload, *mixed), workload.urn))
+        elif landed.unknown is not None and (maybe := _mixed(landed, landed.possible_in, several)) is not None:
+            # mixed only with pools that may take its Pods: what fails if they do is said, never passed
+            findings.append(undetermined(f"{_unpinned(workload, *maybe)}; but {unsure(landed, several)}, so this is "
+                                         "not judged"))
     return findings
+
+
+def _mixed(landed: Landing, pools_in: Callable[[Candidate], tuple[PoolVerdict, ...]],
+           several: bool) -> tuple[list[str], str] | None:
+    """The architectures and the pools of each when ``pools_in`` of every candidate cluster run more than one."""
+    per_candidate = []
+    for candidate in landed.candidates:
+        runs = {pool_name(verdict.pool, several): sorted({architecture for option in verdict.options
+                                                          if (architecture := option.node_architecture)})
+                for verdict in pools_in(candidate)}
+        per_candidate.append(runs)
+    if not per_candidate or not all(len({arch for archs in runs.values() for arch in archs}) > 1
+                                    for runs in per_candidate):
+        return None
+    runs = {label: archs for found in per_candidate for label, archs in found.items()}
+    every = sorted({architecture for architectures in runs.values() for architecture in architectures})
+    return every, listed([f"{label} runs {listed(architectures, ' and ')}" for label, architectures in runs.items()])
+
+
+def _unpinned(workload: Workload, every: list[str], pools: str) -> str:
+    return (f"{workload.subject}: its Pods may land on {listed(every, ' and ')} nodes ({pools}), but nothing pins them "
+            f"to one architecture; set {workload.pod_spec_path}.nodeSelector['{ARCH}'] to the one its images are built "
+            "for")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -15,15 +15,19 @@ pack cannot tell is refused only when every candidate cluster's pools mix system
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.labels import OS, OS_BETA
-from .model.landing import PoolVerdict, carried, landing
+from .model.landing import Candidate, Landing, PoolVerdict, carried, landing
 from .model.scheduling import PodPlacement
 from .model.stack import Stack
-from .words import pool_name
+from .model.values import undetermined
+from .model.workloads import Workload
+from .words import pool_name, unsure
 
 
 def workload_node_os(stack: Stack) -> list[Finding]:
@@ -32,34 +36,58 @@ def workload_node_os(stack: Stack) -> list[Finding]:
     several = stack.several_clusters
     for workload in stack.workloads:
         landed = landing(stack, workload)
-        if not landed.scheduled or landed.unknown is not None or not landed.taking:
+        if not landed.scheduled:
             continue
-        per_candidate = [_systems(landed.taking_in(candidate), workload.scheduling, several)
-                         for candidate in landed.candidates]
-        per_candidate = [runs for runs in per_candidate if runs]
-        if not per_candidate:
-            continue  # no pool that takes it says which operating system its nodes run
-        runs = {label: systems for found in per_candidate for label, systems in found.items()}
-        every = sorted({system for systems in runs.values() for system in systems})
-        pools = listed([f"{label} runs {listed(systems, ' and ')}" for label, systems in runs.items()])
-        fix = f"set {workload.pod_spec_path}.nodeSelector['{OS}'] to"
-        if all(len({system for systems in found.values() for system in systems}) > 1 for found in per_candidate):
-            daemon = workload.kind == "DaemonSet"
-            where = "run on every node of the pools that take them" if daemon else "may land on"
-            findings.append(Violation(
-                f"{workload.subject}: its Pods {where} {listed(every, ' and ')} nodes ({pools}), but nothing pins "
-                f"them to one operating system, and a Pod on a node of another never starts; {fix} the one its "
-                "images are built for", workload.urn))
-            continue
-        declared = workload.os_name
-        if isinstance(declared, str) and all(declared not in {system for systems in found.values()
-                                                               for system in systems} for found in per_candidate):
-            findings.append(Violation(
-                f"{workload.subject}: its Pods declare spec.os.name '{declared}', but the pools that can take them "
-                f"run {listed(every, ' and ')} nodes ({pools}): the kubelet rejects a Pod whose operating system is "
-                f"not its node's; set spec.os.name to {listed(every, ' or ')}, or {fix} '{declared}' and give it a "
-                f"pool of {declared} nodes", workload.urn))
+        # mixed on the pools that certainly take its Pods, or declaring a system none of the pools that may take them
+        # runs: certain
+        found = _mixed(workload, landed, landed.taking_in, several) or _declared(workload, landed, several)
+        if found is not None:
+            findings.append(Violation(found, workload.urn))
+        elif landed.unknown is not None and (maybe := _mixed(workload, landed, landed.possible_in, several)):
+            # mixed only with pools that may take its Pods: said, never passed
+            findings.append(undetermined(f"{maybe}; but {unsure(landed, several)}, so this is not judged"))
     return findings
+
+
+Runs = list[dict[str, list[str]]]  # per candidate cluster, each pool's operating systems (the pools that say)
+
+
+def _runs(workload: Workload, landed: Landing, pools_in: Callable[[Candidate], tuple[PoolVerdict, ...]],
+          several: bool) -> tuple[Runs, list[str], str]:
+    per_candidate = [_systems(pools_in(candidate), workload.scheduling, several) for candidate in landed.candidates]
+    per_candidate = [runs for runs in per_candidate if runs]
+    runs = {label: systems for found in per_candidate for label, systems in found.items()}
+    every = sorted({system for systems in runs.values() for system in systems})
+    return per_candidate, every, listed([f"{label} runs {listed(systems, ' and ')}" for label, systems in runs.items()])
+
+
+def _mixed(workload: Workload, landed: Landing, pools_in: Callable[[Candidate], tuple[PoolVerdict, ...]],
+           several: bool) -> str | None:
+    """Its Pods may land on nodes of more than one system (``pools_in`` of every candidate cluster), unpinned."""
+    per_candidate, every, pools = _runs(workload, landed, pools_in, several)
+    if not per_candidate or not all(len({system for systems in found.values() for system in systems}) > 1
+                                    for found in per_candidate):
+        return None  # no pool that takes it says which operating system its nodes run, or they run one
+    daemon = workload.kind == "DaemonSet"
+    where = "run on every node of the pools that take them:" if daemon else "may land on"
+    return (f"{workload.subject}: its Pods {where} {listed(every, ' and ')} nodes ({pools}), but nothing pins them "
+            f"to one operating system, and a Pod on a node of another never starts; set "
+            f"{workload.pod_spec_path}.nodeSelector['{OS}'] to the one its images are built for")
+
+
+def _declared(workload: Workload, landed: Landing, several: bool) -> str | None:
+    """Its Pods declare an operating system no pool that may take them runs."""
+    declared = workload.os_name
+    if not isinstance(declared, str):
+        return None
+    per_candidate, every, pools = _runs(workload, landed, landed.possible_in, several)
+    if not per_candidate or any(declared in {system for systems in found.values() for system in systems}
+                                for found in per_candidate):
+        return None
+    return (f"{workload.subject}: its Pods declare spec.os.name '{declared}', but the pools that can take them "
+            f"run {listed(every, ' and ')} nodes ({pools}): the kubelet rejects a Pod whose operating system is "
+            f"not its node's; set spec.os.name to {listed(every, ' or ')}, or set "
+            f"{workload.pod_spec_path}.nodeSelector['{OS}'] to '{declared}' and give it a pool of {declared} nodes")
 
 
 def _systems(verdicts: tuple[PoolVerdict, ...], placement: PodPlacement, several: bool) -> dict[str, list[str]]:

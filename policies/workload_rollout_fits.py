@@ -17,7 +17,6 @@ take it in a cluster whose pools are all known); a pool already too small is poo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -25,16 +24,16 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.fit import CHECKED
-from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
+from .model.loads import Placed, PoolLoad, loads
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.rollout import Rollout
 from .model.stack import Stack
+from .model.totals import Totals, totals
 from .model.values import REDACTED, Unknown, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, its_cluster, machine, pool_subject, show, size_unknown, which_cluster
+from .words import WHAT, instead, machine, more_nodes, nodes, pool_subject, show, size_unknown, which_cluster
 
 
 def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
@@ -42,10 +41,9 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
     several = stack.several_clusters
     for load in loads(stack, platform).pools:
         findings.extend(_rollouts(stack, load, load.workloads, platform, settings, several))
-        if load.elsewhere:  # on the pools the stack shows of a cluster that may have others (SPEC 14.2): notes
-            found = _rollouts(stack, load.counting(load.elsewhere), load.elsewhere, platform, settings, several)
-            findings.extend(_noted(found, f"but {its_cluster(load.pool.cluster)} may have pools this stack does not "
-                                          "declare"))
+        for placed in load.elsewhere:  # it may run elsewhere (SPEC 14.2, or a pool not known yet): notes
+            found = _rollouts(stack, load.counting(load.elsewhere), [placed], platform, settings, several)
+            findings.extend(_noted(found, f"but {instead(load, [placed], several, named=False)}"))
         for placed in load.maybe:  # of a workload whose cluster the pack cannot tell (SPEC 14.4): notes
             who, fix = which_cluster(stack, placed.workload)
             found = _rollouts(stack, load.counting([placed], load.maybe_daemonsets), [placed], platform, settings,
@@ -65,7 +63,7 @@ def _rollouts(stack: Stack, load: PoolLoad, judged: list[Placed], platform: str,
               several: bool) -> list[Finding]:
     """The rollouts of ``judged`` (Deployments the pool's totals count) on the pool."""
     findings: list[Finding] = []
-    room: Room | Unknown | None | bool = False  # the pool's totals, computed once, when a Deployment asks
+    room: Totals | Unknown | None | bool = False  # the pool's totals, computed once, when a Deployment asks
     for placed in judged:
         count = placed.count
         if placed.workload.kind != "Deployment" or not isinstance(count, int) or count == 0:
@@ -84,49 +82,12 @@ def _rollouts(stack: Stack, load: PoolLoad, judged: list[Placed], platform: str,
     return findings
 
 
-@dataclass
-class Room:
-    """A pool at maxSize, by pool-capacity's arithmetic: its nodes, the workloads its totals count, and per resource
-    a node's allocatable, the pool's, and what is placed on it (DaemonSets on every node included)."""
-
-    size: int
-    nodes: list[tuple[Option, Node]]
-    kept: set[int]  # ids of the Placed its totals count
-    rows: list[tuple[str, Decimal, Decimal, Decimal, bool]]  # resource, allocatable, supply, used, secret
-    full: bool  # what is placed on it does not fit already: pool-capacity's finding
-
-
-def _room(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Room | Unknown | None:
-    size = load.pool.max_size
-    if not isinstance(size, int):
-        return size if isinstance(size, Unknown) else None
-    nodes = pool_nodes(stack, load.pool, platform, settings)
-    if nodes is None or isinstance(nodes, Unknown):
-        return nodes
-    kept, _left_out = counted(load, nodes)
-    rows: list[tuple[str, Decimal, Decimal, Decimal, bool]] = []
-    full = False
-    for resource in (*CHECKED, PODS):
-        found = load.room(nodes, resource)
-        if found is None:
-            continue
-        if isinstance(found, Unknown):
-            return found
-        node, allocatable, daemons, secret = found.node, found.allocatable, found.daemons, found.secret
-        demand = Decimal(0)
-        secret = secret or resource in node.secret
-        for other in kept:
-            other_count = other.count
-            if not isinstance(other_count, int):
-                return other_count if isinstance(other_count, Unknown) else None
-            if resource != PODS and resource in other.request.unknown:
-                return other.request.unknown[resource]
-            demand += other_count * (Decimal(1) if resource == PODS else other.request.get(resource))
-            secret = secret or other.secret or resource in other.request.secret
-        used = demand + size * daemons
-        full = full or used > size * allocatable
-        rows.append((resource, allocatable, size * allocatable, used, secret))
-    return Room(size, nodes, {id(placed) for placed in kept}, rows, full)
+def _room(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Totals | Unknown | None:
+    """The pool at maxSize, by pool-capacity's arithmetic (model/totals.py); a value not known yet in it: not judged."""
+    found = totals(stack, load, platform, settings)
+    if isinstance(found, Totals) and found.unknown:
+        return found.unknown[0]
+    return found
 
 
 def _needs(placed: Placed, count: int, rolling: Rollout) -> str:
@@ -143,7 +104,7 @@ def _nodes(count: int) -> str:
     return f"{count} node{'' if count == 1 else 's'}"
 
 
-def _fits(load: PoolLoad, room: Room | Unknown | None | bool, placed: Placed, count: int, rolling: Rollout,
+def _fits(load: PoolLoad, room: Totals | Unknown | None | bool, placed: Placed, count: int, rolling: Rollout,
           several: bool) -> Finding | None:
     pool = load.pool
     size = pool.max_size
@@ -156,28 +117,29 @@ def _fits(load: PoolLoad, room: Room | Unknown | None | bool, placed: Placed, co
     if placed.workload.repels_revisions:
         if count != size:
             return None  # more replicas than nodes is pool-capacity's; fewer leave a node for the new Pod
-        larger = "" if pool.most_nodes is not None and count + 1 > pool.most_nodes else \
-            f", or raise its maxSize to at least {REDACTED if placed.secret else count + 1}"
+        larger = more_nodes(pool, count + 1, placed.secret)
+        larger = f", or {larger[:-2]}" if larger else ""
         return Violation(
             f"{_needs(placed, count, rolling)}, but its Pods may not share a node (required pod anti-affinity on "
             f"{placed.workload.repel_key}, old and new Pods alike) and {subject} has at most {size} nodes (maxSize): "
             f"the new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1{larger}",
             placed.workload.urn)
-    if not isinstance(room, Room):
+    if not isinstance(room, Totals):
         return room if isinstance(room, Unknown) else None
     if room.full or id(placed) not in room.kept:
         return None  # the pool is too small already (pool-capacity's), or its one Pod fits no node (fits-pool's)
     packed = _per_node(load, room.nodes, placed)
     if packed is not None and packed[0] * size < count:
         return None  # its Pods alone need more nodes than maxSize: pool-capacity's
-    for resource, allocatable, supply, used, secret in room.rows:
+    for row in room.rows:
+        resource, allocatable, supply, used, secret = row.resource, row.allocatable, row.supply, row.used, row.secret
         if resource != PODS and resource in placed.request.unknown:
             return placed.request.unknown[resource]
         each = Decimal(1) if resource == PODS else placed.request.get(resource)
         hidden = secret or (resource != PODS and resource in placed.request.secret)
         if each > 0 and supply < used + each:
             return Violation(
-                f"{_needs(placed, count, rolling)}, but {subject} at its maxSize of {_nodes(size)} has {size} x "
+                f"{_needs(placed, count, rolling)}, but {subject} at its maxSize of {nodes(pool, size)} has {size} x "
                 f"{show(resource, allocatable, hidden)} = {show(resource, supply, hidden)} of {WHAT[resource]} "
                 f"allocatable and what is placed on it takes {show(resource, used, hidden)}, leaving "
                 f"{show(resource, supply - used, hidden)}, less than one more Pod's {show(resource, each, hidden)}: "

@@ -8,7 +8,12 @@ shapes the SDK's output types expect, with the names a provider fills in.
   ``AssertionError: Unexpected type. Expected 'list' ...`` inside the program. A list of names where the output
   type is a map becomes that map (each name a key, its value not known yet: ``{}``).
 * **Names.** pulumi-kubernetes names a resource whose ``metadata.name`` is not given ``<resource name>-<8 random
-  characters>`` in its Check, so a preview knows it (pulumi-kubernetes provider/pkg/metadata/naming.go).
+  characters>`` in its Check, so a preview knows it (pulumi-kubernetes provider/pkg/metadata/naming.go). The bridged
+  cloud providers name a resource whose name property the program leaves out ``<resource name>-<7 random hex>``, in
+  their Check too (pulumi-terraform-bridge's auto-naming, ``tfbridge.AutoName`` / ``ProviderInfo.SetAutonaming``, which
+  pulumi-gcp applies to every ``name`` and pulumi-aws to its resources' name fields): a preview sees ``gke-nodepool-
+  1a2b3c4``, never ``gke-nodepool``, so a Pod pinned by ``cloud.google.com/gke-nodepool: gke-nodepool`` matches no node.
+  The pools the pack reads are named here as their providers name them (:data:`AUTO_NAMED`).
 """
 
 from __future__ import annotations
@@ -99,8 +104,26 @@ def _shaped(value: Any, typ: Any) -> Any:
     return value
 
 
+# The name property a bridged provider fills in when the program leaves it out (and its prefix property, which makes
+# the name the prefix and a random suffix instead, not known in a preview), for the pools whose name their nodes carry
+# as a label (cloud.google.com/gke-nodepool, eks.amazonaws.com/nodegroup) and the clusters kubeconfigs name.
+AUTO_NAMED = {
+    "gcp:container/nodePool:NodePool": ("name", "namePrefix"),
+    "gcp:container/cluster:Cluster": ("name", None),
+    "aws:eks/cluster:Cluster": ("name", None),
+    "aws:eks/nodeGroup:NodeGroup": ("nodeGroupName", "nodeGroupNamePrefix"),
+}
+
+
 def auto_named(type_token: str, urn: str, name: str, outputs: dict[str, Any]) -> dict[str, Any]:
-    """A Kubernetes object without ``metadata.name`` named as pulumi-kubernetes names it in its Check."""
+    """A Kubernetes object without ``metadata.name`` named as pulumi-kubernetes names it in its Check; a bridged cloud
+    resource without its name, as its provider names it (:data:`AUTO_NAMED`)."""
+    bridged = AUTO_NAMED.get(type_token)
+    if bridged is not None:
+        key, prefix = bridged
+        if outputs.get(key) is not None or (prefix is not None and outputs.get(prefix) is not None):
+            return outputs
+        return {**outputs, key: f"{name}-{hashlib.sha256(urn.encode()).hexdigest()[:7]}"}
     if not type_token.startswith("kubernetes:") or type_token.startswith("kubernetes:helm.sh/") \
             or type_token.endswith("List") or type_token.endswith("Patch"):
         return outputs

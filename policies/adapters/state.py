@@ -30,6 +30,7 @@ from typing import Any
 
 from ..model.cluster import Cluster, ClusterEntry, ParsedCluster, parse_cluster
 from ..model.placement import DeclaredArchitectures, declared_architectures
+from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
 from ..model.values import Unknown, undetermined
 from .baseline import Snapshot, Unavailable, load_baseline
@@ -68,6 +69,7 @@ class PackState:
         self._used: set[tuple[str, Exemption]] = set()  # (policy, exemption) that covered one of its findings
         self._unsure: set[str] = set()  # policies that could not check everything (a value not known yet)
         self.seen_inputs: dict[str, Cluster] = {}
+        self.remembered: dict[str, Any] = {}  # what pool sources kept of the inputs Analyze saw (Source.remember)
         # Each cache holds strong references to what it was computed from, so an identity
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
         self._cluster: tuple[Any, str, ParsedCluster] | None = None
@@ -90,6 +92,17 @@ class PackState:
         if source is not None:
             self._cluster = (source, urn, parsed)
         return parsed
+
+    def remember(self, resource_type: str, urn: str, props: Any) -> None:
+        """What a pool source keeps of a resource's inputs as Analyze sees them (a component's, which AnalyzeStack's
+        outputs do not repeat), for the stack policies."""
+        source = source_of(resource_type)
+        if source is None or source.remember is None:
+            return
+        kept = source.remember(resource_type, props)
+        if kept is not None:
+            with self._lock:
+                self.remembered[urn] = kept
 
     def seen_stack(self, platform: str | None = None) -> tuple[Stack, DeclaredArchitectures]:
         """The ComputeClusters analyzed so far, as a stack, and their pools' architectures on ``platform``:
@@ -124,7 +137,7 @@ class PackState:
         if last is not None and len(last[0]) == len(sources) and all(
                 a is b for a, b in zip(last[0], sources, strict=True)):
             return last[1]
-        stack = parse_stack(resources, self.seen_inputs)
+        stack = parse_stack(resources, self.seen_inputs, self.remembered)
         with self._lock:
             self._stack = (sources, stack)
         return stack

@@ -184,6 +184,7 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
     @never_raises
     def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
         if policy.platform_pool_check is not None and is_platform_pool(args.resource_type):
+            state.remember(args.resource_type, args.urn, args.props)
             pools = pools_of(args.resource_type, args.props, args.urn, args.name) or []
             if not pools:  # (an EKS cluster without Auto Mode: nothing here to judge, and nothing to say)
                 return

@@ -38,7 +38,10 @@ class KubeCluster:
     pools_known: bool = True  # False: its platform provisions nodes the stack does not declare (GKE Autopilot)
     component: bool = False  # a component (pulumi-eks's Cluster): the cluster is among its children
     zones: tuple[str, ...] | Unknown | None = None  # where its nodes are, when the cluster says (GKE)
+    zone_count: int | None = None  # how many zones its nodes are in, when their names are not known (regional GKE)
     region: str | None = None  # its region, which names its pools' zones (AKS: <region>-<zone>)
+    # its pools' maxPods where they set none (AKS: its network plugin's default), for the pools that join it
+    max_pods: int | Unknown | None = None
 
     @property
     def ref(self) -> ClusterRef:

@@ -70,6 +70,9 @@ def judge(pool: Pool, placement: PodPlacement) -> PoolVerdict:
         elif first is None:
             first = mismatch
     options = pool.chosen(placement.keys, tuple(accepted))
+    late = next((key for key in sorted(placement.keys) if key in pool.late), None) if pool.late else None
+    if late is not None and not taints and options:  # it asks about a label whose value is not known yet
+        return PoolVerdict(pool, options=options, unknown=pool.late[late])
     if maybe and not taints and options:  # only a taint the platform may not set keeps it off
         return PoolVerdict(pool, options=options, unknown=undetermined(maybe))
     if doubted and not taints and options:  # only labels the pack does not model let it in

@@ -21,7 +21,7 @@ from ..platforms.catalog import Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
 from .fit import CHECKED, Fit, Room, fit, packing, room
 from .labels import OS, WINDOWS
-from .landing import Landing, landing
+from .landing import Landing, PoolVerdict, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
@@ -70,8 +70,11 @@ class PoolLoad:
     daemonsets: list[Placed] = field(default_factory=list)
     workloads: list[Placed] = field(default_factory=list)  # what it counts: placed on it, or only it takes
     shared: list[Placed] = field(default_factory=list)  # workloads other pools may take too (drawn, not counted)
-    # workloads only it takes of the pools the stack shows, on a cluster that may have others (SPEC 14.2: a note)
+    # workloads only it takes of the pools the stack shows, on a cluster that may have others (SPEC 14.2: a note), or
+    # only it takes certainly, beside pools that may take them too (``instead``, by id of the Placed: a pool whose
+    # labels are not known yet): counted by neither the fit nor the capacity, and said in their notes
     elsewhere: list[Placed] = field(default_factory=list)
+    instead: dict[int, tuple[PoolVerdict, ...]] = field(default_factory=dict)
     # of a workload whose cluster the pack cannot tell (SPEC 14.4): only this pool of one candidate cluster takes
     # it (``maybe``), or, a DaemonSet, it runs on every node of this pool if it runs on this cluster
     # (``maybe_daemonsets``): counted by neither the fit nor the capacity, and said in pool-capacity's note
@@ -84,7 +87,7 @@ class PoolLoad:
         """This pool's load with more workloads and DaemonSets counted (what it holds if the Pods the pack cannot place
         for certain, ``elsewhere`` or ``maybe``, run on it), for a note's arithmetic."""
         return replace(self, workloads=[*self.workloads, *workloads], daemonsets=[*self.daemonsets, *daemonsets],
-                       elsewhere=[], maybe=[], maybe_daemonsets=[], _left={}, _taken={})
+                       elsewhere=[], instead={}, maybe=[], maybe_daemonsets=[], _left={}, _taken={})
 
     @property
     def entry(self) -> Any:
@@ -185,6 +188,12 @@ def _loads(stack: Stack) -> Loads:
         elif len(possible) == 1:  # there, or on pools the stack does not show
             by_pool[possible[0].pool].elsewhere.append(placed)
         else:
+            others = tuple(verdict for verdict in possible if len(taking) == 1 and verdict is not taking[0])
+            if others and all(verdict.unknown is not None for verdict in others):
+                # there, or on pools that may take it (their labels are not known yet): what fails there is a note
+                load = by_pool[taking[0].pool]
+                load.elsewhere.append(placed)
+                load.instead[id(placed)] = others
             for verdict in taking:
                 by_pool[verdict.pool].shared.append(placed)
     return Loads(list(by_pool.values()), requests, unknown)

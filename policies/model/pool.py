@@ -147,6 +147,9 @@ class Pool:
     # so only what its machines decide (their architecture, their instance type) can certainly refuse a Pod
     labels_unknown: Unknown | None = None
     maybe_prefixes: tuple[str, ...] = ()  # label keys the platform may set that the pack does not model
+    # labels every node carries whose value is not known yet (its pool-name label while the pool's name is not): a Pod
+    # that asks about one is possible there, never certain (landing.judge), with the reason
+    late: Mapping[str, Unknown] = field(default_factory=dict)
     # keys under those prefixes its nodes certainly lack (a regular pool's Spot label: AKS and GKE set it on Spot nodes
     # only)
     absent: frozenset[str] = frozenset()
@@ -158,6 +161,10 @@ class Pool:
     zones: tuple[str, ...] | Unknown | None = None  # its nodes' topology.kubernetes.io/zone values; None: not known
     per_zone: int | Unknown | None = None  # the most nodes per zone, when its zones are its cluster's (GKE)
     size_note: str = ""  # why its size is not known, as a clause (its pool-capacity and rollout notes say it)
+    # the input that sets its size, as fixes name it, and, when the source counts nodes per zone (GKE), the zones its
+    # size is that many times
+    size_field: str = "maxSize"
+    size_zones: int | None = None
     # what cloud-machine-catalog checks: the instance types as written, the AMI type, and whether the requirements
     # name the machines outright (instance types or families, all in the catalog)
     named_types: tuple[str, ...] = ()

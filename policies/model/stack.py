@@ -82,7 +82,8 @@ class Stack:
         return len({pool.cluster.key for pool in self.platform_pools if pool.cluster.key}) > 1
 
 
-def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) -> Stack:
+def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
+                remembered: Mapping[str, Any] | None = None) -> Stack:
     """The stack policies' resources read in one pass (PackState.stack parses once per request); each pool source
     then reads the resources of its types, and each pool's claim on a cluster is resolved."""
     stack = Stack()
@@ -114,7 +115,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
             stack.operated.append(resource)
     stack.resources = by_urn
     stack.own = set(stack.workloads)
-    context = Context(by_urn, seen_inputs)
+    context = Context(by_urn, seen_inputs, remembered or {})
     reads = [(source, source.read(found, context)) for source, found in by_source.items()]
     index = stack.index = ClusterIndex([cluster for _, read in reads for cluster in read.clusters], by_urn)
     stack.kube_clusters = index.own
@@ -129,7 +130,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster]) ->
                 stack.pools.append(pool)
             else:
                 joined.append(_joined(pool, index.resolve(claim), index))
-        platform.extend(source.settle(joined) if source.settle is not None and joined else joined)
+        platform.extend(source.settle(joined, context) if source.settle is not None and joined else joined)
     # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
     platform.sort(key=lambda pool: (pool.name, pool.urn))
     stack.pools.extend(platform)
@@ -141,6 +142,11 @@ def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
     """The pool on its cluster; a pool whose zones are its cluster's (GKE) takes them, and its size per zone."""
     cluster = index.clusters.get(ref.key)
     zones = cluster.zones if cluster is not None else None
+    network = cluster.max_pods if cluster is not None else None
+    if network is not None and "maxPods" not in pool.kubelet and pool.member == "" and pool.unknown is None:
+        # a pool resource of its own that sets no maxPods: its cluster's network plugin's default (sources/aks.py)
+        pool = dataclasses.replace(pool, kubelet={**pool.kubelet, "maxPods": network}) \
+            if isinstance(network, int) else dataclasses.replace(pool, unknown=network)
     region = cluster.region if cluster is not None else None
     if region is not None and isinstance(pool.zones, tuple) and pool.zones and pool.platform == "azure" \
             and all(zone.isdigit() for zone in pool.zones):  # an AKS pool's zone 1 is <region>-1 on its nodes
@@ -152,7 +158,13 @@ def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
         size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
             else pool.max_size
         return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size,
-                                   size_note="" if isinstance(size, int) else pool.size_note)
+                                   size_note="" if isinstance(size, int) else pool.size_note,
+                                   size_zones=len(zones) if pool.size_zones is None and isinstance(
+                                       pool.per_zone, int) and pool.max_size is None else pool.size_zones)
+    count = cluster.zone_count if cluster is not None else None
+    if pool.zones is None and isinstance(pool.per_zone, int) and pool.max_size is None and count is not None:
+        # in as many zones as its cluster's, which GKE picks (sources/gke.py REGIONAL_ZONES)
+        return dataclasses.replace(pool, cluster=ref, max_size=pool.per_zone * count, size_note="", size_zones=count)
     if ref == pool.cluster:
         return pool
     if pool.zones is None and isinstance(zones, Unknown):

@@ -365,9 +365,17 @@ def test_gke_pools_zones_sizes_and_a_removed_default_pool():
     assert run(two_zones, deployment("api", requests=TINY, spec={"replicas": 440}), platform="gcp").violations == []
     assert verdicts(run(two_zones, deployment("api", requests=TINY, spec={"replicas": 441}),
                         platform="gcp")) == [(CAPACITY, "gke")]
-    regional = gke_cluster("gke", location="europe-west1")  # a region: how many zones is not known here
-    assert run(regional, deployment("api", requests=TINY, spec={"replicas": 1000}),
+    # a region, no nodeLocations: GKE runs the pool in three of its zones (3 x 3 nodes x 110 Pods = 990 Pods), which
+    # it picks (issue 57: before, "zones not known", and no capacity was judged)
+    regional = gke_cluster("gke", location="europe-west1")
+    assert run(regional, deployment("api", requests=TINY, spec={"replicas": 990}),
                platform="gcp").findings(CAPACITY) == []
+    (message,) = run(regional, deployment("api", requests=TINY, spec={"replicas": 991}), platform="gcp").findings(
+        CAPACITY)
+    assert message.startswith("GKE cluster 'gke' pool 'default-pool': at its maxSize of 9 nodes (initialNodeCount 3 "
+                              "x 3 zones) (machine n1-standard-1) it has room for 9 x 110 = 990 Pods"), message
+    assert message.endswith("raise initialNodeCount to at least 4 (4 x 3 zones = 12 nodes), use larger machines or "
+                            "move workloads to another pool"), message
 
 
 def test_gke_sandbox_pools_take_only_gvisor_pods():
@@ -400,7 +408,8 @@ def test_an_auto_mode_compute_config_not_known_yet_makes_its_pools_not_known():
     ("azure:containerservice/kubernetesCluster:KubernetesCluster", {"defaultNodePool": {
         "name": "d", "vmSize": "Standard_D2_v2", "nodeCount": 2}}, [("d", 2)]),
     ("gcp:container/cluster:Cluster", {"location": "europe-west1-b", "initialNodeCount": 3}, [("default-pool", 3)]),
-    ("gcp:container/cluster:Cluster", {"location": "europe-west1", "initialNodeCount": 3}, [("default-pool", None)]),
+    # a region: three zones GKE picks (sources/gke.py REGIONAL_ZONES)
+    ("gcp:container/cluster:Cluster", {"location": "europe-west1", "initialNodeCount": 3}, [("default-pool", 9)]),
     ("gcp:container/cluster:Cluster", {"removeDefaultNodePool": True}, []),
     ("aws:eks/cluster:Cluster", {"computeConfig": {"enabled": True, "nodePools": ["system"]}}, [("system", None)]),
     ("aws:eks/cluster:Cluster", {"computeConfig": {"enabled": False, "nodePools": ["system"]}}, []),

@@ -260,8 +260,8 @@ def test_a_rollout_on_a_cluster_the_stack_does_not_declare_is_a_note_never_silen
     (note,) = [n.finding.split("during preview: ", 1)[1] for n in result.notes if n.policy == "workload-rollout-fits"]
     assert note.startswith("Deployment 'web': it rolls out 2 replicas with ") and note.endswith(
         "and NodeGroup 'general' has at most 2 nodes (maxSize): the new Pod never schedules and the rollout never "
-        "finishes: allow maxUnavailable: 1, or raise its maxSize to at least 3; but cluster 'fleet' may have pools "
-        "this stack does not declare, so this is not judged")
+        "finishes: allow maxUnavailable: 1, or raise scalingConfig.maxSize to at least 3; but cluster 'fleet' may have "
+        "pools this stack does not declare, so this is not judged")
     declared = run(node_group("general", ["t3.medium"], max_size=2), web, platform="aws")
     assert [v.finding for v in declared.mandatory if v.policy == "workload-rollout-fits"] == [
         note.split("; but cluster")[0]]

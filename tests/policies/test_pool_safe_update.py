@@ -145,7 +145,7 @@ def test_a_gke_node_pool_and_a_clusters_default_pool_moved_to_arm_are_refused(tm
     assert (arch("gcp", "e2-standard-2"), arch("gcp", "t2a-standard-2")) == ("amd64", "arm64")
     result = judge(gke("e2-standard-2"), gke("t2a-standard-2"), tmp_path, "gcp")
     assert [finding.split(": its nodes")[0] for finding in result.findings(POLICY)] == [
-        "pool 'general' (GKE NodePool): can't change its machines from 'e2-standard-2' (amd64) to 't2a-standard-2' "
+        "pool 'general-b04fc67' (GKE NodePool): can't change its machines from 'e2-standard-2' (amd64) to 't2a-standard-2' "
         "(arm64)"]
     result = judge(gke("e2-standard-2", True), gke("t2a-standard-2", True), tmp_path, "gcp")
     assert [finding.split(": its nodes")[0] for finding in result.findings(POLICY)] == [

@@ -42,7 +42,7 @@ def test_an_unpinned_deployment_on_a_mixed_aks_cluster_is_refused_and_a_pinned_o
 
 def test_a_daemonset_without_an_os_pin_on_a_mixed_cluster_is_refused():
     (message,) = os_findings(aks("win"), workload("DaemonSet", "agent", requests=TINY), platform="azure")
-    assert message.startswith("DaemonSet 'agent': its Pods run on every node of the pools that take them linux and "
+    assert message.startswith("DaemonSet 'agent': its Pods run on every node of the pools that take them: linux and "
                               "windows nodes")
     assert os_findings(aks("win"), workload("DaemonSet", "agent", requests=TINY, node_selector=LINUX),
                        platform="azure") == []

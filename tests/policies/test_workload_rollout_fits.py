@@ -47,7 +47,7 @@ def test_pods_that_repel_need_a_free_node_for_the_new_one():
         "one is available, so it needs room for 3 + 1 Pods at once (up to 4), but its Pods may not share a node "
         "(required pod anti-affinity on kubernetes.io/hostname, old and new Pods alike) and ComputeCluster 'compute' "
         "pool 'general' has at most 3 nodes (maxSize): the new Pod never schedules and the rollout never finishes: "
-        "allow maxUnavailable: 1, or raise its maxSize to at least 4"]
+        "allow maxUnavailable: 1, or raise maxSize to at least 4"]
     assert findings(cluster(4), deployment(3, rolling(1, 0), affinity=ANTI)) == []  # a fourth node
     assert findings(cluster(3), deployment(3, rolling(1, 1), affinity=ANTI)) == []  # an old Pod goes first
     assert findings(cluster(3), deployment(3, {"type": "Recreate"}, affinity=ANTI)) == []

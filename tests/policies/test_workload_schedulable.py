@@ -331,3 +331,38 @@ def test_a_pod_that_needs_a_label_the_pack_does_not_model_is_a_note_never_silent
         {"matchExpressions": [{"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate"]}]}]}}}}
     result = run(general, workload("Deployment", "api", pod=away), platform="aws")
     assert result.findings("workload-schedulable") == [] and notes(result) == []
+
+
+def test_gke_taints_a_gpu_pool_made_after_a_cpu_pool_it_depends_on():
+    """GKE taints a GPU node pool nvidia.com/gpu=present:NoSchedule when it joins a cluster that already runs a pool
+    without GPUs (cloud.google.com/kubernetes-engine/docs/how-to/gpus). Two NodePools made at once may come in either
+    order (a note); a GPU pool that depends_on the CPU pool is made after it, so the taint is certain and a Pod that
+    asks for no GPU and selects the GPU pool is refused (issue 57: the note advised that very depends_on, and it
+    changed nothing)."""
+    import pulumi
+    import pulumi_gcp as gcp
+
+    def stack(ordered: bool):
+        def program() -> None:
+            cluster = gcp.container.Cluster("fleet", name="fleet", location="europe-west1-b", initial_node_count=1,
+                                            remove_default_node_pool=True)
+            cpu = gcp.container.NodePool("cpu", name="cpu", cluster=cluster.name, location="europe-west1-b",
+                                         node_count=1, node_config={"machine_type": "n2-standard-4"})
+            gcp.container.NodePool("gpu", name="gpu", cluster=cluster.name, location="europe-west1-b", node_count=1,
+                                   node_config={"machine_type": "n1-standard-4", "guest_accelerators": [
+                                       {"type": "nvidia-tesla-t4", "count": 1}]},
+                                   opts=pulumi.ResourceOptions(depends_on=[cpu] if ordered else []))
+            deployment("web", node_selector={"cloud.google.com/gke-nodepool": "gpu"}, requests={"cpu": "500m"})()
+        return program
+
+    from compute_guard.testkit import evaluate
+    unordered = evaluate(stack(False), stack_config={"compute:platform": "gcp"})
+    assert unordered.mandatory == []
+    assert any("whether one came first" in reason for note in unordered.notes for reason in note.reasons)
+    ordered = evaluate(stack(True), stack_config={"compute:platform": "gcp"})
+    assert [(v.policy, v.finding) for v in ordered.mandatory] == [("workload-schedulable", (
+        "Deployment 'web': no pool can run its Pods: pool 'cpu' (GKE NodePool) does not have label "
+        "cloud.google.com/gke-nodepool=gpu; pool 'gpu' (GKE NodePool) has taint nvidia.com/gpu=present:NoSchedule that "
+        "it does not tolerate. They would stay Pending: change its nodeSelector, node affinity or tolerations to match "
+        "a pool, or declare a pool that takes them"))]
+    assert not any("whether one came first" in reason for note in ordered.notes for reason in note.reasons)

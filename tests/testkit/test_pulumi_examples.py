@@ -81,11 +81,11 @@ def pools(result):
         ("NodeGroup", "system-nodes", "EKS cluster 'gpu-cluster'", ("m6i.large",), 4)]),
     # (sizes from the zone gcp:zone gives the GCP provider: a first preview knows them, issue 45)
     ("gcp-py-gke", GCP, (), [("GKE Cluster", "default-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",), 3)]),
-    ("gcp-ts-gke", GCP, (), [("GKE NodePool", "primary-node-pool", "GKE cluster 'gke-cluster'", ("n1-standard-1",),
+    ("gcp-ts-gke", GCP, (), [("GKE NodePool", "primary-node-pool-75edbd3", "GKE cluster 'gke-cluster'", ("n1-standard-1",),
                               3)]),
     ("gcp-ts-agent-sandbox", GCP, (), [
-        ("GKE NodePool", "gvisor-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-4",), 1),
-        ("GKE NodePool", "system-pool", "GKE cluster 'agent-sandbox'", ("e2-standard-2",), 1)]),
+        ("GKE NodePool", "gvisor-pool-e34917f", "GKE cluster 'agent-sandbox'", ("e2-standard-4",), 1),
+        ("GKE NodePool", "system-pool-21c3013", "GKE cluster 'agent-sandbox'", ("e2-standard-2",), 1)]),
     ("azure-py-aks", AZURE, AZUREAD_6, [("ManagedCluster", "agentpool", "AKS cluster 'azure-native-aks'",
                                          ("Standard_DS2_v2",), 3)]),
     ("classic-azure-py-aks-multicluster", MULTI, (), [
@@ -142,8 +142,9 @@ def test_aws_py_eks_with_planted_faults(tmp_path):
 
 def test_aws_ts_eks_with_planted_faults(tmp_path):
     """pulumi-eks's default node group: its launch template's user data holds the cluster's endpoint, not known in a
-    preview, so its labels and taints are not known: what its machine decides (amd64, t3.medium's memory) still
-    refuses, certainly; an untolerated taint cannot be planted where taints are not known (a note says so)."""
+    preview, but its labels and taints are the component's own inputs (none here), which the engine sends to Analyze:
+    what its machine decides (amd64, t3.medium's memory) refuses, and nothing is left unsaid (issue 57: before, the
+    pool's labels were taken as not known, which made it possible for every Pod and hid faults elsewhere)."""
     on_cluster = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=cluster.kubeconfig)')
     result = evaluate(user_project(tmp_path, "aws-ts-eks", append=on_cluster + (
         '_deploy("too-big", _provider, requests={"memory": "3555Mi"})\n'
@@ -158,8 +159,27 @@ def test_aws_ts_eks_with_planted_faults(tmp_path):
         ("workload-schedulable", "arm"):
             "Deployment 'arm': no pool can run its Pods: pool 'cluster' (autoscaling Group) runs amd64 nodes, not "
             f"arm64 (its nodeSelector's kubernetes.io/arch). {PENDING}"}
-    assert any("the user data of LaunchTemplate 'cluster-launchTemplate', which sets its nodes' labels and taints, is "
-               "not known yet" in note.finding for note in result.notes)
+    assert [note.reasons for note in result.notes] == []
+
+
+def test_aws_ts_eks_default_group_with_a_taint_its_options_declare(tmp_path):
+    """The default group's nodeGroupOptions taint its nodes (pulumi-eks passes them to the kubelet's
+    --register-with-taints): a Pod that does not tolerate it has no pool, one that does lands there; read in a first
+    preview, where the user data is not known (issue 57: the taint could not be planted before)."""
+    taint = ('desired_capacity=2, min_size=1, max_size=2)',
+             'node_group_options={"desired_capacity": 2, "min_size": 1, "max_size": 2, "labels": {"tier": "batch"}, '
+             '"taints": {"dedicated": {"value": "batch", "effect": "NoSchedule"}}})')
+    on_cluster = DEPLOY.format(provider='_k8s.Provider("eks-k8s", kubeconfig=cluster.kubeconfig)')
+    tolerating = '{"tolerations": [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}], ' \
+        '"nodeSelector": {"tier": "batch"}}'
+    program = user_project(tmp_path, "aws-ts-eks", [taint], append=on_cluster + (
+        f'_deploy("api", _provider)\n_deploy("batch", _provider, spec={tolerating})\n'))
+    for _ in range(2):
+        result = evaluate(program, stack_config=AWS)
+        assert verdicts(result) == {("workload-schedulable", "api"): (
+            "Deployment 'api': no pool can run its Pods: pool 'cluster' (autoscaling Group) has taint "
+            f"dedicated=batch:NoSchedule that it does not tolerate. {PENDING}")}
+        assert result.notes == []
 
 
 def test_aws_ts_eks_gpu_dra_with_planted_faults(tmp_path):
@@ -243,7 +263,7 @@ def test_gcp_ts_gke_on_an_arm_pool_refuses_an_unpinned_canary(tmp_path):
                                                           'config.get("nodeMachineType") or "t2a-standard-2"')]),
                    stack_config=GCP)
     assert verdicts(arm) == {("workload-schedulable", "canary"): (
-        "Deployment 'canary': no pool can run its Pods: pool 'primary-node-pool' (GKE NodePool) has taint "
+        "Deployment 'canary': no pool can run its Pods: pool 'primary-node-pool-75edbd3' (GKE NodePool) has taint "
         f"kubernetes.io/arch=arm64:NoSchedule that it does not tolerate. {PENDING}")}
 
 
@@ -258,13 +278,13 @@ def test_gcp_ts_agent_sandbox_with_planted_faults(tmp_path):
     assert verdicts(result) == {
         ("workload-fits-pool", "agent"):
             "Deployment 'agent': one Pod requests 14 GiB of memory, more than any node of the pools that can take it: "
-            "pool 'gvisor-pool' (GKE NodePool) has at most 16 GiB capacity - 2662.4 MiB kube-reserved - 100 MiB "
+            "pool 'gvisor-pool-e34917f' (GKE NodePool) has at most 16 GiB capacity - 2662.4 MiB kube-reserved - 100 MiB "
             "eviction threshold = 13.3 GiB allocatable of memory (e2-standard-4); it can never be scheduled: lower its "
             "requests or allow larger instance types (the smallest GCP machine of its family whose node holds one "
             "Pod: e2-highmem-4, 4 vCPUs, 32 GiB)",
         ("workload-schedulable", "unsandboxed"):
-            "Deployment 'unsandboxed': no pool can run its Pods: pool 'gvisor-pool' (GKE NodePool) has taint "
-            "sandbox.gke.io/runtime=gvisor:NoSchedule that it does not tolerate; pool 'system-pool' (GKE NodePool) does "
+            "Deployment 'unsandboxed': no pool can run its Pods: pool 'gvisor-pool-e34917f' (GKE NodePool) has taint "
+            "sandbox.gke.io/runtime=gvisor:NoSchedule that it does not tolerate; pool 'system-pool-21c3013' (GKE NodePool) does "
             f"not have label sandbox.gke.io/runtime=gvisor. {PENDING}"}
 
 
@@ -396,10 +416,11 @@ def test_azure_py_aks_a_pod_selecting_the_agentpool_label_as_aks_nodes_carry_it_
 
 
 
-def test_gcp_py_gke_sized_from_the_providers_zone_and_said_when_its_region_has_no_known_zones(tmp_path):
+def test_gcp_py_gke_sized_from_the_providers_zone_and_in_a_region_from_gkes_three_zones(tmp_path):
     """Issue 45: gcp-py-gke as published has no location: its cluster is in the GCP provider's zone (gcp:zone), where
-    initialNodeCount 3 is its size; a capacity fault passed with nothing said. In a region, the size is not known:
-    said, in words that say what is missing."""
+    initialNodeCount 3 is its size; a capacity fault passed with nothing said. In a region (issue 57), GKE runs the
+    pool in three of the region's zones: 3 x 3 nodes, where 5 Pods of 2 GiB fit (one a node) and 10 do not; before,
+    "its cluster's zones are not known" and no capacity was judged."""
     canary = 'spec=PodSpecArgs(containers=[ContainerArgs(name="nginx", image="nginx")]),'
     fault = [(canary, canary.replace('image="nginx")', 'image="nginx", resources={"requests": {"memory": "2Gi"}})')),
              ("        replicas=1,\n", "        replicas=5,\n")]
@@ -411,10 +432,14 @@ def test_gcp_py_gke_sized_from_the_providers_zone_and_said_when_its_region_has_n
     del regional["gcp:zone"]
     result = evaluate(user_project(tmp_path / "region", "gcp-py-gke", fault), stack_config=regional)
     assert verdicts(result) == {}
-    assert [note.finding.split("during preview: ", 1)[1] for note in result.notes if note.policy == "pool-capacity"] == [
-        "GKE cluster 'gke-cluster' pool 'default-pool': its number of nodes is not known: it counts nodes per zone, "
-        "and its cluster is in the region 'us-central1', whose zones the stack does not name (set the cluster's "
-        "nodeLocations), so whether it holds the Pods placed on it is not judged"]
+    assert [note for note in result.notes if note.policy == "pool-capacity"] == []
+    ten = [*fault[:1], ("        replicas=1,\n", "        replicas=10,\n")]
+    result = evaluate(user_project(tmp_path / "ten", "gcp-py-gke", ten), stack_config=regional)
+    assert verdicts(result) == {("pool-capacity", "gke-cluster"): (
+        "GKE cluster 'gke-cluster' pool 'default-pool': Deployment 'canary' runs 10 Pods and a node (machine "
+        "n1-standard-1) holds at most 1 of them (2780 MiB of memory left on a node after its DaemonSets / 2 GiB per "
+        "Pod), so they need 10 nodes, more than its maxSize of 9: raise initialNodeCount to at least 4 (4 x 3 zones "
+        "= 12 nodes), use larger machines or run fewer replicas")}
 
 
 def test_aws_py_eks_node_group_zones_are_its_subnets_zones(tmp_path):

@@ -52,6 +52,9 @@ class Context:
 
     resources: Mapping[str, StackResource] = field(default_factory=dict)  # every resource of the stack, by URN
     seen_inputs: Mapping[str, Any] = field(default_factory=dict)  # ComputeCluster inputs analyzed in this run
+    # what a source kept of a resource's inputs when Analyze saw them (Source.remember), by URN: a component's inputs
+    # that its outputs do not repeat (pulumi-eks's node group options)
+    remembered: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,13 @@ class Source:
     # the pools one resource declares read alone, where that differs from reading it as a stack of one (a launch
     # template is the machine of every group that runs it: pool-safe-update judges a change to it there)
     alone: Callable[[StackResource], list[Pool]] | None = None
-    # what the platform sets on a pool from the other pools of its cluster (GKE's GPU taint), once each pool has
-    # joined its cluster: the source's pools in, the same pools (or changed copies) out, in order
-    settle: Callable[[list[Pool]], list[Pool]] | None = None
+    # what the platform sets on a pool from the other pools of its cluster (GKE's GPU taint, which depends on which
+    # was made first: the resources' dependencies), once each pool has joined its cluster: the source's pools in,
+    # the same pools (or changed copies) out, in order
+    settle: Callable[[list[Pool], Context], list[Pool]] | None = None
+    # what it keeps of a resource's inputs when Analyze sees them (plain values; None: nothing), for its read to find
+    # in Context.remembered: the engine sends a component's inputs to Analyze only, and its outputs to AnalyzeStack
+    remember: Callable[[str, Any], Any] | None = None
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))

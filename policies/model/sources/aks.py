@@ -30,13 +30,25 @@ from typing import Any
 
 from ..clusters import Claim, KubeCluster
 from ..labels import LINUX, MACHINE_KEYS
+from ..nodes import AKS_MAX_PODS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from . import Context, Read, Source, Unread
-from .common import EVERY_MAYBE, add_labels, base_labels, machines_of, set_os, size, system, taints, zones_of
+from .common import (
+    EVERY_MAYBE,
+    add_labels,
+    base_labels,
+    machines_of,
+    set_os,
+    size,
+    system,
+    taints,
+    unnamed,
+    zones_of,
+)
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
@@ -85,10 +97,37 @@ def read_taint(item: Any) -> Taint | Unknown | None:
     return Taint(derived(match.group(1), item), derived(match.group(2) or "", item), derived(match.group(3), item))
 
 
+# A pool's maxPods when it sets none: its cluster's network plugin's default (learn.microsoft.com/azure/aks/
+# concepts-network-legacy-cni, "Maximum pods per node": Azure CNI node subnet 30, kubenet 110;
+# .../concepts-network-azure-cni-overlay: Azure CNI Overlay 250). A cluster that names no plugin, or a pool with a pod
+# subnet of its own (Azure CNI pod subnet), keeps the pack's default (policies/model/nodes.py AKS_MAX_PODS).
+NODE_SUBNET_MAX_PODS = 30
+KUBENET_MAX_PODS = 110
+
+
+def network_max_pods(profile: Any) -> int | Unknown | None:
+    """The maxPods of a cluster's pools that set none, by its networkProfile (networkPlugin, networkPluginMode: the
+    same keys in the native and classic providers); None when the pack's default stands."""
+    if isinstance(profile, Unknown):
+        return profile
+    plugin, mode = child(profile, "networkPlugin"), child(profile, "networkPluginMode")
+    for value in (plugin, mode):
+        if isinstance(value, Unknown):
+            return value
+    plugin = plugin.lower() if isinstance(plugin, str) else None
+    if plugin == "kubenet":
+        return KUBENET_MAX_PODS
+    if plugin == "azure" and not (isinstance(mode, str) and mode.lower() == "overlay"):
+        return NODE_SUBNET_MAX_PODS
+    return None
+
+
 def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
-               location: Any = None, critical_only: Any = None, inline: bool = False) -> Pool:
+               location: Any = None, critical_only: Any = None, inline: bool = False,
+               network: int | Unknown | None = None) -> Pool:
     """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool:
-    ``inline``, one of the pools its cluster declares)."""
+    ``inline``, one of the pools its cluster declares); ``network``: its cluster's default maxPods (network_max_pods),
+    which a pool of a cluster resource of its own takes when it joins it (policies/model/stack.py)."""
     declared = child(props, name_key)
     pool_name = declared if isinstance(declared, str) else fallback
     written = zones_of(child(props, "availabilityZones" if native else "zones"))
@@ -106,6 +145,8 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     names = size_name if isinstance(size_name, Unknown) else (size_name,) if isinstance(size_name, str) else None
     found_taints = taints(child(props, "nodeTaints"), read_taint)
     max_pods = child(props, "maxPods")
+    if max_pods is None:  # a pod subnet of its own: the pack's default, never its cluster's network's
+        max_pods = network if child(props, "podSubnetID" if native else "podSubnetId") is None else AKS_MAX_PODS
     unknown = next((value for value in (names, max_pods, zones) if isinstance(value, Unknown)), None)
     for value in (found_taints, os_type, critical_only):  # what the machines decide still holds
         if isinstance(value, Unknown):
@@ -130,10 +171,19 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
                 absent=absent,
                 machine_keys=MACHINE_KEYS,
                 kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
+                size_field=_size_field(props, native),
                 zones=zones, named_types=names if isinstance(names, tuple) else (),
                 member=f"pool '{pool_name}'" if inline else "",
                 interruption=None if isinstance(priority, Unknown) else "spot" if SPOT_KEY in labels
-                and labels[SPOT_KEY] == frozenset({"spot"}) else "")
+                and labels[SPOT_KEY] == frozenset({"spot"}) else "",
+                late={key: reason for key in (AGENT_POOL_LABEL, LEGACY_POOL_LABEL)
+                      for reason in unnamed(key, declared, f"pool '{pool_name}'").values()})
+
+
+def _size_field(props: Any, native: bool) -> str:
+    """The input that sets its size: maxCount when it autoscales, else its count."""
+    return "maxCount" if child(props, "enableAutoScaling" if native else "autoScalingEnabled") is True else \
+        "count" if native else "nodeCount"
 
 
 def _max_size(props: Any, native: bool) -> int | Unknown | None:
@@ -153,7 +203,8 @@ AUTO_PROVISIONING = ("has node auto-provisioning (nodeProvisioningProfile.mode A
 
 
 def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = None) -> KubeCluster:
-    """The cluster resource, and (into ``found``) a note when node auto-provisioning adds pools the stack lacks."""
+    """The cluster resource, and (into ``found``) a note when node auto-provisioning adds pools the stack lacks; its
+    pools' default maxPods by its network plugin (KubeCluster.max_pods)."""
     declared = child(resource.props, name_key)
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
     mode = child(child(resource.props, "nodeProvisioningProfile"), "mode")
@@ -163,7 +214,8 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
             mode, str) else "may have node auto-provisioning (nodeProvisioningProfile.mode is not known yet), so it "
             "may have pools the stack does not declare"))
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, pools_known=not auto,
-                       region=region if isinstance(region, str) else None)
+                       region=region if isinstance(region, str) else None,
+                       max_pods=network_max_pods(child(resource.props, "networkProfile")))
 
 
 def region_of(resource: StackResource, context: Context) -> Any:
@@ -211,7 +263,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     continue
                 found.pools.append((agent_pool("ManagedCluster", resource.urn, entry, "name",
                                                f"agentPoolProfiles[{index}]", native=True,
-                                               location=region, inline=True), claim))
+                                               location=region, inline=True, network=found.clusters[-1].max_pods),
+                                    claim))
         else:
             region = region_of(resource, context)
             found.clusters.append(_cluster(resource, "name", found, region))
@@ -224,7 +277,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 found.pools.append((agent_pool("KubernetesCluster", resource.urn, default, "name", "defaultNodePool",
                                                native=False, location=region,
                                                critical_only=child(default, "onlyCriticalAddonsEnabled"),
-                                               inline=True),
+                                               inline=True, network=found.clusters[-1].max_pods),
                                     Claim(resource, inline=resource.urn)))
     return found
 

@@ -24,7 +24,7 @@ from ..labels import (
 )
 from ..pool import Option, machine_hardware
 from ..scheduling import ANY, Domain, Taint
-from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain
+from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain, undetermined
 
 # Labels on every node (kubernetes.io/docs/reference/labels-annotations-taints/: set by the kubelet and the cloud
 # provider), with values the pack does not pick.
@@ -61,6 +61,19 @@ def base_labels(pool_label: str | None, pool_name: Any, zones: Any = None) -> di
         for key in ZONE_KEYS:
             labels[key] = frozenset(zones)
     return labels
+
+
+def unnamed(key: str, declared: Any, what: str) -> dict[str, Unknown]:
+    """The pool-name label ``key`` whose value is not known (a name not known yet, or none the program gives, which the
+    provider picks: pulumi-terraform-bridge's auto-name, ``<resource name>-<7 random hex>``), with the reason a Pod that
+    asks for it is possible there, never certain; none when the name is known. ``what``: the pool, as messages name
+    it."""
+    if isinstance(declared, str) and declared:
+        return {}
+    if isinstance(declared, Unknown):
+        return {key: undetermined(f"the name of {what}, which its nodes carry as {key}, is not known yet")}
+    return {key: undetermined(f"{what} names no pool: its provider names it (the resource name and a random suffix), "
+                              f"which its nodes carry as {key} and the stack does not show")}
 
 
 def system(windows: bool, source: Any) -> str:

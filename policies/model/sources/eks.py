@@ -52,6 +52,7 @@ from .common import (
     subnet_zones,
     system,
     taints,
+    unnamed,
 )
 from .karpenter import nodepool
 
@@ -163,10 +164,12 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
                 labels_unknown=late,
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 min_size=size(child(scaling, "minSize")), max_size=size(child(scaling, "maxSize")),
+                size_field="scalingConfig.maxSize",
                 named_types=names if isinstance(names, tuple) else (), zones=zones,
                 ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
                 launch_template=plain(child(props, "launchTemplate")),
-                interruption=None if isinstance(capacity, Unknown) else "spot" if capacity == "SPOT" else "")
+                interruption=None if isinstance(capacity, Unknown) else "spot" if capacity == "SPOT" else "",
+                late=unnamed(NODE_GROUP_LABEL, declared, f"NodeGroup '{pool_name}'"))
 
 
 def cluster_of(resource: StackResource) -> KubeCluster:

@@ -12,8 +12,16 @@ whose template declares the group).
   is t3.medium (nodes/instances.ts DEFAULT_INSTANCE_TYPE). Its size is ``maxSize`` (minSize, maxSize).
 * Its nodes' labels and taints are the kubelet's ``--node-labels`` and ``--register-with-taints`` in the template's
   ``userData`` (base64 for a launch template; the bootstrap script's ``--kubelet-extra-args``, or AL2023's
-  NodeConfig ``spec.kubelet.flags``: pulumi-eks nodes/userdata.ts buildKubeletFlags); while the user data is not
-  known (pulumi-eks's holds the cluster's endpoint), its labels and taints are not: the pool is possible for every Pod.
+  NodeConfig ``spec.kubelet.flags``: pulumi-eks nodes/userdata.ts buildKubeletFlags). pulumi-eks's user data holds
+  the cluster's endpoint, so in a first preview it is not known; its kubelet flags are built from the component's
+  own inputs (the default group's ``nodeGroupOptions``, a ``NodeGroupV2``'s or ``NodeGroup``'s: ``labels``,
+  ``taints``, ``kubeletExtraArgs``), which the engine sends to Analyze and which are known then: the labels and taints
+  are read from those (Source.remember). Where neither says (user data of its own, Bottlerocket or nodeadm settings,
+  an input not known yet), its labels and taints are not known: the pool is possible for every Pod.
+* A self-managed node carries none of the labels EKS gives a managed node group's nodes
+  (``eks.amazonaws.com/nodegroup``, ``nodegroup-image``, ``capacityType``: those come with the managed group's own
+  launch template, docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html), unless its kubelet flags set
+  them: a Pod pinned to a managed group by ``eks.amazonaws.com/nodegroup`` is not taken by it.
 * A v1 node group's machine is its launch configuration's ``instanceType``; its sizes are in its CloudFormation
   template (``MinSize``, ``MaxSize``), which is not known during a first preview (it holds the configuration's id).
 """
@@ -30,19 +38,28 @@ from typing import Any
 import yaml
 
 from ..clusters import Claim, KubeCluster
-from ..labels import MACHINE_KEYS
+from ..labels import LINUX, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source, Unread
-from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, size
+from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, set_os, size
 
 GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
 CFN_STACK = "aws:cloudformation/stack:Stack"
 EKS_CLUSTER_COMPONENT = "eks:index:Cluster"  # pulumi-eks's cluster (schema.json, resources)
+NODE_GROUP_COMPONENTS = ("eks:index:NodeGroupV2", "eks:index:NodeGroup")  # its self-managed node groups
+# the labels EKS sets on a managed node group's nodes only (managed-node-groups.html): never on a self-managed node
+# whose kubelet flags are known and do not set them
+MANAGED_ONLY = frozenset({"eks.amazonaws.com/nodegroup", "eks.amazonaws.com/nodegroup-image",
+                          "eks.amazonaws.com/capacityType"})
+# the component inputs pulumi-eks builds a self-managed group's kubelet flags from (nodes/userdata.ts
+# buildKubeletFlags), and those that replace or add to them in ways the pack does not read
+FLAG_INPUTS = ("labels", "taints", "kubeletExtraArgs")
+OTHER_USER_DATA = ("nodeUserDataOverride", "bottlerocketSettings", "nodeadmExtraOptions")
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # pulumi-eks nodes/instances.ts DEFAULT_INSTANCE_TYPE
 CLUSTER_TAG = "kubernetes.io/cluster/"
 MAYBE_PREFIXES = ("eks.amazonaws.com/", "alpha.eksctl.io/", *AWS_MAYBE, *EVERY_MAYBE)
@@ -157,8 +174,70 @@ class _Templates:
         return None
 
 
-def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: Any, sizes: tuple[Any, Any]) -> Pool:
-    """A self-managed group's pool: its template's machine (or the overrides'), labels and taints from user data."""
+def remember(resource_type: str, props: Any) -> Any:
+    """What a pulumi-eks component's inputs say of its self-managed nodes' kubelet flags (the default group's
+    ``nodeGroupOptions``; a node group's own inputs), as plain values: the engine sends them to Analyze only."""
+    if resource_type == EKS_CLUSTER_COMPONENT:
+        options = child(props, "nodeGroupOptions")
+        if options is None:
+            options = props  # the default group is built from the cluster's own node inputs (cluster.ts)
+    elif resource_type in NODE_GROUP_COMPONENTS:
+        options = props
+    else:
+        return None
+    if isinstance(options, Unknown):
+        return {"unknown": options}
+    return {key: plain(child(options, key)) for key in (*FLAG_INPUTS, *OTHER_USER_DATA)}
+
+
+def component_labels(options: Any) -> tuple[dict[str, str], tuple[Taint, ...]] | Unknown | None:
+    """The labels and taints pulumi-eks gives its nodes' kubelet from a component's inputs (nodes/userdata.ts
+    buildKubeletFlags: its kubeletExtraArgs, then --node-labels from ``labels`` and --register-with-taints from
+    ``taints``); Unknown when one is not known yet, None when its user data is made otherwise (its own, Bottlerocket's
+    or nodeadm's settings) or cannot be read."""
+    if not is_mapping(options):
+        return None
+    if isinstance(options.get("unknown"), Unknown):
+        return options["unknown"]
+    if any(options.get(key) is not None for key in OTHER_USER_DATA):
+        return None
+    for key in FLAG_INPUTS:
+        found = _first_unknown(options.get(key))
+        if found is not None:
+            return found
+    extra = options.get("kubeletExtraArgs")
+    read = labels_and_taints([flag for flag in extra.split(" ") if flag] if isinstance(extra, str) else [])
+    if read is None:
+        return None
+    labels, found_taints = dict(read[0]), list(read[1])
+    given = options.get("labels")
+    if is_mapping(given):
+        labels.update({key: value for key, value in given.items() if isinstance(value, str)})
+    for key, taint in (options.get("taints") or {}).items() if is_mapping(options.get("taints")) else ():
+        value = taint.get("value") if is_mapping(taint) else None
+        effect = taint.get("effect") if is_mapping(taint) else None
+        if effect not in ("NoSchedule", "NoExecute", "PreferNoSchedule"):
+            return None  # the kubelet refuses the flag: the nodes never join
+        found_taints.append(Taint(key, value if isinstance(value, str) else "", effect))
+    return labels, tuple(found_taints)
+
+
+def _first_unknown(value: Any) -> Unknown | None:
+    if isinstance(value, Unknown):
+        return value
+    if is_mapping(value):
+        return next((found for item in value.values() if (found := _first_unknown(item)) is not None), None)
+    if is_list(value):
+        return next((found for item in value if (found := _first_unknown(item)) is not None), None)
+    return None
+
+
+def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: Any, sizes: tuple[Any, Any],
+          options: Any = None, linux: bool = False) -> Pool:
+    """A self-managed group's pool: its template's machine (or the overrides'), labels and taints from user data, or
+    from its pulumi-eks component's inputs (``options``, remembered) while the user data is not known. ``linux``: a
+    pulumi-eks group's, whose images are Linux (nodes/ami.ts: AL2, AL2023 or Bottlerocket, the operating systems
+    its self-managed groups build user data for)."""
     props = template.props
     names: Any = child(props, "instanceType")
     listed = [child(item, "instanceType") for item in overrides] if is_list(overrides) else []
@@ -172,23 +251,30 @@ def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: An
         names = (DEFAULT_INSTANCE_TYPE,) if template.type == LAUNCH_CONFIGURATION else None
     unknown: Unknown | None = names if isinstance(names, Unknown) else None
     labels: dict[str, Domain] = base_labels(None, None)
+    if linux:
+        set_os(labels, LINUX)
     found_taints: tuple[Taint, ...] = ()
     user_data = child(props, "userData")
     late: Unknown | None = None
+    absent: frozenset[str] = frozenset()
+    read: tuple[dict[str, str], tuple[Taint, ...]] | Unknown | None = None
     if isinstance(user_data, Unknown):
-        late = undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', which sets its "
-                            "nodes' labels and taints, is not known yet")
+        read = component_labels(options)
+        if not isinstance(read, tuple):
+            late = undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', which sets "
+                                "its nodes' labels and taints, is not known yet")
     elif isinstance(user_data, str):
         flags = kubelet_flags(user_data)
-        read = labels_and_taints(flags) if flags is not None else ({}, ())
+        read = labels_and_taints(flags) if flags is not None else ({}, ())  # a script passing the kubelet no flags
         if read is None:
             unknown = undetermined(f"the kubelet flags in the user data of '{template.name}' cannot be read")
-        else:
-            labels.update({key: frozenset({value}) for key, value in read[0].items()})
-            found_taints = read[1]
+    if isinstance(read, tuple):
+        labels.update({key: frozenset({value}) for key, value in read[0].items()})
+        found_taints = read[1]
+        absent = MANAGED_ONLY - set(read[0])
     return Pool(kind, urn, name, platform="aws", options=machines_of("aws", names), labels=labels,
                 taints=found_taints, unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
-                machine_keys=MACHINE_KEYS,
+                absent=absent, machine_keys=MACHINE_KEYS,
                 min_size=size(sizes[0]), max_size=size(sizes[1]),
                 named_types=names if isinstance(names, tuple) else ())
 
@@ -197,6 +283,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     templates = _Templates(resources)
     components = {resource.urn for resource in resources if resource.type == EKS_CLUSTER_COMPONENT}
+    pulumi_eks = components | {resource.urn for resource in resources if resource.type in NODE_GROUP_COMPONENTS}
     for resource in resources:
         if resource.type == EKS_CLUSTER_COMPONENT:
             found.clusters.append(KubeCluster(resource.urn, resource.name, "EKS cluster", component=True))
@@ -215,7 +302,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 continue
             _, _, overrides = _template_reference(props)
             pool = _pool("autoscaling Group", resource.urn, _group_name(resource), template, overrides,
-                         (child(props, "minSize"), child(props, "maxSize")))
+                         (child(props, "minSize"), child(props, "maxSize")), _options(resource, context),
+                         _ancestor_in(resource, pulumi_eks, context))
             found.pools.append((pool, Claim(resource, depends=depends, name=tag if tag is not None else None)))
         elif resource.type == CFN_STACK:
             body = child(props, "templateBody")
@@ -228,9 +316,21 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 read_sizes = dict(_CFN_SIZE.findall(body))
                 sizes = (int(read_sizes["MinSize"]) if "MinSize" in read_sizes else None,
                          int(read_sizes["MaxSize"]) if "MaxSize" in read_sizes else None)
-            pool = _pool("CloudFormation Stack", resource.urn, resource.name, configuration, None, sizes)
+            pool = _pool("CloudFormation Stack", resource.urn, resource.name, configuration, None, sizes,
+                         _options(resource, context), _ancestor_in(resource, pulumi_eks, context))
             found.pools.append((pool, Claim(resource)))
     return found
+
+
+def _options(resource: StackResource, context: Context) -> Any:
+    """What its pulumi-eks component's inputs said of its nodes (remembered from Analyze): its nearest ancestor's."""
+    parent, seen = resource.parent, 0
+    while parent is not None and seen < 32:
+        if parent in context.remembered:
+            return context.remembered[parent]
+        upper = context.resources.get(parent)
+        parent, seen = (upper.parent if upper is not None else None), seen + 1
+    return None
 
 
 def _ancestor_in(resource: StackResource, urns: set[str], context: Context) -> bool:
@@ -258,4 +358,5 @@ def alone(resource: StackResource) -> list[Pool]:
 
 
 SOURCES = (Source("EKS self-managed nodes", (GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, CFN_STACK,
-                                             EKS_CLUSTER_COMPONENT), read, alone=alone),)
+                                             EKS_CLUSTER_COMPONENT, *NODE_GROUP_COMPONENTS), read, alone=alone,
+                  remember=remember),)

@@ -64,6 +64,7 @@ from .common import (
     size,
     system,
     taints,
+    unnamed,
     zones_of,
 )
 
@@ -111,6 +112,12 @@ AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): G
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
            "nodeLocations, or its cluster's location to a zone)")
 _ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")  # us-central1-a; a region has no zone letter
+_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")  # us-central1
+# A regional cluster that names no nodeLocations runs each node pool in three zones of its region, which GKE picks
+# (cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters: "By default, GKE replicates each node pool
+# across three zones of the control plane's region"): a pool's size is three times its nodes per zone, its zones'
+# names are not known.
+REGIONAL_ZONES = 3
 
 
 def _sandboxed(config: Any) -> bool | Unknown:
@@ -209,10 +216,11 @@ def _arm_taint(config: Any) -> bool | Unknown:
 
 
 def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, ...] | Unknown | None,
-              default_pool: bool = False, unsized: str = "", inline: bool = False) -> Pool:
+              default_pool: bool = False, unsized: str = "", inline: bool = False, zone_count: int | None = None
+              ) -> Pool:
     """One node pool: a NodePool resource's props, an inline nodePools entry, or (``default_pool``) a cluster's own
     nodeConfig (``inline``: one of the pools its cluster declares); ``zones``: the cluster's, for a pool that names
-    none."""
+    none, and ``zone_count`` how many they are when their names are not known (a regional cluster's three)."""
     declared = DEFAULT_POOL if default_pool else child(props, "name")
     pool_name = declared if isinstance(declared, str) else fallback
     config = child(props, "nodeConfig")
@@ -270,18 +278,27 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     per_zone = size(child(props, "initialNodeCount")) if default_pool else _per_zone(props)
     total = size(child(child(props, "autoscaling"), "totalMaxNodeCount"))
+    # the input a fix raises: the total, else the nodes per zone (maxNodeCount, nodeCount, initialNodeCount)
+    field = "autoscaling.totalMaxNodeCount" if total is not None else "autoscaling.maxNodeCount" if child(
+        props, "autoscaling") is not None and not default_pool else "nodeCount" if child(
+        props, "nodeCount") is not None and not default_pool else "initialNodeCount"
+    size_zones = None if total is not None else len(pool_zones) if isinstance(pool_zones, tuple) and pool_zones \
+        else zone_count if pool_zones is None else None
     max_size: int | Unknown | None = total
     if total is None and isinstance(per_zone, Unknown):
         max_size = per_zone
     elif total is None and isinstance(per_zone, int) and isinstance(pool_zones, tuple):
         max_size = per_zone * len(pool_zones)
+    elif total is None and isinstance(per_zone, int) and pool_zones is None and zone_count is not None:
+        max_size = per_zone * zone_count
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
-                size_note=(unsized or UNSIZED) if max_size is None else "",
+                size_note=(unsized or UNSIZED) if max_size is None else "", size_field=field, size_zones=size_zones,
                 named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "",
-                interruption=None if unknown is not None else interruption, absent=frozenset(absent))
+                interruption=None if unknown is not None else interruption, absent=frozenset(absent),
+                late={} if default_pool else unnamed(NODE_POOL_LABEL, declared, f"node pool '{pool_name}'"))
 
 
 def _per_zone(props: Any) -> int | Unknown | None:
@@ -309,6 +326,14 @@ def cluster_zones(props: Any, provider: Any = None) -> tuple[str, ...] | Unknown
     return (location,) if isinstance(location, str) and _ZONE.match(location) else None
 
 
+def zone_count(props: Any, provider: Any = None) -> int | None:
+    """How many zones a cluster's nodes are in when their names are not known: a regional cluster's default three."""
+    if child(props, "nodeLocations") is not None:
+        return None
+    location = location_of(props, provider)
+    return REGIONAL_ZONES if isinstance(location, str) and _REGION.match(location) else None
+
+
 def location_of(props: Any, provider: Any = None) -> Any:
     """A cluster's location, else its provider's zone, else its provider's region."""
     location = child(props, "location")
@@ -327,10 +352,11 @@ def _gpus(pool: Pool) -> bool | None:
     return counts.pop() if len(counts) == 1 else None
 
 
-def gpu_taints(pools: list[Pool]) -> list[Pool]:
-    """GKE's GPU taint on each GPU pool of a cluster that runs a pool without GPUs: certain when that pool is the
-    cluster's own (its default or inline pool, made with the cluster) and the GPU pool a NodePool made after it;
-    else (two NodePools made at once, a cluster whose pools the stack does not all show) it may be there."""
+def gpu_taints(pools: list[Pool], context: Context) -> list[Pool]:
+    """GKE's GPU taint on each GPU pool of a cluster that runs a pool without GPUs: certain when that pool is made
+    before the GPU pool, a NodePool: the cluster's own (its default or inline pool, made with the cluster), or a
+    NodePool the GPU pool depends on (its dependencies, an explicit depends_on among them: the engine creates it
+    first); else (two NodePools made at once, a cluster whose pools the stack does not all show) it may be there."""
     by_cluster: dict[str, list[Pool]] = {}
     for pool in pools:
         by_cluster.setdefault(pool.cluster.key, []).append(pool)
@@ -340,8 +366,9 @@ def gpu_taints(pools: list[Pool]) -> list[Pool]:
             found.append(pool)
             continue
         others = [other for other in by_cluster[pool.cluster.key] if other is not pool]
-        first = pool.kind == "GKE NodePool" and any(other.kind == "GKE Cluster" and _gpus(other) is False
-                                                     for other in others)
+        before = _made_before(pool.urn, context)
+        first = pool.kind == "GKE NodePool" and any(
+            _gpus(other) is False and (other.kind == "GKE Cluster" or other.urn in before) for other in others)
         if first and pool.cluster.complete and pool.cluster.key:
             found.append(replace(pool, taints=(*pool.taints, GPU_TAINT)))
         elif any(_gpus(other) is not True for other in others) or not pool.cluster.complete or not pool.cluster.key:
@@ -352,6 +379,19 @@ def gpu_taints(pools: list[Pool]) -> list[Pool]:
                 "known")))))
         else:
             found.append(pool)
+    return found
+
+
+def _made_before(urn: str, context: Context) -> set[str]:
+    """The resources the engine creates before this one: what it depends on, and what they depend on."""
+    found: set[str] = set()
+    waiting = [urn]
+    while waiting and len(found) < 10_000:
+        resource = context.resources.get(waiting.pop())
+        for dependency in resource.dependencies if resource is not None else ():
+            if dependency not in found:
+                found.add(dependency)
+                waiting.append(dependency)
     return found
 
 
@@ -392,7 +432,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         provisioning = child(child(props, "clusterAutoscaling"), "enabled")
         auto = provisioning is True or isinstance(provisioning, Unknown)
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
-                                          pools_known=not auto))
+                                          pools_known=not auto, zone_count=zone_count(props, provider_props)))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
@@ -411,10 +451,11 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                                f"has nodePools[{index}], which is not known yet"))
                     continue
                 found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones,
-                                              unsized=unsized, inline=True), claim))
+                                              unsized=unsized, inline=True,
+                                              zone_count=zone_count(props, provider_props)), claim))
         elif removed is not True:
             found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True, unsized,
-                                          inline=True), claim))
+                                          inline=True, zone_count=zone_count(props, provider_props)), claim))
     return found
 
 

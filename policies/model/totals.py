@@ -1,0 +1,178 @@
+"""A pool's totals at its maxSize, as data: what pool-capacity judges and workload-rollout-fits adds one Pod to, and
+what both say a fix needs (issue 57: each summed on its own, and pool-capacity's "raise maxSize to at least 11" came
+from the total of cores where the packing needs 20 nodes: one 1-CPU Pod fits a t3.medium node).
+
+Per resource (CPU, memory, ephemeral storage, GPUs and Pod slots), on the pool's node that has the most of it: maxSize
+x its allocatable against the workloads the totals count (their replicas x one Pod's request) and maxSize x what the
+DaemonSets take of every node (SPEC 11: a necessary condition). Per workload, its packing: one node holds at most
+floor(what it has left after the DaemonSets / one Pod's request) of its identical Pods (fit.py), so its Pods need
+ceil(replicas / that) nodes however the others pack. The nodes the Pods need are at least the largest of those, and
+that is the number a fix names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
+from typing import Any
+
+from ..platforms.quantity import PODS
+from .fit import CHECKED, Fit
+from .loads import Placed, PoolLoad, counted, pool_nodes
+from .nodes import Node
+from .pool import Option, Pool
+from .stack import Stack
+from .values import Unknown
+
+
+def _ceiling(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One resource of the pool at maxSize."""
+
+    resource: str
+    node: Node  # the pool's node with the most of it (each node has at most its allocatable)
+    allocatable: Decimal  # a node's
+    daemons: Decimal  # what the DaemonSets request of every node together (a Pod slot each)
+    demand: Decimal  # what the counted workloads' replicas request together
+    consumers: tuple[tuple[Decimal, Placed, int], ...]  # each counted workload's share, largest first
+    secret: bool  # a secret is in the arithmetic
+    size: int
+
+    @property
+    def supply(self) -> Decimal:
+        return self.size * self.allocatable
+
+    @property
+    def used(self) -> Decimal:
+        return self.demand + self.size * self.daemons
+
+    @property
+    def free(self) -> Decimal:
+        """What a node has left after its DaemonSets."""
+        return self.allocatable - self.daemons
+
+    @property
+    def full(self) -> bool:
+        """What is placed on the pool does not fit its maxSize nodes."""
+        return self.used > self.supply
+
+    @property
+    def overflows(self) -> bool:
+        """The DaemonSets alone request more than a node has (workload-fits-pool reports it on each of them)."""
+        return self.daemons > self.allocatable
+
+    @property
+    def needed(self) -> int | None:
+        """The nodes this resource's demand needs at least; None when a node has nothing left for it."""
+        return _ceiling(self.demand / self.free) if self.free > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """One counted workload's identical Pods on the pool's node that holds the most of them."""
+
+    placed: Placed
+    count: int
+    fit: Fit  # its fit on that node: ``most`` Pods at most, bound by ``bound``, which has ``free`` left
+
+    @property
+    def most(self) -> int:
+        return self.fit.most or 0
+
+    @property
+    def needed(self) -> int | None:
+        """The nodes its Pods need, however the others pack; None when no node holds one (fits-pool's)."""
+        return -(-self.count // self.most) if self.most > 0 else None
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A pool at maxSize: its nodes, the workloads the totals count and those they leave out (a Pod that fits no node
+    of the pool: workload-fits-pool's finding), each resource's row, each workload's packing, and the first value not
+    known that keeps a resource from being judged."""
+
+    pool: Pool
+    size: int
+    nodes: list[tuple[Option, Node]]
+    counted: list[tuple[Placed, int]]
+    left_out: list[Placed]
+    rows: list[Row]
+    packed: list[Packed]
+    unknown: list[Unknown]  # per resource not judged, the value not known (a request, an allocatable, a DaemonSet's)
+
+    @property
+    def kept(self) -> set[int]:
+        """The ids of the Placed the totals count."""
+        return {id(placed) for placed, _count in self.counted}
+
+    @property
+    def full(self) -> bool:
+        return any(row.full for row in self.rows)
+
+    @property
+    def needed(self) -> int:
+        """The nodes the counted Pods need at least: by every resource's total, and by each workload's packing."""
+        found = [row.needed for row in self.rows if row.needed is not None and not row.overflows]
+        found += [packed.needed for packed in self.packed if packed.needed is not None]
+        return max(found, default=0)
+
+
+def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Totals | Unknown | None:
+    """The pool's totals at maxSize, over the workloads it counts (``load.workloads`` with a known count above 0):
+    Unknown when its size or machine is not known yet, None when it has no size or no machine the catalog knows."""
+    size = load.pool.max_size
+    if not isinstance(size, int):
+        return size if isinstance(size, Unknown) else None
+    nodes = pool_nodes(stack, load.pool, platform, settings)
+    if nodes is None or isinstance(nodes, Unknown):
+        return nodes
+    kept, left_out = counted(load, nodes)
+    fitting = {id(placed) for placed in kept}
+    unknown: list[Unknown] = []
+    chosen: list[tuple[Placed, int]] = []
+    for placed in load.workloads:
+        count = placed.count
+        if isinstance(count, Unknown):
+            unknown.append(count)
+        elif isinstance(count, int) and count > 0 and id(placed) in fitting:
+            chosen.append((placed, count))
+    rows: list[Row] = []
+    for resource in (*CHECKED, PODS):
+        row = _row(load, nodes, resource, size, chosen)
+        if isinstance(row, Unknown):
+            unknown.append(row)
+        elif row is not None:
+            rows.append(row)
+    packed = []
+    for placed, count in chosen:
+        best = load.packing(nodes, placed.request)
+        if best is not None and best.most is not None and best.bound is not None and best.free is not None:
+            packed.append(Packed(placed, count, best))
+    return Totals(load.pool, size, nodes, chosen, left_out, rows, packed, unknown)
+
+
+def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,
+         chosen: list[tuple[Placed, int]]) -> Row | Unknown | None:
+    found = load.room(nodes, resource)
+    if found is None:
+        return next((node.unknown[resource] for _option, node in nodes if resource in node.unknown), None)
+    if isinstance(found, Unknown):
+        return found
+    demand = Decimal(0)
+    consumers: list[tuple[Decimal, Placed, int]] = []
+    secret = found.secret or resource in found.node.secret
+    for placed, count in chosen:
+        if resource != PODS and resource in placed.request.unknown:
+            return placed.request.unknown[resource]
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        if each > 0:
+            demand += count * each
+            consumers.append((count * each, placed, count))
+            secret = secret or placed.secret or (resource != PODS and resource in placed.request.secret)
+    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
+    return Row(resource, found.node, found.allocatable, found.daemons, demand, tuple(consumers), secret, size)
