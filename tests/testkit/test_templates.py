@@ -1,0 +1,279 @@
+"""The programs new users start from (issue 57): Pulumi's `pulumi new` templates kubernetes-aws-python,
+kubernetes-gcp-python and kubernetes-azure-python, written again as they ship them (tests/testkit/programs/templates/,
+from pulumi/templates), first as they ship, then extended as a team does in its first month (a Kubernetes provider,
+a spot and a Windows node group, workloads), one fault planted at a time. Each fault certainly fails in Kubernetes or
+at deploy time, and is refused (or, for a spot-only single replica, advised); each valid program is clean, with no
+note. Every program runs twice in one process, with the same verdicts.
+
+Before issue 57 the EKS template's default node group (pulumi-eks's, whose user data is not known in a first preview)
+was taken as possible for every Pod, so every EKS fault on a managed group below passed with nothing said; the GKE
+template's unnamed NodePool was taken as possibly any name, so its pinned Pods' faults passed; the AKS template's
+Azure CNI (30 Pods a node) was counted as 250 Pods a node: a valid 13 GiB Pod on Standard_D4s_v5 was refused and 90
+Pods on two nodes passed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compute_guard.testkit import evaluate
+
+TEMPLATES = Path(__file__).resolve().parent / "programs" / "templates"
+AWS = {"compute:platform": "aws"}
+GCP = {"compute:platform": "gcp"}
+AZURE = {"compute:platform": "azure"}
+# what a team adds: workloads on the cluster's Kubernetes provider
+WORKLOADS = '''
+import pulumi_kubernetes as _k8s
+
+
+def _deploy(name, provider, replicas=1, requests=None, spec=None, kind="Deployment", strategy=None):
+    container = {"name": name, "image": "nginx"}
+    if requests:
+        container["resources"] = {"requests": requests}
+    labels = {"app": name}
+    body = {"selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container], **(spec or {})}}}
+    if kind != "DaemonSet":
+        body["replicas"] = replicas
+    if strategy:
+        body["strategy"] = strategy
+    getattr(_k8s.apps.v1, kind)(name, metadata={"name": name}, spec=body,
+                                 opts=pulumi.ResourceOptions(provider=provider))
+'''
+PENDING = ("They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or "
+           "declare a pool that takes them")
+
+
+def project(tmp_path: Path, template: str, code: str = "", replace: tuple[tuple[str, str], ...] = ()) -> Path:
+    """A copy of the template as a user's project, with what the team adds appended."""
+    work = tmp_path / template
+    shutil.copytree(TEMPLATES / template, work)
+    main = work / "__main__.py"
+    text = main.read_text()
+    for old, new in replace:
+        assert old in text, old
+        text = text.replace(old, new)
+    main.write_text(text + (WORKLOADS + code if code else ""))
+    return work
+
+
+def twice(path: Path, config: dict[str, str]):
+    """The program evaluated twice in one process: the same verdicts and notes both times."""
+    first = evaluate(path, stack_config=config)
+    second = evaluate(path, stack_config=config)
+    said = [[(v.policy, v.level, v.urn, v.finding) for v in result.violations] for result in (first, second)]
+    noted = [[(n.policy, n.reasons) for n in result.notes] for result in (first, second)]
+    assert said[0] == said[1] and noted[0] == noted[1]
+    return second
+
+
+def verdicts(result) -> dict[tuple[str, str, str], str]:
+    return {(v.policy, v.level, v.urn.rsplit("::", 1)[-1]): v.finding for v in result.violations}
+
+
+# --- as they ship ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("template, config, pools", [
+    ("kubernetes-aws-python", AWS, [("autoscaling Group", "eks-cluster", "EKS cluster 'eks-cluster'", ("t3.medium",),
+                                     6)]),
+    ("kubernetes-gcp-python", GCP, [("GKE NodePool", "gke-nodepool-555a208", "GKE cluster 'gke-cluster'",
+                                     ("e2-medium",), 3)]),
+    ("kubernetes-azure-python", AZURE, [("ManagedCluster", "systempool", "AKS cluster 'cluster'", ("Standard_DS2_v2",),
+                                         3)]),
+])
+def test_each_template_as_it_ships_reads_its_pool_and_says_nothing_against_it(tmp_path, template, config, pools):
+    """The pool each template declares, as the providers make it: the EKS default group of 3 to 6 t3.medium nodes,
+    the GKE NodePool the provider names (one e2-medium a zone, in the three zones GKE picks for a regional cluster),
+    the AKS system pool."""
+    result = twice(project(tmp_path, template), config)
+    assert [(p.source, p.name, p.cluster, p.machines, p.max_size) for p in result.pools] == pools
+    assert result.violations == [] and result.notes == []
+    assert all(not item.refused for item in result.unchecked)  # awsx's VPC: listed, declares no pool
+
+
+# --- kubernetes-aws-python, extended ------------------------------------------------------------------------
+
+EKS = '''
+import pulumi_eks as _eks
+_provider = _k8s.Provider("k8s", kubeconfig=cluster.kubeconfig_json)
+_eks.ManagedNodeGroup("spot", cluster=cluster, node_group_name="spot", capacity_type="SPOT",
+                      instance_types=["t3.large"], node_role=cluster.instance_roles[0],
+                      scaling_config={"min_size": 1, "max_size": 2, "desired_size": 1})
+'''
+WINDOWS = '''
+_eks.ManagedNodeGroup("win", cluster=cluster, node_group_name="win", ami_type="WINDOWS_CORE_2022_x86_64",
+                      instance_types=["m5.large"], node_role=cluster.instance_roles[0],
+                      scaling_config={"min_size": 1, "max_size": 2, "desired_size": 1})
+'''
+SPOT = '{"nodeSelector": {"eks.amazonaws.com/nodegroup": "spot"}}'
+OS_FIX = ("but nothing pins them to one operating system, and a Pod on a node of another never starts; set "
+          "spec.template.spec.nodeSelector['kubernetes.io/os'] to the one its images are built for")
+OS_POOLS = ("(pool 'eks-cluster' (autoscaling Group) runs linux, pool 'spot' (NodeGroup) runs linux, pool 'win' "
+            "(NodeGroup) runs windows)")
+
+
+@pytest.mark.parametrize("fault, code, expected", [
+    ("valid", '_deploy("web", _provider, 2, {"cpu": "250m", "memory": "256Mi"})', {}),
+    ("valid pinned to the spot group, two replicas",
+     f'_deploy("web", _provider, 2, {{"cpu": "500m"}}, {SPOT})', {}),
+    ("three Pods of 1.5 CPU on a 2-node group of t3.large", f'_deploy("web", _provider, 3, {{"cpu": "1500m"}}, {SPOT})',
+     {("pool-capacity", "mandatory", "spot"):
+      "NodeGroup 'spot': at its maxSize of 2 nodes (machine t3.large) it has room for 2 x 1930m = 3860m of CPU "
+      "allocatable (a node: 2 cores capacity - 70m kube-reserved = 1930m allocatable); the workloads only it can take "
+      "request 4500m (largest: Deployment 'web' 3 x 1500m), 4500m in all, more than it has: raise "
+      "scalingConfig.maxSize to at least 3, use larger machines or move workloads to another pool"}),
+    ("a rollout that keeps every Pod on a full group",
+     f'_deploy("web", _provider, 2, {{"cpu": "1500m"}}, {SPOT}, strategy={{"rollingUpdate": {{"maxUnavailable": 0}}}})',
+     {("workload-rollout-fits", "mandatory", "web"):
+      "Deployment 'web': it rolls out 2 replicas with maxUnavailable 0, maxSurge 25% of 2 = 1 (rounded up): it keeps "
+      "all 2 Pods until a new one is available, so it needs room for 2 + 1 Pods at once (up to 3), but NodeGroup "
+      "'spot' at its maxSize of 2 nodes has 2 x 1930m = 3860m of CPU allocatable and what is placed on it takes 3 "
+      "cores, leaving 860m, less than one more Pod's 1500m: the new Pod never schedules and the rollout never "
+      "finishes: allow maxUnavailable: 1, or give the pool more room (maxSize, larger machines)"}),
+    ("80 Pods past the group's 70 Pod slots", f'_deploy("web", _provider, 80, {{"cpu": "10m"}}, {SPOT})',
+     {("pool-capacity", "mandatory", "spot"):
+      "NodeGroup 'spot': at its maxSize of 2 nodes (machine t3.large) it has room for 2 x 35 = 70 Pods; the workloads "
+      "only it can take run 80 (largest: Deployment 'web' 80), 80 in all, more than it has: raise "
+      "scalingConfig.maxSize to at least 3, use larger machines or move workloads to another pool"}),
+    ("a single replica only on the spot group", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {SPOT})',
+     {("workload-interruption-tolerant", "advisory", "web"):
+      "Deployment 'web': its Pods can run only on capacity the provider reclaims (pool 'spot' (NodeGroup) (spot)), "
+      "and it runs one replica: the first reclaim takes it down (spot nodes are taken back at two minutes' notice on "
+      "AWS, 30 seconds on GCP and Azure): run at least two replicas with a budget that allows one eviction, or give "
+      "it a pool of on-demand nodes"}),
+    ("an unpinned Linux Deployment beside a Windows group", WINDOWS + '_deploy("web", _provider, 2, {"cpu": "100m"})',
+     {("workload-node-os", "mandatory", "web"):
+      f"Deployment 'web': its Pods may land on linux and windows nodes {OS_POOLS}, {OS_FIX}"}),
+    ("an unpinned DaemonSet beside a Windows group",
+     WINDOWS + '_deploy("agent", _provider, kind="DaemonSet", requests={"cpu": "50m"})',
+     {("workload-node-os", "mandatory", "agent"):
+      "DaemonSet 'agent': its Pods run on every node of the pools that take them: linux and windows nodes "
+      f"{OS_POOLS}, {OS_FIX}"}),
+    ("a Pod larger than any node", '_deploy("web", _provider, 1, {"memory": "9Gi"})',
+     {("workload-fits-pool", "mandatory", "web"):
+      "Deployment 'web': one Pod requests 9 GiB of memory, more than any node of the pools that can take it: pool "
+      "'eks-cluster' (autoscaling Group) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB eviction "
+      "threshold = 3554 MiB allocatable of memory (t3.medium); pool 'spot' (NodeGroup) has at most 8 GiB capacity - "
+      "640 MiB kube-reserved - 100 MiB eviction threshold = 7452 MiB allocatable of memory (t3.large); it can never "
+      "be scheduled: lower its requests or allow larger instance types (the smallest AWS machine of its family whose "
+      "node holds one Pod: t3.xlarge, 4 vCPUs, 16 GiB)"}),
+    ("pinned to arm64 on amd64 groups", '_deploy("web", _provider, 1, {"cpu": "100m"}, '
+     '{"nodeSelector": {"kubernetes.io/arch": "arm64"}})',
+     {("workload-schedulable", "mandatory", "web"):
+      "Deployment 'web': no pool can run its Pods: pool 'eks-cluster' (autoscaling Group) runs amd64 nodes, not arm64 "
+      "(its nodeSelector's kubernetes.io/arch); pool 'spot' (NodeGroup) runs amd64 nodes, not arm64 (its "
+      f"nodeSelector's kubernetes.io/arch). {PENDING}"}),
+])
+def test_the_eks_template_extended_with_planted_faults(tmp_path, fault, code, expected):
+    result = twice(project(tmp_path, "kubernetes-aws-python", EKS + code + "\n"), AWS)
+    assert verdicts(result) == expected, fault
+    assert [(n.policy, n.reasons) for n in result.notes if n.policy != "workload-fits-pool"] == [], fault
+
+
+def test_the_eks_default_group_whose_user_data_is_its_own_is_said_where_it_decides(tmp_path):
+    """A default group given its own user data (nodeUserDataOverride, not known here) may carry any label or taint: it
+    may take the Pods pinned to the spot group, so what fails there is a note naming the workload and the pool that
+    may take it instead, never a violation and never nothing."""
+    override = (("    instance_type=instance_type,\n    desired_capacity=desired,\n    min_size=min_size,\n"
+                 "    max_size=max_size,\n",
+                 "    node_group_options={\"instance_type\": instance_type, \"desired_capacity\": desired, "
+                 "\"min_size\": min_size,\n                        \"max_size\": max_size, "
+                 "\"node_user_data_override\": vpc.vpc_id},\n"),)
+    code = EKS + f'_deploy("web", _provider, 3, {{"cpu": "1500m"}}, {SPOT})\n'
+    result = twice(project(tmp_path, "kubernetes-aws-python", code, override), AWS)
+    assert verdicts(result) == {}
+    (note,) = [reason for n in result.notes if n.policy == "pool-capacity" for reason in n.reasons]
+    assert note.startswith("NodeGroup 'spot': at its maxSize of 2 nodes (machine t3.large) it has room for "), note
+    assert note.endswith(
+        "; but Deployment 'web' may run on pool 'eks-cluster' (autoscaling Group) instead, which may take it (the user "
+        "data of LaunchTemplate 'eks-cluster-launchTemplate', which sets its nodes' labels and taints, is not known "
+        "yet), so this is not judged"), note
+
+
+# --- kubernetes-gcp-python, extended ------------------------------------------------------------------------
+
+GKE = '\n_provider = _k8s.Provider("k8s", kubeconfig=kubeconfig)\n'
+ON_POOL = '{"nodeSelector": {"cloud.google.com/gke-nodepool": nodepool.name}}'
+TAINTED = (('"service_account": account.email},',
+            '"service_account": account.email,\n                 "taints": [{"key": "dedicated", "value": "web", '
+            '"effect": "NO_SCHEDULE"}]},'),)
+
+
+@pytest.mark.parametrize("fault, code, replace, expected", [
+    ("valid, pinned to its pool by the name the provider gives it",
+     f'_deploy("web", _provider, 2, {{"cpu": "250m", "memory": "256Mi"}}, {ON_POOL})', (), {}),
+    ("pinned by the resource's name, which is not the pool's",
+     '_deploy("web", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"cloud.google.com/gke-nodepool": '
+     '"gke-nodepool"}})', (),
+     {("workload-schedulable", "mandatory", "web"):
+      "Deployment 'web': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) does not have label "
+      f"cloud.google.com/gke-nodepool=gke-nodepool. {PENDING}"}),
+    ("four Pods of 1.5 CPU on three e2-medium nodes", f'_deploy("web", _provider, 4, {{"cpu": "1500m"}}, {ON_POOL})', (),
+     {("pool-capacity", "mandatory", "gke-nodepool"):
+      "GKE NodePool 'gke-nodepool-555a208': at its maxSize of 3 nodes (nodeCount 1 x 3 zones) (machine e2-medium) it "
+      "has room for 3 x 1930m = 5790m of CPU allocatable (a node: 2 cores capacity - 70m kube-reserved = 1930m "
+      "allocatable); the workloads only it can take request 6 cores (largest: Deployment 'web' 4 x 1500m), 6 cores "
+      "in all, more than it has: raise nodeCount to at least 2 (2 x 3 zones = 6 nodes), use larger machines or move "
+      "workloads to another pool"}),
+    ("a rollout that keeps every Pod on a full pool",
+     f'_deploy("web", _provider, 3, {{"cpu": "1500m"}}, {ON_POOL}, strategy={{"rollingUpdate": {{"maxUnavailable": 0}}}})',
+     (), {("workload-rollout-fits", "mandatory", "web"):
+          "Deployment 'web': it rolls out 3 replicas with maxUnavailable 0, maxSurge 25% of 3 = 1 (rounded up): it "
+          "keeps all 3 Pods until a new one is available, so it needs room for 3 + 1 Pods at once (up to 4), but GKE "
+          "NodePool 'gke-nodepool-555a208' at its maxSize of 3 nodes (nodeCount 1 x 3 zones) has 3 x 1930m = 5790m of "
+          "CPU allocatable and what is placed on it takes 4500m, leaving 1290m, less than one more Pod's 1500m: the "
+          "new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1, or give the pool more room "
+          "(maxSize, larger machines)"}),
+    ("a taint its pinned Pods do not tolerate", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {ON_POOL})', TAINTED,
+     {("workload-schedulable", "mandatory", "web"):
+      "Deployment 'web': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) has taint "
+      f"dedicated=web:NoSchedule that it does not tolerate. {PENDING}"}),
+])
+def test_the_gke_template_extended_with_planted_faults(tmp_path, fault, code, replace, expected):
+    result = twice(project(tmp_path, "kubernetes-gcp-python", GKE + code + "\n", replace), GCP)
+    assert verdicts(result) == expected, fault
+    assert result.notes == [], fault
+
+
+# --- kubernetes-azure-python, extended ----------------------------------------------------------------------
+
+AKS = '\n_provider = _k8s.Provider("k8s", kubeconfig=kubeconfig)\n'
+WINDOWS_POOL = (('"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].id,\n    }],',
+                 '"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].id,\n    }, {"name": "npwin", '
+                 '"mode": "User", "count": 2, "vm_size": "Standard_D4s_v5", "os_type": "Windows",\n'
+                 '        "vnet_subnet_id": subnets[1].id}],'),)
+
+
+@pytest.mark.parametrize("fault, code, config, replace, expected", [
+    ("valid", '_deploy("web", _provider, 2, {"cpu": "250m", "memory": "256Mi"})', {}, (), {}),
+    # Azure CNI reserves memory for 30 Pods a node (650 MB), not 250 (5050 MB): the Pod fits (a false violation before)
+    ("valid: a 13 GiB Pod on Standard_D4s_v5", '_deploy("web", _provider, 1, {"memory": "13Gi"})',
+     {"aks-template:nodeVmSize": "Standard_D4s_v5"}, (), {}),
+    ("90 Pods on two nodes of 30 Pod slots", '_deploy("web", _provider, 90, {"cpu": "10m"})',
+     {"aks-template:numWorkerNodes": "2"}, (),
+     {("pool-capacity", "mandatory", "cluster"):
+      "AKS cluster 'cluster' pool 'systempool': at its maxSize of 2 nodes (machine Standard_DS2_v2) it has room for 2 "
+      "x 30 = 60 Pods; the workloads only it can take run 90 (largest: Deployment 'web' 90), 90 in all, more than it "
+      "has: raise count to at least 3, use larger machines or move workloads to another pool"}),
+    ("a Pod larger than any node", '_deploy("web", _provider, 1, {"memory": "7Gi"})', {}, (),
+     {("workload-fits-pool", "mandatory", "web"):
+      "Deployment 'web': one Pod requests 7 GiB of memory, more than any node of the pools that can take it: pool "
+      "'systempool' of AKS cluster 'cluster' has at most 7 GiB capacity - 619.89 MiB kube-reserved - 100 MiB eviction "
+      "threshold = 6448.11 MiB allocatable of memory (Standard_DS2_v2); it can never be scheduled: lower its requests "
+      "or allow larger instance types (the smallest Azure machine of its family whose node holds one Pod: "
+      "Standard_DS11_v2, 2 vCPUs, 14 GiB)"}),
+    ("an unpinned Deployment beside a Windows pool", '_deploy("web", _provider, 2, {"cpu": "100m"})', {},
+     WINDOWS_POOL,
+     {("workload-node-os", "mandatory", "web"):
+      "Deployment 'web': its Pods may land on linux and windows nodes (pool 'npwin' of AKS cluster 'cluster' runs "
+      "windows, pool 'systempool' of AKS cluster 'cluster' runs linux), but nothing pins them to one operating "
+      "system, and a Pod on a node of another never starts; set spec.template.spec.nodeSelector['kubernetes.io/os'] "
+      "to the one its images are built for"}),
+])
+def test_the_aks_template_extended_with_planted_faults(tmp_path, fault, code, config, replace, expected):
+    result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", replace), {**AZURE, **config})
+    assert verdicts(result) == expected, fault
+    assert [(n.policy, n.reasons) for n in result.notes if n.policy != "workload-fits-pool"] == [], fault
