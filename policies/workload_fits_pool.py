@@ -184,17 +184,23 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                         for resource in CHECKED if request.get(resource) > 0], " and ") or "nothing"
         first = possible[0]
         family = first.options[0].hardware.family if first.options else None
-        allowed = workload.constraint.allowed
+        # a machine of the architectures its pools run (and its Pods allow): never an arm64 one for an amd64 cluster
+        running = {architecture for verdict in possible for option in verdict.options
+                   if (architecture := option.node_architecture) is not None}
+        allowed = workload.constraint.allowed & running if running else workload.constraint.allowed
         daemonsets = by_pool[first.pool].daemonsets
         found, same = smallest_machine(stack, first.pool.platform or platform, request, allowed, family, settings,
                                        by_pool[first.pool].taken_known())
         if _from_secrets(request, daemonsets, allowed, first.options[0].hardware.name if first.options else None):
             found = None  # which machine holds the Pod would tell what the secret is
         images = sorted({image for verdict in possible for image in _driverless(stack, verdict, settings)})
+        # GPUs asked of pools whose machines have none of them: machines with those GPUs, not larger ones
+        without = [resource for resource in GPU_RESOURCES if request.get(resource) > 0 and all(
+            option.hardware.capacity.get(resource, 0) == 0 for verdict in possible for option in verdict.options)]
+        wanted = f"instance types with {listed(without, ' and ')}" if without else "larger instance types"
         fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
                "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
-               f"lower its requests or allow larger instance types"
-               f"{suggestion(found, first.pool.platform or platform, same)}")
+               f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
         message = (
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: {fix}")

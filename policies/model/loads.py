@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..platforms.architectures import node_label
-from ..platforms.catalog import Machine, family_of, general_purpose, machines
+from ..platforms.catalog import UNSUPPORTED_GPUS, Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
 from .fit import CHECKED, Fit, Room, fit, packing, room
 from .labels import OS, WINDOWS
@@ -389,7 +389,7 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
     gpus = any(request.get(resource) > 0 for resource in GPU_RESOURCES)
     best: tuple[tuple[bool, bool, int, int, str], Machine] | None = None
     for machine, architecture, node in _catalog_nodes(stack, platform, settings):
-        if architecture not in allowed:
+        if architecture not in allowed or (gpus and machine.gpu_type in UNSUPPORTED_GPUS):
             continue
         if not all(request.get(resource) + (taken or {}).get(resource, Decimal(0)) <= (node.allocatable(resource)
                                                                                        or Decimal(0))

@@ -99,6 +99,10 @@ _AWS = re.compile(r"^(?P<family>(?P<cls>[a-z]+)(?P<gen>\d*)(?P<attrs>[a-z]*)(?P<
                   r"\.(?P<size>nano|micro|small|medium|large|\d*xlarge|metal(?:-\d+xl)?)$")
 _GCP = re.compile(r"^(?P<family>(?P<letter>[a-z])(?P<gen>\d+)(?P<suffix>[a-z]?))-(?P<kind>[a-z]+)-(?P<size>\d+g?)"
                   r"(?P<variant>(?:-[a-z]+)*)$")
+# GCP's shared-core machines (e2-micro, e2-small, e2-medium, f1-micro, g1-small: cloud.google.com/compute/docs/
+# general-purpose-machines, "Shared-core machine types") are of their series' family
+_GCP_SHARED = re.compile(r"^(?P<family>(?P<letter>[a-z])(?P<gen>\d+)(?P<suffix>))-(?P<kind>micro|small|medium)"
+                         r"(?P<variant>)$")
 _AZURE = re.compile(r"^Standard_(?P<letters>[A-Z]+)(?P<size>\d+)(?P<constrained>-\d+)?(?P<features>[a-z]*)"
                     r"(?P<rest>(?:_[A-Za-z0-9]+)*)$")
 _PARTS = {"aws": ("class", "sub"), "gcp": ("letter", "suffix", "kind", "variant"),
@@ -114,7 +118,7 @@ def _split(platform: str, name: str) -> tuple[str, dict[str, str]] | None:
         # the class letters with their attribute letters (m + gd: Graviton, local disk), as the catalog pairs them
         return match["family"], {"class": f"{match['cls']}+{match['attrs']}", "sub": match["sub"] or ""}
     if platform == "gcp":
-        match = _GCP.match(name)
+        match = _GCP.match(name) or _GCP_SHARED.match(name)
         if match is None:
             return None
         return match["family"], {"letter": match["letter"], "suffix": match["suffix"], "kind": match["kind"],
@@ -184,6 +188,10 @@ def new_family(platform: str, name: str) -> str | None:
 # memory optimized E; confidential DC, EC). GCP: the general-purpose E2, N, C, T families
 # (cloud.google.com/compute/docs/machine-resource: general-purpose and compute-optimized; M, A, G, H, Z and CT are
 # memory-optimized, accelerator, HPC and storage ones).
+# GPUs current NVIDIA drivers no longer support: Kepler's (the K520 of AWS g2, the K80 of p2), whose last data center
+# driver branch is R470 (docs.nvidia.com/datacenter/tesla/drivers: "Kepler ... supported through R470"): no
+# accelerated AMI or GPU node image of today runs them, so no suggestion names one
+UNSUPPORTED_GPUS = frozenset({"nvidia-k520", "nvidia-k80"})
 _AWS_GENERAL = ("t", "m", "c", "r", "a")
 _AZURE_GENERAL = ("A", "B", "D", "E", "F")
 _GCP_GENERAL = ("e", "n", "c", "t")

@@ -157,15 +157,18 @@ def test_fractional_gpus_count_as_one_device():
     assert all(m.gpu_count == 1 and 0 < m.gpu_fraction < 1 for m in fractional)
 
 
-IRREGULAR_GCP = {"e2-micro", "e2-small", "e2-medium", "f1-micro", "g1-small"}  # shared-core; x4 sizes by memory
+SHARED_CORE = {"e2-micro", "e2-small", "e2-medium", "f1-micro", "g1-small"}  # of their series' family (issue 57)
 
 
 @pytest.mark.parametrize("platform", ["aws", "gcp", "azure"])
 def test_every_catalogued_name_follows_its_platforms_naming(platform):
     """Otherwise a family of the catalog could not be told from a new one."""
     odd = {m.name for m in machines(platform) if catalog._split(platform, m.name) is None}
-    assert odd == ({*IRREGULAR_GCP, *(m.name for m in machines("gcp") if m.name.startswith("x4-"))}
+    assert odd == ({m.name for m in machines("gcp") if m.name.startswith("x4-")}  # x4: sizes by memory
                    if platform == "gcp" else set())
+    if platform == "gcp":
+        assert {name: catalog.family_of("gcp", name) for name in SHARED_CORE} == {
+            "e2-micro": "e2", "e2-small": "e2", "e2-medium": "e2", "f1-micro": "f1", "g1-small": "g1"}
     assert all(new_family(platform, m.name) is None for m in machines(platform))
 
 

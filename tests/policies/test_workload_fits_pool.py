@@ -645,3 +645,27 @@ def test_a_gpu_request_names_the_smallest_machine_that_has_the_gpus():
                          deployment("logs", labels=placed(pool="general"), node_selector=AMD64, requests=request),
                          platform="aws").findings(FITS)
         assert ("(the smallest AWS machine" in message) == named, message
+
+
+def test_a_suggestion_keeps_the_pools_architecture_and_names_gpus_current_drivers_run():
+    """Issue 57: an unpinned Pod asking for GPUs on an amd64 group of m6i.large was sent to g5g.xlarge (arm64: its
+    images would not run) and, for four GPUs, to g2.8xlarge (Kepler K520s, which no current NVIDIA driver supports:
+    R470 was their last branch). A suggestion is of an architecture the pools that take the Pod run, never a GPU of
+    UNSUPPORTED_GPUS, and asks for machines with the GPUs, not larger ones; a GKE shared-core pool's family is its
+    series' (e2-medium: e2-standard-2, not c4a-highmem-1, an arm64 machine)."""
+    from builders import deployment, gke_node_pool, node_group
+
+    from compute_guard.policies.platforms.catalog import UNSUPPORTED_GPUS, machines
+
+    assert {machine.name for machine in machines("aws") if machine.gpu_type in UNSUPPORTED_GPUS} >= {
+        "g2.2xlarge", "g2.8xlarge", "p2.xlarge"}
+    tail = "it can never be scheduled: lower its requests or allow instance types with nvidia.com/gpu (the smallest " \
+           "AWS machine whose node holds one Pod: "
+    for gpus, machine in (("1", "g4dn.xlarge, 4 vCPUs, 16 GiB)"), ("4", "p3.8xlarge, 32 vCPUs, 244 GiB)")):
+        (message,) = run(node_group("general", ["m6i.large"]), deployment("train", requests={"nvidia.com/gpu": gpus}),
+                         platform="aws").findings(FITS)
+        assert message.endswith(tail + machine), message
+    (message,) = run(gke_node_pool("small", "e2-medium", location="europe-west1-b"),
+                     deployment("web", requests={"memory": "5Gi"}), platform="gcp").findings(FITS)
+    assert message.endswith("(the smallest GCP machine of its family whose node holds one Pod: e2-standard-2, 2 vCPUs, "
+                            "8 GiB)"), message
