@@ -261,12 +261,22 @@ def _without_secrets(value: Any) -> Any:
                     plaintext = json.loads(value["plaintext"])
                 except (TypeError, ValueError):
                     return _encrypted()
-                return secret(plaintext) if not isinstance(plaintext, (dict, list)) else _without_secrets(plaintext)
+                return _secret(_without_secrets(plaintext))
             return _encrypted()
         return {key: _without_secrets(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_without_secrets(item) for item in value]
     return value
+
+
+def _secret(value: Any) -> Any:
+    """A secret's value, secret all through: each string and number of a list or object, and an object's keys (a
+    whole secret instanceTypes list read as plain values named the old machine in clear, issue 57)."""
+    if isinstance(value, dict):
+        return {secret(key): _secret(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_secret(item) for item in value]
+    return secret(value)
 
 
 def _encrypted() -> Unknown:

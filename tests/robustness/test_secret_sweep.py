@@ -398,3 +398,110 @@ def test_a_secret_aks_taint_and_a_secret_request_tell_nothing_through_what_is_de
     assert "(the smallest GCP machine" in plain
     (secret,) = [m for m in messages("gcp", [gke, app(dict(SECRET_SIG, value="20Gi"))]) if "can never be" in m]
     assert "[secret] of memory" in secret and "the smallest" not in secret
+
+
+# --- the previous deployment: a secret of any shape stays secret (issue 57) -------------------------------------
+
+def _baseline_programs():
+    """Deployed pools whose machines move to the other architecture (each policy reports the old machine): an EKS
+    node group (instanceTypes a list), a GKE NodePool (machineType in an object), an AKS pool, a ComputeCluster."""
+    import pulumi_aws as aws
+    import pulumi_azure as azure
+    import pulumi_gcp as gcp
+
+    from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
+
+    def stack(machines: dict[str, str]):
+        def program() -> None:
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::1:role/eks",
+                                      vpc_config={"subnet_ids": ["subnet-1"]})
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn="r",
+                              subnet_ids=["subnet-1"], instance_types=[machines["aws"]],
+                              ami_type=machines["ami"], scaling_config={"desired_size": 1, "min_size": 1, "max_size": 3})
+            gke = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True)
+            gcp.container.NodePool("pool", name="pool", cluster=gke.name, location="europe-west1-b", node_count=1,
+                                   node_config={"machine_type": machines["gcp"], "labels": {"team": "web"}})
+            aks = azure.containerservice.KubernetesCluster(
+                "aks", name="aks", location="westeurope", resource_group_name="rg", dns_prefix="aks",
+                default_node_pool={"name": "system", "vm_size": "Standard_D8s_v5", "node_count": 1})
+            azure.containerservice.KubernetesClusterNodePool("apps", name="apps", kubernetes_cluster_id=aks.id,
+                                                              vm_size=machines["azure"], node_count=1)
+            ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[CapacityGroup(
+                group_id="general", instance_type=machines["cc"], min_size=1, max_size=2)]))
+        return program
+
+    old = {"aws": "t3.medium", "ami": "AL2023_x86_64_STANDARD", "gcp": "e2-standard-2",
+           "azure": "Standard_D2s_v5", "cc": "t3.large"}
+    new = {"aws": "t4g.medium", "ami": "AL2023_ARM_64_STANDARD", "gcp": "t2a-standard-2",
+           "azure": "Standard_D2ps_v5", "cc": "t4g.large"}
+    return stack(old), stack(new), old
+
+
+def _secret_at(document: Any, path: tuple) -> Any:
+    """The document with the value at ``path`` written as `pulumi stack export --show-secrets` writes a secret."""
+    import copy
+    document = copy.deepcopy(document)
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = {**SECRET_SIG, "plaintext": json.dumps(target[path[-1]])}
+    return document
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+def test_a_secret_of_any_shape_in_the_previous_deployment_never_reaches_a_message(tmp_path):
+    """Each value of the deployed pools' inputs in turn, whatever its shape (a string, a list such as a whole secret
+    instanceTypes, an object such as nodeConfig), written as a `--show-secrets` export writes a secret: the old machine
+    and what it tells (its architecture) never reach a message, and the same policies still refuse the same pools.
+    Before issue 57 a secret list or object came back as plain values and pool-safe-update named the old machine."""
+    from google.protobuf import json_format
+
+    from compute_guard.testkit import capture_program, evaluate
+
+    before, after, old = _baseline_programs()
+    config = {"compute:platform": "aws", "aws:region": "us-west-2"}
+    resources = capture_program(before, stack_config=config)
+    entries = [{"urn": r.urn, "type": r.type, "custom": bool(r.provider),
+                "inputs": json_format.MessageToDict(r.inputs)} for r in resources]
+    policies = {"pool-safe-update", "compute-cluster-safe-update"}
+
+    def judged(document: Any) -> Any:
+        path = tmp_path / "export.json"
+        path.write_text(json.dumps({"version": 3, "deployment": {"resources": document}}))
+        return evaluate(after, stack_config=config, policy_config={policy: {"baseline": str(path)}
+                                                                   for policy in policies})
+
+    plain = judged(entries)
+    refused = {(v.policy, v.urn) for v in plain.violations if v.policy in policies}
+    assert len(refused) == 4, refused  # each pool moved to arm64, refused in plain text
+    secrets = set(old.values())
+    failures = []
+    for index, entry in enumerate(entries):
+        if not any(machine in json.dumps(entry["inputs"]) for machine in secrets):
+            continue
+        for path in _paths(entry["inputs"]):
+            changed = [*entries[:index], {**entry, "inputs": _secret_at(entry["inputs"], path)}, *entries[index + 1:]]
+            result = judged(changed)
+            said = [v.finding for v in result.violations + result.notes]
+            leaked = sorted({machine for machine in secrets for text in said if f"'{machine}'" in text})
+            covered = {machine for machine in secrets if machine in json.dumps(_at(entry["inputs"], path))}
+            if covered & set(leaked) or {(v.policy, v.urn) for v in result.violations if v.policy in policies} - refused:
+                failures.append((entry["urn"].rsplit("::", 1)[-1], ".".join(map(str, path)), leaked))
+    assert failures == []
+
+
+def _at(value: Any, path: tuple) -> Any:
+    for key in path:
+        value = value[key]
+    return value
