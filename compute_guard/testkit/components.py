@@ -367,17 +367,33 @@ def _managed_node_group(construct: Construct) -> Built:
                             "placementGroupName": ""})
 
 
+class ComponentError(Exception):
+    """What a component's own code refuses, as its provider would fail the program's registration with it."""
+
+
+# nodes/ami.ts amiTypeMetadata: (operating system, GPU support, architecture) -> the AMI type; no entry, no AMI type
+AMI_TYPES = {
+    ("AL2", False, "x86_64"): "AL2_x86_64", ("AL2", True, "x86_64"): "AL2_x86_64_GPU",
+    ("AL2", False, "arm64"): "AL2_ARM_64",
+    ("AL2023", False, "x86_64"): "AL2023_x86_64_STANDARD", ("AL2023", False, "arm64"): "AL2023_ARM_64_STANDARD",
+    ("AL2023", True, "x86_64"): "AL2023_x86_64_NVIDIA",
+    ("Bottlerocket", False, "arm64"): "BOTTLEROCKET_ARM_64", ("Bottlerocket", False, "x86_64"): "BOTTLEROCKET_x86_64",
+    ("Bottlerocket", True, "arm64"): "BOTTLEROCKET_ARM_64_NVIDIA",
+    ("Bottlerocket", True, "x86_64"): "BOTTLEROCKET_x86_64_NVIDIA",
+}
+
+
 def _ami_type(operating_system: Any, gpu: Any, instance_types: Any) -> Any:
-    """nodes/ami.ts determineAmiType, for the operating systems it names: the architecture of the instance types
-    (Graviton: a 'g' after the family's generation digit, nodes/nodegroup.ts isGravitonInstance)."""
+    """nodes/nodegroup.ts determineAmiType: the architecture of the instance types (Graviton: a 'g' after the family's
+    generation digit, isGravitonInstance), then ami.ts getAmiType's table, which throws where it has no entry."""
     if not isinstance(instance_types, list) or not all(isinstance(name, str) for name in instance_types):
         return UNKNOWN
-    arm = any(_graviton(name) for name in instance_types)
-    table = {"AL2": ("AL2_ARM_64", "AL2_x86_64_GPU" if gpu else "AL2_x86_64"),
-             "AL2023": ("AL2023_ARM_64_STANDARD", "AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD"),
-             "Bottlerocket": ("BOTTLEROCKET_ARM_64", "BOTTLEROCKET_x86_64_NVIDIA" if gpu else "BOTTLEROCKET_x86_64")}
-    pair = table.get(str(operating_system))
-    return UNKNOWN if pair is None else pair[0] if arm else pair[1]
+    architecture = "arm64" if any(_graviton(name) for name in instance_types) else "x86_64"
+    found = AMI_TYPES.get((str(operating_system), bool(gpu), architecture))
+    if found is None:
+        raise ComponentError(f"No AMI type found for OS: {operating_system}, GPU support: {str(bool(gpu)).lower()}, "
+                             f"architecture: {architecture}")
+    return found
 
 
 def _graviton(name: str) -> bool:

@@ -184,6 +184,8 @@ class _CapturingMonitor(mocks.MockMonitor):
             return super().RegisterResource(request)
         try:
             return self._register(request)
+        except components.ComponentError:  # the component's own code refuses it: the program fails, as it would
+            raise
         except Exception as error:  # the test kit's own failure: said as such (capture raises TestKitError)
             with self._lock:
                 self.failures.append((f"registering {request.type} '{request.name}'", error))

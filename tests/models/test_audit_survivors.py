@@ -305,3 +305,122 @@ def test_a_provider_targeting_a_declared_cluster_with_no_pools_is_a_note_not_an_
         "the stack declares no pool of 'east', so the placement of workloads on it is not judged",
         "Deployment 'api': no pool this stack declares can run its Pods (the stack shows none), but EKS cluster 'east' "
         "may have pools this stack does not declare, so this is not judged"]
+
+
+# --- issue 57's audit: what the fast suite let through in the OS, GPU, capacity, selector, baseline and test kit code
+
+GKE = Resource.of("gcp:container/cluster:Cluster", "gke", {"name": "gke", "location": "europe-west1-b",
+                                                          "initialNodeCount": 1, "removeDefaultNodePool": True})
+EKS = Resource.of("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"})
+
+
+def _gke(name: str, config: dict[str, Any], cluster: str = "gke") -> Resource:
+    return Resource.of("gcp:container/nodePool:NodePool", name, {
+        "name": name, "cluster": cluster, "location": "europe-west1-b", "nodeCount": 1, "nodeConfig": config})
+
+
+def _pod(name: str, spec: dict[str, Any], requests: dict[str, Any] | None = None, **labels: str) -> Resource:
+    container: dict[str, Any] = {"name": name, "image": "i"}
+    if requests is not None:
+        container["resources"] = {"requests": requests}
+    return Resource.of("kubernetes:core/v1:Pod", name, {"metadata": {"name": name, "labels": labels},
+                                                        "spec": {"containers": [container], **spec}})
+
+
+def test_gke_grants_its_windows_toleration_to_pods_that_select_windows_by_required_affinity():
+    """GKE adds the toleration for node.kubernetes.io/os=windows:NoSchedule to Pods that select windows, by
+    nodeSelector or by required node affinity alike (creating-a-cluster-windows): such a Pod lands on the Windows
+    pool; one that does not select windows does not."""
+    windows = _gke("win", {"machineType": "n2-standard-4", "imageType": "WINDOWS_LTSC_CONTAINERD"})
+    affinity = {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["windows"]}]}]}}}}
+    result, _stack = run(GKE, windows, _pod("iis", affinity), platform="gcp")
+    assert result.of("workload-schedulable") == []
+    result, _stack = run(GKE, windows, _pod("plain", {}), platform="gcp")
+    assert len(result.of("workload-schedulable")) == 1
+
+
+def test_an_a2_machines_own_gpus_are_not_counted_twice():
+    """a2-highgpu-1g has one A100 of its own; its guestAccelerators name that one (compute/docs/gpus: A2 machines
+    come with their GPUs attached): a node advertises 1, so a Pod of 2 GPUs never fits and a Pod of 1 does."""
+    pool = _gke("a2", {"machineType": "a2-highgpu-1g", "guestAccelerators": [
+        {"type": "nvidia-tesla-a100", "count": 1}]})
+    toleration = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+    result, _stack = run(GKE, pool, _pod("one", {"tolerations": toleration}, {"nvidia.com/gpu": "1"}), platform="gcp")
+    assert result.of("workload-fits-pool") == []
+    result, _stack = run(GKE, pool, _pod("two", {"tolerations": toleration}, {"nvidia.com/gpu": "2"}), platform="gcp")
+    assert len(result.of("workload-fits-pool")) == 1
+
+
+def test_mig_partitions_make_a_node_advertise_more_than_its_cards_so_gpus_are_not_checked():
+    """With gpuPartitionSize (MIG) a node advertises one nvidia.com/gpu per partition (how-to/gpus-multi): seven
+    partitions of one A100 are seven devices; the pack does not count them, and says so, never refusing."""
+    pool = _gke("mig", {"machineType": "a2-highgpu-1g", "guestAccelerators": [
+        {"type": "nvidia-tesla-a100", "count": 1, "gpuPartitionSize": "1g.5gb"}]})
+    toleration = [{"key": "nvidia.com/gpu", "operator": "Exists"}]
+    result, _stack = run(GKE, pool, _pod("seven", {"tolerations": toleration}, {"nvidia.com/gpu": "7"}), platform="gcp")
+    assert result.of("workload-fits-pool") == []
+    assert any("not checked" in reason for note in result.notes for reason in note.reasons)
+
+
+def test_a_pod_whose_requests_are_not_known_may_be_admitted_past_an_extended_resource_taint():
+    """ExtendedResourceToleration tolerates a NoSchedule taint keyed by a resource the Pod requests: while its
+    requests are not known yet it may request that one, so the tainted pool is possible, never refused."""
+    gpu = Resource.of("aws:eks/nodeGroup:NodeGroup", "gpu", {
+        "clusterName": "fleet", "nodeGroupName": "gpu", "instanceTypes": ["g5.xlarge"], "amiType":
+        "AL2023_x86_64_NVIDIA", "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}],
+        "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": 2}})
+    pod = Resource.of("kubernetes:core/v1:Pod", "train", {"metadata": {"name": "train"}, "spec": {"containers": [
+        {"name": "train", "image": "i", "resources": UNKNOWN_STRING_VALUE}]}})
+    result, _stack = run(EKS, gpu, pod, platform="aws")
+    assert result.of("workload-schedulable") == []
+    known = Resource.of("kubernetes:core/v1:Pod", "web", {"metadata": {"name": "web"}, "spec": {"containers": [
+        {"name": "web", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}})
+    result, _stack = run(EKS, gpu, known, platform="aws")
+    assert len(result.of("workload-schedulable")) == 1
+
+
+def test_a_budget_whose_selector_value_is_not_known_may_select_the_workload():
+    """A PodDisruptionBudget matchLabels value not known yet may match the workload's labels: never 'selects no Pods'
+    (disruption-budget-useful), a note instead."""
+    budget = Resource.of("kubernetes:policy/v1:PodDisruptionBudget", "api", {
+        "metadata": {"name": "api"}, "spec": {"minAvailable": 1, "selector": {"matchLabels": {
+            "app": UNKNOWN_STRING_VALUE}}}})
+    api = Resource.of("kubernetes:apps/v1:Deployment", "api", {"metadata": {"name": "api"}, "spec": {
+        "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": {
+            "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{"name": "api", "image": "i"}]}}}})
+    result, _stack = run(budget, api, platform="kubernetes")
+    assert result.of("disruption-budget-useful") == []
+    assert any(note.policy == "disruption-budget-useful" for note in result.notes)
+
+
+def test_workload_node_os_refuses_only_what_mixes_on_every_candidate_cluster():
+    """A workload whose cluster the pack cannot tell (the default provider, two AKS clusters): one cluster runs Linux
+    and Windows pools, the other Linux only. On the second it is fine, so it is not refused (a note may say so)."""
+    def cluster(name: str, windows: bool) -> Resource:
+        pools = [{"name": "system", "vmSize": "Standard_D4s_v5", "count": 1, "osType": "Linux"}]
+        if windows:
+            pools.append({"name": "npwin", "vmSize": "Standard_D4s_v5", "count": 1, "osType": "Windows"})
+        return Resource.of("azure-native:containerservice:ManagedCluster", name, {
+            "resourceName": name, "location": "westeurope", "agentPoolProfiles": pools})
+    web = Resource.of("kubernetes:apps/v1:Deployment", "web", {"metadata": {"name": "web"}, "spec": {
+        "selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "i"}]}}}})
+    result, _stack = run(cluster("east", True), cluster("west", False), web, platform="azure")
+    assert result.of("workload-node-os") == []
+    result, _stack = run(cluster("east", True), cluster("west", True), web, platform="azure")
+    assert len(result.of("workload-node-os")) == 1
+
+
+def test_an_organisation_qualified_stack_names_the_baselines_urns_by_its_stack_alone(monkeypatch):
+    """The engine may pass PULUMI_STACK as org/project/stack: a URN holds the stack's name alone
+    (urn:pulumi:<stack>::<project>::...), so a baseline of this stack is never taken for another's."""
+    from compute_guard.policies.adapters.baseline import Snapshot
+
+    snapshot = Snapshot(urns=frozenset({"urn:pulumi:dev::shop::aws:eks/nodeGroup:NodeGroup::general"}))
+    monkeypatch.setenv("PULUMI_PROJECT", "shop")
+    for stack in ("dev", "acme/shop/dev"):
+        monkeypatch.setenv("PULUMI_STACK", stack)
+        assert snapshot.foreign() is None, stack
+    monkeypatch.setenv("PULUMI_STACK", "acme/shop/prod")
+    assert snapshot.foreign() is not None

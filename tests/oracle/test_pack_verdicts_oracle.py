@@ -60,7 +60,13 @@ ARCH = "kubernetes.io/arch"
 # g5.xlarge: one NVIDIA A10G (aws.amazon.com/ec2/instance-types/g5), advertised as nvidia.com/gpu by the NVIDIA device
 # plugin of EKS's accelerated AMI types only (docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html);
 # written here, not taken from the pack's catalog
-GPU, GPU_MACHINE, GPU_AMIS = "nvidia.com/gpu", "g5.xlarge", ("AL2023_x86_64_NVIDIA", "AL2023_x86_64_STANDARD")
+GPU, GPU_MACHINE = "nvidia.com/gpu", "g5.xlarge"
+# each AMI type the stacks use and whether its nodes advertise the GPU, written from that page (its accelerated AMIs:
+# AL2023's and Bottlerocket's NVIDIA variants, AL2's GPU one), not from the pack's rule (issue 57: the oracle read
+# `endswith("_NVIDIA")`, the pack's own test, so it could not disagree with it)
+ADVERTISES = {"AL2023_x86_64_NVIDIA": True, "AL2_x86_64_GPU": True, "BOTTLEROCKET_x86_64_NVIDIA": True,
+              "AL2023_x86_64_STANDARD": False, "BOTTLEROCKET_x86_64": False, "AL2_x86_64": False}
+GPU_AMIS = tuple(ADVERTISES)
 
 
 def _daemonset(rng: random.Random, index: int) -> tuple[Resource, dict[str, Any]]:
@@ -321,7 +327,7 @@ def _case(rng: random.Random, platform: str) -> Case:
     said = bool(refused) or any(note.policy in POLICIES for note in result.notes)
     advertised = {inputs["nodeGroupName"]: 1 for inputs in (json_format.MessageToDict(r.inputs) for r in resources
                                                               if r.type == "aws:eks/nodeGroup:NodeGroup")
-                  if inputs["instanceTypes"] == [GPU_MACHINE] and inputs["amiType"].endswith("_NVIDIA")}
+                  if inputs["instanceTypes"] == [GPU_MACHINE] and ADVERTISES[inputs["amiType"]]}
     mixes = _mixes(analyzer.state.last_stack(), platform, advertised)
     if platform == "compute":  # its Pods run on the capacity group its labels name, and on no other
         group = json_format.MessageToDict(resources[-1].inputs)["metadata"]["labels"]["compute.alien.dev/pool"]

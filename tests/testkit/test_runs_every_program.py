@@ -118,6 +118,41 @@ def test_pulumi_eks_components_are_built_into_what_pulumi_eks_registers(tmp_path
     assert group.inputs["scalingConfig"]["maxSize"] == 2 and list(group.inputs["instanceTypes"]) == ["m7i.large"]
 
 
+def test_pulumi_eks_defaults_are_its_own(tmp_path):
+    """What pulumi-eks fills in, as its code does (nodes/nodegroup.ts createManagedNodeGroup: scalingConfig 2 / 1 / 2
+    when none is given; determineAmiType: operatingSystem AL2023 with gpu on x86_64 instance types is
+    AL2023_x86_64_NVIDIA, on Graviton AL2023_ARM_64_NVIDIA; createNodeGroupV2: minSize 1, maxSize 2, t3.medium), each
+    through the test kit's expansion (issue 57: a planted change of each passed the suite)."""
+    program = '''
+import pulumi_eks as eks
+
+cluster = eks.Cluster("cluster", skip_default_node_group=True)
+eks.ManagedNodeGroup("plain", cluster=cluster, node_group_name="plain", instance_types=["m7i.large"])
+eks.ManagedNodeGroup("gpu", cluster=cluster, node_group_name="gpu", instance_types=["g5.xlarge"],
+                     operating_system="AL2023", gpu=True)
+eks.ManagedNodeGroup("rocket", cluster=cluster, node_group_name="rocket", instance_types=["g5g.xlarge"],
+                     operating_system="Bottlerocket", gpu=True)
+eks.ManagedNodeGroup("std", cluster=cluster, node_group_name="std", instance_types=["m7i.large"],
+                     operating_system="AL2023")
+eks.NodeGroupV2("self", cluster=cluster)
+'''
+    resources = capture_program(_project(tmp_path, program, "eks"), project="eks", stack="dev")
+    groups = {r.inputs["nodeGroupName"]: r.inputs for r in resources if r.type == "aws:eks/nodeGroup:NodeGroup"}
+    assert dict(groups["plain"]["scalingConfig"]) == {"desiredSize": 2, "minSize": 1, "maxSize": 2}
+    assert "amiType" not in groups["plain"]  # no operatingSystem: EKS picks the AMI type
+    assert {name: groups[name]["amiType"] for name in ("gpu", "rocket", "std")} == {
+        "gpu": "AL2023_x86_64_NVIDIA", "rocket": "BOTTLEROCKET_ARM_64_NVIDIA", "std": "AL2023_x86_64_STANDARD"}
+    (group,) = [r.inputs for r in resources if r.type == "aws:autoscaling/group:Group"]
+    (template,) = [r.inputs for r in resources if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]
+    assert (group["minSize"], group["maxSize"], template["instanceType"]) == (1, 2, "t3.medium")
+    # pulumi-eks 4.3 has no AL2023 AMI type with GPUs on Graviton: its getAmiType throws, and so does the program
+    from compute_guard.testkit import ProgramError
+    arm = "import pulumi_eks as eks\ncluster = eks.Cluster('c', skip_default_node_group=True)\n" \
+          "eks.ManagedNodeGroup('g', cluster=cluster, instance_types=['g5g.xlarge'], operating_system='AL2023', gpu=True)\n"
+    with pytest.raises(ProgramError, match="No AMI type found for OS: AL2023, GPU support: true, architecture: arm64"):
+        capture_program(_project(tmp_path / "arm", arm, "eks"))
+
+
 def test_a_program_with_two_pulumi_eks_node_groups_gets_its_workloads_judged(tmp_path):
     result = evaluate(_project(tmp_path, EKS_TWO_GROUPS, "eks"), stack="dev", stack_config=AWS)
     assert sorted((pool.source, pool.name, pool.cluster, pool.machines, pool.max_size) for pool in result.pools) == [

@@ -144,7 +144,17 @@ def test_a_programs_own_modules_are_its_own_on_every_run(tmp_path):
               for path in (first, first, second)]
     assert images == [["nginx"], ["nginx"], ["redis"]]
     import sys
+    import types
     assert "workloads" not in sys.modules
+    # a module of that name already loaded (another program's, a library's) is set aside for the run, not taken for
+    # the program's own, and is there again after it (issue 57: a planted 'not set aside' passed this test)
+    stale = sys.modules["workloads"] = types.ModuleType("workloads")
+    try:
+        assert [r.inputs["spec"]["containers"][0]["image"] for r in capture_program(first)
+                if r.type.endswith("Pod")] == ["nginx"]
+        assert sys.modules["workloads"] is stale
+    finally:
+        del sys.modules["workloads"]
 
 
 def test_a_config_groups_resource_prefix_names_its_children_as_the_provider_does():
