@@ -129,11 +129,11 @@ def unsure(landed: Landing, several: bool) -> str:
     verdict is not known, and the first reason; or its own constraints, when they are not known yet."""
     own = landed.workload.scheduling.unknown
     if own is not None:
-        return f"its nodeSelector, node affinity or tolerations are not known yet ({own.said})"
+        return f"its nodeSelector, node affinity or tolerations are not known yet ({own.words})"
     verdicts = [verdict for verdict in landed.possible if verdict.unknown is not None]
     pools = listed(pool_name(verdict.pool, several) for verdict in verdicts[:LISTED]) + more(verdicts, LISTED)
     first = verdicts[0].unknown if verdicts else landed.unknown
-    reason = f" ({first.said})" if first is not None else ""
+    reason = f" ({first.words})" if first is not None else ""
     verb = "takes" if len(verdicts) == 1 else "take"
     return f"whether {pools or 'its pools'} {verb} its Pods is not known{reason}"
 
@@ -155,7 +155,7 @@ def instead(load: PoolLoad, moving: list[Placed], several: bool, named: bool = T
         others = load.instead[id(group[0])]
         who = listed(placed.workload.subject for placed in group) if named else "it"
         pools = listed(pool_name(verdict.pool, several) for verdict in others)
-        reason = others[0].unknown.said if others[0].unknown is not None else ""
+        reason = others[0].unknown.words if others[0].unknown is not None else ""
         clauses.append(f"{who} may run on {pools} instead, which may take {'it' if len(group) == 1 else 'them'} "
                        f"({reason})")
     if unseen:

@@ -11,7 +11,7 @@ ComputeCluster's pool is placed by the ``compute.alien.dev`` labels and its mach
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -22,7 +22,7 @@ from .cluster import CapacityGroup, ClusterEntry
 from .labels import ARCH
 from .pods import GPU_RESOURCES
 from .scheduling import MAYBE, Domain, NodeSpace, Taint
-from .values import Unknown, derived, is_secret
+from .values import Unknown, about, derived, is_secret
 
 
 @dataclass(frozen=True)
@@ -257,3 +257,22 @@ class Pool:
                   for projected, options in groups.items()]
         self._spaces[keys] = result
         return result
+
+
+def stamped(pool: Pool) -> Pool:
+    """The pool with each value it could not read said of it (values.about): a stack policy's note names the pool
+    whose field is not known yet, not only the field ("NodeGroup 'general': Array value at .instanceTypes ...")."""
+    subject = f"{pool.member} of {pool.kind} '{pool.urn.rsplit('::', 1)[-1]}'" if pool.member else \
+        f"{pool.kind} '{pool.name}'"
+
+    def said(value: Any) -> Any:
+        return about(subject, value) if isinstance(value, Unknown) and not value.about else value
+
+    changed: dict[str, Any] = {name: said(value) for name in ("unknown", "labels_unknown", "min_size", "max_size",
+                                                              "zones", "per_zone")
+                               if isinstance(value := getattr(pool, name), Unknown) and not value.about}
+    for name in ("limits", "late"):
+        values = getattr(pool, name)
+        if any(isinstance(value, Unknown) and not value.about for value in values.values()):
+            changed[name] = {key: said(value) for key, value in values.items()}
+    return replace(pool, **changed) if changed else pool

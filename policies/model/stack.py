@@ -19,7 +19,7 @@ from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster
 from .labels import ZONE_KEYS
-from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool
+from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
@@ -129,7 +129,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
                 stack.pools.append(pool)
             else:
-                joined.append(_joined(pool, index.resolve(claim), index))
+                joined.append(_joined(stamped(pool), index.resolve(claim), index))
         platform.extend(source.settle(joined, context) if source.settle is not None and joined else joined)
     # by name: the engine registers a ConfigGroup's children in no fixed order, and messages list the pools
     platform.sort(key=lambda pool: (pool.name, pool.urn))

@@ -33,10 +33,15 @@ class Unknown:
     about: str = field(default="", compare=False)
 
     @property
+    def words(self) -> str:
+        """Its own words, without the resource they are about (for a message that names the resource itself)."""
+        message = getattr(self.error, "message", None)
+        return message if isinstance(message, str) else "a value can't be known during preview"
+
+    @property
     def said(self) -> str:
         """What a note says of it: its words, after the resource they are about unless they name it first."""
-        message = getattr(self.error, "message", None)
-        words = message if isinstance(message, str) else "a value can't be known during preview"
+        words = self.words
         if self.about and not words.startswith(f"{self.about}:"):
             return f"{self.about}: {words}"
         return words

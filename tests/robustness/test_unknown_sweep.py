@@ -189,3 +189,70 @@ def test_an_unknown_hides_no_violation_that_does_not_depend_on_it(platform, tmp_
             if not (found <= mistakes and mistakes - depends <= found):
                 failures.append((name, ".".join(map(str, path)), sorted(found)))
     assert failures == []
+
+
+# --- the platforms' pools: an unknown anywhere is a note naming its resource, never a violation (issue 57) --------
+
+def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """A valid stack of each platform's own pools and a workload that fits them, pinned to its architecture."""
+    api = {"metadata": {"name": "api", "namespace": "apps"}, "spec": {
+        "replicas": 2, "selector": {"matchLabels": {"app": "api"}},
+        "strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}},
+        "template": {"metadata": {"labels": {"app": "api"}}, "spec": {
+            "nodeSelector": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+            "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+            "containers": [{"name": "api", "image": "i", "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}}]}}}}
+    deployment = ("kubernetes:apps/v1:Deployment", "api", api)
+    if platform == "aws":
+        return [("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"}),
+                ("aws:eks/nodeGroup:NodeGroup", "general", {
+                    "clusterName": "fleet", "nodeGroupName": "general", "instanceTypes": ["m7i.large"],
+                    "amiType": "AL2023_x86_64_STANDARD", "capacityType": "ON_DEMAND", "labels": {"tier": "web"},
+                    "taints": [{"key": "dedicated", "value": "web", "effect": "NO_SCHEDULE"}],
+                    "scalingConfig": {"desiredSize": 2, "minSize": 1, "maxSize": 3}}), deployment]
+    if platform == "gcp":
+        return [("gcp:container/cluster:Cluster", "gke", {"name": "gke", "location": "europe-west1-b",
+                                                          "initialNodeCount": 1, "removeDefaultNodePool": True}),
+                ("gcp:container/nodePool:NodePool", "general", {
+                    "name": "general", "cluster": "gke", "location": "europe-west1-b", "nodeCount": 3,
+                    "nodeConfig": {"machineType": "n2-standard-4", "imageType": "COS_CONTAINERD",
+                                   "labels": {"tier": "web"}, "spot": False,
+                                   "taints": [{"key": "dedicated", "value": "web", "effect": "NO_SCHEDULE"}]}}),
+                deployment]
+    return [("azure-native:containerservice:ManagedCluster", "aks", {
+        "resourceName": "aks", "location": "westeurope", "networkProfile": {"networkPlugin": "azure"},
+        "agentPoolProfiles": [{"name": "general", "vmSize": "Standard_D4s_v5", "count": 3, "osType": "Linux",
+                               "osSKU": "AzureLinux", "availabilityZones": ["1", "2"], "nodeLabels": {"tier": "web"},
+                               "nodeTaints": ["dedicated=web:NoSchedule"], "maxPods": 50}]}), deployment]
+
+
+PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure")
+                  for index, (_, _, props) in enumerate(platform_stack(platform)) for path in paths(props)]
+
+
+@pytest.mark.parametrize("platform", ["aws", "gcp", "azure"])
+def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_violation(platform, tmp_path):
+    """Each field of a valid stack of the platform's own pools and a workload on them, in turn not known yet: no
+    violation, and every stack policy's note names the resource it is about (the platform sources' Unknown branches,
+    each reached: issue 57)."""
+    documents = platform_stack(platform)
+    resources = [Resource.of(kind, name, props) for kind, name, props in documents]
+    with stack_environment({"compute:platform": platform}, "project", "stack", True):
+        clean = Analyzer().run(resources)
+    assert clean.violations == [] and clean.notes == [], [(v.policy, v.finding) for v in clean.violations + clean.notes]
+    failures = []
+    for _, index, path in [spot for spot in PLATFORM_SPOTS if spot[0] == platform]:
+        changed = platform_stack(platform)
+        kind, name, props = changed[index]
+        changed[index] = (kind, name, replaced(props, path))
+        with stack_environment({"compute:platform": platform}, "project", "stack", True):
+            result = Analyzer().run([Resource.of(*document) for document in changed])
+        where = f"{name}.{'.'.join(map(str, path))}"
+        if result.violations:
+            failures.append((where, [(v.policy, v.finding) for v in result.violations]))
+        names = {f"'{document[1]}'" for document in changed} | {"'general'", "'fleet'", "'gke'", "'aks'"}
+        unnamed = [(note.policy, reason) for note in result.notes if not note.urn for reason in note.reasons
+                   if not any(found in reason for found in names)]
+        if unnamed:
+            failures.append((where, unnamed))
+    assert failures == []
