@@ -145,3 +145,88 @@ def test_an_aks_program_with_a_windows_pool_as_azures_docs_write_it():
     assert os_findings(program_cluster, app, platform="azure") == []
     (message,) = os_findings(program_cluster, deployment("sample", requests=sample), platform="azure")
     assert "(pool 'nodepool1' of AKS cluster 'aks' runs linux, pool 'npwin' (AgentPool) runs windows)" in message
+
+
+# --- a pool that may take the Pods: what fails only with it is a note naming the workload and the pool (issue 57) ---
+
+def _groups(*extra: Any, labels_known: bool = False) -> list[Any]:
+    """An EKS cluster with a Linux on-demand group, and the extra groups, whose labels are not known yet unless
+    ``labels_known`` (the engine's unknown, as a first preview sends a value another resource's output decides)."""
+    from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE
+
+    from compute_guard.testkit import Resource
+
+    def group(name: str, machine: str, ami: str, capacity: str = "ON_DEMAND", tier: str = "any",
+              known: bool = True) -> Resource:
+        return Resource.of("aws:eks/nodeGroup:NodeGroup", name, {
+            "clusterName": "fleet", "nodeGroupName": name, "instanceTypes": [machine], "amiType": ami,
+            "capacityType": capacity, "labels": {"tier": tier} if known else UNKNOWN_OBJECT_VALUE,
+            "scalingConfig": {"desiredSize": 1, "minSize": 1, "maxSize": 3}})
+
+    cluster = Resource.of("aws:eks/cluster:Cluster", "fleet", {"name": "fleet"})
+    return [cluster, group("linux", "m7i.large", "AL2023_x86_64_STANDARD"),
+            *(group(*spec[:4], **({"tier": spec[4]} if len(spec) > 4 else {}),
+                    known=labels_known or (len(spec) > 4)) for spec in extra)]
+
+
+def _judged(groups: list[Any], *workloads: Any) -> Any:
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+    with stack_environment({"compute:platform": "aws"}, "project", "stack", True):
+        return Analyzer().run([*groups, *workloads])
+
+
+def _web(replicas: int = 2, selector: dict[str, str] | None = None) -> Any:
+    from compute_guard.testkit import Resource
+    return Resource.of("kubernetes:apps/v1:Deployment", "web", {"metadata": {"name": "web"}, "spec": {
+        "replicas": replicas, "selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}}, "spec": {
+                **({"nodeSelector": selector} if selector else {}),
+                "containers": [{"name": "web", "image": "i", "resources": {"requests": {"cpu": "100m"}}}]}}}})
+
+
+def _reasons(result: Any, policy: str) -> list[str]:
+    return [reason for note in result.notes if note.policy == policy for reason in note.reasons]
+
+
+def test_mixed_only_with_a_pool_that_may_take_the_pods_is_a_note_naming_both():
+    """Linux certainly takes the unpinned Deployment; a Windows group whose labels are not known yet may: nothing
+    certainly mixes, so no violation, and the note says what would fail and which pool decides (before: nothing)."""
+    result = _judged(_groups(("win", "m7i.large", "WINDOWS_CORE_2022_x86_64")), _web())
+    assert result.of(POLICY) == []
+    (note,) = _reasons(result, POLICY)
+    assert note.startswith("Deployment 'web': its Pods may land on linux and windows nodes (pool 'linux' (NodeGroup) "
+                           "runs linux, pool 'win' (NodeGroup) runs windows), but nothing pins them"), note
+    assert note.endswith("; but whether pool 'win' (NodeGroup) takes its Pods is not known (Object value at .labels "
+                         "can't be known during preview), so this is not judged"), note
+    known = _judged(_groups(("win", "m7i.large", "WINDOWS_CORE_2022_x86_64"), labels_known=True), _web())
+    assert len(known.of(POLICY)) == 1 and _reasons(known, POLICY) == []
+    pinned = _judged(_groups(("win", "m7i.large", "WINDOWS_CORE_2022_x86_64")),
+                     _web(selector={"kubernetes.io/os": "linux"}))
+    assert pinned.of(POLICY) == [] and _reasons(pinned, POLICY) == []
+
+
+def test_the_other_policies_say_what_fails_only_with_a_pool_that_may_take_the_pods():
+    """The same for the architecture (an arm64 group that may take it) and for spot capacity (an on-demand group that
+    may take a single replica the spot group certainly takes): a note naming the workload and the pool, no violation;
+    with the labels known, the violation."""
+    arch = "workload-node-architecture"
+    result = _judged(_groups(("arm", "m7g.large", "AL2023_ARM_64_STANDARD")), _web())
+    assert result.of(arch) == []
+    (note,) = _reasons(result, arch)
+    assert note.startswith("Deployment 'web': its Pods may land on amd64 and arm64 nodes") and \
+        "but whether pool 'arm' (NodeGroup) takes its Pods is not known" in note, note
+    assert len(_judged(_groups(("arm", "m7g.large", "AL2023_ARM_64_STANDARD"), labels_known=True),
+                       _web()).of(arch)) == 1
+
+    spot = "workload-interruption-tolerant"
+    batch = {"tier": "batch"}  # only the spot group is certainly labelled so; a group whose labels are not known may be
+    certain = _judged(_groups(("spot", "m7i.large", "AL2023_x86_64_STANDARD", "SPOT", "batch")), _web(1, batch))
+    assert len(certain.of(spot)) == 1 and _reasons(certain, spot) == []
+    result = _judged(_groups(("spot", "m7i.large", "AL2023_x86_64_STANDARD", "SPOT", "batch"),
+                             ("more", "m7i.large", "AL2023_x86_64_STANDARD")), _web(1, batch))
+    assert result.of(spot) == []
+    (note,) = _reasons(result, spot)
+    assert note.startswith("Deployment 'web': its Pods can run only on capacity the provider reclaims (pool 'spot' "
+                           "(NodeGroup) (spot)), and it runs one replica") and note.endswith(
+        "; but whether pool 'more' (NodeGroup) takes its Pods is not known (Object value at .labels can't be known "
+        "during preview), so this is not judged"), note
