@@ -301,7 +301,7 @@ class _Driver:
         custom resource, whose provider echoes its inputs here)."""
         result = result if result is not None else PolicyResult()
         response = self._remediate(proto.AnalyzeRequest(
-            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name))
+            type=resource.type, properties=as_sent(resource.inputs), urn=resource.urn, name=resource.name))
         inputs = resource.inputs
         for remediation in response.remediations:
             if remediation.diagnostic:
@@ -323,7 +323,7 @@ class _Driver:
         result = result or PolicyResult()
         provider = _provider(resource, providers or {}, inputs=True)
         response = self._analyze(proto.AnalyzeRequest(
-            type=resource.type, properties=resource.inputs, urn=resource.urn, name=resource.name,
+            type=resource.type, properties=as_sent(resource.inputs), urn=resource.urn, name=resource.name,
             provider=provider))
         _collect(response, result, resource.urn)
         return result
@@ -336,7 +336,7 @@ class _Driver:
         by_urn = {resource.urn: resource for resource in listed}
         response = self._analyze_stack(proto.AnalyzeStackRequest(resources=[
             proto.AnalyzerResource(
-                type=r.type, properties=r.outputs, urn=r.urn, name=r.name, parent=r.parent,
+                type=r.type, properties=as_sent(r.outputs), urn=r.urn, name=r.name, parent=r.parent,
                 provider=_provider(r, by_urn, inputs=True), dependencies=list(r.dependencies),
                 propertyDependencies={key: proto.AnalyzerPropertyDependencies(urns=list(urns))
                                       for key, urns in r.property_dependencies.items()})
@@ -396,12 +396,39 @@ class Analyzer(_Driver):
         return self.servicer.AnalyzeStack(request, None)
 
 
+# a resource reference's signature, as the SDKs serialize one
+_REFERENCE = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
+
+
+def as_sent(struct: struct_pb2.Struct) -> struct_pb2.Struct:
+    """The props as the engine sends them to an analyzer: it marshals them without keeping resource references
+    (pkg/resource/plugin/analyzer_plugin.go: MarshalOptions without KeepResources), so a reference (a component's
+    ``eksCluster`` output) reaches a pack as the resource's ID, or its URN when it has none (a component). The SDKs'
+    registrations keep them, and pulumi-policy's own deserializer refuses one ('Unrecognized signature')."""
+    if b"5cf8f73096256a8f31e491e813e4eb8e" not in struct.SerializeToString():
+        return struct  # (most props hold none: the bytes say so without reading them)
+    sent = struct_pb2.Struct()
+    sent.update(_downgraded(json_format.MessageToDict(struct)))
+    return sent
+
+
+def _downgraded(value: Any) -> Any:
+    if isinstance(value, dict):
+        if all(value.get(key) == signature for key, signature in _REFERENCE.items()):
+            found = value.get("id")
+            return found if isinstance(found, str) and found else value.get("urn", "")
+        return {key: _downgraded(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_downgraded(item) for item in value]
+    return value
+
+
 def _provider(resource: Resource, by_urn: Mapping[str, Resource], inputs: bool) -> Any:
     """The engine's AnalyzerProviderResource for a resource's provider (its inputs), None without one."""
     provider = by_urn.get(resource.provider) if resource.provider else None
     if provider is None:
         return None
-    return proto.AnalyzerProviderResource(type=provider.type, properties=provider.inputs, urn=provider.urn,
+    return proto.AnalyzerProviderResource(type=provider.type, properties=as_sent(provider.inputs), urn=provider.urn,
                                           name=provider.name)
 
 

@@ -198,3 +198,26 @@ def test_unread_platforms_a_digitalocean_cluster_is_a_note_through_the_engine():
             if note.policy == "workload-schedulable"] == ["DigitalOcean cluster 'do'"]
     assert [n for n in engine_run([digitalocean("64Gi", with_cluster=False)], "kubernetes").notes
             if "DigitalOcean" in n.finding] == []
+
+
+def test_eks_self_managed_a_pulumi_eks_default_groups_taint_from_its_inputs_in_a_first_preview():
+    """pulumi-eks's default node group in a first preview: its user data is not known, its taint is the component's
+    own input, which the engine sends to Analyze (Source.remember keeps it for AnalyzeStack): refused when not
+    tolerated, clean when tolerated, with the SDK shim and on the SDK's own path (issue 57; in-process twin:
+    tests/testkit/test_pulumi_examples.py test_aws_ts_eks_default_group_with_a_taint_its_options_declare)."""
+    import pulumi_eks as eks
+
+    def stack(tolerates: bool):
+        def declare() -> None:  # (the default Kubernetes provider: the stack's one cluster is its candidate)
+            eks.Cluster("eks", subnet_ids=["subnet-a", "subnet-b"], node_group_options={
+                "instance_type": "t3.medium", "min_size": 1, "max_size": 2, "desired_capacity": 1,
+                "taints": {"dedicated": {"value": "batch", "effect": "NoSchedule"}}})
+            deployment("api", pod=TOLERATES if tolerates else None, requests=DECLARED)()
+        return declare
+
+    for env in (None, {"COMPUTE_GUARD_SDK_SHIM": "off"}):
+        refused = engine_run([stack(False)], "aws", env=env)
+        assert verdicts(refused) == [("workload-schedulable", "api")], env
+        assert "pool 'eks' (autoscaling Group) has taint dedicated=batch:NoSchedule that it does not tolerate" in \
+            refused.violations[0].finding
+        assert engine_run([stack(True)], "aws", env=env).violations == [], env
