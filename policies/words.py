@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from .model.labels import OS
 from .model.landing import Landing
 from .model.loads import Placed, PoolLoad
 from .model.nodes import PARTS, Node
@@ -195,6 +196,35 @@ def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
     return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")
 
 
+def pool_capacity_types(pool: Pool) -> tuple[str, ...] | None:
+    """Its nodes' capacity types, as workload-interruption-tolerant reads them: reclaimable (spot, preemptible), the
+    ones a NodePool allows (karpenter.sh/capacity-type; on-demand when it names none), else on-demand; None when not
+    known."""
+    if pool.interruption is None:
+        return None
+    if pool.interruption:
+        return (pool.interruption,)
+    domain = pool.labels.get(pool.capacity_label) if pool.capacity_label else None
+    if isinstance(domain, frozenset) and domain:
+        return tuple(sorted(format(kind) for kind in domain))  # a secret one reads [secret]
+    return ("on-demand",)
+
+
+def pool_systems(pool: Pool) -> tuple[str, ...] | None:
+    """The operating systems its nodes run (kubernetes.io/os, as workload-node-os reads it), when its source says."""
+    domain = pool.labels.get(OS)
+    if not isinstance(domain, frozenset) or not domain:
+        return None
+    return tuple(sorted(format(system) for system in domain))
+
+
+def pool_zones(pool: Pool) -> tuple[str, ...] | None:
+    """Its zones as the report shows them (a secret one reads [secret])."""
+    if not isinstance(pool.zones, tuple):
+        return None
+    return tuple(format(zone) for zone in pool.zones)
+
+
 __all__ = ["WHAT", "allocatable_sum", "because", "instead", "its_cluster", "listed", "machine", "more_nodes", "nodes",
-           "pool_name", "pool_subject", "show", "size_unknown", "suggestion", "unknown_cluster", "unsure",
-           "which_cluster"]
+           "pool_capacity_types", "pool_name", "pool_subject", "pool_systems", "pool_zones", "show", "size_unknown",
+           "suggestion", "unknown_cluster", "unsure", "which_cluster"]

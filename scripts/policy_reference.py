@@ -180,9 +180,18 @@ def _kind(schema: Mapping[str, Any]) -> str:
     return str(schema.get("type", "any"))
 
 
+def subject(policy: Policy) -> str:
+    """What the policy judges, as its section heads it: a platform-pool policy judges each pool resource."""
+    if policy.pools_only:
+        return "resource: each platform pool (node group, node pool, launch template, NodePool)"
+    if policy.platform_pool_check is not None:
+        return f"{SUBJECTS[policy.subject]} and each platform pool"
+    return SUBJECTS[policy.subject]
+
+
 def policy_section(policy: Policy, passing: Example, failing: Example) -> str:
     parts = [f"## {policy.name}", "",
-             f"**{SUBJECTS[policy.subject]}** · default level **{policy.level.value}** · severity "
+             f"**{subject(policy)}** · default level **{policy.level.value}** · severity "
              f"**{policy.severity.value}** · {platforms(policy)}", "",
              policy.description, ""]
     why = module_docstring(policy)

@@ -18,15 +18,14 @@ from typing import Any
 from compute_guard.policies import ALL
 from compute_guard.policies.model.disruption import protection
 from compute_guard.policies.model.fit import largest
-from compute_guard.policies.model.labels import OS
 from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
-from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
 from compute_guard.policies.platforms.platform import implied_platform, platform_unset, resolve_platform
 from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS, amount
+from compute_guard.policies.words import pool_capacity_types, pool_systems, pool_zones
 from compute_guard.testkit.analyzer import Analyzer, stack_environment
 
 from .inputs import Input
@@ -218,43 +217,14 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
             else f"#{group.index}"
         cluster = entry.label if not is_secret(entry.label) else entry.name
         return PoolView(cluster, entry.urn, name, max_size, machine, allocatable, tuple(uses), min_size,
-                        architecture, reserved, daemonsets, zones=_zones(pool))
+                        architecture, reserved, daemonsets, zones=pool_zones(pool))
     architectures = set(pool.architectures())
     architecture = MACHINE_ARCHITECTURE.get(next(iter(architectures))) if len(architectures) == 1 else None
     limits = {resource: limit for resource, limit in pool.limits.items() if isinstance(limit, Decimal)}
     return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
                     architecture, reserved, daemonsets, limits=limits,
-                    cluster_name=pool.cluster.label if pool.cluster.name else "", zones=_zones(pool),
-                    systems=_systems(pool), capacity_types=_capacity_types(pool))
-
-
-def _capacity_types(pool: Pool) -> tuple[str, ...] | None:
-    """Its nodes' capacity types, as workload-interruption-tolerant reads them: reclaimable (spot, preemptible), the
-    ones a NodePool allows (karpenter.sh/capacity-type; on-demand when it names none), else on-demand; None when not
-    known."""
-    if pool.interruption is None:
-        return None
-    if pool.interruption:
-        return (pool.interruption,)
-    domain = pool.labels.get(pool.capacity_label) if pool.capacity_label else None
-    if isinstance(domain, frozenset) and domain:
-        return tuple(sorted("[secret]" if is_secret(kind) else str(kind) for kind in domain))
-    return ("on-demand",)
-
-
-def _systems(pool: Pool) -> tuple[str, ...] | None:
-    """The operating systems its nodes run (kubernetes.io/os, as workload-node-os reads it), when its source says."""
-    domain = pool.labels.get(OS)
-    if not isinstance(domain, frozenset) or not domain:
-        return None
-    return tuple(sorted("[secret]" if is_secret(system) else str(system) for system in domain))
-
-
-def _zones(pool: Pool) -> tuple[str, ...] | None:
-    """Its zones as the report shows them (a secret one reads [secret])."""
-    if not isinstance(pool.zones, tuple):
-        return None
-    return tuple("[secret]" if is_secret(zone) else str(zone) for zone in pool.zones)
+                    cluster_name=pool.cluster.label if pool.cluster.name else "", zones=pool_zones(pool),
+                    systems=pool_systems(pool), capacity_types=pool_capacity_types(pool))
 
 
 def _budget(stack: Stack, placed: Placed) -> str | None:

@@ -42,8 +42,9 @@ from .program import (
     capture,
     capture_program,
     evaluate,
+    export_program,
 )
 
 __all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "ProgramError",
            "ProgramTimeout", "Remediation", "Resource", "SeenPool", "TestKitError", "Unchecked", "capture",
-           "capture_program", "components", "evaluate", "manifest_resources"]
+           "capture_program", "components", "evaluate", "export_program", "manifest_resources"]

@@ -25,6 +25,7 @@ from pulumi_policy import EnforcementLevel
 from compute_guard import policies
 from compute_guard.policies import PackState, sdk_policies
 from compute_guard.policies.adapters import sdk
+from compute_guard.policies.words import pool_capacity_types, pool_systems, pool_zones
 
 _LEVELS = {proto.ADVISORY: "advisory", proto.MANDATORY: "mandatory", proto.REMEDIATE: "remediate",
            proto.DISABLED: "disabled"}
@@ -143,6 +144,13 @@ class SeenPool:
     cluster: str  # the cluster it joins, as messages name it ("AKS cluster 'aks'"); "" when the pack cannot tell
     machines: tuple[str, ...]  # the machines its nodes may be (a Karpenter NodePool's: every type it allows)
     max_size: int | None
+    # what its nodes run, as the report shows it (None: its source does not say): their operating systems, capacity
+    # types (spot, preemptible, on-demand), the most GPUs a node advertises, taints (key=value:Effect) and zones
+    systems: tuple[str, ...] | None = None
+    capacity: tuple[str, ...] | None = None
+    gpus: int | None = None
+    taints: tuple[str, ...] = ()
+    zones: tuple[str, ...] | None = None
 
 
 def seen_pools(stack: Any, platform: Any = None) -> list[SeenPool]:
@@ -155,7 +163,11 @@ def seen_pools(stack: Any, platform: Any = None) -> list[SeenPool]:
         machines = tuple(f"{option.hardware.name}" for option in options if option.hardware.name)
         size = pool.max_size if isinstance(pool.max_size, int) else None
         cluster = pool.cluster.label if pool.cluster.name else ""
-        found.append(SeenPool(pool.kind, pool.name, pool.urn, cluster, machines, size))
+        counts = [option.hardware.capacity.get("nvidia.com/gpu") for option in options]
+        gpus = int(max(counts)) if counts and all(count is not None for count in counts) else None
+        found.append(SeenPool(pool.kind, pool.name, pool.urn, cluster, machines, size, pool_systems(pool),
+                              pool_capacity_types(pool), gpus, tuple(taint.text for taint in pool.taints),
+                              pool_zones(pool)))
     return found
 
 

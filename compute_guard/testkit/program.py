@@ -70,6 +70,7 @@ class _Mocks(pulumi.runtime.Mocks):
         self.mocks = mocks
         self.rendered = dict(rendered or {})  # a Chart's name -> its rendered manifests (evaluate's rendered=)
         self.rendered_used: set[str] = set()
+        self.unanswered: list[str] = []  # the invokes nobody answered, in order (a program error names them)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         return f"{args.name}-id", dict(args.inputs)
@@ -87,7 +88,12 @@ class _Mocks(pulumi.runtime.Mocks):
             return {"result": list(objects_of_text(args.args["text"]))}
         if args.token == HELM_TEMPLATE:
             return self._helm_template(args.args)
-        return invokes.answer(args.token, args.args, self.config) or {}
+        found = invokes.answer(args.token, args.args, self.config)
+        if found is None:
+            if args.token not in self.unanswered:
+                self.unanswered.append(args.token)
+            return {}
+        return found
 
 
     def _helm_template(self, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -510,7 +516,7 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
             if monitor.failures:
                 raise _test_kit_error(monitor.failures) from None
             raise ProgramError(_program_traceback(error, directory if not callable(program) else None)
-                               + _unrendered_hint(monitor), error) from None
+                               + _unrendered_hint(monitor) + _unanswered_hint(answers), error) from None
     if monitor.failures:
         raise _test_kit_error(monitor.failures)
     missing = sorted(set(rendered or {}) - monitor.rendered_used - answers.rendered_used)
@@ -537,6 +543,21 @@ def _test_kit_error(failures: list[tuple[str, BaseException]]) -> TestKitError:
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
     return TestKitError(f"compute-guard's test kit failed while {what} (a bug in the test kit, not in your program; "
                         f"please report it with this traceback):\n{text}", error)
+
+
+def _unanswered_hint(answers: _Mocks) -> str:
+    """A program error after an invoke nobody answered (it returned nothing, where the cloud would have answered):
+    which, and how a test answers it."""
+    if not answers.unanswered:
+        return ""
+    tokens = ", ".join(f"'{token}'" for token in answers.unanswered)
+    first = answers.unanswered[0]
+    return (f"\n(no provider runs under the test kit, and it answered no invoke {tokens}: each returned nothing. "
+            "Answer it with evaluate(..., mocks=Answers()), where\n"
+            "    class Answers(pulumi.runtime.Mocks):\n"
+            "        def new_resource(self, args): return None, {}\n"
+            f"        def call(self, args): return {{...}} if args.token == '{first}' else None\n"
+            "returns its result, and None leaves an invoke to the test kit)")
 
 
 def _unrendered_hint(monitor: _CapturingMonitor) -> str:
@@ -567,12 +588,40 @@ def _manifest_files(paths: Path | str | Iterable[Path | str]) -> list[Path]:
 
 
 def capture_program(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None,
-                    preview: bool = True, project: str = "project", stack: str = "stack",
+                    preview: bool = True, project: str | None = None, stack: str | None = None,
                     mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT) -> list[Resource]:
-    """Run ``program`` (a function, or a Pulumi program directory) and return its resources; ``mocks`` answers
-    invokes as :func:`evaluate`'s does."""
-    return capture(program, stack_config=stack_config, preview=preview, project=project, stack=stack,
-                   mocks=mocks, timeout=timeout).resources
+    """Run ``program`` (a function, or a Pulumi program directory, whose Pulumi.yaml and stack file give the project,
+    stack and config as :func:`evaluate` reads them) and return its resources; ``mocks`` answers invokes as
+    :func:`evaluate`'s does."""
+    config: dict[str, Any] = {}
+    if not callable(program):
+        project, stack, config = project_files(Path(program), stack, project)
+    config.update(stack_config or {})
+    return capture(program, stack_config=config, preview=preview, project=project or "project",
+                   stack=stack or "stack", mocks=mocks, timeout=timeout).resources
+
+
+def export_program(program: Program | str | Path, path: str | Path, *, stack_config: Mapping[str, Any] | None = None,
+                   project: str | None = None, stack: str | None = None,
+                   mocks: pulumi.runtime.Mocks | None = None) -> Path:
+    """Write ``program`` as deployed, in the shape ``pulumi stack export`` writes a stack's state (each resource's URN,
+    type, inputs and outputs after an update, its parent and provider): a previous deployment for a test, without the
+    CLI (pass it as a policy's ``baseline`` setting, or run the changed program against it)."""
+    resources = capture_program(program, stack_config=stack_config, preview=False, project=project, stack=stack,
+                                mocks=mocks)
+    entries = []
+    for resource in resources:
+        entry: dict[str, Any] = {"urn": resource.urn, "custom": bool(resource.provider), "type": resource.type,
+                                 "inputs": json_format.MessageToDict(resource.inputs),
+                                 "outputs": json_format.MessageToDict(resource.outputs)}
+        if resource.parent:
+            entry["parent"] = resource.parent
+        if resource.provider:
+            entry["provider"] = resource.provider
+        entries.append(entry)
+    target = Path(path)
+    target.write_text(json.dumps({"version": 3, "deployment": {"manifest": {}, "resources": entries}}, indent=1))
+    return target
 
 
 # --- the program's own project and stack files ------------------------------------------------------------

@@ -292,3 +292,35 @@ def test_a_failure_of_the_test_kit_is_named_as_its_own_not_the_programs(tmp_path
                                            r"'cluster' \(a bug in the test kit, not in your program") as raised:
         evaluate(_project(tmp_path, EKS_TWO_GROUPS, "eks"), stack_config=AWS)
     assert "the program failed" not in str(raised.value) and "KeyError: 'planted'" in str(raised.value)
+
+
+def test_an_invoke_the_test_kit_does_not_answer_names_itself_and_how_to_answer_it(tmp_path):
+    """A data source no mock answers returns nothing under the test kit, and the program fails on it: the error names
+    the invoke and shows the mocks= answer that makes the program run (issue 57)."""
+    import pulumi
+
+    from compute_guard.testkit import ProgramError
+
+    program = '''
+import pulumi_aws as aws
+zone = aws.ec2.get_subnet(id="subnet-1").availability_zone
+if zone is None:
+    raise ValueError("no zone")
+'''
+    project = _project(tmp_path, program)
+    with pytest.raises(ProgramError) as raised:
+        capture_program(project)
+    message = str(raised.value)
+    assert "ValueError: no zone" in message
+    assert "it answered no invoke 'aws:ec2/getSubnet:getSubnet': each returned nothing" in message
+    assert "def call(self, args): return {...} if args.token == 'aws:ec2/getSubnet:getSubnet' else None" in message
+
+    class Answers(pulumi.runtime.Mocks):
+        def new_resource(self, args):
+            return None, {}
+
+        def call(self, args):
+            return {"id": "subnet-1", "availabilityZone": "us-west-2a"} if args.token == "aws:ec2/getSubnet:getSubnet" \
+                else None
+
+    assert capture_program(project, mocks=Answers()) == []

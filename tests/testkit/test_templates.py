@@ -277,3 +277,26 @@ def test_the_aks_template_extended_with_planted_faults(tmp_path, fault, code, co
     result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", replace), {**AZURE, **config})
     assert verdicts(result) == expected, fault
     assert [(n.policy, n.reasons) for n in result.notes if n.policy != "workload-fits-pool"] == [], fault
+
+
+def test_the_eks_template_moved_to_arm_against_its_previous_deployment(tmp_path):
+    """A previous deployment written without the CLI (export_program: the program as deployed, as `pulumi stack export`
+    writes it, its URNs the project's own, read from Pulumi.yaml as evaluate reads them: issue 57, the export of a
+    directory named URNs with project 'project' and matched nothing), then the template's instance type moved to
+    t4g.medium by its config: pool-safe-update refuses the default group's launch template; at t3.large it passes."""
+    from compute_guard.testkit import export_program
+
+    program = project(tmp_path, "kubernetes-aws-python")
+    baseline = export_program(program, tmp_path / "deployed.json", stack_config=AWS)
+    settings = {"pool-safe-update": {"baseline": str(baseline)}}
+    moved = evaluate(program, stack_config={**AWS, "eks-template:eksNodeInstanceType": "t4g.medium"},
+                     policy_config=settings)
+    assert [(v.policy, v.urn.rsplit("::", 1)[-1]) for v in moved.mandatory] == [
+        ("pool-safe-update", "eks-cluster-launchTemplate")]
+    assert moved.mandatory[0].finding.startswith(
+        "pool 'eks-cluster-launchTemplate' (LaunchTemplate): can't change its machines from 't3.medium' (amd64) to "
+        "'t4g.medium' (arm64)"), moved.mandatory[0].finding
+    assert not any("matches no resource of this stack" in reason for note in moved.notes for reason in note.reasons)
+    larger = evaluate(program, stack_config={**AWS, "eks-template:eksNodeInstanceType": "t3.large"},
+                      policy_config=settings)
+    assert larger.mandatory == [] and larger.notes == []
