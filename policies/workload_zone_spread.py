@@ -113,11 +113,14 @@ def _missing_key(workload: Workload, spread: Spread, pools: tuple[Pool, ...], se
 
 
 def _zones(pool: Pool) -> frozenset[str] | int | Unknown:
-    """A pool's zones (their names, or only their number for a ComputeCluster's failureDomainSpread)."""
+    """A pool's zones (their names, or only their number: a ComputeCluster's failureDomainSpread, a regional GKE
+    cluster's pool in three zones GKE picks)."""
     if isinstance(pool.zones, Unknown):
         return pool.zones
     if isinstance(pool.zones, tuple) and pool.zones:
         return frozenset(pool.zones)
+    if pool.zones is None and pool.size_zones:  # in as many zones as it counts its nodes over, which GKE picks
+        return pool.size_zones
     if pool.group is not None and pool.owner is not None:
         spreads = getattr(pool.owner.cluster, "failure_domain_spread", None)
         group_id = getattr(pool.group, "group_id", None)

@@ -197,6 +197,9 @@ def test_the_eks_default_group_whose_user_data_is_its_own_is_said_where_it_decid
 
 GKE = '\n_provider = _k8s.Provider("k8s", kubeconfig=kubeconfig)\n'
 ON_POOL = '{"nodeSelector": {"cloud.google.com/gke-nodepool": nodepool.name}}'
+SPREAD = ('{"topologySpreadConstraints": [{"maxSkew": 1, "minDomains": 4, "topologyKey": "topology.kubernetes.io/zone",'
+          ' "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]}')
+SPREAD_THREE = SPREAD.replace('"minDomains": 4', '"minDomains": 3')
 TAINTED = (('"service_account": account.email},',
             '"service_account": account.email,\n                 "taints": [{"key": "dedicated", "value": "web", '
             '"effect": "NO_SCHEDULE"}]},'),)
@@ -227,6 +230,15 @@ TAINTED = (('"service_account": account.email},',
           "CPU allocatable and what is placed on it takes 4500m, leaving 1290m, less than one more Pod's 1500m: the "
           "new Pod never schedules and the rollout never finishes: allow maxUnavailable: 1, or give the pool more room "
           "(maxSize, larger machines)"}),
+    ("four replicas spread over four zones, of the three GKE picks",
+     f'_deploy("web", _provider, 4, {{"cpu": "100m"}}, {{**{ON_POOL}, **{SPREAD}}})', (),
+     {("workload-zone-spread", "mandatory", "web"):
+      "Deployment 'web': its topologySpreadConstraints[0] (topology.kubernetes.io/zone, maxSkew 1, minDomains 4, "
+      "DoNotSchedule) asks for 4 zones, but its pools offer 3; with fewer zones than minDomains the scheduler counts "
+      "the smallest zone as 0 Pods, so at most 3 x 1 = 3 of its 4 Pods can run and 1 stays Pending: lower minDomains "
+      "to 3, or add zones to its pools"}),
+    ("valid: spread over the three zones", f'_deploy("web", _provider, 4, {{"cpu": "100m"}}, '
+     f'{{**{ON_POOL}, **{SPREAD_THREE}}})', (), {}),
     ("a taint its pinned Pods do not tolerate", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {ON_POOL})', TAINTED,
      {("workload-schedulable", "mandatory", "web"):
       "Deployment 'web': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) has taint "
