@@ -219,6 +219,25 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                    "labels": {"tier": "web"}, "spot": False,
                                    "taints": [{"key": "dedicated", "value": "web", "effect": "NO_SCHEDULE"}]}}),
                 deployment]
+    if platform == "karpenter":
+        return [("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
+                    "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+                    "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
+                             "kubelet": {"maxPods": 58}}}),
+                ("kubernetes:karpenter.sh/v1:NodePool", "general", {
+                    "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+                    "spec": {"limits": {"cpu": "64"}, "template": {
+                        "metadata": {"labels": {"tier": "web"}},
+                        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                  "name": "default"},
+                                 "taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}],
+                                 "requirements": [
+                                     {"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                      "values": ["m7i"]},
+                                     {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                      "values": ["on-demand"]},
+                                     {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                      "values": ["us-west-2a", "us-west-2b"]}]}}}}), deployment]
     return [("azure-native:containerservice:ManagedCluster", "aks", {
         "resourceName": "aks", "location": "westeurope", "networkProfile": {"networkPlugin": "azure"},
         "agentPoolProfiles": [{"name": "general", "vmSize": "Standard_D4s_v5", "count": 3, "osType": "Linux",
@@ -226,18 +245,19 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                "nodeTaints": ["dedicated=web:NoSchedule"], "maxPods": 50}]}), deployment]
 
 
-PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure")
+PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure", "karpenter")
                   for index, (_, _, props) in enumerate(platform_stack(platform)) for path in paths(props)]
 
 
-@pytest.mark.parametrize("platform", ["aws", "gcp", "azure"])
+@pytest.mark.parametrize("platform", ["aws", "gcp", "azure", "karpenter"])
 def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_violation(platform, tmp_path):
     """Each field of a valid stack of the platform's own pools and a workload on them, in turn not known yet: no
     violation, and every stack policy's note names the resource it is about (the platform sources' Unknown branches,
     each reached: issue 57)."""
     documents = platform_stack(platform)
     resources = [Resource.of(kind, name, props) for kind, name, props in documents]
-    with stack_environment({"compute:platform": platform}, "project", "stack", True):
+    config = {"compute:platform": "aws" if platform == "karpenter" else platform}
+    with stack_environment(config, "project", "stack", True):
         clean = Analyzer().run(resources)
     assert clean.violations == [] and clean.notes == [], [(v.policy, v.finding) for v in clean.violations + clean.notes]
     failures = []
@@ -245,7 +265,7 @@ def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_
         changed = platform_stack(platform)
         kind, name, props = changed[index]
         changed[index] = (kind, name, replaced(props, path))
-        with stack_environment({"compute:platform": platform}, "project", "stack", True):
+        with stack_environment(config, "project", "stack", True):
             result = Analyzer().run([Resource.of(*document) for document in changed])
         where = f"{name}.{'.'.join(map(str, path))}"
         if result.violations:
