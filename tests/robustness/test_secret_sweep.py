@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hostile_input import replaced
+from test_unknown_sweep import paths
 
 from compute_guard.testkit import Analyzer, Resource
 from compute_guard.testkit.analyzer import stack_environment
@@ -449,17 +450,6 @@ def _secret_at(document: Any, path: tuple) -> Any:
     return document
 
 
-def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    found = [prefix] if prefix else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found += _paths(item, (*prefix, index))
-    return found
-
-
 def test_a_secret_of_any_shape_in_the_previous_deployment_never_reaches_a_message(tmp_path):
     """Each value of the deployed pools' inputs in turn, whatever its shape (a string, a list such as a whole secret
     instanceTypes, an object such as nodeConfig), written as a `--show-secrets` export writes a secret: the old machine
@@ -490,7 +480,7 @@ def test_a_secret_of_any_shape_in_the_previous_deployment_never_reaches_a_messag
     for index, entry in enumerate(entries):
         if not any(machine in json.dumps(entry["inputs"]) for machine in secrets):
             continue
-        for path in _paths(entry["inputs"]):
+        for path in paths(entry["inputs"]):
             changed = [*entries[:index], {**entry, "inputs": _secret_at(entry["inputs"], path)}, *entries[index + 1:]]
             result = judged(changed)
             said = [v.finding for v in result.violations + result.notes]
