@@ -53,10 +53,10 @@ def report(findings: Iterable[Finding], report_violation: Report, named: bool = 
         if isinstance(finding, Violation):
             report_violation(finding.message, finding.urn)
         else:
-            unknowns.setdefault(format(finding.said if named else _said(finding)), finding)
+            unknowns.setdefault(format(finding.said if named else finding.words), finding)
     if len(unknowns) == 1:
         said, unknown = next(iter(unknowns.items()))
-        if not named or not unknown.about or said == _said(unknown):
+        if not named or unknown.said == unknown.words:  # its own words say whose it is (or need not)
             raise unknown.error
         raise Undetermined(said)
     if unknowns:
@@ -64,12 +64,6 @@ def report(findings: Iterable[Finding], report_violation: Report, named: bool = 
         items = listed((f"({number}) {message}" for number, message in enumerate(every[:NOTED], 1)), "; ")
         rest = f"; and {len(every) - NOTED:,} more not listed" if len(every) > NOTED else ""
         raise Undetermined(f"{len(every)} checks could not be made: {items}{rest}")
-
-
-def _said(unknown: Unknown) -> str:
-    """What an unknown's note says (the SDK's words for a value not known during preview)."""
-    message = getattr(unknown.error, "message", None)
-    return message if isinstance(message, str) else "a value can't be known during preview"
 
 
 F = TypeVar("F", bound=Callable[..., None])
