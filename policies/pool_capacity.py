@@ -56,6 +56,10 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     findings: list[Finding] = list(load.unknown)
     several = stack.several_clusters
     for pool_load in load.pools:
+        theirs = stack.foreign.get(pool_load.pool.urn)
+        if theirs is not None:  # another stack's pool (SPEC 18): judged for this stack's workloads on it
+            findings.extend(_foreign(stack, pool_load, platform, settings, several, theirs))
+            continue
         if pool_load.workloads:
             findings.extend(_limits(pool_load, several))
             findings.extend(_pool(stack, pool_load, platform, settings, several))
@@ -64,6 +68,23 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
         if pool_load.maybe or pool_load.maybe_daemonsets:
             findings.extend(_which_cluster(stack, pool_load, platform, settings, several))
     return findings
+
+
+def _foreign(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any], several: bool,
+             theirs: str) -> list[Finding]:
+    """Another stack's pool, holding this stack's workloads beside its own stack's workloads and DaemonSets: what does
+    not fit is reported on each of this stack's workloads on it (never on the pool, a resource of another stack), and
+    says that other app stacks' Pods there are not counted (what does not fit already is certain)."""
+    own = [placed for placed in load.workloads if placed.workload in stack.own]
+    if not own:
+        return []  # the other stack's own affair
+    found = [*_limits(load, several), *_pool(stack, load, platform, settings, several)]
+    kept: list[Finding] = [finding for finding in found if not isinstance(finding, Violation)]
+    for finding in found:
+        if isinstance(finding, Violation):
+            kept.extend(Violation(f"{finding.message} (this stack's Pods beside stack {theirs}'s own; other app "
+                                  "stacks' Pods on it are not counted)", placed.workload.urn) for placed in own)
+    return kept
 
 
 def _violations(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],

@@ -35,7 +35,7 @@ def pool_name(pool: Pool, several: bool = False) -> str:
     'default-pool' of GKE cluster 'gke'; with ``several`` clusters in the stack, every platform pool with its own."""
     if pool.member:  # one of the pools its cluster declares
         return f"{pool.member} of {pool.cluster.label}"
-    if several and pool.cluster.name:
+    if (several or pool.cluster.stack) and pool.cluster.name:  # another stack's pool: with its cluster and stack
         return f"{pool.label} of {pool.cluster.label}"
     return pool.label
 
@@ -44,7 +44,7 @@ def pool_subject(pool: Pool, several: bool = False) -> str:
     """A pool as the subject of a finding reported on it: ComputeCluster 'compute' pool 'apps'; NodeGroup 'general'."""
     if pool.member:
         return f"{pool.cluster.label} {pool.member}"
-    if several and pool.cluster.name:
+    if (several or pool.cluster.stack) and pool.cluster.name:
         return f"{pool.kind} '{pool.name}' of {pool.cluster.label}"
     return f"{pool.kind} '{pool.name}'"
 

@@ -25,7 +25,7 @@ from .model.landing import Landing, PoolVerdict, landing
 from .model.scheduling import LabelMismatch
 from .model.stack import Stack
 from .model.values import Unknown, quoted, undetermined
-from .words import pool_name, unknown_cluster
+from .words import pool_name, subjects, unknown_cluster
 
 
 def reason(verdict: PoolVerdict, several: bool = False) -> str:
@@ -112,6 +112,22 @@ def _unread(stack: Stack) -> list[Finding]:
     if empty:
         notes.append(undetermined(f"the stack declares no pool of {quoted(empty)}, so the placement of workloads on "
                                   f"{'it' if len(empty) == 1 else 'them'} is not judged"))
+    for found in stack.referenced:  # the other stacks whose clusters its workloads may run on (SPEC 18)
+        if found.error:
+            notes.append(undetermined(f"stack {found.name} cannot be read ({found.error}), so the placement, fit and "
+                                      "capacity of workloads on its clusters are not judged"))
+        elif not any(cluster.stack == found.name for cluster in stack.kube_clusters):
+            notes.append(undetermined(f"stack {found.name} holds no cluster, so no workload is judged on its pools"))
+    if stack.stacks_problem:
+        notes.append(undetermined(stack.stacks_problem))
+    if not stack.pools and not stack.clusters and not stack.kube_clusters and not stack.unread and not stack.referenced:
+        placed = [workload for workload in stack.workloads if workload.has_pod_spec and not workload.patch]
+        if placed:  # the usual app stack: its cluster is another stack's (SPEC 18), or its kubeconfig comes from config
+            notes.append(undetermined(
+                f"the stack declares no cluster and no pool, and names no stack that does, so the placement, fit and "
+                f"capacity of {subjects(placed)} are not judged: name the stack that holds their cluster in the stack "
+                "config compute:stacks (a JSON list of org/project/stack names, or of names to `pulumi stack export` "
+                "files)"))
     return notes
 
 

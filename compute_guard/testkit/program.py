@@ -20,6 +20,7 @@ import os
 import runpy
 import signal
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -44,6 +45,7 @@ from .analyzer import Analyzer, PolicyResult, PolicyViolation, Resource, Uncheck
 from .manifests import child_name, flatten, objects, objects_of_text
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
 HELM_V3_CHART = "kubernetes:helm.sh/v3:Chart"
 HELM_TEMPLATE = "kubernetes:helm:template"  # the invoke a Helm v3 Chart renders itself with, in the program
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -71,8 +73,20 @@ class _Mocks(pulumi.runtime.Mocks):
         self.rendered = dict(rendered or {})  # a Chart's name -> its rendered manifests (evaluate's rendered=)
         self.rendered_used: set[str] = set()
         self.unanswered: list[str] = []  # the invokes nobody answered, in order (a program error names them)
+        self.stacks: dict[str, dict[str, Any]] = {}  # evaluate's stacks=: a stack's name -> its outputs, as exported
+        self.references: list[str] = []  # the stacks the program's StackReferences name
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == STACK_REFERENCE:  # a read of another stack (SPEC 18): its outputs, as the engine answers them
+            name = args.inputs.get("name") or args.resource_id or args.name
+            if name not in self.references:
+                self.references.append(name)
+            outputs = self.stacks.get(name, {})
+            plain = {key: value.get("plaintext") if _secret(value) else value for key, value in outputs.items()}
+            plain = {key: json.loads(value) if _secret(outputs[key]) and isinstance(value, str) else value
+                     for key, value in plain.items()}
+            return name, {"name": name, "outputs": plain,
+                          "secretOutputNames": sorted(key for key, value in outputs.items() if _secret(value))}
         return f"{args.name}-id", dict(args.inputs)
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> Any:
@@ -154,6 +168,8 @@ class Captured:
 
     resources: list[Resource] = field(default_factory=list)
     unchecked: list[Unchecked] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)  # its stack outputs (pulumi.export), as a state writes them
+    references: list[str] = field(default_factory=list)  # the stacks its StackReferences name (SPEC 18)
 
 
 class _CapturingMonitor(mocks.MockMonitor):
@@ -484,7 +500,8 @@ TIMEOUT = 300.0  # seconds a program may run under the test kit (evaluate's time
 def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | None = None, preview: bool = True,
             project: str = "project", stack: str = "stack",
             rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
-            mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT) -> Captured:
+            mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT,
+            stacks: Mapping[str, Mapping[str, Any]] | None = None) -> Captured:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
     ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
@@ -493,6 +510,7 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     directory = Path.cwd() if callable(program) else Path(program).resolve()
     files = {name: _manifest_files(paths) for name, paths in (rendered or {}).items()}
     answers = _Mocks(stack_config, mocks, files)
+    answers.stacks = {name: dict(outputs) for name, outputs in (stacks or {}).items()}  # what its StackReferences read
     monitor = _CapturingMonitor(project, stack, files, directory, answers, preview)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(answers, project=project, stack=stack, preview=preview,
@@ -502,7 +520,8 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     settings.SETTINGS.rpc_manager.clear()
     settings.SETTINGS.outputs.clear()
     run = _as_callable(program)
-    with _working_directory(directory), _signal_handlers():  # the CLI runs a program in its directory
+    exported: dict[str, Any] = {}
+    with _working_directory(directory), _signal_handlers(), _exports(exported):  # the CLI runs it in its directory
         try:
             _sync_await(asyncio.wait_for(run_pulumi_func(lambda: run() and None), timeout))
         except TimeoutError:
@@ -524,7 +543,56 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
         raise ValueError(f"rendered= names {', '.join(repr(name) for name in missing)}, which the program does not "
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
     order = [*monitor.defaults, *(urn for urn in monitor.order if urn is not None)]
-    return Captured([monitor.captured[urn] for urn in order], monitor.unchecked)
+    outputs = {name: _sync_await(_as_state(value)) for name, value in exported.items()}
+    return Captured([monitor.captured[urn] for urn in order], monitor.unchecked, outputs, list(answers.references))
+
+
+@contextlib.contextmanager
+def _exports(exported: dict[str, Any]) -> Iterator[None]:
+    """What the program exports (pulumi.export), kept: the test kit runs it without a stack resource, whose outputs
+    they would be."""
+    original = pulumi.export
+
+    def export(name: str, value: Any) -> None:
+        exported[name] = value
+        original(name, value)
+
+    pulumi.export = export  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pulumi.export = original  # type: ignore[assignment]
+
+
+async def _as_state(value: Any) -> Any:
+    """An export as a state writes it: its value; a secret's as `--show-secrets` writes one; None when not known."""
+    output = pulumi.Output.from_input(value)
+    known, secret, resolved = await output.is_known(), await output.is_secret(), await output.future()
+    if not known:
+        return None
+    plain = json.loads(json.dumps(resolved, default=str))
+    return {components.SPECIAL: components.SECRET, "plaintext": json.dumps(plain)} if secret else plain
+
+
+def _secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(components.SPECIAL) == components.SECRET
+
+
+def _stacks(given: Mapping[str, Path | str], scratch: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """evaluate's stacks=: each stack's export file (a program directory's written as deployed) and its outputs."""
+    files: dict[str, str] = {}
+    outputs: dict[str, dict[str, Any]] = {}
+    for index, (name, place) in enumerate(given.items()):
+        path = Path(place)
+        if path.is_dir():
+            path = export_program(path, scratch / f"stack-{index}.json")
+        files[name] = str(path.resolve())
+        state = json.loads(path.read_text())
+        deployment = state.get("deployment") or (state.get("checkpoint") or {}).get("latest") or {}
+        root: dict[str, Any] = next((entry for entry in deployment.get("resources") or ()
+                                     if entry.get("type") == STACK_TYPE), {})
+        outputs[name] = dict(root.get("outputs") or {})
+    return files, outputs
 
 
 def _did_not_run(result: PolicyResult) -> list[PolicyViolation]:
@@ -607,9 +675,15 @@ def export_program(program: Program | str | Path, path: str | Path, *, stack_con
     """Write ``program`` as deployed, in the shape ``pulumi stack export`` writes a stack's state (each resource's URN,
     type, inputs and outputs after an update, its parent and provider): a previous deployment for a test, without the
     CLI (pass it as a policy's ``baseline`` setting, or run the changed program against it)."""
-    resources = capture_program(program, stack_config=stack_config, preview=False, project=project, stack=stack,
-                                mocks=mocks)
-    entries = []
+    config: dict[str, Any] = {}
+    if not callable(program):
+        project, stack, config = project_files(Path(program), stack, project)
+    config.update(stack_config or {})
+    project, stack = project or "project", stack or "stack"
+    captured = capture(program, stack_config=config, preview=False, project=project, stack=stack, mocks=mocks)
+    resources = captured.resources
+    entries: list[dict[str, Any]] = [{"urn": f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}",
+                                      "custom": False, "type": STACK_TYPE, "outputs": captured.outputs}]
     for resource in resources:
         entry: dict[str, Any] = {"urn": resource.urn, "custom": bool(resource.provider), "type": resource.type,
                                  "inputs": json_format.MessageToDict(resource.inputs),
@@ -675,8 +749,13 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
              stack: str | None = None, pack: Iterable[Policy] | None = None,
              rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
              unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None,
-             timeout: float = TIMEOUT) -> PolicyResult:
+             timeout: float = TIMEOUT, stacks: Mapping[str, Path | str] | None = None) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
+
+    ``stacks`` gives the other stacks the program reads through StackReferences (SPEC 18: an app stack on its
+    platform stack's cluster): a stack's name (``org/project/stack``) to its ``pulumi stack export`` file, or to its
+    program's directory, run as deployed (:func:`export_program`). The program's StackReferences read their outputs,
+    and the pack reads their state as it would read them through ``compute:stacks``.
 
     A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
     ``Pulumi.<stack>.yaml`` the stack config; ``project``, ``stack`` and ``stack_config`` (merged over the
@@ -702,11 +781,16 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
         project, stack, config = project_files(Path(program), stack, project)
     project, stack = project or "project", stack or "stack"
     config.update(stack_config or {})
-    captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
-                       rendered=rendered, mocks=mocks, timeout=timeout)
-    with stack_environment(config, project, stack, preview):
-        analyzer = Analyzer(policy_config, pack=pack)
-        result = analyzer.run(captured.resources)
+    with tempfile.TemporaryDirectory(prefix="compute-guard-stacks-") as scratch:
+        files, outputs = _stacks(stacks or {}, Path(scratch))
+        captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
+                           rendered=rendered, mocks=mocks, timeout=timeout, stacks=outputs)
+        named = {**{name: None for name in captured.references}, **files}
+        pack_config = {**config, "compute:stacks": json.dumps(named)} if named and "compute:stacks" not in config \
+            else config
+        with stack_environment(pack_config, project, stack, preview):
+            analyzer = Analyzer(policy_config, pack=pack)
+            result = analyzer.run(captured.resources)
     result.pools = seen_pools(analyzer.state.last_stack(), config.get("compute:platform"))
     result.notes.extend(_did_not_run(result))
     result.unchecked = list(captured.unchecked)

@@ -49,6 +49,7 @@ class Snapshot:
     inputs: Mapping[str, Any] = field(default_factory=dict)
     types: Mapping[str, str] = field(default_factory=dict)
     urns: frozenset[str] = frozenset()
+    references: tuple[str, ...] = ()  # the stacks its StackReferences name (SPEC 18: the platform stacks it reads)
 
     def foreign(self, stack_urns: Iterable[str] | None = None) -> str | None:
         """Why this previous deployment compares with nothing, as a note's words, or None when it is this stack's
@@ -121,16 +122,23 @@ def _discovered() -> Snapshot | Unavailable:
     stack = os.environ.get("PULUMI_STACK", "").rsplit("/", 1)[-1]
     if not stack:
         return Unavailable(HOW_TO)
+    path = local_checkpoint(root, project, stack)
+    if path is None:
+        return Unavailable(f"the stack has no checkpoint in the local backend yet ({root / '.pulumi' / 'stacks'}); "
+                           "nothing is deployed")
+    try:
+        return _snapshot(path)
+    except Exception as error:  # noqa: BLE001
+        return Unavailable(f"the stack's checkpoint '{path}' cannot be read: {_describe(error)}")
+
+
+def local_checkpoint(root: Path, project: str, stack: str) -> Path | None:
+    """A stack's checkpoint in a local (file://) backend rooted at ``root``: <root>/.pulumi/stacks/<project>/<stack>
+    .json (.gz, .zst), or the legacy <root>/.pulumi/stacks/<stack>.json; None when it has none."""
     stacks = root / ".pulumi" / "stacks"
     candidates = [stacks / project / f"{stack}{suffix}" for suffix in (".json", ".json.gz", ".json.zst")]
     candidates.append(stacks / f"{stack}.json")
-    for path in candidates:
-        if path.is_file():
-            try:
-                return _snapshot(path)
-            except Exception as error:  # noqa: BLE001
-                return Unavailable(f"the stack's checkpoint '{path}' cannot be read: {_describe(error)}")
-    return Unavailable(f"the stack has no checkpoint in the local backend yet ({stacks}); nothing is deployed")
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def _backend_url() -> str | None:
@@ -154,28 +162,37 @@ def _exported(url: str) -> Snapshot | Unavailable:
         return Unavailable(HOW_TO)
     organization = os.environ.get("PULUMI_ORGANIZATION") or "organization"
     reference = stack if stack.count("/") == 2 else f"{organization}/{project}/{stack.rsplit('/', 1)[-1]}"
-    cli = shutil.which("pulumi")
-    if cli is None:
+    if shutil.which("pulumi") is None:
         return Unavailable(f"the previous deployment is on {_shown(url)}, and the Pulumi CLI that reads it is not on "
                            "PATH; put it there, or set this policy's 'baseline' config to a `pulumi stack export` file")
+    exported = cli_export(reference)
+    if isinstance(exported, str):
+        return Unavailable(f"{exported}; set this policy's 'baseline' config to an export taken before the preview")
+    try:
+        return _document(exported)
+    except Exception as error:  # noqa: BLE001
+        return Unavailable(f"`pulumi stack export --stack {reference}` printed no state: {_describe(error)}")
+
+
+def cli_export(reference: str) -> bytes | str:
+    """``pulumi stack export --stack <reference>`` by the CLI on PATH (the one that runs the preview: the user's backend
+    and credentials), with a time limit and without --show-secrets: its output, or why there is none."""
+    cli = shutil.which("pulumi")
+    if cli is None:
+        return "the Pulumi CLI is not on PATH"
     try:
         done = subprocess.run([cli, "stack", "export", "--stack", reference, "--non-interactive"], capture_output=True,
                               timeout=EXPORT_TIMEOUT, env={**os.environ, "PULUMI_SKIP_UPDATE_CHECK": "true"},
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        return Unavailable(f"`pulumi stack export --stack {reference}` took more than {EXPORT_TIMEOUT} s; set this "
-                           "policy's 'baseline' config to an export taken before the preview")
+        return f"`pulumi stack export --stack {reference}` took more than {EXPORT_TIMEOUT} s"
     except OSError as error:
-        return Unavailable(f"`pulumi stack export --stack {reference}` could not run: {_describe(error)}")
+        return f"`pulumi stack export --stack {reference}` could not run: {_describe(error)}"
     if done.returncode != 0:
         said = done.stderr.decode(errors="replace").strip().splitlines()
         reason = f": {said[-1]}" if said else ""
-        return Unavailable(f"`pulumi stack export --stack {reference}` failed{reason}; set this policy's 'baseline' "
-                           "config to an export")
-    try:
-        return _document(done.stdout)
-    except Exception as error:  # noqa: BLE001
-        return Unavailable(f"`pulumi stack export --stack {reference}` printed no state: {_describe(error)}")
+        return f"`pulumi stack export --stack {reference}` failed{reason}"
+    return done.stdout
 
 
 def _shown(url: str) -> str:
@@ -219,7 +236,9 @@ def _snapshot(path: Path) -> Snapshot:
     return _document(_read(path))
 
 
-def _document(data: bytes) -> Snapshot:
+def state_entries(data: bytes) -> list[dict[str, Any]]:
+    """The resources of a state document (`pulumi stack export` output, or a DIY checkpoint), but those marked for
+    deletion: each as the document writes it (urn, type, inputs, outputs, parent, provider, dependencies, ...)."""
     document = json.loads(data)
     if not isinstance(document, dict):
         raise ValueError("not a Pulumi state document (expected a JSON object)")
@@ -233,12 +252,22 @@ def _document(data: bytes) -> Snapshot:
     resources = deployment.get("resources") or []
     if not isinstance(resources, list):
         raise ValueError("'resources' is not a list")
+    return [entry for entry in resources if isinstance(entry, dict) and not entry.get("delete")]
+
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+def _document(data: bytes) -> Snapshot:
     inputs: dict[str, Any] = {}
     types: dict[str, str] = {}
     urns: set[str] = set()
-    for entry in resources:
-        if not isinstance(entry, dict) or entry.get("delete"):
-            continue
+    references: list[str] = []
+    for entry in state_entries(data):
+        if entry.get("type") == STACK_REFERENCE:  # what the stack read of other stacks (SPEC 18)
+            name = (entry.get("inputs") or entry.get("outputs") or {}).get("name")
+            if isinstance(name, str) and name and name not in references:
+                references.append(name)
         if isinstance(entry.get("urn"), str):
             urns.add(entry["urn"])
         kind = entry.get("type")
@@ -247,12 +276,12 @@ def _document(data: bytes) -> Snapshot:
         urn = entry.get("urn")
         props = entry.get("inputs") or entry.get("outputs")
         if isinstance(urn, str) and isinstance(props, dict):
-            inputs[urn] = _without_secrets(props)
+            inputs[urn] = without_secrets(props)
             types[urn] = kind
-    return Snapshot(inputs, types, frozenset(urns))
+    return Snapshot(inputs, types, frozenset(urns), tuple(references))
 
 
-def _without_secrets(value: Any) -> Any:
+def without_secrets(value: Any) -> Any:
     """Encrypted secrets become unknown values; plaintext ones (``--show-secrets``) their value."""
     if isinstance(value, dict):
         if value.get(SECRET_KEY) == SECRET_SIG:
@@ -261,11 +290,11 @@ def _without_secrets(value: Any) -> Any:
                     plaintext = json.loads(value["plaintext"])
                 except (TypeError, ValueError):
                     return _encrypted()
-                return _secret(_without_secrets(plaintext))
+                return _secret(without_secrets(plaintext))
             return _encrypted()
-        return {key: _without_secrets(item) for key, item in value.items()}
+        return {key: without_secrets(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_without_secrets(item) for item in value]
+        return [without_secrets(item) for item in value]
     return value
 
 

@@ -33,8 +33,10 @@ from ..model.placement import DeclaredArchitectures, declared_architectures
 from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
 from ..model.values import Unknown, undetermined
+from ..model.workloads import workload_kind
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
+from .stacks import Referenced, named, read_stack
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class PackState:
         self._unsure: set[str] = set()  # policies that could not check everything (a value not known yet)
         self.seen_inputs: dict[str, Cluster] = {}
         self.remembered: dict[str, Any] = {}  # what pool sources kept of the inputs Analyze saw (Source.remember)
+        self._referenced: dict[tuple[str, str | None], Referenced] = {}  # other stacks read (SPEC 18), once each
         # Each cache holds strong references to what it was computed from, so an identity
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
         self._cluster: tuple[Any, str, ParsedCluster] | None = None
@@ -137,10 +140,42 @@ class PackState:
         if last is not None and len(last[0]) == len(sources) and all(
                 a is b for a, b in zip(last[0], sources, strict=True)):
             return last[1]
-        stack = parse_stack(resources, self.seen_inputs, self.remembered)
+        referenced = self.referenced(resources)
+        stack = parse_stack(resources, self.seen_inputs, self.remembered,
+                            [(found.name, found.resources) for found in referenced if not found.error])
+        stack.referenced = referenced
+        stack.stacks_problem = self.stacks_problem()
         with self._lock:
             self._stack = (sources, stack)
         return stack
+
+    def referenced(self, resources: list[Any]) -> list[Referenced]:
+        """The other stacks whose clusters the stack's workloads run on (SPEC 18): those the stack config
+        compute:stacks names, and those its own previous deployment's StackReferences name; each read once per pack
+        process. None for a stack without workloads."""
+        kinds = (getattr(resource, "resource_type", None) or getattr(resource, "type", None) for resource in resources)
+        if not any(isinstance(kind, str) and workload_kind(kind) for kind in kinds):
+            return []
+        wanted, _problem = named(self.stack_config())  # (a setting that cannot be read: stacks_problem says it)
+        known = {name for name, _file in wanted}
+        previous = self.baseline(None)
+        if isinstance(previous, Snapshot):
+            wanted += [(name, None) for name in previous.references if name not in known]
+        found = []
+        for name, file in wanted:
+            key = (name, file)
+            with self._lock:
+                read = self._referenced.get(key)
+            if read is None:
+                read = read_stack(name, file)
+                with self._lock:
+                    self._referenced[key] = read
+            found.append(read)
+        return found
+
+    def stacks_problem(self) -> str:
+        """Why the stack config compute:stacks cannot be read, "" when it can."""
+        return named(self.stack_config())[1]
 
     # --- exemptions -------------------------------------------------------------------------
 

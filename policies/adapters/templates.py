@@ -247,8 +247,12 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
         context = replace(_context(policy, args.get_config(), state, args.not_applicable,
                                    pools=lambda: (pool.platform for pool in state.stack(args.resources).pools)),
                           resources=args.resources)
-        report(_exempt(policy, context, policy.check(state.stack(args.resources), context)), report_violation,
-               named=True)
+        stack = state.stack(args.resources)
+        findings = policy.check(stack, context)
+        if stack.foreign:  # another stack's resource is never reported on (SPEC 18): its own preview judges it
+            findings = [finding for finding in findings
+                        if not (isinstance(finding, Violation) and finding.urn in stack.foreign)]
+        report(_exempt(policy, context, findings), report_violation, named=True)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
     sdk_policy = StackValidationPolicy(name=policy.name, description=policy.description, validate=validate,

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+import yaml
 
 from .pool import PROVIDERS_CLUSTER, ClusterRef
 from .resources import StackResource, type_of_urn
-from .values import Unknown
+from .values import Unknown, child
 
 PROVIDER_TYPE = "pulumi:providers:kubernetes"
 MAX_HOPS = 4  # how far a kubeconfig's dependencies are followed to find the cluster it was built from
@@ -40,12 +43,16 @@ class KubeCluster:
     zones: tuple[str, ...] | Unknown | None = None  # where its nodes are, when the cluster says (GKE)
     zone_count: int | None = None  # how many zones its nodes are in, when their names are not known (regional GKE)
     region: str | None = None  # its region, which names its pools' zones (AKS: <region>-<zone>)
+    # the hosts of its API server (EKS and GKE endpoint, AKS fqdn), which a kubeconfig's server names
+    endpoints: frozenset[str] = frozenset()
+    stack: str = ""  # another stack's cluster (SPEC 18), by that stack's name; "" the stack's own
     # its pools' maxPods where they set none (AKS: its network plugin's default), for the pools that join it
     max_pods: int | Unknown | None = None
 
     @property
     def ref(self) -> ClusterRef:
-        return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known)
+        return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known,
+                          stack=self.stack)
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,59 @@ class Claim:
     depends: tuple[str, ...] = ()  # the resources its cluster reference depends on
     name: str | Unknown | None = None  # the cluster's name or id as written; None: it names none
     via_provider: bool = False  # a Kubernetes resource: the cluster its provider targets
+
+
+def host(value: Any) -> str | None:
+    """The host of an API server's address (https://ABC.gr7.us-west-2.eks.amazonaws.com:443/x -> abc...): a cluster's
+    endpoint or FQDN as a kubeconfig's server names it; None when not a known string."""
+    if not isinstance(value, str) or not value:
+        return None
+    found = value.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1]
+    found = found[1:].split("]", 1)[0] if found.startswith("[") else found.split(":", 1)[0]
+    return found.lower() or None
+
+
+def endpoints(*values: Any) -> frozenset[str]:
+    """The hosts of a cluster's API server its props give (EKS and GKE endpoint, AKS fqdn and privateFQDN)."""
+    return frozenset(found for value in values if (found := host(value)) is not None)
+
+
+def kubeconfig_names(value: Any) -> frozenset[str]:
+    """What a kubeconfig says of the cluster it targets: its clusters' and contexts' names, its servers' hosts, and an
+    exec plugin's --cluster-name (aws eks get-token): each a cluster's name or endpoint to match (a secret kubeconfig
+    is matched, never shown). Empty when it is not known or cannot be read."""
+    document = value
+    if isinstance(value, str):
+        try:
+            document = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return frozenset()
+    if not isinstance(document, Mapping):
+        return frozenset()
+    found: set[str] = set()
+    for item in document.get("clusters") or ():
+        if isinstance(item, Mapping):
+            if isinstance(item.get("name"), str):
+                found.add(item["name"])
+            server = host((item.get("cluster") or {}).get("server") if isinstance(item.get("cluster"), Mapping)
+                          else None)
+            if server:
+                found.add(server)
+    for item in document.get("contexts") or ():
+        if isinstance(item, Mapping):
+            context = item.get("context")
+            cluster = context.get("cluster") if isinstance(context, Mapping) else None
+            found.update(name for name in (item.get("name"), cluster) if isinstance(name, str))
+    for item in document.get("users") or ():
+        user = item.get("user") if isinstance(item, Mapping) else None
+        run = user.get("exec") if isinstance(user, Mapping) else None
+        args = [arg for arg in (run.get("args") or () if isinstance(run, Mapping) else ()) if isinstance(arg, str)]
+        for index, arg in enumerate(args):
+            if arg in ("--cluster-name", "-i") and index + 1 < len(args):
+                found.add(args[index + 1])
+            elif arg.startswith("--cluster-name="):
+                found.add(arg.split("=", 1)[1])
+    return frozenset(name for name in found if name)
 
 
 def last_segment(name: str) -> str:
@@ -137,9 +197,22 @@ class ClusterIndex:
             return self.provider(claim.resource.provider)
         return PROVIDERS_CLUSTER
 
+    def named_by(self, kubeconfig: Any) -> KubeCluster | None:
+        """The one cluster a kubeconfig names (its server's host, its cluster, context or exec plugin's cluster name
+        against each cluster's endpoints and names), or None."""
+        said = kubeconfig_names(kubeconfig)
+        if not said:
+            return None
+        lowered = {name.lower() for name in said}
+        found = {owner.urn: owner for cluster in self.clusters.values()
+                 if (cluster.names & said or cluster.endpoints & lowered)
+                 and (owner := self.owner(cluster.urn) or cluster) is not None}
+        return next(iter(found.values())) if len(found) == 1 else None
+
     def provider(self, urn: str | None) -> ClusterRef:
         """The cluster a Kubernetes provider targets: the one cluster its kubeconfig depends on, following the
-        dependencies of what it depends on a few steps; else the provider's cluster, which the pack cannot tell."""
+        dependencies of what it depends on a few steps; else the one its kubeconfig names (a kubeconfig from another
+        stack's output depends on nothing here: SPEC 18); else the provider's cluster, which the pack cannot tell."""
         if urn is None or type_of_urn(urn) != PROVIDER_TYPE:
             return PROVIDERS_CLUSTER
         if urn in self._providers:
@@ -167,5 +240,9 @@ class ClusterIndex:
                 if not following:
                     break
                 frontier = following
+            if found is PROVIDERS_CLUSTER:
+                named = self.named_by(child(provider.props, "kubeconfig"))
+                if named is not None:
+                    found = named.ref
         self._providers[urn] = found
         return found

@@ -153,11 +153,13 @@ def _loads(stack: Stack) -> Loads:
     autoscalers = autoscaling(stack)
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
-    for workload in stack.workloads:
+    # other stacks' workloads and DaemonSets take room on their pools too (SPEC 18), and are never reported on
+    for workload in (*stack.workloads, *stack.foreign_workloads):
         request = workload.request
         if request is None:
             continue
-        requests.append((workload, request))
+        if workload in stack.own:
+            requests.append((workload, request))
         if workload.patch:
             continue
         landed = landing(stack, workload)
@@ -166,7 +168,8 @@ def _loads(stack: Stack) -> Loads:
         placed = _placed(workload, request, autoscalers, named is not None) if not daemon else \
             Placed(workload, request, Replicas(None), named=named is not None)
         if isinstance(landed.placement, Unknown):  # its role or its labels' pool is not known yet
-            unknown.append(landed.placement)
+            if workload in stack.own:
+                unknown.append(landed.placement)
         elif named is not None:  # on the pool its labels name
             target = by_pool[named.pool]
             (target.daemonsets if daemon else target.workloads).append(placed)

@@ -115,6 +115,7 @@ class ClusterRef:
     kind: str = ""  # EKS cluster, GKE cluster, AKS cluster, ComputeCluster
     declared: bool = False  # a cluster resource of the stack
     pools_known: bool = True  # False: nodes no pool of the stack shows may run Pods (Autopilot, Fargate)
+    stack: str = ""  # another stack's cluster (SPEC 18), whose name messages give with it
 
     @property
     def complete(self) -> bool:
@@ -124,7 +125,8 @@ class ClusterRef:
 
     @property
     def label(self) -> str:
-        return f"{self.kind} '{self.name}'" if self.kind else f"cluster '{self.name}'"
+        named = f"{self.kind} '{self.name}'" if self.kind else f"cluster '{self.name}'"
+        return f"{named} (stack {self.stack})" if self.stack else named
 
 
 PROVIDERS_CLUSTER = ClusterRef("")

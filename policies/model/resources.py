@@ -24,14 +24,15 @@ def _urn(value: Any) -> str | None:
 class StackResource:
     """One resource of the stack, as the model reads it."""
 
-    __slots__ = ("type", "urn", "_name", "_props", "_raw")
+    __slots__ = ("type", "urn", "_name", "_props", "_raw", "stack")
 
-    def __init__(self, resource_type: str, urn: str, name: str, props: Any, raw: Any = None) -> None:
+    def __init__(self, resource_type: str, urn: str, name: str, props: Any, raw: Any = None, stack: str = "") -> None:
         self.type = resource_type
         self.urn = urn
         self._name = name
         self._props = props
         self._raw = raw
+        self.stack = stack  # another stack's resource (SPEC 18: read from its state), by that stack's name; "" own
 
     @property
     def name(self) -> str:

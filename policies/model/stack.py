@@ -44,6 +44,12 @@ class Stack:
     resources: Mapping[str, StackResource] = field(default_factory=dict)  # by URN
     index: ClusterIndex | None = None
     own: set[Workload] = field(default_factory=set)  # the stack's own workloads (a workload hashes by identity)
+    # other stacks' (SPEC 18: the platform stacks named or referenced): their workloads and DaemonSets, which take room
+    # on their pools and are never reported on, and each of their resources' stack, by URN
+    foreign_workloads: list[Workload] = field(default_factory=list)
+    foreign: dict[str, str] = field(default_factory=dict)
+    referenced: list[Any] = field(default_factory=list)  # each stack read (or not: its error), adapters/stacks.py
+    stacks_problem: str = ""  # why the stack config that names them cannot be read
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -83,12 +89,28 @@ class Stack:
 
 
 def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
-                remembered: Mapping[str, Any] | None = None) -> Stack:
+                remembered: Mapping[str, Any] | None = None,
+                foreign: Iterable[tuple[str, Iterable[StackResource]]] = ()) -> Stack:
     """The stack policies' resources read in one pass (PackState.stack parses once per request); each pool source
-    then reads the resources of its types, and each pool's claim on a cluster is resolved."""
+    then reads the resources of its types, and each pool's claim on a cluster is resolved. ``foreign``: other stacks'
+    resources (SPEC 18), by stack: their clusters, pools, workloads and DaemonSets are read as the stack's own are,
+    and marked as theirs."""
     stack = Stack()
     by_urn: dict[str, StackResource] = {}
     by_source: dict[Any, list[StackResource]] = {}
+    for name, theirs in foreign:
+        for resource in theirs:
+            if resource.urn in by_urn:
+                continue
+            by_urn[resource.urn] = resource
+            stack.foreign[resource.urn] = name
+            source = source_of(resource.type)
+            if source is not None:
+                by_source.setdefault(source, []).append(resource)
+                continue
+            workload = parse_workload(resource.type, resource.props, resource.urn, resource.name)
+            if workload is not None:
+                stack.foreign_workloads.append(workload)
     for raw in resources:
         resource = StackResource.of(raw)
         by_urn[resource.urn] = resource
@@ -117,17 +139,21 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs, remembered or {})
     reads = [(source, source.read(found, context)) for source, found in by_source.items()]
-    index = stack.index = ClusterIndex([cluster for _, read in reads for cluster in read.clusters], by_urn)
+    clusters = [dataclasses.replace(cluster, stack=stack.foreign[cluster.urn]) if cluster.urn in stack.foreign
+                else cluster for _, read in reads for cluster in read.clusters]
+    index = stack.index = ClusterIndex(clusters, by_urn)
     stack.kube_clusters = index.own
     platform: list[Pool] = []
     for source, read in reads:
         for entry in read.entries:
-            stack.add_cluster(entry)
-        stack.unread.extend(read.unread)
+            if entry.urn not in stack.foreign:  # another stack's ComputeClusters are its own to judge
+                stack.add_cluster(entry)
+        stack.unread.extend(item for item in read.unread if item.urn not in stack.foreign)
         joined: list[Pool] = []
         for pool, claim in read.pools:
             if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
-                stack.pools.append(pool)
+                if pool.urn not in stack.foreign:
+                    stack.pools.append(pool)
             else:
                 joined.append(_joined(stamped(pool), index.resolve(claim), index))
         platform.extend(source.settle(joined, context) if source.settle is not None and joined else joined)

@@ -312,3 +312,17 @@ def test_the_eks_template_moved_to_arm_against_its_previous_deployment(tmp_path)
     larger = evaluate(program, stack_config={**AWS, "eks-template:eksNodeInstanceType": "t3.large"},
                       policy_config=settings)
     assert larger.mandatory == [] and larger.notes == []
+
+
+def test_the_kubernetes_template_says_once_that_its_workloads_are_not_judged(tmp_path):
+    """kubernetes-python deploys on the ambient kubeconfig's cluster, which no resource of the stack declares (the
+    usual app stack): one note says what is not judged and how to name the cluster's stack (issue 58: before, no
+    finding and no word), never a violation; twice in one process alike."""
+    from builders import NO_POOL
+
+    result = twice(project(tmp_path, "kubernetes-python"), {"compute:platform": "kubernetes"})
+    assert result.violations == []
+    assert [reason for note in result.notes for reason in note.reasons] == [
+        f"{NO_POOL}, so the placement, fit and capacity of Deployment 'nginx' are not judged: name the stack that holds "
+        "their cluster in the stack config compute:stacks (a JSON list of org/project/stack names, or of names to "
+        "`pulumi stack export` files)"]

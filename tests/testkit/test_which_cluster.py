@@ -64,8 +64,9 @@ def test_the_sdk_drops_the_invokes_dependencies_and_depends_on_restores_the_link
     assert providers["k8s-east"].property_dependencies["kubeconfig"] == () and providers["k8s-east"].dependencies == ()
     linked = {r.name: r for r in capture_program(project(tmp_path / "linked", "api", "east", True))
               if r.type == "pulumi:providers:kubernetes"}
+    # (its URN of the project its Pulumi.yaml names: capture_program reads it as evaluate does, issue 57)
     assert linked["k8s-east"].dependencies == (
-        "urn:pulumi:stack::project::azure-native:containerservice:ManagedCluster::east",)
+        "urn:pulumi:stack::clusters::azure-native:containerservice:ManagedCluster::east",)
 
 
 FIX = ("give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no cluster "

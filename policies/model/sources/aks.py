@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..clusters import Claim, KubeCluster
+from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import LINUX, MACHINE_KEYS
 from ..nodes import AKS_MAX_PODS
 from ..pool import Pool
@@ -215,7 +215,9 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
             "may have pools the stack does not declare"))
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, pools_known=not auto,
                        region=region if isinstance(region, str) else None,
-                       max_pods=network_max_pods(child(resource.props, "networkProfile")))
+                       max_pods=network_max_pods(child(resource.props, "networkProfile")),
+                       endpoints=endpoints(*(child(resource.props, key) for key in ("fqdn", "privateFQDN",
+                                                                                   "privateFqdn"))))
 
 
 def region_of(resource: StackResource, context: Context) -> Any:

@@ -25,12 +25,13 @@ pool of the stack shows: its pools are not all known.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from ..clusters import Claim, KubeCluster
+from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
 from ..pods import NVIDIA
 from ..pool import Option, Pool
@@ -175,7 +176,8 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
 def cluster_of(resource: StackResource) -> KubeCluster:
     declared = child(resource.props, "name")
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-    return KubeCluster(resource.urn, resource.name, "EKS cluster", names)
+    return KubeCluster(resource.urn, resource.name, "EKS cluster", names,
+                       endpoints=endpoints(child(resource.props, "endpoint")))
 
 
 def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]:
@@ -217,7 +219,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 unread = Unread(resource.urn, resource.name, "EKS cluster",
                                 "has a Fargate profile, whose Pods run on Fargate nodes no pool of the stack shows")
             if unread is not None:  # nodes no pool of the stack shows: "no pool can run it" is not certain there
-                cluster = KubeCluster(cluster.urn, cluster.name, cluster.kind, cluster.names, pools_known=False)
+                cluster = dataclasses.replace(cluster, pools_known=False)
             found.clusters.append(cluster)
             found.pools.extend((pool, Claim(resource, inline=resource.urn)) for pool in pools)
             if unread is not None:

@@ -44,7 +44,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from ..clusters import Claim, KubeCluster
+from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
 from ..pods import NVIDIA
 from ..pool import Option, Pool
@@ -423,6 +423,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         autopilot = child(props, "enableAutopilot")
         if autopilot is True or isinstance(autopilot, Unknown):
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
+                                              endpoints=endpoints(child(props, "endpoint")),
                                               zones=zones))
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
                                        "is an Autopilot cluster: Google provisions nodes for each Pod, so no pool is "
@@ -432,7 +433,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         provisioning = child(child(props, "clusterAutoscaling"), "enabled")
         auto = provisioning is True or isinstance(provisioning, Unknown)
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
-                                          pools_known=not auto, zone_count=zone_count(props, provider_props)))
+                                          pools_known=not auto, zone_count=zone_count(props, provider_props),
+                                          endpoints=endpoints(child(props, "endpoint"))))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
