@@ -221,3 +221,33 @@ def test_eks_self_managed_a_pulumi_eks_default_groups_taint_from_its_inputs_in_a
         assert "pool 'eks' (autoscaling Group) has taint dedicated=batch:NoSchedule that it does not tolerate" in \
             refused.violations[0].finding
         assert engine_run([stack(True)], "aws", env=env).violations == [], env
+
+
+def test_an_app_stack_on_its_platform_stacks_pool_through_the_engine(tmp_path):
+    """SPEC 18 through the engine's door: the app's provider takes its kubeconfig from a StackReference (no dependency
+    reaches the pack), the stack config compute:stacks names the platform's export: a Pod too big for the platform's
+    node group is refused naming its pool and stack, with the SDK shim and on the SDK's own path (in-process twin:
+    tests/testkit/test_stacks.py test_the_same_through_compute_stacks_and_an_export_file)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "testkit"))
+    from test_stacks import PLATFORM, PLATFORM_NAME, app, program
+
+    from compute_guard.testkit import export_program
+    from compute_guard.testkit.engine import EnginePack
+    from compute_guard.testkit.program import capture
+
+    export = export_program(program(tmp_path / "platform", "platform", PLATFORM), tmp_path / "platform.json")
+    outputs = next(entry["outputs"] for entry in json.loads(export.read_text())["deployment"]["resources"]
+                   if entry["type"] == "pulumi:pulumi:Stack")
+    resources = capture(app(tmp_path, 'deploy("api", "9Gi")\ndeploy("ok", "64Mi")'), project="shop",
+                        stacks={PLATFORM_NAME: outputs}).resources
+    config = {"compute:platform": "aws", "compute:stacks": json.dumps({PLATFORM_NAME: str(export)})}
+    for env in (None, {"COMPUTE_GUARD_SDK_SHIM": "off"}):
+        with EnginePack(config, project="shop", env=env) as pack:
+            result = pack.run(resources)
+        assert verdicts(result) == [("workload-fits-pool", "api")], env
+        assert "pool 'general' (NodeGroup) of EKS cluster 'prod' (stack acme/platform/prod)" in \
+            result.violations[0].finding

@@ -1,0 +1,229 @@
+"""One organisation, many stacks (issue 58, SPEC 18): an app stack whose Kubernetes provider takes its kubeconfig from
+a StackReference to its platform stack is judged on the platform's pools exactly as if they were declared in it.
+
+A platform program (an EKS cluster, its node groups and DaemonSets, its kubeconfig exported as a secret) and an app
+program (a StackReference, a provider from its kubeconfig output, workloads) run under the test kit, the app with
+``stacks={name: <the platform's directory or export>}``; the pack reads the platform's state as it reads it through
+``compute:stacks``. Each program runs twice in one process with the same verdicts."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from compute_guard.testkit import evaluate, export_program
+
+PLATFORM_NAME = "acme/platform/prod"
+AWS = {"compute:platform": "aws"}
+PLATFORM = '''
+import json
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+
+def kubeconfig(name, server):
+    return json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": name,
+                       "clusters": [{"name": name, "cluster": {"server": server}}],
+                       "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+                       "users": [{"name": name, "user": {"exec": {
+                           "apiVersion": "client.authentication.k8s.io/v1beta1", "command": "aws",
+                           "args": ["eks", "get-token", "--cluster-name", name]}}}]})
+
+
+def cluster(name, machine, arch="x86_64"):
+    eks = aws.eks.Cluster(name, name=name, role_arn="arn:aws:iam::1:role/eks", vpc_config={"subnet_ids": ["subnet-1"]})
+    aws.eks.NodeGroup(f"{name}-general", cluster_name=eks.name, node_group_name="general",
+                      node_role_arn="arn:aws:iam::1:role/n", subnet_ids=["subnet-1"], instance_types=[machine],
+                      ami_type="AL2023_ARM_64_STANDARD" if arch == "arm64" else "AL2023_x86_64_STANDARD",
+                      scaling_config={"desired_size": 1, "min_size": 1, "max_size": 2})
+    return eks
+
+
+prod = cluster("prod", "m7i.large")
+pulumi.export("kubeconfig", pulumi.Output.secret(prod.name.apply(
+    lambda name: kubeconfig(name, "https://ABCDEF.gr7.us-west-2.eks.amazonaws.com"))))
+'''
+# the platform's own DaemonSet, on its cluster's provider: 1 GiB of every node
+DAEMONSET = '''
+_provider = k8s.Provider("k8s", kubeconfig=prod.name.apply(lambda name: kubeconfig(name, "https://x")),
+                         opts=pulumi.ResourceOptions(depends_on=[prod]))
+k8s.apps.v1.DaemonSet("agent", metadata={"name": "agent", "namespace": "kube-system"}, spec={
+    "selector": {"matchLabels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {
+        "containers": [{"name": "agent", "image": "agent", "resources": {"requests": {"memory": "1Gi"}}}]}}},
+    opts=pulumi.ResourceOptions(provider=_provider))
+'''
+# a second cluster of arm64 machines beside it: the kubeconfig names which one the app's provider targets
+SECOND = '''
+staging = cluster("staging", "m7g.large", "arm64")
+pulumi.export("stagingKubeconfig", staging.name.apply(lambda name: kubeconfig(name, "https://STAGING.eks.amazonaws.com")))
+'''
+APP = '''
+import pulumi
+import pulumi_kubernetes as k8s
+
+platform = pulumi.StackReference("{stack}")
+provider = k8s.Provider("k8s", kubeconfig=platform.get_output("{output}"))
+
+
+def deploy(name, memory, selector=None, replicas=1):
+    labels = {{"app": name}}
+    k8s.apps.v1.Deployment(name, spec={{"replicas": replicas, "selector": {{"matchLabels": labels}}, "template": {{
+        "metadata": {{"labels": labels}}, "spec": {{**({{"nodeSelector": selector}} if selector else {{}}),
+                                                     "containers": [{{"name": name, "image": "nginx", "resources": {{
+                                                         "requests": {{"cpu": "100m", "memory": memory}}}}}}]}}}}}},
+        opts=pulumi.ResourceOptions(provider=provider))
+
+
+{workloads}
+'''
+PENDING = ("They would stay Pending: change its nodeSelector, node affinity or tolerations to match a pool, or "
+           "declare a pool that takes them")
+POOL = "pool 'general' (NodeGroup) of EKS cluster 'prod' (stack acme/platform/prod)"
+
+
+def program(root: Path, name: str, text: str) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "Pulumi.yaml").write_text(f"name: {name}\nruntime: python\n")
+    (root / "__main__.py").write_text(textwrap.dedent(text))
+    return root
+
+
+def app(tmp_path: Path, workloads: str, stack: str = PLATFORM_NAME, output: str = "kubeconfig") -> Path:
+    return program(tmp_path / "app", "shop", APP.format(stack=stack, output=output, workloads=workloads))
+
+
+def twice(path: Path, **options):
+    first, second = (evaluate(path, **options) for _ in range(2))
+    assert [(v.policy, v.finding) for v in first.violations] == [(v.policy, v.finding) for v in second.violations]
+    assert [n.reasons for n in first.notes] == [n.reasons for n in second.notes]
+    return second
+
+
+def verdicts(result):
+    return {(v.policy, v.urn.rsplit("::", 1)[-1]): v.finding for v in result.violations if v.level == "mandatory"}
+
+
+def test_an_app_stack_is_judged_on_its_platform_stacks_pool(tmp_path):
+    """A Pod too big for the platform's node group and one pinned to arm64 on its amd64 group are refused, naming the
+    platform's pool and stack; a Pod that fits is not. Before issue 58: no finding and no note."""
+    platform = program(tmp_path / "platform", "platform", PLATFORM)
+    workloads = 'deploy("api", "9Gi")\ndeploy("arm", "64Mi", {"kubernetes.io/arch": "arm64"})\ndeploy("ok", "64Mi")'
+    result = twice(app(tmp_path, workloads), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    assert verdicts(result) == {
+        ("workload-fits-pool", "api"):
+            f"Deployment 'api': one Pod requests 100m of CPU and 9 GiB of memory, more than any node of the pools that "
+            f"can take it: {POOL} has at most 8 GiB capacity - 574 MiB kube-reserved - 100 MiB eviction threshold = "
+            "7518 MiB allocatable of memory (m7i.large); it can never be scheduled: lower its requests or allow larger "
+            "instance types (the smallest AWS machine of its family whose node holds one Pod: m7i.xlarge, 4 vCPUs, "
+            "16 GiB)",
+        ("workload-schedulable", "arm"):
+            f"Deployment 'arm': no pool can run its Pods: {POOL} runs amd64 nodes, not arm64 (its nodeSelector's "
+            f"kubernetes.io/arch). {PENDING}"}
+    assert result.notes == []
+    assert [(p.source, p.name, p.cluster) for p in result.pools] == [
+        ("NodeGroup", "general", "EKS cluster 'prod' (stack acme/platform/prod)")]
+    # its secret kubeconfig is matched, never shown
+    said = " ".join(v.finding for v in result.violations)
+    assert "ABCDEF" not in said and "get-token" not in said
+
+
+def test_the_same_through_compute_stacks_and_an_export_file(tmp_path):
+    """What the test kit's stacks= does, an organisation does with the stack config compute:stacks, an object of the
+    stack's name to its `pulumi stack export`: the same verdicts."""
+    platform = program(tmp_path / "platform", "platform", PLATFORM)
+    export = export_program(platform, tmp_path / "platform.json")
+    workloads = 'deploy("api", "9Gi")'
+    by_file = evaluate(app(tmp_path, workloads), stack_config={**AWS, "compute:stacks": json.dumps(
+        {PLATFORM_NAME: str(export)})}, stacks={PLATFORM_NAME: export})
+    assert list(verdicts(by_file)) == [("workload-fits-pool", "api")]
+
+
+def test_the_platforms_own_daemonsets_take_room_on_its_nodes(tmp_path):
+    """The platform stack's DaemonSet takes 1 GiB of every node of its pool: an app Pod of 7 GiB fits m7i.large's
+    7518 MiB alone, not beside it; the message names the DaemonSet."""
+    platform = program(tmp_path / "platform", "platform", PLATFORM + DAEMONSET)
+    result = twice(app(tmp_path, 'deploy("api", "7Gi")'), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    (message,) = [finding for (policy, _name), finding in verdicts(result).items() if policy == "workload-fits-pool"]
+    assert "'agent' 1 GiB" in message and POOL in message, message
+    alone = program(tmp_path / "alone", "platform", PLATFORM)
+    assert verdicts(evaluate(app(tmp_path / "other", 'deploy("api", "7Gi")'), stack_config=AWS,
+                             stacks={PLATFORM_NAME: alone})) == {}
+
+
+def test_capacity_on_the_platforms_pool_is_reported_on_the_app_workload(tmp_path):
+    """Two nodes of m7i.large hold 2 x 7518 MiB: three Pods of 6 GiB (18 GiB) need three. Reported on the app's
+    Deployment, never on the platform's node group, saying other app stacks' Pods there are not counted."""
+    platform = program(tmp_path / "platform", "platform", PLATFORM)
+    result = twice(app(tmp_path, 'deploy("api", "6Gi", replicas=3)'), stack_config=AWS,
+                   stacks={PLATFORM_NAME: platform})
+    found = verdicts(result)
+    assert list(found) == [("pool-capacity", "api")]
+    assert found[("pool-capacity", "api")].startswith(
+        "NodeGroup 'general' of EKS cluster 'prod' (stack acme/platform/prod): at its maxSize of 2 nodes (machine "
+        "m7i.large) it has room for 2 x 7518 MiB = 14.68 GiB of memory allocatable")
+    assert "raise scalingConfig.maxSize to at least 3, " in found[("pool-capacity", "api")]
+    assert found[("pool-capacity", "api")].endswith(
+        "(this stack's Pods beside stack acme/platform/prod's own; other app stacks' Pods on it are not counted)")
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("kubeconfig", "runs amd64 nodes, not arm64"),  # names prod (its exec plugin's --cluster-name, its server)
+    ("stagingKubeconfig", None),  # names staging, of arm64 machines: the Pod pinned to arm64 lands there
+])
+def test_of_two_clusters_the_one_its_kubeconfig_names(tmp_path, output, expected):
+    platform = program(tmp_path / "platform", "platform", PLATFORM + SECOND)
+    result = twice(app(tmp_path, 'deploy("arm", "64Mi", {"kubernetes.io/arch": "arm64"})', output=output),
+                   stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    found = verdicts(result)
+    if expected is None:
+        assert found == {} and result.notes == []
+    else:
+        assert list(found) == [("workload-schedulable", "arm")] and expected in found[("workload-schedulable", "arm")]
+        assert "staging" not in found[("workload-schedulable", "arm")]  # judged on prod's pools only
+
+
+def test_a_stack_that_cannot_be_read_is_said_with_why(tmp_path, monkeypatch):
+    """The app's StackReference names a stack the test gives no state for, and no backend holds: one note naming it
+    and why; no violation; and not the no-pool note (a stack is named)."""
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "home"))  # not logged in to any backend
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no Pulumi CLI either
+    result = twice(app(tmp_path, 'deploy("api", "9Gi")'), stack_config=AWS)
+    assert result.violations == []
+    assert [reason for note in result.notes for reason in note.reasons] == [
+        "stack acme/platform/prod cannot be read (the Pulumi CLI is not on PATH), so the placement, fit and capacity "
+        "of workloads on its clusters are not judged"]
+
+
+def test_a_stack_read_from_its_local_backend_checkpoint_and_one_that_holds_no_cluster(tmp_path, monkeypatch):
+    """On a local (file://) backend the pack reads a named stack's checkpoint (<root>/.pulumi/stacks/<project>/
+    <stack>.json); a stack that holds no cluster is said."""
+    root = tmp_path / "backend"
+    stacks = root / ".pulumi" / "stacks" / "platform"
+    stacks.mkdir(parents=True)
+    platform = program(tmp_path / "platform", "platform", PLATFORM)
+    export = json.loads(export_program(platform, tmp_path / "export.json").read_text())
+    (stacks / "prod.json").write_text(json.dumps({"version": 3, "checkpoint": {"latest": export["deployment"]}}))
+    (stacks / "empty.json").write_text(json.dumps({"version": 3, "checkpoint": {"latest": {"resources": []}}}))
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{root}")
+    result = evaluate(app(tmp_path, 'deploy("api", "9Gi")'), stack_config={**AWS, "compute:stacks": json.dumps(
+        ["acme/platform/prod"])})
+    assert list(verdicts(result)) == [("workload-fits-pool", "api")]
+    empty = evaluate(app(tmp_path / "empty", 'deploy("api", "9Gi")', stack="acme/platform/empty"), stack_config=AWS)
+    assert empty.violations == []
+    assert [reason for note in empty.notes for reason in note.reasons] == [
+        "stack acme/platform/empty holds no cluster, so no workload is judged on its pools"]
+
+
+def test_a_compute_stacks_setting_that_cannot_be_read_is_said(tmp_path):
+    result = evaluate(program(tmp_path / "plain", "shop", 'import pulumi\n'), stack_config={
+        **AWS, "compute:stacks": '{"acme/platform/prod": 3}'})
+    assert result.violations == []
+    result = evaluate(app(tmp_path, 'deploy("api", "9Gi")'), stack_config={**AWS, "compute:stacks": "[1, 2]"},
+                      stacks={PLATFORM_NAME: program(tmp_path / "platform", "platform", PLATFORM)})
+    assert any(reason.startswith("the stack config compute:stacks is not a JSON list of stack names")
+               for note in result.notes for reason in note.reasons)
