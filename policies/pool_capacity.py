@@ -27,7 +27,7 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.pool import Option
+from .model.pool import Option, stack_named
 from .model.stack import Stack
 from .model.totals import Row, Totals, totals
 from .model.values import REDACTED, Unknown, more, undetermined
@@ -79,11 +79,12 @@ def _foreign(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str,
     if not own:
         return []  # the other stack's own affair
     found = [*_limits(load, several), *_pool(stack, load, platform, settings, several)]
+    whose = f"stack {stack.name}" if stack.name else "this stack"
     kept: list[Finding] = [finding for finding in found if not isinstance(finding, Violation)]
     for finding in found:
         if isinstance(finding, Violation):
-            kept.extend(Violation(f"{finding.message} (this stack's Pods beside stack {theirs}'s own; other app "
-                                  "stacks' Pods on it are not counted)", placed.workload.urn) for placed in own)
+            kept.extend(Violation(f"{finding.message} ({whose}'s Pods beside {stack_named(theirs)}'s own; other "
+                                  "app stacks' Pods on it are not counted)", placed.workload.urn) for placed in own)
     return kept
 
 

@@ -53,7 +53,7 @@ def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
 
 
 def workload_schedulable(stack: Stack) -> list[Finding]:
-    findings: list[Finding] = _unread(stack) if stack.workloads else []
+    findings: list[Finding] = _unread(stack) if stack.workloads else _dependents(stack)
     several = stack.several_clusters
     for workload in stack.workloads:
         if workload.kind == "DaemonSet":
@@ -120,6 +120,7 @@ def _unread(stack: Stack) -> list[Finding]:
             notes.append(undetermined(f"stack {found.name} holds no cluster, so no workload is judged on its pools"))
     if stack.stacks_problem:
         notes.append(undetermined(stack.stacks_problem))
+    notes.extend(_dependents(stack))
     if not stack.pools and not stack.clusters and not stack.kube_clusters and not stack.unread and not stack.referenced:
         placed = [workload for workload in stack.workloads if workload.has_pod_spec and not workload.patch]
         if placed:  # the usual app stack: its cluster is another stack's (SPEC 18), or its kubeconfig comes from config
@@ -129,6 +130,12 @@ def _unread(stack: Stack) -> list[Finding]:
                 "config compute:stacks (a JSON list of org/project/stack names, or of names to `pulumi stack export` "
                 "files)"))
     return notes
+
+
+def _dependents(stack: Stack) -> list[Finding]:
+    """One note per app stack compute:dependents names that cannot be read (SPEC 18)."""
+    return [undetermined(f"stack {found.name} cannot be read ({found.error}), so what this change does to its "
+                         "workloads on this stack's pools is not judged") for found in stack.dependents if found.error]
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

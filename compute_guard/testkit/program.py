@@ -75,13 +75,14 @@ class _Mocks(pulumi.runtime.Mocks):
         self.unanswered: list[str] = []  # the invokes nobody answered, in order (a program error names them)
         self.stacks: dict[str, dict[str, Any]] = {}  # evaluate's stacks=: a stack's name -> its outputs, as exported
         self.references: list[str] = []  # the stacks the program's StackReferences name
+        self.otherwise: dict[str, Any] = {}  # the outputs a StackReference to a stack not in stacks reads
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:  # a read of another stack (SPEC 18): its outputs, as the engine answers them
             name = args.inputs.get("name") or args.resource_id or args.name
             if name not in self.references:
                 self.references.append(name)
-            outputs = self.stacks.get(name, {})
+            outputs = self.stacks.get(name, self.otherwise)
             plain = {key: value.get("plaintext") if _secret(value) else value for key, value in outputs.items()}
             plain = {key: json.loads(value) if _secret(outputs[key]) and isinstance(value, str) else value
                      for key, value in plain.items()}
@@ -501,7 +502,8 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
             project: str = "project", stack: str = "stack",
             rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
             mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT,
-            stacks: Mapping[str, Mapping[str, Any]] | None = None) -> Captured:
+            stacks: Mapping[str, Mapping[str, Any]] | None = None,
+            otherwise: Mapping[str, Any] | None = None) -> Captured:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
     ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
@@ -511,6 +513,7 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     files = {name: _manifest_files(paths) for name, paths in (rendered or {}).items()}
     answers = _Mocks(stack_config, mocks, files)
     answers.stacks = {name: dict(outputs) for name, outputs in (stacks or {}).items()}  # what its StackReferences read
+    answers.otherwise = dict(otherwise or {})
     monitor = _CapturingMonitor(project, stack, files, directory, answers, preview)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(answers, project=project, stack=stack, preview=preview,
@@ -578,14 +581,16 @@ def _secret(value: Any) -> bool:
     return isinstance(value, dict) and value.get(components.SPECIAL) == components.SECRET
 
 
-def _stacks(given: Mapping[str, Path | str], scratch: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    """evaluate's stacks=: each stack's export file (a program directory's written as deployed) and its outputs."""
+def _stacks(given: Mapping[str, Path | str], scratch: Path, reads: Mapping[str, Any] | None = None,
+            prefix: str = "stack") -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """evaluate's stacks= (and dependents=): each stack's export file (a program directory's written as deployed; a
+    dependent's StackReferences read ``reads``, the outputs of the program it depends on) and its outputs."""
     files: dict[str, str] = {}
     outputs: dict[str, dict[str, Any]] = {}
     for index, (name, place) in enumerate(given.items()):
         path = Path(place)
         if path.is_dir():
-            path = export_program(path, scratch / f"stack-{index}.json")
+            path = _export(path, scratch / f"{prefix}-{index}.json", otherwise=reads)
         files[name] = str(path.resolve())
         state = json.loads(path.read_text())
         deployment = state.get("deployment") or (state.get("checkpoint") or {}).get("latest") or {}
@@ -675,12 +680,19 @@ def export_program(program: Program | str | Path, path: str | Path, *, stack_con
     """Write ``program`` as deployed, in the shape ``pulumi stack export`` writes a stack's state (each resource's URN,
     type, inputs and outputs after an update, its parent and provider): a previous deployment for a test, without the
     CLI (pass it as a policy's ``baseline`` setting, or run the changed program against it)."""
+    return _export(program, path, stack_config=stack_config, project=project, stack=stack, mocks=mocks)
+
+
+def _export(program: Program | str | Path, path: str | Path, *, stack_config: Mapping[str, Any] | None = None,
+            project: str | None = None, stack: str | None = None, mocks: pulumi.runtime.Mocks | None = None,
+            otherwise: Mapping[str, Any] | None = None) -> Path:
     config: dict[str, Any] = {}
     if not callable(program):
         project, stack, config = project_files(Path(program), stack, project)
     config.update(stack_config or {})
     project, stack = project or "project", stack or "stack"
-    captured = capture(program, stack_config=config, preview=False, project=project, stack=stack, mocks=mocks)
+    captured = capture(program, stack_config=config, preview=False, project=project, stack=stack, mocks=mocks,
+                       otherwise=otherwise)
     resources = captured.resources
     entries: list[dict[str, Any]] = [{"urn": f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}",
                                       "custom": False, "type": STACK_TYPE, "outputs": captured.outputs}]
@@ -749,13 +761,17 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
              stack: str | None = None, pack: Iterable[Policy] | None = None,
              rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
              unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None,
-             timeout: float = TIMEOUT, stacks: Mapping[str, Path | str] | None = None) -> PolicyResult:
+             timeout: float = TIMEOUT, stacks: Mapping[str, Path | str] | None = None,
+             dependents: Mapping[str, Path | str] | None = None) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
     ``stacks`` gives the other stacks the program reads through StackReferences (SPEC 18: an app stack on its
     platform stack's cluster): a stack's name (``org/project/stack``) to its ``pulumi stack export`` file, or to its
     program's directory, run as deployed (:func:`export_program`). The program's StackReferences read their outputs,
-    and the pack reads their state as it would read them through ``compute:stacks``.
+    and the pack reads their state as it would read them through ``compute:stacks``. ``dependents`` gives, the same
+    way, the app stacks whose workloads run on this (platform) program's pools: a dependent's program directory is run
+    as deployed with its StackReferences reading this program's outputs, and the pack judges this program's changes
+    against their workloads as it would through ``compute:dependents``.
 
     A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
     ``Pulumi.<stack>.yaml`` the stack config; ``project``, ``stack`` and ``stack_config`` (merged over the
@@ -788,6 +804,9 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
         named = {**{name: None for name in captured.references}, **files}
         pack_config = {**config, "compute:stacks": json.dumps(named)} if named and "compute:stacks" not in config \
             else config
+        if dependents:
+            theirs, _outputs = _stacks(dependents, Path(scratch), captured.outputs, "dependent")
+            pack_config = {"compute:dependents": json.dumps(theirs), **pack_config}
         with stack_environment(pack_config, project, stack, preview):
             analyzer = Analyzer(policy_config, pack=pack)
             result = analyzer.run(captured.resources)

@@ -20,11 +20,14 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from ..model.cluster import is_compute_cluster
+from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.values import Unknown, more, secret, undetermined
+from ..model.workloads import workload_kind
 
 SECRET_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
@@ -50,6 +53,9 @@ class Snapshot:
     types: Mapping[str, str] = field(default_factory=dict)
     urns: frozenset[str] = frozenset()
     references: tuple[str, ...] = ()  # the stacks its StackReferences name (SPEC 18: the platform stacks it reads)
+    # what decides where Pods land, as the model reads it (its clusters, pools, workloads, DaemonSets and Kubernetes
+    # providers): the pools its dependents' workloads ran on before this change (SPEC 18, adapters/dependents.py)
+    resources: tuple[StackResource, ...] = ()
 
     def foreign(self, stack_urns: Iterable[str] | None = None) -> str | None:
         """Why this previous deployment compares with nothing, as a note's words, or None when it is this stack's
@@ -263,6 +269,7 @@ def _document(data: bytes) -> Snapshot:
     types: dict[str, str] = {}
     urns: set[str] = set()
     references: list[str] = []
+    kept: list[dict[str, Any]] = []
     for entry in state_entries(data):
         if entry.get("type") == STACK_REFERENCE:  # what the stack read of other stacks (SPEC 18)
             name = (entry.get("inputs") or entry.get("outputs") or {}).get("name")
@@ -271,6 +278,9 @@ def _document(data: bytes) -> Snapshot:
         if isinstance(entry.get("urn"), str):
             urns.add(entry["urn"])
         kind = entry.get("type")
+        if isinstance(kind, str) and (source_of(kind) is not None or workload_kind(kind) is not None
+                                      or kind.startswith(PROVIDERS)):
+            kept.append(entry)
         if not isinstance(kind, str) or not (is_compute_cluster(kind) or source_of(kind) is not None):
             continue
         urn = entry.get("urn")
@@ -278,7 +288,33 @@ def _document(data: bytes) -> Snapshot:
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = without_secrets(props)
             types[urn] = kind
-    return Snapshot(inputs, types, frozenset(urns), tuple(references))
+    return Snapshot(inputs, types, frozenset(urns), tuple(references), state_resources("", kept))
+
+
+PROVIDERS = "pulumi:providers:"
+
+
+def state_resources(stack: str, entries: list[dict[str, Any]]) -> tuple[StackResource, ...]:
+    """A state's resources as the model reads a stack's (their outputs, else their inputs; a secret's value secret,
+    an encrypted one not known), with the links the state records (parent, provider, dependencies); ``stack``: whose
+    (SPEC 18), "" this stack's."""
+    found = []
+    for entry in entries:
+        urn, kind = entry.get("urn"), entry.get("type")
+        if not isinstance(urn, str) or not isinstance(kind, str):
+            continue
+        props = entry.get("outputs") or entry.get("inputs") or {}
+        provider = entry.get("provider")
+        links = SimpleNamespace(
+            parent=entry.get("parent") if isinstance(entry.get("parent"), str) else None,
+            # the state writes a provider reference as <urn>::<id>
+            provider=provider.rsplit("::", 1)[0] if isinstance(provider, str) and provider.count("::") > 3 else None,
+            dependencies=[urn for urn in entry.get("dependencies") or () if isinstance(urn, str)],
+            property_dependencies={key: [urn for urn in urns if isinstance(urn, str)]
+                                   for key, urns in (entry.get("propertyDependencies") or {}).items()
+                                   if isinstance(urns, list)})
+        found.append(StackResource(kind, urn, urn.rsplit("::", 1)[-1], without_secrets(props), links, stack))
+    return tuple(found)
 
 
 def without_secrets(value: Any) -> Any:

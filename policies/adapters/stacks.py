@@ -20,10 +20,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from ..model.resources import StackResource
+from ..model.stack import Stack
 from .baseline import (
     _backend_url,
     _describe,
@@ -32,10 +32,12 @@ from .baseline import (
     decompressed,
     local_checkpoint,
     state_entries,
-    without_secrets,
+    state_resources,
 )
 
 STACKS = "compute:stacks"  # the stack config that names them
+# the platform stack's config that names the app stacks whose workloads run on its pools ("and back")
+DEPENDENTS = "compute:dependents"
 
 
 @dataclass(frozen=True)
@@ -47,10 +49,22 @@ class Referenced:
     error: str = ""  # why it cannot be read; "" when it was
 
 
-def named(config: Mapping[str, Any]) -> tuple[list[tuple[str, str | None]], str]:
-    """The stacks ``compute:stacks`` names, each with its export file (None: read from the backend), and why the
-    setting cannot be read ("" when it can)."""
-    raw = config.get(STACKS)
+@dataclass(frozen=True)
+class View:
+    """An app stack (compute:dependents) as a platform stack's preview judges it: its workloads on this stack's pools
+    and beside its workloads and DaemonSets as the preview would leave them (``now``), and as they were deployed
+    (``before``: None when the previous deployment cannot be read). In both this stack's resources are the foreign
+    ones (model.pool.THIS_STACK)."""
+
+    name: str
+    now: Stack
+    before: Stack | None
+
+
+def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str, str | None]], str]:
+    """The stacks ``compute:stacks`` (or ``compute:dependents``) names, each with its export file (None: read from the
+    backend), and why the setting cannot be read ("" when it can)."""
+    raw = config.get(key)
     if raw is None or raw == "":
         return [], ""
     try:
@@ -64,7 +78,7 @@ def named(config: Mapping[str, Any]) -> tuple[list[tuple[str, str | None]], str]
     if isinstance(value, dict) and all(isinstance(key, str) and key and isinstance(item, (str, type(None)))
                                        for key, item in value.items()):
         return list(value.items()), ""
-    return [], (f"the stack config {STACKS} is not a JSON list of stack names (org/project/stack) nor an object of "
+    return [], (f"the stack config {key} is not a JSON list of stack names (org/project/stack) nor an object of "
                 "stack names to `pulumi stack export` files, so no other stack was read")
 
 
@@ -75,7 +89,7 @@ def read_stack(name: str, file: str | None) -> Referenced:
             path = Path(os.path.expanduser(file))
             if not path.is_absolute():
                 path = Path.cwd() / path  # the engine starts the pack in its directory
-            return Referenced(name, _resources(name, state_entries(decompressed(path.read_bytes()))))
+            return Referenced(name, state_resources(name, state_entries(decompressed(path.read_bytes()))))
         url = _backend_url()
         root = _local_backend_root(url) if url is not None else None
         if root is not None:
@@ -84,33 +98,11 @@ def read_stack(name: str, file: str | None) -> Referenced:
             if checkpoint is None:
                 return Referenced(name, error=f"the local backend ({root}) holds no checkpoint of it: it was never "
                                               "deployed there")
-            return Referenced(name, _resources(name, state_entries(decompressed(checkpoint.read_bytes()))))
+            return Referenced(name, state_resources(name, state_entries(decompressed(checkpoint.read_bytes()))))
         exported = cli_export(name)
         if isinstance(exported, str):
             return Referenced(name, error=exported)
-        return Referenced(name, _resources(name, state_entries(exported)))
+        return Referenced(name, state_resources(name, state_entries(exported)))
     except Exception as error:  # noqa: BLE001 - whatever cannot be read is said, never raised
         where = f"its export '{file}'" if file else "its state"
         return Referenced(name, error=f"{where} cannot be read: {_describe(error)}")
-
-
-def _resources(stack: str, entries: list[dict[str, Any]]) -> tuple[StackResource, ...]:
-    """Its state's resources as the model reads a stack's (their outputs, else their inputs; a secret's value secret,
-    an encrypted one not known), with the links the state records (parent, provider, dependencies)."""
-    found = []
-    for entry in entries:
-        urn, kind = entry.get("urn"), entry.get("type")
-        if not isinstance(urn, str) or not isinstance(kind, str):
-            continue
-        props = entry.get("outputs") or entry.get("inputs") or {}
-        provider = entry.get("provider")
-        links = SimpleNamespace(
-            parent=entry.get("parent") if isinstance(entry.get("parent"), str) else None,
-            # the state writes a provider reference as <urn>::<id>
-            provider=provider.rsplit("::", 1)[0] if isinstance(provider, str) and provider.count("::") > 3 else None,
-            dependencies=[urn for urn in entry.get("dependencies") or () if isinstance(urn, str)],
-            property_dependencies={key: [urn for urn in urns if isinstance(urn, str)]
-                                   for key, urns in (entry.get("propertyDependencies") or {}).items()
-                                   if isinstance(urns, list)})
-        found.append(StackResource(kind, urn, urn.rsplit("::", 1)[-1], without_secrets(props), links, stack))
-    return tuple(found)

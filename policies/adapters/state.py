@@ -30,13 +30,15 @@ from typing import Any
 
 from ..model.cluster import Cluster, ClusterEntry, ParsedCluster, parse_cluster
 from ..model.placement import DeclaredArchitectures, declared_architectures
+from ..model.pool import THIS_STACK
+from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
 from ..model.values import Unknown, undetermined
 from ..model.workloads import workload_kind
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
-from .stacks import Referenced, named, read_stack
+from .stacks import DEPENDENTS, Referenced, View, named, read_stack
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ class PackState:
         self.seen_inputs: dict[str, Cluster] = {}
         self.remembered: dict[str, Any] = {}  # what pool sources kept of the inputs Analyze saw (Source.remember)
         self._referenced: dict[tuple[str, str | None], Referenced] = {}  # other stacks read (SPEC 18), once each
+        # the dependents' views (adapters/dependents.py): before this change, once per process; now, per request
+        self._before: dict[tuple[str, str | None], Stack | None] = {}
+        self._views: tuple[Stack, list[View]] | None = None
         # Each cache holds strong references to what it was computed from, so an identity
         # compared against it can never be a reused one. Each is one tuple, assigned at once.
         self._cluster: tuple[Any, str, ParsedCluster] | None = None
@@ -145,6 +150,7 @@ class PackState:
                             [(found.name, found.resources) for found in referenced if not found.error])
         stack.referenced = referenced
         stack.stacks_problem = self.stacks_problem()
+        stack.dependents = self._read(named(self.stack_config(), DEPENDENTS)[0])
         with self._lock:
             self._stack = (sources, stack)
         return stack
@@ -161,6 +167,10 @@ class PackState:
         previous = self.baseline(None)
         if isinstance(previous, Snapshot):
             wanted += [(name, None) for name in previous.references if name not in known]
+        return self._read(wanted)
+
+    def _read(self, wanted: list[tuple[str, str | None]]) -> list[Referenced]:
+        """Each stack's state, read once per pack process."""
         found = []
         for name, file in wanted:
             key = (name, file)
@@ -174,8 +184,44 @@ class PackState:
         return found
 
     def stacks_problem(self) -> str:
-        """Why the stack config compute:stacks cannot be read, "" when it can."""
-        return named(self.stack_config())[1]
+        """Why the stack config compute:stacks (or compute:dependents) cannot be read, "" when it can."""
+        config = self.stack_config()
+        return named(config)[1] or named(config, DEPENDENTS)[1]
+
+    def views(self, resources: Any) -> list[View]:
+        """Each app stack compute:dependents names as a platform stack's preview judges it (SPEC 18, "and back"): its
+        workloads on this stack's pools as they are now, and as they were deployed; built once per request (now) and
+        once per process (before). None when no dependent is named."""
+        resources = list(resources)
+        stack = self.stack(resources)
+        readable = [found for found in stack.dependents if not found.error]
+        if not readable:
+            return []
+        with self._lock:
+            last = self._views
+        if last is not None and last[0] is stack:
+            return last[1]
+        previous = self.baseline(None)
+        ours = [StackResource.of(resource) for resource in resources]
+        views = []
+        for found in readable:
+            now = parse_stack(found.resources, {}, self.remembered, [(THIS_STACK, ours)])
+            now.name = found.name
+            key = (found.name, None)
+            with self._lock:
+                known = key in self._before
+                before = self._before.get(key)
+            if not known:
+                before = None
+                if isinstance(previous, Snapshot) and previous.foreign(resource.urn for resource in ours) is None:
+                    before = parse_stack(found.resources, {}, self.remembered, [(THIS_STACK, previous.resources)])
+                    before.name = found.name
+                with self._lock:
+                    self._before[key] = before
+            views.append(View(found.name, now, before))
+        with self._lock:
+            self._views = (stack, views)
+        return views
 
     # --- exemptions -------------------------------------------------------------------------
 

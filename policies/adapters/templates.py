@@ -36,7 +36,7 @@ from ..model.cluster import is_compute_cluster
 from ..model.sources import pools_of, source_of
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, implied_platform, platform_unset, resolve_platform
-from . import exemptions, props, sdk
+from . import dependents, exemptions, props, sdk
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .state import Exempted, PackState
 
@@ -252,6 +252,8 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
         if stack.foreign:  # another stack's resource is never reported on (SPEC 18): its own preview judges it
             findings = [finding for finding in findings
                         if not (isinstance(finding, Violation) and finding.urn in stack.foreign)]
+        if dependents.is_judged(policy.name, stack):  # what this change breaks in the app stacks on its pools
+            findings.extend(dependents.judged(policy.check, context, state.views(args.resources), findings))
         report(_exempt(policy, context, findings), report_violation, named=True)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"

@@ -126,10 +126,18 @@ class ClusterRef:
     @property
     def label(self) -> str:
         named = f"{self.kind} '{self.name}'" if self.kind else f"cluster '{self.name}'"
-        return f"{named} (stack {self.stack})" if self.stack else named
+        return f"{named} ({stack_named(self.stack)})" if self.stack else named
 
 
 PROVIDERS_CLUSTER = ClusterRef("")
+# the stack being previewed, as a view of its dependents (SPEC 18, adapters/dependents.py) marks its own resources:
+# its pools are "of EKS cluster 'prod' (this stack)"
+THIS_STACK = "this stack"
+
+
+def stack_named(name: str) -> str:
+    """A stack as messages name it: stack acme/platform/prod; this stack."""
+    return name if name == THIS_STACK else f"stack {name}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -50,6 +50,10 @@ class Stack:
     foreign: dict[str, str] = field(default_factory=dict)
     referenced: list[Any] = field(default_factory=list)  # each stack read (or not: its error), adapters/stacks.py
     stacks_problem: str = ""  # why the stack config that names them cannot be read
+    # whose workloads are its own: "" this stack's; a dependent app stack's name in the view of it a platform stack's
+    # preview judges (adapters/dependents.py), where this stack's resources are the foreign ones
+    name: str = ""
+    dependents: list[Any] = field(default_factory=list)  # the app stacks compute:dependents names, each read or not
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""

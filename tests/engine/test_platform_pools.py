@@ -251,3 +251,43 @@ def test_an_app_stack_on_its_platform_stacks_pool_through_the_engine(tmp_path):
         assert verdicts(result) == [("workload-fits-pool", "api")], env
         assert "pool 'general' (NodeGroup) of EKS cluster 'prod' (stack acme/platform/prod)" in \
             result.violations[0].finding
+
+
+def test_a_platform_change_judged_against_its_dependent_through_the_engine(tmp_path):
+    """SPEC 18 "and back" through the engine's door: the platform stack's config compute:dependents names the app
+    stack's export, its previous deployment is its local backend's checkpoint; moving its node group to arm64 under
+    the app's amd64-pinned Deployment is refused on the node group, naming the app stack, with the SDK shim and on
+    the SDK's own path; unchanged, nothing is (in-process twin: tests/testkit/test_dependents.py
+    test_through_compute_dependents_and_an_export_file)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "testkit"))
+    from test_dependents import APP_NAME, ARM, app
+    from test_stacks import PLATFORM, program
+
+    from compute_guard.testkit import export_program
+    from compute_guard.testkit.engine import EnginePack
+    from compute_guard.testkit.program import capture
+
+    root = tmp_path / "backend"
+    (root / ".pulumi" / "stacks" / "platform").mkdir(parents=True)
+    deployed = json.loads(export_program(program(tmp_path / "deployed", "platform", PLATFORM),
+                                         tmp_path / "deployed.json").read_text())
+    (root / ".pulumi" / "stacks" / "platform" / "stack.json").write_text(json.dumps(
+        {"version": 3, "checkpoint": {"latest": deployed["deployment"]}}))
+    export = export_program(app(tmp_path, 'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})'),
+                            tmp_path / "app.json")
+    config = {"compute:platform": "aws", "compute:dependents": json.dumps({APP_NAME: str(export)})}
+    for text, expected in ((ARM, [("workload-schedulable", "prod-general")]), (PLATFORM, [])):
+        resources = capture(program(tmp_path / "changed", "platform", text), project="platform").resources
+        for env in ({"PULUMI_BACKEND_URL": f"file://{root}"},
+                    {"PULUMI_BACKEND_URL": f"file://{root}", "COMPUTE_GUARD_SDK_SHIM": "off"}):
+            with EnginePack(config, project="platform", env=env) as pack:
+                result = pack.run(resources)
+            found = [(v.policy, v.urn.rsplit("::", 1)[-1]) for v in result.violations
+                     if v.policy != "pool-safe-update"]
+            assert found == expected, env
+            assert all(f"stack {APP_NAME} (compute:dependents)" in v.finding for v in result.violations
+                       if v.policy != "pool-safe-update")

@@ -1,0 +1,182 @@
+"""And back (issue 58, SPEC 18): a platform stack whose config compute:dependents names its app stacks has its pools'
+changes judged against their workloads: an architecture moved under pinned Pods, machines too small, a taint no
+workload tolerates, a pool removed that workloads select, a maxSize below what they need. Reported on the platform's
+pool, naming the app stack and its workload; what the app stack had already is its own preview's to report.
+
+The platform's previous deployment is its checkpoint in a local (file://) backend, as section 5 reads it; the app
+program runs as deployed, its StackReference reading the platform's outputs (evaluate's dependents=)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from compute_guard.testkit import evaluate, export_program
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_stacks import APP, AWS, DAEMONSET, PLATFORM, PLATFORM_NAME, program  # noqa: E402
+
+APP_NAME = "acme/shop/prod"
+BATCH = '''
+aws.eks.NodeGroup("prod-batch", cluster_name=prod.name, node_group_name="batch", node_role_arn="r", subnet_ids=["s"],
+                  instance_types=["m7i.large"], scaling_config={"desired_size": 1, "min_size": 1, "max_size": 2})
+'''
+BREAKS = f"This change breaks a workload of stack {APP_NAME} (compute:dependents): "
+FIX = f". Change it in stack {APP_NAME} first, or keep what it needs here"
+POOL = "pool 'general' (NodeGroup) of EKS cluster 'prod' (this stack)"
+
+
+def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """The platform as deployed: its checkpoint in a local backend, where the pack reads its previous deployment."""
+    root = tmp_path / "backend"
+    stacks = root / ".pulumi" / "stacks" / "platform"
+    stacks.mkdir(parents=True)
+    export = json.loads(export_program(program(tmp_path / "deployed", "platform", text),
+                                       tmp_path / "deployed.json").read_text())
+    (stacks / "stack.json").write_text(json.dumps({"version": 3, "checkpoint": {"latest": export["deployment"]}}))
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{root}")
+
+
+def app(tmp_path: Path, workloads: str) -> Path:
+    return program(tmp_path / "app", "shop", APP.format(stack=PLATFORM_NAME, output="kubeconfig", workloads=workloads))
+
+
+def judged(tmp_path: Path, text: str, workloads: str, **options) -> dict:
+    """The platform program's verdicts with the app as its dependent, twice in one process (the same both times)."""
+    platform = program(tmp_path / "changed", "platform", text)
+    first, second = (evaluate(platform, stack_config=AWS, dependents={APP_NAME: app(tmp_path, workloads)}, **options)
+                     for _ in range(2))
+    assert [(v.policy, v.urn, v.finding) for v in first.violations] == \
+        [(v.policy, v.urn, v.finding) for v in second.violations]
+    assert [n.reasons for n in first.notes] == [n.reasons for n in second.notes]
+    return {"violations": [(v.policy, v.urn.rsplit("::", 1)[-1] if v.urn else None, v.finding)
+                           for v in second.violations if v.policy != "pool-safe-update"],
+            "notes": [reason for note in second.notes for reason in note.reasons]}
+
+
+ARM = PLATFORM.replace('prod = cluster("prod", "m7i.large")', 'prod = cluster("prod", "m7g.large", "arm64")')
+
+
+def test_moving_a_node_group_to_arm64_under_amd64_pinned_pods(tmp_path, monkeypatch):
+    """The app pins Pods to amd64 on the platform's amd64 group; the platform moves it to arm64: refused on the
+    group, naming the app stack and its Deployment. Unchanged, nothing is said."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    pinned = 'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})'
+    assert judged(tmp_path / "same", PLATFORM, pinned) == {"violations": [], "notes": []}
+    assert judged(tmp_path / "arm", ARM, pinned) == {"violations": [(
+        "workload-schedulable", "prod-general",
+        f"{BREAKS}Deployment 'api': no pool can run its Pods: {POOL} runs arm64 nodes, not amd64 (its nodeSelector's "
+        "kubernetes.io/arch). They would stay Pending: change its nodeSelector, node affinity or tolerations to match a "
+        f"pool, or declare a pool that takes them{FIX}")], "notes": []}
+
+
+def test_machines_too_small_for_a_dependents_pod(tmp_path, monkeypatch):
+    """m7i.large's 7518 MiB holds a 5 GiB Pod; t3.medium's 3554 MiB does not."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    small = PLATFORM.replace('prod = cluster("prod", "m7i.large")', 'prod = cluster("prod", "t3.medium")')
+    found = judged(tmp_path, small, 'deploy("big", "5Gi")')
+    assert found["notes"] == []
+    ((policy, urn, message),) = found["violations"]
+    assert (policy, urn) == ("workload-fits-pool", "prod-general")
+    assert message.startswith(f"{BREAKS}Deployment 'big': one Pod requests 100m of CPU and 5 GiB of memory, more than "
+                              f"any node of the pools that can take it: {POOL} has at most 4 GiB capacity - 442 MiB "
+                              "kube-reserved - 100 MiB eviction threshold = 3554 MiB allocatable of memory (t3.medium)")
+    assert message.endswith(FIX)
+
+
+def test_a_taint_no_dependent_workload_tolerates(tmp_path, monkeypatch):
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    tainted = PLATFORM.replace('"max_size": 2}', '"max_size": 2}, taints=[{"key": "dedicated", "value": "gpu", '
+                                                 '"effect": "NO_SCHEDULE"}]')
+    found = judged(tmp_path, tainted, 'deploy("api", "64Mi")')
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-schedulable", "prod-general")]
+    assert f"{POOL} has taint dedicated=gpu:NoSchedule that it does not tolerate" in found["violations"][0][2]
+
+
+def test_a_max_size_below_what_they_need_is_said_once(tmp_path, monkeypatch):
+    """Two nodes of 7518 MiB hold 4 x 3 GiB; one does not. pool-capacity reports it on each app workload there; the
+    platform's preview, once on its pool."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    fewer = PLATFORM.replace('"max_size": 2', '"max_size": 1')
+    found = judged(tmp_path, fewer, 'deploy("many", "3Gi", replicas=4)\ndeploy("api", "64Mi")')
+    ((policy, urn, message),) = found["violations"]
+    assert (policy, urn) == ("pool-capacity", "prod-general")
+    assert "the workloads only it can take request 12.06 GiB (largest: Deployment 'many' 4 x 3 GiB" in message
+    assert "raise scalingConfig.maxSize to at least 2" in message
+    assert f"(stack {APP_NAME}'s Pods beside this stack's own; other app stacks' Pods on it are not counted)" in message
+
+
+def test_a_pool_removed_that_workloads_select(tmp_path, monkeypatch):
+    """The app selects the 'batch' group by its node group label; the platform replaces it with 'other'."""
+    deployed(tmp_path, monkeypatch, PLATFORM + BATCH)
+    other = PLATFORM + BATCH.replace('"prod-batch"', '"prod-other"').replace('"batch"', '"other"')
+    found = judged(tmp_path, other, 'deploy("batch", "64Mi", {"eks.amazonaws.com/nodegroup": "batch"})')
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-schedulable", "prod-other")]
+    assert "does not have label eks.amazonaws.com/nodegroup=batch" in found["violations"][0][2]
+
+
+def test_the_platforms_own_daemonsets_count(tmp_path, monkeypatch):
+    """Its DaemonSet growing from 1 GiB to 2 GiB leaves 5518 MiB of a node: a 6 GiB Pod fitted beside 1 GiB."""
+    deployed(tmp_path, monkeypatch, PLATFORM + DAEMONSET)
+    grown = PLATFORM + DAEMONSET.replace('"1Gi"', '"2Gi"')
+    found = judged(tmp_path, grown, 'deploy("seven", "6Gi")')
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-fits-pool", "prod")]
+    assert "- 2 GiB for DaemonSets ('agent' 2 GiB) of memory" in found["violations"][0][2]
+
+
+def test_what_the_app_stack_had_already_is_its_own_previews(tmp_path, monkeypatch):
+    """A Pod already too big for the deployed platform is not this change's doing: nothing is reported on an
+    unrelated change (a larger maxSize)."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    larger = PLATFORM.replace('"max_size": 2', '"max_size": 3')
+    assert judged(tmp_path, larger, 'deploy("api", "9Gi")') == {"violations": [], "notes": []}
+
+
+def test_without_a_previous_deployment_on_its_cluster(tmp_path, monkeypatch):
+    """No previous deployment to compare with: what fails is reported on the cluster its workloads run on; the app's
+    secret kubeconfig is never shown."""
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    found = judged(tmp_path, ARM, 'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})')
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-schedulable", "prod")]
+    assert "ABCDEF" not in json.dumps(found)
+
+
+def test_a_dependent_that_cannot_be_read_is_said(tmp_path, monkeypatch):
+    monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
+    monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    result = evaluate(program(tmp_path / "platform", "platform", PLATFORM), stack_config={
+        **AWS, "compute:dependents": json.dumps([APP_NAME])})
+    assert result.violations == []
+    assert [reason for note in result.notes for reason in note.reasons] == [
+        f"stack {APP_NAME} cannot be read (the Pulumi CLI is not on PATH), so what this change does to its workloads "
+        "on this stack's pools is not judged"]
+
+
+def test_through_compute_dependents_and_an_export_file(tmp_path, monkeypatch):
+    """What dependents= does, an organisation does with compute:dependents naming the app stack's export."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    export = export_program(app(tmp_path, 'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})'),
+                            tmp_path / "app.json")
+    result = evaluate(program(tmp_path / "arm", "platform", ARM), stack_config={
+        **AWS, "compute:dependents": json.dumps({APP_NAME: str(export)})})
+    assert [(v.policy, v.urn.rsplit("::", 1)[-1]) for v in result.violations if v.policy != "pool-safe-update"] == [
+        ("workload-schedulable", "prod-general")]
+
+
+def test_a_check_it_cannot_make_now_is_said_of_the_app_stack(tmp_path, monkeypatch):
+    """The node group's machine comes from a value not known during preview: whether the app's Pod fits is said not
+    judged, naming the app stack and its Deployment (before, it was judged: m7i.large holds it)."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    late = PLATFORM.replace('instance_types=[machine]', 'instance_types=[k8s.core.v1.ConfigMap(f"{name}-m", data={'
+                                                        '"a": "b"}).immutable.apply(lambda _: machine)]')
+    found = judged(tmp_path, late, 'deploy("big", "5Gi")')
+    assert found["violations"] == []
+    assert f"stack {APP_NAME}: Deployment 'big': whether one Pod fits a node of the pools that may take it is not " \
+        f"judged: whether {POOL} takes its Pods is not known (string value at .instanceTypes.0 can't be known during " \
+        "preview)" in found["notes"]
