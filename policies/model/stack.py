@@ -149,15 +149,13 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack.kube_clusters = index.own
     platform: list[Pool] = []
     for source, read in reads:
-        for entry in read.entries:
-            if entry.urn not in stack.foreign:  # another stack's ComputeClusters are its own to judge
-                stack.add_cluster(entry)
+        for entry in read.entries:  # another stack's ComputeClusters too: its workloads' labels may name them
+            stack.add_cluster(entry)
         stack.unread.extend(item for item in read.unread if item.urn not in stack.foreign)
         joined: list[Pool] = []
         for pool, claim in read.pools:
             if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
-                if pool.urn not in stack.foreign:
-                    stack.pools.append(pool)
+                stack.pools.append(pool)
             else:
                 joined.append(_joined(stamped(pool), index.resolve(claim), index))
         platform.extend(source.settle(joined, context) if source.settle is not None and joined else joined)

@@ -227,3 +227,40 @@ def test_a_compute_stacks_setting_that_cannot_be_read_is_said(tmp_path):
                       stacks={PLATFORM_NAME: program(tmp_path / "platform", "platform", PLATFORM)})
     assert any(reason.startswith("the stack config compute:stacks is not a JSON list of stack names")
                for note in result.notes for reason in note.reasons)
+
+
+COMPUTE = '''
+import pulumi
+from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
+
+ComputeCluster("compute", ComputeClusterArgs(id="shop", capacity_groups=[
+    CapacityGroup(group_id="apps", min_size=1, max_size=3,
+                  profile=MachineProfile(cpu="4", memory_bytes=16 << 30, ephemeral_storage_bytes=50 << 30,
+                                         architecture="arm64"))]))
+pulumi.export("kubeconfig", "apiVersion: v1")
+'''
+
+
+def test_an_app_stack_on_its_platform_stacks_compute_cluster(tmp_path):
+    """The app's workloads name the platform stack's ComputeCluster by its labels: found there (before: "references
+    missing ComputeCluster 'shop'", a false violation), and judged on its pool: an amd64 pin on its arm64 pool is
+    refused; one pinned to arm64 is not."""
+    platform = program(tmp_path / "platform", "platform", COMPUTE)
+    labels = '{"compute.alien.dev/cluster": "shop", "compute.alien.dev/pool": "apps"}'
+    workloads = f'''
+def labelled(name, selector=None):
+    k8s.apps.v1.Deployment(name, metadata={{"labels": {labels}}}, spec={{"replicas": 1, "selector": {{"matchLabels": {{
+        "app": name}}}}, "template": {{"metadata": {{"labels": {{"app": name, **{labels}}}}}, "spec": {{
+            **({{"nodeSelector": selector}} if selector else {{}}), "containers": [{{"name": name, "image": "nginx",
+            "resources": {{"requests": {{"cpu": "100m", "memory": "64Mi"}}}}}}]}}}}}},
+        opts=pulumi.ResourceOptions(provider=provider))
+
+
+labelled("ok", {{"kubernetes.io/arch": "arm64"}})
+labelled("amd", {{"kubernetes.io/arch": "amd64"}})
+'''
+    result = twice(app(tmp_path, workloads), stack_config={"compute:platform": "kubernetes"},
+                   stacks={PLATFORM_NAME: platform})
+    found = verdicts(result)
+    assert not any("missing" in message for message in found.values())
+    assert [key for key in found] == [("workload-node-architecture", "amd")], found
