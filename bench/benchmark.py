@@ -6,6 +6,7 @@
     venv/bin/python bench/benchmark.py --remediation --sizes 10000   # what Remediate adds
     venv/bin/python bench/benchmark.py --pack-only --pack-dir /tmp/before   # another version, no floor
     venv/bin/python bench/benchmark.py --report --sizes 5000 10000 20000    # compute-guard report
+    venv/bin/python bench/benchmark.py --stacks --sizes 10000   # an app stack over its platform's export (SPEC 18)
 
 For each size it builds a synthetic stack (ComputeClusters with pools; Deployments, StatefulSets,
 DaemonSets, CronJobs, Jobs, Pods, ReplicaSets, ReplicationControllers and PodTemplates with
@@ -263,11 +264,12 @@ def peak_memory_mib(pid: int) -> float:
 
 
 def measure(resources: list[Resource], pack_dir: Path, answer: Path | None = None,
-            keep: Path | None = None) -> tuple[float, float, int]:
+            keep: Path | None = None, config: dict[str, str] | None = None) -> tuple[float, float, int]:
     """One run of the pack at ``pack_dir``: wall time, its peak memory, its findings. ``answer``: the raw floor's
-    AnalyzeStack answer (raw_floor_pack); ``keep``: write the pack's AnalyzeStack answer there."""
+    AnalyzeStack answer (raw_floor_pack); ``keep``: write the pack's AnalyzeStack answer there; ``config``: the stack
+    config (the platform is kubernetes)."""
     env = {"COMPUTE_GUARD_BENCH_ANSWER": str(answer)} if answer is not None else None
-    with EnginePack({"compute:platform": "kubernetes"}, pack_dir=pack_dir, env=env) as pack:
+    with EnginePack(config or {"compute:platform": "kubernetes"}, pack_dir=pack_dir, env=env) as pack:
         if keep is not None:
             asked = pack._analyze_stack
 
@@ -466,6 +468,71 @@ def representative_stack(size: int, requests: bool = True) -> list[Resource]:
     return resources[:size]
 
 
+# --- stacks: an app stack on its platform stack's pools (SPEC 18) -------------------------------------------------
+
+def platform_export(size: int, path: Path) -> Path:
+    """The representative stack of ``size`` resources as the platform stack acme/platform/prod's `pulumi stack export`
+    (its URNs of that project and stack, its providers and dependencies as a state writes them)."""
+    ours, theirs = "urn:pulumi:stack::project::", "urn:pulumi:prod::platform::"
+    entries = []
+    for resource in representative_stack(size):
+        entry: dict[str, Any] = {"urn": resource.urn.replace(ours, theirs), "type": resource.type, "custom": True,
+                                 "outputs": json_format.MessageToDict(resource.outputs)}
+        if resource.provider:
+            entry["provider"] = f"{resource.provider.replace(ours, theirs)}::id"
+        if resource.property_dependencies:
+            entry["propertyDependencies"] = {key: [urn.replace(ours, theirs) for urn in urns]
+                                             for key, urns in resource.property_dependencies.items()}
+        entries.append(entry)
+    path.write_text(json.dumps({"version": 3, "deployment": {"resources": entries}}))
+    return path
+
+
+def app_stack(size: int) -> list[Resource]:
+    """An app stack of ``size`` resources: the representative stack's Kubernetes resources (workloads, budgets,
+    services, config maps) without its clusters and pools, every one through one provider whose kubeconfig (from a
+    StackReference: it depends on nothing here) names the platform's EKS cluster eks-0."""
+    import dataclasses
+
+    kubeconfig = json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": "eks-0",
+                             "clusters": [{"name": "eks-0", "cluster": {"server": "https://EKS0.eks.amazonaws.com"}}],
+                             "contexts": [{"name": "eks-0", "context": {"cluster": "eks-0", "user": "eks-0"}}],
+                             "users": [{"name": "eks-0", "user": {"exec": {"command": "aws", "args": [
+                                 "eks", "get-token", "--cluster-name", "eks-0"]}}}]})
+    provider = Resource.of("pulumi:providers:kubernetes", "k8s", {"kubeconfig": kubeconfig})
+    kept = [dataclasses.replace(resource, provider=provider.urn) for resource in representative_stack(2 * size)
+            if resource.type.startswith("kubernetes:") and not resource.type.startswith("kubernetes:karpenter")]
+    return [provider, *kept[:size - 1]]
+
+
+def stacks(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]]:
+    """The pack on an app stack of each size over a platform export of the same size (compute:stacks names it, the
+    kubeconfig names its cluster), against the raw floor on the same app stack: the fastest of ``repeat`` runs, the
+    largest memory."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as raw_scratch:
+        raw = raw_floor_pack(Path(raw_scratch))
+        print(f"{'resources':>10} {'pack s':>9} {'raw floor s':>12} {'ratio':>7} {'pack MiB':>9} {'raw MiB':>8} "
+              f"{'ratio':>6}", flush=True)
+        for size in sizes:
+            export = platform_export(size, Path(scratch) / f"platform-{size}.json")
+            config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
+            app = app_stack(size)
+            pack_runs, raw_runs = [], []
+            for _ in range(repeat):  # interleaved, as main() measures
+                pack_runs.append(measure(app, pack_dir, config=config))
+                raw_runs.append(measure(app, raw, config=config))
+            pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
+            pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
+            rows.append({"resources": size, "pack_s": round(pack_s, 3), "raw_floor_s": round(raw_s, 3),
+                         "raw_ratio": round(pack_s / raw_s, 3), "pack_peak_mib": round(pack_mib, 1),
+                         "raw_floor_peak_mib": round(raw_mib, 1), "raw_memory_ratio": round(pack_mib / raw_mib, 3),
+                         "findings": pack_runs[0][2]})
+            print(f"{size:>10} {pack_s:>9.2f} {raw_s:>12.2f} {pack_s / raw_s:>7.3f} {pack_mib:>9.0f} {raw_mib:>8.0f} "
+                  f"{pack_mib / raw_mib:>6.2f} ({pack_runs[0][2]:,} findings)", flush=True)
+    return rows
+
+
 # --- growth: each input doubled in turn --------------------------------------------------------------------------
 
 # The base of each input the growth mode doubles, and what each means in the stack it builds.
@@ -614,6 +681,9 @@ def main() -> int:
     parser.add_argument("--inputs", nargs="+", choices=list(GROWTH_BASE), help="--growth: only these inputs")
     parser.add_argument("--stress-pools", type=int, nargs="+", metavar="POOLS",
                         help="one ComputeCluster of this many pools, alone: its time to answer")
+    parser.add_argument("--stacks", action="store_true",
+                        help="an app stack over a platform stack's export of the same size (SPEC 18), against the "
+                             "raw floor")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
     parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
@@ -637,6 +707,11 @@ def main() -> int:
         return 0
     if args.report:
         report(args.sizes, args.repeat)
+        return 0
+    if args.stacks:
+        found = stacks(args.sizes, args.repeat, args.pack_dir)
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
         return 0
     rows = []
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as raw_scratch:

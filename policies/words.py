@@ -49,13 +49,6 @@ def pool_subject(pool: Pool, several: bool = False) -> str:
     return f"{pool.kind} '{pool.name}'"
 
 
-def broken(stack: str, message: str) -> str:
-    """A finding an app stack's workload has on this stack's pools after this change and did not have before (SPEC
-    18, adapters/dependents.py), as the platform stack's preview reports it."""
-    return (f"This change breaks a workload of stack {stack} (compute:dependents): {message}. Change it in stack "
-            f"{stack} first, or keep what it needs here")
-
-
 def subjects(workloads: list[Workload]) -> str:
     """The first LISTED workloads as messages name them (Pod 'a', Deployment 'b'), and how many more."""
     return listed(workload.subject for workload in workloads[:LISTED]) + more(workloads, LISTED)

@@ -13,13 +13,13 @@ already is its own preview's to report; a check it cannot make now that it could
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..model.pool import THIS_STACK, Pool
 from ..model.stack import Stack
 from ..model.values import Unknown, undetermined
 from ..model.workloads import Workload
-from ..words import broken
 from .findings import Finding, Violation
 from .stacks import View
 
@@ -46,12 +46,20 @@ def judged(check: Any, context: Any, views: Iterable[View], own: Iterable[Findin
                 workload = workloads.get(finding.urn or "")
                 if workload is None or finding.message in was:
                     continue  # this stack's own resource (its own preview judges it), or not this change's doing
-                findings.extend(Violation(broken(view.name, finding.message), urn)
+                # the policy's finding, said of this stack's pools in its preview
+                findings.extend(replace(finding, message=broken(view.name, finding.message), urn=urn)
                                 for urn in _targets(view, workload))
             elif finding.said not in said and finding.words not in known:
                 findings.append(undetermined(f"stack {view.name}: {finding.said}"))
     # a finding on a pool is its own workloads' (pool-capacity's on another stack's pool): reported once here
     return list(dict.fromkeys(findings))
+
+
+def broken(stack: str, message: str) -> str:
+    """A finding an app stack's workload has on this stack's pools after this change and did not have before, as the
+    platform stack's preview reports it."""
+    return (f"This change breaks a workload of stack {stack} (compute:dependents): {message}. Change it in stack "
+            f"{stack} first, or keep what it needs here")
 
 
 def _targets(view: View, workload: Workload) -> list[str | None]:
