@@ -518,18 +518,25 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]
             export = platform_export(size, Path(scratch) / f"platform-{size}.json")
             config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
             app = app_stack(size)
-            pack_runs, raw_runs = [], []
+            pack_runs, raw_runs, answering_runs = [], [], []
+            answer = Path(raw_scratch) / "answer.bin"  # the pack's AnalyzeStack answer, for the answering floor
             for _ in range(repeat):  # interleaved, as main() measures
-                pack_runs.append(measure(app, pack_dir, config=config))
+                pack_runs.append(measure(app, pack_dir, keep=answer, config=config))
                 raw_runs.append(measure(app, raw, config=config))
+                answering_runs.append(measure(app, raw, answer=answer, config=config))
             pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
             pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
+            answering_s, answering_mib = min(run[0] for run in answering_runs), max(run[1] for run in answering_runs)
             rows.append({"resources": size, "pack_s": round(pack_s, 3), "raw_floor_s": round(raw_s, 3),
                          "raw_ratio": round(pack_s / raw_s, 3), "pack_peak_mib": round(pack_mib, 1),
                          "raw_floor_peak_mib": round(raw_mib, 1), "raw_memory_ratio": round(pack_mib / raw_mib, 3),
-                         "findings": pack_runs[0][2]})
+                         "findings": pack_runs[0][2], "answering_floor_s": round(answering_s, 3),
+                         "answering_floor_peak_mib": round(answering_mib, 1)})
             print(f"{size:>10} {pack_s:>9.2f} {raw_s:>12.2f} {pack_s / raw_s:>7.3f} {pack_mib:>9.0f} {raw_mib:>8.0f} "
                   f"{pack_mib / raw_mib:>6.2f} ({pack_runs[0][2]:,} findings)", flush=True)
+            print(f"{'':>10} the raw floor answering the pack's {pack_runs[0][2]:,} findings: {answering_s:.2f} s "
+                  f"({pack_s / answering_s:.3f}x), {answering_mib:.0f} MiB ({pack_mib / answering_mib:.2f}x)",
+                  flush=True)
     return rows
 
 

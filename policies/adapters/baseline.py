@@ -17,10 +17,9 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from ..model.cluster import is_compute_cluster
@@ -242,10 +241,27 @@ def _snapshot(path: Path) -> Snapshot:
     return _document(_read(path))
 
 
-def state_entries(data: bytes) -> list[dict[str, Any]]:
+def state_entries(data: bytes, kept: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
     """The resources of a state document (`pulumi stack export` output, or a DIY checkpoint), but those marked for
-    deletion: each as the document writes it (urn, type, inputs, outputs, parent, provider, dependencies, ...)."""
-    document = json.loads(data)
+    deletion: each as the document writes it (urn, type, inputs, outputs, parent, provider, dependencies, ...).
+
+    Its secrets are replaced as it is parsed (an encrypted one not known, a plaintext one its value, secret), when it
+    holds any (a walk of another stack's 10,000 resources cost more than reading them). ``kept``: of another stack
+    (SPEC 18), which types are read at all; each of those keeps its outputs only where it has some (as parsed, so
+    that the inputs and the others are never all held at once: half the memory of a 10,000-resource export)."""
+    hook = _unsealed if SECRET_SIG.encode() in data else None
+    if kept is not None:
+        unseal = hook
+
+        def hook(value: dict[str, Any]) -> Any:
+            if "custom" in value and isinstance(value.get("urn"), str) and isinstance(kind := value.get("type"), str):
+                if not kept(kind):
+                    return None
+                if value.get("outputs"):
+                    value.pop("inputs", None)
+                return value
+            return unseal(value) if unseal is not None else value
+    document = json.loads(data, object_hook=hook) if hook is not None else json.loads(data)
     if not isinstance(document, dict):
         raise ValueError("not a Pulumi state document (expected a JSON object)")
     deployment = document.get("deployment")
@@ -286,12 +302,25 @@ def _document(data: bytes) -> Snapshot:
         urn = entry.get("urn")
         props = entry.get("inputs") or entry.get("outputs")
         if isinstance(urn, str) and isinstance(props, dict):
-            inputs[urn] = without_secrets(props)
+            inputs[urn] = props
             types[urn] = kind
     return Snapshot(inputs, types, frozenset(urns), tuple(references), state_resources("", kept))
 
 
 PROVIDERS = "pulumi:providers:"
+
+
+class Links:
+    """What a state records of a resource's links, as the model reads a resource's (model/resources.py)."""
+
+    __slots__ = ("parent", "provider", "dependencies", "property_dependencies")
+
+    def __init__(self, parent: str | None, provider: str | None, dependencies: tuple[str, ...],
+                 property_dependencies: dict[str, list[str]] | None) -> None:
+        self.parent = parent
+        self.provider = provider
+        self.dependencies = dependencies
+        self.property_dependencies = property_dependencies
 
 
 def state_resources(stack: str, entries: list[dict[str, Any]]) -> tuple[StackResource, ...]:
@@ -305,33 +334,31 @@ def state_resources(stack: str, entries: list[dict[str, Any]]) -> tuple[StackRes
             continue
         props = entry.get("outputs") or entry.get("inputs") or {}
         provider = entry.get("provider")
-        links = SimpleNamespace(
-            parent=entry.get("parent") if isinstance(entry.get("parent"), str) else None,
+        dependencies = entry.get("dependencies")
+        property_dependencies = entry.get("propertyDependencies")
+        links = Links(
+            entry.get("parent") if isinstance(entry.get("parent"), str) else None,
             # the state writes a provider reference as <urn>::<id>
-            provider=provider.rsplit("::", 1)[0] if isinstance(provider, str) and provider.count("::") > 3 else None,
-            dependencies=[urn for urn in entry.get("dependencies") or () if isinstance(urn, str)],
-            property_dependencies={key: [urn for urn in urns if isinstance(urn, str)]
-                                   for key, urns in (entry.get("propertyDependencies") or {}).items()
-                                   if isinstance(urns, list)})
-        found.append(StackResource(kind, urn, urn.rsplit("::", 1)[-1], without_secrets(props), links, stack))
+            provider.rsplit("::", 1)[0] if isinstance(provider, str) and provider.count("::") > 3 else None,
+            tuple(urn for urn in dependencies if isinstance(urn, str)) if dependencies else (),
+            {key: [urn for urn in urns if isinstance(urn, str)] for key, urns in property_dependencies.items()
+             if isinstance(urns, list)} if isinstance(property_dependencies, dict) and property_dependencies else None)
+        found.append(StackResource(kind, urn, urn.rsplit("::", 1)[-1], props, links, stack))
     return tuple(found)
 
 
-def without_secrets(value: Any) -> Any:
-    """Encrypted secrets become unknown values; plaintext ones (``--show-secrets``) their value."""
-    if isinstance(value, dict):
-        if value.get(SECRET_KEY) == SECRET_SIG:
-            if "plaintext" in value:
-                try:
-                    plaintext = json.loads(value["plaintext"])
-                except (TypeError, ValueError):
-                    return _encrypted()
-                return _secret(without_secrets(plaintext))
-            return _encrypted()
-        return {key: without_secrets(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [without_secrets(item) for item in value]
-    return value
+def _unsealed(value: dict[str, Any]) -> Any:
+    """A JSON object of a state document as the model reads it: an encrypted secret is a value not known; a plaintext
+    one (``--show-secrets``) its value, secret all through; any other object itself."""
+    if value.get(SECRET_KEY) != SECRET_SIG:
+        return value
+    if "plaintext" not in value:
+        return _encrypted()
+    try:
+        plaintext = json.loads(value["plaintext"], object_hook=_unsealed)
+    except (TypeError, ValueError):
+        return _encrypted()
+    return _secret(plaintext)
 
 
 def _secret(value: Any) -> Any:

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..model.resources import StackResource
+from ..model.sources import source_of
 from ..model.stack import Stack
+from ..model.workloads import workload_kind
 from .baseline import (
     _backend_url,
     _describe,
@@ -82,6 +84,12 @@ def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str,
                 "stack names to `pulumi stack export` files, so no other stack was read")
 
 
+def _kept(kind: str) -> bool:
+    """What the model reads of another stack: all but the Kubernetes objects that are neither workloads nor pools
+    (Services, ConfigMaps, budgets: most of an app stack, nothing its pools or their links depend on)."""
+    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None
+
+
 def read_stack(name: str, file: str | None) -> Referenced:
     """One stack's state: its export file, else its local backend checkpoint, else the CLI's export of it."""
     try:
@@ -89,7 +97,7 @@ def read_stack(name: str, file: str | None) -> Referenced:
             path = Path(os.path.expanduser(file))
             if not path.is_absolute():
                 path = Path.cwd() / path  # the engine starts the pack in its directory
-            return Referenced(name, state_resources(name, state_entries(decompressed(path.read_bytes()))))
+            return Referenced(name, state_resources(name, state_entries(decompressed(path.read_bytes()), _kept)))
         url = _backend_url()
         root = _local_backend_root(url) if url is not None else None
         if root is not None:
@@ -98,11 +106,11 @@ def read_stack(name: str, file: str | None) -> Referenced:
             if checkpoint is None:
                 return Referenced(name, error=f"the local backend ({root}) holds no checkpoint of it: it was never "
                                               "deployed there")
-            return Referenced(name, state_resources(name, state_entries(decompressed(checkpoint.read_bytes()))))
+            return Referenced(name, state_resources(name, state_entries(decompressed(checkpoint.read_bytes()), _kept)))
         exported = cli_export(name)
         if isinstance(exported, str):
             return Referenced(name, error=exported)
-        return Referenced(name, state_resources(name, state_entries(exported)))
+        return Referenced(name, state_resources(name, state_entries(exported, _kept)))
     except Exception as error:  # noqa: BLE001 - whatever cannot be read is said, never raised
         where = f"its export '{file}'" if file else "its state"
         return Referenced(name, error=f"{where} cannot be read: {_describe(error)}")
