@@ -20,6 +20,10 @@ places the Deployment's replicas one by one with kube-scheduler's Filter plugins
 * pool-capacity refuses where SPEC 11's arithmetic, written out here, says the one pool that can take the Pods is
   too small for them at its maxSize (or its CPU limit).
 
+The same three hold when the stack is split in two as an organisation splits it (SPEC 18): the Deployment in an
+app stack whose stack config compute:stacks names the platform stack's `pulumi stack export`, holding everything
+else (clusters, pools, DaemonSets).
+
 (The pack's rules are necessary conditions: between the two, where some replicas find a node and others do not,
 either verdict may stand.) ORACLE_SEED and ORACLE_EXAMPLES as in test_kubernetes_oracle.py.
 """
@@ -27,9 +31,12 @@ either verdict may stand.) ORACLE_SEED and ORACLE_EXAMPLES as in test_kubernetes
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import random
+import tempfile
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
@@ -306,6 +313,9 @@ class Case:
     surges: bool  # its rollout keeps every old Pod until a new one is available
     rollout: list[Any]  # workload-rollout-fits' violations
     capacity: list[Any]  # pool-capacity's violations
+    # the same stack as two (SPEC 18): the Deployment in an app stack, the rest in its platform stack's export
+    split_refused: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
+    split_said: bool = False
 
     @property
     def nodes(self) -> list[dict[str, Any]]:
@@ -333,9 +343,39 @@ def _case(rng: random.Random, platform: str) -> Case:
         group = json_format.MessageToDict(resources[-1].inputs)["metadata"]["labels"]["compute.alien.dev/pool"]
         mixes = [[written for written in mix if written["metadata"]["name"].rsplit("-", 1)[0] == group]
                  for mix in mixes]
+    split_refused, split_said = _split(resources, platform)
     return Case(platform, resources, admitted(platform, spec), replicas, mixes,
                 [admitted(platform, daemon) for daemon in daemons], refused, said, surges,
-                result.of("workload-rollout-fits"), result.of("pool-capacity"))
+                result.of("workload-rollout-fits"), result.of("pool-capacity"), split_refused, split_said)
+
+
+def _split(resources: list[Resource], platform: str) -> tuple[list[tuple[str, Any]], bool]:
+    """The verdicts on the Deployment (the last resource) deployed by an app stack, everything else by the platform
+    stack acme/platform/prod, whose `pulumi stack export` the app's compute:stacks names (SPEC 18)."""
+    ours, theirs = "urn:pulumi:stack::project::", "urn:pulumi:prod::platform::"
+    entries = []
+    for resource in resources[:-1]:
+        entry: dict[str, Any] = {"urn": resource.urn.replace(ours, theirs), "type": resource.type, "custom": True,
+                                 "outputs": json_format.MessageToDict(resource.outputs)}
+        if resource.parent:
+            entry["parent"] = resource.parent.replace(ours, theirs)
+        if resource.provider:
+            entry["provider"] = f"{resource.provider.replace(ours, theirs)}::id"
+        if resource.dependencies:
+            entry["dependencies"] = [urn.replace(ours, theirs) for urn in resource.dependencies]
+        if resource.property_dependencies:
+            entry["propertyDependencies"] = {key: [urn.replace(ours, theirs) for urn in urns]
+                                             for key, urns in resource.property_dependencies.items()}
+        entries.append(entry)
+    with tempfile.TemporaryDirectory() as scratch:
+        export = Path(scratch) / "platform.json"
+        export.write_text(json.dumps({"version": 3, "deployment": {"resources": entries}}))
+        config = {"compute:platform": PLATFORM.get(platform, platform),
+                  "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
+        with stack_environment(config, "project", "stack", True):
+            result = Analyzer().run(resources[-1:])
+    refused = [(policy, message) for policy in POLICIES for message in result.of(policy)]
+    return refused, bool(refused) or any(note.policy in POLICIES for note in result.notes)
 
 
 def _daemon_pods(asked: list[tuple[Case, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
@@ -421,6 +461,9 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     assert any(case.rollout for case, _found in judged), "the generator must reach a rollout that cannot finish"
     false = [case.shown(found) for case, found in judged if found["placed"] >= case.replicas and case.refused]
     silent = [case.shown(found) for case, found in judged if found["placed"] == 0 and not case.said]
+    # the same verdicts when the Deployment is an app stack's and its pools its platform stack's (SPEC 18)
+    false += [case.shown(found) for case, found in judged if found["placed"] >= case.replicas and case.split_refused]
+    silent += [case.shown(found) for case, found in judged if found["placed"] == 0 and not case.split_said]
     smallest = min(false + silent, key=lambda shown: len(repr(shown)), default=None)
     assert not false and not silent, (f"{len(false)} false violations, {len(silent)} silent passes; the smallest: "
                                       f"{smallest}")
@@ -428,12 +471,15 @@ def test_fit_capacity_and_placement_verdicts_agree_with_kube_scheduler():
     exceeded = [(case, found) for case in cases for found, bound in by_case[id(case)]
                 if _beyond_max_size(case, found, bound)]
     missed = [case.shown(found) for case, found in exceeded if not case.capacity]
+    missed += [case.shown(found) for case, found in exceeded  # the platform's pool, reported on the app's Deployment
+               if not any(policy == "pool-capacity" for policy, _message in case.split_refused)]
     assert not missed, f"{len(missed)} pools certainly too small and not refused; the first: {missed[0]}"
     assert exceeded, "the generator must reach a pool too small for its workloads"
     for platform in SOURCES:  # every platform reaches both sides of the verdict
         mine = [(case, found) for case, found in judged if case.platform == platform]
         assert any(found["placed"] >= case.replicas for case, found in mine), platform
         assert any(found["placed"] == 0 and case.refused for case, found in mine), platform
+        assert any(found["placed"] == 0 and case.split_refused for case, found in mine), platform
     gpu = [(case, found) for case, found in judged if GPU in case.spec["containers"][0]["resources"].get("limits", {})]
     assert any(found["placed"] >= case.replicas for case, found in gpu), "a GPU Pod must find its GPU nodes"
     assert any(found["placed"] == 0 and case.refused for case, found in gpu), "and one must be refused"
