@@ -102,28 +102,29 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack = Stack()
     by_urn: dict[str, StackResource] = {}
     by_source: dict[Any, list[StackResource]] = {}
-    for name, theirs in foreign:
-        for resource in theirs:
-            if resource.urn in by_urn:
-                continue
-            by_urn[resource.urn] = resource
-            stack.foreign[resource.urn] = name
-            source = source_of(resource.type)
-            if source is not None:
-                by_source.setdefault(source, []).append(resource)
-                continue
-            workload = parse_workload(resource.type, resource.props, resource.urn, resource.name)
-            if workload is not None:
-                stack.foreign_workloads.append(workload)
-    for raw in resources:
-        resource = StackResource.of(raw)
+
+    def taken(resource: StackResource) -> bool | Workload:
+        """The resource kept by URN: True when a pool source reads it, its workload when it is one, else False."""
         by_urn[resource.urn] = resource
         source = source_of(resource.type)
         if source is not None:
             by_source.setdefault(source, []).append(resource)
+            return True
+        return parse_workload(resource.type, resource.props, resource.urn, resource.name) or False
+
+    for name, theirs in foreign:
+        for resource in theirs:
+            if resource.urn in by_urn:
+                continue
+            stack.foreign[resource.urn] = name
+            if isinstance(workload := taken(resource), Workload):
+                stack.foreign_workloads.append(workload)
+    for raw in resources:
+        resource = StackResource.of(raw)
+        workload = taken(resource)
+        if workload is True:
             continue
-        workload = parse_workload(resource.type, resource.props, resource.urn, resource.name)
-        if workload is not None:
+        if isinstance(workload, Workload):
             stack.workloads.append(workload)
             continue
         release = parse_helm_release(resource.type, resource.props, resource.urn, resource.name)
