@@ -264,3 +264,21 @@ labelled("amd", {{"kubernetes.io/arch": "amd64"}})
     found = verdicts(result)
     assert not any("missing" in message for message in found.values())
     assert [key for key in found] == [("workload-node-architecture", "amd")], found
+
+
+@pytest.mark.parametrize("kubeconfig", [
+    'platform.require_output("{output}")',
+    'pulumi.Output.from_input(platform.get_output_details("{output}")).apply(lambda d: d.secret_value or d.value)',
+])
+def test_every_way_to_read_a_stack_output_is_answered(tmp_path, kubeconfig):
+    """require_output and get_output_details read the platform's outputs as get_output does: the Pod too big for its
+    node group is refused on its pool (a kubeconfig the test kit did not answer would name no cluster)."""
+    text = APP.replace('platform.get_output("{output}")', kubeconfig)
+    path = program(tmp_path / "app", "shop", text.format(stack=PLATFORM_NAME, output="kubeconfig",
+                                                         workloads='deploy("api", "9Gi")'))
+    result = evaluate(path, stack_config=AWS, stacks={PLATFORM_NAME: program(tmp_path / "platform", "platform",
+                                                                              PLATFORM + SECOND)})
+    found = verdicts(result)
+    assert list(found) == [("workload-fits-pool", "api")] and POOL in found[("workload-fits-pool", "api")], found
+    assert "staging" not in found[("workload-fits-pool", "api")]  # judged on the cluster its kubeconfig names
+    assert result.notes == []
