@@ -30,6 +30,7 @@ from pulumi_policy import EnforcementLevel, PolicyPack
 from . import (
     cloud_machine_catalog,
     cloud_machine_new_family,
+    cluster_version_skew,
     compute_cluster_safe_update,
     compute_cluster_valid,
     compute_pools_single_architecture,
@@ -40,6 +41,7 @@ from . import (
     kubernetes_compute_enforceable,
     pool_capacity,
     pool_safe_update,
+    workload_api_available,
     workload_architecture_pin,
     workload_architecture_selector_valid,
     workload_disruption_allowed,
@@ -83,6 +85,8 @@ ALL: tuple[Policy, ...] = (
     pool_safe_update.POLICY,
     workload_node_os.POLICY,
     workload_interruption_tolerant.POLICY,
+    cluster_version_skew.POLICY,
+    workload_api_available.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

@@ -60,6 +60,10 @@ class Unused:
     matches: bool  # it matches a resource of the stack (which passes the policy), else none at all
 
 
+# what is judged on its cluster besides workloads (workload-api-available): budgets and autoscalers
+BESIDE_WORKLOADS = (":PodDisruptionBudget", ":HorizontalPodAutoscaler")
+
+
 class PackState:
     """Caches and what one request learns for the next, for one pack process."""
 
@@ -158,9 +162,11 @@ class PackState:
     def referenced(self, resources: list[Any]) -> list[Referenced]:
         """The other stacks whose clusters the stack's workloads run on (SPEC 18): those the stack config
         compute:stacks names, and those its own previous deployment's StackReferences name; each read once per pack
-        process. None for a stack without workloads."""
+        process. None for a stack without workloads (or their budgets and autoscalers, whose API versions the
+        cluster's release decides)."""
         kinds = (getattr(resource, "resource_type", None) or getattr(resource, "type", None) for resource in resources)
-        if not any(isinstance(kind, str) and workload_kind(kind) for kind in kinds):
+        if not any(isinstance(kind, str) and (workload_kind(kind) or kind.endswith(BESIDE_WORKLOADS))
+                   for kind in kinds):
             return []
         wanted, _problem = named(self.stack_config())  # (a setting that cannot be read: stacks_problem says it)
         known = {name for name, _file in wanted}

@@ -25,6 +25,7 @@ import yaml
 from .pool import PROVIDERS_CLUSTER, ClusterRef
 from .resources import StackResource, type_of_urn
 from .values import Unknown, child
+from .versions import Version
 
 PROVIDER_TYPE = "pulumi:providers:kubernetes"
 MAX_HOPS = 4  # how far a kubeconfig's dependencies are followed to find the cluster it was built from
@@ -48,6 +49,7 @@ class KubeCluster:
     stack: str = ""  # another stack's cluster (SPEC 18), by that stack's name; "" the stack's own
     # its pools' maxPods where they set none (AKS: its network plugin's default), for the pools that join it
     max_pods: int | Unknown | None = None
+    version: Version | None = None  # its control plane's Kubernetes version, as its input sets it (SPEC 19)
 
     @property
     def ref(self) -> ClusterRef:

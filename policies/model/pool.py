@@ -23,6 +23,7 @@ from .labels import ARCH
 from .pods import GPU_RESOURCES
 from .scheduling import MAYBE, Domain, NodeSpace, Taint
 from .values import Unknown, about, derived, is_secret
+from .versions import Version
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,9 @@ class Pool:
     # on reclaimable nodes only (landing.interruption)
     capacity_label: str = ""
     capacity_types: Mapping[str, str] = field(default_factory=dict)
+    # the Kubernetes version its nodes run, as its input sets it (model/versions.py); None: the source has none (a
+    # NodePool's nodes take their cluster's), and a Version whose value is None follows its control plane's
+    version: Version | None = None
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .clusters import KubeCluster
 from .pool import Pool
 from .resources import StackResource
 from .sources import Context, pools_of, source_of
@@ -43,6 +44,19 @@ def previous_pools(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[
         resource = StackResource(kind or "", urn, urn.rsplit("::", 1)[-1], props)
         for pool, _claim in source.read([resource], Context()).pools:
             found[(pool.urn, pool.name)] = pool
+    return found
+
+
+def previous_clusters(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[str, KubeCluster]:
+    """The cluster resources of the previous deployment, by URN, read by the same sources as this preview's."""
+    found: dict[str, KubeCluster] = {}
+    for urn, props in inputs.items():
+        kind = types.get(urn)
+        source = source_of(kind) if kind is not None else None
+        if source is None:
+            continue
+        resource = StackResource(kind or "", urn, urn.rsplit("::", 1)[-1], props)
+        found.update((cluster.urn, cluster) for cluster in source.read([resource], Context()).clusters)
     return found
 
 
@@ -120,4 +134,4 @@ def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, s
     return found, maybe
 
 
-__all__ = ["Change", "changes", "previous_of", "previous_pools", "replaced"]
+__all__ = ["Change", "changes", "previous_clusters", "previous_of", "previous_pools", "replaced"]

@@ -6,6 +6,8 @@ manifests' point of view (kind -> where its pod spec is), not from the pack's co
 """
 
 
+import re
+
 import pytest
 from builders import SHARED, valid_cluster_props
 
@@ -98,13 +100,37 @@ def test_without_a_compute_cluster_the_corpus_keeps_default_scheduling(corpus):
 
 
 BUDGETS = "disruption-budget-useful"
+REMOVED_APIS = "workload-api-available"
+# Kubernetes' deprecation guide, written out (kubernetes.io/docs/reference/using-api/deprecation-guide): the workload,
+# budget and autoscaler versions removed, and the release that removed them
+GUIDE = {**{f"{version}:{kind}": "1.16" for version in ("extensions/v1beta1", "apps/v1beta1", "apps/v1beta2")
+            for kind in ("Deployment", "DaemonSet", "ReplicaSet", "StatefulSet")},
+         "policy/v1beta1:PodDisruptionBudget": "1.25", "batch/v1beta1:CronJob": "1.25",
+         "autoscaling/v2beta1:HorizontalPodAutoscaler": "1.25", "autoscaling/v2beta2:HorizontalPodAutoscaler": "1.26"}
+
+
+def test_the_corpus_workloads_at_removed_api_versions_are_named_in_one_note(corpus):
+    """Issue 59 on manifests nobody wrote for the pack: archived examples still declare extensions/v1beta1 DaemonSets
+    and a policy/v1beta1 budget. No cluster says its version, so each is named with its removal in one note."""
+    resources, _ = corpus
+    with EnginePack({"compute:platform": "kubernetes"}) as pack:
+        result = pack.run(resources)
+    assert [v for v in result.violations if v.policy == REMOVED_APIS] == []
+    expected = sorted((r.type.split(":", 1)[1].rsplit(":", 1)[1], r.name, r.type.split(":")[1], GUIDE[
+        r.type.split(":", 1)[1]]) for r in resources if r.type.split(":", 1)[1] in GUIDE)
+    assert len(expected) >= 3
+    (note,) = [note for note in result.notes if note.policy == REMOVED_APIS]
+    said = sorted((found.group(1), found.group(2), found.group(3), found.group(4)) for reason in note.reasons
+                  if (found := re.match(r"(\w+) '([^']+)': its apiVersion (\S+) is removed in Kubernetes (\S+), and the "
+                                        "cluster it is applied to is not one the stack declares", reason)))
+    assert said == expected
 DISRUPTION = (BUDGETS, "workload-disruption-allowed", "workload-rollout-fits", "workload-zone-spread")
 
 
 def unexpected_notes(result):
     """The notes besides disruption-budget-useful's: the kube-prometheus budgets select Pods its operator creates for
     the Prometheus and Alertmanager resources, which no workload of the corpus declares (never a finding)."""
-    return [note for note in result.notes if note.policy != BUDGETS]
+    return [note for note in result.notes if note.policy not in (BUDGETS, REMOVED_APIS)]
 
 
 def test_the_corpus_budgets_one_allows_no_eviction_and_the_operators_are_not_judged(corpus):

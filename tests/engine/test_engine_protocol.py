@@ -64,6 +64,25 @@ def node_group(machine, ami_type):
     return declare
 
 
+def eks_versions(plane, node=None, removed_autoscaler=False):
+    """An EKS cluster at Kubernetes ``plane``, its node group at ``node``, and (``removed_autoscaler``) an
+    autoscaling/v2beta2 HorizontalPodAutoscaler applied to it."""
+    def declare():
+        import pulumi_aws as aws
+
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks", version=plane,
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", instance_types=["m7i.large"],
+                          node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"], version=node,
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+        if removed_autoscaler:
+            provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+            k8s.autoscaling.v2beta2.HorizontalPodAutoscaler("api", spec={
+                "scale_target_ref": {"api_version": "apps/v1", "kind": "Deployment", "name": "api"},
+                "min_replicas": 1, "max_replicas": 3}, opts=pulumi.ResourceOptions(provider=provider))
+    return declare
+
+
 def verdicts(result):
     return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
 
@@ -169,6 +188,11 @@ SCENARIOS = {
     "workload-interruption-tolerant": ([node_class(), nodepool("spot", [arch_requirement("amd64"), {
         "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]),
         deployment("api", requests={"cpu": "100m"})], "aws", "api", None, None),
+    # a node group at 1.31 on a control plane at 1.30 (the in-process twin: tests/policies/test_cluster_version_skew.py)
+    "cluster-version-skew": ([eks_versions("1.30", "1.31")], "aws", "general", None, None),
+    # an autoscaling/v2beta2 autoscaler on a 1.26 cluster (the in-process twin:
+    # tests/policies/test_workload_api_available.py)
+    "workload-api-available": ([eks_versions("1.26", removed_autoscaler=True)], "aws", "api", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [
@@ -334,7 +358,15 @@ def test_every_supported_kind_through_the_engine():
                               for i, (kind, group, _) in enumerate(KINDS)]
 
     pinned = engine_run(every_kind(AMD64))
-    assert pinned.violations == [] and pinned.notes == []
+    assert pinned.violations == []
+    # the kinds at versions Kubernetes removed, on a cluster whose version the stack does not say: one note names each
+    # (workload-api-available; its removals are k8s.io/api's, tests/oracle/test_removed_apis_oracle.py)
+    (note,) = pinned.notes
+    assert note.policy == "workload-api-available"
+    removed = sorted(f"{kind} 'w{i}': its apiVersion {group.__name__.split('.', 1)[1].replace('.', '/')} is removed in "
+                     f"Kubernetes {'1.25' if kind == 'CronJob' else '1.16'}" for i, (kind, group, _) in enumerate(KINDS)
+                     if group is not None and group.__name__.rsplit(".", 1)[-1].startswith("v1beta"))
+    assert sorted(reason.split(", and the cluster")[0] for reason in note.reasons) == removed
     unpinned = engine_run(every_kind(None))
     assert sorted(v.urn.rsplit("::", 1)[-1] for v in unpinned.of("workload-node-architecture")) == sorted(
         f"w{i}" for i in range(len(KINDS)))

@@ -8,13 +8,15 @@
 //	 "requests": [Pod...],
 //	 "disruption": [{"minAvailable": IntOrString, "maxUnavailable": IntOrString, "expected": N, "healthy": N}...],
 //	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...],
-//	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...]}
+//	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...],
+//	 "removed": true}
 //
 //	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
 //	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
 //	 "disruption": [{"allowed": N, "desired": N}...],
 //	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...],
-//	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...]}
+//	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...],
+//	 "removed": [{"group": G, "version": V, "kind": K, "removed": "1.25", "replacement": "policy/v1"}...]}
 //
 // "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
 // first failing plugin and its reasons), the Pod first handed through the ExtendedResourceToleration admission
@@ -24,7 +26,10 @@
 // overhead). "disruption": pkg/controller/disruption's desiredHealthy and disruptionsAllowed. "rollout":
 // pkg/controller/deployment/util.ResolveFenceposts. "eviction": the budgets the eviction subresource finds for each
 // Pod (more than one and it refuses every eviction), each budget read as the API server stores it: a policy/v1beta1
-// object converted through the API's own scheme (an empty v1beta1 selector selects nothing).
+// object converted through the API's own scheme (an empty v1beta1 selector selects nothing). "removed": every kind of
+// k8s.io/api (client-go's scheme registers them all) whose type says the release that removes its API version
+// (APILifecycleRemoved, generated from the "+k8s:prerelease-lifecycle-gen:removed" tags), with the version its
+// APILifecycleReplacement names: scripts/generate_removed_apis writes the pack's table from it.
 package main
 
 import (
@@ -32,6 +37,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -41,12 +47,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apiserver/pkg/admission"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -104,6 +112,7 @@ type request struct {
 	Disruption []budgetCase   `json:"disruption"`
 	Rollout    []rolloutCase  `json:"rollout"`
 	Eviction   []evictionCase `json:"eviction"`
+	Removed    bool           `json:"removed"`
 }
 
 type filterAnswer struct {
@@ -118,6 +127,45 @@ type answer struct {
 	Disruption []map[string]any   `json:"disruption"`
 	Rollout    []map[string]any   `json:"rollout"`
 	Eviction   [][][]int          `json:"eviction"`
+	Removed    []removedAPI       `json:"removed"`
+}
+
+type removedAPI struct {
+	Group       string `json:"group"`
+	Version     string `json:"version"`
+	Kind        string `json:"kind"`
+	Removed     string `json:"removed"`
+	Replacement string `json:"replacement"`
+}
+
+// removedAPIs: each kind whose API version a Kubernetes release removes, as the type itself says.
+func removedAPIs() []removedAPI {
+	type lifecycle interface{ APILifecycleRemoved() (int, int) }
+	type replaced interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	}
+	found := []removedAPI{}
+	for gvk, kind := range clientscheme.Scheme.AllKnownTypes() {
+		object := reflect.New(kind).Interface()
+		removal, ok := object.(lifecycle)
+		if !ok || strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") {
+			continue
+		}
+		major, minor := removal.APILifecycleRemoved()
+		if major == 0 {
+			continue
+		}
+		entry := removedAPI{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Removed: fmt.Sprintf("%d.%d", major, minor)}
+		if next, ok := object.(replaced); ok && !next.APILifecycleReplacement().Empty() {
+			entry.Replacement = next.APILifecycleReplacement().GroupVersion().String()
+		}
+		found = append(found, entry)
+	}
+	sort.Slice(found, func(i, j int) bool {
+		a, b := found[i], found[j]
+		return a.Group+"/"+a.Version+"/"+a.Kind < b.Group+"/"+b.Version+"/"+b.Kind
+	})
+	return found
 }
 
 // The default profile's Filter plugins that judge where a Pod may run on nodes the pack models (no volumes, no
@@ -412,7 +460,10 @@ func main() {
 	schedulermetrics.Register()    // the plugins record metrics as kube-scheduler does
 	ctx := context.Background()
 	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
-		Rollout: []map[string]any{}, Eviction: [][][]int{}}
+		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}}
+	if in.Removed {
+		out.Removed = removedAPIs()
+	}
 	for _, c := range in.Filter {
 		found, err := filter(ctx, c)
 		if err != nil {

@@ -282,3 +282,22 @@ def test_every_way_to_read_a_stack_output_is_answered(tmp_path, kubeconfig):
     assert list(found) == [("workload-fits-pool", "api")] and POOL in found[("workload-fits-pool", "api")], found
     assert "staging" not in found[("workload-fits-pool", "api")]  # judged on the cluster its kubeconfig names
     assert result.notes == []
+
+
+def test_an_app_stacks_budget_is_judged_at_its_platform_clusters_version(tmp_path):
+    """workload-api-available (issue 59) on an app stack: its cluster, and so the release it runs, is the platform
+    stack's. A policy/v1beta1 budget on the platform's 1.25 cluster is refused; at 1.24 it is served."""
+    workloads = '''
+k8s.policy.v1beta1.PodDisruptionBudget("api", spec={"min_available": 1, "selector": {"match_labels": {"app": "api"}}},
+                                       opts=pulumi.ResourceOptions(provider=provider))
+'''
+    for version, refused in (("1.25", True), ("1.24", False)):
+        text = PLATFORM.replace('vpc_config={"subnet_ids": ["subnet-1"]})', f'vpc_config={{"subnet_ids": ["subnet-1"]}}, '
+                                f'version="{version}")')
+        platform = program(tmp_path / f"platform-{version}", "platform", text)
+        result = twice(app(tmp_path, workloads), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+        found = result.findings("workload-api-available")
+        assert found == ([
+            "PodDisruptionBudget 'api': its apiVersion policy/v1beta1 is removed in Kubernetes 1.25, and EKS cluster "
+            f"'prod' (stack {PLATFORM_NAME}) runs 1.25: the API server no longer serves it, so it fails to apply; use "
+            "apiVersion policy/v1"] if refused else []), found

@@ -36,6 +36,7 @@ from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
+from ..versions import Version
 from . import Context, Read, Source, Unread
 from .common import (
     EVERY_MAYBE,
@@ -167,6 +168,7 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     # a pool of regular priority: its nodes carry no Spot label (AKS labels Spot nodes only)
     absent = frozenset({SPOT_KEY}) if SPOT_KEY not in labels and not isinstance(priority, Unknown) else frozenset()
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
+                version=Version("orchestratorVersion", child(props, "orchestratorVersion")),
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 absent=absent,
                 machine_keys=MACHINE_KEYS,
@@ -214,10 +216,28 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
             mode, str) else "may have node auto-provisioning (nodeProvisioningProfile.mode is not known yet), so it "
             "may have pools the stack does not declare"))
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, pools_known=not auto,
+                       version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
+                                       least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None,
                        max_pods=network_max_pods(child(resource.props, "networkProfile")),
                        endpoints=endpoints(*(child(resource.props, key) for key in ("fqdn", "privateFQDN",
                                                                                    "privateFqdn"))))
+
+
+# The upgrade channels that move a cluster to later minor versions on their own: "rapid" and "stable" (patch stays in
+# the minor, node-image upgrades node images only): learn.microsoft.com/azure/aks/auto-upgrade-cluster, "Cluster
+# auto-upgrade channels". azure-native's autoUpgradeProfile.upgradeChannel; pulumi-azure's automaticUpgradeChannel
+# (v6) and automaticChannelUpgrade (v5).
+MINOR_CHANNELS = frozenset({"rapid", "stable"})
+
+
+def _upgraded(props: Any) -> bool:
+    """The cluster's control plane may run a later minor than its kubernetesVersion (or may: not known yet)."""
+    for channel in (child(child(props, "autoUpgradeProfile"), "upgradeChannel"),
+                    child(props, "automaticUpgradeChannel"), child(props, "automaticChannelUpgrade")):
+        if isinstance(channel, Unknown) or (isinstance(channel, str) and channel.lower() in MINOR_CHANNELS):
+            return True
+    return False
 
 
 def region_of(resource: StackResource, context: Context) -> Any:

@@ -38,6 +38,7 @@ from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
 from ..values import Unknown, child, is_list, plain, undetermined
+from ..versions import Version
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
@@ -160,7 +161,7 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
     options = machines_of("aws", names, architecture)
     if accelerated(ami) is False:
         options = without_gpus(options, ami)
-    return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=options,
+    return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=options, version=_version(props),
                 labels=labels, taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
                 labels_unknown=late,
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
@@ -173,10 +174,21 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
                 late=unnamed(NODE_GROUP_LABEL, declared, f"NodeGroup '{pool_name}'"))
 
 
+def _version(props: Any) -> Version:
+    """A node group's Kubernetes version: its version, else the one its releaseVersion (an AMI release,
+    ``1.31.0-20240817``) is built for, else its cluster's (the NodeGroup reference: "Defaults to EKS Cluster Kubernetes
+    version")."""
+    version = child(props, "version")
+    if version is None and isinstance(release := child(props, "releaseVersion"), str):
+        return Version("releaseVersion", release)
+    return Version("version", version)
+
+
 def cluster_of(resource: StackResource) -> KubeCluster:
     declared = child(resource.props, "name")
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
     return KubeCluster(resource.urn, resource.name, "EKS cluster", names,
+                       version=Version("version", child(resource.props, "version")),
                        endpoints=endpoints(child(resource.props, "endpoint")))
 
 

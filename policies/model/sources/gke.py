@@ -52,6 +52,7 @@ from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
+from ..versions import Version
 from . import Context, Read, Source, Unread
 from .common import (
     API_EFFECTS,
@@ -291,7 +292,12 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
         max_size = per_zone * len(pool_zones)
     elif total is None and isinstance(per_zone, int) and pool_zones is None and zone_count is not None:
         max_size = per_zone * zone_count
+    # a cluster's default pool runs its nodeVersion; a NodePool and an inline pool their version (each, when unset,
+    # the control plane's: registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool)
+    version = Version("nodeVersion" if default_pool else "version", child(props, "nodeVersion" if default_pool
+                                                                          else "version"))
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
+                version=version,
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
@@ -405,6 +411,13 @@ def size_note(props: Any, provider: Any = None) -> str:
             "location, and the GCP provider names no zone: set location or the stack config gcp:zone)")
 
 
+def _master(props: Any) -> Version:
+    """A cluster's control plane version: minMasterVersion is "the minimum version of the master. GKE will
+    auto-update the master to new versions, so this does not guarantee the current master version"
+    (registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_cluster)."""
+    return Version("minMasterVersion", child(props, "minMasterVersion"), least=True)
+
+
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     for resource in resources:
@@ -423,6 +436,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         autopilot = child(props, "enableAutopilot")
         if autopilot is True or isinstance(autopilot, Unknown):
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
+                                              version=_master(props),
                                               endpoints=endpoints(child(props, "endpoint")),
                                               zones=zones))
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
@@ -433,6 +447,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         provisioning = child(child(props, "clusterAutoscaling"), "enabled")
         auto = provisioning is True or isinstance(provisioning, Unknown)
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
+                                          version=_master(props),
                                           pools_known=not auto, zone_count=zone_count(props, provider_props),
                                           endpoints=endpoints(child(props, "endpoint"))))
         if auto:  # its pools are read; the ones GKE may add are not in the stack

@@ -1,0 +1,163 @@
+"""cluster-version-skew: node pools run Kubernetes versions their control plane supports, and a control plane moves
+one minor version at a time (SPEC 19, policy 26).
+
+Kubernetes' version skew policy (kubernetes.io/releases/version-skew-policy, "kubelet"): a kubelet "must not be
+newer than kube-apiserver, and may be up to three minor versions older (if kube-apiserver is 1.28 or newer) or two
+(before 1.28)". The platforms hold node pools to it: EKS refuses a node group newer than its cluster
+(docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html, "the node group version can't be later than
+the cluster's"), AKS a node pool newer than its control plane (learn.microsoft.com/azure/aks/upgrade-aks-cluster), GKE
+nodes newer than their control plane (cloud.google.com/kubernetes-engine/versioning, "Version skew"). And a control
+plane upgrade goes one minor version at a time and never back: EKS ("you can update only one minor version at a
+time", docs.aws.amazon.com/eks/latest/userguide/update-cluster.html), AKS ("you can't skip ... minor versions",
+learn.microsoft.com/azure/aks/upgrade-aks-cluster), neither downgrades a control plane.
+
+Each pool's version is its source's fact (``Pool.version``: EKS ``version`` or ``releaseVersion``, GKE ``version`` /
+a cluster's ``nodeVersion``, AKS ``orchestratorVersion``), each cluster's its control plane's (``KubeCluster.version``:
+EKS ``version``, GKE ``minMasterVersion``, AKS ``kubernetesVersion``). A pool that sets none runs its control plane's.
+GKE's ``minMasterVersion`` is a minimum GKE upgrades past, and so is an AKS version on the stable or rapid upgrade
+channel: there only "too old" is certain. Karpenter's nodes take their cluster's version (an EC2NodeClass's AMI alias
+names an AMI release, not a Kubernetes version): nothing to judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pulumi_policy import Severity
+
+from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.clusters import KubeCluster
+from .model.pool import Pool
+from .model.replacement import previous_clusters
+from .model.stack import Stack
+from .model.values import undetermined
+from .model.versions import Version, release
+
+Previous = Snapshot | Unavailable
+
+# the skew policy's kubelet window: three minors behind since 1.28, two before (kubernetes.io/releases/
+# version-skew-policy; KEP-3935 widened it in 1.28)
+WIDER_SINCE = (1, 28)
+
+
+def allowed_behind(plane: tuple[int, int]) -> int:
+    """How many minor versions a kubelet may be behind an API server of this version."""
+    return 3 if plane >= WIDER_SINCE else 2
+
+
+def cluster_version_skew(stack: Stack, previous: Callable[[], Previous]) -> list[Finding]:
+    """Each pool against its cluster's control plane, and each cluster's control plane against the previous
+    deployment's (``previous`` is asked for only when a cluster names its version)."""
+    findings: list[Finding] = []
+    clusters = stack.index.clusters if stack.index is not None else {}
+    for pool in stack.platform_pools:
+        cluster = clusters.get(pool.cluster.key)
+        if pool.urn in stack.foreign or cluster is None or cluster.version is None or pool.version is None:
+            continue
+        finding = _pool(pool, pool.version, cluster, cluster.version)
+        if finding is not None:
+            findings.append(finding)
+    own = [cluster for cluster in stack.kube_clusters if cluster.urn not in stack.foreign
+           and cluster.version is not None and cluster.version.minor is not None and not cluster.version.least]
+    if own:
+        found = previous()
+        before = previous_clusters(found.inputs, found.types) if isinstance(found, Snapshot) else {}
+        for cluster in own:
+            old = before.get(cluster.urn)
+            if old is not None and old.version is not None and not old.version.least and cluster.version:
+                finding = _moved(cluster, old.version, cluster.version)
+                if finding is not None:
+                    findings.append(finding)
+    return findings
+
+
+def _platform(cluster: KubeCluster) -> str:
+    return cluster.kind.split(" ", 1)[0]
+
+
+def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Finding | None:
+    if node.value is None:
+        return None  # it runs its control plane's version
+    if node.unknown is not None or plane.unknown is not None:
+        return undetermined(f"{pool.label}: its Kubernetes version ({node.field}) or its {cluster.kind} "
+                            f"'{cluster.name}''s ({plane.field}) is not known yet, so whether they are within "
+                            "Kubernetes' version skew is not judged")
+    ours, theirs = node.minor, plane.minor
+    if ours is None:
+        return None  # a value that names no release (GKE's "latest"): the platform resolves it
+    if theirs is None:
+        if plane.value is None:
+            return undetermined(f"{pool.label}: its nodes run Kubernetes {node.shown()}, and its {cluster.kind} "
+                                f"'{cluster.name}' sets no {plane.field}, so {_platform(cluster)} picks its default "
+                                "version: whether they are within Kubernetes' version skew is not judged; set "
+                                f"{plane.field}")
+        return None
+    if ours[0] != theirs[0]:
+        return None
+    where = cluster.ref.label
+    if ours > theirs and not plane.least:
+        return Violation(
+            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, newer than its {where}'s control plane "
+            f"({plane.shown()}): a kubelet may never be newer than its API server (Kubernetes' version skew policy), "
+            f"and {_platform(cluster)} refuses the pool; upgrade the control plane to {release(ours)} first, or set "
+            f"the pool's {node.field} to {release(theirs)}", pool.urn)
+    behind, most = theirs[1] - ours[1], allowed_behind(theirs)
+    if behind > most:
+        floor = release((theirs[0], theirs[1] - most))
+        least = "at least " if plane.least else ""
+        return Violation(
+            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, {behind} minor versions behind its "
+            f"{where}'s control plane ({least}{plane.shown()}), where a kubelet may be at most {most} behind an API "
+            f"server of {release(theirs)} (Kubernetes' version skew policy); set the pool's {node.field} to {floor} "
+            "or later", pool.urn)
+    return None
+
+
+def _moved(cluster: KubeCluster, old: Version, new: Version) -> Finding | None:
+    before, after = old.minor, new.minor
+    if before is None or after is None or before[0] != after[0] or before == after:
+        return None
+    where, platform = f"{cluster.kind} '{cluster.name}'", _platform(cluster)
+    if after < before:
+        return Violation(
+            f"{where}: its control plane would move back from Kubernetes {old.shown()} to {new.shown()}: a control "
+            f"plane is never downgraded ({platform} refuses it); keep {new.field} at {release(before)} or later",
+            cluster.urn)
+    if after[1] - before[1] > 1:
+        step = release((before[0], before[1] + 1))
+        return Violation(
+            f"{where}: its control plane would move from Kubernetes {old.shown()} to {new.shown()}, skipping "
+            f"{after[1] - before[1] - 1} minor version{'s' if after[1] - before[1] > 2 else ''}: {platform} upgrades "
+            f"a control plane one minor version at a time; set {new.field} to {step}, deploy, and go on one minor "
+            "at a time (its node pools with it)", cluster.urn)
+    return None
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    missing: list[Unavailable] = []
+
+    def previous() -> Previous:
+        found = context.state.baseline(context.config.get("baseline"))
+        if isinstance(found, Unavailable):
+            missing.append(found)
+        return found
+
+    findings = cluster_version_skew(stack, previous)
+    if missing and missing[0].fail_closed:
+        findings.append(Violation(f"cluster-version-skew: {missing[0].reason}; fix the path or the file"))
+    return findings
+
+
+POLICY = Policy(
+    name="cluster-version-skew",
+    subject="stack",
+    description="Node pools run Kubernetes versions their control plane serves (never newer, at most 3 minors older; "
+                "2 before 1.28), and control planes move one minor at a time, never back.",
+    severity=Severity.HIGH,
+    settings={"baseline": BASELINE_SCHEMA},
+    remediation_steps="Upgrade the control plane first, one minor version at a time, then its node pools; keep every "
+                      "pool within three minor versions of its control plane (two before 1.28).",
+    check=_check,
+)
