@@ -40,6 +40,7 @@ from . import (
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     pool_capacity,
+    pool_replacement_safe,
     pool_safe_update,
     workload_api_available,
     workload_architecture_pin,
@@ -85,6 +86,7 @@ ALL: tuple[Policy, ...] = (
     pool_safe_update.POLICY,
     workload_node_os.POLICY,
     workload_interruption_tolerant.POLICY,
+    pool_replacement_safe.POLICY,
     cluster_version_skew.POLICY,
     workload_api_available.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them

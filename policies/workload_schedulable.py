@@ -145,9 +145,8 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="workload-schedulable",
     subject="stack",
-    description="Some pool the stack declares through its platform (a Karpenter NodePool, an EKS, GKE or AKS node "
-                "pool, a cluster's own pools) can take the workload's Pods by the scheduler's rules: node labels "
-                "against its nodeSelector and required node affinity, taints against its tolerations.",
+    description="Some platform pool of the stack (a Karpenter NodePool, an EKS, GKE or AKS pool) takes the "
+                "workload's Pods by the scheduler's rules: node labels, node affinity, taints and tolerations.",
     severity=Severity.HIGH,
     remediation_steps="Make the workload's nodeSelector and required node affinity match the labels of a pool's "
                       "nodes and tolerate that pool's NoSchedule and NoExecute taints, or declare a pool that "

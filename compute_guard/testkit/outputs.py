@@ -115,6 +115,19 @@ AUTO_NAMED = {
 }
 
 
+def bridged_defaults(type_token: str, program: dict[str, Any]) -> list[str] | None:
+    """The ``__defaults`` a bridged provider's Check adds to the inputs of a resource of :data:`AUTO_NAMED`: the
+    properties it filled in itself, its auto-name among them when the program (``program``: its inputs as the program
+    gave them) set none (pulumi-terraform-bridge pkg/tfbridge/schema.go; pool-replacement-safe reads it). Only in the
+    inputs: a provider's outputs do not hold it."""
+    bridged = AUTO_NAMED.get(type_token)
+    if bridged is None:
+        return None
+    key, prefix = bridged
+    named = program.get(key) is not None or (prefix is not None and program.get(prefix) is not None)
+    return [] if named else [key]
+
+
 def auto_named(type_token: str, urn: str, name: str, outputs: dict[str, Any]) -> dict[str, Any]:
     """A Kubernetes object without ``metadata.name`` named as pulumi-kubernetes names it in its Check; a bridged cloud
     resource without its name, as its provider names it (:data:`AUTO_NAMED`)."""

@@ -247,6 +247,10 @@ class _CapturingMonitor(mocks.MockMonitor):
                 outputs = inputs
             else:
                 outputs.update(shaped)
+            defaults = outputs_of.bridged_defaults(request.type, plain)
+            if defaults is not None:  # the inputs only (a copy: the outputs stay the provider's)
+                inputs = struct_pb2.Struct()
+                inputs.update({**named, "__defaults": defaults})
         self.captured[urn] = Resource(
             request.type, request.name, urn, inputs, outputs if (request.custom or built) else struct_pb2.Struct(),
             request.parent, provider, tuple(request.dependencies),

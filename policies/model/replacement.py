@@ -10,6 +10,7 @@ matched to this preview's by URN and pool name.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,8 +18,8 @@ from typing import Any
 from .clusters import KubeCluster
 from .pool import Pool
 from .resources import StackResource
-from .sources import Context, pools_of, source_of
-from .values import Unknown, quoted
+from .sources import Context, Replacing, pools_of, replacing_of, source_of
+from .values import Unknown, is_secret, plain, quoted
 
 
 @dataclass(frozen=True)
@@ -134,4 +135,107 @@ def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, s
     return found, maybe
 
 
-__all__ = ["Change", "changes", "previous_clusters", "previous_of", "previous_pools", "replaced"]
+@dataclass(frozen=True)
+class Replaced:
+    """A resource of the previous deployment that this preview replaces (or may: ``late``), as its source's
+    ``Replacing`` says (SPEC 19): what changed, and whether its name is one the program set (``fixed``: a replacement
+    deletes it first; None when its inputs do not say)."""
+
+    resource: StackResource
+    rule: Replacing
+    changes: tuple[Change, ...]
+    late: Unknown | None
+    name: str  # its name input's value as messages show it
+    fixed: bool | None
+
+
+def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, Any], types: Mapping[str, str],
+                 remembered: Mapping[str, Any], foreign: Mapping[str, str]) -> list[Replaced]:
+    """Each resource of the previous deployment (its ``inputs`` and ``types`` by URN) that is in this preview
+    (``resources``), not another stack's, and whose replacing inputs changed, or may have."""
+    found: list[Replaced] = []
+    for urn, old in inputs.items():
+        rule = replacing_of(types.get(urn, ""))
+        now = resources.get(urn)
+        if rule is None or now is None or urn in foreign or not isinstance(old, Mapping):
+            continue
+        new = plain(now.props)
+        changed = _changes(rule, old, new)
+        if isinstance(changed, list) and not changed:
+            continue
+        name = _value(new, rule.name)
+        found.append(Replaced(now, rule, tuple(changed) if isinstance(changed, list) else (),
+                              changed if isinstance(changed, Unknown) else None,
+                              _shown(name) if name is not None else "", _fixed(rule, new, remembered.get(urn))))
+    return found
+
+
+def _value(props: Any, path: str) -> Any:
+    value = props
+    for key in path.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Whether two values of an input are the same (a list compared as a set: a provider may store it in any order)."""
+    if isinstance(old, list) and isinstance(new, list):
+        return sorted(map(_text, old)) == sorted(map(_text, new))
+    return _text(old) == _text(new)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _late(value: Any) -> Unknown | None:
+    if isinstance(value, Unknown):
+        return value
+    items = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ()
+    return next((found for item in items if (found := _late(item)) is not None), None)
+
+
+def _changes(rule: Replacing, old: Mapping[str, Any], new: Any) -> list[Change] | Unknown:
+    """The replacing inputs set on both sides whose values differ (an input set on one side only is compared with
+    nothing: a provider's outputs hold defaults the program's inputs never set); Unknown when one is not known yet."""
+    found: list[Change] = []
+    for path in rule.inputs:
+        before, after = _value(old, path), _value(new, path)
+        if (late := _late(after)) is not None:
+            return late
+        if before is None or after is None or _same(before, after):
+            continue
+        found.append(Change(path, _shown(before), _shown(after)))
+    return found
+
+
+def _shown(value: Any) -> str:
+    """An input's value as messages show it (a secret one never)."""
+    if is_secret(value) or (isinstance(value, (list, Mapping)) and is_secret(_text(value))):
+        return "[secret]"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return quoted(value, 5)
+    text = _text(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _fixed(rule: Replacing, new: Any, defaults: Any) -> bool | None:
+    """The resource's name is one the program set, so a replacement keeps it: pulumi-terraform-bridge's
+    nameRequiresDeleteBeforeReplace, "an autonameable property with a value that was not populated by the autonamer"
+    (a name its Check's ``__defaults`` does not list). None when the inputs hold no ``__defaults``."""
+    if rule.prefix and isinstance(_value(new, rule.prefix), str):
+        return False  # a prefix: the provider adds a unique suffix
+    if not isinstance(_value(new, rule.name), str):
+        return False
+    listed = defaults.get("__defaults") if isinstance(defaults, Mapping) else None
+    if not isinstance(listed, tuple):
+        return None
+    return rule.name not in listed
+
+
+__all__ = ["Change", "Replaced", "changes", "previous_clusters", "previous_of", "previous_pools", "replaced",
+           "replacements"]

@@ -83,6 +83,25 @@ def eks_versions(plane, node=None, removed_autoscaler=False):
     return declare
 
 
+def eks_replaced(machine):
+    """An EKS node group named by the program ("general") at ``machine``, and a Deployment on its cluster that no
+    other pool takes."""
+    def declare():
+        import pulumi_aws as aws
+
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", instance_types=[machine],
+                          node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"],
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        k8s.apps.v1.Deployment("api", spec={"replicas": 2, "selector": {"match_labels": {"app": "api"}}, "template": {
+            "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{"name": "api", "image": "nginx",
+                                                                             "resources": {"requests": DECLARED}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    return declare
+
+
 def verdicts(result):
     return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
 
@@ -188,6 +207,9 @@ SCENARIOS = {
     "workload-interruption-tolerant": ([node_class(), nodepool("spot", [arch_requirement("amd64"), {
         "key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}]),
         deployment("api", requests={"cpu": "100m"})], "aws", "api", None, None),
+    # a node group named by the program moved from m7i.large to m7i.xlarge, which replaces it: deleted first, under a
+    # Deployment no other pool takes (the in-process twin: tests/policies/test_pool_replacement_safe.py)
+    "pool-replacement-safe": ([eks_replaced("m7i.xlarge")], "aws", "general", None, [eks_replaced("m7i.large")]),
     # a node group at 1.31 on a control plane at 1.30 (the in-process twin: tests/policies/test_cluster_version_skew.py)
     "cluster-version-skew": ([eks_versions("1.30", "1.31")], "aws", "general", None, None),
     # an autoscaling/v2beta2 autoscaler on a 1.26 cluster (the in-process twin:

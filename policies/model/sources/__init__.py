@@ -24,6 +24,7 @@ from typing import Any
 from ..clusters import Claim, KubeCluster
 from ..pool import Pool
 from ..resources import StackResource
+from ..values import plain
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,21 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Replacing:
+    """What a change to one type of pool or cluster resource does (SPEC 19): the inputs (dotted paths, as the program
+    writes them) a change to which replaces the resource, where its provider's schema forces a new resource; the rest
+    update it in place. Its name input (and the prefix input that makes a unique name), and whether its provider names
+    it when the program does not. ``whole_cluster``: the resource is a cluster, and replacing it replaces every pool,
+    workload and object on it."""
+
+    inputs: tuple[str, ...]
+    name: str
+    prefix: str | None = None
+    whole_cluster: bool = False
+    provider: str = ""  # as messages name it: "the AWS provider"
+
+
+@dataclass(frozen=True)
 class Source:
     """One kind of resource that declares pools or clusters."""
 
@@ -76,6 +92,8 @@ class Source:
     # what it keeps of a resource's inputs when Analyze sees them (plain values; None: nothing), for its read to find
     # in Context.remembered: the engine sends a component's inputs to Analyze only, and its outputs to AnalyzeStack
     remember: Callable[[str, Any], Any] | None = None
+    # what replaces each of its types (SPEC 19; pool-replacement-safe), where the pack knows it
+    replaces: Mapping[str, Replacing] = field(default_factory=dict, compare=False)
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))
@@ -97,6 +115,20 @@ def source_of(resource_type: str) -> Source | None:
     if not isinstance(resource_type, str):
         return None
     return next((source for source in sources() if source.reads(resource_type)), None)
+
+
+def replacing_of(resource_type: str) -> Replacing | None:
+    """What replaces a resource of this type, where its source says."""
+    source = source_of(resource_type)
+    return source.replaces.get(resource_type) if source is not None else None
+
+
+def bridged_defaults(resource_type: str, props: Any) -> Any:
+    """The inputs a Terraform-bridged provider filled in itself, as its Check lists them in ``__defaults``
+    (pulumi-terraform-bridge pkg/tfbridge/schema.go; its auto-names among them): kept from Analyze's inputs for the
+    stack policies (Source.remember), whose outputs do not hold it. None when the inputs hold no such list."""
+    found = plain(props.get("__defaults")) if hasattr(props, "get") else None
+    return {"__defaults": tuple(item for item in found if isinstance(item, str))} if isinstance(found, list) else None
 
 
 def pools_of(resource_type: str, props: Any, urn: str, name: str) -> list[Pool] | None:

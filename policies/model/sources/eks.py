@@ -39,7 +39,7 @@ from ..resources import StackResource
 from ..scheduling import ANY, Taint
 from ..values import Unknown, child, is_list, plain, undetermined
 from ..versions import Version
-from . import Context, Read, Source, Unread
+from . import Context, Read, Replacing, Source, Unread, bridged_defaults
 from .common import (
     API_EFFECTS,
     AWS_MAYBE,
@@ -239,4 +239,21 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     return found
 
 
-SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read),)
+# What replaces them: the inputs the Terraform AWS provider that pulumi-aws (v6, v7) bridges marks ForceNew
+# (hashicorp/terraform-provider-aws internal/service/eks/node_group.go and cluster.go); the rest (version,
+# releaseVersion, a launch template's version, labels, taints, scalingConfig) update them in place. pulumi-aws names a
+# node group and a cluster the program names none (provider/resources.go: tfbridge.AutoName("nodeGroupName") and the
+# cluster's name), so a replacement gets a new name unless the program set one.
+REPLACES = {
+    NODE_GROUP: Replacing(("amiType", "capacityType", "clusterName", "diskSize", "instanceTypes", "launchTemplate.id",
+                           "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn",
+                           "remoteAccess", "subnetIds"), "nodeGroupName", "nodeGroupNamePrefix",
+                          provider="the AWS provider"),
+    CLUSTER: Replacing(("name", "roleArn", "bootstrapSelfManagedAddons",
+                        "accessConfig.bootstrapClusterCreatorAdminPermissions", "kubernetesNetworkConfig.ipFamily",
+                        "kubernetesNetworkConfig.serviceIpv4Cidr", "outpostConfig.controlPlaneInstanceType",
+                        "remoteNetworkConfig"), "name", whole_cluster=True, provider="the AWS provider"),
+}
+
+SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read,
+                  remember=bridged_defaults, replaces=REPLACES),)

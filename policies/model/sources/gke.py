@@ -53,7 +53,7 @@ from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
 from ..versions import Version
-from . import Context, Read, Source, Unread
+from . import Context, Read, Replacing, Source, Unread, bridged_defaults
 from .common import (
     API_EFFECTS,
     EVERY_MAYBE,
@@ -476,4 +476,27 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     return found
 
 
-SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints),)
+# What replaces them: the inputs the Terraform Google provider that pulumi-gcp bridges marks ForceNew
+# (hashicorp/terraform-provider-google google/services/container/resource_container_node_pool.go, node_config.go,
+# resource_container_cluster.go, release 7.x); a node pool's machineType, diskSizeGb, diskType, imageType, labels,
+# taints, version and autoscaling update it in place (GKE recreates its nodes a few at a time). The same nodeConfig
+# on a cluster is its default pool's: a change there replaces the whole cluster. pulumi-gcp names a node pool the
+# program names none (auto-naming every name).
+NODE_CONFIG = tuple(f"nodeConfig.{key}" for key in (
+    "advancedMachineFeatures", "bootDiskKmsKey", "confidentialNodes", "enableConfidentialStorage",
+    "ephemeralStorageLocalSsdConfig", "flexStart", "guestAccelerators", "hostMaintenancePolicy",
+    "localNvmeSsdBlockConfig", "localSsdCount", "localSsdEncryptionMode", "maxRunDuration", "metadata",
+    "minCpuPlatform", "nodeGroup", "oauthScopes", "preemptible", "reservationAffinity", "sandboxConfig",
+    "secondaryBootDisks", "serviceAccount", "shieldedInstanceConfig", "soleTenantConfig", "spot"))
+REPLACES = {
+    NODE_POOL: Replacing(("cluster", "location", "project", "name", "namePrefix", "initialNodeCount",
+                          "maxPodsPerNode", "placementPolicy", "queuedProvisioning", "networkConfig.podRange",
+                          "networkConfig.podIpv4CidrBlock", "networkConfig.createPodRange",
+                          "networkConfig.subnetwork", *NODE_CONFIG), "name", "namePrefix",
+                         provider="the Google Cloud provider"),
+    CLUSTER: Replacing(("name", "location", "project", *NODE_CONFIG), "name", whole_cluster=True,
+                       provider="the Google Cloud provider"),
+}
+
+SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints,
+                  remember=bridged_defaults, replaces=REPLACES),)

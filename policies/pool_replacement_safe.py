@@ -1,0 +1,174 @@
+"""pool-replacement-safe: a preview that replaces a pool or a cluster never takes every node from the workloads on it
+(SPEC 19, policy 25).
+
+Some inputs of a node pool cannot be changed in place: the provider deletes the pool and creates a new one. An EKS
+node group's ``instanceTypes``, ``amiType``, ``capacityType``, ``diskSize`` or ``subnetIds``; a GKE node pool's
+``nodeConfig.spot`` or ``guestAccelerators`` (each source lists its own, cited from its provider's schema:
+``Source.replaces``). What happens then depends on the pool's name (pulumi/pulumi-gcp#255, terraform-aws-modules/
+terraform-aws-eks#2905 and #1415):
+
+* a name the provider generated (the program set none) is generated again, so the new pool is created first and the
+  old one deleted after: its workloads move over (create-before-delete, Pulumi's default);
+* a name the program set cannot be held by two pools: Pulumi's bridged providers then delete the old pool first
+  (pulumi-terraform-bridge's ``nameRequiresDeleteBeforeReplace``: "an autonameable property with a value that was not
+  populated by the autonamer"), and every Pod that no other pool of the cluster takes is down until the new nodes
+  join. Which of the two the provider's Check decided is in its inputs' ``__defaults``, kept from Analyze.
+
+Refused: (b) a pool deleted before its replacement exists under workloads of the stack that no other pool of its
+cluster takes; (c) a change that replaces the whole cluster under workloads of the stack (an EKS cluster's ``name``
+or ``roleArn``; a GKE cluster's ``location`` or its default pool's ``nodeConfig``): every workload on it goes with it.
+Each is judged against the previous deployment (section 5), input by input where both sides set it. A replacing input
+not known yet, and a set name whose origin the inputs do not say, are notes where they decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import Severity
+
+from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
+from .adapters.findings import Finding, Violation, listed
+from .adapters.templates import Context, Policy
+from .model.landing import landing
+from .model.pool import Pool
+from .model.replacement import Replaced, replacements
+from .model.stack import Stack
+from .model.values import Unknown, undetermined
+from .model.workloads import Workload
+from .words import subjects
+
+Previous = Snapshot | Unavailable
+# what each platform's drain does with a deleted pool's Pods, where it says
+DRAINS = {"gcp": " (GKE waits at most an hour on PodDisruptionBudgets when it deletes a pool's nodes: "
+                 "cloud.google.com/kubernetes-engine/docs/how-to/node-pools, \"Delete a node pool\")"}
+
+
+def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[str, Any]) -> list[Finding]:
+    """Each resource of the previous deployment that declares pools or a cluster, against this preview's."""
+    findings: list[Finding] = []
+    for replaced in replacements(stack.resources, previous.inputs, previous.types, remembered, stack.foreign):
+        finding = _maybe(stack, replaced) if replaced.late is not None else _replaced(stack, replaced)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _pools(stack: Stack, urn: str) -> list[Pool]:
+    return [pool for pool in stack.platform_pools if pool.urn == urn]
+
+
+def _stranded(stack: Stack, urn: str) -> tuple[list[Workload], Unknown | None]:
+    """The stack's workloads whose Pods may run on this resource's pools only; and what keeps that from being known
+    of some workload that may (its placement, a pool's labels, not known yet)."""
+    found: list[Workload] = []
+    maybe: Unknown | None = None
+    for workload in stack.workloads:
+        landed = landing(stack, workload)
+        if landed.named is not None or not landed.scheduled:
+            continue
+        runs = landed.runs_on()
+        if isinstance(runs, Unknown):
+            if any(pool.urn == urn for pool in landed.pools):
+                maybe = maybe or runs
+            continue
+        if runs and all(pool.urn == urn for pool in runs):
+            found.append(workload)
+    return found, maybe
+
+
+def _on_cluster(stack: Stack, urn: str) -> list[Workload]:
+    """The stack's workloads applied to the cluster this resource is (or is part of)."""
+    index = stack.index
+    owner = index.owner(urn) if index is not None else None
+    if owner is None:
+        return []
+    only = len(stack.kube_clusters) == 1
+    return [workload for workload in stack.workloads
+            if (key := stack.cluster_of(workload).key) == owner.urn or (key == "" and only)]
+
+
+def _what(replaced: Replaced) -> str:
+    return listed(replaced.changes, "; ")
+
+
+def _replaced(stack: Stack, replaced: Replaced) -> Finding | None:
+    rule, now = replaced.rule, replaced.resource
+    if rule.whole_cluster:
+        workloads = _on_cluster(stack, now.urn)
+        if not workloads:
+            return None
+        index = stack.index
+        owner = index.owner(now.urn) if index is not None else None
+        label = owner.ref.label if owner is not None else f"cluster '{now.name}'"
+        return Violation(
+            f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the whole cluster, "
+            f"and {subjects(workloads)} run on it: every Pod, and everything else on the cluster, goes with the old "
+            "one; keep the input, or create the new cluster beside it and move the workloads there first", now.urn)
+    pools = _pools(stack, now.urn)
+    if not pools:
+        return None
+    if replaced.fixed is False:
+        return None  # a new name: the replacement is made before the old pool goes
+    stranded, _ = _stranded(stack, now.urn)
+    name = replaced.name
+    label = pools[0].label
+    if replaced.fixed is None:
+        if not stranded:
+            return None
+        return undetermined(
+            f"{label}: {_what(replaced)}, which replaces it, and its inputs do not say whether its {rule.name} "
+            f"{name} was set by the program (no __defaults): if it was, the old pool is deleted before its "
+            f"replacement exists, and {subjects(stranded)} run on no other pool, so this is not judged")
+    if not stranded:
+        return None
+    drain = DRAINS.get(pools[0].platform or "", "")
+    return Violation(
+        f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. Its "
+        f"{rule.name} {name} is set by the program, so the replacement cannot be created while the old pool "
+        f"holds the name: the old pool is deleted first (Pulumi deletes before replacing a resource whose name the "
+        f"program set), and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until "
+        f"the new nodes join{drain}; add a second pool that takes them first, or leave {rule.name} unset so the "
+        "new pool is created before the old one goes", now.urn)
+
+
+def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
+    """A replacing input not known yet: said where a replacement would strand workloads."""
+    rule, now, late = replaced.rule, replaced.resource, replaced.late
+    if rule.whole_cluster:
+        stranded = _on_cluster(stack, now.urn)
+    else:
+        if not _pools(stack, now.urn) or replaced.fixed is False:
+            return None
+        stranded, _ = _stranded(stack, now.urn)
+    if not stranded:
+        return None
+    what = "the cluster" if rule.whole_cluster else "the pool"
+    return undetermined(f"{now.name}: an input that replaces {what} is not known yet ({late.words if late else ''}), "
+                        "and "
+                        f"{subjects(stranded)} run on it only, so whether this preview replaces it under them is not "
+                        "judged")
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    found = context.state.baseline(context.config.get("baseline"))
+    if isinstance(found, Unavailable):
+        if found.fail_closed:
+            return [Violation(f"pool-replacement-safe: {found.reason}; fix the path or the file")]
+        return []
+    return pool_replacement_safe(stack, found, context.state.remembered)
+
+
+POLICY = Policy(
+    name="pool-replacement-safe",
+    subject="stack",
+    description="A node pool replaced by this preview is deleted before its replacement exists only where other "
+                "pools take its workloads; no cluster is replaced under workloads.",
+    severity=Severity.HIGH,
+    settings={"baseline": BASELINE_SCHEMA},
+    remediation_steps="Add a second pool that takes the workloads before changing an input that replaces a pool, "
+                      "or leave the pool's name unset so the provider names it and creates the replacement first; "
+                      "create a new cluster beside one whose change replaces it.",
+    check=_check,
+)
