@@ -23,6 +23,7 @@ not known yet, and a set name whose origin the inputs do not say, are notes wher
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +33,7 @@ from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.landing import landing
-from .model.pool import Pool
+from .model.pool import THIS_STACK, Pool
 from .model.replacement import Replaced, replacements
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
@@ -46,11 +47,22 @@ DRAINS = {"gcp": " (GKE waits at most an hour on PodDisruptionBudgets when it de
 
 
 def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[str, Any]) -> list[Finding]:
-    """Each resource of the previous deployment that declares pools or a cluster, against this preview's."""
+    """Each resource of the previous deployment that declares pools or a cluster, against this preview's. In the view
+    of a dependent app stack (SPEC 18, adapters/dependents.py: ``stack.name``), this stack's resources are the ones
+    replaced and the app's workloads the ones stranded: each finding is given on each workload, which the dependents'
+    adapter reports on this stack's pool."""
     findings: list[Finding] = []
-    for replaced in replacements(stack.resources, previous.inputs, previous.types, remembered, stack.foreign):
-        finding = _maybe(stack, replaced) if replaced.late is not None else _replaced(stack, replaced)
-        if finding is not None:
+    view = bool(stack.name)
+    foreign = {urn: name for urn, name in stack.foreign.items() if name != THIS_STACK} if view else stack.foreign
+    for replaced in replacements(stack.resources, previous.inputs, previous.types, remembered, foreign):
+        workloads: list[Workload] = []
+        if replaced.late is not None:
+            finding = _maybe(stack, replaced)
+        else:
+            finding, workloads = _replaced(stack, replaced)
+        if isinstance(finding, Violation) and view:
+            findings.extend(dataclasses.replace(finding, urn=workload.urn) for workload in workloads)
+        elif finding is not None:
             findings.append(finding)
     return findings
 
@@ -93,36 +105,34 @@ def _what(replaced: Replaced) -> str:
     return listed(replaced.changes, "; ")
 
 
-def _replaced(stack: Stack, replaced: Replaced) -> Finding | None:
+def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Workload]]:
+    """The finding on a replaced resource, and the workloads it strands."""
     rule, now = replaced.rule, replaced.resource
     if rule.whole_cluster:
         workloads = _on_cluster(stack, now.urn)
         if not workloads:
-            return None
+            return None, []
         index = stack.index
         owner = index.owner(now.urn) if index is not None else None
         label = owner.ref.label if owner is not None else f"cluster '{now.name}'"
         return Violation(
             f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the whole cluster, "
             f"and {subjects(workloads)} run on it: every Pod, and everything else on the cluster, goes with the old "
-            "one; keep the input, or create the new cluster beside it and move the workloads there first", now.urn)
+            "one; keep the input, or create the new cluster beside it and move the workloads there first",
+            now.urn), workloads
     pools = _pools(stack, now.urn)
-    if not pools:
-        return None
-    if replaced.fixed is False:
-        return None  # a new name: the replacement is made before the old pool goes
+    if not pools or replaced.fixed is False:
+        return None, []  # (a new name: the replacement is made before the old pool goes)
     stranded, _ = _stranded(stack, now.urn)
     name = replaced.name
     label = pools[0].label
+    if not stranded:
+        return None, []
     if replaced.fixed is None:
-        if not stranded:
-            return None
         return undetermined(
             f"{label}: {_what(replaced)}, which replaces it, and its inputs do not say whether its {rule.name} "
             f"{name} was set by the program (no __defaults): if it was, the old pool is deleted before its "
-            f"replacement exists, and {subjects(stranded)} run on no other pool, so this is not judged")
-    if not stranded:
-        return None
+            f"replacement exists, and {subjects(stranded)} run on no other pool, so this is not judged"), []
     drain = DRAINS.get(pools[0].platform or "", "")
     return Violation(
         f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. Its "
@@ -130,7 +140,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> Finding | None:
         f"holds the name: the old pool is deleted first (Pulumi deletes before replacing a resource whose name the "
         f"program set), and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until "
         f"the new nodes join{drain}; add a second pool that takes them first, or leave {rule.name} unset so the "
-        "new pool is created before the old one goes", now.urn)
+        "new pool is created before the old one goes", now.urn), stranded
 
 
 def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:

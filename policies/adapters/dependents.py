@@ -19,7 +19,6 @@ from typing import Any
 from ..model.pool import THIS_STACK, Pool
 from ..model.stack import Stack
 from ..model.values import Unknown, undetermined
-from ..model.workloads import Workload
 from .findings import Finding, Violation
 from .stacks import View
 
@@ -27,7 +26,7 @@ from .stacks import View
 JUDGED = frozenset({
     "workload-fits-pool", "workload-schedulable", "workload-node-architecture", "workload-node-os", "pool-capacity",
     "workload-rollout-fits", "workload-zone-spread", "workload-interruption-tolerant", "workload-pool-placement",
-    "workload-disruption-allowed"})
+    "workload-disruption-allowed", "pool-replacement-safe", "workload-api-available"})
 
 
 def judged(check: Any, context: Any, views: Iterable[View], own: Iterable[Finding] = ()) -> list[Finding]:
@@ -40,15 +39,15 @@ def judged(check: Any, context: Any, views: Iterable[View], own: Iterable[Findin
         before = check(view.before, context) if view.before is not None else []
         was = {finding.message for finding in before if isinstance(finding, Violation)}
         said = {finding.said for finding in before if isinstance(finding, Unknown)}
-        workloads = {workload.urn: workload for workload in view.now.workloads}
         for finding in now:
             if isinstance(finding, Violation):
-                workload = workloads.get(finding.urn or "")
-                if workload is None or finding.message in was:
+                urn = finding.urn or ""
+                if urn not in view.now.resources or urn in view.now.foreign or finding.message in was:
                     continue  # this stack's own resource (its own preview judges it), or not this change's doing
-                # the policy's finding, said of this stack's pools in its preview
-                findings.extend(replace(finding, message=broken(view.name, finding.message), urn=urn)
-                                for urn in _targets(view, workload))
+                # the policy's finding on the app's resource (a workload, a budget, an autoscaler), said of this
+                # stack's pools in its preview
+                findings.extend(replace(finding, message=broken(view.name, finding.message), urn=target)
+                                for target in _targets(view, urn))
             elif finding.said not in said and finding.words not in known:
                 findings.append(undetermined(f"stack {view.name}: {finding.said}"))
     # a finding on a pool is its own workloads' (pool-capacity's on another stack's pool): reported once here
@@ -62,11 +61,13 @@ def broken(stack: str, message: str) -> str:
             f"{stack} first, or keep what it needs here")
 
 
-def _targets(view: View, workload: Workload) -> list[str | None]:
-    """Where a finding this change causes is reported: the pools of the workload's cluster (of every cluster, when
-    which one it is cannot be told) that this change adds or changes; else that cluster; else the stack."""
+def _targets(view: View, urn: str) -> list[str | None]:
+    """Where a finding this change causes on the app's resource ``urn`` is reported: the pools of its cluster (of every
+    cluster, when which one it is cannot be told) that this change adds or changes; else that cluster; else the
+    stack."""
     now = view.now
-    key = now.cluster_of(workload).key
+    resource = now.resources.get(urn)
+    key = now.index.provider(resource.provider).key if now.index is not None and resource is not None else ""
     before = {pool.urn: _facts(pool) for pool in view.before.platform_pools} if view.before is not None else None
     if before is not None:
         changed = [pool.urn for pool in now.platform_pools if now.foreign.get(pool.urn) == THIS_STACK

@@ -25,7 +25,7 @@ from typing import Any
 from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack
-from ..model.workloads import workload_kind
+from ..model.workloads import BESIDE_WORKLOADS, workload_kind
 from .baseline import (
     _backend_url,
     _describe,
@@ -85,9 +85,11 @@ def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str,
 
 
 def _kept(kind: str) -> bool:
-    """What the model reads of another stack: all but the Kubernetes objects that are neither workloads nor pools
-    (Services, ConfigMaps, budgets: most of an app stack, nothing its pools or their links depend on)."""
-    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None
+    """What the model reads of another stack: all but the Kubernetes objects that are neither workloads, their budgets
+    and autoscalers, nor pools (Services, ConfigMaps: most of an app stack, nothing its pools or their links depend
+    on)."""
+    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None \
+        or kind.endswith(BESIDE_WORKLOADS)
 
 
 def read_stack(name: str, file: str | None) -> Referenced:

@@ -35,7 +35,7 @@ from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
 from ..model.values import Unknown, undetermined
-from ..model.workloads import workload_kind
+from ..model.workloads import BESIDE_WORKLOADS, workload_kind
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
 from .stacks import DEPENDENTS, Referenced, View, named, read_stack
@@ -58,10 +58,6 @@ class Unused:
     policy: str
     exemption: Exemption
     matches: bool  # it matches a resource of the stack (which passes the policy), else none at all
-
-
-# what is judged on its cluster besides workloads (workload-api-available): budgets and autoscalers
-BESIDE_WORKLOADS = (":PodDisruptionBudget", ":HorizontalPodAutoscaler")
 
 
 class PackState:

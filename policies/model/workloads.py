@@ -75,6 +75,11 @@ class Kind:
     patch: bool
 
 
+# what is judged on its workloads' cluster besides them (workload-api-available: the API versions its release serves),
+# and read of another stack with them (SPEC 18): budgets and autoscalers
+BESIDE_WORKLOADS = (":PodDisruptionBudget", ":HorizontalPodAutoscaler")
+
+
 def workload_kind(resource_type: str) -> Kind | None:
     """The workload kind of a pulumi-kubernetes type token, any API version; None otherwise."""
     if not isinstance(resource_type, str):

@@ -79,7 +79,8 @@ def test_machines_too_small_for_a_dependents_pod(tmp_path, monkeypatch):
     small = PLATFORM.replace('prod = cluster("prod", "m7i.large")', 'prod = cluster("prod", "t3.medium")')
     found = judged(tmp_path, small, 'deploy("big", "5Gi")')
     assert found["notes"] == []
-    ((policy, urn, message),) = found["violations"]
+    # (the machine change also replaces the group under the Deployment: test_a_replacement_under_a_dependents_pods)
+    ((policy, urn, message),) = [found for found in found["violations"] if found[0] != "pool-replacement-safe"]
     assert (policy, urn) == ("workload-fits-pool", "prod-general")
     assert message.startswith(f"{BREAKS}Deployment 'big': one Pod requests 100m of CPU and 5 GiB of memory, more than "
                               f"any node of the pools that can take it: {POOL} has at most 4 GiB capacity - 442 MiB "
@@ -180,3 +181,39 @@ def test_a_check_it_cannot_make_now_is_said_of_the_app_stack(tmp_path, monkeypat
     assert f"stack {APP_NAME}: Deployment 'big': whether one Pod fits a node of the pools that may take it is not " \
         f"judged: whether {POOL} takes its Pods is not known (string value at .instanceTypes.0 can't be known during " \
         "preview)" in found["notes"]
+
+
+def test_a_replacement_under_a_dependents_pods(tmp_path, monkeypatch):
+    """pool-replacement-safe (issue 59) in the back direction: the platform's node group, named by its program, moved
+    to m7i.xlarge is replaced, deleted first, under the app's Deployment that no other pool takes: refused on the
+    group, naming the app stack. A second group that takes it makes the replacement safe."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    larger = PLATFORM.replace('prod = cluster("prod", "m7i.large")', 'prod = cluster("prod", "m7i.xlarge")')
+    found = judged(tmp_path, larger, 'deploy("api", "64Mi")')
+    assert found == {"notes": [], "violations": [("pool-replacement-safe", "prod-general", (
+        f"{BREAKS}pool 'general' (NodeGroup): its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which the "
+        "AWS provider cannot apply in place: it replaces the pool. Its nodeGroupName 'general' is set by the program, "
+        "so the replacement cannot be created while the old pool holds the name: the old pool is deleted first "
+        "(Pulumi deletes before replacing a resource whose name the program set), and Deployment 'api' run on no "
+        "other pool of its cluster: every Pod of them is down until the new nodes join; add a second pool that takes "
+        f"them first, or leave nodeGroupName unset so the new pool is created before the old one goes{FIX}"))]}
+    deployed(tmp_path / "two", monkeypatch, PLATFORM + BATCH)
+    assert judged(tmp_path / "two", larger + BATCH, 'deploy("api", "64Mi")')["violations"] == []
+
+
+def test_a_control_plane_upgrade_that_removes_a_dependents_api(tmp_path, monkeypatch):
+    """workload-api-available (issue 59) in the back direction: the platform's cluster moved from 1.24 to 1.25 stops
+    serving the app's policy/v1beta1 budget: refused on the platform's cluster, naming the app stack."""
+    def at(version):
+        return PLATFORM.replace('vpc_config={"subnet_ids": ["subnet-1"]})',
+                                f'vpc_config={{"subnet_ids": ["subnet-1"]}}, version="{version}")')
+    budget = ('k8s.policy.v1beta1.PodDisruptionBudget("api", spec={"min_available": 1, "selector": {"match_labels": '
+              '{"app": "api"}}}, opts=pulumi.ResourceOptions(provider=provider))\ndeploy("api", "64Mi", replicas=2)')
+    deployed(tmp_path, monkeypatch, at("1.24"))
+    found = judged(tmp_path, at("1.25"), budget)
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-api-available", "prod")]
+    assert found["violations"][0][2] == (
+        f"{BREAKS}PodDisruptionBudget 'api': its apiVersion policy/v1beta1 is removed in Kubernetes 1.25, and EKS "
+        f"cluster 'prod' (this stack) runs 1.25: the API server no longer serves it, so it fails to apply; use "
+        f"apiVersion policy/v1{FIX}")
+    assert judged(tmp_path, at("1.24"), budget)["violations"] == []
