@@ -35,6 +35,7 @@ from .adapters.templates import Context, Policy
 from .model.landing import landing
 from .model.pool import THIS_STACK, Pool
 from .model.replacement import Replaced, replacements
+from .model.resources import StackResource
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
 from .model.workloads import Workload
@@ -55,11 +56,15 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     view = bool(stack.name)
     foreign = {urn: name for urn, name in stack.foreign.items() if name != THIS_STACK} if view else stack.foreign
     for replaced in replacements(stack.resources, previous.inputs, previous.types, remembered, foreign):
+        if not view:  # a change that fails is this stack's own preview's to refuse, whatever runs there
+            findings.extend(_fails(stack, replaced))
         workloads: list[Workload] = []
         if replaced.late is not None:
             finding = _maybe(stack, replaced)
-        else:
+        elif replaced.changes:
             finding, workloads = _replaced(stack, replaced)
+        else:
+            continue
         if isinstance(finding, Violation) and view:
             findings.extend(dataclasses.replace(finding, urn=workload.urn) for workload in workloads)
         elif finding is not None:
@@ -67,15 +72,41 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     return findings
 
 
+def _fails(stack: Stack, replaced: Replaced) -> list[Finding]:
+    """The changes that fail the update itself: made by rotating a pool without naming its temporary pool, or refused
+    by the platform in place."""
+    rule, now = replaced.rule, replaced.resource
+    pools = _pools(stack, now.urn)
+    label = pools[0].label if len(pools) == 1 else _cluster_label(stack, now)
+    found: list[Finding] = []
+    if replaced.rotations:
+        found.append(Violation(
+            f"{label}: {listed(replaced.rotations, '; ')}, which {rule.provider} changes only by rotating the pool "
+            f"through a temporary one that {rule.rotation} names; it is not set, so the update fails "
+            "(\"`temporary_name_for_rotation` must be specified when updating any of the following properties\"): set "
+            f"{rule.rotation} to an unused pool name", now.urn))
+    if replaced.refusals:
+        found.append(Violation(
+            f"{_cluster_label(stack, now)}: {listed(replaced.refusals, '; ')}: {rule.refusal}; add an agent pool "
+            "of the new size, move the workloads there, then remove this one", now.urn))
+    return found
+
+
+def _cluster_label(stack: Stack, now: StackResource) -> str:
+    index = stack.index
+    owner = index.owner(now.urn) if index is not None else None
+    return owner.ref.label if owner is not None else f"cluster '{now.name}'"
+
+
 def _pools(stack: Stack, urn: str) -> list[Pool]:
     return [pool for pool in stack.platform_pools if pool.urn == urn]
 
 
-def _stranded(stack: Stack, urn: str) -> tuple[list[Workload], Unknown | None]:
-    """The stack's workloads whose Pods may run on this resource's pools only; and what keeps that from being known
-    of some workload that may (its placement, a pool's labels, not known yet)."""
+def _stranded(stack: Stack, urn: str) -> tuple[list[Workload], list[Workload]]:
+    """The stack's workloads whose Pods may run on this resource's pools only; and those that may run there and whose
+    other pools are not known (their placement, or a pool's labels or machines, not known yet)."""
     found: list[Workload] = []
-    maybe: Unknown | None = None
+    maybe: list[Workload] = []
     for workload in stack.workloads:
         landed = landing(stack, workload)
         if landed.named is not None or not landed.scheduled:
@@ -83,7 +114,7 @@ def _stranded(stack: Stack, urn: str) -> tuple[list[Workload], Unknown | None]:
         runs = landed.runs_on()
         if isinstance(runs, Unknown):
             if any(pool.urn == urn for pool in landed.pools):
-                maybe = maybe or runs
+                maybe.append(workload)
             continue
         if runs and all(pool.urn == urn for pool in runs):
             found.append(workload)
@@ -112,9 +143,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
         workloads = _on_cluster(stack, now.urn)
         if not workloads:
             return None, []
-        index = stack.index
-        owner = index.owner(now.urn) if index is not None else None
-        label = owner.ref.label if owner is not None else f"cluster '{now.name}'"
+        label = _cluster_label(stack, now)
         return Violation(
             f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the whole cluster, "
             f"and {subjects(workloads)} run on it: every Pod, and everything else on the cluster, goes with the old "
@@ -123,9 +152,15 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
     pools = _pools(stack, now.urn)
     if not pools or replaced.fixed is False:
         return None, []  # (a new name: the replacement is made before the old pool goes)
-    stranded, _ = _stranded(stack, now.urn)
+    stranded, maybe = _stranded(stack, now.urn)
     name = replaced.name
     label = pools[0].label
+    if not stranded and maybe and replaced.fixed:
+        return undetermined(
+            f"{label}: {_what(replaced)}, which replaces it, and its {rule.name} {name} is set by the program, so the "
+            f"old pool is deleted before its replacement exists; whether another pool of its cluster takes "
+            f"{subjects(maybe)} is not known yet, so this is not judged"), []
+    stranded = stranded or maybe if replaced.fixed is None else stranded
     if not stranded:
         return None, []
     if replaced.fixed is None:
@@ -151,14 +186,16 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
     else:
         if not _pools(stack, now.urn) or replaced.fixed is False:
             return None
-        stranded, _ = _stranded(stack, now.urn)
+        certain, maybe = _stranded(stack, now.urn)
+        stranded = certain + maybe
     if not stranded:
         return None
     what = "the cluster" if rule.whole_cluster else "the pool"
-    return undetermined(f"{now.name}: an input that replaces {what} is not known yet ({late.words if late else ''}), "
-                        "and "
-                        f"{subjects(stranded)} run on it only, so whether this preview replaces it under them is not "
-                        "judged")
+    pools = _pools(stack, now.urn)
+    label = pools[0].label if len(pools) == 1 and not rule.whole_cluster else _cluster_label(stack, now)
+    return undetermined(f"{label}: an input that replaces {what} is not known yet ({late.words if late else ''}), "
+                        f"and {subjects(stranded)} may run on it only, so whether this preview replaces it under them "
+                        "is not judged")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

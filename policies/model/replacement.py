@@ -147,6 +147,10 @@ class Replaced:
     late: Unknown | None
     name: str  # its name input's value as messages show it
     fixed: bool | None
+    # changes its provider makes only by rotating the pool, without the input that names the temporary pool; and
+    # changes the platform refuses in place (Replacing.rotated, .refused): each fails the update
+    rotations: tuple[Change, ...] = ()
+    refusals: tuple[Change, ...] = ()
 
 
 def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, Any], types: Mapping[str, str],
@@ -160,13 +164,17 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         if rule is None or now is None or urn in foreign or not isinstance(old, Mapping):
             continue
         new = plain(now.props)
-        changed = _changes(rule, old, new)
-        if isinstance(changed, list) and not changed:
+        changed = _changes(rule.inputs, old, new)
+        rotated = _changes(rule.rotated, old, new) if rule.rotated and _value(new, rule.rotation) is None else []
+        refused = _changes(rule.refused, old, new)
+        late = next((found for found in (changed, rotated, refused) if isinstance(found, Unknown)), None)
+        if late is None and not changed and not rotated and not refused:
             continue
         name = _value(new, rule.name)
-        found.append(Replaced(now, rule, tuple(changed) if isinstance(changed, list) else (),
-                              changed if isinstance(changed, Unknown) else None,
-                              _shown(name) if name is not None else "", _fixed(rule, new, remembered.get(urn))))
+        found.append(Replaced(now, rule, tuple(changed) if isinstance(changed, list) else (), late,
+                              _shown(name) if name is not None else "", _fixed(rule, new, remembered.get(urn)),
+                              tuple(rotated) if isinstance(rotated, list) else (),
+                              tuple(refused) if isinstance(refused, list) else ()))
     return found
 
 
@@ -197,18 +205,38 @@ def _late(value: Any) -> Unknown | None:
     return next((found for item in items if (found := _late(item)) is not None), None)
 
 
-def _changes(rule: Replacing, old: Mapping[str, Any], new: Any) -> list[Change] | Unknown:
-    """The replacing inputs set on both sides whose values differ (an input set on one side only is compared with
-    nothing: a provider's outputs hold defaults the program's inputs never set); Unknown when one is not known yet."""
+def _changes(paths: tuple[str, ...], old: Mapping[str, Any], new: Any) -> list[Change] | Unknown:
+    """The inputs of ``paths`` set on both sides whose values differ (an input set on one side only is compared with
+    nothing: a provider's outputs hold defaults the program's inputs never set); Unknown when one is not known yet. A
+    ``[]`` in a path is a list whose entries are matched by their name (``agentPoolProfiles[].vmSize``)."""
     found: list[Change] = []
-    for path in rule.inputs:
-        before, after = _value(old, path), _value(new, path)
-        if (late := _late(after)) is not None:
-            return late
-        if before is None or after is None or _same(before, after):
-            continue
-        found.append(Change(path, _shown(before), _shown(after)))
+    for path in paths:
+        for shown, before, after in _pairs(path, old, new):
+            if (late := _late(after)) is not None:
+                return late
+            if before is None or after is None or _same(before, after):
+                continue
+            found.append(Change(shown, _shown(before), _shown(after)))
     return found
+
+
+def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
+    """The values a path reaches on both sides: one pair, or one per entry of a ``[]`` list, matched by name."""
+    if "[]." not in path:
+        return [(path, _value(old, path), _value(new, path))]
+    head, tail = path.split("[].", 1)
+    before, after = _value(old, head), _value(new, head)
+    if isinstance(after, Unknown):
+        return [(path, None, after)]
+    if not isinstance(before, list) or not isinstance(after, list):
+        return []
+    now = {entry.get("name"): entry for entry in after if isinstance(entry, Mapping)}
+    pairs = []
+    for entry in before:
+        name = entry.get("name") if isinstance(entry, Mapping) else None
+        if isinstance(name, str) and name in now:
+            pairs.append((f"{head}['{name}'].{tail}", _value(entry, tail), _value(now[name], tail)))
+    return pairs
 
 
 def _shown(value: Any) -> str:

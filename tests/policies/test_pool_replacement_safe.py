@@ -17,6 +17,7 @@ from google.protobuf import json_format
 
 from compute_guard.policies.model.replacement import Change, _changes
 from compute_guard.policies.model.sources import replacing_of
+from compute_guard.policies.model.sources.aks import REPLACES as AKS
 from compute_guard.policies.model.sources.eks import REPLACES as EKS
 from compute_guard.policies.model.sources.gke import REPLACES as GKE
 from compute_guard.testkit import capture_program, evaluate
@@ -150,6 +151,152 @@ def test_every_replacing_input_is_a_change_that_replaces(kind, path):
             found = {key: found}
         return found
 
-    assert _changes(rule, nested("old"), nested("new")) == [Change(path, "'old'", "'new'")]
-    assert _changes(rule, nested("same"), nested("same")) == []
-    assert _changes(rule, nested("old"), {}) == []  # set on one side only: compared with nothing
+    assert _changes(rule.inputs, nested("old"), nested("new")) == [Change(path, "'old'", "'new'")]
+    assert _changes(rule.inputs, nested("same"), nested("same")) == []
+    assert _changes(rule.inputs, nested("old"), {}) == []  # set on one side only: compared with nothing
+
+
+AZURE = {"compute:platform": "azure", "azure-native:location": "westeurope"}
+
+
+def aks_native(vm_size="Standard_D4s_v5", system_size="Standard_D4s_v5", plugin="azure", pool=True, workloads=True):
+    from pulumi_azure_native import containerservice
+
+    def program():
+        cluster = containerservice.ManagedCluster(
+            "aks", resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
+            network_profile={"network_plugin": plugin},
+            agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": system_size, "count": 1,
+                                  "node_taints": ["CriticalAddonsOnly=true:NoSchedule"]}])
+        if pool:
+            containerservice.AgentPool("user", resource_group_name="rg", resource_name_="aks",
+                                       agent_pool_name="user", vm_size=vm_size, count=2, mode="User")
+        if workloads:
+            provider = k8s.Provider("k8s", kubeconfig=cluster.fqdn)
+            labels = {"app": "api"}
+            k8s.apps.v1.Deployment("api", spec={"replicas": 2, "selector": {"match_labels": labels}, "template": {
+                "metadata": {"labels": labels}, "spec": {"containers": [{"name": "api", "image": "nginx", "resources": {
+                    "requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
+                opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+def test_an_aks_agent_pool_replaced_under_its_only_workloads_is_said(tmp_path):
+    """pulumi-azure-native replaces an AgentPool on vmSize (its forceNewMap); whether agentPoolName was the program's
+    or the provider's, its inputs do not say (a native provider records no __defaults): a note, never a pass."""
+    result = judge(aks_native("Standard_D4s_v5"), aks_native("Standard_D8s_v5"), tmp_path, AZURE)
+    assert result.findings(POLICY) == []
+    assert [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY] == [
+        "pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5', which replaces it, "
+        "and its inputs do not say whether its agentPoolName 'user' was set by the program (no __defaults): if it "
+        "was, the old pool is deleted before its replacement exists, and Deployment 'api' run on no other pool, so "
+        "this is not judged"]
+
+
+def test_an_inline_agent_pools_vm_size_change_fails_in_place(tmp_path):
+    found = judge(aks_native(system_size="Standard_D2s_v5"), aks_native(system_size="Standard_D4s_v5"), tmp_path,
+                  AZURE).findings(POLICY)
+    assert found == [
+        "AKS cluster 'aks': its agentPoolProfiles['system'].vmSize changes from 'Standard_D2s_v5' to "
+        "'Standard_D4s_v5': AKS does not change a node pool's VM size in place (learn.microsoft.com/azure/aks/"
+        "manage-node-pools, \"Limitations\"), and pulumi-azure-native updates the cluster's agentPoolProfiles in "
+        "place, so the update fails; add an agent pool of the new size, move the workloads there, then remove this "
+        "one"]
+
+
+def test_a_managed_cluster_replaced_by_its_network_plugin_under_workloads(tmp_path):
+    found = judge(aks_native(plugin="kubenet"), aks_native(plugin="azure"), tmp_path, AZURE).findings(POLICY)
+    assert [finding.split(", which")[0] for finding in found] == [
+        "AKS cluster 'aks': its networkProfile.networkPlugin changes from 'kubenet' to 'azure'"]
+    assert judge(aks_native(plugin="kubenet", workloads=False), aks_native(plugin="azure", workloads=False),
+                 tmp_path, AZURE).findings(POLICY) == []
+
+
+def classic(vm_size="Standard_D4s_v5", rotation=None, default_size="Standard_D2s_v5", default_rotation=None):
+    import pulumi_azure as azure_classic
+
+    def program():
+        cluster = azure_classic.containerservice.KubernetesCluster(
+            "aks", name="aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+            default_node_pool={"name": "system", "vm_size": default_size, "node_count": 1,
+                               "temporary_name_for_rotation": default_rotation})
+        azure_classic.containerservice.KubernetesClusterNodePool(
+            "user", name="user", kubernetes_cluster_id=cluster.id, vm_size=vm_size, node_count=2,
+            temporary_name_for_rotation=rotation)
+    return program
+
+
+def test_a_classic_node_pool_rotated_without_a_temporary_name_fails(tmp_path):
+    config = {"compute:platform": "azure"}
+    assert judge(classic(), classic("Standard_D8s_v5"), tmp_path, config).findings(POLICY) == [
+        "pool 'user' (KubernetesClusterNodePool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5', "
+        "which the Azure provider changes only by rotating the pool through a temporary one that "
+        "temporaryNameForRotation names; it is not set, so the update fails (\"`temporary_name_for_rotation` must be "
+        "specified when updating any of the following properties\"): set temporaryNameForRotation to an unused pool "
+        "name"]
+    assert judge(classic(), classic("Standard_D8s_v5", rotation="usertmp"), tmp_path, config).findings(POLICY) == []
+
+
+def test_a_classic_default_pool_rotated_without_a_temporary_name_fails(tmp_path):
+    config = {"compute:platform": "azure"}
+    found = judge(classic(), classic(default_size="Standard_D4s_v5"), tmp_path, config).findings(POLICY)
+    assert [finding.split(": its ")[0] for finding in found] == ["pool 'system' (KubernetesCluster)"]
+    assert "set defaultNodePool.temporaryNameForRotation to an unused pool name" in found[0]
+    assert judge(classic(), classic(default_size="Standard_D4s_v5", default_rotation="systmp"), tmp_path,
+                 config).findings(POLICY) == []
+
+
+@pytest.mark.parametrize(("kind", "path"), [(kind, path) for kind, rule in AKS.items()
+                                            for path in (*rule.inputs, *rule.rotated)])
+def test_every_aks_input_that_replaces_or_rotates_is_a_change(kind, path):
+    rule = replacing_of(kind)
+    assert rule is not None
+
+    def nested(value):
+        found = value
+        for key in reversed(path.split(".")):
+            found = {key: found}
+        return found
+
+    paths = rule.inputs if path in rule.inputs else rule.rotated
+    assert _changes(paths, nested("old"), nested("new")) == [Change(path, "'old'", "'new'")]
+    assert _changes(paths, nested("same"), nested("same")) == []
+
+
+def test_a_replacing_input_not_known_yet_is_said_where_it_decides(tmp_path):
+    def later():
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                          subnet_ids=["subnet-1"], instance_types=[cluster.arn.apply(lambda _: "m7i.xlarge")],
+                          ami_type="AL2023_x86_64_STANDARD",
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+        api(cluster)
+    result = judge(eks("m7i.large"), later, tmp_path)
+    assert result.findings(POLICY) == []
+    notes = [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY]
+    assert len(notes) == 1 and notes[0].startswith("pool 'general' (NodeGroup): an input that replaces the pool is "
+                                                   "not known yet (")
+    assert notes[0].endswith("and Deployment 'api' may run on it only, so whether this preview replaces it under "
+                             "them is not judged")
+
+
+def test_a_workload_whose_other_pools_are_not_known_is_said(tmp_path):
+    """The replacement is certain and deletes first; whether the Deployment's Pods have another pool depends on a
+    nodeSelector value not known yet: a note naming it, never a pass."""
+    def program(machine):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                              subnet_ids=["subnet-1"], instance_types=[machine], ami_type="AL2023_x86_64_STANDARD",
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=3))
+            api(cluster, {"tier": cluster.arn.apply(lambda _: "a")})
+        return declare
+    result = judge(program("m7i.large"), program("m7i.xlarge"), tmp_path)
+    assert result.findings(POLICY) == []
+    assert [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY] == [
+        "pool 'general' (NodeGroup): its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which replaces it, "
+        "and its nodeGroupName 'general' is set by the program, so the old pool is deleted before its replacement "
+        "exists; whether another pool of its cluster takes Deployment 'api' is not known yet, so this is not judged"]

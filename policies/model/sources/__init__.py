@@ -71,6 +71,15 @@ class Replacing:
     prefix: str | None = None
     whole_cluster: bool = False
     provider: str = ""  # as messages name it: "the AWS provider"
+    # inputs the provider changes in place only by rotating the pool through a temporary one, which the input
+    # ``rotation`` names: without it the update fails (pulumi-azure's node pools)
+    rotated: tuple[str, ...] = ()
+    rotation: str = ""
+    # inputs the platform refuses to change in place where the provider updates in place (an AKS pool's vmSize in a
+    # ManagedCluster's agentPoolProfiles: the update fails). A ``[]`` in a path is a list whose entries are matched by
+    # their name.
+    refused: tuple[str, ...] = ()
+    refusal: str = ""  # why, with its source, as a clause
 
 
 @dataclass(frozen=True)

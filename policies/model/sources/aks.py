@@ -37,7 +37,7 @@ from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from ..versions import Version
-from . import Context, Read, Source, Unread
+from . import Context, Read, Replacing, Source, Unread, bridged_defaults
 from .common import (
     EVERY_MAYBE,
     add_labels,
@@ -304,4 +304,51 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     return found
 
 
-SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read),)
+# What replaces them. pulumi-azure-native (v2, v3) replaces an AgentPool on vmSize, gpuInstanceProfile and
+# networkProfile.nodePublicIPTags and a ManagedCluster on the inputs of its provider/pkg/gen forceNewMap (and on the
+# path's names); since pulumi/pulumi-azure-native#2774 it updates a ManagedCluster's agentPoolProfiles in place, where
+# AKS refuses a vmSize change ("You can't change the VM size of a node pool after you create it":
+# learn.microsoft.com/azure/aks/manage-node-pools, "Limitations"). pulumi-azure (v6) bridges the Terraform azurerm
+# provider 4.x (internal/services/containers/kubernetes_cluster_node_pool_resource.go, kubernetes_cluster_resource.go,
+# kubernetes_nodepool.go): its ForceNew inputs replace the resource; vmSize, zones, maxPods, the OS disk, the subnets
+# and kubelet settings are changed by rotating the pool through a temporary one named by temporaryNameForRotation,
+# and without it "`temporary_name_for_rotation` must be specified when updating any of the following properties".
+AKS_REFUSAL = ("AKS does not change a node pool's VM size in place (learn.microsoft.com/azure/aks/manage-node-pools, "
+               "\"Limitations\"), and pulumi-azure-native updates the cluster's agentPoolProfiles in place, so the "
+               "update fails")
+ROTATED = ("fipsEnabled", "hostEncryptionEnabled", "kubeletConfig", "kubeletDiskType", "linuxOsConfig", "maxPods",
+           "nodePublicIpEnabled", "osDiskSizeGb", "osDiskType", "podSubnetId", "snapshotId", "ultraSsdEnabled",
+           "vmSize", "vnetSubnetId", "zones")
+REPLACES = {
+    NATIVE: Replacing(("resourceGroupName", "resourceName", "agentPoolName", "vmSize", "gpuInstanceProfile",
+                       "networkProfile.nodePublicIPTags"), "agentPoolName", provider="the Azure Native provider"),
+    MANAGED_CLUSTER: Replacing(("resourceGroupName", "resourceName", "location", "dnsPrefix", "fqdnSubdomain",
+                                "linuxProfile", "windowsProfile", "nodeResourceGroup", "diskEncryptionSetID",
+                                *(f"networkProfile.{key}" for key in (
+                                    "serviceCidr", "serviceCidrs", "podCidrs", "dnsServiceIP", "networkMode",
+                                    "networkPlugin", "networkPluginMode", "podCidr", "networkDataplane",
+                                    "networkPolicy", "outboundType", "ipFamilies"))),
+                               "resourceName", whole_cluster=True, provider="the Azure Native provider",
+                               refused=("agentPoolProfiles[].vmSize",), refusal=AKS_REFUSAL),
+    CLASSIC: Replacing(("name", "kubernetesClusterId", "capacityReservationGroupId", "evictionPolicy", "gpuDriver",
+                        "gpuInstance", "hostGroupId", "nodePublicIpPrefixId", "osType", "priority",
+                        "proximityPlacementGroupId", "spotMaxPrice", "windowsProfile"), "name",
+                       provider="the Azure provider", rotated=ROTATED, rotation="temporaryNameForRotation"),
+    CLASSIC_CLUSTER: Replacing(("name", "location", "resourceGroupName", "diskEncryptionSetId", "dnsPrefix",
+                                "dnsPrefixPrivateCluster", "kubeletIdentity", "linuxProfile.adminUsername",
+                                "nodeResourceGroup", "privateClusterEnabled", "privateDnsZoneId",
+                                "roleBasedAccessControlEnabled", "windowsProfile.adminUsername",
+                                *(f"networkProfile.{key}" for key in (
+                                    "dnsServiceIp", "ipVersions", "loadBalancerSku", "networkMode", "serviceCidr",
+                                    "serviceCidrs")),
+                                *(f"defaultNodePool.{key}" for key in (
+                                    "capacityReservationGroupId", "hostGroupId", "nodePublicIpPrefixId",
+                                    "proximityPlacementGroupId", "type"))),
+                               "name", whole_cluster=True, provider="the Azure provider",
+                               rotated=(*(f"defaultNodePool.{key}" for key in ROTATED), "defaultNodePool.name",
+                                        "defaultNodePool.onlyCriticalAddonsEnabled"),
+                               rotation="defaultNodePool.temporaryNameForRotation"),
+}
+
+SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read,
+                  remember=bridged_defaults, replaces=REPLACES),)
