@@ -34,7 +34,7 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.landing import landing
 from .model.pool import THIS_STACK, Pool
-from .model.replacement import Replaced, replacements
+from .model.replacement import Replaced, replaced_in
 from .model.resources import StackResource
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
@@ -55,7 +55,7 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     findings: list[Finding] = []
     view = bool(stack.name)
     foreign = {urn: name for urn, name in stack.foreign.items() if name != THIS_STACK} if view else stack.foreign
-    for replaced in replacements(stack.resources, previous.inputs, previous.types, remembered, foreign):
+    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, foreign):
         if not view:  # a change that fails is this stack's own preview's to refuse, whatever runs there
             findings.extend(_fails(stack, replaced))
         workloads: list[Workload] = []

@@ -16,12 +16,17 @@ from decimal import Decimal
 from typing import Any
 
 from compute_guard.policies import ALL
+from compute_guard.policies.adapters.baseline import Snapshot
+from compute_guard.policies.adapters.findings import listed
 from compute_guard.policies.model.disruption import protection
 from compute_guard.policies.model.fit import largest
 from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
+from compute_guard.policies.model.pool import Pool
+from compute_guard.policies.model.replacement import replaced_in
 from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
+from compute_guard.policies.model.versions import release
 from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
 from compute_guard.policies.platforms.platform import implied_platform, platform_unset, resolve_platform
 from compute_guard.policies.platforms.quantity import CPU, MEMORY, PODS, amount
@@ -97,6 +102,11 @@ class PoolView:
     systems: tuple[str, ...] | None = None  # the operating systems its nodes run, when its source says (SPEC 16)
     # its nodes' capacity types (spot, preemptible, on-demand, reserved), when its source says (SPEC 16)
     capacity_types: tuple[str, ...] | None = None
+    # the Kubernetes version its nodes run ("1.31", "its control plane's"), when its source says (SPEC 19)
+    version: str | None = None
+    # what this preview does to it against the previous deployment, as pool-replacement-safe reads it (SPEC 19):
+    # "replaced: its instanceTypes changes from ...", "rotated: ...", "refused in place: ..."; None: nothing of that
+    change: str | None = None
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -147,6 +157,8 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
             progress(f"judging {len(source.resources)} resources")
         result = analyzer.run(source.resources)
         stack = analyzer.state.last_stack()
+        previous = analyzer.state.baseline(_settings(policy_config or {}, "pool-replacement-safe").get("baseline"))
+        remembered = analyzer.state.remembered
     findings = [Finding(v.policy, v.level, v.severity, v.urn, v.finding) for v in result.violations]
     findings += [Finding(n.policy, n.level, n.severity, n.urn, n.finding, note=True) for n in result.notes]
     settings = _settings(policy_config or {}, "pool-capacity")
@@ -162,13 +174,49 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
             reported.setdefault(finding.urn, []).append(finding.policy)
     placed = loads(stack, platform)
     on_pools = set()
+    changes = _changes(stack, previous, remembered)
     for load in placed.pools:
         view = _pool(stack, load, platform, settings, reported)
+        if load.pool.group is None:
+            view = replace(view, version=_version(load.pool), change=changes.get(load.pool.urn))
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order
     report.unplaced = sorted(w.name for w in stack.workloads if w.urn not in on_pools and not w.patch)
     return report
+
+
+def _changes(stack: Stack, previous: Any, remembered: Mapping[str, Any]) -> dict[str, str]:
+    """What this preview does to each pool resource (by URN) against the previous deployment, as
+    pool-replacement-safe reads it: the same facts (replaced_in), in the report's words."""
+    if not isinstance(previous, Snapshot):
+        return {}
+    found: dict[str, str] = {}
+    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, stack.foreign):
+        said = [f"{what}: {listed(changes, '; ')}" for what, changes in (
+            ("refused in place", replaced.refusals), ("rotated without a temporary pool", replaced.rotations),
+            ("replaced" if not replaced.rule.whole_cluster else "replaced with its cluster", replaced.changes))
+            if changes]
+        if not said and replaced.late is not None:
+            said = ["may be replaced (an input that replaces it is not known yet)"]
+        urns = [replaced.resource.urn]
+        if replaced.rule.whole_cluster:  # every pool of the cluster goes with it
+            owner = stack.index.owner(replaced.resource.urn) if stack.index is not None else None
+            urns += [pool.urn for pool in stack.platform_pools if owner is not None and pool.cluster.key == owner.urn]
+        for urn in urns:
+            found.setdefault(urn, "; ".join(said))
+    return found
+
+
+def _version(pool: Pool) -> str | None:
+    """The Kubernetes version its nodes run, as the report shows it."""
+    version = pool.version
+    if version is None:
+        return None
+    if version.value is None:
+        return "its control plane's"
+    minor = version.minor
+    return None if minor is None or is_secret(version.value) else release(minor)
 
 
 def _settings(policy_config: Mapping[str, Any], policy: str) -> Mapping[str, Any]:

@@ -74,6 +74,10 @@ def about(view: PoolView) -> str:
         parts.append(f"{' and '.join(view.systems)} nodes")
     if view.capacity_types:
         parts.append(f"{' or '.join(view.capacity_types)} capacity")
+    if view.version:
+        parts.append(f"Kubernetes {view.version}")
+    if view.change:
+        parts.append(f"this preview: {view.change}")
     if view.not_counted:  # pool-capacity leaves out the same
         parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
@@ -174,6 +178,7 @@ def document(report: Report) -> dict[str, Any]:
             "notCounted": list(view.not_counted), "zones": list(view.zones) if view.zones is not None else None,
             "os": list(view.systems) if view.systems is not None else None,
             "capacityType": list(view.capacity_types) if view.capacity_types is not None else None,
+            "kubernetesVersion": view.version, "change": view.change,
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},

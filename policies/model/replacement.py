@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clusters import KubeCluster
+from .memo import PerStack
 from .pool import Pool
 from .resources import StackResource
 from .sources import Context, Replacing, pools_of, replacing_of, source_of
+from .stack import Stack
 from .values import Unknown, is_secret, plain, quoted
 
 
@@ -153,6 +155,20 @@ class Replaced:
     refusals: tuple[Change, ...] = ()
 
 
+_REPLACED: PerStack[Stack, dict[int, tuple[Any, list[Replaced]]]] = PerStack(lambda stack: {})
+
+
+def replaced_in(stack: Stack, inputs: Mapping[str, Any], types: Mapping[str, str], remembered: Mapping[str, Any],
+                foreign: Mapping[str, str]) -> list[Replaced]:
+    """:func:`replacements` of the stack against one previous deployment (its ``inputs``), made once per stack:
+    pool-replacement-safe and the report read the same answer."""
+    kept = _REPLACED.of(stack)
+    found = kept.get(id(inputs))
+    if found is None or found[0] is not inputs:
+        found = kept[id(inputs)] = (inputs, replacements(stack.resources, inputs, types, remembered, foreign))
+    return found[1]
+
+
 def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, Any], types: Mapping[str, str],
                  remembered: Mapping[str, Any], foreign: Mapping[str, str]) -> list[Replaced]:
     """Each resource of the previous deployment (its ``inputs`` and ``types`` by URN) that is in this preview
@@ -266,4 +282,4 @@ def _fixed(rule: Replacing, new: Any, defaults: Any) -> bool | None:
 
 
 __all__ = ["Change", "Replaced", "changes", "previous_clusters", "previous_of", "previous_pools", "replaced",
-           "replacements"]
+           "replaced_in", "replacements"]

@@ -3,8 +3,9 @@ whatever declares it (``policies/model/sources/``), its workloads, Helm v3 Relea
 cluster each pool joins (policies/model/clusters.py).
 
 It holds the parsed facts and nothing derived from them: where each workload lands, each pool's load and node, the
-stack's architectures and which budgets protect what are computed the first time a policy asks, by the module that
-owns each (placement.py, landing.py, loads.py, disruption.py), and kept there for this stack (memo.PerStack), so
+stack's architectures, which budgets protect what and what a preview replaces are computed the first time a policy
+asks, by the module that owns each (placement.py, landing.py, loads.py, disruption.py, replacement.py), and kept there
+for this stack (memo.PerStack), so
 every policy, the remediation and the report read the same answer. No module below those imports them.
 """
 

@@ -500,3 +500,46 @@ def test_each_pool_shows_its_nodes_operating_system_and_capacity_type():
     for form in ("markdown", "html"):
         text = render(report, form)
         assert "linux and windows nodes; on-demand or spot capacity" in text and "spot capacity" in text, form
+
+
+def test_each_pool_shows_its_kubernetes_version_and_what_the_preview_does_to_it(tmp_path):
+    """SPEC 19 in the report: each platform pool's Kubernetes version (as cluster-version-skew reads it) and what this
+    preview does to it against the previous deployment (as pool-replacement-safe reads it: the same facts), in its
+    line, the JSON and the pages. A fixed-name group moved to m7i.xlarge (replaced), one that sets no version (its
+    control plane's), untouched."""
+    import pulumi_aws as aws
+    from google.protobuf import json_format
+
+    from compute_guard.testkit import capture_program
+
+    def program(machine):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="r", version="1.31",
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            for name, kind, version in (("general", machine, "1.30"), ("steady", "m7i.large", None)):
+                aws.eks.NodeGroup(name, cluster_name=cluster.name, node_group_name=name, node_role_arn="r",
+                                  subnet_ids=["subnet-1"], instance_types=[kind], version=version,
+                                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                                   max_size=2))
+        return declare
+
+    config = {"compute:platform": "aws", "aws:region": "us-west-2"}
+    before = tmp_path / "export.json"
+    before.write_text(json.dumps({"version": 3, "deployment": {"resources": [
+        {"urn": r.urn, "type": r.type, "custom": True, "inputs": json_format.MessageToDict(r.inputs)}
+        for r in capture_program(program("m7i.large"), stack_config=config)]}}))
+    report = report_of(capture_program(program("m7i.xlarge"), stack_config=config), config,
+                       {"pool-replacement-safe": {"baseline": str(before)}})
+    views = {view.pool: view for view in report.pools}
+    assert (views["general"].version, views["general"].change) == (
+        "1.30", "replaced: its instanceTypes changes from 'm7i.large' to 'm7i.xlarge'")
+    assert (views["steady"].version, views["steady"].change) == ("its control plane's", None)
+    document = json.loads(render(report, "json"))
+    jsonschema.validate(document, json.loads((HERE / "schema.json").read_text()))
+    pools = {pool["pool"]: pool for pool in document["pools"]}
+    assert (pools["general"]["kubernetesVersion"], pools["general"]["change"]) == (
+        "1.30", "replaced: its instanceTypes changes from 'm7i.large' to 'm7i.xlarge'")
+    for form in ("markdown", "html"):
+        text = render(report, form).replace("&#39;", "'")
+        assert "Kubernetes 1.30; this preview: replaced: its instanceTypes changes from 'm7i.large' to " \
+               "'m7i.xlarge'" in text, form
