@@ -55,7 +55,10 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     findings: list[Finding] = []
     view = bool(stack.name)
     foreign = {urn: name for urn, name in stack.foreign.items() if name != THIS_STACK} if view else stack.foreign
+    deployed = {id(resource) for resource in previous.resources} if view else set()
     for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, foreign):
+        if id(replaced.resource) in deployed:
+            continue  # the view of the dependents as they were deployed: this stack's resources are its old ones
         if not view:  # a change that fails is this stack's own preview's to refuse, whatever runs there
             findings.extend(_fails(stack, replaced))
         workloads: list[Workload] = []

@@ -179,10 +179,16 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         now = resources.get(urn)
         if rule is None or now is None or urn in foreign or not isinstance(old, Mapping):
             continue
-        new = plain(now.props)
-        changed = _changes(rule.inputs, old, new)
-        rotated = _changes(rule.rotated, old, new) if rule.rotated and _value(new, rule.rotation) is None else []
-        refused = _changes(rule.refused, old, new)
+        checked = remembered.get(urn)
+        # its checked inputs as Analyze saw them (sources.checked_inputs), else its props (outputs, which may hold
+        # values the inputs never set: then only scalars and lists of them are compared)
+        kept = checked.get("inputs") if isinstance(checked, Mapping) else None
+        new = kept if isinstance(kept, Mapping) else plain(now.props)
+        loose = not isinstance(kept, Mapping)
+        changed = _changes(rule.inputs, old, new, loose)
+        rotated = _changes(rule.rotated, old, new, loose) if rule.rotated and _value(new, rule.rotation) is None \
+            else []
+        refused = _changes(rule.refused, old, new, loose)
         late = next((found for found in (changed, rotated, refused) if isinstance(found, Unknown)), None)
         if late is None and not changed and not rotated and not refused:
             continue
@@ -221,19 +227,25 @@ def _late(value: Any) -> Unknown | None:
     return next((found for item in items if (found := _late(item)) is not None), None)
 
 
-def _changes(paths: tuple[str, ...], old: Mapping[str, Any], new: Any) -> list[Change] | Unknown:
+def _changes(paths: tuple[str, ...], old: Mapping[str, Any], new: Any, loose: bool = False) -> list[Change] | Unknown:
     """The inputs of ``paths`` set on both sides whose values differ (an input set on one side only is compared with
-    nothing: a provider's outputs hold defaults the program's inputs never set); Unknown when one is not known yet. A
-    ``[]`` in a path is a list whose entries are matched by their name (``agentPoolProfiles[].vmSize``)."""
+    nothing); Unknown when one is not known yet. A ``[]`` in a path is a list whose entries are matched by their name
+    (``agentPoolProfiles[].vmSize``). ``loose``: ``new`` is the resource's outputs, not its checked inputs: an output
+    object may hold keys its input never set (GKE's own metadata), so objects are not compared."""
     found: list[Change] = []
     for path in paths:
         for shown, before, after in _pairs(path, old, new):
             if (late := _late(after)) is not None:
                 return late
-            if before is None or after is None or _same(before, after):
+            if before is None or after is None or _same(before, after) or (loose and (_object(before)
+                                                                                      or _object(after))):
                 continue
             found.append(Change(shown, _shown(before), _shown(after)))
     return found
+
+
+def _object(value: Any) -> bool:
+    return isinstance(value, Mapping) or (isinstance(value, list) and any(isinstance(item, Mapping) for item in value))
 
 
 def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:

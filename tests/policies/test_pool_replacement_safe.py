@@ -300,3 +300,28 @@ def test_a_workload_whose_other_pools_are_not_known_is_said(tmp_path):
         "pool 'general' (NodeGroup): its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which replaces it, "
         "and its nodeGroupName 'general' is set by the program, so the old pool is deleted before its replacement "
         "exists; whether another pool of its cluster takes Deployment 'api' is not known yet, so this is not judged"]
+
+
+def test_outputs_that_hold_more_than_the_inputs_set_are_no_change():
+    """A provider's outputs hold values its inputs never set (GKE adds disable-legacy-endpoints to a pool's metadata):
+    the previous deployment's inputs are compared with the checked inputs Analyze saw, and where those were not kept,
+    objects of the outputs are not compared."""
+    from compute_guard.policies.model.replacement import replacements
+    from compute_guard.policies.model.resources import StackResource
+    from compute_guard.policies.model.sources import checked_inputs
+
+    kind = "gcp:container/nodePool:NodePool"
+    urn = f"urn:pulumi:stack::project::{kind}::apps"
+    inputs = {"name": "apps", "cluster": "gke", "nodeConfig": {"machineType": "e2-standard-4", "metadata": {"a": "b"}},
+              "__defaults": []}
+    outputs = {**inputs, "nodeConfig": {"machineType": "e2-standard-4", "spot": False,
+                                        "metadata": {"a": "b", "disable-legacy-endpoints": "true"}}}
+    resource = StackResource(kind, urn, "apps", outputs)
+    old, types = {urn: inputs}, {urn: kind}
+    assert replacements({urn: resource}, old, types, {urn: checked_inputs(kind, inputs)}, {}) == []
+    assert replacements({urn: resource}, old, types, {}, {}) == []  # no checked inputs: objects not compared
+    moved = {**inputs, "nodeConfig": {**inputs["nodeConfig"], "metadata": {"a": "c"}}}
+    (found,) = replacements({urn: resource}, old, types, {urn: checked_inputs(kind, moved)}, {})
+    assert [str(change) for change in found.changes] == [
+        "its nodeConfig.metadata changes from {\"a\": \"b\"} to {\"a\": \"c\"}"]
+    assert found.fixed is True  # its name is not among the provider's __defaults

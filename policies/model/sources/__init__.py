@@ -24,7 +24,7 @@ from typing import Any
 from ..clusters import Claim, KubeCluster
 from ..pool import Pool
 from ..resources import StackResource
-from ..values import plain
+from ..values import child, plain
 
 
 @dataclass(frozen=True)
@@ -132,12 +132,22 @@ def replacing_of(resource_type: str) -> Replacing | None:
     return source.replaces.get(resource_type) if source is not None else None
 
 
-def bridged_defaults(resource_type: str, props: Any) -> Any:
-    """The inputs a Terraform-bridged provider filled in itself, as its Check lists them in ``__defaults``
-    (pulumi-terraform-bridge pkg/tfbridge/schema.go; its auto-names among them): kept from Analyze's inputs for the
-    stack policies (Source.remember), whose outputs do not hold it. None when the inputs hold no such list."""
-    found = plain(props.get("__defaults")) if hasattr(props, "get") else None
-    return {"__defaults": tuple(item for item in found if isinstance(item, str))} if isinstance(found, list) else None
+def checked_inputs(resource_type: str, props: Any) -> Any:
+    """What pool-replacement-safe compares of a resource's inputs as Analyze sees them (its provider's checked
+    inputs), kept for the stack policies (Source.remember), whose props are outputs: a provider's outputs hold values
+    the inputs never set (GKE's own metadata keys, computed defaults), so the previous deployment's inputs are compared
+    with these. ``inputs``: the top-level inputs its ``Replacing`` paths start with; ``__defaults``: the inputs a
+    Terraform-bridged provider filled in itself, its auto-names among them (pulumi-terraform-bridge
+    pkg/tfbridge/schema.go), None when the inputs hold no such list."""
+    rule = replacing_of(resource_type)
+    if rule is None:
+        return None
+    paths = (*rule.inputs, *rule.rotated, *rule.refused, rule.rotation, rule.name, rule.prefix or "")
+    tops = dict.fromkeys(path.split(".", 1)[0].split("[]", 1)[0] for path in paths if path)
+    found = plain(child(props, "__defaults"))
+    defaults = tuple(item for item in found if isinstance(item, str)) if isinstance(found, list) else None
+    kept = {key: plain(child(props, key)) for key in tops}
+    return {"__defaults": defaults, "inputs": {key: value for key, value in kept.items() if value is not None}}
 
 
 def pools_of(resource_type: str, props: Any, urn: str, name: str) -> list[Pool] | None:

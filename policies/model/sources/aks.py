@@ -37,7 +37,7 @@ from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
 from ..values import read as read_value
 from ..versions import Version
-from . import Context, Read, Replacing, Source, Unread, bridged_defaults
+from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
     EVERY_MAYBE,
     add_labels,
@@ -351,4 +351,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read,
-                  remember=bridged_defaults, replaces=REPLACES),)
+                  remember=checked_inputs, replaces=REPLACES),)

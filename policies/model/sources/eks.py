@@ -39,7 +39,7 @@ from ..resources import StackResource
 from ..scheduling import ANY, Taint
 from ..values import Unknown, child, is_list, plain, undetermined
 from ..versions import Version
-from . import Context, Read, Replacing, Source, Unread, bridged_defaults
+from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
     API_EFFECTS,
     AWS_MAYBE,
@@ -256,4 +256,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read,
-                  remember=bridged_defaults, replaces=REPLACES),)
+                  remember=checked_inputs, replaces=REPLACES),)

@@ -53,7 +53,7 @@ from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
 from ..values import read as read_value
 from ..versions import Version
-from . import Context, Read, Replacing, Source, Unread, bridged_defaults
+from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
     API_EFFECTS,
     EVERY_MAYBE,
@@ -499,4 +499,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints,
-                  remember=bridged_defaults, replaces=REPLACES),)
+                  remember=checked_inputs, replaces=REPLACES),)
