@@ -85,21 +85,27 @@ def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str,
 
 
 def _kept(kind: str) -> bool:
-    """What the model reads of another stack: all but the Kubernetes objects that are neither workloads, their budgets
-    and autoscalers, nor pools (Services, ConfigMaps: most of an app stack, nothing its pools or their links depend
-    on)."""
-    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None \
-        or kind.endswith(BESIDE_WORKLOADS)
+    """What the model reads of a platform stack: all but the Kubernetes objects that are neither workloads nor pools
+    (Services, ConfigMaps, budgets: nothing its pools or their links depend on)."""
+    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None
 
 
-def read_stack(name: str, file: str | None) -> Referenced:
-    """One stack's state: its export file, else its local backend checkpoint, else the CLI's export of it."""
+def _kept_of_dependent(kind: str) -> bool:
+    """What the model reads of a dependent app stack: a platform stack's, and its workloads' budgets and autoscalers
+    (what a drain waits on, and what a control plane upgrade may stop serving)."""
+    return _kept(kind) or kind.endswith(BESIDE_WORKLOADS)
+
+
+def read_stack(name: str, file: str | None, dependent: bool = False) -> Referenced:
+    """One stack's state: its export file, else its local backend checkpoint, else the CLI's export of it (a
+    dependent app stack's with its budgets and autoscalers)."""
+    kept = _kept_of_dependent if dependent else _kept
     try:
         if file:
             path = Path(os.path.expanduser(file))
             if not path.is_absolute():
                 path = Path.cwd() / path  # the engine starts the pack in its directory
-            return Referenced(name, state_resources(name, state_entries(decompressed(path.read_bytes()), _kept)))
+            return Referenced(name, state_resources(name, state_entries(decompressed(path.read_bytes()), kept)))
         url = _backend_url()
         root = _local_backend_root(url) if url is not None else None
         if root is not None:
@@ -108,11 +114,11 @@ def read_stack(name: str, file: str | None) -> Referenced:
             if checkpoint is None:
                 return Referenced(name, error=f"the local backend ({root}) holds no checkpoint of it: it was never "
                                               "deployed there")
-            return Referenced(name, state_resources(name, state_entries(decompressed(checkpoint.read_bytes()), _kept)))
+            return Referenced(name, state_resources(name, state_entries(decompressed(checkpoint.read_bytes()), kept)))
         exported = cli_export(name)
         if isinstance(exported, str):
             return Referenced(name, error=exported)
-        return Referenced(name, state_resources(name, state_entries(exported, _kept)))
+        return Referenced(name, state_resources(name, state_entries(exported, kept)))
     except Exception as error:  # noqa: BLE001 - whatever cannot be read is said, never raised
         where = f"its export '{file}'" if file else "its state"
         return Referenced(name, error=f"{where} cannot be read: {_describe(error)}")

@@ -74,7 +74,7 @@ class PackState:
         self._unsure: set[str] = set()  # policies that could not check everything (a value not known yet)
         self.seen_inputs: dict[str, Cluster] = {}
         self.remembered: dict[str, Any] = {}  # what pool sources kept of the inputs Analyze saw (Source.remember)
-        self._referenced: dict[tuple[str, str | None], Referenced] = {}  # other stacks read (SPEC 18), once each
+        self._referenced: dict[tuple[str, str | None, bool], Referenced] = {}  # other stacks read (SPEC 18), once each
         # the dependents' views (adapters/dependents.py): before this change, once per process; now, per request
         self._before: dict[tuple[str, str | None], Stack | None] = {}
         self._views: tuple[Stack, list[View]] | None = None
@@ -150,7 +150,7 @@ class PackState:
                             [(found.name, found.resources) for found in referenced if not found.error])
         stack.referenced = referenced
         stack.stacks_problem = self.stacks_problem()
-        stack.dependents = self._read(named(self.stack_config(), DEPENDENTS)[0])
+        stack.dependents = self._read(named(self.stack_config(), DEPENDENTS)[0], dependent=True)
         with self._lock:
             self._stack = (sources, stack)
         return stack
@@ -171,15 +171,15 @@ class PackState:
             wanted += [(name, None) for name in previous.references if name not in known]
         return self._read(wanted)
 
-    def _read(self, wanted: list[tuple[str, str | None]]) -> list[Referenced]:
-        """Each stack's state, read once per pack process."""
+    def _read(self, wanted: list[tuple[str, str | None]], dependent: bool = False) -> list[Referenced]:
+        """Each stack's state, read once per pack process (a dependent app stack's with its budgets and autoscalers)."""
         found = []
         for name, file in wanted:
-            key = (name, file)
+            key = (name, file, dependent)
             with self._lock:
                 read = self._referenced.get(key)
             if read is None:
-                read = read_stack(name, file)
+                read = read_stack(name, file, dependent)
                 with self._lock:
                     self._referenced[key] = read
             found.append(read)
