@@ -96,8 +96,9 @@ PACK_NAME = "compute-guard"
 PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes workloads placed on them before "
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
                     "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
-                    "no node of their pool can hold and pools too small for what is placed on them; and shows "
-                    "what it cannot check (Helm v3 Releases, machines newer than its catalog).")
+                    "no node of their pool can hold, pools too small for what is placed on them, pools replaced "
+                    "under their workloads, Kubernetes versions out of skew and API versions their cluster no longer "
+                    "serves; and shows what it cannot check (Helm v3 Releases, machines newer than its catalog).")
 
 
 # The pack's directory: the repository in a checkout (policies/ is at its top), or the staged pack
