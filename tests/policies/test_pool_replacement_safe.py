@@ -325,3 +325,16 @@ def test_outputs_that_hold_more_than_the_inputs_set_are_no_change():
     assert [str(change) for change in found.changes] == [
         "its nodeConfig.metadata changes from {\"a\": \"b\"} to {\"a\": \"c\"}"]
     assert found.fixed is True  # its name is not among the provider's __defaults
+
+
+@pytest.mark.parametrize(("before", "after", "config", "expected"), [
+    (lambda: eks("m7i.large"), lambda: eks("m7i.xlarge"), AWS, "pool 'general' (NodeGroup): its instanceTypes"),
+    (lambda: gke(spot=False), lambda: gke(spot=True), GCP, "pool 'apps' (GKE NodePool): its nodeConfig.spot"),
+    (lambda: aks_native(system_size="Standard_D2s_v5"), lambda: aks_native(system_size="Standard_D4s_v5"), AZURE,
+     "AKS cluster 'aks': its agentPoolProfiles['system'].vmSize"),
+], ids=["eks", "gke", "aks"])
+def test_each_platform_twice_in_one_process(tmp_path, before, after, config, expected):
+    """The same verdict twice in one process at each platform (nothing kept between runs changes it)."""
+    first = judge(before(), after(), tmp_path, config).findings(POLICY)
+    second = judge(before(), after(), tmp_path, config).findings(POLICY)
+    assert first == second and len(first) == 1 and first[0].startswith(expected)
