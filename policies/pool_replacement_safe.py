@@ -15,7 +15,9 @@ terraform-aws-eks#2905 and #1415):
   join. Which of the two the provider's Check decided is in its inputs' ``__defaults``, kept from Analyze.
 
 Refused: (b) a pool deleted before its replacement exists under workloads of the stack that no other pool of its
-cluster takes; (c) a change that replaces the whole cluster under workloads of the stack (an EKS cluster's ``name``
+cluster takes, and every pool of a cluster removed from the program under workloads on it (one of several removed:
+workload-schedulable judges the workloads on the pools left); (c) a change that replaces the whole cluster under
+workloads of the stack (an EKS cluster's ``name``
 or ``roleArn``; a GKE cluster's ``location`` or its default pool's ``nodeConfig``): every workload on it goes with it.
 Each is judged against the previous deployment (section 5), input by input where both sides set it. A replacing input
 not known yet, and a set name whose origin the inputs do not say, are notes where they decide.
@@ -34,7 +36,7 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.landing import landing
 from .model.pool import THIS_STACK, Pool
-from .model.replacement import Replaced, replaced_in
+from .model.replacement import Replaced, emptied, replaced_in
 from .model.resources import StackResource
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
@@ -55,6 +57,8 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     findings: list[Finding] = []
     view = bool(stack.name)
     foreign = {urn: name for urn, name in stack.foreign.items() if name != THIS_STACK} if view else stack.foreign
+    if not view:
+        findings.extend(_removed(stack, previous))
     deployed = {id(resource) for resource in previous.resources} if view else set()
     for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, foreign):
         if id(replaced.resource) in deployed:
@@ -73,6 +77,23 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
         elif finding is not None:
             findings.append(finding)
     return findings
+
+
+def _removed(stack: Stack, previous: Snapshot) -> list[Finding]:
+    """A cluster whose every pool this preview removes, under workloads of the stack."""
+    found: list[Finding] = []
+    index = stack.index
+    for urn, pools in emptied(stack, previous.resources).items():
+        workloads = _on_cluster(stack, urn)
+        cluster = index.clusters.get(urn) if index is not None else None
+        if not workloads or cluster is None:
+            continue
+        names = listed([pool.label for pool in pools])
+        found.append(Violation(
+            f"{cluster.ref.label}: this preview removes {names}, every pool of it the stack declared, and "
+            f"{subjects(workloads)} run on it: their Pods lose every node and stay Pending; keep a pool that takes "
+            "them (or add its replacement first), or remove the workloads with it", urn))
+    return found
 
 
 def _fails(stack: Stack, replaced: Replaced) -> list[Finding]:

@@ -11,7 +11,7 @@ matched to this preview's by URN and pool name.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from .memo import PerStack
 from .pool import Pool
 from .resources import StackResource
 from .sources import Context, Replacing, pools_of, replacing_of, source_of
-from .stack import Stack
+from .stack import Stack, parse_stack
 from .values import Unknown, is_secret, plain, quoted
 
 
@@ -169,6 +169,31 @@ def replaced_in(stack: Stack, inputs: Mapping[str, Any], types: Mapping[str, str
     return found[1]
 
 
+_EMPTIED: PerStack[Stack, dict[int, tuple[Any, dict[str, list[Pool]]]]] = PerStack(lambda stack: {})
+
+
+def emptied(stack: Stack, deployed: Sequence[StackResource]) -> dict[str, list[Pool]]:
+    """The clusters of the stack (by URN) whose every pool this preview removes: the pools the previous deployment
+    (``deployed``: its resources as the model reads a stack's) joined to a cluster that now has none, none of them in
+    this preview. Made once per stack; the previous deployment is parsed only when some cluster has no pool now."""
+    kept = _EMPTIED.of(stack)
+    found = kept.get(id(deployed))
+    if found is not None and found[0] is deployed:
+        return found[1]
+    clusters = [cluster for cluster in stack.kube_clusters if cluster.urn not in stack.foreign and cluster.pools_known
+                and not any(pool.cluster.key == cluster.urn for pool in stack.platform_pools)]
+    gone: dict[str, list[Pool]] = {}
+    if clusters and deployed:
+        before = parse_stack(deployed, {})
+        for cluster in clusters:
+            pools = [pool for pool in before.platform_pools
+                     if pool.cluster.key == cluster.urn and pool.urn not in stack.resources]
+            if pools:
+                gone[cluster.urn] = pools
+    kept[id(deployed)] = (deployed, gone)
+    return gone
+
+
 def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, Any], types: Mapping[str, str],
                  remembered: Mapping[str, Any], foreign: Mapping[str, str]) -> list[Replaced]:
     """Each resource of the previous deployment (its ``inputs`` and ``types`` by URN) that is in this preview
@@ -293,5 +318,5 @@ def _fixed(rule: Replacing, new: Any, defaults: Any) -> bool | None:
     return rule.name not in listed
 
 
-__all__ = ["Change", "Replaced", "changes", "previous_clusters", "previous_of", "previous_pools", "replaced",
+__all__ = ["Change", "Replaced", "changes", "emptied", "previous_clusters", "previous_of", "previous_pools", "replaced",
            "replaced_in", "replacements"]

@@ -338,3 +338,23 @@ def test_each_platform_twice_in_one_process(tmp_path, before, after, config, exp
     first = judge(before(), after(), tmp_path, config).findings(POLICY)
     second = judge(before(), after(), tmp_path, config).findings(POLICY)
     assert first == second and len(first) == 1 and first[0].startswith(expected)
+
+
+def test_every_pool_of_a_cluster_removed_under_its_workloads_is_refused(tmp_path):
+    """A pool removed from the program is gone too: where it was the cluster's last pool the stack declared, the
+    workloads on the cluster lose every node (workload-schedulable only notes a cluster with no pool declared)."""
+    def removed(workloads=True):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            if workloads:
+                api(cluster)
+        return declare
+
+    assert judge(eks(), removed(), tmp_path).findings(POLICY) == [
+        "EKS cluster 'fleet': this preview removes pool 'general' (NodeGroup), every pool of it the stack declared, "
+        "and Deployment 'api' run on it: their Pods lose every node and stay Pending; keep a pool that takes them (or "
+        "add its replacement first), or remove the workloads with it"]
+    assert judge(eks(workloads=False), removed(False), tmp_path).findings(POLICY) == []
+    # one of two removed: the other is judged by workload-schedulable, not here
+    assert judge(eks(second=True), eks(second=False), tmp_path).findings(POLICY) == []
