@@ -23,7 +23,7 @@ from compute_guard.policies.model.fit import largest
 from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
 from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
-from compute_guard.policies.model.replacement import replaced_in
+from compute_guard.policies.model.replacement import previous_pools, replaced_in
 from compute_guard.policies.model.stack import Stack
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.model.versions import release
@@ -178,7 +178,9 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     for load in placed.pools:
         view = _pool(stack, load, platform, settings, reported)
         if load.pool.group is None:
-            view = replace(view, version=_version(load.pool), change=changes.get(load.pool.urn))
+            pool = load.pool
+            view = replace(view, version=_version(pool),
+                           change=changes.get((pool.urn, pool.name)) or changes.get((pool.urn, "")))
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order
@@ -186,12 +188,13 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     return report
 
 
-def _changes(stack: Stack, previous: Any, remembered: Mapping[str, Any]) -> dict[str, str]:
-    """What this preview does to each pool resource (by URN) against the previous deployment, as
-    pool-replacement-safe reads it: the same facts (replaced_in), in the report's words."""
+def _changes(stack: Stack, previous: Any, remembered: Mapping[str, Any]) -> dict[tuple[str, str], str]:
+    """What this preview does to each pool against the previous deployment, by (URN, pool name; "" every pool of the
+    resource), as pool-replacement-safe and cluster-version-skew read it: the same facts (replaced_in, the pools'
+    versions), in the report's words."""
     if not isinstance(previous, Snapshot):
         return {}
-    found: dict[str, str] = {}
+    found: dict[tuple[str, str], str] = {}
     for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, stack.foreign):
         said = [f"{what}: {listed(changes, '; ')}" for what, changes in (
             ("refused in place", replaced.refusals), ("rotated without a temporary pool", replaced.rotations),
@@ -204,7 +207,16 @@ def _changes(stack: Stack, previous: Any, remembered: Mapping[str, Any]) -> dict
             owner = stack.index.owner(replaced.resource.urn) if stack.index is not None else None
             urns += [pool.urn for pool in stack.platform_pools if owner is not None and pool.cluster.key == owner.urn]
         for urn in urns:
-            found.setdefault(urn, "; ".join(said))
+            found.setdefault((urn, ""), "; ".join(said))
+    # a pool kept whose nodes move to another Kubernetes minor version (cluster-version-skew's facts)
+    for (urn, name), old in previous_pools(previous.inputs, previous.types).items():
+        now = next((pool for pool in stack.platform_pools if pool.urn == urn and pool.name == name), None)
+        before, after = (pool.version.minor if pool is not None and pool.version is not None else None
+                         for pool in (old, now))
+        if now is None or before is None or after is None or before == after or (urn, "") in found:
+            continue
+        found[(urn, name)] = f"{'upgraded' if after > before else 'downgraded'} from Kubernetes {release(before)} to " \
+                     f"{release(after)}"
     return found
 
 

@@ -543,3 +543,32 @@ def test_each_pool_shows_its_kubernetes_version_and_what_the_preview_does_to_it(
         text = render(report, form).replace("&#39;", "'")
         assert "Kubernetes 1.30; this preview: replaced: its instanceTypes changes from 'm7i.large' to " \
                "'m7i.xlarge'" in text, form
+
+
+def test_a_pool_whose_nodes_move_to_another_minor_says_it(tmp_path):
+    """A node group kept, its version 1.30 -> 1.31: "upgraded from Kubernetes 1.30 to 1.31" (the version
+    cluster-version-skew reads), beside one left at its control plane's."""
+    import pulumi_aws as aws
+    from google.protobuf import json_format
+
+    from compute_guard.testkit import capture_program
+
+    def program(version):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="r", version="1.31",
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn="r",
+                              subnet_ids=["subnet-1"], instance_types=["m7i.large"], version=version,
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=2))
+        return declare
+
+    config = {"compute:platform": "aws", "aws:region": "us-west-2"}
+    before = tmp_path / "export.json"
+    before.write_text(json.dumps({"version": 3, "deployment": {"resources": [
+        {"urn": r.urn, "type": r.type, "custom": True, "inputs": json_format.MessageToDict(r.inputs)}
+        for r in capture_program(program("1.30"), stack_config=config)]}}))
+    report = report_of(capture_program(program("1.31"), stack_config=config), config,
+                       {"pool-replacement-safe": {"baseline": str(before)}})
+    assert [(view.pool, view.version, view.change) for view in report.pools] == [
+        ("general", "1.31", "upgraded from Kubernetes 1.30 to 1.31")]
