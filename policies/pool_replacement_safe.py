@@ -174,32 +174,40 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
             "one; keep the input, or create the new cluster beside it and move the workloads there first",
             now.urn), workloads
     pools = _pools(stack, now.urn)
-    if not pools or replaced.fixed is False:
+    option = now.delete_before_replace is True  # the program asked for delete-before-replace itself
+    first = True if option else replaced.fixed  # the old pool is deleted before its replacement exists
+    if not pools or first is False:
         return None, []  # (a new name: the replacement is made before the old pool goes)
     stranded, maybe = _stranded(stack, now.urn)
     name = replaced.name
     label = pools[0].label
-    if not stranded and maybe and replaced.fixed:
+    why = ("its deleteBeforeReplace resource option deletes the old pool first" if option else
+           f"its {rule.name} {name} is set by the program, so the old pool is deleted before its replacement exists")
+    if not stranded and maybe and first:
         return undetermined(
-            f"{label}: {_what(replaced)}, which replaces it, and its {rule.name} {name} is set by the program, so the "
-            f"old pool is deleted before its replacement exists; whether another pool of its cluster takes "
+            f"{label}: {_what(replaced)}, which replaces it, and {why}; whether another pool of its cluster takes "
             f"{subjects(maybe)} is not known yet, so this is not judged"), []
-    stranded = stranded or maybe if replaced.fixed is None else stranded
+    stranded = stranded or maybe if first is None else stranded
     if not stranded:
         return None, []
-    if replaced.fixed is None:
+    if first is None:
         return undetermined(
             f"{label}: {_what(replaced)}, which replaces it, and its inputs do not say whether its {rule.name} "
             f"{name} was set by the program (no __defaults): if it was, the old pool is deleted before its "
             f"replacement exists, and {subjects(stranded)} run on no other pool, so this is not judged"), []
     drain = DRAINS.get(pools[0].platform or "", "")
+    deleted = ("Its deleteBeforeReplace resource option deletes the old pool before its replacement is created" if
+               option else f"Its {rule.name} {name} is set by the program, so the replacement cannot be created while "
+               "the old pool holds the name: the old pool is deleted first (Pulumi deletes before replacing a "
+               "resource whose name the program set)")
+    fix = "drop the deleteBeforeReplace option" if option else f"leave {rule.name} unset"
+    if option and replaced.fixed:
+        fix = f"leave {rule.name} unset and drop the deleteBeforeReplace option"
     return Violation(
-        f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. Its "
-        f"{rule.name} {name} is set by the program, so the replacement cannot be created while the old pool "
-        f"holds the name: the old pool is deleted first (Pulumi deletes before replacing a resource whose name the "
-        f"program set), and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until "
-        f"the new nodes join{drain}; add a second pool that takes them first, or leave {rule.name} unset so the "
-        "new pool is created before the old one goes", now.urn), stranded
+        f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. {deleted}, "
+        f"and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until the new nodes "
+        f"join{drain}; add a second pool that takes them first, or {fix} so the new pool is created before the old "
+        "one goes", now.urn), stranded
 
 
 def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
@@ -208,7 +216,7 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
     if rule.whole_cluster:
         stranded = _on_cluster(stack, now.urn)
     else:
-        if not _pools(stack, now.urn) or replaced.fixed is False:
+        if not _pools(stack, now.urn) or (replaced.fixed is False and now.delete_before_replace is not True):
             return None
         certain, maybe = _stranded(stack, now.urn)
         stranded = certain + maybe

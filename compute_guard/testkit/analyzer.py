@@ -50,6 +50,13 @@ class Resource:
     provider: str = ""
     dependencies: tuple[str, ...] = ()
     property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    delete_before_replace: bool | None = None  # its deleteBeforeReplace resource option (None: not set)
+
+    @property
+    def options(self) -> Any:
+        """Its resource options as the engine sends them to a policy."""
+        return proto.AnalyzerResourceOptions(deleteBeforeReplace=bool(self.delete_before_replace),
+                                             deleteBeforeReplaceDefined=self.delete_before_replace is not None)
 
     @classmethod
     def of(cls, type_: str, name: str, inputs: Mapping[str, Any] | struct_pb2.Struct,
@@ -336,7 +343,7 @@ class _Driver:
         provider = _provider(resource, providers or {}, inputs=True)
         response = self._analyze(proto.AnalyzeRequest(
             type=resource.type, properties=as_sent(resource.inputs), urn=resource.urn, name=resource.name,
-            provider=provider))
+            provider=provider, options=resource.options))
         _collect(response, result, resource.urn)
         return result
 
@@ -349,6 +356,7 @@ class _Driver:
         response = self._analyze_stack(proto.AnalyzeStackRequest(resources=[
             proto.AnalyzerResource(
                 type=r.type, properties=as_sent(r.outputs), urn=r.urn, name=r.name, parent=r.parent,
+                options=r.options,
                 provider=_provider(r, by_urn, inputs=True), dependencies=list(r.dependencies),
                 propertyDependencies={key: proto.AnalyzerPropertyDependencies(urns=list(urns))
                                       for key, urns in r.property_dependencies.items()})

@@ -254,7 +254,8 @@ class _CapturingMonitor(mocks.MockMonitor):
         self.captured[urn] = Resource(
             request.type, request.name, urn, inputs, outputs if (request.custom or built) else struct_pb2.Struct(),
             request.parent, provider, tuple(request.dependencies),
-            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()})
+            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()},
+            request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None)
         self.ids[urn] = resource_id
         self.order[slot] = urn
         children = self._children(request, urn) if built is None else self._built_children(request, urn, built)

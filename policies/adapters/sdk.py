@@ -258,6 +258,11 @@ class RequestResource(StackResource):
         return tuple(urn for urn in self._message.dependencies if urn in self._present)
 
     @property
+    def delete_before_replace(self) -> bool | None:
+        options = self._message.options
+        return bool(options.deleteBeforeReplace) if options.deleteBeforeReplaceDefined else None
+
+    @property
     def property_dependencies(self) -> dict[str, list[str]]:
         return {key: [urn for urn in urns.urns if urn in self._present]
                 for key, urns in self._message.propertyDependencies.items()}

@@ -73,6 +73,13 @@ class StackResource:
         return tuple(urn for urn in map(_urn, getattr(self._raw, "dependencies", None) or ()) if urn)
 
     @property
+    def delete_before_replace(self) -> bool | None:
+        """Its deleteBeforeReplace resource option as the engine sends it (the SDK's PolicyResource.opts); None when
+        not set, or not known (a resource read from a state)."""
+        found = getattr(getattr(self._raw, "opts", None), "delete_before_replace", None)
+        return found if isinstance(found, bool) else None
+
+    @property
     def property_dependencies(self) -> Any:
         """The engine's property dependencies: per property, the resources (or their URNs) its value depends on."""
         return getattr(self._raw, "property_dependencies", None)

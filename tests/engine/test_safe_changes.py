@@ -26,7 +26,7 @@ cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::12345678
                           vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]))
 aws.eks.NodeGroup("general", cluster_name=cluster.name, {name}node_role_arn="arn:aws:iam::123456789012:role/nodes",
                   subnet_ids=["subnet-1", "subnet-2"], instance_types=["{machine}"],
-                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=2, min_size=1, max_size=4))
+                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=2, min_size=1, max_size=4){opts})
 {second}
 provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
 labels = {{"app": "api"}}
@@ -41,12 +41,13 @@ SECOND = '''aws.eks.NodeGroup("spare", cluster_name=cluster.name, node_group_nam
 CONFIG = {"compute:platform": "aws", "aws:region": "us-west-2"}
 
 
-def program(root: Path, machine: str, named: bool = True, second: bool = False, version: str = "1.31") -> Path:
+def program(root: Path, machine: str, named: bool = True, second: bool = False, version: str = "1.31",
+            option: bool = False) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "Pulumi.yaml").write_text("name: fleet\nruntime: python\n")
     (root / "__main__.py").write_text(textwrap.dedent(PROGRAM.format(
         machine=machine, name='node_group_name="general", ' if named else "", second=SECOND if second else "",
-        version=version)))
+        version=version, opts=",\n                  opts=pulumi.ResourceOptions(delete_before_replace=True)" if option else "")))
     return root
 
 
@@ -88,6 +89,16 @@ def test_a_node_group_replaced_under_its_only_workloads(tmp_path, named, second,
     after = program(tmp_path / "after", "m7i.xlarge", named, second)
     found = previewed(tmp_path, before, after, "pool-replacement-safe")[0]
     assert found == ([("general", REPLACED)] if refused else [])
+
+
+def test_the_delete_before_replace_option_reaches_the_pack(tmp_path):
+    """The resource option the engine sends with each resource (AnalyzerResource.options), read by the SDK shim and
+    on the SDK's own path alike: an auto-named group with deleteBeforeReplace is deleted before its replacement."""
+    before = program(tmp_path / "before", "m7i.large", named=False, option=True)
+    after = program(tmp_path / "after", "m7i.xlarge", named=False, option=True)
+    (found,) = previewed(tmp_path, before, after, "pool-replacement-safe")[0]
+    assert found[0] == "general" and "Its deleteBeforeReplace resource option deletes the old pool before its " \
+        "replacement is created, and Deployment 'api' run on no other pool of its cluster" in found[1]
 
 
 def test_a_control_plane_moved_two_minors_through_the_engine(tmp_path):

@@ -6,6 +6,7 @@ the `__defaults` a bridged provider's Check records, which the test kit writes a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pulumi
@@ -358,3 +359,31 @@ def test_every_pool_of_a_cluster_removed_under_its_workloads_is_refused(tmp_path
     assert judge(eks(workloads=False), removed(False), tmp_path).findings(POLICY) == []
     # one of two removed: the other is judged by workload-schedulable, not here
     assert judge(eks(second=True), eks(second=False), tmp_path).findings(POLICY) == []
+
+
+def test_the_delete_before_replace_option_deletes_first_whatever_the_name(tmp_path):
+    """The resource option the engine sends a policy: an auto-named group with deleteBeforeReplace is deleted before
+    its replacement exists, and an AKS AgentPool with it too (whose name's origin its inputs do not say)."""
+    def option(machine):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_role_arn=ROLE, subnet_ids=["subnet-1"],
+                              instance_types=[machine], ami_type="AL2023_x86_64_STANDARD",
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=3),
+                              opts=pulumi.ResourceOptions(delete_before_replace=True))
+            api(cluster)
+        return declare
+
+    found = judge(option("m7i.large"), option("m7i.xlarge"), tmp_path).findings(POLICY)
+    assert len(found) == 1
+    assert re.match(  # the provider's name for it: the resource name and a random suffix
+        r"pool 'general-[0-9a-f]{7}' \(NodeGroup\): its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which "
+        r"the AWS provider cannot apply in place: it replaces the pool. Its deleteBeforeReplace resource option "
+        r"deletes the old pool before its replacement is created, and Deployment 'api' run on no other pool of its "
+        r"cluster", found[0]), found[0]
+    assert found[0].endswith("add a second pool that takes them first, or drop the deleteBeforeReplace option so "
+                             "the new pool is created before the old one goes")
+    # without the option, the auto-named group is created before the old one goes
+    assert judge(eks("m7i.large", name=None), eks("m7i.xlarge", name=None), tmp_path).findings(POLICY) == []
