@@ -15,8 +15,9 @@ Each pool's version is its source's fact (``Pool.version``: EKS ``version`` or `
 a cluster's ``nodeVersion``, AKS ``orchestratorVersion``), each cluster's its control plane's (``KubeCluster.version``:
 EKS ``version``, GKE ``minMasterVersion``, AKS ``kubernetesVersion``). A pool that sets none runs its control plane's.
 GKE's ``minMasterVersion`` is a minimum GKE upgrades past, and so is an AKS version on the stable or rapid upgrade
-channel: there only "too old" is certain. Karpenter's nodes take their cluster's version (an EC2NodeClass's AMI alias
-names an AMI release, not a Kubernetes version): nothing to judge.
+channel: there only "too old" is certain. Karpenter's nodes run the version their EC2NodeClass's AMI selector names
+where it names one (an EKS optimized AMI's SSM parameter or name); an alias names an AMI release for the cluster's own
+version: nothing to judge.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def cluster_version_skew(stack: Stack, previous: Callable[[], Previous]) -> list
     deployment's (``previous`` is asked for only when a cluster names its version)."""
     findings: list[Finding] = []
     clusters = stack.index.clusters if stack.index is not None else {}
+    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
     for pool in stack.platform_pools:
-        cluster = clusters.get(pool.cluster.key)
+        # a NodePool joins its provider's cluster: the stack's one, when it has one
+        cluster = clusters.get(pool.cluster.key) if pool.cluster.key else only
         if pool.urn in stack.foreign or cluster is None or cluster.version is None or pool.version is None:
             continue
         finding = _pool(pool, pool.version, cluster, cluster.version)
@@ -98,11 +101,12 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
         return None
     where = cluster.ref.label
     if ours > theirs and not plane.least:
+        refuses = "" if pool.karpenter else f", and {_platform(cluster)} refuses the pool"
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {node.shown()}, newer than its {where}'s control plane "
-            f"({plane.shown()}): a kubelet may never be newer than its API server (Kubernetes' version skew policy), "
-            f"and {_platform(cluster)} refuses the pool; upgrade the control plane to {release(ours)} first, or set "
-            f"the pool's {node.field} to {release(theirs)}", pool.urn)
+            f"({plane.shown()}): a kubelet may never be newer than its API server (Kubernetes' version skew "
+            f"policy){refuses}; upgrade the control plane to {release(ours)} first, or {_set(node, release(theirs))}",
+            pool.urn)
     behind, most = theirs[1] - ours[1], allowed_behind(theirs)
     if behind > most:
         floor = release((theirs[0], theirs[1] - most))
@@ -110,9 +114,15 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {node.shown()}, {behind} minor versions behind its "
             f"{where}'s control plane ({least}{plane.shown()}), where a kubelet may be at most {most} behind an API "
-            f"server of {release(theirs)} (Kubernetes' version skew policy); set the pool's {node.field} to {floor} "
-            "or later", pool.urn)
+            f"server of {release(theirs)} (Kubernetes' version skew policy); {_set(node, floor)} or later", pool.urn)
     return None
+
+
+def _set(node: Version, version: str) -> str:
+    """The fix that gives a pool's nodes this version."""
+    if node.field == "amiSelectorTerms":  # a Karpenter EC2NodeClass's
+        return f"select AMIs built for {version} in its EC2NodeClass's amiSelectorTerms"
+    return f"set the pool's {node.field} to {version}"
 
 
 def _moved(cluster: KubeCluster, old: Version, new: Version) -> Finding | None:

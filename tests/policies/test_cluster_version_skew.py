@@ -229,3 +229,32 @@ def test_an_aks_control_plane_moved_by_two_minors_is_refused(tmp_path):
 
 def test_a_gke_minimum_master_version_moved_is_not_judged(tmp_path):
     assert judge_move(gke("1.29"), gke("1.31"), tmp_path, gcp_config()).findings(POLICY) == []
+
+
+def test_a_karpenter_node_class_that_names_its_amis_kubernetes_version():
+    """An EC2NodeClass whose amiSelectorTerms name an EKS optimized AMI's SSM parameter for 1.31 starts 1.31 nodes:
+    newer than a 1.30 control plane, refused; an alias names an AMI release for the cluster's own version: nothing."""
+    import pulumi_kubernetes as k8s
+
+    def program(terms):
+        def declare():
+            aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version="1.30",
+                            vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            k8s.apiextensions.CustomResource("default", api_version="karpenter.k8s.aws/v1", kind="EC2NodeClass",
+                                             metadata={"name": "default"},
+                                             spec={"role": "KarpenterNodeRole", "amiSelectorTerms": terms})
+            k8s.apiextensions.CustomResource("general", api_version="karpenter.sh/v1", kind="NodePool",
+                                             metadata={"name": "general"}, spec={"template": {"spec": {
+                                                 "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                                  "name": "default"},
+                                                 "requirements": [{"key": "kubernetes.io/arch", "operator": "In",
+                                                                   "values": ["amd64"]}]}}})
+        return declare
+
+    ssm = [{"ssmParameter": "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/"
+                            "image_id"}]
+    assert evaluate(program(ssm), stack_config=aws_config()).findings(POLICY) == [
+        "pool 'general' (NodePool): its nodes would run Kubernetes 1.31, newer than its EKS cluster 'fleet''s control "
+        "plane (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy); upgrade the "
+        "control plane to 1.31 first, or select AMIs built for 1.30 in its EC2NodeClass's amiSelectorTerms"]
+    assert evaluate(program([{"alias": "al2023@v20240807"}]), stack_config=aws_config()).findings(POLICY) == []

@@ -25,6 +25,7 @@ read by eks.py and judged here alike (:func:`nodepool`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -42,6 +43,7 @@ from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from ..versions import Version
 from . import Context, Read, Source
 from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
 
@@ -278,6 +280,26 @@ def class_os(node_class: Any) -> str | None:
 
 
 _FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
+# The Kubernetes version an EC2NodeClass's AMI selector names, where it names one: an SSM parameter of EKS's optimized
+# AMIs (/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/..., /aws/service/bottlerocket/aws-k8s-1.31/...:
+# docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html) or an EKS AMI's name (amazon-eks-node-al2023-x86_64-
+# standard-1.31-v20240817). An alias (al2023@v20240807) names an AMI release for the cluster's own version: none.
+_AMI_VERSION = re.compile(r"(?:optimized-ami(?:-[a-z0-9]+)?/|aws-k8s-|-)(\d+\.\d+)(?:/|-v\d{8})")
+
+
+def class_version(node_class: Any) -> Version | None:
+    """The Kubernetes version every AMI an EC2NodeClass selects is built for, when its terms all name the same one;
+    None when they name none (an alias, an id, tags: the cluster's version)."""
+    terms = plain(child(child(node_class, "spec"), "amiSelectorTerms"))
+    named: set[str] = set()
+    for term in terms if is_list(terms) else ():
+        text = next((term.get(key) for key in ("ssmParameter", "name") if is_mapping(term)
+                     and isinstance(term.get(key), str)), None)
+        found = _AMI_VERSION.search(text) if isinstance(text, str) else None
+        if found is None:
+            return None  # a term that names no version: the cluster's may be among them
+        named.add(found.group(1))
+    return Version("amiSelectorTerms", named.pop()) if len(named) == 1 else None
 
 
 def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
@@ -296,12 +318,14 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
         unknown = unknown or group
     auto_mode = group == AUTO_MODE_GROUP
     node_class = node_classes.get(class_name) if isinstance(class_name, str) and not auto_mode else None
-    return nodepool("NodePool", resource.urn, pool_name, declared, _requirements(spec),
+    version = class_version(node_class) if node_class is not None else None
+    pool = nodepool("NodePool", resource.urn, pool_name, declared, _requirements(spec),
                     taints(child(spec, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS)),
                     template_labels=child(child(template, "metadata"), "labels"), auto_mode=auto_mode,
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
                     settings=kubelet(node_class) if node_class is not None else {},
                     pool_limits=limits(child(props, "spec")), os=class_os(node_class))
+    return dataclasses.replace(pool, version=version) if version is not None else pool
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
