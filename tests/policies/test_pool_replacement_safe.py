@@ -20,6 +20,7 @@ from compute_guard.policies.model.replacement import Change, _changes
 from compute_guard.policies.model.sources import replacing_of
 from compute_guard.policies.model.sources.aks import REPLACES as AKS
 from compute_guard.policies.model.sources.eks import REPLACES as EKS
+from compute_guard.policies.model.sources.eks_self_managed import REPLACES as SELF_MANAGED
 from compute_guard.policies.model.sources.gke import REPLACES as GKE
 from compute_guard.testkit import capture_program, evaluate
 
@@ -139,7 +140,8 @@ def test_the_same_verdicts_twice_in_one_process(tmp_path):
     assert first == judge(eks("m7i.large"), eks("m7i.xlarge"), tmp_path).findings(POLICY) != []
 
 
-@pytest.mark.parametrize(("kind", "path"), [(kind, path) for table in (EKS, GKE) for kind, rule in table.items()
+@pytest.mark.parametrize(("kind", "path"), [(kind, path) for table in (EKS, GKE, SELF_MANAGED)
+                                            for kind, rule in table.items()
                                             for path in rule.inputs])
 def test_every_replacing_input_is_a_change_that_replaces(kind, path):
     """Each entry of each source's list: a change to it alone replaces the resource; the same value does not."""
@@ -387,3 +389,27 @@ def test_the_delete_before_replace_option_deletes_first_whatever_the_name(tmp_pa
                              "the new pool is created before the old one goes")
     # without the option, the auto-named group is created before the old one goes
     assert judge(eks("m7i.large", name=None), eks("m7i.xlarge", name=None), tmp_path).findings(POLICY) == []
+
+
+def test_pulumi_eks_default_node_group_removed_under_its_workloads(tmp_path):
+    """The EKS template's cluster as it ships (pulumi-eks's default node group: self-managed nodes), then
+    skipDefaultNodeGroup: its only pool is gone under the Deployment on it."""
+    import pulumi_eks as eks_component
+
+    def program(skip):
+        def declare():
+            cluster = eks_component.Cluster("cluster", skip_default_node_group=skip)
+            provider = k8s.Provider("k8s", kubeconfig=cluster.kubeconfig)
+            labels = {"app": "api"}
+            k8s.apps.v1.Deployment("api", spec={"replicas": 2, "selector": {"match_labels": labels}, "template": {
+                "metadata": {"labels": labels}, "spec": {"containers": [{"name": "api", "image": "nginx"}]}}},
+                opts=pulumi.ResourceOptions(provider=provider))
+        return declare
+
+    from compute_guard.testkit import export_program
+
+    baseline = export_program(program(False), tmp_path / "deployed.json", stack_config=AWS)  # as `pulumi up` left it
+    result = evaluate(program(True), stack_config=AWS, policy_config={POLICY: {"baseline": str(baseline)}})
+    found = result.findings(POLICY)
+    assert len(found) == 1 and found[0].startswith("EKS cluster 'cluster': this preview removes pool ")
+    assert "every pool of it the stack declared, and Deployment 'api' run on it" in found[0]

@@ -43,7 +43,7 @@ from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from . import Context, Read, Source, Unread
+from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, set_os, size
 
 GROUP = "aws:autoscaling/group:Group"
@@ -357,6 +357,19 @@ def alone(resource: StackResource) -> list[Pool]:
     return [pool for pool, _claim in read([resource], Context()).pools]
 
 
+# What replaces an autoscaling group: the inputs the Terraform AWS provider marks ForceNew
+# (internal/service/autoscaling/group.go: name, name_prefix, initial_lifecycle_hook); a launch template change updates
+# it in place, and its running nodes keep their machine until they are replaced (no instance refresh by default).
+REPLACES = {GROUP: Replacing(("name", "namePrefix", "initialLifecycleHooks"), "name", "namePrefix",
+                             provider="the AWS provider")}
+
+
+def _remembered(resource_type: str, props: Any) -> Any:
+    """What Analyze's inputs keep for the stack policies: a pulumi-eks component's node options, a group's checked
+    inputs."""
+    return remember(resource_type, props) if resource_type != GROUP else checked_inputs(resource_type, props)
+
+
 SOURCES = (Source("EKS self-managed nodes", (GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, CFN_STACK,
                                              EKS_CLUSTER_COMPONENT, *NODE_GROUP_COMPONENTS), read, alone=alone,
-                  remember=remember),)
+                  remember=_remembered, replaces=REPLACES),)
