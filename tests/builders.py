@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -644,3 +645,17 @@ def besides_no_pool(notes: Any) -> list[Any]:
     when no cluster, pool or other stack is known; tests/testkit/test_templates.py holds its words)."""
     return [note for note in notes if not (note.policy == "workload-schedulable"
                                            and any(reason.startswith(NO_POOL) for reason in note.reasons))]
+
+
+def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = None) -> Path:
+    """The program as deployed: its resources as `pulumi stack export` writes them (URN, type, inputs, outputs), at
+    ``path``: a previous deployment for a policy's baseline setting."""
+    from google.protobuf import json_format
+
+    from compute_guard.testkit import capture_program
+
+    resources = capture_program(program, stack_config=stack_config)
+    path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
+        {"urn": r.urn, "type": r.type, "custom": bool(r.provider), "inputs": json_format.MessageToDict(r.inputs),
+         "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
+    return path

@@ -11,7 +11,7 @@ matched to this preview's by URN and pool name.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from .clusters import KubeCluster
 from .memo import PerStack
 from .pool import Pool
 from .resources import StackResource
-from .sources import Context, Replacing, pools_of, replacing_of, source_of
+from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of
 from .stack import Stack, parse_stack
 from .values import Unknown, is_secret, plain, quoted
 
@@ -36,31 +36,23 @@ class Change:
         return f"its {self.what} changes from {self.before} to {self.after}"
 
 
-def previous_pools(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[tuple[str, str], Pool]:
-    """The pools of the previous deployment, by (URN, pool name)."""
-    found: dict[tuple[str, str], Pool] = {}
+def _previous_reads(inputs: Mapping[str, Any], types: Mapping[str, str]) -> Iterator[Read]:
+    """What each source reads of each resource of the previous deployment, alone, from its old inputs."""
     for urn, props in inputs.items():
         kind = types.get(urn)
         source = source_of(kind) if kind is not None else None
-        if source is None:
-            continue
-        resource = StackResource(kind or "", urn, urn.rsplit("::", 1)[-1], props)
-        for pool, _claim in source.read([resource], Context()).pools:
-            found[(pool.urn, pool.name)] = pool
-    return found
+        if source is not None:
+            yield source.read([StackResource(kind or "", urn, urn.rsplit("::", 1)[-1], props)], Context())
+
+
+def previous_pools(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[tuple[str, str], Pool]:
+    """The pools of the previous deployment, by (URN, pool name)."""
+    return {(pool.urn, pool.name): pool for read in _previous_reads(inputs, types) for pool, _claim in read.pools}
 
 
 def previous_clusters(inputs: Mapping[str, Any], types: Mapping[str, str]) -> dict[str, KubeCluster]:
     """The cluster resources of the previous deployment, by URN, read by the same sources as this preview's."""
-    found: dict[str, KubeCluster] = {}
-    for urn, props in inputs.items():
-        kind = types.get(urn)
-        source = source_of(kind) if kind is not None else None
-        if source is None:
-            continue
-        resource = StackResource(kind or "", urn, urn.rsplit("::", 1)[-1], props)
-        found.update((cluster.urn, cluster) for cluster in source.read([resource], Context()).clusters)
-    return found
+    return {cluster.urn: cluster for read in _previous_reads(inputs, types) for cluster in read.clusters}
 
 
 def previous_of(urn: str, inputs: Mapping[str, Any], types: Mapping[str, str]) -> list[Pool] | None:

@@ -7,17 +7,14 @@ than its API server, and at most three minor versions older from 1.28 on, two be
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pulumi_aws as aws
 import pulumi_azure as azure_classic
 import pulumi_gcp as gcp
 import pytest
-from google.protobuf import json_format
+from builders import exported
 from pulumi_azure_native import containerservice
 
-from compute_guard.testkit import capture_program, evaluate
+from compute_guard.testkit import evaluate
 
 POLICY = "cluster-version-skew"
 ROLE = "arn:aws:iam::123456789012:role/eks"
@@ -44,12 +41,6 @@ def aws_config():
     return {"compute:platform": "aws", "aws:region": "us-west-2"}
 
 
-def export(program, path: Path, stack_config) -> Path:
-    resources = capture_program(program, stack_config=stack_config)
-    path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
-        {"urn": r.urn, "type": r.type, "custom": bool(r.provider), "inputs": json_format.MessageToDict(r.inputs),
-         "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
-    return path
 
 
 @pytest.mark.parametrize("plane,node", [((1, 30), (1, 31)), ((1, 30), (1, 30)), ((1, 30), (1, 27)),
@@ -195,7 +186,7 @@ def test_a_classic_aks_default_node_pool_is_judged():
 
 
 def judge_move(before, after, tmp_path, config):
-    baseline = export(before, tmp_path / "export.json", config)
+    baseline = exported(before, tmp_path / "export.json", config)
     return evaluate(after, stack_config=config, policy_config={POLICY: {"baseline": str(baseline)}})
 
 

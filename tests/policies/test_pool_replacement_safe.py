@@ -5,16 +5,14 @@ the `__defaults` a bridged provider's Check records, which the test kit writes a
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import pytest
-from google.protobuf import json_format
+from builders import exported
 
 from compute_guard.policies.model.replacement import Change, _changes
 from compute_guard.policies.model.sources import replacing_of
@@ -22,7 +20,7 @@ from compute_guard.policies.model.sources.aks import REPLACES as AKS
 from compute_guard.policies.model.sources.eks import REPLACES as EKS
 from compute_guard.policies.model.sources.eks_self_managed import REPLACES as SELF_MANAGED
 from compute_guard.policies.model.sources.gke import REPLACES as GKE
-from compute_guard.testkit import capture_program, evaluate
+from compute_guard.testkit import evaluate
 
 POLICY = "pool-replacement-safe"
 ROLE = "arn:aws:iam::123456789012:role/eks"
@@ -30,16 +28,10 @@ AWS = {"compute:platform": "aws", "aws:region": "us-west-2"}
 GCP = {"compute:platform": "gcp", "gcp:project": "p", "gcp:zone": "us-central1-a"}
 
 
-def export(program, path: Path, config) -> Path:
-    resources = capture_program(program, stack_config=config)
-    path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
-        {"urn": r.urn, "type": r.type, "custom": bool(r.provider), "inputs": json_format.MessageToDict(r.inputs),
-         "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
-    return path
 
 
 def judge(before, after, tmp_path, config=AWS):
-    baseline = export(before, tmp_path / "export.json", config)
+    baseline = exported(before, tmp_path / "export.json", config)
     return evaluate(after, stack_config=config, policy_config={POLICY: {"baseline": str(baseline)}})
 
 

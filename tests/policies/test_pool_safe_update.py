@@ -6,17 +6,16 @@ catalog's entry of the machine (and the AMI type's, on EKS)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pulumi_aws as aws
 import pulumi_azure as azure_classic
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
-from google.protobuf import json_format
+from builders import exported
 from pulumi_azure_native import containerservice
 
 from compute_guard.policies.platforms.catalog import find_machine, machines
-from compute_guard.testkit import capture_program, evaluate
+from compute_guard.testkit import evaluate
 
 POLICY = "pool-safe-update"
 KUBE = {"x86_64": "amd64", "arm64": "arm64"}
@@ -29,18 +28,11 @@ def arch(platform: str, machine: str) -> str:
     return KUBE[found.architecture]
 
 
-def export(program, path: Path, stack_config) -> Path:
-    """The program as deployed: its resources as `pulumi stack export` writes them (URN, type, inputs)."""
-    resources = capture_program(program, stack_config=stack_config)
-    path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
-        {"urn": r.urn, "type": r.type, "custom": bool(r.provider), "inputs": json_format.MessageToDict(r.inputs),
-         "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
-    return path
 
 
 def judge(before, after, tmp_path, platform):
     config = {"compute:platform": platform, "aws:region": "us-west-2"}
-    baseline = export(before, tmp_path / "export.json", config)
+    baseline = exported(before, tmp_path / "export.json", config)
     return evaluate(after, stack_config=config, policy_config={POLICY: {"baseline": str(baseline)}})
 
 
@@ -201,7 +193,7 @@ def test_a_self_managed_launch_template_moved_to_another_architecture_is_refused
 
 def test_a_baseline_of_another_stack_is_said_once(tmp_path):
     config = {"compute:platform": "aws", "aws:region": "us-west-2"}
-    baseline = export(eks(["t3.medium"]), tmp_path / "export.json", config)
+    baseline = exported(eks(["t3.medium"]), tmp_path / "export.json", config)
     document = json.loads(baseline.read_text())
     for entry in document["deployment"]["resources"]:
         entry["urn"] = entry["urn"].replace("urn:pulumi:stack::", "urn:pulumi:prod::")
@@ -235,7 +227,7 @@ def test_a_compute_cluster_is_left_to_compute_cluster_safe_update(tmp_path):
         return program
 
     config = {"compute:platform": "aws"}
-    baseline = str(export(cluster("t3.medium"), tmp_path / "export.json", config))
+    baseline = str(exported(cluster("t3.medium"), tmp_path / "export.json", config))
     result = evaluate(cluster("t4g.medium"), stack_config=config, policy_config={
         POLICY: {"baseline": baseline}, "compute-cluster-safe-update": {"baseline": baseline}})
     assert result.findings(POLICY) == []
