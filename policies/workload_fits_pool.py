@@ -63,6 +63,9 @@ _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi
              "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
 
 
+SLOTS_TAKEN = "take every slot"  # how a pool's text ends when its DaemonSets leave a node no Pod slot
+
+
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
     """The DaemonSets that take some of the resource, with what each takes: ten, and how many more (a pool may run
     hundreds, and every one of them is told the same)."""
@@ -204,6 +207,10 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         message = (
             f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: {fix}")
+        if all(text is not None and text.endswith(SLOTS_TAKEN) for text in per_pool):
+            message = (f"{workload.subject}: no node of the pools that can take it has a Pod slot left: "
+                       f"{listed([text for text in per_pool if text], '; ')}; its Pods can never be scheduled: move "
+                       "DaemonSets to other pools or raise the nodes' maxPods")
         if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
             where = listed(its_cluster(cluster) for cluster in elsewhere)
             findings.append(undetermined(f"{message}; but {where} may have pools this stack does not declare, so "
@@ -268,6 +275,12 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
         return (f"{where} runs {node.machine}, whose GPUs its AMI type {node.driverless} does not advertise: it "
                 f"installs no NVIDIA driver, so its nodes have no {blind[0].resource}")
     if not short:
+        slots = load.room(nodes, PODS)
+        if isinstance(slots, Room) and slots.free < 1:  # every resource is there but a Pod slot
+            node = slots.node
+            return (f"{where}: a node ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} Pods "
+                    f"({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) "
+                    f"{SLOTS_TAKEN}")
         return f"{where} has machines with enough of each resource, but none with all of them together"
     most = listed([f"at most {allocatable_sum(found.node, found.resource)}{_after(load, found)} of "
                    f"{WHAT[found.resource]} ({found.node.machine})" for found in short], " and ")

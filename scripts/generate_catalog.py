@@ -339,14 +339,17 @@ EKS_INSTANCE_INFO = SHARED / "third_party" / "eks-instance-info" / "instance-inf
 EKS_INSTANCE_INFO_COMMIT = "81fec2e895854f599974fe4d3d72f61c0a9aaffa"
 
 
-def eks_max_pods() -> dict[str, int]:
-    """Instance type -> the max Pods EKS's node bootstrap gives its kubelet."""
+def eks_interfaces() -> dict[str, tuple[int, int]]:
+    """Instance type -> (its ENIs, IPv4 addresses per ENI), EKS's own table: the VPC CNI's Pod slots and the addresses
+    a node takes from its subnet are counted from them (policies/model/sources/eks.py, pool-address-space)."""
     result = {}
     for line in EKS_INSTANCE_INFO.read_text().splitlines():
         if line.strip():
             item = json.loads(line)
-            result[item["instanceType"]] = item["defaultMaxENIs"] * (item["ipv4AddressesPerInterface"] - 1) + 2
+            result[item["instanceType"]] = (item["defaultMaxENIs"], item["ipv4AddressesPerInterface"])
     return result
+
+
 AZURE_SKUS_COMMIT = "352646f599290c3a6d2f9710fb535a7b288f88ed"
 _AZURE_NAME = re.compile(r"^Standard_([A-Z]+)(\d+)(?:-(\d+))?([a-z]*)((?:_[A-Za-z0-9]+)*)$")
 # Families whose number is a size code, not a vCPU count: number -> vCPUs.
@@ -501,9 +504,12 @@ def render() -> str:
     import libcloud
 
     machines = aws_machines() + gcp_machines() + azure_machines()
-    max_pods = eks_max_pods()
+    interfaces = eks_interfaces()
     for machine in machines:  # only AWS has a per-type limit; GKE's and AKS's are per cluster (policies/model/nodes.py)
-        machine["maxPods"] = max_pods.get(machine["name"]) if machine["platform"] == "aws" else None
+        found = interfaces.get(machine["name"]) if machine["platform"] == "aws" else None
+        # nodeadm's default maxPods without prefix delegation: ENIs x (IPv4 addresses per ENI - 1) + 2
+        machine["maxPods"] = found[0] * (found[1] - 1) + 2 if found else None
+        machine["enis"], machine["ipv4PerEni"] = found or (None, None)
     names = [(m["platform"], m["name"]) for m in machines]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate machine names")

@@ -155,7 +155,8 @@ def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> N
         if resource not in capacity and resource not in hardware.unknown:
             capacity[resource] = Decimal(0)
     max_pods = default_max_pods(platform, hardware.max_pods)
-    source = (f"EKS's maximum for {hardware.name}" if platform == "aws" and hardware.max_pods is not None
+    source = (hardware.max_pods_why or f"EKS's maximum for {hardware.name}"
+              if platform == "aws" and hardware.max_pods is not None
               else f"the {_PLATFORM_NAMES.get(platform, platform)} default")
     configured = as_int(override.get("maxPods"))  # numbers arrive as floats over the wire
     if configured is not None and configured > 0:

@@ -42,6 +42,7 @@ class Hardware:
     # the node image that installs no driver for its GPUs (an EKS AMI type that is not an accelerated one): its nodes
     # advertise none of them
     driverless: str | None = None
+    max_pods_why: str = ""  # where max_pods comes from, when its source says more than the table (eks.pod_slots)
 
     @property
     def family(self) -> str | None:
@@ -195,6 +196,8 @@ class Pool:
     # its nodes' capacity, when the provider may reclaim every one of them: "spot" (EKS, AKS, GKE Spot VMs, Karpenter's
     # spot capacity type), "preemptible" (GKE); "" when some node is not; None when not known (SPEC 16)
     interruption: str | None = ""
+    # its nodes' VPC CNI assigns /28 prefixes, not single addresses (EKS: its cluster's vpc-cni add-on, eks.pod_slots)
+    prefix_delegation: bool = False
     # where its nodes may be of several capacity types, the label that says a node's (karpenter.sh/capacity-type) and
     # what each of its values means for interruption ("spot" for spot, "" for on-demand): a Pod that selects spot runs
     # on reclaimable nodes only (landing.interruption)

@@ -39,6 +39,10 @@ class Machine:
     nested_virtualization: bool
     gpu_fraction: float | None = None  # the share of one GPU, for sizes that have a fraction of one
     max_pods: int | None = None  # EKS's max Pods per node of this type (AWS only; None: not listed)
+    # EKS's table (AWS only): its network interfaces, and the IPv4 addresses each holds (the VPC CNI's Pod slots and a
+    # node's addresses in its subnet are counted from them: policies/model/sources/eks.py)
+    enis: int | None = None
+    ipv4_per_eni: int | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,7 +52,7 @@ def _catalog() -> dict[str, dict[str, Machine]]:
     for item in document["machines"]:
         machine = Machine(item["platform"], item["name"], item["architecture"], item["vcpus"], item["memoryMiB"],
                           item["gpuType"], item["gpuCount"], item["nestedVirtualization"], item.get("gpuFraction"),
-                          item.get("maxPods"))
+                          item.get("maxPods"), item.get("enis"), item.get("ipv4PerEni"))
         catalog.setdefault(machine.platform, {})[machine.name] = machine
     return catalog
 

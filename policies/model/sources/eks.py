@@ -26,10 +26,13 @@ pool of the stack shows: its pools are not all known.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
+
+import yaml
 
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
@@ -37,7 +40,7 @@ from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, child, is_list, plain, undetermined
+from ..values import Unknown, child, is_list, is_mapping, is_secret, plain, undetermined
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
@@ -61,6 +64,8 @@ from .karpenter import nodepool
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
 FARGATE_PROFILE = "aws:eks/fargateProfile:FargateProfile"
+ADDON = "aws:eks/addon:Addon"
+VPC_CNI = "vpc-cni"  # the Amazon VPC CNI add-on's name (docs.aws.amazon.com/eks/latest/userguide/managing-vpc-cni.html)
 NODE_GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 DEFAULT_INSTANCE_TYPE = "t3.medium"  # CreateNodegroup, instanceTypes: "the default is t3.medium"
 # Labels EKS and the AWS cloud provider may set that the pack does not model (nodegroup-image, ...).
@@ -121,6 +126,105 @@ def without_gpus(options: tuple[Option, ...], ami_type: str) -> tuple[Option, ..
     return tuple(found)
 
 
+# A node's Pod slots under the VPC CNI (docs.aws.amazon.com/eks/latest/userguide/choosing-instance-type.html, "Amazon
+# EKS recommended maximum Pods" and "How maxPods is determined"; awslabs/amazon-eks-ami's max-pods calculator): ENIs x
+# (IPv4 addresses per ENI - 1) + 2, and with prefix delegation each of those addresses is a /28 prefix of 16
+# (cni-increase-ip-addresses.html). A managed node group on EKS's own AMI caps it at 110 on machines of fewer than 30
+# vCPUs and 250 on the rest, and where it has several instance types the smallest maximum is every node's.
+PREFIX_ADDRESSES = 16
+SMALL_MACHINE_CAP, LARGE_MACHINE_CAP, LARGE_MACHINE_VCPUS = 110, 250, 30
+
+
+def managed_ami(ami_type: Any, launch_template: Any) -> bool:
+    """A managed group runs EKS's own AMI: an AMI type other than CUSTOM, or none and no launch template (which may
+    name an AMI of its own)."""
+    return (isinstance(ami_type, str) and ami_type != "CUSTOM") or (ami_type is None and launch_template is None)
+
+
+def pod_slots(options: tuple[Option, ...], prefix: bool, managed: bool) -> tuple[Option, ...]:
+    """Each machine's maxPods as EKS gives it (``prefix``: the VPC CNI assigns prefixes; ``managed``: a managed node
+    group on EKS's AMI), with its arithmetic; unchanged where a machine's ENIs are not in EKS's table."""
+    counted: list[tuple[int, str]] = []
+    for option in options:
+        machine, name = option.hardware.machine, option.hardware.name
+        if machine is None or machine.enis is None or machine.ipv4_per_eni is None:
+            return options
+        raw = machine.enis * (machine.ipv4_per_eni - 1) * (PREFIX_ADDRESSES if prefix else 1) + 2
+        count, why = raw, f"EKS's maximum for {name}"
+        if prefix:
+            why = f"{why} with prefix delegation" if is_secret(name) else (
+                f"{why} with prefix delegation: {machine.enis} ENIs x ({machine.ipv4_per_eni} - 1) addresses x "
+                f"{PREFIX_ADDRESSES} + 2 = {raw}")
+        if managed and machine.vcpus is not None:
+            cap = SMALL_MACHINE_CAP if machine.vcpus < LARGE_MACHINE_VCPUS else LARGE_MACHINE_CAP
+            if raw > cap:
+                count = cap
+                why = f"{why}, which a managed node group caps at {cap}" if is_secret(name) else \
+                    f"{why}, which a managed node group caps at {cap} on {machine.vcpus} vCPUs"
+        counted.append((count, why))
+    if managed and len(counted) > 1:
+        least = min(counted, key=lambda item: item[0])
+        counted = [(least[0], f"{least[1]}, the least of its instance types', which EKS gives every node")] * len(
+            counted)
+    return tuple(replace(option, hardware=replace(option.hardware, max_pods=count, max_pods_why=why))
+                 for option, (count, why) in zip(options, counted, strict=True))
+
+
+def prefix_delegation(addon: StackResource) -> bool | Unknown | None:
+    """Whether a vpc-cni add-on's configurationValues turn prefix delegation on (``env.ENABLE_PREFIX_DELEGATION``:
+    "true", docs.aws.amazon.com/eks/latest/userguide/cni-increase-ip-addresses-procedure.html); None for another
+    add-on."""
+    if child(addon.props, "addonName") != VPC_CNI:
+        return None
+    values = child(addon.props, "configurationValues")
+    if isinstance(values, Unknown):
+        return values
+    try:
+        document = json.loads(values) if isinstance(values, str) and values else {}
+    except ValueError:
+        document = None  # YAML, which the add-on also takes (DescribeAddonConfiguration)
+    if document is None:
+        try:
+            document = yaml.safe_load(values)
+        except yaml.YAMLError:
+            return undetermined(f"the configurationValues of vpc-cni add-on '{addon.name}' cannot be read")
+    env = document.get("env") if is_mapping(document) else None
+    value = env.get("ENABLE_PREFIX_DELEGATION") if is_mapping(env) else None
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def prefixed(pools: list[Pool], context: Context) -> list[Pool]:
+    """A managed node group's Pod slots once it has joined its cluster: with prefix delegation when the cluster's
+    vpc-cni add-on turns it on (by the add-on's clusterName, its value or its dependency)."""
+    addons = [(resource, value) for resource in context.resources.values() if resource.type == ADDON
+              and (value := prefix_delegation(resource)) is not None] if any(
+        pool.kind == "NodeGroup" for pool in pools) else []
+    settled = []
+    for pool in pools:
+        found: bool | Unknown = False
+        if pool.kind == "NodeGroup" and addons:
+            for resource, given in addons:
+                named = child(resource.props, "clusterName")
+                if pool.cluster.key in resource.depends("clusterName") or (
+                        isinstance(named, str) and named == pool.cluster.name and not pool.cluster.declared) or (
+                        isinstance(named, str) and pool.cluster.declared and named in _names(pool, context)):
+                    found = given
+        if isinstance(found, Unknown):
+            settled.append(replace(pool, unknown=pool.unknown or found))
+        elif found:
+            managed = managed_ami(pool.ami_type, pool.launch_template)
+            settled.append(replace(pool, options=pod_slots(pool.options, True, managed), prefix_delegation=True))
+        else:
+            settled.append(pool)
+    return settled
+
+
+def _names(pool: Pool, context: Context) -> frozenset[str]:
+    cluster = context.resources.get(pool.cluster.key)
+    declared = child(cluster.props, "name") if cluster is not None else None
+    return frozenset({declared}) if isinstance(declared, str) else frozenset()
+
+
 def instance_types(props: Any) -> tuple[str, ...] | Unknown | None:
     """The instance types as written (the default when none); None when they cannot be read."""
     listed = plain(child(props, "instanceTypes"))
@@ -161,6 +265,7 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
     options = machines_of("aws", names, architecture)
     if accelerated(ami) is False:
         options = without_gpus(options, ami)
+    options = pod_slots(options, False, managed_ami(ami, child(props, "launchTemplate")))
     return Pool("NodeGroup", resource.urn, pool_name, platform="aws", options=options, version=_version(props),
                 labels=labels, taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown,
                 labels_unknown=late,
@@ -256,4 +361,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read,
-                  remember=checked_inputs, replaces=REPLACES),)
+                  settle=prefixed, remember=checked_inputs, replaces=REPLACES),)

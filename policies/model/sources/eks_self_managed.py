@@ -125,6 +125,18 @@ def labels_and_taints(flags: list[str]) -> tuple[dict[str, str], tuple[Taint, ..
     return labels, tuple(taints)
 
 
+def max_pods_flag(flags: list[str]) -> int | None:
+    """The kubelet's --max-pods among its flags (the last one given wins, as the kubelet parses them): a self-managed
+    node's Pod slots where its user data sets them (docs.aws.amazon.com/eks/latest/userguide/
+    choosing-instance-type.html, "How maxPods is determined": a maxPods set outright comes before the ENI table)."""
+    found = None
+    for flag in flags:
+        name, _, value = flag.partition("=")
+        if name == "--max-pods" and value.isdigit() and int(value) > 0:
+            found = int(value)
+    return found
+
+
 def _template_reference(group: Any) -> tuple[Any, Any, Any]:
     """(id, name, overrides) of a group's launch template, direct or in its mixed-instances policy."""
     direct = child(group, "launchTemplate")
@@ -258,14 +270,18 @@ def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: An
     late: Unknown | None = None
     absent: frozenset[str] = frozenset()
     read: tuple[dict[str, str], tuple[Taint, ...]] | Unknown | None = None
+    slots: int | None = None
     if isinstance(user_data, Unknown):
         read = component_labels(options)
+        extra = options.get("kubeletExtraArgs") if is_mapping(options) else None
+        slots = max_pods_flag(extra.split()) if isinstance(extra, str) and isinstance(read, tuple) else None
         if not isinstance(read, tuple):
             late = undetermined(f"the user data of {template.type.rsplit(':', 1)[-1]} '{template.name}', which sets "
                                 "its nodes' labels and taints, is not known yet")
     elif isinstance(user_data, str):
         flags = kubelet_flags(user_data)
         read = labels_and_taints(flags) if flags is not None else ({}, ())  # a script passing the kubelet no flags
+        slots = max_pods_flag(flags or [])
         if read is None:
             unknown = undetermined(f"the kubelet flags in the user data of '{template.name}' cannot be read")
     if isinstance(read, tuple):
@@ -276,6 +292,7 @@ def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: An
                 taints=found_taints, unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 absent=absent, machine_keys=MACHINE_KEYS,
                 min_size=size(sizes[0]), max_size=size(sizes[1]),
+                kubelet={"maxPods": slots} if slots is not None else {},
                 named_types=names if isinstance(names, tuple) else ())
 
 
