@@ -39,6 +39,7 @@ from . import (
     exemptions_in_force,
     helm_release_unchecked,
     kubernetes_compute_enforceable,
+    pool_address_space,
     pool_capacity,
     pool_replacement_safe,
     pool_safe_update,
@@ -89,6 +90,7 @@ ALL: tuple[Policy, ...] = (
     pool_replacement_safe.POLICY,
     cluster_version_skew.POLICY,
     workload_api_available.POLICY,
+    pool_address_space.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 
@@ -96,9 +98,10 @@ PACK_NAME = "compute-guard"
 PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes workloads placed on them before "
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
                     "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
-                    "no node of their pool can hold, pools too small for what is placed on them, pools replaced "
-                    "under their workloads, Kubernetes versions out of skew and API versions their cluster no longer "
-                    "serves; and shows what it cannot check (Helm v3 Releases, machines newer than its catalog).")
+                    "no node of their pool can hold, pools too small for what is placed on them or for their "
+                    "addresses, pools replaced under their workloads, Kubernetes versions out of skew and API versions "
+                    "their cluster no longer serves; and shows what it cannot check (Helm v3 Releases, machines "
+                    "newer than its catalog).")
 
 
 # The pack's directory: the repository in a checkout (policies/ is at its top), or the staged pack

@@ -588,6 +588,33 @@ def managed_cluster(name: str = "aks", pools: list[Mapping[str, Any]] | None = N
     return declare
 
 
+def aks_on_subnet(*profiles: Mapping[str, Any], plugin: str = "azure", mode: str | None = None,
+                  pod_cidr: str | None = None, cidr: str = "10.0.1.0/24", subnet_id: str | None = None) -> Part:
+    """An azure-native ManagedCluster whose agentPoolProfiles take their nodes' addresses from a Subnet of the stack,
+    by the subnet's output (a first preview: by dependency), or by ``subnet_id`` written out."""
+    import pulumi_azure_native as azure_native
+
+    def declare() -> Any:
+        made = azure_native.network.Subnet("aks-nodes", subnet_name="aks-nodes", resource_group_name="rg",
+                                           virtual_network_name="vnet", address_prefix=cidr)
+        network = {"network_plugin": plugin, **({"network_plugin_mode": mode} if mode else {}),
+                   **({"pod_cidr": pod_cidr} if pod_cidr else {})}
+        pools = [{**item, "vnet_subnet_id": subnet_id or made.id} for item in profiles]
+        return azure_native.containerservice.ManagedCluster(
+            "aks", resource_group_name="rg", location="westeurope", dns_prefix="aks", agent_pool_profiles=pools,
+            network_profile=network)
+
+    return declare
+
+
+def subnet_pool(name: str = "nodes", *, max_count: int = 7, min_count: int = 1, max_pods: int = 30,
+                **more: Any) -> dict[str, Any]:
+    """One autoscaling agentPoolProfiles entry of Standard_D4s_v5 (aks_on_subnet's)."""
+    return {"name": name, "mode": "System", "vm_size": "Standard_D4s_v5", "enable_auto_scaling": True,
+            "min_count": min_count, "max_count": max_count, "count": min_count, "max_pods": max_pods,
+            "os_type": "Linux", "type": "VirtualMachineScaleSets", **more}
+
+
 def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, node_count: int = 2,
                         critical_only: bool = False, location: str = "eastus") -> Part:
     """A pulumi-azure KubernetesCluster with its defaultNodePool (classic-azure-py-aks-multicluster's shape)."""

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from .addresses import Space
 from .pool import PROVIDERS_CLUSTER, ClusterRef
 from .resources import StackResource, type_of_urn
 from .values import Unknown, child
@@ -50,6 +51,10 @@ class KubeCluster:
     # its pools' maxPods where they set none (AKS: its network plugin's default), for the pools that join it
     max_pods: int | Unknown | None = None
     version: Version | None = None  # its control plane's Kubernetes version, as its input sets it (SPEC 19)
+    # how its Pods get addresses (AKS: its network plugin, "azure", "overlay", "kubenet", "none"), and the range every
+    # node takes a block of (a GKE cluster's Pod range, an AKS overlay or kubenet podCidr): SPEC 20
+    plugin: str | Unknown | None = None
+    pod_range: Space | Unknown | None = None
 
     @property
     def ref(self) -> ClusterRef:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..platforms.architectures import node_label
 from ..platforms.catalog import Machine, family_of
 from ..platforms.quantity import CPU, MEMORY, MIB, PODS
+from .addresses import Network
 from .cluster import CapacityGroup, ClusterEntry
 from .labels import ARCH
 from .pods import GPU_RESOURCES
@@ -198,6 +199,7 @@ class Pool:
     interruption: str | None = ""
     # its nodes' VPC CNI assigns /28 prefixes, not single addresses (EKS: its cluster's vpc-cni add-on, eks.pod_slots)
     prefix_delegation: bool = False
+    network: Network | None = None  # where its nodes take their addresses (SPEC 20), where its source reads it
     # where its nodes may be of several capacity types, the label that says a node's (karpenter.sh/capacity-type) and
     # what each of its values means for interruption ("spot" for spot, "" for on-demand): a Pod that selects spot runs
     # on reclaimable nodes only (landing.interruption)

@@ -15,6 +15,7 @@ from builders import (
     GIB,
     LET_THROUGH,
     REFUSED,
+    aks_on_subnet,
     apps_pool,
     arch_requirement,
     besides_no_pool,
@@ -25,6 +26,7 @@ from builders import (
     nodepool,
     placed,
     role,
+    subnet_pool,
     workload,
 )
 from google.protobuf import json_format
@@ -215,6 +217,9 @@ SCENARIOS = {
     # an autoscaling/v2beta2 autoscaler on a 1.26 cluster (the in-process twin:
     # tests/policies/test_workload_api_available.py)
     "workload-api-available": ([eks_versions("1.26", removed_autoscaler=True)], "aws", "api", None, None),
+    # an AKS pool of Azure CNI whose maxCount its /24 subnet cannot address (the in-process twin:
+    # tests/policies/test_pool_address_space.py)
+    "pool-address-space": ([aks_on_subnet(subnet_pool(max_count=8))], "azure", "aks", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

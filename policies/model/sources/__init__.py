@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..addresses import Addresses
 from ..clusters import Claim, KubeCluster
 from ..pool import Pool
 from ..resources import StackResource
@@ -103,6 +104,9 @@ class Source:
     remember: Callable[[str, Any], Any] | None = None
     # what replaces each of its types (SPEC 19; pool-replacement-safe), where the pack knows it
     replaces: Mapping[str, Replacing] = field(default_factory=dict, compare=False)
+    # what one of its pools takes of the address space (SPEC 20; pool-address-space), on its cluster: its draws,
+    # Unknown when they are not known yet, None when it takes none the stack shows
+    addresses: Callable[[Pool, KubeCluster | None], Addresses | None] | None = None
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))

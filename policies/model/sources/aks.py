@@ -25,9 +25,10 @@ cluster's only one.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..addresses import Addresses, Draw, Network, Space, cidr_size
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import LINUX, MACHINE_KEYS
 from ..nodes import AKS_MAX_PODS
@@ -45,6 +46,7 @@ from .common import (
     machines_of,
     set_os,
     size,
+    subnet_spaces,
     system,
     taints,
     unnamed,
@@ -123,9 +125,106 @@ def network_max_pods(profile: Any) -> int | Unknown | None:
     return None
 
 
+# Address space (SPEC 20). Azure CNI (node subnet) gives a node an address for each of its maxPods when the node
+# starts, and AKS sizes the node subnet for (nodes + maxSurge) x (maxPods + 1) (learn.microsoft.com/azure/aks/
+# concepts-network-legacy-cni, "Plan IP addressing": "(number of nodes + 1) + ((number of nodes + 1) * maximum pods per
+# node)"); with a pod subnet, or with Azure CNI Overlay or kubenet, a node takes one address of it, and overlay and
+# kubenet give every node a /24 of the cluster's podCidr (default 10.244.0.0/16: concepts-network-azure-cni-overlay,
+# "IP address planning"; configure-kubenet). maxSurge: a count or a percentage of the pool, rounded up; unset, AKS's
+# default surges at least one node (the AgentPoolUpgradeSettings reference: 1, and 10% on newer API versions).
+DEFAULT_POD_CIDR = "10.244.0.0/16"
+NODE_BLOCK = 256  # a /24 a node
+
+
+def _surge(props: Any, most: Any) -> tuple[int, str]:
+    setting = child(child(props, "upgradeSettings"), "maxSurge")
+    if isinstance(setting, str) and setting.strip().endswith("%") and setting.strip()[:-1].isdigit() \
+            and isinstance(most, int):
+        share = int(setting.strip()[:-1])
+        nodes = -(-most * share // 100)
+        return nodes, f"maxSurge {setting} of {most}, rounded up"
+    if isinstance(setting, str) and setting.strip().isdigit():
+        return int(setting.strip()), f"maxSurge {setting.strip()}"
+    if setting is None:
+        return 1, "AKS's default maxSurge"
+    return 0, ""  # not known yet, or not one AKS takes: no surge counted
+
+
+def _network(props: Any, native: bool, most: Any, depends: tuple[str, ...],
+             resources: Mapping[str, Any]) -> Network:
+    surge, why = _surge(props, most)
+    return Network(subnet_spaces(child(props, "vnetSubnetID" if native else "vnetSubnetId"), depends, resources),
+                   pod_subnet=child(props, "podSubnetID" if native else "podSubnetId") is not None,
+                   surge=surge, surge_why=why)
+
+
+def pod_range(profile: Any, plugin: str | Unknown | None, cluster: str) -> Space | Unknown | None:
+    """The range an overlay or kubenet cluster gives each node a /24 of: its podCidr, else AKS's default."""
+    if plugin not in ("overlay", "kubenet"):
+        return None
+    cidr = child(profile, "podCidr")
+    if isinstance(cidr, Unknown):
+        return cidr
+    written = cidr if isinstance(cidr, str) else DEFAULT_POD_CIDR
+    size_of = cidr_size(written)
+    if size_of is None:
+        return None
+    return Space(f"{cluster}#podCidr", f"the Pod range of AKS cluster '{cluster}' (podCidr {written}"
+                                       f"{'' if isinstance(cidr, str) else ', its default'})", size_of)
+
+
+def plugin_of(profile: Any) -> str | Unknown | None:
+    """How a cluster's Pods get addresses: "azure" (from the node subnet), "overlay", "kubenet", another plugin's
+    name, or None when its networkProfile names none."""
+    if isinstance(profile, Unknown):
+        return profile
+    plugin, mode = child(profile, "networkPlugin"), child(profile, "networkPluginMode")
+    for value in (plugin, mode):
+        if isinstance(value, Unknown):
+            return value
+    plugin = plugin.lower() if isinstance(plugin, str) else None
+    if plugin == "azure" and isinstance(mode, str) and mode.lower() == "overlay":
+        return "overlay"
+    return plugin
+
+
+def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
+    """What an AKS pool's nodes take of its node subnet, and of its cluster's Pod range (overlay, kubenet)."""
+    network = pool.network
+    if network is None:
+        return None
+    plugin = cluster.plugin if cluster is not None else None
+    found = []
+    subnets = network.subnets
+    if isinstance(subnets, Unknown):
+        return subnets
+    if subnets:
+        if network.pod_subnet:
+            per, why = 1, "(one a node: its Pods take theirs from its pod subnet)"
+        elif isinstance(plugin, Unknown):
+            return plugin
+        elif plugin == "azure":
+            most = as_int(pool.kubelet.get("maxPods")) or NODE_SUBNET_MAX_PODS
+            per = most + 1
+            why = f"(maxPods {most} + 1 a node: Azure CNI gives a node its Pods' addresses when it starts)"
+        else:
+            per, why = 1, "(one a node: its Pods' addresses are not the subnet's)"
+        found.append(Draw(subnets, per, why, network.surge, network.surge_why,
+                          "a larger subnet, a lower maxPods, or Azure CNI Overlay (a node then takes one address)"
+                          if per > 1 else "a larger subnet"))
+    pods = cluster.pod_range if cluster is not None else None
+    if isinstance(pods, Unknown):
+        return pods
+    if pods is not None:
+        found.append(Draw((pods,), NODE_BLOCK, "(a /24 a node)", network.surge, network.surge_why,
+                          "a larger podCidr"))
+    return tuple(found)
+
+
 def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
                location: Any = None, critical_only: Any = None, inline: bool = False,
-               network: int | Unknown | None = None) -> Pool:
+               network: int | Unknown | None = None, depends: tuple[str, ...] = (),
+               resources: Mapping[str, Any] | None = None) -> Pool:
     """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool:
     ``inline``, one of the pools its cluster declares); ``network``: its cluster's default maxPods (network_max_pods),
     which a pool of a cluster resource of its own takes when it joins it (policies/model/stack.py)."""
@@ -167,12 +266,14 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     kubelet = {"maxPods": as_int(max_pods)} if as_int(max_pods) else {}
     # a pool of regular priority: its nodes carry no Spot label (AKS labels Spot nodes only)
     absent = frozenset({SPOT_KEY}) if SPOT_KEY not in labels and not isinstance(priority, Unknown) else frozenset()
+    most = _max_size(props, native)
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
+                network=_network(props, native, most, depends, resources or {}),
                 version=Version("orchestratorVersion", child(props, "orchestratorVersion")),
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 absent=absent,
                 machine_keys=MACHINE_KEYS,
-                kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=_max_size(props, native),
+                kubelet=kubelet, min_size=size(child(props, "minCount")), max_size=most,
                 size_field=_size_field(props, native),
                 zones=zones, named_types=names if isinstance(names, tuple) else (),
                 member=f"pool '{pool_name}'" if inline else "",
@@ -220,6 +321,9 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None,
                        max_pods=network_max_pods(child(resource.props, "networkProfile")),
+                       plugin=plugin_of(child(resource.props, "networkProfile")),
+                       pod_range=pod_range(child(resource.props, "networkProfile"),
+                                           plugin_of(child(resource.props, "networkProfile")), resource.name),
                        endpoints=endpoints(*(child(resource.props, key) for key in ("fqdn", "privateFQDN",
                                                                                    "privateFqdn"))))
 
@@ -261,11 +365,13 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     for resource in resources:
         props = resource.props
         if resource.type == NATIVE:
-            pool = agent_pool("AgentPool", resource.urn, props, "agentPoolName", resource.name, native=True)
+            pool = agent_pool("AgentPool", resource.urn, props, "agentPoolName", resource.name, native=True,
+                              depends=resource.depends("vnetSubnetID"), resources=context.resources)
             found.pools.append((pool, Claim(resource, depends=resource.depends("resourceName"),
                                             name=child(props, "resourceName"))))
         elif resource.type == CLASSIC:
-            pool = agent_pool("KubernetesClusterNodePool", resource.urn, props, "name", resource.name, native=False)
+            pool = agent_pool("KubernetesClusterNodePool", resource.urn, props, "name", resource.name, native=False,
+                              depends=resource.depends("vnetSubnetId"), resources=context.resources)
             found.pools.append((pool, Claim(resource, depends=resource.depends("kubernetesClusterId"),
                                             name=child(props, "kubernetesClusterId"))))
         elif resource.type == MANAGED_CLUSTER:
@@ -285,7 +391,9 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     continue
                 found.pools.append((agent_pool("ManagedCluster", resource.urn, entry, "name",
                                                f"agentPoolProfiles[{index}]", native=True,
-                                               location=region, inline=True, network=found.clusters[-1].max_pods),
+                                               location=region, inline=True, network=found.clusters[-1].max_pods,
+                                               depends=resource.depends("agentPoolProfiles"),
+                                               resources=context.resources),
                                     claim))
         else:
             region = region_of(resource, context)
@@ -299,7 +407,9 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                 found.pools.append((agent_pool("KubernetesCluster", resource.urn, default, "name", "defaultNodePool",
                                                native=False, location=region,
                                                critical_only=child(default, "onlyCriticalAddonsEnabled"),
-                                               inline=True, network=found.clusters[-1].max_pods),
+                                               inline=True, network=found.clusters[-1].max_pods,
+                                               depends=resource.depends("defaultNodePool"),
+                                               resources=context.resources),
                                     Claim(resource, inline=resource.urn)))
     return found
 
@@ -351,4 +461,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read,
-                  remember=checked_inputs, replaces=REPLACES),)
+                  remember=checked_inputs, replaces=REPLACES, addresses=addresses),)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, find_machine
+from ..addresses import Space, cidr_size
 from ..labels import (
     ARCH,
     HOSTNAME,
@@ -195,3 +196,89 @@ def subnet_zones(resource: Any, key: str, resources: Mapping[str, Any]) -> tuple
     if not all(isinstance(zone, str) and zone for zone in zones):
         return None
     return tuple(sorted(set(zones)))
+
+
+# --- address space (SPEC 20) -------------------------------------------------------------------------------------
+
+# A subnet resource type -> (the input holding its CIDR, the addresses its cloud keeps of every subnet, and whose rule
+# that is). AWS keeps the first four and the last address of every subnet
+# (docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html); Azure keeps five too
+# (learn.microsoft.com/azure/virtual-network/virtual-networks-faq, "Are there any restrictions on using IP addresses
+# within these subnets?").
+SUBNETS = {
+    SUBNET: ("cidrBlock", 5, "AWS"),
+    "azure-native:network:Subnet": ("addressPrefix", 5, "Azure"),
+    "azure:network/subnet:Subnet": ("addressPrefixes", 5, "Azure"),
+}
+
+
+def _subnet_space(resource: Any) -> Space | Unknown | None:
+    field, reserved, reserver = SUBNETS[resource.type]
+    cidr = plain(child(resource.props, field))
+    if cidr is None and resource.type == "azure-native:network:Subnet":
+        cidr = plain(child(resource.props, "addressPrefixes"))
+    if is_list(cidr):  # a list of prefixes: one is what AKS and EKS take nodes from
+        cidr = cidr[0] if len(cidr) == 1 else None
+    if isinstance(cidr, Unknown):
+        return undetermined(f"the address range of subnet '{resource.name}' is not known yet")
+    addresses = cidr_size(cidr)
+    if addresses is None:
+        return None
+    return Space(resource.urn, f"subnet '{resource.name}' ({cidr})", addresses, reserved, reserver)
+
+
+def _names_subnet(value: str, resource: Any) -> bool:
+    """A subnet ID as written names this subnet resource: its id, or an Azure ID ending in
+    /virtualNetworks/<its network>/subnets/<its name>."""
+    if child(resource.props, "id") == value:
+        return True
+    parts = value.rstrip("/").split("/")
+    name = child(resource.props, "subnetName") if child(resource.props, "subnetName") is not None else child(
+        resource.props, "name")
+    network = child(resource.props, "virtualNetworkName")
+    return len(parts) >= 4 and parts[-2].lower() == "subnets" and parts[-4].lower() == "virtualnetworks" and \
+        isinstance(name, str) and parts[-1] == name and isinstance(network, str) and parts[-3] == network
+
+
+_SUBNETS: list[tuple[Mapping[str, Any], list[Any]]] = []  # the last stack's subnet resources (one entry)
+
+
+def _subnets(resources: Mapping[str, Any]) -> list[Any]:
+    """The subnet resources of the stack, found once per stack (every pool with a subnet ID asks)."""
+    if not _SUBNETS or _SUBNETS[0][0] is not resources:
+        _SUBNETS[:] = [(resources, [resource for resource in resources.values()
+                                    if getattr(resource, "type", None) in SUBNETS])]
+    return _SUBNETS[0][1]
+
+
+def subnet_spaces(listed: Any, depends: tuple[str, ...],
+                  resources: Mapping[str, Any]) -> tuple[Space, ...] | Unknown | None:
+    """The subnets a pool's nodes take addresses from: the IDs ``listed`` (one, or a list), the subnet resources its
+    property dependencies (``depends``) name when they name exactly that many, else each matched to a subnet resource
+    of the stack by its ID. None when one is not the stack's (nothing is assumed of it); Unknown when which subnet, or
+    its range, is not known yet."""
+    listed = plain(listed)
+    if listed is None or isinstance(listed, Unknown) and not depends:
+        return None if listed is None else undetermined("its subnet is not known yet")
+    ids = [listed] if isinstance(listed, (str, Unknown)) else list(listed) if is_list(listed) else None
+    if not ids:
+        return None
+    by_dependency = [resources[urn] for urn in depends if urn in resources
+                     and getattr(resources[urn], "type", None) in SUBNETS]
+    found: list[Any] = by_dependency
+    if len(by_dependency) != len(ids):
+        if not all(isinstance(item, str) for item in ids):
+            return undetermined("which subnets it takes addresses from is not known yet")
+        subnets, found = _subnets(resources), []
+        for item in ids:
+            match = next((resource for resource in subnets if _names_subnet(str(item), resource)), None)
+            if match is None:
+                return None
+            found.append(match)
+    spaces = []
+    for resource in dict.fromkeys(found):
+        space = _subnet_space(resource)
+        if space is None or isinstance(space, Unknown):
+            return space
+        spaces.append(space)
+    return tuple(spaces)

@@ -44,6 +44,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from ..addresses import Addresses, Draw, Network, Space, block, cidr_size
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
 from ..pods import NVIDIA
@@ -296,8 +297,10 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     # the control plane's: registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool)
     version = Version("nodeVersion" if default_pool else "version", child(props, "nodeVersion" if default_pool
                                                                           else "version"))
+    network = child(props, "networkConfig")
+    own_range = child(network, "podRange") is not None or child(network, "podIpv4CidrBlock") is not None
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
-                version=version,
+                version=version, network=Network(pod_subnet=own_range) if own_range else None,
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
@@ -418,6 +421,72 @@ def _master(props: Any) -> Version:
     return Version("minMasterVersion", child(props, "minMasterVersion"), least=True)
 
 
+# Address space (SPEC 20). A VPC-native cluster gives each node an aligned block of its Pod range, the smallest that
+# holds twice the node's maximum Pods (cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr, "CIDR range
+# per node": 110 Pods, a /24; 32, a /26; 8, a /28), so a range holds range / block nodes across every pool that draws
+# on it (GoogleCloudPlatform/cloud-foundation-fabric#1644: IP_SPACE_EXHAUSTED). The range is
+# ipAllocationPolicy.clusterIpv4CidrBlock (a CIDR, or a bare size such as "/14"), the subnetwork's secondary range
+# clusterSecondaryRangeName names, or clusterIpv4Cidr. A node pool with a Pod range of its own (networkConfig.podRange,
+# podIpv4CidrBlock) draws on that one, which the pack does not read. A pool that sets no maxPodsPerNode runs its
+# cluster's defaultMaxPodsPerNode (flexible-pod-cidr, "Default maximum Pods per node").
+SUBNETWORK = "gcp:compute/subnetwork:Subnetwork"
+GKE_MAX_PODS = 110  # GKE Standard's default maximum Pods per node (flexible-pod-cidr)
+
+
+def pod_range(resource: StackResource, context: Context) -> Space | Unknown | None:
+    """A GKE cluster's Pod range, as its inputs give it; None when they give none the stack shows."""
+    props = resource.props
+    policy = child(props, "ipAllocationPolicy")
+    cidr = child(policy, "clusterIpv4CidrBlock")
+    named = child(policy, "clusterSecondaryRangeName")
+    if cidr is None and isinstance(named, str):
+        cidr = _secondary(resource, named, context)
+    elif cidr is None and named is None:
+        cidr = child(props, "clusterIpv4Cidr")
+    for value in (policy, cidr, named):
+        if isinstance(value, Unknown):
+            return value
+    addresses = cidr_size(cidr)
+    if addresses is None:
+        return None
+    return Space(f"{resource.urn}#pods", f"the Pod range of GKE cluster '{resource.name}' ({cidr})", addresses)
+
+
+def _secondary(cluster: StackResource, named: str, context: Context) -> Any:
+    """The CIDR of the secondary range ``named`` of the cluster's subnetwork, when it is a resource of the stack."""
+    given = child(cluster.props, "subnetwork")
+    found = [context.resources[urn] for urn in cluster.depends("subnetwork")
+             if urn in context.resources and context.resources[urn].type == SUBNETWORK]
+    if not found and isinstance(given, str):
+        found = [resource for resource in context.resources.values() if resource.type == SUBNETWORK
+                 and given.rsplit("/", 1)[-1] in (child(resource.props, "name"), resource.name)]
+    if len(found) != 1:
+        return None
+    ranges = plain(child(found[0].props, "secondaryIpRanges"))
+    if isinstance(ranges, Unknown):
+        return ranges
+    for item in ranges if is_list(ranges) else ():
+        if is_mapping(item) and item.get("rangeName") == named:
+            return item.get("ipCidrRange")
+    return None
+
+
+def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
+    """What a GKE pool's nodes take of its cluster's Pod range: a block of twice its maxPods, rounded up to a power
+    of two, a node."""
+    pods = cluster.pod_range if cluster is not None else None
+    if pods is None or (pool.network is not None and pool.network.pod_subnet):
+        return None
+    if isinstance(pods, Unknown):
+        return pods
+    most = as_int(pool.kubelet.get("maxPods")) or GKE_MAX_PODS
+    per = block(2 * most)
+    return (Draw((pods,), per, f"(a /{32 - per.bit_length() + 1} a node: the smallest block of twice its "
+                               f"{most} Pods)", fix="a larger Pod range (ipAllocationPolicy.clusterIpv4CidrBlock), "
+                                                     "a lower maxPodsPerNode, or a Pod range of the pool's own "
+                                                     "(networkConfig.podRange)"),)
+
+
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     for resource in resources:
@@ -446,10 +515,14 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             continue
         provisioning = child(child(props, "clusterAutoscaling"), "enabled")
         auto = provisioning is True or isinstance(provisioning, Unknown)
+        default_pods = child(props, "defaultMaxPodsPerNode")
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
                                           version=_master(props),
                                           pools_known=not auto, zone_count=zone_count(props, provider_props),
-                                          endpoints=endpoints(child(props, "endpoint"))))
+                                          endpoints=endpoints(child(props, "endpoint")),
+                                          max_pods=default_pods if isinstance(default_pods, Unknown)
+                                          else as_int(default_pods),
+                                          pod_range=pod_range(resource, context)))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
@@ -499,4 +572,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints,
-                  remember=checked_inputs, replaces=REPLACES),)
+                  remember=checked_inputs, replaces=REPLACES, addresses=addresses),)

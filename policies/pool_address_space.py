@@ -1,0 +1,116 @@
+"""pool-address-space: every pool can reach its maximum size with the addresses its network gives its nodes (SPEC 20,
+policy 28).
+
+Pools run out of IP addresses before they run out of CPU (Azure/AKS#1795 "Pre-allocated IPs 276 exceeds IPs available
+251 in Subnet"; GoogleCloudPlatform/cloud-foundation-fabric#1644 IP_SPACE_EXHAUSTED; aws/karpenter-provider-aws#3380
+InsufficientFreeAddressesInSubnet). What a node takes is its platform's rule, read by its source
+(`Source.addresses`: sources/aks.py, sources/gke.py, sources/eks.py) from subnets and ranges the stack declares or
+writes out; this policy adds those draws up. Only what the platform certainly takes is counted: a pool's maximum nodes
+(and the nodes an upgrade adds, where the platform reserves them up front), and the nodes other pools of the same
+space run at their minimum. A pool refused here can never reach its maximum size; a space the stack does not show is
+not judged, and one not known yet is said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pulumi_policy import Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.addresses import Draw, Space
+from .model.pool import Pool
+from .model.resources import type_of_urn
+from .model.sources import source_of
+from .model.stack import Stack
+from .model.values import Unknown, about, listed
+from .words import pool_name, pool_subject
+
+
+def _drawn(stack: Stack) -> Iterable[tuple[Pool, Draw | Unknown]]:
+    clusters = stack.index.clusters if stack.index is not None else {}
+    for pool in stack.platform_pools:
+        source = source_of(type_of_urn(pool.urn))
+        if source is None or source.addresses is None:
+            continue
+        found = source.addresses(pool, clusters.get(pool.cluster.key))
+        if isinstance(found, Unknown):
+            yield pool, found
+        elif found:
+            yield from ((pool, draw) for draw in found)
+
+
+def pool_address_space(stack: Stack) -> list[Finding]:
+    findings: list[Finding] = []
+    taken = list(_drawn(stack))
+    known = [(pool, draw) for pool, draw in taken if not isinstance(draw, Unknown)]
+    for pool, draw in taken:
+        if pool.urn in stack.foreign:
+            continue
+        if isinstance(draw, Unknown):
+            findings.append(about(f"{pool_subject(pool, stack.several_clusters)}: whether its network has "
+                                  "addresses for its nodes is not judged", draw))
+            continue
+        finding = _judged(pool, draw, known, stack.several_clusters)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _judged(pool: Pool, draw: Draw, known: list[tuple[Pool, Draw]], several: bool) -> Finding | None:
+    most = pool.max_size
+    if not isinstance(most, int) or draw.per_node <= 0:
+        return None  # its size is not known (pool-capacity says so)
+    nodes = most + draw.surge
+    room = sum(space.usable // draw.per_node for space in draw.spaces)
+    where = _where(draw.spaces)
+    surge = f" + {draw.surge} while it upgrades ({draw.surge_why})" if draw.surge else ""
+    needs = (f"at its {pool.size_field} of {most} nodes{surge} its nodes take {nodes} x {draw.per_node} = "
+             f"{nodes * draw.per_node} addresses {draw.why} of {where}")
+    if nodes > room:
+        return Violation(
+            f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}: room for {room} nodes, so it "
+            f"can never reach {most}: use {draw.fix}, or lower {pool.size_field} to at most "
+            f"{max(room - draw.surge, 0)}", pool.urn)
+    ours = {space.key for space in draw.spaces}
+    others = [(other, theirs) for other, theirs in known if other is not pool and isinstance(other.min_size, int)
+              and other.min_size > 0 and {space.key for space in theirs.spaces} <= ours]
+    if not others:
+        return None
+    held = sum(other.min_size * theirs.per_node for other, theirs in others if isinstance(other.min_size, int))
+    usable = sum(space.usable for space in draw.spaces)
+    if nodes * draw.per_node + held <= usable:
+        return None
+    shares = listed([f"{pool_name(other, several)} {other.min_size} x {theirs.per_node}" for other, theirs in others
+                     if isinstance(other.min_size, int)])
+    left = max(usable - held, 0) // draw.per_node
+    return Violation(
+        f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}, and the pools beside it hold "
+        f"{held} of them at their minimum ({shares}): room for {left} nodes, so it can never reach {most}: use "
+        f"{draw.fix}, or lower {pool.size_field} to at most {max(left - draw.surge, 0)}", pool.urn)
+
+
+def _where(spaces: tuple[Space, ...]) -> str:
+    return spaces[0].label if len(spaces) == 1 else f"its subnets {listed([space.label for space in spaces])}"
+
+
+def _shown(spaces: tuple[Space, ...]) -> str:
+    if len(spaces) == 1:
+        return spaces[0].shown()
+    return f"{sum(space.usable for space in spaces)} usable addresses ({listed([s.shown() for s in spaces], '; ')})"
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return pool_address_space(stack)
+
+
+POLICY = Policy(
+    name="pool-address-space",
+    subject="stack",
+    description="Every pool can reach its maximum size with the addresses its subnets and Pod ranges give its nodes.",
+    severity=Severity.HIGH,
+    remediation_steps="Give the pool a larger subnet or Pod range, fewer Pods per node (maxPods), or a network mode "
+                      "whose nodes take fewer addresses (Azure CNI Overlay); or lower its maximum size.",
+    check=_check,
+)

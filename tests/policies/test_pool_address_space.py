@@ -1,0 +1,183 @@
+"""pool-address-space (issue 60, SPEC 20, policy 28): a pool that can never reach its maximum size for want of
+addresses, with the platform's own arithmetic written out here.
+
+AKS, Azure CNI (node subnet): a node takes maxPods + 1 addresses of its subnet when it starts, for maxCount + maxSurge
+nodes (learn.microsoft.com/azure/aks/concepts-network-legacy-cni, "Plan IP addressing"); Azure keeps 5 addresses of
+every subnet (virtual-networks-faq). A /24 has 256 - 5 = 251: floor(251 / 31) = 8 nodes of maxPods 30.
+"""
+
+import pulumi_azure_native as azure_native
+from builders import aks_on_subnet, run, subnet_pool
+
+POLICY = "pool-address-space"
+SUBNET_ID = ("/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/"
+             "aks-nodes")
+
+
+def profile(name="nodes", **more):
+    return subnet_pool(name, **more)
+
+
+def aks(*profiles, literal=False, **more):
+    return aks_on_subnet(*profiles, subnet_id=SUBNET_ID if literal else None, **more)
+
+
+def findings(*parts):
+    return run(*parts, platform="azure").findings(POLICY)
+
+
+def test_azure_cni_node_subnet_one_node_short_and_enough():
+    """(7 + 1) x 31 = 248 of 251: enough; (8 + 1) x 31 = 279: one node more than the /24 holds."""
+    assert findings(aks(profile(max_count=7))) == []
+    (message,) = findings(aks(profile(max_count=8)))
+    assert message == (
+        "AKS cluster 'aks' pool 'nodes': at its maxCount of 8 nodes + 1 while it upgrades (AKS's default maxSurge) its "
+        "nodes take 9 x 31 = 279 addresses (maxPods 30 + 1 a node: Azure CNI gives a node its Pods' addresses when "
+        "it starts) of subnet 'aks-nodes' (10.0.1.0/24), which has 256 - 5 reserved by Azure = 251 addresses: room "
+        "for 8 nodes, so it can never reach 8: use a larger subnet, a lower maxPods, or Azure CNI Overlay (a node "
+        "then takes one address), or lower maxCount to at most 7")
+
+
+def test_by_a_literal_subnet_id_as_by_dependency():
+    assert findings(aks(profile(max_count=7), literal=True)) == []
+    assert len(findings(aks(profile(max_count=8), literal=True))) == 1
+
+
+def test_max_surge_counts_as_aks_rounds_it():
+    """maxSurge '50%' of 6 is 3: (6 + 3) x 31 = 279 > 251; '2' of 6: 8 x 31 = 248."""
+    (message,) = findings(aks(profile(max_count=6, upgrade_settings={"max_surge": "50%"})))
+    assert "at its maxCount of 6 nodes + 3 while it upgrades (maxSurge 50% of 6, rounded up)" in message
+    assert findings(aks(profile(max_count=6, upgrade_settings={"max_surge": "2"}))) == []
+
+
+def test_a_lower_max_pods_fits_more_nodes():
+    """maxPods 10: floor(251 / 11) = 22 nodes: 21 + 1 fit, 22 + 1 do not."""
+    assert findings(aks(profile(max_count=21, max_pods=10))) == []
+    assert len(findings(aks(profile(max_count=22, max_pods=10)))) == 1
+
+
+def test_overlay_and_kubenet_nodes_take_one_address_and_a_24_of_the_pod_cidr():
+    """Overlay: one address a node of the /24 (251 nodes), and a /24 of podCidr (10.244.0.0/16 by default: 256)."""
+    assert findings(aks(profile(max_count=250, max_pods=250), mode="overlay")) == []
+    (message,) = findings(aks(profile(max_count=251, max_pods=250), mode="overlay"))
+    assert "its nodes take 252 x 1 = 252 addresses (one a node: its Pods' addresses are not the subnet's)" in message
+    (small,) = findings(aks(profile(max_count=16), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16"))
+    assert small.startswith(
+        "AKS cluster 'aks' pool 'nodes': at its maxCount of 16 nodes + 1 while it upgrades (AKS's default maxSurge) its "
+        "nodes take 17 x 256 = 4352 addresses (a /24 a node) of the Pod range of AKS cluster 'aks' (podCidr "
+        "10.244.0.0/20), which has 4096 addresses: room for 16 nodes")
+    assert findings(aks(profile(max_count=15), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16")) == []
+
+
+def test_pools_sharing_a_subnet_count_the_others_nodes_at_their_minimum():
+    """'base' holds 5 x 31 = 155 at its minimum; 'burst' at 3 + 1 takes 124: 279 > 251. At 'base' minCount 4, 248."""
+    def two(base_min):
+        return aks(profile("base", min_count=base_min, max_count=5), profile("burst", min_count=0, max_count=3,
+                                                                              mode="User"))
+    assert findings(two(4)) == []
+    (message,) = findings(two(5))
+    assert message.startswith("AKS cluster 'aks' pool 'burst': at its maxCount of 3 nodes + 1 while it upgrades")
+    assert ("and the pools beside it hold 155 of them at their minimum (pool 'base' of AKS cluster 'aks' 5 x 31): room "
+            "for 3 nodes, so it can never reach 3") in message
+
+
+def test_the_aks_template_without_a_subnet_of_its_own_takes_none_the_stack_shows():
+    """The kubernetes-azure-python template: Azure CNI, no vnetSubnetID (AKS makes its own network)."""
+    assert findings(aks(profile(max_count=100))) != []  # with the subnet: 101 x 31 > 251
+    def template():
+        azure_native.containerservice.ManagedCluster(
+            "aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+            agent_pool_profiles=[profile(max_count=100)], network_profile={"network_plugin": "azure"})
+    assert findings(template) == []
+
+
+def test_a_subnet_range_not_known_yet_is_said_once_and_a_known_one_judged():
+    """A first preview where the subnet's range comes from another resource's output: a note naming the pool."""
+    import dataclasses
+
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    from compute_guard.testkit import Analyzer, Resource
+    from compute_guard.testkit.analyzer import stack_environment
+
+    def resources(cidr):
+        made = Resource.of("azure-native:network:Subnet", "aks-nodes", {"subnetName": "aks-nodes",
+                                                                          "virtualNetworkName": "vnet",
+                                                                          "addressPrefix": cidr})
+        cluster = Resource.of("azure-native:containerservice:ManagedCluster", "aks", {
+            "resourceGroupName": "rg", "dnsPrefix": "aks", "networkProfile": {"networkPlugin": "azure"},
+            "agentPoolProfiles": [{"name": "nodes", "mode": "System", "vmSize": "Standard_D4s_v5", "count": 1,
+                                   "enableAutoScaling": True, "minCount": 1, "maxCount": 8, "maxPods": 30,
+                                   "vnetSubnetID": UNKNOWN_STRING_VALUE}]})
+        return [made, dataclasses.replace(cluster, property_dependencies={"agentPoolProfiles": (made.urn,)})]
+
+    with stack_environment({"compute:platform": "azure"}, "project", "stack", True):
+        late = Analyzer().run(resources(UNKNOWN_STRING_VALUE))
+        known = Analyzer().run(resources("10.0.1.0/24"))
+    assert late.findings(POLICY) == [] and [note.policy for note in late.notes] == [POLICY]
+    assert "AKS cluster 'aks' pool 'nodes': whether its network has addresses for its nodes is not judged" in str(
+        late.notes[0])
+    assert "the address range of subnet 'aks-nodes' is not known yet" in str(late.notes[0])
+    assert len(known.findings(POLICY)) == 1 and known.notes == []
+
+
+# GKE: a node takes the smallest aligned block holding twice its maxPods of the cluster's Pod range
+# (cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr): 110 Pods, 220, a /24 of 256; 32 Pods, a /26.
+
+def gke(*pools, cidr="/22", secondary=None, default_max_pods=None):
+    """A zonal GKE cluster (one zone) without its default pool, and NodePools of ``(name, max_nodes, max_pods)``."""
+    import pulumi_gcp as gcp
+
+    def declare():
+        policy = {"cluster_secondary_range_name": "pods"} if secondary else {"cluster_ipv4_cidr_block": cidr}
+        subnetwork = None
+        if secondary:
+            subnetwork = gcp.compute.Subnetwork("nodes", name="nodes", network="default", region="europe-west1",
+                                                ip_cidr_range="10.0.0.0/24", secondary_ip_ranges=[
+                                                    {"range_name": "pods", "ip_cidr_range": secondary}])
+        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True, ip_allocation_policy=policy,
+                                        subnetwork=subnetwork.name if subnetwork is not None else None,
+                                        default_max_pods_per_node=default_max_pods)
+        for name, most, max_pods in pools:
+            gcp.container.NodePool(name, name=name, cluster=cluster.name, location="europe-west1-b",
+                                   autoscaling={"min_node_count": 0, "max_node_count": most},
+                                   max_pods_per_node=max_pods, node_config={"machine_type": "n2-standard-4"})
+    return declare
+
+
+def gke_findings(*parts):
+    return run(*parts, platform="gcp").findings(POLICY)
+
+
+def test_a_gke_pool_takes_a_24_a_node_of_the_clusters_pod_range():
+    """/22: 1024 addresses, 4 blocks of /24: 4 nodes of 110 Pods fit, 5 do not."""
+    assert gke_findings(gke(("apps", 4, None))) == []
+    (message,) = gke_findings(gke(("apps", 5, None)))
+    assert message == (
+        "GKE NodePool 'apps': at its autoscaling.maxNodeCount of 5 nodes its nodes take 5 x 256 = 1280 "
+        "addresses (a /24 a node: the smallest block of twice its 110 Pods) of the Pod range of GKE cluster 'gke' "
+        "(/22), which has 1024 addresses: room for 4 nodes, so it can never reach 5: use a larger Pod range "
+        "(ipAllocationPolicy.clusterIpv4CidrBlock), a lower maxPodsPerNode, or a Pod range of the pool's own "
+        "(networkConfig.podRange), or lower autoscaling.maxNodeCount to at most 4")
+
+
+def test_max_pods_per_node_decides_the_block_and_the_cluster_default_is_the_pools():
+    """32 Pods: a /26 (64) a node, 16 of them in a /22; the cluster's defaultMaxPodsPerNode for a pool that sets
+    none."""
+    assert gke_findings(gke(("apps", 16, 32))) == []
+    assert len(gke_findings(gke(("apps", 17, 32)))) == 1
+    assert gke_findings(gke(("apps", 16, None), default_max_pods=32)) == []
+    assert len(gke_findings(gke(("apps", 17, None), default_max_pods=32))) == 1
+
+
+def test_the_pod_range_a_secondary_range_of_the_subnetwork_names():
+    assert gke_findings(gke(("apps", 4, None), secondary="10.4.0.0/22")) == []
+    (message,) = gke_findings(gke(("apps", 5, None), secondary="10.4.0.0/22"))
+    assert "of the Pod range of GKE cluster 'gke' (10.4.0.0/22), which has 1024 addresses: room for 4 nodes" in message
+
+
+def test_the_gke_templates_14_range_is_far_from_full():
+    """The kubernetes-gcp-python template's shape: a /14 range, 1024 nodes of 110 Pods."""
+    assert gke_findings(gke(("apps", 1024, None), cidr="/14")) == []
+    assert len(gke_findings(gke(("apps", 1025, None), cidr="/14"))) == 1
