@@ -25,7 +25,7 @@ from .model.resources import type_of_urn
 from .model.sources import source_of
 from .model.stack import Stack
 from .model.values import Unknown, about, listed
-from .words import pool_name, pool_subject
+from .words import fewer_nodes, nodes, pool_name, pool_subject
 
 
 def _drawn(stack: Stack) -> Iterable[tuple[Pool, Draw | Unknown]]:
@@ -62,17 +62,16 @@ def _judged(pool: Pool, draw: Draw, known: list[tuple[Pool, Draw]], several: boo
     most = pool.max_size
     if not isinstance(most, int) or draw.per_node <= 0:
         return None  # its size is not known (pool-capacity says so)
-    nodes = most + draw.surge
+    count = most + draw.surge
     room = sum(space.usable // draw.per_node for space in draw.spaces)
     where = _where(draw.spaces)
     surge = f" + {draw.surge} while it upgrades ({draw.surge_why})" if draw.surge else ""
-    needs = (f"at its {pool.size_field} of {most} nodes{surge} its nodes take {nodes} x {draw.per_node} = "
-             f"{nodes * draw.per_node} addresses {draw.why} of {where}")
-    if nodes > room:
+    needs = (f"at its maxSize of {nodes(pool, most)}{surge} its nodes take {count} x {draw.per_node} = "
+             f"{count * draw.per_node} addresses {draw.why} of {where}")
+    if count > room:
         return Violation(
             f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}: room for {room} nodes, so it "
-            f"can never reach {most}: use {draw.fix}, or lower {pool.size_field} to at most "
-            f"{max(room - draw.surge, 0)}", pool.urn)
+            f"can never reach {most}: {_fix(pool, draw, room)}", pool.urn)
     ours = {space.key for space in draw.spaces}
     others = [(other, theirs) for other, theirs in known if other is not pool and isinstance(other.min_size, int)
               and other.min_size > 0 and {space.key for space in theirs.spaces} <= ours]
@@ -80,15 +79,20 @@ def _judged(pool: Pool, draw: Draw, known: list[tuple[Pool, Draw]], several: boo
         return None
     held = sum(other.min_size * theirs.per_node for other, theirs in others if isinstance(other.min_size, int))
     usable = sum(space.usable for space in draw.spaces)
-    if nodes * draw.per_node + held <= usable:
+    if count * draw.per_node + held <= usable:
         return None
     shares = listed([f"{pool_name(other, several)} {other.min_size} x {theirs.per_node}" for other, theirs in others
                      if isinstance(other.min_size, int)])
     left = max(usable - held, 0) // draw.per_node
     return Violation(
         f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}, and the pools beside it hold "
-        f"{held} of them at their minimum ({shares}): room for {left} nodes, so it can never reach {most}: use "
-        f"{draw.fix}, or lower {pool.size_field} to at most {max(left - draw.surge, 0)}", pool.urn)
+        f"{held} of them at their minimum ({shares}): room for {left} nodes, so it can never reach {most}: "
+        f"{_fix(pool, draw, left)}", pool.urn)
+
+
+def _fix(pool: Pool, draw: Draw, room: int) -> str:
+    lower = fewer_nodes(pool, max(room - draw.surge, 0))
+    return f"use {draw.fix}, or {lower}" if lower else f"use {draw.fix}"
 
 
 def _where(spaces: tuple[Space, ...]) -> str:

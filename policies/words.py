@@ -191,6 +191,17 @@ def more_nodes(pool: Pool, needed: int, hidden: bool = False) -> str:
     return f"raise {pool.size_field} to at least {needed}, "
 
 
+def fewer_nodes(pool: Pool, allowed: int) -> str:
+    """A fix's clause for a pool that can run at most ``allowed`` nodes: its size input lowered to give no more (per
+    zone where its source counts per zone); "" where that is no node."""
+    zones = pool.size_zones
+    if zones and zones > 1:
+        per_zone = allowed // zones
+        return f"lower {pool.size_field} to at most {per_zone} ({per_zone} x {zones} zones = {per_zone * zones} " \
+               "nodes)" if per_zone > 0 else ""
+    return f"lower {pool.size_field} to at most {allowed}" if allowed > 0 else ""
+
+
 def size_unknown(pool: Pool, several: bool, what: str) -> Unknown:
     """The note of a policy that needs a pool's size and cannot read it, alike in every policy: what is missing."""
     return undetermined(f"{pool_subject(pool, several)}: {pool.size_note}, so whether it {what} is not judged")

@@ -63,6 +63,7 @@ class Network:
     pod_subnet: bool = False
     surge: int = 0
     surge_why: str = ""
+    unread: str = ""  # what decides its draws that the pack does not model, as a clause (a VPC CNI's warm targets)
 
 
 def cidr_size(value: object) -> int | None:

@@ -31,7 +31,7 @@ def test_azure_cni_node_subnet_one_node_short_and_enough():
     assert findings(aks(profile(max_count=7))) == []
     (message,) = findings(aks(profile(max_count=8)))
     assert message == (
-        "AKS cluster 'aks' pool 'nodes': at its maxCount of 8 nodes + 1 while it upgrades (AKS's default maxSurge) its "
+        "AKS cluster 'aks' pool 'nodes': at its maxSize of 8 nodes + 1 while it upgrades (AKS's default maxSurge) its "
         "nodes take 9 x 31 = 279 addresses (maxPods 30 + 1 a node: Azure CNI gives a node its Pods' addresses when "
         "it starts) of subnet 'aks-nodes' (10.0.1.0/24), which has 256 - 5 reserved by Azure = 251 addresses: room "
         "for 8 nodes, so it can never reach 8: use a larger subnet, a lower maxPods, or Azure CNI Overlay (a node "
@@ -46,7 +46,7 @@ def test_by_a_literal_subnet_id_as_by_dependency():
 def test_max_surge_counts_as_aks_rounds_it():
     """maxSurge '50%' of 6 is 3: (6 + 3) x 31 = 279 > 251; '2' of 6: 8 x 31 = 248."""
     (message,) = findings(aks(profile(max_count=6, upgrade_settings={"max_surge": "50%"})))
-    assert "at its maxCount of 6 nodes + 3 while it upgrades (maxSurge 50% of 6, rounded up)" in message
+    assert "at its maxSize of 6 nodes + 3 while it upgrades (maxSurge 50% of 6, rounded up)" in message
     assert findings(aks(profile(max_count=6, upgrade_settings={"max_surge": "2"}))) == []
 
 
@@ -63,7 +63,7 @@ def test_overlay_and_kubenet_nodes_take_one_address_and_a_24_of_the_pod_cidr():
     assert "its nodes take 252 x 1 = 252 addresses (one a node: its Pods' addresses are not the subnet's)" in message
     (small,) = findings(aks(profile(max_count=16), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16"))
     assert small.startswith(
-        "AKS cluster 'aks' pool 'nodes': at its maxCount of 16 nodes + 1 while it upgrades (AKS's default maxSurge) its "
+        "AKS cluster 'aks' pool 'nodes': at its maxSize of 16 nodes + 1 while it upgrades (AKS's default maxSurge) its "
         "nodes take 17 x 256 = 4352 addresses (a /24 a node) of the Pod range of AKS cluster 'aks' (podCidr "
         "10.244.0.0/20), which has 4096 addresses: room for 16 nodes")
     assert findings(aks(profile(max_count=15), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16")) == []
@@ -76,7 +76,7 @@ def test_pools_sharing_a_subnet_count_the_others_nodes_at_their_minimum():
                                                                               mode="User"))
     assert findings(two(4)) == []
     (message,) = findings(two(5))
-    assert message.startswith("AKS cluster 'aks' pool 'burst': at its maxCount of 3 nodes + 1 while it upgrades")
+    assert message.startswith("AKS cluster 'aks' pool 'burst': at its maxSize of 3 nodes + 1 while it upgrades")
     assert ("and the pools beside it hold 155 of them at their minimum (pool 'base' of AKS cluster 'aks' 5 x 31): room "
             "for 3 nodes, so it can never reach 3") in message
 
@@ -155,7 +155,7 @@ def test_a_gke_pool_takes_a_24_a_node_of_the_clusters_pod_range():
     assert gke_findings(gke(("apps", 4, None))) == []
     (message,) = gke_findings(gke(("apps", 5, None)))
     assert message == (
-        "GKE NodePool 'apps': at its autoscaling.maxNodeCount of 5 nodes its nodes take 5 x 256 = 1280 "
+        "GKE NodePool 'apps': at its maxSize of 5 nodes its nodes take 5 x 256 = 1280 "
         "addresses (a /24 a node: the smallest block of twice its 110 Pods) of the Pod range of GKE cluster 'gke' "
         "(/22), which has 1024 addresses: room for 4 nodes, so it can never reach 5: use a larger Pod range "
         "(ipAllocationPolicy.clusterIpv4CidrBlock), a lower maxPodsPerNode, or a Pod range of the pool's own "
@@ -181,3 +181,79 @@ def test_the_gke_templates_14_range_is_far_from_full():
     """The kubernetes-gcp-python template's shape: a /14 range, 1024 nodes of 110 Pods."""
     assert gke_findings(gke(("apps", 1024, None), cidr="/14")) == []
     assert len(gke_findings(gke(("apps", 1025, None), cidr="/14"))) == 1
+
+
+# EKS: under the VPC CNI's defaults a node takes its first network interface's every address when it starts (m5.large:
+# 10, EKS's table), with prefix delegation its primary address and a /28 (17); AWS keeps 5 of every subnet
+# (docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html). A /26: 64 - 5 = 59, floor(59 / 10) = 5 nodes.
+
+def eks(max_size, *cidrs, instance_type="m5.large", cni=None, self_managed=False):
+    import json
+
+    import pulumi_aws as aws
+
+    def declare():
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                                  vpc_config={"subnet_ids": ["subnet-1"]})
+        subnets = [aws.ec2.Subnet(f"nodes-{index}", vpc_id="vpc-1", cidr_block=cidr) for index, cidr in
+                   enumerate(cidrs or ("10.0.1.0/26",))]
+        if cni is not None:
+            aws.eks.Addon("vpc-cni", cluster_name=cluster.name, addon_name="vpc-cni",
+                          configuration_values=json.dumps({"env": cni}))
+        if self_managed:
+            template = aws.ec2.LaunchTemplate("nodes-template", image_id="ami-0123456789abcdef0",
+                                              instance_type=instance_type)
+            aws.autoscaling.Group("nodes", min_size=0, max_size=max_size,
+                                  vpc_zone_identifiers=[subnet.id for subnet in subnets],
+                                  tags=[{"key": "kubernetes.io/cluster/fleet", "value": "owned",
+                                         "propagate_at_launch": True}],
+                                  launch_template={"id": template.id, "version": "$Latest"})
+            return
+        aws.eks.NodeGroup("nodes", cluster_name=cluster.name, node_group_name="nodes",
+                          node_role_arn="arn:aws:iam::123456789012:role/nodes",
+                          subnet_ids=[subnet.id for subnet in subnets], instance_types=[instance_type],
+                          scaling_config={"desired_size": 1, "min_size": 0, "max_size": max_size})
+    return declare
+
+
+def eks_findings(*parts):
+    result = run(*parts, platform="aws")
+    return result.findings(POLICY), [note for note in result.notes if note.policy == POLICY]
+
+
+def test_an_eks_node_group_takes_its_first_interfaces_addresses_a_node():
+    assert eks_findings(eks(5)) == ([], [])
+    (message,), _ = eks_findings(eks(6))
+    assert message == (
+        "NodeGroup 'nodes': at its maxSize of 6 nodes its nodes take 6 x 10 = 60 addresses (m5.large: every "
+        "address of a node's first network interface, which the VPC CNI takes when it starts) of subnet "
+        "'nodes-0' (10.0.1.0/26), which has 64 - 5 reserved by AWS = 59 addresses: room for 5 nodes, so it can never "
+        "reach 6: use larger subnets, or lower scalingConfig.maxSize to at most 5")
+
+
+def test_each_node_in_one_of_its_subnets():
+    """Two /26: 5 nodes each, 10 in all."""
+    assert eks_findings(eks(10, "10.0.1.0/26", "10.0.2.0/26")) == ([], [])
+    (message,), _ = eks_findings(eks(11, "10.0.1.0/26", "10.0.2.0/26"))
+    assert ("of its subnets subnet 'nodes-0' (10.0.1.0/26), subnet 'nodes-1' (10.0.2.0/26), which has 118 usable "
+            "addresses (64 - 5 reserved by AWS = 59 addresses; 64 - 5 reserved by AWS = 59 addresses): room for 10 "
+            "nodes") in message
+
+
+def test_prefix_delegation_takes_a_28_and_the_primary_address_and_warm_targets_are_said():
+    """floor(59 / 17) = 3 nodes with prefix delegation; WARM_IP_TARGET changes what a node takes: a note."""
+    on = {"ENABLE_PREFIX_DELEGATION": "true"}
+    assert eks_findings(eks(3, cni=on)) == ([], [])
+    (message,), _ = eks_findings(eks(4, cni=on))
+    assert "its nodes take 4 x 17 = 68 addresses (its primary address and one /28 of 16 a node: prefix delegation)" \
+        in message
+    found, (note,) = eks_findings(eks(6, cni={"WARM_IP_TARGET": "2"}))
+    assert found == [] and "NodeGroup 'nodes': whether its network has addresses for its nodes is not judged: its " \
+        "cluster's vpc-cni add-on sets WARM_IP_TARGET, which decide how many addresses a node takes" in str(note)
+
+
+def test_a_self_managed_group_in_its_vpc_zone_identifiers():
+    """t3.medium: 6 addresses an interface (EKS's table): floor(59 / 6) = 9 nodes."""
+    assert eks_findings(eks(9, instance_type="t3.medium", self_managed=True)) == ([], [])
+    (message,), _ = eks_findings(eks(10, instance_type="t3.medium", self_managed=True))
+    assert message.startswith("autoscaling Group 'nodes': at its maxSize of 10 nodes its nodes take 10 x 6 = 60")

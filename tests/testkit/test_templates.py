@@ -239,6 +239,17 @@ TAINTED = (('"service_account": account.email},',
       "to 3, or add zones to its pools"}),
     ("valid: spread over the three zones", f'_deploy("web", _provider, 4, {{"cpu": "100m"}}, '
      f'{{**{ON_POOL}, **{SPREAD_THREE}}})', (), {}),
+    # a /23 Pod range: two /24 node blocks for the pool's three nodes (issue 60)
+    ("a Pod range too small for the pool's nodes", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {ON_POOL})',
+     (('"cluster_ipv4_cidr_block": "/14"', '"cluster_ipv4_cidr_block": "/23"'),),
+     {("pool-address-space", "mandatory", "gke-nodepool"):
+      "GKE NodePool 'gke-nodepool-555a208': at its maxSize of 3 nodes (nodeCount 1 x 3 zones) its nodes take 3 x 256 "
+      "= 768 addresses (a /24 a node: the smallest block of twice its 110 Pods) of the Pod range of GKE cluster "
+      "'gke-cluster' (/23), which has 512 addresses: room for 2 nodes, so it can never reach 3: use a larger Pod range "
+      "(ipAllocationPolicy.clusterIpv4CidrBlock), a lower maxPodsPerNode, or a Pod range of the pool's own "
+      "(networkConfig.podRange)"}),
+    ("valid: a /22 Pod range holds its three nodes", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {ON_POOL})',
+     (('"cluster_ipv4_cidr_block": "/14"', '"cluster_ipv4_cidr_block": "/22"'),), {}),
     ("a taint its pinned Pods do not tolerate", f'_deploy("web", _provider, 1, {{"cpu": "100m"}}, {ON_POOL})', TAINTED,
      {("workload-schedulable", "mandatory", "web"):
       "Deployment 'web': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) has taint "
@@ -270,6 +281,17 @@ WINDOWS_POOL = (('"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].i
       "AKS cluster 'cluster' pool 'systempool': at its maxSize of 2 nodes (machine Standard_DS2_v2) it has room for 2 "
       "x 30 = 60 Pods; the workloads only it can take run 90 (largest: Deployment 'web' 90), 90 in all, more than it "
       "has: raise count to at least 3, use larger machines or move workloads to another pool"}),
+    # Azure CNI: (32 + 1 surge) x (30 + 1) = 1023 addresses of the /22's 1024 - 5 = 1019 (issue 60)
+    ("32 nodes in the template's /22 subnet", '_deploy("web", _provider, 2, {"cpu": "100m"})',
+     {"aks-template:numWorkerNodes": "32"}, (),
+     {("pool-address-space", "mandatory", "cluster"):
+      "AKS cluster 'cluster' pool 'systempool': at its maxSize of 32 nodes + 1 while it upgrades (AKS's default maxSurge) "
+      "its nodes take 33 x 31 = 1023 addresses (maxPods 30 + 1 a node: Azure CNI gives a node its Pods' addresses "
+      "when it starts) of subnet 'subnet-1' (10.0.0.0/22), which has 1024 - 5 reserved by Azure = 1019 addresses: "
+      "room for 32 nodes, so it can never reach 32: use a larger subnet, a lower maxPods, or Azure CNI Overlay (a "
+      "node then takes one address), or lower count to at most 31"}),
+    ("valid: 31 nodes in the /22", '_deploy("web", _provider, 2, {"cpu": "100m"})',
+     {"aks-template:numWorkerNodes": "31"}, (), {}),
     ("a Pod larger than any node", '_deploy("web", _provider, 1, {"memory": "7Gi"})', {}, (),
      {("workload-fits-pool", "mandatory", "web"):
       "Deployment 'web': one Pod requests 7 GiB of memory, more than any node of the pools that can take it: pool "

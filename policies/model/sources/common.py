@@ -258,8 +258,8 @@ def subnet_spaces(listed: Any, depends: tuple[str, ...],
     of the stack by its ID. None when one is not the stack's (nothing is assumed of it); Unknown when which subnet, or
     its range, is not known yet."""
     listed = plain(listed)
-    if listed is None or isinstance(listed, Unknown) and not depends:
-        return None if listed is None else undetermined("its subnet is not known yet")
+    if listed is None:
+        return None
     ids = [listed] if isinstance(listed, (str, Unknown)) else list(listed) if is_list(listed) else None
     if not ids:
         return None
@@ -268,7 +268,9 @@ def subnet_spaces(listed: Any, depends: tuple[str, ...],
     found: list[Any] = by_dependency
     if len(by_dependency) != len(ids):
         if not all(isinstance(item, str) for item in ids):
-            return undetermined("which subnets it takes addresses from is not known yet")
+            # from subnets of the stack, but which of them is not known yet; from none the stack shows (a component's
+            # outputs, another stack's): nothing is assumed
+            return undetermined("which subnets it takes addresses from is not known yet") if by_dependency else None
         subnets, found = _subnets(resources), []
         for item in ids:
             match = next((resource for resource in subnets if _names_subnet(str(item), resource)), None)
@@ -281,4 +283,4 @@ def subnet_spaces(listed: Any, depends: tuple[str, ...],
         if space is None or isinstance(space, Unknown):
             return space
         spaces.append(space)
-    return tuple(spaces)
+    return tuple(sorted(spaces, key=lambda space: space.label))  # dependencies come in no fixed order

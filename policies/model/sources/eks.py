@@ -28,19 +28,20 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 import yaml
 
+from ..addresses import Addresses, Draw, Network
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
 from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, child, is_list, is_mapping, is_secret, plain, undetermined
+from ..values import Unknown, child, is_list, is_mapping, is_secret, listed, plain, undetermined
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
@@ -54,6 +55,7 @@ from .common import (
     object_taint,
     set_os,
     size,
+    subnet_spaces,
     subnet_zones,
     system,
     taints,
@@ -170,10 +172,25 @@ def pod_slots(options: tuple[Option, ...], prefix: bool, managed: bool) -> tuple
                  for option, (count, why) in zip(options, counted, strict=True))
 
 
-def prefix_delegation(addon: StackResource) -> bool | Unknown | None:
-    """Whether a vpc-cni add-on's configurationValues turn prefix delegation on (``env.ENABLE_PREFIX_DELEGATION``:
-    "true", docs.aws.amazon.com/eks/latest/userguide/cni-increase-ip-addresses-procedure.html); None for another
-    add-on."""
+# The VPC CNI settings that change how many addresses a node takes of its subnet (aws/amazon-vpc-cni-k8s README,
+# "Configuration"; docs/eni-and-ip-target.md): warm and minimum targets, and custom networking, whose Pods take their
+# addresses from other subnets. By default (WARM_ENI_TARGET 1) a node takes its first network interface's every
+# address when it starts; with prefix delegation (WARM_PREFIX_TARGET 1) its primary address and one /28.
+WARM_SETTINGS = ("WARM_IP_TARGET", "MINIMUM_IP_TARGET", "WARM_ENI_TARGET", "WARM_PREFIX_TARGET",
+                 "AWS_VPC_K8S_CNI_CUSTOM_NETWORK_CFG")
+
+
+@dataclass(frozen=True)
+class VpcCni:
+    """What a cluster's vpc-cni add-on sets that the pack reads."""
+
+    prefix: bool = False  # ENABLE_PREFIX_DELEGATION
+    settings: tuple[str, ...] = ()  # WARM_SETTINGS it sets
+
+
+def vpc_cni(addon: StackResource) -> VpcCni | Unknown | None:
+    """What a vpc-cni add-on's configurationValues set (``env``: docs.aws.amazon.com/eks/latest/userguide/
+    cni-increase-ip-addresses-procedure.html); None for another add-on."""
     if child(addon.props, "addonName") != VPC_CNI:
         return None
     values = child(addon.props, "configurationValues")
@@ -189,34 +206,68 @@ def prefix_delegation(addon: StackResource) -> bool | Unknown | None:
         except yaml.YAMLError:
             return undetermined(f"the configurationValues of vpc-cni add-on '{addon.name}' cannot be read")
     env = document.get("env") if is_mapping(document) else None
-    value = env.get("ENABLE_PREFIX_DELEGATION") if is_mapping(env) else None
-    return value is True or (isinstance(value, str) and value.lower() == "true")
+    env = env if is_mapping(env) else {}
+    value = env.get("ENABLE_PREFIX_DELEGATION")
+    return VpcCni(value is True or (isinstance(value, str) and value.lower() == "true"),
+                  tuple(key for key in WARM_SETTINGS if env.get(key) not in (None, "")))
 
 
 def prefixed(pools: list[Pool], context: Context) -> list[Pool]:
-    """A managed node group's Pod slots once it has joined its cluster: with prefix delegation when the cluster's
-    vpc-cni add-on turns it on (by the add-on's clusterName, its value or its dependency)."""
+    """An EKS pool once it has joined its cluster, by its cluster's vpc-cni add-on (its clusterName's value or
+    dependency): a managed node group's Pod slots with prefix delegation, and what its nodes take of their subnets."""
     addons = [(resource, value) for resource in context.resources.values() if resource.type == ADDON
-              and (value := prefix_delegation(resource)) is not None] if any(
-        pool.kind == "NodeGroup" for pool in pools) else []
+              and (value := vpc_cni(resource)) is not None] if pools else []
+    if not addons:
+        return pools
     settled = []
     for pool in pools:
-        found: bool | Unknown = False
-        if pool.kind == "NodeGroup" and addons:
-            for resource, given in addons:
-                named = child(resource.props, "clusterName")
-                if pool.cluster.key in resource.depends("clusterName") or (
-                        isinstance(named, str) and named == pool.cluster.name and not pool.cluster.declared) or (
-                        isinstance(named, str) and pool.cluster.declared and named in _names(pool, context)):
-                    found = given
+        found: VpcCni | Unknown = VpcCni()
+        for resource, given in addons:
+            named = child(resource.props, "clusterName")
+            if pool.cluster.key in resource.depends("clusterName") or (
+                    isinstance(named, str) and named == pool.cluster.name and not pool.cluster.declared) or (
+                    isinstance(named, str) and pool.cluster.declared and named in _names(pool, context)):
+                found = given
         if isinstance(found, Unknown):
             settled.append(replace(pool, unknown=pool.unknown or found))
-        elif found:
+            continue
+        if found.settings and pool.network is not None:
+            pool = replace(pool, network=replace(pool.network, unread=f"its cluster's vpc-cni add-on sets "
+                                                                      f"{listed(found.settings)}"))
+        if found.prefix and pool.kind == "NodeGroup":
             managed = managed_ami(pool.ami_type, pool.launch_template)
-            settled.append(replace(pool, options=pod_slots(pool.options, True, managed), prefix_delegation=True))
-        else:
-            settled.append(pool)
+            pool = replace(pool, options=pod_slots(pool.options, True, managed))
+        settled.append(replace(pool, prefix_delegation=found.prefix) if found.prefix else pool)
     return settled
+
+
+# Address space (SPEC 20): a node takes its first network interface's addresses of its subnet when it starts, or,
+# with prefix delegation, its primary address and a /28 (above); AWS keeps 5 addresses of every subnet
+# (sources/common.py SUBNETS). Each node is in one of its group's subnets.
+PREFIX_START = 1 + PREFIX_ADDRESSES
+
+
+def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
+    """What an EKS pool's nodes take of their subnets when they start."""
+    network = pool.network
+    if network is None or network.subnets is None:
+        return None
+    if isinstance(network.subnets, Unknown):
+        return network.subnets
+    if network.unread:
+        return undetermined(f"{network.unread}, which decide how many addresses a node takes")
+    counts = [option.hardware.machine.ipv4_per_eni for option in pool.options
+              if option.hardware.machine is not None and option.hardware.machine.ipv4_per_eni is not None]
+    if not pool.options or len(counts) != len(pool.options):
+        return None  # a machine EKS's table does not list
+    if pool.prefix_delegation:
+        per, why = PREFIX_START, f"(its primary address and one /28 of {PREFIX_ADDRESSES} a node: prefix delegation)"
+    else:
+        per = min(counts)
+        machine = next(option.hardware.name for option in pool.options
+                       if option.hardware.machine is not None and option.hardware.machine.ipv4_per_eni == per)
+        why = f"({machine}: every address of a node's first network interface, which the VPC CNI takes when it starts)"
+    return (Draw(network.subnets, per, why, fix="larger subnets"),)
 
 
 def _names(pool: Pool, context: Context) -> frozenset[str]:
@@ -275,6 +326,8 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
                 named_types=names if isinstance(names, tuple) else (), zones=zones,
                 ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
                 launch_template=plain(child(props, "launchTemplate")),
+                network=Network(subnet_spaces(child(props, "subnetIds"), resource.depends("subnetIds"),
+                                              context.resources)) if context is not None else None,
                 interruption=None if isinstance(capacity, Unknown) else "spot" if capacity == "SPOT" else "",
                 late=unnamed(NODE_GROUP_LABEL, declared, f"NodeGroup '{pool_name}'"))
 
@@ -361,4 +414,4 @@ REPLACES = {
 }
 
 SOURCES = (Source("EKS managed node group and cluster", (NODE_GROUP, CLUSTER, FARGATE_PROFILE), read,
-                  settle=prefixed, remember=checked_inputs, replaces=REPLACES),)
+                  settle=prefixed, remember=checked_inputs, replaces=REPLACES, addresses=addresses),)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import re
 import shlex
 from collections.abc import Sequence
@@ -37,14 +38,15 @@ from typing import Any
 
 import yaml
 
+from ..addresses import Network
 from ..clusters import Claim, KubeCluster
 from ..labels import LINUX, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
-from . import Context, Read, Replacing, Source, Unread, checked_inputs
-from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, set_os, size
+from . import Context, Read, Replacing, Source, Unread, checked_inputs, eks
+from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, set_os, size, subnet_spaces
 
 GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -321,6 +323,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             pool = _pool("autoscaling Group", resource.urn, _group_name(resource), template, overrides,
                          (child(props, "minSize"), child(props, "maxSize")), _options(resource, context),
                          _ancestor_in(resource, pulumi_eks, context))
+            pool = dataclasses.replace(pool, network=Network(subnet_spaces(
+                child(props, "vpcZoneIdentifiers"), resource.depends("vpcZoneIdentifiers"), context.resources)))
             found.pools.append((pool, Claim(resource, depends=depends, name=tag if tag is not None else None)))
         elif resource.type == CFN_STACK:
             body = child(props, "templateBody")
@@ -389,4 +393,4 @@ def _remembered(resource_type: str, props: Any) -> Any:
 
 SOURCES = (Source("EKS self-managed nodes", (GROUP, LAUNCH_TEMPLATE, LAUNCH_CONFIGURATION, CFN_STACK,
                                              EKS_CLUSTER_COMPONENT, *NODE_GROUP_COMPONENTS), read, alone=alone,
-                  remember=_remembered, replaces=REPLACES),)
+                  remember=_remembered, replaces=REPLACES, settle=eks.prefixed, addresses=eks.addresses),)
