@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from .values import Unknown
+from .values import Unknown, is_secret, undetermined
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,18 @@ def block(addresses: int) -> int:
     while found < addresses:
         found *= 2
     return found
+
+
+def space_of(key: str, named: str, cidr: object, reserved: int = 0, reserver: str = "",
+             default: bool = False) -> Space | Unknown | None:
+    """The space a CIDR as written gives (``named``: how messages name it, "subnet 'nodes'"); Unknown when it is not
+    known yet or is secret (its size would tell it), None when it is not an IPv4 CIDR. ``default``: the platform's,
+    the stack writing none."""
+    if isinstance(cidr, Unknown):
+        return undetermined(f"the address range of {named} is not known yet")
+    if is_secret(cidr):
+        return undetermined(f"the address range of {named} is secret, so what it holds is neither shown nor judged")
+    size = cidr_size(cidr)
+    if size is None:
+        return None
+    return Space(key, f"{named} ({cidr}{', its default' if default else ''})", size, reserved, reserver)

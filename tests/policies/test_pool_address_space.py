@@ -64,8 +64,8 @@ def test_overlay_and_kubenet_nodes_take_one_address_and_a_24_of_the_pod_cidr():
     (small,) = findings(aks(profile(max_count=16), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16"))
     assert small.startswith(
         "AKS cluster 'aks' pool 'nodes': at its maxSize of 16 nodes + 1 while it upgrades (AKS's default maxSurge) its "
-        "nodes take 17 x 256 = 4352 addresses (a /24 a node) of the Pod range of AKS cluster 'aks' (podCidr "
-        "10.244.0.0/20), which has 4096 addresses: room for 16 nodes")
+        "nodes take 17 x 256 = 4352 addresses (a /24 a node) of the podCidr of AKS cluster 'aks' "
+        "(10.244.0.0/20), which has 4096 addresses: room for 16 nodes")
     assert findings(aks(profile(max_count=15), plugin="kubenet", pod_cidr="10.244.0.0/20", cidr="10.0.0.0/16")) == []
 
 
@@ -257,3 +257,22 @@ def test_a_self_managed_group_in_its_vpc_zone_identifiers():
     assert eks_findings(eks(9, instance_type="t3.medium", self_managed=True)) == ([], [])
     (message,), _ = eks_findings(eks(10, instance_type="t3.medium", self_managed=True))
     assert message.startswith("autoscaling Group 'nodes': at its maxSize of 10 nodes its nodes take 10 x 6 = 60")
+
+
+def test_a_secret_range_is_neither_shown_nor_judged_and_is_said():
+    """Its size would tell the secret: no arithmetic, a note (SPEC 4)."""
+    import pulumi
+
+    def declare():
+        made = azure_native.network.Subnet("aks-nodes", subnet_name="aks-nodes", resource_group_name="rg",
+                                           virtual_network_name="vnet",
+                                           address_prefix=pulumi.Output.secret("10.0.1.0/28"))
+        azure_native.containerservice.ManagedCluster(
+            "aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+            agent_pool_profiles=[{**profile(max_count=8), "vnet_subnet_id": made.id}],
+            network_profile={"network_plugin": "azure"})
+    result = run(declare, platform="azure")
+    assert result.findings(POLICY) == []
+    (note,) = [note for note in result.notes if note.policy == POLICY]
+    assert "the address range of subnet 'aks-nodes' is secret, so what it holds is neither shown nor judged" in str(
+        note) and "10.0.1.0" not in str(note)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..addresses import Addresses, Draw, Network, Space, cidr_size
+from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import LINUX, MACHINE_KEYS
 from ..nodes import AKS_MAX_PODS
@@ -163,14 +163,8 @@ def pod_range(profile: Any, plugin: str | Unknown | None, cluster: str) -> Space
     if plugin not in ("overlay", "kubenet"):
         return None
     cidr = child(profile, "podCidr")
-    if isinstance(cidr, Unknown):
-        return cidr
-    written = cidr if isinstance(cidr, str) else DEFAULT_POD_CIDR
-    size_of = cidr_size(written)
-    if size_of is None:
-        return None
-    return Space(f"{cluster}#podCidr", f"the Pod range of AKS cluster '{cluster}' (podCidr {written}"
-                                       f"{'' if isinstance(cidr, str) else ', its default'})", size_of)
+    return space_of(f"{cluster}#podCidr", f"the podCidr of AKS cluster '{cluster}'",
+                    cidr if cidr is not None else DEFAULT_POD_CIDR, default=cidr is None)
 
 
 def plugin_of(profile: Any) -> str | Unknown | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, find_machine
-from ..addresses import Space, cidr_size
+from ..addresses import Space, space_of
 from ..labels import (
     ARCH,
     HOSTNAME,
@@ -219,12 +219,7 @@ def _subnet_space(resource: Any) -> Space | Unknown | None:
         cidr = plain(child(resource.props, "addressPrefixes"))
     if is_list(cidr):  # a list of prefixes: one is what AKS and EKS take nodes from
         cidr = cidr[0] if len(cidr) == 1 else None
-    if isinstance(cidr, Unknown):
-        return undetermined(f"the address range of subnet '{resource.name}' is not known yet")
-    addresses = cidr_size(cidr)
-    if addresses is None:
-        return None
-    return Space(resource.urn, f"subnet '{resource.name}' ({cidr})", addresses, reserved, reserver)
+    return space_of(resource.urn, f"subnet '{resource.name}'", cidr, reserved, reserver)
 
 
 def _names_subnet(value: str, resource: Any) -> bool:

@@ -44,7 +44,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from ..addresses import Addresses, Draw, Network, Space, block, cidr_size
+from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
 from ..pods import NVIDIA
@@ -443,13 +443,10 @@ def pod_range(resource: StackResource, context: Context) -> Space | Unknown | No
         cidr = _secondary(resource, named, context)
     elif cidr is None and named is None:
         cidr = child(props, "clusterIpv4Cidr")
-    for value in (policy, cidr, named):
+    for value in (policy, named):
         if isinstance(value, Unknown):
             return value
-    addresses = cidr_size(cidr)
-    if addresses is None:
-        return None
-    return Space(f"{resource.urn}#pods", f"the Pod range of GKE cluster '{resource.name}' ({cidr})", addresses)
+    return space_of(f"{resource.urn}#pods", f"the Pod range of GKE cluster '{resource.name}'", cidr)
 
 
 def _secondary(cluster: StackResource, named: str, context: Context) -> Any:
