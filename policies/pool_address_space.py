@@ -13,37 +13,21 @@ not judged, and one not known yet is said.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.addresses import Draw, Space
+from .model.network import address_use, pool_draws
 from .model.pool import Pool
-from .model.resources import type_of_urn
-from .model.sources import source_of
 from .model.stack import Stack
 from .model.values import Unknown, about, listed
 from .words import fewer_nodes, nodes, pool_name, pool_subject
 
 
-def _drawn(stack: Stack) -> Iterable[tuple[Pool, Draw | Unknown]]:
-    clusters = stack.index.clusters if stack.index is not None else {}
-    for pool in stack.platform_pools:
-        source = source_of(type_of_urn(pool.urn))
-        if source is None or source.addresses is None:
-            continue
-        found = source.addresses(pool, clusters.get(pool.cluster.key))
-        if isinstance(found, Unknown):
-            yield pool, found
-        elif found:
-            yield from ((pool, draw) for draw in found)
-
-
 def pool_address_space(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
-    taken = list(_drawn(stack))
+    taken = pool_draws(stack)
     known = [(pool, draw) for pool, draw in taken if not isinstance(draw, Unknown)]
     for pool, draw in taken:
         if pool.urn in stack.foreign:
@@ -59,34 +43,31 @@ def pool_address_space(stack: Stack) -> list[Finding]:
 
 
 def _judged(pool: Pool, draw: Draw, known: list[tuple[Pool, Draw]], several: bool) -> Finding | None:
-    most = pool.max_size
-    if not isinstance(most, int) or draw.per_node <= 0:
+    use = address_use(pool, draw)
+    if use is None:
         return None  # its size is not known (pool-capacity says so)
-    count = most + draw.surge
-    room = sum(space.usable // draw.per_node for space in draw.spaces)
     where = _where(draw.spaces)
     surge = f" + {draw.surge} while it upgrades ({draw.surge_why})" if draw.surge else ""
-    needs = (f"at its maxSize of {nodes(pool, most)}{surge} its nodes take {count} x {draw.per_node} = "
-             f"{count * draw.per_node} addresses {draw.why} of {where}")
-    if count > room:
+    needs = (f"at its maxSize of {nodes(pool, use.maximum)}{surge} its nodes take {use.nodes} x {draw.per_node} = "
+             f"{use.needed} addresses {draw.why} of {where}")
+    if use.nodes > use.room:
         return Violation(
-            f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}: room for {room} nodes, so it "
-            f"can never reach {most}: {_fix(pool, draw, room)}", pool.urn)
+            f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}: room for {use.room} nodes, so "
+            f"it can never reach {use.maximum}: {_fix(pool, draw, use.room)}", pool.urn)
     ours = {space.key for space in draw.spaces}
     others = [(other, theirs) for other, theirs in known if other is not pool and isinstance(other.min_size, int)
               and other.min_size > 0 and {space.key for space in theirs.spaces} <= ours]
     if not others:
         return None
     held = sum(other.min_size * theirs.per_node for other, theirs in others if isinstance(other.min_size, int))
-    usable = sum(space.usable for space in draw.spaces)
-    if count * draw.per_node + held <= usable:
+    if use.needed + held <= use.usable:
         return None
     shares = listed([f"{pool_name(other, several)} {other.min_size} x {theirs.per_node}" for other, theirs in others
                      if isinstance(other.min_size, int)])
-    left = max(usable - held, 0) // draw.per_node
+    left = max(use.usable - held, 0) // draw.per_node
     return Violation(
         f"{pool_subject(pool, several)}: {needs}, which has {_shown(draw.spaces)}, and the pools beside it hold "
-        f"{held} of them at their minimum ({shares}): room for {left} nodes, so it can never reach {most}: "
+        f"{held} of them at their minimum ({shares}): room for {left} nodes, so it can never reach {use.maximum}: "
         f"{_fix(pool, draw, left)}", pool.urn)
 
 

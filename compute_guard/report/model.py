@@ -21,6 +21,7 @@ from compute_guard.policies.adapters.findings import listed
 from compute_guard.policies.model.disruption import protection
 from compute_guard.policies.model.fit import largest
 from compute_guard.policies.model.loads import Placed, PoolLoad, counted, loads, pods_of, pool_nodes
+from compute_guard.policies.model.network import address_use, pool_draws
 from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.replacement import previous_pools, replaced_in
@@ -84,6 +85,20 @@ class Use:
 
 
 @dataclass(frozen=True)
+class AddressView:
+    """One subnet or Pod range a pool's nodes take addresses of: the addresses they take at its maxSize (and an
+    upgrade's surge) and the addresses the space has."""
+
+    space: str  # "subnet 'aks-nodes' (10.0.1.0/24)"
+    needed: int
+    usable: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.needed} of the {self.usable} addresses of {self.space}"
+
+
+@dataclass(frozen=True)
 class PoolView:
     cluster: str  # the ComputeCluster's label (its id, else its name)
     cluster_urn: str
@@ -107,6 +122,8 @@ class PoolView:
     # what this preview does to it against the previous deployment, as pool-replacement-safe reads it (SPEC 19):
     # "replaced: its instanceTypes changes from ...", "rotated: ...", "refused in place: ..."; None: nothing of that
     change: str | None = None
+    # what its nodes take of each subnet or Pod range at its maxSize, as pool-address-space reads it (SPEC 20)
+    addresses: tuple[AddressView, ...] = ()
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -175,12 +192,19 @@ def build(source: Input, policy_config: Mapping[str, Any] | None = None,
     placed = loads(stack, platform)
     on_pools = set()
     changes = _changes(stack, previous, remembered)
+    spaces: dict[str, list[AddressView]] = {}  # pool URN and name -> what its nodes take (pool-address-space's facts)
+    for pool, draw in pool_draws(stack):
+        use = address_use(pool, draw) if not isinstance(draw, Unknown) else None
+        if use is not None and not isinstance(draw, Unknown):
+            label = listed([space.label for space in draw.spaces])
+            spaces.setdefault(f"{pool.urn}#{pool.name}", []).append(AddressView(label, use.needed, use.usable))
     for load in placed.pools:
         view = _pool(stack, load, platform, settings, reported)
         if load.pool.group is None:
             pool = load.pool
             view = replace(view, version=_version(pool),
-                           change=changes.get((pool.urn, pool.name)) or changes.get((pool.urn, "")))
+                           change=changes.get((pool.urn, pool.name)) or changes.get((pool.urn, "")),
+                           addresses=tuple(spaces.get(f"{pool.urn}#{pool.name}", ())))
         report.pools.append(view)
         on_pools |= {use.urn for use in view.uses}
     # by name: an export (or a program registering in parallel) lists resources in no fixed order

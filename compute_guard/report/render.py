@@ -78,6 +78,8 @@ def about(view: PoolView) -> str:
         parts.append(f"Kubernetes {view.version}")
     if view.change:
         parts.append(f"this preview: {view.change}")
+    if view.addresses:
+        parts.append(f"its nodes take {'; '.join(address.text for address in view.addresses)}")
     if view.not_counted:  # pool-capacity leaves out the same
         parts.append(f"not counted in its totals: {', '.join(view.not_counted)} (one Pod fits no node)")
     return "; ".join(parts)
@@ -179,6 +181,8 @@ def document(report: Report) -> dict[str, Any]:
             "os": list(view.systems) if view.systems is not None else None,
             "capacityType": list(view.capacity_types) if view.capacity_types is not None else None,
             "kubernetesVersion": view.version, "change": view.change,
+            "addresses": [{"space": address.space, "needed": address.needed, "usable": address.usable}
+                          for address in view.addresses],
             "workloads": [{"name": use.name, "kind": use.kind, "urn": use.urn, "daemon": use.daemon, "pods": use.pods,
                            "perPod": {r: _number(use.per_pod[r]) for r in RESOURCES},
                            "total": {r: _number(use.total[r]) for r in RESOURCES},

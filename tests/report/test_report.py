@@ -572,3 +572,27 @@ def test_a_pool_whose_nodes_move_to_another_minor_says_it(tmp_path):
                        {"pool-replacement-safe": {"baseline": str(before)}})
     assert [(view.pool, view.version, view.change) for view in report.pools] == [
         ("general", "1.31", "upgraded from Kubernetes 1.30 to 1.31")]
+
+
+def test_each_pool_shows_what_its_nodes_take_of_its_subnet():
+    """SPEC 20 in the report: an AKS pool of Azure CNI in a /24 at maxCount 8 and AKS's default surge takes 9 x 31 =
+    279 of the subnet's 256 - 5 = 251 addresses (pool-address-space's facts), in its line, the JSON and the pages."""
+    from builders import aks_on_subnet, subnet_pool
+
+    from compute_guard.testkit import capture_program
+
+    config = {"compute:platform": "azure"}
+    subnet = ("/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/"
+              "aks-nodes")
+    report = report_of(capture_program(aks_on_subnet(subnet_pool(max_count=8), subnet_id=subnet), stack_config=config),
+                       config)
+    (view,) = report.pools
+    assert [address.text for address in view.addresses] == [
+        "279 of the 251 addresses of subnet 'aks-nodes' (10.0.1.0/24)"]
+    document = json.loads(render(report, "json"))
+    jsonschema.validate(document, json.loads((HERE / "schema.json").read_text()))
+    assert document["pools"][0]["addresses"] == [
+        {"space": "subnet 'aks-nodes' (10.0.1.0/24)", "needed": 279, "usable": 251}]
+    for form in ("markdown", "html"):
+        text = render(report, form).replace("&#39;", "'")
+        assert "its nodes take 279 of the 251 addresses of subnet 'aks-nodes' (10.0.1.0/24)" in text, form

@@ -1,0 +1,52 @@
+"""Each pool's draws on the address space as its source says them (SPEC 20): what pool-address-space judges and the
+report shows, read once from the same facts (``Source.addresses``, policies/model/addresses.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .addresses import Draw
+from .pool import Pool
+from .resources import type_of_urn
+from .sources import source_of
+from .stack import Stack
+from .values import Unknown
+
+
+def pool_draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
+    """Each platform pool of the stack with what it takes of each space, or why that is not known."""
+    clusters = stack.index.clusters if stack.index is not None else {}
+    found: list[tuple[Pool, Draw | Unknown]] = []
+    for pool in stack.platform_pools:
+        source = source_of(type_of_urn(pool.urn))
+        if source is None or source.addresses is None:
+            continue
+        draws = source.addresses(pool, clusters.get(pool.cluster.key))
+        if isinstance(draws, Unknown):
+            found.append((pool, draws))
+        elif draws:
+            found.extend((pool, draw) for draw in draws)
+    return found
+
+
+@dataclass(frozen=True)
+class AddressUse:
+    """What one draw asks of its spaces at the pool's maximum size: ``nodes`` (its maximum and its surge), the
+    addresses they take, the addresses the spaces have, and how many nodes of it they hold."""
+
+    draw: Draw
+    maximum: int
+    nodes: int
+    needed: int
+    usable: int
+    room: int
+
+
+def address_use(pool: Pool, draw: Draw) -> AddressUse | None:
+    """None when the pool's size is not known (pool-capacity says so)."""
+    most = pool.max_size
+    if not isinstance(most, int) or draw.per_node <= 0:
+        return None
+    nodes = most + draw.surge
+    return AddressUse(draw, most, nodes, nodes * draw.per_node, sum(space.usable for space in draw.spaces),
+                      sum(space.usable // draw.per_node for space in draw.spaces))
