@@ -110,19 +110,11 @@ KUBENET_MAX_PODS = 110
 
 def network_max_pods(profile: Any) -> int | Unknown | None:
     """The maxPods of a cluster's pools that set none, by its networkProfile (networkPlugin, networkPluginMode: the
-    same keys in the native and classic providers); None when the pack's default stands."""
-    if isinstance(profile, Unknown):
-        return profile
-    plugin, mode = child(profile, "networkPlugin"), child(profile, "networkPluginMode")
-    for value in (plugin, mode):
-        if isinstance(value, Unknown):
-            return value
-    plugin = plugin.lower() if isinstance(plugin, str) else None
-    if plugin == "kubenet":
-        return KUBENET_MAX_PODS
-    if plugin == "azure" and not (isinstance(mode, str) and mode.lower() == "overlay"):
-        return NODE_SUBNET_MAX_PODS
-    return None
+    same keys in the native and classic providers, plugin_of); None when the pack's default stands."""
+    plugin = plugin_of(profile)
+    if isinstance(plugin, Unknown):
+        return plugin
+    return KUBENET_MAX_PODS if plugin == "kubenet" else NODE_SUBNET_MAX_PODS if plugin == "azure" else None
 
 
 # Address space (SPEC 20). Azure CNI (node subnet) gives a node an address for each of its maxPods when the node
