@@ -26,6 +26,7 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
+from .model.network import address_limit
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, stack_named
 from .model.stack import Stack
@@ -189,19 +190,21 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if size is None:
         return [size_unknown(pool, several, "holds the Pods placed on it")] if pool.size_note else []
     subject = pool_subject(pool, several)
+    limit = address_limit(stack, pool)  # fewer nodes than maxSize its addresses hold (pool-address-space's)
+    most, why = (limit.nodes, f"of its maxSize {size}, {limit.why}") if limit is not None else (size, "maxSize")
     for placed in load.workloads:
         count = placed.count
         hidden = placed.secret
-        if placed.repels and isinstance(count, int) and count > size:
+        if placed.repels and isinstance(count, int) and count > most:
             findings.append(Violation(
                 f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
-                f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {size} nodes "
-                f"(maxSize); {REDACTED if hidden else count - size} of them can never be scheduled: "
-                f"{more_nodes(pool, count, hidden)}or run fewer replicas", pool.urn))
+                f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {most} nodes "
+                f"({why}); {REDACTED if hidden else count - most} of them can never be scheduled: "
+                f"{_more(pool, count, hidden, limit)}or run fewer replicas", pool.urn))
     if not any(isinstance(placed.count, Unknown) or (isinstance(placed.count, int) and placed.count > 0)
                for placed in load.workloads):
         return findings
-    found = totals(stack, load, platform, settings)
+    found = totals(stack, load, platform, settings, limit)
     if found is None:
         return findings
     if isinstance(found, Unknown):
@@ -216,6 +219,21 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if not failed:
         findings.extend(_packing(found, subject))
     return findings
+
+
+def _size(found: Totals) -> str:
+    """The nodes its totals count: its maxSize, or the fewer its addresses hold."""
+    maximum = found.pool.max_size
+    if found.limited and isinstance(maximum, int):
+        return f"the {_nodes(found.size)} of its maxSize {maximum} that {found.limited}"
+    return f"its maxSize of {nodes(found.pool, found.size)}"
+
+
+def _more(pool: Any, needed: int, hidden: bool, limited: Any) -> str:
+    """The fix's clause for more nodes: a larger maxSize, or, where its addresses hold fewer, more addresses."""
+    if limited:
+        return "give its nodes more addresses (pool-address-space says how), "
+    return more_nodes(pool, needed, hidden)
 
 
 def _nodes(count: int) -> str:
@@ -242,13 +260,13 @@ def _total(found: Totals, row: Row, subject: str) -> Violation:
     fix = "use larger machines or move workloads to another pool"
     needed = found.needed  # by the totals and by each workload's packing: the nodes a fix must give
     if needed > size:
-        fix = f"{more_nodes(found.pool, needed, secret)}{fix}"
+        fix = f"{_more(found.pool, needed, secret, found.limited)}{fix}"
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     whose = "its workloads" if all(placed.named for placed, _count in found.counted) else \
         "the workloads only it can take"
     return Violation(
-        f"{subject}: at its maxSize of {nodes(found.pool, size)} ({_machine(found.nodes, node)}) it has room for "
+        f"{subject}: at {_size(found)} ({_machine(found.nodes, node)}) it has room for "
         f"{size} x {show(resource, row.allocatable, secret)} = {show(resource, row.supply, secret)} {what}"
         f"{arithmetic}; "
         f"{daemon_text}{whose} {verb} {show(resource, row.demand, secret)} (largest: {largest}"
@@ -289,8 +307,10 @@ def _packing(found: Totals, subject: str) -> list[Finding]:
         findings.append(Violation(
             f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node "
             f"({_holder(found.nodes, node)}) holds at most {REDACTED if hidden else per_node} of them ({limit}), so "
-            f"they need {REDACTED if hidden else _nodes(needed)}, more than its maxSize of {size}: "
-            f"{more_nodes(found.pool, needed, hidden)}use larger machines or run fewer replicas", found.pool.urn))
+            f"they need {REDACTED if hidden else _nodes(needed)}, more than "
+            f"{f'{size} ({_size(found)})' if found.limited else f'its maxSize of {size}'}: "
+            f"{_more(found.pool, needed, hidden, found.limited)}use larger machines or run fewer replicas",
+            found.pool.urn))
     return findings
 
 

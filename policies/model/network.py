@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .addresses import Draw
+from .memo import PerStack
 from .pool import Pool
 from .resources import type_of_urn
 from .sources import source_of
 from .stack import Stack
-from .values import Unknown
+from .values import Unknown, listed
 
 
 def pool_draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
@@ -50,3 +51,36 @@ def address_use(pool: Pool, draw: Draw) -> AddressUse | None:
     nodes = most + draw.surge
     return AddressUse(draw, most, nodes, nodes * draw.per_node, sum(space.usable for space in draw.spaces),
                       sum(space.usable // draw.per_node for space in draw.spaces))
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Fewer nodes than a pool's maxSize that its addresses can hold: ``nodes``, and why, as a clause ("subnet
+    'aks-nodes' (10.0.1.0/24) addresses 8: 251 / 31 a node")."""
+
+    nodes: int
+    why: str
+
+
+def _limits(stack: Stack) -> dict[Pool, Limit]:
+    found: dict[Pool, Limit] = {}
+    for pool, draw in pool_draws(stack):
+        if isinstance(draw, Unknown):
+            continue
+        use = address_use(pool, draw)
+        if use is None or use.room >= use.maximum:
+            continue
+        if pool not in found or use.room < found[pool].nodes:
+            spaces = listed([space.label for space in draw.spaces], " and ")
+            found[pool] = Limit(use.room, f"{spaces} addresses {use.room} of them ({use.usable} addresses / "
+                                          f"{draw.per_node} a node)")
+    return found
+
+
+LIMITS: PerStack[Stack, dict[Pool, Limit]] = PerStack(_limits)
+
+
+def address_limit(stack: Stack, pool: Pool) -> Limit | None:
+    """The nodes a pool's addresses hold when fewer than its maxSize (pool-address-space refuses it; pool-capacity
+    counts only these), read once per stack."""
+    return LIMITS.of(stack).get(pool)

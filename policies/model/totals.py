@@ -20,6 +20,7 @@ from typing import Any
 from ..platforms.quantity import PODS
 from .fit import CHECKED, Fit
 from .loads import Placed, PoolLoad, counted, pool_nodes
+from .network import Limit
 from .nodes import Node
 from .pool import Option, Pool
 from .stack import Stack
@@ -104,6 +105,7 @@ class Totals:
     rows: list[Row]
     packed: list[Packed]
     unknown: list[Unknown]  # per resource not judged, the value not known (a request, an allocatable, a DaemonSet's)
+    limited: str = ""  # why ``size`` is fewer nodes than its maxSize (its addresses hold no more: network.Limit)
 
     @property
     def kept(self) -> set[int]:
@@ -122,12 +124,16 @@ class Totals:
         return max(found, default=0)
 
 
-def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Totals | Unknown | None:
+def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
+           limit: Limit | None = None) -> Totals | Unknown | None:
     """The pool's totals at maxSize, over the workloads it counts (``load.workloads`` with a known count above 0):
-    Unknown when its size or machine is not known yet, None when it has no size or no machine the catalog knows."""
+    Unknown when its size or machine is not known yet, None when it has no size or no machine the catalog knows.
+    ``limit``: the fewer nodes its addresses hold (pool-capacity's count)."""
     size = load.pool.max_size
     if not isinstance(size, int):
         return size if isinstance(size, Unknown) else None
+    if limit is not None and limit.nodes < size:
+        size = limit.nodes
     nodes = pool_nodes(stack, load.pool, platform, settings)
     if nodes is None or isinstance(nodes, Unknown):
         return nodes
@@ -153,7 +159,8 @@ def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, A
         best = load.packing(nodes, placed.request)
         if best is not None and best.most is not None and best.bound is not None and best.free is not None:
             packed.append(Packed(placed, count, best))
-    return Totals(load.pool, size, nodes, chosen, left_out, rows, packed, unknown)
+    return Totals(load.pool, size, nodes, chosen, left_out, rows, packed, unknown,
+                  limit.why if limit is not None and limit.nodes == size else "")
 
 
 def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,

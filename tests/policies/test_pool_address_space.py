@@ -276,3 +276,32 @@ def test_a_secret_range_is_neither_shown_nor_judged_and_is_said():
     (note,) = [note for note in result.notes if note.policy == POLICY]
     assert "the address range of subnet 'aks-nodes' is secret, so what it holds is neither shown nor judged" in str(
         note) and "10.0.1.0" not in str(note)
+
+
+def test_pool_capacity_counts_the_nodes_the_addresses_hold_when_fewer_than_max_size():
+    """maxCount 10 in a /24 of Azure CNI (maxPods 30): the subnet holds floor(251 / 31) = 8 nodes. 8 nodes of
+    Standard_D4s_v5 hold Pods of 1 CPU at three a node, 24; 25 need a ninth node its addresses never give."""
+    from builders import AMD64, workload
+
+    def api(replicas):
+        return workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "1"}, spec={"replicas": replicas})
+
+    cluster = aks(profile(max_count=10))
+    assert run(cluster, api(24), platform="azure").findings("pool-capacity") == []
+    (message,) = run(cluster, api(25), platform="azure").findings("pool-capacity")
+    assert message.startswith(
+        "AKS cluster 'aks' pool 'nodes': Deployment 'api' runs 25 Pods and a node (machine Standard_D4s_v5) holds at "
+        "most 3 of them")
+    assert message.endswith(
+        "so they need 9 nodes, more than 8 (the 8 nodes of its maxSize 10 that subnet 'aks-nodes' (10.0.1.0/24) "
+        "addresses 8 of them (251 addresses / 31 a node)): give its nodes more addresses (pool-address-space says "
+        "how), use larger machines or run fewer replicas")
+    # with a subnet that holds them all, the maxSize counts: 30 fit
+    assert run(aks(profile(max_count=10), cidr="10.0.0.0/22"), api(30), platform="azure").findings(
+        "pool-capacity") == []
+    many = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "1200m"}, spec={"replicas": 26})
+    (total,) = run(cluster, many, platform="azure").findings("pool-capacity")
+    assert total.startswith(
+        "AKS cluster 'aks' pool 'nodes': at the 8 nodes of its maxSize 10 that subnet 'aks-nodes' (10.0.1.0/24) "
+        "addresses 8 of them (251 addresses / 31 a node) (machine Standard_D4s_v5) it has room for 8 x 3860m = 30.88 "
+        "cores of CPU allocatable")
