@@ -61,6 +61,7 @@ class Network:
 
     subnets: tuple[Space, ...] | Unknown | None = None
     pod_subnet: bool = False
+    pods: tuple[Space, ...] | Unknown | None = None  # the pod subnet its nodes take blocks of, where that is certain
     surge: int = 0
     surge_why: str = ""
     unread: str = ""  # what decides its draws that the pack does not model, as a clause (a VPC CNI's warm targets)

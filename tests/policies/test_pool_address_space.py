@@ -305,3 +305,32 @@ def test_pool_capacity_counts_the_nodes_the_addresses_hold_when_fewer_than_max_s
         "AKS cluster 'aks' pool 'nodes': at the 8 nodes of its maxSize 10 that subnet 'aks-nodes' (10.0.1.0/24) "
         "addresses 8 of them (251 addresses / 31 a node) (machine Standard_D4s_v5) it has room for 8 x 3860m = 30.88 "
         "cores of CPU allocatable")
+
+
+def test_a_pod_subnet_in_static_block_mode_gives_each_node_its_blocks():
+    """An AgentPool of maxPods 250 with a pod subnet in StaticBlock mode: ceil(250 / 16) = 16 /28 blocks, 256
+    addresses a node; a /20 pod subnet has 4096 - 5 = 4091: 15 nodes. The node subnet takes one a node. In the
+    default DynamicIndividual mode nothing of the pod subnet is counted."""
+    def pool(max_count, mode="StaticBlock"):
+        def declare():
+            cluster = azure_native.containerservice.ManagedCluster(
+                "aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+                agent_pool_profiles=[profile("system", max_count=1)], network_profile={"network_plugin": "azure"})
+            nodes = azure_native.network.Subnet("nodes", subnet_name="nodes", resource_group_name="rg",
+                                                virtual_network_name="vnet", address_prefix="10.0.0.0/24")
+            pods = azure_native.network.Subnet("pods", subnet_name="pods", resource_group_name="rg",
+                                               virtual_network_name="vnet", address_prefix="10.1.0.0/20")
+            azure_native.containerservice.AgentPool(
+                "apps", agent_pool_name="apps", resource_name_=cluster.name, resource_group_name="rg",
+                vm_size="Standard_D4s_v5", count=1, enable_auto_scaling=True, min_count=1, max_count=max_count,
+                max_pods=250, vnet_subnet_id=nodes.id, pod_subnet_id=pods.id, pod_ip_allocation_mode=mode)
+        return declare
+
+    assert findings(pool(15)) == []
+    (message,) = findings(pool(16))
+    assert message == (
+        "AgentPool 'apps': at its maxSize of 16 nodes its nodes take 16 x 256 = 4096 addresses (ceil(maxPods 250 / "
+        "16) = 16 /28 blocks a node: its pod subnet's StaticBlock allocation) of subnet 'pods' (10.1.0.0/20), which "
+        "has 4096 - 5 reserved by Azure = 4091 addresses: room for 15 nodes, so it can never reach 16: use a larger "
+        "pod subnet, or a lower maxPods, or lower maxCount to at most 15")
+    assert findings(pool(16, "DynamicIndividual")) == []

@@ -142,11 +142,21 @@ def _surge(props: Any, most: Any) -> tuple[int, str]:
     return 0, ""  # not known yet, or not one AKS takes: no surge counted
 
 
-def _network(props: Any, native: bool, most: Any, depends: tuple[str, ...],
-             resources: Mapping[str, Any]) -> Network:
+# A pod subnet in StaticBlock mode gives each node ceil(maxPods / 16) /28 blocks of it (the AKS API's
+# PodIPAllocationMode: "Each node is statically allocated CIDR block(s) of size /28 = 16 IPs per block to satisfy the
+# maxPods per node"); in DynamicIndividual mode, the default, addresses come as Pods need them: not counted.
+STATIC_BLOCK = 16
+
+
+def _network(props: Any, native: bool, most: Any, depends: tuple[str, ...], resources: Mapping[str, Any],
+             pod_depends: tuple[str, ...] = ()) -> Network:
     surge, why = _surge(props, most)
+    pod_subnet = child(props, "podSubnetID" if native else "podSubnetId")
+    mode = child(props, "podIPAllocationMode")
+    static = isinstance(mode, str) and mode.lower() == "staticblock"
     return Network(subnet_spaces(child(props, "vnetSubnetID" if native else "vnetSubnetId"), depends, resources),
-                   pod_subnet=child(props, "podSubnetID" if native else "podSubnetId") is not None,
+                   pod_subnet=pod_subnet is not None,
+                   pods=subnet_spaces(pod_subnet, pod_depends or depends, resources) if static else None,
                    surge=surge, surge_why=why)
 
 
@@ -198,6 +208,15 @@ def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
         found.append(Draw(subnets, per, why, network.surge, network.surge_why,
                           "a larger subnet, a lower maxPods, or Azure CNI Overlay (a node then takes one address)"
                           if per > 1 else "a larger subnet"))
+    blocks = network.pods
+    if isinstance(blocks, Unknown):
+        return blocks
+    if blocks:
+        most = as_int(pool.kubelet.get("maxPods")) or AKS_MAX_PODS
+        count = -(-most // STATIC_BLOCK)
+        found.append(Draw(blocks, count * STATIC_BLOCK, f"(ceil(maxPods {most} / {STATIC_BLOCK}) = {count} /28 "
+                                                        "blocks a node: its pod subnet's StaticBlock allocation)",
+                          fix="a larger pod subnet, or a lower maxPods"))
     pods = cluster.pod_range if cluster is not None else None
     if isinstance(pods, Unknown):
         return pods
@@ -210,7 +229,7 @@ def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
 def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *, native: bool,
                location: Any = None, critical_only: Any = None, inline: bool = False,
                network: int | Unknown | None = None, depends: tuple[str, ...] = (),
-               resources: Mapping[str, Any] | None = None) -> Pool:
+               resources: Mapping[str, Any] | None = None, pod_depends: tuple[str, ...] = ()) -> Pool:
     """One AKS pool from its fields (a pool resource's props, an agentPoolProfiles entry, a defaultNodePool:
     ``inline``, one of the pools its cluster declares); ``network``: its cluster's default maxPods (network_max_pods),
     which a pool of a cluster resource of its own takes when it joins it (policies/model/stack.py)."""
@@ -254,7 +273,7 @@ def agent_pool(kind: str, urn: str, props: Any, name_key: str, fallback: str, *,
     absent = frozenset({SPOT_KEY}) if SPOT_KEY not in labels and not isinstance(priority, Unknown) else frozenset()
     most = _max_size(props, native)
     return Pool(kind, urn, pool_name, platform="azure", options=machines_of("azure", names), labels=labels,
-                network=_network(props, native, most, depends, resources or {}),
+                network=_network(props, native, most, depends, resources or {}, pod_depends),
                 version=Version("orchestratorVersion", child(props, "orchestratorVersion")),
                 taints=tuple(own_taints), unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES,
                 absent=absent,
@@ -352,12 +371,14 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         props = resource.props
         if resource.type == NATIVE:
             pool = agent_pool("AgentPool", resource.urn, props, "agentPoolName", resource.name, native=True,
-                              depends=resource.depends("vnetSubnetID"), resources=context.resources)
+                              depends=resource.depends("vnetSubnetID"), resources=context.resources,
+                              pod_depends=resource.depends("podSubnetID"))
             found.pools.append((pool, Claim(resource, depends=resource.depends("resourceName"),
                                             name=child(props, "resourceName"))))
         elif resource.type == CLASSIC:
             pool = agent_pool("KubernetesClusterNodePool", resource.urn, props, "name", resource.name, native=False,
-                              depends=resource.depends("vnetSubnetId"), resources=context.resources)
+                              depends=resource.depends("vnetSubnetId"), resources=context.resources,
+                              pod_depends=resource.depends("podSubnetId"))
             found.pools.append((pool, Claim(resource, depends=resource.depends("kubernetesClusterId"),
                                             name=child(props, "kubernetesClusterId"))))
         elif resource.type == MANAGED_CLUSTER:
