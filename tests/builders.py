@@ -615,6 +615,61 @@ def subnet_pool(name: str = "nodes", *, max_count: int = 7, min_count: int = 1, 
             "os_type": "Linux", "type": "VirtualMachineScaleSets", **more}
 
 
+def gke_on_range(*pools: tuple[str, int, int | None], cidr: str = "/22", secondary: str | None = None,
+                 default_max_pods: int | None = None) -> Part:
+    """A zonal GKE cluster (one zone) without its default pool, and NodePools of ``(name, max_nodes, max_pods)``."""
+    import pulumi_gcp as gcp
+
+    def declare() -> Any:
+        policy = {"cluster_secondary_range_name": "pods"} if secondary else {"cluster_ipv4_cidr_block": cidr}
+        subnetwork = None
+        if secondary:
+            subnetwork = gcp.compute.Subnetwork("nodes", name="nodes", network="default", region="europe-west1",
+                                                ip_cidr_range="10.0.0.0/24", secondary_ip_ranges=[
+                                                    {"range_name": "pods", "ip_cidr_range": secondary}])
+        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True, ip_allocation_policy=policy,
+                                        subnetwork=subnetwork.name if subnetwork is not None else None,
+                                        default_max_pods_per_node=default_max_pods)
+        for name, most, max_pods in pools:
+            gcp.container.NodePool(name, name=name, cluster=cluster.name, location="europe-west1-b",
+                                   autoscaling={"min_node_count": 0, "max_node_count": most},
+                                   max_pods_per_node=max_pods, node_config={"machine_type": "n2-standard-4"})
+    return declare
+
+
+def eks_on_subnets(max_size: int, *cidrs: str, instance_type: str = "m5.large",
+                   cni: Mapping[str, str] | None = None, self_managed: bool = False) -> Part:
+    """An EKS cluster whose node group (or, ``self_managed``, autoscaling group) of ``instance_type`` takes its nodes
+    from subnets of the stack of ``cidrs`` (a /26 when none), with a vpc-cni add-on setting ``cni`` as its env."""
+    import json
+
+    import pulumi_aws as aws
+
+    def declare() -> Any:
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                                  vpc_config={"subnet_ids": ["subnet-1"]})
+        subnets = [aws.ec2.Subnet(f"nodes-{index}", vpc_id="vpc-1", cidr_block=cidr) for index, cidr in
+                   enumerate(cidrs or ("10.0.1.0/26",))]
+        if cni is not None:
+            aws.eks.Addon("vpc-cni", cluster_name=cluster.name, addon_name="vpc-cni",
+                          configuration_values=json.dumps({"env": cni}))
+        if self_managed:
+            template = aws.ec2.LaunchTemplate("nodes-template", image_id="ami-0123456789abcdef0",
+                                              instance_type=instance_type)
+            aws.autoscaling.Group("nodes", min_size=0, max_size=max_size,
+                                  vpc_zone_identifiers=[subnet.id for subnet in subnets],
+                                  tags=[{"key": "kubernetes.io/cluster/fleet", "value": "owned",
+                                         "propagate_at_launch": True}],
+                                  launch_template={"id": template.id, "version": "$Latest"})
+            return
+        aws.eks.NodeGroup("nodes", cluster_name=cluster.name, node_group_name="nodes",
+                          node_role_arn="arn:aws:iam::123456789012:role/nodes",
+                          subnet_ids=[subnet.id for subnet in subnets], instance_types=[instance_type],
+                          scaling_config={"desired_size": 1, "min_size": 0, "max_size": max_size})
+    return declare
+
+
 def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, node_count: int = 2,
                         critical_only: bool = False, location: str = "eastus") -> Part:
     """A pulumi-azure KubernetesCluster with its defaultNodePool (classic-azure-py-aks-multicluster's shape)."""

@@ -7,7 +7,7 @@ every subnet (virtual-networks-faq). A /24 has 256 - 5 = 251: floor(251 / 31) = 
 """
 
 import pulumi_azure_native as azure_native
-from builders import aks_on_subnet, run, subnet_pool
+from builders import aks_on_subnet, eks_on_subnets, gke_on_range, run, subnet_pool
 
 POLICY = "pool-address-space"
 SUBNET_ID = ("/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/"
@@ -124,26 +124,8 @@ def test_a_subnet_range_not_known_yet_is_said_once_and_a_known_one_judged():
 # GKE: a node takes the smallest aligned block holding twice its maxPods of the cluster's Pod range
 # (cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr): 110 Pods, 220, a /24 of 256; 32 Pods, a /26.
 
-def gke(*pools, cidr="/22", secondary=None, default_max_pods=None):
-    """A zonal GKE cluster (one zone) without its default pool, and NodePools of ``(name, max_nodes, max_pods)``."""
-    import pulumi_gcp as gcp
-
-    def declare():
-        policy = {"cluster_secondary_range_name": "pods"} if secondary else {"cluster_ipv4_cidr_block": cidr}
-        subnetwork = None
-        if secondary:
-            subnetwork = gcp.compute.Subnetwork("nodes", name="nodes", network="default", region="europe-west1",
-                                                ip_cidr_range="10.0.0.0/24", secondary_ip_ranges=[
-                                                    {"range_name": "pods", "ip_cidr_range": secondary}])
-        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
-                                        remove_default_node_pool=True, ip_allocation_policy=policy,
-                                        subnetwork=subnetwork.name if subnetwork is not None else None,
-                                        default_max_pods_per_node=default_max_pods)
-        for name, most, max_pods in pools:
-            gcp.container.NodePool(name, name=name, cluster=cluster.name, location="europe-west1-b",
-                                   autoscaling={"min_node_count": 0, "max_node_count": most},
-                                   max_pods_per_node=max_pods, node_config={"machine_type": "n2-standard-4"})
-    return declare
+def gke(*pools, **more):
+    return gke_on_range(*pools, **more)
 
 
 def gke_findings(*parts):
@@ -187,33 +169,8 @@ def test_the_gke_templates_14_range_is_far_from_full():
 # 10, EKS's table), with prefix delegation its primary address and a /28 (17); AWS keeps 5 of every subnet
 # (docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html). A /26: 64 - 5 = 59, floor(59 / 10) = 5 nodes.
 
-def eks(max_size, *cidrs, instance_type="m5.large", cni=None, self_managed=False):
-    import json
-
-    import pulumi_aws as aws
-
-    def declare():
-        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
-                                  vpc_config={"subnet_ids": ["subnet-1"]})
-        subnets = [aws.ec2.Subnet(f"nodes-{index}", vpc_id="vpc-1", cidr_block=cidr) for index, cidr in
-                   enumerate(cidrs or ("10.0.1.0/26",))]
-        if cni is not None:
-            aws.eks.Addon("vpc-cni", cluster_name=cluster.name, addon_name="vpc-cni",
-                          configuration_values=json.dumps({"env": cni}))
-        if self_managed:
-            template = aws.ec2.LaunchTemplate("nodes-template", image_id="ami-0123456789abcdef0",
-                                              instance_type=instance_type)
-            aws.autoscaling.Group("nodes", min_size=0, max_size=max_size,
-                                  vpc_zone_identifiers=[subnet.id for subnet in subnets],
-                                  tags=[{"key": "kubernetes.io/cluster/fleet", "value": "owned",
-                                         "propagate_at_launch": True}],
-                                  launch_template={"id": template.id, "version": "$Latest"})
-            return
-        aws.eks.NodeGroup("nodes", cluster_name=cluster.name, node_group_name="nodes",
-                          node_role_arn="arn:aws:iam::123456789012:role/nodes",
-                          subnet_ids=[subnet.id for subnet in subnets], instance_types=[instance_type],
-                          scaling_config={"desired_size": 1, "min_size": 0, "max_size": max_size})
-    return declare
+def eks(max_size, *cidrs, **more):
+    return eks_on_subnets(max_size, *cidrs, **more)
 
 
 def eks_findings(*parts):
