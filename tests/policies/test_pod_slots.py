@@ -141,3 +141,20 @@ def test_a_self_managed_groups_kubelet_max_pods_flag_is_its_nodes_slots():
     plain = self_managed_group("own", "m5.large", max_size=1, user_data="#!/bin/bash\n/etc/eks/bootstrap.sh fleet\n")
     assert run(plain, tiny(29), platform="aws").findings("pool-capacity") == []
     assert run(plain, tiny(30), platform="aws").findings("pool-capacity") != []
+
+
+def test_a_nodeadm_node_configs_max_pods_is_its_nodes_slots():
+    """AL2023's user data: a NodeConfig whose spec.kubelet.config.maxPods is 110 (nodeadm's NodeConfig API), in a
+    MIME part as EKS's guides write it; a --max-pods flag beside it wins, as the kubelet's flags do."""
+    def user_data(flags=""):
+        return ("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"BOUNDARY\"\n\n--BOUNDARY\n"
+                "Content-Type: application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n"
+                "spec:\n  cluster:\n    name: fleet\n  kubelet:\n    config:\n      maxPods: 110\n"
+                f"{flags}\n--BOUNDARY--\n")
+    own = self_managed_group("own", "m5.large", max_size=1, user_data=user_data())
+    assert run(own, tiny(110), platform="aws").findings("pool-capacity") == []
+    assert run(own, tiny(111), platform="aws").findings("pool-capacity") != []
+    flagged = self_managed_group("own", "m5.large", max_size=1,
+                                 user_data=user_data("    flags:\n      - --max-pods=50\n"))
+    assert run(flagged, tiny(50), platform="aws").findings("pool-capacity") == []
+    assert run(flagged, tiny(51), platform="aws").findings("pool-capacity") != []

@@ -101,7 +101,13 @@ def kubelet_flags(user_data: str) -> list[str] | None:
         for document in documents:
             if is_mapping(document) and document.get("kind") == "NodeConfig":
                 found = True
-                listed = (((document.get("spec") or {}).get("kubelet") or {}).get("flags") or [])
+                kubelet = ((document.get("spec") or {}).get("kubelet") or {})
+                # its kubelet configuration's maxPods (nodeadm's NodeConfig API: spec.kubelet.config), which a flag
+                # given after it overrides, as the kubelet's flags override its configuration file
+                most = (kubelet.get("config") or {}).get("maxPods") if is_mapping(kubelet.get("config")) else None
+                if isinstance(most, int) and not isinstance(most, bool):
+                    flags.insert(0, f"--max-pods={most}")
+                listed = kubelet.get("flags") or []
                 flags.extend(flag for flag in listed if isinstance(flag, str))
     return flags if found else None
 
