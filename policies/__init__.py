@@ -39,6 +39,7 @@ from . import (
     exemptions_in_force,
     helm_release_unchecked,
     kubernetes_compute_enforceable,
+    namespace_admits_workload,
     pool_address_space,
     pool_capacity,
     pool_replacement_safe,
@@ -91,6 +92,7 @@ ALL: tuple[Policy, ...] = (
     cluster_version_skew.POLICY,
     workload_api_available.POLICY,
     pool_address_space.POLICY,
+    namespace_admits_workload.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 
@@ -99,8 +101,9 @@ PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes wor
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
                     "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
                     "no node of their pool can hold, pools too small for what is placed on them or for their "
-                    "addresses, pools replaced under their workloads, Kubernetes versions out of skew and API versions "
-                    "their cluster no longer serves; and shows what it cannot check (Helm v3 Releases, machines "
+                    "addresses, Pods their namespace refuses, pools replaced under their workloads, Kubernetes "
+                    "versions out of skew and API versions their cluster no longer serves; and shows what it "
+                    "cannot check (Helm v3 Releases, machines "
                     "newer than its catalog).")
 
 

@@ -670,6 +670,38 @@ def eks_on_subnets(max_size: int, *cidrs: str, instance_type: str = "m5.large",
     return declare
 
 
+def quota_part(hard: Mapping[str, str], name: str = "team-quota", namespace: str = "team",
+               scopes: list[str] | None = None) -> Part:
+    """A ResourceQuota of ``namespace`` with ``hard``."""
+    import pulumi_kubernetes as k8s
+
+    def declare() -> Any:
+        spec = {"hard": dict(hard), **({"scopes": scopes} if scopes else {})}
+        return k8s.core.v1.ResourceQuota(name, metadata={"name": name, "namespace": namespace}, spec=spec)
+
+    return declare
+
+
+def namespaced_deployment(name: str, replicas: int, requests: Mapping[str, str] | None = None, *,
+                          namespace: str = "team", strategy: Mapping[str, Any] | None = None,
+                          limits: Mapping[str, str] | None = None, priority: str | None = None) -> Part:
+    """A Deployment of one nginx container in ``namespace``, with its requests, limits, strategy and priority class."""
+    import pulumi_kubernetes as k8s
+
+    def declare() -> Any:
+        resources = {**({"requests": dict(requests)} if requests else {}), **({"limits": dict(limits)} if limits
+                                                                             else {})}
+        spec: dict[str, Any] = {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                                "template": {"metadata": {"labels": {"app": name}}, "spec": {
+                                    "containers": [{"name": name, "image": "nginx", "resources": resources}],
+                                    **({"priorityClassName": priority} if priority else {})}}}
+        if strategy:
+            spec["strategy"] = dict(strategy)
+        return k8s.apps.v1.Deployment(name, metadata={"name": name, "namespace": namespace}, spec=spec)
+
+    return declare
+
+
 def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, node_count: int = 2,
                         critical_only: bool = False, location: str = "eastus") -> Part:
     """A pulumi-azure KubernetesCluster with its defaultNodePool (classic-azure-py-aks-multicluster's shape)."""

@@ -411,3 +411,38 @@ def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
     """Whether a label selector certainly matches these labels (selectors.label_selector): what is not known yet
     counts as no match, since a Pod the pack cannot tell is its own is not counted as one."""
     return label_selector(selector, labels) is True
+
+
+# --- what a container leaves unset (a quota's "must specify") --------------------------------------------------------
+
+def unset(pod_spec: Any) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
+    """For ("requests" | "limits", cpu | memory), the containers and init containers that set none: a request is set
+    by its request or its limit (the API server defaults one from the other); a limit only by itself. Unknown when a
+    container or its resources are not known yet. Pod-level resources (spec.resources) stand for every container's:
+    nothing is unset."""
+    found: dict[tuple[str, str], list[str]] = {}
+    if isinstance(pod_spec, Unknown):
+        return pod_spec
+    if child(pod_spec, "resources") is not None:
+        return {}
+    for key in ("containers", "initContainers"):
+        listed = _items(child(pod_spec, key))
+        if isinstance(listed, Unknown):
+            return listed
+        for index, container in enumerate(listed):
+            if isinstance(container, Unknown):
+                return container
+            resources = child(container, "resources")
+            requests, limits = child(resources, "requests"), child(resources, "limits")
+            for value in (resources, requests, limits):
+                if isinstance(value, Unknown):
+                    return value
+            name = child(container, "name")
+            shown = name if isinstance(name, str) else f"{key}[{index}]"
+            for resource in (CPU, MEMORY):
+                has_limit = _has(limits, resource)
+                if not has_limit:
+                    found.setdefault(("limits", resource), []).append(shown)
+                if not has_limit and not _has(requests, resource):
+                    found.setdefault(("requests", resource), []).append(shown)
+    return {key: tuple(names) for key, names in found.items()}

@@ -16,6 +16,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .admission import (
+    LIMIT_RANGE,
+    PRIORITY_CLASS,
+    RESOURCE_QUOTA,
+    LimitRange,
+    Quota,
+    parse_limit_range,
+    parse_quota,
+    priority_class_name,
+)
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster
@@ -55,6 +65,11 @@ class Stack:
     # preview judges (adapters/dependents.py), where this stack's resources are the foreign ones
     name: str = ""
     dependents: list[Any] = field(default_factory=list)  # the app stacks compute:dependents names, each read or not
+    # what decides whether a namespace admits a Pod (SPEC 21, policies/model/admission.py): the stack's ResourceQuotas
+    # and LimitRanges, and the PriorityClasses it (or a stack it reads) declares
+    quotas: list[Quota] = field(default_factory=list)
+    limit_ranges: list[LimitRange] = field(default_factory=list)
+    priority_classes: list[str | Unknown | None] = field(default_factory=list)
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -120,6 +135,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             stack.foreign[resource.urn] = name
             if isinstance(workload := taken(resource), Workload):
                 stack.foreign_workloads.append(workload)
+            elif PRIORITY_CLASS.match(resource.type):
+                stack.priority_classes.append(priority_class_name(resource.props))
     for raw in resources:
         resource = StackResource.of(raw)
         workload = taken(resource)
@@ -139,6 +156,13 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         budget = parse_budget(resource.type, resource.props, resource.urn, resource.name)
         if budget is not None:
             stack.budgets.append(budget)
+        elif resource.type == RESOURCE_QUOTA:
+            stack.quotas.append(parse_quota(resource.urn, resource.name, resource.props, resource.provider or ""))
+        elif resource.type == LIMIT_RANGE:
+            stack.limit_ranges.append(parse_limit_range(resource.urn, resource.name, resource.props,
+                                                        resource.provider or ""))
+        elif PRIORITY_CLASS.match(resource.type):
+            stack.priority_classes.append(priority_class_name(resource.props))
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn

@@ -17,7 +17,16 @@ from typing import Any, Generic, TypeVar, overload
 from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
-from .pods import PodRequest, Replicas, extended_resources, pod_request, repel_key, repels_itself, replicas
+from .pods import (
+    PodRequest,
+    Replicas,
+    extended_resources,
+    pod_request,
+    repel_key,
+    repels_itself,
+    replicas,
+    unset,
+)
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
@@ -207,6 +216,16 @@ class Workload:
     def replicas(self) -> Replicas:
         """How many Pods it runs at once (a DaemonSet's are counted per node instead)."""
         return replicas(self.kind, self.props)
+
+    @kept
+    def unset(self) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
+        """Its containers that set no cpu or memory request, or limit (pods.unset): a quota's "must specify"."""
+        return unset(self.pod_spec) if self.pod_spec is not None else {}
+
+    @kept
+    def priority_class(self) -> Any:
+        """Its Pods' spec.priorityClassName, as written."""
+        return child(self.pod_spec, "priorityClassName")
 
     @kept
     def namespace(self) -> Any:

@@ -22,9 +22,11 @@ from builders import (
     budget,
     cluster,
     deployment,
+    namespaced_deployment,
     node_class,
     nodepool,
     placed,
+    quota_part,
     role,
     subnet_pool,
     workload,
@@ -220,6 +222,10 @@ SCENARIOS = {
     # an AKS pool of Azure CNI whose maxCount its /24 subnet cannot address (the in-process twin:
     # tests/policies/test_pool_address_space.py)
     "pool-address-space": ([aks_on_subnet(subnet_pool(max_count=8))], "azure", "aks", None, None),
+    # eleven Pods in a namespace whose ResourceQuota allows ten (the in-process twin:
+    # tests/policies/test_namespace_admits_workload.py)
+    "namespace-admits-workload": ([quota_part({"pods": "10"}), namespaced_deployment("api", 11)], "kubernetes",
+                                  "team-quota", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

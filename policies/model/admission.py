@@ -1,0 +1,104 @@
+"""What a namespace admits (SPEC 21): the ResourceQuotas, LimitRanges and PriorityClasses a stack declares, read once
+into facts that namespace-admits-workload judges its workloads' Pods against.
+
+* A ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/resource-quotas): ``pods``, ``requests.cpu`` and
+  ``requests.memory`` (``cpu`` and ``memory`` are the same), ``limits.cpu`` and ``limits.memory``. A quota with
+  ``scopes`` or a ``scopeSelector`` counts only the Pods they match: not read.
+* A LimitRange's ``Container`` limits with a ``default`` or ``defaultRequest`` give the containers that set none one
+  (its LimitRanger admission runs before the quota's, kubernetes.io/docs/concepts/policy/limit-range).
+* A PriorityClass by its name; ``system-cluster-critical`` and ``system-node-critical`` exist in every cluster
+  (kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ..platforms.quantity import CPU, MEMORY, parse_quantity
+from .values import Unknown, child, is_list, is_mapping, plain
+
+RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+PRIORITY_CLASS = re.compile(r"^kubernetes:scheduling\.k8s\.io/v1(beta1|alpha1)?:PriorityClass$")
+SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
+
+PODS_KEY = "pods"
+# a hard key -> (what it counts: "pods", or a resource of the Pod's request or limits, and which)
+QUOTA_KEYS = {"pods": ("pods", ""), "requests.cpu": ("requests", CPU), "cpu": ("requests", CPU),
+              "requests.memory": ("requests", MEMORY), "memory": ("requests", MEMORY),
+              "limits.cpu": ("limits", CPU), "limits.memory": ("limits", MEMORY)}
+
+
+@dataclass(frozen=True)
+class Quota:
+    urn: str
+    name: str
+    namespace: str | Unknown | None
+    provider: str
+    hard: Mapping[str, Decimal | Unknown]  # the keys of QUOTA_KEYS it sets, in base units (millicores, bytes, Pods)
+    scoped: bool = False  # scopes or a scopeSelector: it counts only some Pods
+
+    @property
+    def label(self) -> str:
+        return f"ResourceQuota '{self.name}'"
+
+
+@dataclass(frozen=True)
+class LimitRange:
+    urn: str
+    name: str
+    namespace: str | Unknown | None
+    provider: str
+    defaults: frozenset[str]  # the resources its Container limits give a default or defaultRequest for
+    unknown: Unknown | None = None
+
+
+def _namespace(props: Any) -> str | Unknown | None:
+    found = child(child(props, "metadata"), "namespace")
+    return found if isinstance(found, (str, Unknown)) else None
+
+
+def parse_quota(urn: str, name: str, props: Any, provider: str) -> Quota:
+    spec = child(props, "spec")
+    hard = child(spec, "hard")
+    found: dict[str, Decimal | Unknown] = {}
+    if isinstance(hard, Unknown):
+        found = dict.fromkeys(QUOTA_KEYS, hard)
+    elif is_mapping(hard):
+        for key, (_what, resource) in QUOTA_KEYS.items():
+            value = child(hard, key)
+            if isinstance(value, Unknown):
+                found[key] = value
+            elif value is not None:
+                amount = parse_quantity(value)
+                if amount is not None:
+                    found[key] = amount * 1000 if resource == CPU else amount
+    scoped = child(spec, "scopes") is not None or child(spec, "scopeSelector") is not None
+    written = child(child(props, "metadata"), "name")
+    return Quota(urn, written if isinstance(written, str) else name, _namespace(props), provider, found, scoped)
+
+
+def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRange:
+    limits = plain(child(child(props, "spec"), "limits"))
+    if isinstance(limits, Unknown):
+        return LimitRange(urn, name, _namespace(props), provider, frozenset(), limits)
+    defaults: set[str] = set()
+    for item in limits if is_list(limits) else ():
+        if not is_mapping(item) or item.get("type") not in ("Container", None):
+            continue
+        for key in ("default", "defaultRequest"):
+            given = item.get(key)
+            if is_mapping(given):
+                defaults |= {resource for resource in (CPU, MEMORY) if resource in given}
+    written = child(child(props, "metadata"), "name")
+    return LimitRange(urn, written if isinstance(written, str) else name, _namespace(props), provider,
+                      frozenset(defaults))
+
+
+def priority_class_name(props: Any) -> str | Unknown | None:
+    found = child(child(props, "metadata"), "name")
+    return found if isinstance(found, (str, Unknown)) else None

@@ -1,0 +1,185 @@
+"""namespace-admits-workload: the namespace a workload's Pods are created in admits them (SPEC 21, policy 29).
+
+A Deployment whose Pods the API server refuses previews and applies cleanly and then has no Pod. What decides it is
+often in the same stack (policies/model/admission.py):
+
+* a ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/resource-quotas): the namespace's workloads at
+  their replicas need more Pods, CPU or memory than it allows, so the Pods past it are refused; a Deployment whose
+  rolling update keeps every old Pod (maxUnavailable 0) and surges past the quota never finishes its rollout
+  (kubernetes/kubernetes#89209); a container that sets no request (or limit) of a resource the quota tracks, with no
+  LimitRange default for it, is refused ("must specify requests.cpu");
+* a ``priorityClassName`` no PriorityClass of the stack (or of a stack it reads) has, and not a system one: the
+  Priority admission refuses the Pod ("no PriorityClass with name ... was found").
+
+Only the stack's own workloads are counted, in namespaces whose quota the stack declares on the same Kubernetes
+provider: other Pods in the namespace only take more, so what is refused here is certain. A quota with scopes counts
+only some Pods: it is said, not judged. A namespace the stack declares no quota for: nothing is assumed.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pulumi_policy import Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, Quota
+from .model.stack import Stack
+from .model.values import Unknown, about, listed, undetermined
+from .model.workloads import Workload
+from .platforms.quantity import amount
+
+# the kinds whose Pods run all the time at their replicas (a Job's finish, a CronJob's come and go, a DaemonSet's are
+# one a node)
+LONG_RUNNING = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Pod")
+
+
+def _shown(key: str, value: Decimal) -> str:
+    resource = QUOTA_KEYS[key][1]
+    return amount(resource, value) if resource else f"{value:f}"
+
+
+def _per_pod(workload: Workload, key: str) -> Decimal | None:
+    """One Pod's share of what the quota key counts; None when not known (the total stays a lower bound without)."""
+    what, resource = QUOTA_KEYS[key]
+    if what == "pods":
+        return Decimal(1)
+    if what == "limits":
+        return None  # a Pod's limits are not modelled: a limits quota is judged for its "must specify" only
+    request = workload.request
+    if request is None or resource in request.unknown or resource in request.secret:
+        return None
+    return request.get(resource)
+
+
+def namespace_admits_workload(stack: Stack) -> list[Finding]:
+    findings: list[Finding] = []
+    provider = {urn: resource.provider or "" for urn, resource in stack.resources.items()}
+    for quota in stack.quotas:
+        if quota.urn in stack.foreign:
+            continue
+        if not isinstance(quota.namespace, str) or quota.scoped:
+            if quota.scoped:
+                findings.append(undetermined(f"{quota.label} counts only the Pods its scopes select, which the pack "
+                                             "does not read: its hard limits are not judged"))
+            elif isinstance(quota.namespace, Unknown):
+                findings.append(about(quota.label, quota.namespace))
+            continue
+        members = [workload for workload in stack.workloads if not workload.patch
+                   and workload.namespace == quota.namespace and provider.get(workload.urn) == quota.provider]
+        findings.extend(_quota(stack, quota, members))
+    findings.extend(_priority(stack))
+    return findings
+
+
+def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]:
+    findings: list[Finding] = []
+    where = f"namespace '{quota.namespace}'"
+    running = [(workload, count) for workload in members if workload.kind in LONG_RUNNING
+               and isinstance(count := workload.replicas.count, int) and count > 0 and not workload.replicas.secret]
+    for key, hard in quota.hard.items():
+        if isinstance(hard, Unknown):
+            findings.append(about(quota.label, hard))
+            continue
+        shares = [(workload, count, each) for workload, count in running
+                  if (each := _per_pod(workload, key)) is not None and each > 0]
+        used = sum((count * each for _workload, count, each in shares), Decimal(0))
+        parts = listed(f"{workload.subject} {count} x {_shown(key, each)}" for workload, count, each in shares)
+        if used > hard:
+            findings.append(Violation(
+                f"{quota.label} of {where} allows {_shown(key, hard)} of spec.hard.{key}, but the stack's workloads "
+                f"there take {_shown(key, used)} ({parts}): the API server refuses their Pods past "
+                f"{_shown(key, hard)}, which never run; raise spec.hard.{key} to at least {_shown(key, used)}, or run "
+                "fewer replicas", quota.urn))
+            continue
+        for workload, count, each in shares:
+            rolling = workload.rollout(count)
+            if rolling is None or isinstance(rolling, Unknown) or rolling.secret or rolling.max_unavailable > 0 \
+                    or rolling.max_surge == 0:
+                continue
+            peak = used + rolling.max_surge * each
+            if peak > hard:
+                findings.append(Violation(
+                    f"{workload.subject}: it rolls out {count} replicas with {rolling.arithmetic(count)}: it keeps "
+                    f"every old Pod until a new one is available, so {where} needs {_shown(key, peak)} of "
+                    f"spec.hard.{key} at once ({_shown(key, used)} for the stack's workloads there + "
+                    f"{rolling.max_surge} x {_shown(key, each)}), more than {quota.label} allows "
+                    f"({_shown(key, hard)}): the new Pods are refused and the rollout never finishes: allow "
+                    f"maxUnavailable: 1, or raise spec.hard.{key} to at least {_shown(key, peak)}", workload.urn))
+    findings.extend(_must_specify(stack, quota, members))
+    return findings
+
+
+def _must_specify(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]:
+    """A container that sets nothing of a resource the quota tracks, where no LimitRange of the namespace gives it a
+    default: the quota admission refuses the Pod (its evaluator's "must specify")."""
+    findings: list[Finding] = []
+    ranges = [item for item in stack.limit_ranges if item.namespace == quota.namespace
+              and item.provider == quota.provider]
+    late = next((item.unknown for item in ranges if item.unknown is not None), None)
+    defaulted = frozenset().union(*(item.defaults for item in ranges))
+    tracked = {(what, resource): key for key, (what, resource) in QUOTA_KEYS.items() if key in quota.hard
+               and what != "pods"}
+    for workload in members:
+        found = workload.unset
+        if isinstance(found, Unknown):
+            continue  # its containers are not known yet (the policies that need them say so)
+        for (what, resource), key in sorted(tracked.items()):
+            names = found.get((what, resource), ())
+            if not names or resource in defaulted:
+                continue
+            if late is not None:
+                findings.append(about(workload.subject, late))
+                continue
+            kind = "request or limit" if what == "requests" else "limit"
+            findings.append(Violation(
+                f"{workload.subject}: its container{'s' if len(names) > 1 else ''} {listed(repr(n) for n in names)} "
+                f"set{'' if len(names) > 1 else 's'} no {resource} {kind}, and {quota.label} of namespace "
+                f"'{quota.namespace}' tracks {key} with no LimitRange default for it: the API server refuses its Pods "
+                f"(must specify {what}.{resource}); set resources.{what}.{resource} on "
+                f"{'each' if len(names) > 1 else 'it'}, or give the namespace a LimitRange default", workload.urn))
+    return findings
+
+
+def _priority(stack: Stack) -> list[Finding]:
+    findings: list[Finding] = []
+    declared = {name for name in stack.priority_classes if isinstance(name, str)}
+    late = next((name for name in stack.priority_classes if isinstance(name, Unknown)), None)
+    unseen = [f"Helm Release '{release.name}'" for release in stack.helm_releases]  # it may declare PriorityClasses
+    for workload in stack.workloads:
+        name = workload.priority_class
+        if workload.patch or not isinstance(name, str) or name in declared or name in SYSTEM_PRIORITY_CLASSES:
+            continue
+        text = (f"{workload.subject}: its Pods name priorityClassName '{name}', but no PriorityClass of the stack "
+                f"has that name and it is not a system one ({listed(SYSTEM_PRIORITY_CLASSES)}): the API server "
+                f"refuses every Pod of it (no PriorityClass with name {name} was found); declare the PriorityClass "
+                "or remove the field")
+        if late is not None:
+            findings.append(about(workload.subject, late))
+        elif unseen:
+            findings.append(undetermined(f"{text}; but {subjects_of(unseen)} may declare it, so this is not judged"))
+        else:
+            findings.append(Violation(text, workload.urn))
+    return findings
+
+
+def subjects_of(names: list[str]) -> str:
+    return listed(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return namespace_admits_workload(stack)
+
+
+POLICY = Policy(
+    name="namespace-admits-workload",
+    subject="stack",
+    description="Workloads fit their namespace's ResourceQuota, set what it tracks, and name PriorityClasses that "
+                "exist.",
+    severity=Severity.HIGH,
+    remediation_steps="Raise the quota's spec.hard, run fewer replicas or allow maxUnavailable: 1; set the requests "
+                      "and limits the quota tracks (or give the namespace a LimitRange default); declare the "
+                      "PriorityClass a workload names.",
+    check=_check,
+)

@@ -1,0 +1,102 @@
+"""namespace-admits-workload (issue 61, SPEC 21, policy 29): what the namespace's ResourceQuota and the stack's
+PriorityClasses let the API server admit, with the arithmetic written out here (kubernetes.io/docs/concepts/policy/
+resource-quotas: the Pods of a namespace together within spec.hard; a container that sets nothing of a tracked
+resource is refused unless a LimitRange gives it a default)."""
+
+import pulumi_kubernetes as k8s
+from builders import namespaced_deployment, quota_part, run
+
+POLICY = "namespace-admits-workload"
+
+
+def quota(hard, name="team-quota", namespace="team", scopes=None):
+    return quota_part(hard, name, namespace, scopes)
+
+
+def limit_range(default):
+    def declare():
+        return k8s.core.v1.LimitRange("defaults", metadata={"name": "defaults", "namespace": "team"},
+                                      spec={"limits": [{"type": "Container", "defaultRequest": default}]})
+    return declare
+
+
+def deployment(name, replicas, requests=None, **more):
+    return namespaced_deployment(name, replicas, requests, **more)
+
+
+def findings(*parts):
+    return run(*parts).findings(POLICY)
+
+
+def notes(*parts):
+    return [note for note in run(*parts).notes if note.policy == POLICY]
+
+
+def test_pods_past_the_quota_are_refused():
+    """pods: 10; api 6 + web 4 = 10 fit; web 5 makes 11."""
+    assert findings(quota({"pods": "10"}), deployment("api", 6, {"cpu": "100m"}), deployment("web", 4, {"cpu": "1"})) \
+        == []
+    (message,) = findings(quota({"pods": "10"}), deployment("api", 6, {"cpu": "100m"}),
+                          deployment("web", 5, {"cpu": "1"}))
+    assert message == (
+        "ResourceQuota 'team-quota' of namespace 'team' allows 10 of spec.hard.pods, but the stack's workloads there "
+        "take 11 (Deployment 'api' 6 x 1, Deployment 'web' 5 x 1): the API server refuses their Pods past 10, which "
+        "never run; raise spec.hard.pods to at least 11, or run fewer replicas")
+
+
+def test_requested_cpu_and_memory_against_the_quota():
+    """requests.cpu 2: 4 x 500m = 2 fit, 4 x 501m = 2004m do not; memory 1Gi: 4 x 256Mi fit, 4 x 257Mi do not."""
+    assert findings(quota({"requests.cpu": "2"}), deployment("api", 4, {"cpu": "500m"})) == []
+    (cpu,) = findings(quota({"requests.cpu": "2"}), deployment("api", 4, {"cpu": "501m"}))
+    assert "allows 2 cores of spec.hard.requests.cpu, but the stack's workloads there take 2004m (Deployment 'api' " \
+        "4 x 501m)" in cpu
+    assert findings(quota({"memory": "1Gi"}), deployment("api", 4, {"cpu": "1m", "memory": "256Mi"})) == []
+    assert len(findings(quota({"memory": "1Gi"}), deployment("api", 4, {"cpu": "1m", "memory": "257Mi"}))) == 1
+
+
+def test_another_namespace_and_a_scoped_quota_are_not_counted():
+    assert findings(quota({"pods": "1"}), deployment("api", 5, {"cpu": "1m"}, namespace="other")) == []
+    assert findings(quota({"pods": "1"}, scopes=["BestEffort"]), deployment("api", 5, {"cpu": "1m"})) == []
+    (note,) = notes(quota({"pods": "1"}, scopes=["BestEffort"]), deployment("api", 5, {"cpu": "1m"}))
+    assert "ResourceQuota 'team-quota' counts only the Pods its scopes select" in str(note)
+
+
+def test_a_rollout_that_keeps_every_old_pod_and_surges_past_the_quota_never_finishes():
+    """pods 4, 4 replicas with maxUnavailable 0 and maxSurge 25% of 4 = 1: 5 at once; maxUnavailable 1 finishes (the
+    controller removes an old Pod first); without a rollout strategy the defaults (25%, 25%) let one go too."""
+    keep = {"rollingUpdate": {"maxUnavailable": 0}}
+    (message,) = findings(quota({"pods": "4"}), deployment("api", 4, {"cpu": "1m"}, strategy=keep))
+    assert message == (
+        "Deployment 'api': it rolls out 4 replicas with maxUnavailable 0, maxSurge 25% of 4 = 1 (rounded up): it keeps "
+        "every old Pod until a new one is available, so namespace 'team' needs 5 of spec.hard.pods at once (4 for the "
+        "stack's workloads there + 1 x 1), more than ResourceQuota 'team-quota' allows (4): the new Pods are refused "
+        "and the rollout never finishes: allow maxUnavailable: 1, or raise spec.hard.pods to at least 5")
+    assert findings(quota({"pods": "5"}), deployment("api", 4, {"cpu": "1m"}, strategy=keep)) == []
+    assert findings(quota({"pods": "4"}), deployment("api", 4, {"cpu": "1m"},
+                                                     strategy={"rollingUpdate": {"maxUnavailable": 1}})) == []
+    assert findings(quota({"pods": "4"}), deployment("api", 4, {"cpu": "1m"})) == []
+
+
+def test_a_container_without_what_the_quota_tracks_is_refused_unless_a_limit_range_defaults_it():
+    (message,) = findings(quota({"requests.cpu": "10"}), deployment("api", 1, {"memory": "64Mi"}))
+    assert message == (
+        "Deployment 'api': its container 'api' sets no cpu request or limit, and ResourceQuota 'team-quota' of "
+        "namespace 'team' tracks requests.cpu with no LimitRange default for it: the API server refuses its Pods "
+        "(must specify requests.cpu); set resources.requests.cpu on it, or give the namespace a LimitRange default")
+    assert findings(quota({"requests.cpu": "10"}), deployment("api", 1, limits={"cpu": "1"})) == []  # a limit does
+    assert findings(quota({"requests.cpu": "10"}), limit_range({"cpu": "100m"}), deployment("api", 1)) == []
+    (limit,) = findings(quota({"limits.memory": "1Gi"}), deployment("api", 1, {"memory": "64Mi"}))
+    assert "sets no memory limit, and ResourceQuota 'team-quota' of namespace 'team' tracks limits.memory" in limit
+
+
+def test_a_priority_class_that_exists_nowhere_is_refused():
+    def priority_class(name):
+        return lambda: k8s.scheduling.v1.PriorityClass(name, metadata={"name": name}, value=1000)
+
+    (message,) = findings(deployment("api", 1, {"cpu": "1m"}, priority="high"))
+    assert message == (
+        "Deployment 'api': its Pods name priorityClassName 'high', but no PriorityClass of the stack has that name and "
+        "it is not a system one (system-cluster-critical, system-node-critical): the API server refuses every Pod of "
+        "it (no PriorityClass with name high was found); declare the PriorityClass or remove the field")
+    assert findings(priority_class("high"), deployment("api", 1, {"cpu": "1m"}, priority="high")) == []
+    assert findings(deployment("api", 1, {"cpu": "1m"}, priority="system-cluster-critical")) == []
