@@ -8,6 +8,8 @@ often in the same stack (policies/model/admission.py):
   rolling update keeps every old Pod (maxUnavailable 0) and surges past the quota never finishes its rollout
   (kubernetes/kubernetes#89209); a container that sets no request (or limit) of a resource the quota tracks, with no
   LimitRange default for it, is refused ("must specify requests.cpu");
+* a LimitRange's Container ``min``, ``max`` and ``maxLimitRequestRatio`` that a container's written request or limit
+  breaks (kubernetes.io/docs/concepts/policy/limit-range: the LimitRanger admission refuses the Pod);
 * a ``priorityClassName`` no PriorityClass of the stack (or of a stack it reads) has, and not a system one: the
   Priority admission refuses the Pod ("no PriorityClass with name ... was found").
 
@@ -24,11 +26,11 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, Quota
+from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Quota
 from .model.stack import Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
-from .platforms.quantity import amount
+from .platforms.quantity import CPU, MEMORY, amount
 
 # the kinds whose Pods run all the time at their replicas (a Job's finish, a CronJob's come and go, a DaemonSet's are
 # one a node)
@@ -69,7 +71,46 @@ def namespace_admits_workload(stack: Stack) -> list[Finding]:
         members = [workload for workload in stack.workloads if not workload.patch
                    and workload.namespace == quota.namespace and provider.get(workload.urn) == quota.provider]
         findings.extend(_quota(stack, quota, members))
+    for bounds in stack.limit_ranges:
+        if bounds.urn in stack.foreign or not isinstance(bounds.namespace, str):
+            continue
+        members = [workload for workload in stack.workloads if not workload.patch
+                   and workload.namespace == bounds.namespace and provider.get(workload.urn) == bounds.provider]
+        findings.extend(_bounded(bounds, members))
     findings.extend(_priority(stack))
+    return findings
+
+
+def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
+    """A LimitRange's Container min, max and maxLimitRequestRatio against what each container writes (its LimitRanger
+    admission: min <= request, limit <= max, limit / request <= the ratio): what it refuses, one finding a workload."""
+    findings: list[Finding] = []
+    for workload in members:
+        containers = workload.containers
+        if isinstance(containers, Unknown):
+            continue
+        broken: list[str] = []
+        for container in containers:
+            for resource in (CPU, MEMORY):
+                request, limit = container.requests.get(resource), container.limits.get(resource)
+                most, least = bounds.maximum.get(resource), bounds.minimum.get(resource)
+                ratio = bounds.ratio.get(resource)
+                for part, value in (("request", request), ("limit", limit)):
+                    if value is not None and most is not None and value > most:
+                        broken.append(f"'{container.name}' {resource} {part} {amount(resource, value)} is above its "
+                                      f"max {amount(resource, most)}")
+                    if value is not None and least is not None and value < least:
+                        broken.append(f"'{container.name}' {resource} {part} {amount(resource, value)} is below its "
+                                      f"min {amount(resource, least)}")
+                if ratio is not None and request and limit is not None and limit / request > ratio:
+                    broken.append(f"'{container.name}' {resource} limit / request {amount(resource, limit)} / "
+                                  f"{amount(resource, request)} = {limit / request:.3g} is above its "
+                                  f"maxLimitRequestRatio {ratio:f}")
+        if broken:
+            findings.append(Violation(
+                f"{workload.subject}: {bounds.label} of namespace '{bounds.namespace}' bounds each container: "
+                f"{listed(broken, '; ')}: the API server refuses its Pods (LimitRanger admission); bring the "
+                "container's resources within the LimitRange, or change the LimitRange", workload.urn))
     return findings
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -55,6 +55,14 @@ class LimitRange:
     provider: str
     defaults: frozenset[str]  # the resources its Container limits give a default or defaultRequest for
     unknown: Unknown | None = None
+    # its Container limits' min, max and maxLimitRequestRatio, per resource (millicores, bytes; a ratio as is)
+    minimum: Mapping[str, Decimal] = field(default_factory=dict)
+    maximum: Mapping[str, Decimal] = field(default_factory=dict)
+    ratio: Mapping[str, Decimal] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"LimitRange '{self.name}'"
 
 
 def _namespace(props: Any) -> str | Unknown | None:
@@ -87,6 +95,7 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
     if isinstance(limits, Unknown):
         return LimitRange(urn, name, _namespace(props), provider, frozenset(), limits)
     defaults: set[str] = set()
+    bounds: dict[str, dict[str, Decimal]] = {"min": {}, "max": {}, "maxLimitRequestRatio": {}}
     for item in limits if is_list(limits) else ():
         if not is_mapping(item) or item.get("type") not in ("Container", None):
             continue
@@ -94,9 +103,15 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
             given = item.get(key)
             if is_mapping(given):
                 defaults |= {resource for resource in (CPU, MEMORY) if resource in given}
+        for key, found in bounds.items():
+            given = item.get(key)
+            for resource in (CPU, MEMORY):
+                value = parse_quantity(given.get(resource)) if is_mapping(given) else None
+                if value is not None:
+                    found[resource] = value * 1000 if resource == CPU and key != "maxLimitRequestRatio" else value
     written = child(child(props, "metadata"), "name")
     return LimitRange(urn, written if isinstance(written, str) else name, _namespace(props), provider,
-                      frozenset(defaults))
+                      frozenset(defaults), None, bounds["min"], bounds["max"], bounds["maxLimitRequestRatio"])
 
 
 def priority_class_name(props: Any) -> str | Unknown | None:

@@ -446,3 +446,47 @@ def unset(pod_spec: Any) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
                 if not has_limit and not _has(requests, resource):
                     found.setdefault(("requests", resource), []).append(shown)
     return {key: tuple(names) for key, names in found.items()}
+
+
+@dataclass(frozen=True)
+class ContainerResources:
+    """One container's cpu (millicores) and memory (bytes) requests and limits as written (a request the API server
+    defaults from its limit included)."""
+
+    name: str
+    requests: Mapping[str, Decimal]
+    limits: Mapping[str, Decimal]
+
+
+def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unknown:
+    """Every container's and init container's cpu and memory requests and limits that are written and readable;
+    Unknown when one is not known yet."""
+    found: list[ContainerResources] = []
+    if isinstance(pod_spec, Unknown):
+        return pod_spec
+    for key in ("containers", "initContainers"):
+        listed = _items(child(pod_spec, key))
+        if isinstance(listed, Unknown):
+            return listed
+        for index, container in enumerate(listed):
+            if isinstance(container, Unknown):
+                return container
+            resources = child(container, "resources")
+            amounts: dict[str, dict[str, Decimal]] = {"requests": {}, "limits": {}}
+            for part in amounts:
+                values = child(resources, part)
+                for resource in (CPU, MEMORY):
+                    value = child(values, resource) if is_mapping(values) else values
+                    if isinstance(value, Unknown):
+                        return value
+                    if not is_mapping(values):
+                        continue
+                    amount = parse_quantity(value) if value is not None else None
+                    if amount is not None:
+                        amounts[part][resource] = amount * 1000 if resource == CPU else amount
+            for resource, limit in amounts["limits"].items():
+                amounts["requests"].setdefault(resource, limit)  # the API server's defaulting
+            name = child(container, "name")
+            found.append(ContainerResources(name if isinstance(name, str) else f"{key}[{index}]",
+                                            amounts["requests"], amounts["limits"]))
+    return tuple(found)

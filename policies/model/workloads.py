@@ -18,8 +18,10 @@ from ..platforms.quantity import MAX_REPLICAS
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
 from .pods import (
+    ContainerResources,
     PodRequest,
     Replicas,
+    container_resources,
     extended_resources,
     pod_request,
     repel_key,
@@ -221,6 +223,11 @@ class Workload:
     def unset(self) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
         """Its containers that set no cpu or memory request, or limit (pods.unset): a quota's "must specify"."""
         return unset(self.pod_spec) if self.pod_spec is not None else {}
+
+    @kept
+    def containers(self) -> tuple[ContainerResources, ...] | Unknown:
+        """Each container's cpu and memory requests and limits as written (pods.container_resources)."""
+        return container_resources(self.pod_spec) if self.pod_spec is not None else ()
 
     @kept
     def priority_class(self) -> Any:

@@ -100,3 +100,22 @@ def test_a_priority_class_that_exists_nowhere_is_refused():
         "it (no PriorityClass with name high was found); declare the PriorityClass or remove the field")
     assert findings(priority_class("high"), deployment("api", 1, {"cpu": "1m"}, priority="high")) == []
     assert findings(deployment("api", 1, {"cpu": "1m"}, priority="system-cluster-critical")) == []
+
+
+def test_a_limit_range_refuses_containers_outside_its_bounds():
+    """Container max cpu 1, min memory 64Mi, maxLimitRequestRatio cpu 2: a 2-core limit, a 32Mi request, and a
+    limit 4 times its request are refused; within them, nothing."""
+    def bounds():
+        return k8s.core.v1.LimitRange("bounds", metadata={"name": "bounds", "namespace": "team"}, spec={"limits": [
+            {"type": "Container", "max": {"cpu": "1"}, "min": {"memory": "64Mi"},
+             "maxLimitRequestRatio": {"cpu": "2"}}]})
+    assert findings(bounds, deployment("api", 1, {"cpu": "500m", "memory": "64Mi"}, limits={"cpu": "1"})) == []
+    (message,) = findings(bounds, deployment("api", 1, {"cpu": "500m", "memory": "32Mi"}, limits={"cpu": "2"}))
+    assert message == (
+        "Deployment 'api': LimitRange 'bounds' of namespace 'team' bounds each container: 'api' cpu limit 2 cores is "
+        "above its max 1 core; 'api' cpu limit / request 2 cores / 500m = 4 is above its maxLimitRequestRatio 2; "
+        "'api' memory request 32 MiB is below its min 64 MiB: the API server refuses its Pods (LimitRanger "
+        "admission); bring the container's resources within the LimitRange, or change the LimitRange")
+    # a request the API server defaults from the limit counts as written
+    (over,) = findings(bounds, deployment("api", 1, {"memory": "64Mi"}, limits={"cpu": "1500m"}))
+    assert "'api' cpu request 1500m is above its max 1 core; 'api' cpu limit 1500m is above its max 1 core" in over
