@@ -40,6 +40,7 @@ from . import (
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     namespace_admits_workload,
+    platform_admits_workload,
     pool_address_space,
     pool_capacity,
     pool_replacement_safe,
@@ -93,6 +94,7 @@ ALL: tuple[Policy, ...] = (
     workload_api_available.POLICY,
     pool_address_space.POLICY,
     namespace_admits_workload.POLICY,
+    platform_admits_workload.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 
@@ -101,10 +103,9 @@ PACK_DESCRIPTION = ("Rejects ComputeCluster compute pools and the Kubernetes wor
                     "they are deployed: malformed pools, requirements Kubernetes cannot enforce, mixed CPU "
                     "architectures, unresolvable placement, Pods not pinned to their pool's architecture, Pods "
                     "no node of their pool can hold, pools too small for what is placed on them or for their "
-                    "addresses, Pods their namespace refuses, pools replaced under their workloads, Kubernetes "
-                    "versions out of skew and API versions their cluster no longer serves; and shows what it "
-                    "cannot check (Helm v3 Releases, machines "
-                    "newer than its catalog).")
+                    "addresses, Pods their namespace or platform refuses, pools replaced under their workloads, "
+                    "Kubernetes versions out of skew and API versions their cluster no longer serves; and shows "
+                    "what it cannot check (Helm v3 Releases, machines newer than its catalog).")
 
 
 # The pack's directory: the repository in a checkout (policies/ is at its top), or the staged pack

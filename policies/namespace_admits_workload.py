@@ -216,8 +216,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="namespace-admits-workload",
     subject="stack",
-    description="Workloads fit their namespace's ResourceQuota, set what it tracks, and name PriorityClasses that "
-                "exist.",
+    description="Workloads fit their namespace's ResourceQuota and LimitRange, and name PriorityClasses that exist.",
     severity=Severity.HIGH,
     remediation_steps="Raise the quota's spec.hard, run fewer replicas or allow maxUnavailable: 1; set the requests "
                       "and limits the quota tracks (or give the namespace a LimitRange default); declare the "

@@ -93,7 +93,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="pool-address-space",
     subject="stack",
-    description="Every pool can reach its maximum size with the addresses its subnets and Pod ranges give its nodes.",
+    description="Every pool's subnets and Pod ranges have addresses for its nodes at its maximum size.",
     severity=Severity.HIGH,
     remediation_steps="Give the pool a larger subnet or Pod range, fewer Pods per node (maxPods), or a network mode "
                       "whose nodes take fewer addresses (Azure CNI Overlay); or lower its maximum size.",

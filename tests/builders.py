@@ -702,6 +702,40 @@ def namespaced_deployment(name: str, replicas: int, requests: Mapping[str, str] 
     return declare
 
 
+def fargate_cluster(selectors: tuple[Mapping[str, Any], ...] = ({"namespace": "apps"},),
+                    with_group: bool = False) -> list[Part]:
+    """An EKS cluster with a Fargate profile of ``selectors``, and with ``with_group`` a node group beside it."""
+    import pulumi_aws as aws
+
+    def declare() -> Any:
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                                  vpc_config={"subnet_ids": ["subnet-1"]})
+        aws.eks.FargateProfile("apps", cluster_name=cluster.name, pod_execution_role_arn="arn:aws:iam::1:role/f",
+                               subnet_ids=["subnet-1"], selectors=list(selectors))
+        return cluster
+    parts: list[Part] = [declare]
+    if with_group:
+        parts.append(node_group("general", ["m7i.large"], declare_cluster=False))
+    return parts
+
+
+def fargate_workload(kind: str = "Deployment", namespace: str = "apps", labels: Mapping[str, str] | None = None,
+                     **pod: Any) -> Part:
+    """A Deployment (or DaemonSet) 'app' of one nginx container in ``namespace``, with ``pod`` in its pod spec
+    (``container``: more of its container)."""
+    import pulumi_kubernetes as k8s
+
+    def declare() -> Any:
+        spec = {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}},
+                                **pod.pop("container", {})}], **pod}
+        template = {"metadata": {"labels": {"app": "app", **(labels or {})}}, "spec": spec}
+        body = {"selector": {"matchLabels": {"app": "app"}}, "template": template}
+        if kind == "Deployment":
+            return k8s.apps.v1.Deployment("app", metadata={"name": "app", "namespace": namespace}, spec=body)
+        return k8s.apps.v1.DaemonSet("app", metadata={"name": "app", "namespace": namespace}, spec=body)
+    return declare
+
+
 def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, node_count: int = 2,
                         critical_only: bool = False, location: str = "eastus") -> Part:
     """A pulumi-azure KubernetesCluster with its defaultNodePool (classic-azure-py-aks-multicluster's shape)."""

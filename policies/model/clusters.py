@@ -55,6 +55,10 @@ class KubeCluster:
     # node takes a block of (a GKE cluster's Pod range, an AKS overlay or kubenet podCidr): SPEC 20
     plugin: str | Unknown | None = None
     pod_range: Space | Unknown | None = None
+    # what runs Pods on nodes of the platform's own, with its admission (SPEC 21, platform-admits-workload): EKS
+    # Fargate profiles' selectors (a namespace pattern and labels each), a GKE Autopilot cluster
+    fargate: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | Unknown = ()
+    autopilot: bool = False
 
     @property
     def ref(self) -> ClusterRef:

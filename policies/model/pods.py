@@ -490,3 +490,67 @@ def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unkno
             found.append(ContainerResources(name if isinstance(name, str) else f"{key}[{index}]",
                                             amounts["requests"], amounts["limits"]))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class HostAccess:
+    """What a Pod asks of its node beyond its own sandbox, as platforms that run Pods on nodes of their own refuse it
+    (EKS Fargate, GKE Autopilot): privileged containers, the host's network, PID and IPC namespaces, host ports, and
+    hostPath volumes (their paths)."""
+
+    privileged: tuple[str, ...] = ()
+    host_network: bool = False
+    host_pid: bool = False
+    host_ipc: bool = False
+    host_ports: tuple[str, ...] = ()
+    host_paths: tuple[str, ...] = ()
+
+
+def host_access(pod_spec: Any) -> HostAccess | Unknown:
+    """A pod spec's :class:`HostAccess`; Unknown when a field that decides it is not known yet."""
+    if isinstance(pod_spec, Unknown):
+        return pod_spec
+    flags = {}
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        value = child(pod_spec, key)
+        if isinstance(value, Unknown):
+            return value
+        flags[key] = value is True
+    privileged: list[str] = []
+    ports: list[str] = []
+    for key in ("containers", "initContainers"):
+        listed = _items(child(pod_spec, key))
+        if isinstance(listed, Unknown):
+            return listed
+        for index, container in enumerate(listed):
+            if isinstance(container, Unknown):
+                return container
+            name = child(container, "name")
+            shown = name if isinstance(name, str) else f"{key}[{index}]"
+            flag = child(child(container, "securityContext"), "privileged")
+            if isinstance(flag, Unknown):
+                return flag
+            if flag is True:
+                privileged.append(shown)
+            exposed = _items(child(container, "ports"))
+            if isinstance(exposed, Unknown):
+                return exposed
+            for port in exposed:
+                host = child(port, "hostPort")
+                if isinstance(host, Unknown):
+                    return host
+                if host is not None and host != 0:
+                    ports.append(shown)
+                    break
+    paths: list[str] = []
+    volumes = _items(child(pod_spec, "volumes"))
+    if isinstance(volumes, Unknown):
+        return volumes
+    for volume in volumes:
+        path = child(child(volume, "hostPath"), "path")
+        if isinstance(path, Unknown):
+            return path
+        if isinstance(path, str):
+            paths.append(path)
+    return HostAccess(tuple(privileged), flags["hostNetwork"], flags["hostPID"], flags["hostIPC"], tuple(ports),
+                      tuple(paths))

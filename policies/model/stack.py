@@ -34,7 +34,7 @@ from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
-from .values import Unknown
+from .values import Unknown, child
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
 
 
@@ -91,6 +91,17 @@ class Stack:
         if self.index is None or resource is None:
             return PROVIDERS_CLUSTER
         return self.index.provider(resource.provider)
+
+    def namespace_of(self, workload: Workload) -> str | Unknown | None:
+        """The namespace its Pods are created in: its own, else its Kubernetes provider's namespace, else "default"
+        (the provider's default: pulumi-kubernetes' Provider.namespace)."""
+        written = workload.namespace
+        if written is not None:
+            return written if isinstance(written, (str, Unknown)) else None
+        resource = self.resources.get(workload.urn)
+        provider = self.resources.get(resource.provider or "") if resource is not None else None
+        given = child(provider.props, "namespace") if provider is not None else None
+        return given if isinstance(given, (str, Unknown)) else "default"
 
     def scope(self, urn: str) -> str:
         """Where a Kubernetes resource is applied, as far as the pack can tell: the cluster its provider targets, or

@@ -19,10 +19,12 @@ from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
 from .pods import (
     ContainerResources,
+    HostAccess,
     PodRequest,
     Replicas,
     container_resources,
     extended_resources,
+    host_access,
     pod_request,
     repel_key,
     repels_itself,
@@ -228,6 +230,11 @@ class Workload:
     def containers(self) -> tuple[ContainerResources, ...] | Unknown:
         """Each container's cpu and memory requests and limits as written (pods.container_resources)."""
         return container_resources(self.pod_spec) if self.pod_spec is not None else ()
+
+    @kept
+    def host(self) -> HostAccess | Unknown:
+        """What its Pods ask of their node's host (pods.host_access)."""
+        return host_access(self.pod_spec) if self.pod_spec is not None else HostAccess()
 
     @kept
     def priority_class(self) -> Any:

@@ -22,6 +22,8 @@ from builders import (
     budget,
     cluster,
     deployment,
+    fargate_cluster,
+    fargate_workload,
     namespaced_deployment,
     node_class,
     nodepool,
@@ -226,6 +228,10 @@ SCENARIOS = {
     # tests/policies/test_namespace_admits_workload.py)
     "namespace-admits-workload": ([quota_part({"pods": "10"}), namespaced_deployment("api", 11)], "kubernetes",
                                   "team-quota", None, None),
+    # a Deployment on the host's network whose Pods a Fargate profile selects (the in-process twin:
+    # tests/policies/test_platform_admits_workload.py)
+    "platform-admits-workload": ([*fargate_cluster(), fargate_workload(hostNetwork=True)], "aws", "app",
+                                 {"workload-schedulable": {"enforcementLevel": "disabled"}}, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

@@ -26,8 +26,9 @@ pool of the stack shows: its pools are not all known.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -372,6 +373,58 @@ def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]
     return pools, None
 
 
+# EKS Fargate (docs.aws.amazon.com/eks/latest/userguide/fargate.html, "Fargate considerations"; fargate-profile.html):
+# a Pod whose namespace and labels match a Fargate profile's selector runs on a Fargate node of its own, and Fargate
+# runs no privileged containers, no Pods on the host's network or with host ports, no GPUs, and no DaemonSets; a
+# selector's namespace and label values may hold the wildcards * and ?.
+FargateSelectors = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
+def fargate_selectors(profile: StackResource) -> FargateSelectors | Unknown:
+    listed = plain(child(profile.props, "selectors"))
+    if isinstance(listed, Unknown):
+        return listed
+    found = []
+    for item in listed if is_list(listed) else ():
+        namespace = item.get("namespace") if is_mapping(item) else None
+        labels = item.get("labels") if is_mapping(item) else None
+        for value in (namespace, *(labels.values() if is_mapping(labels) else ())):
+            if isinstance(value, Unknown):
+                return value
+        if isinstance(namespace, str):
+            found.append((namespace, tuple(sorted((str(key), str(value)) for key, value in labels.items()))
+                          if is_mapping(labels) else ()))
+    return tuple(found)
+
+
+def _wildcard(pattern: str, value: str) -> bool:
+    return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
+
+
+def on_fargate(selectors: FargateSelectors, namespace: str, labels: Mapping[str, Any]) -> bool:
+    """A Pod of this namespace and these labels matches a Fargate profile's selector."""
+    return any(_wildcard(pattern, namespace) and all(
+        isinstance(labels.get(key), str) and _wildcard(value, labels[key]) for key, value in wanted)
+        for pattern, wanted in selectors)
+
+
+def fargate_refusals(host: Any, kind: str, gpus: bool, alone: bool) -> list[str]:
+    """Why Fargate does not run a Pod it matches (HostAccess ``host``; ``alone``: its cluster has no node of its own
+    to run a DaemonSet's Pods on), each as a clause."""
+    found = []
+    if kind == "DaemonSet" and alone:
+        found.append("Fargate runs no DaemonSets, and the cluster has no node group to run it on")
+    if host.privileged:
+        found.append(f"Fargate runs no privileged containers ({listed(host.privileged)})")
+    if host.host_network:
+        found.append("Fargate runs no Pods on the host's network (hostNetwork)")
+    if host.host_ports:
+        found.append(f"Fargate runs no Pods with host ports ({listed(host.host_ports)})")
+    if gpus:
+        found.append("Fargate has no GPUs")
+    return found
+
+
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     profiles = [resource for resource in resources if resource.type == FARGATE_PROFILE]
@@ -388,6 +441,18 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             if resource.urn in fargate or cluster.names & fargate_names:
                 unread = Unread(resource.urn, resource.name, "EKS cluster",
                                 "has a Fargate profile, whose Pods run on Fargate nodes no pool of the stack shows")
+                selectors: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+                late: Unknown | None = None
+                for profile in profiles:
+                    named = child(profile.props, "clusterName")
+                    if resource.urn in profile.depends("clusterName") or (isinstance(named, str) and
+                                                                           named in cluster.names):
+                        read_selectors = fargate_selectors(profile)
+                        if isinstance(read_selectors, Unknown):
+                            late = late or read_selectors
+                        else:
+                            selectors.extend(read_selectors)
+                cluster = dataclasses.replace(cluster, fargate=late if late is not None else tuple(selectors))
             if unread is not None:  # nodes no pool of the stack shows: "no pool can run it" is not certain there
                 cluster = dataclasses.replace(cluster, pools_known=False)
             found.clusters.append(cluster)

@@ -51,7 +51,7 @@ from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
-from ..values import Unknown, as_int, child, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, as_int, child, is_list, is_mapping, listed, plain, undetermined
 from ..values import read as read_value
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
@@ -484,6 +484,26 @@ def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
                                                      "(networkConfig.podRange)"),)
 
 
+# GKE Autopilot's admission (cloud.google.com/kubernetes-engine/docs/concepts/autopilot-security, "Built-in security
+# configurations": privileged Pods and the host's network, PID and IPC namespaces are refused; hostPath volumes only
+# under /var/log/). Workloads Google allowlists for partners may do more: their allowlist is not in the stack.
+AUTOPILOT_HOST_PATH = "/var/log/"
+
+
+def autopilot_refusals(host: Any) -> list[str]:
+    """Why GKE Autopilot refuses a Pod (HostAccess ``host``), each as a clause."""
+    found = []
+    if host.privileged:
+        found.append(f"Autopilot refuses privileged containers ({listed(host.privileged)})")
+    for flag, name in ((host.host_network, "hostNetwork"), (host.host_pid, "hostPID"), (host.host_ipc, "hostIPC")):
+        if flag:
+            found.append(f"Autopilot refuses the host's namespaces ({name})")
+    outside = [path for path in host.host_paths if not f"{path.rstrip('/')}/".startswith(AUTOPILOT_HOST_PATH)]
+    if outside:
+        found.append(f"Autopilot allows hostPath volumes under {AUTOPILOT_HOST_PATH} only ({listed(outside)})")
+    return found
+
+
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     for resource in resources:
@@ -504,7 +524,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
                                               version=_master(props),
                                               endpoints=endpoints(child(props, "endpoint")),
-                                              zones=zones))
+                                              zones=zones, autopilot=autopilot is True))
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
                                        "is an Autopilot cluster: Google provisions nodes for each Pod, so no pool is "
                                        "known" if autopilot is True else "may be an Autopilot cluster (enableAutopilot "
