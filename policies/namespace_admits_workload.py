@@ -10,6 +10,9 @@ often in the same stack (policies/model/admission.py):
   LimitRange default for it, is refused ("must specify requests.cpu");
 * a LimitRange's Container ``min``, ``max`` and ``maxLimitRequestRatio`` that a container's written request or limit
   breaks (kubernetes.io/docs/concepts/policy/limit-range: the LimitRanger admission refuses the Pod);
+* a Namespace's ``pod-security.kubernetes.io/enforce`` level (baseline, restricted) that a Pod breaks, at the
+  standards' latest version (policies/model/podsecurity.py, held to k8s.io/pod-security-admission by the Go oracle;
+  a pinned enforce-version is said, not judged);
 * a ``priorityClassName`` no PriorityClass of the stack (or of a stack it reads) has, and not a system one: the
   Priority admission refuses the Pod ("no PriorityClass with name ... was found").
 
@@ -26,7 +29,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Quota
+from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Namespace, Quota
 from .model.stack import Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
@@ -77,7 +80,42 @@ def namespace_admits_workload(stack: Stack) -> list[Finding]:
         members = [workload for workload in stack.workloads if not workload.patch
                    and workload.namespace == bounds.namespace and provider.get(workload.urn) == bounds.provider]
         findings.extend(_bounded(bounds, members))
+    for namespace in stack.namespaces:
+        if namespace.urn in stack.foreign or not isinstance(namespace.name, str):
+            continue
+        members = [workload for workload in stack.workloads if not workload.patch
+                   and workload.namespace == namespace.name and provider.get(workload.urn) == namespace.provider]
+        findings.extend(_pod_security(namespace, members))
     findings.extend(_priority(stack))
+    return findings
+
+
+def _pod_security(namespace: Namespace, members: list[Workload]) -> list[Finding]:
+    """The Pod Security Standard the namespace's enforce label names, at its latest version, on each workload's
+    Pods: the API server refuses those it forbids (Pod Security Admission)."""
+    level, version = namespace.enforce, namespace.version
+    where = f"namespace '{namespace.name}'"
+    late = level if isinstance(level, Unknown) else version if isinstance(version, Unknown) else None
+    if late is not None:
+        return [about(f"Namespace '{namespace.name}'", late)] if members else []
+    if level not in ("baseline", "restricted"):
+        return []  # privileged (or a value the API server refuses on the Namespace)
+    if version not in (None, "latest"):
+        return [undetermined(f"{where} enforces the Pod Security Standard {level} at version {version}, which the "
+                             "pack does not model (it checks latest): its workloads are not judged")] if members \
+            else []
+    findings: list[Finding] = []
+    for workload in members:
+        found = workload.pod_security(level)
+        if isinstance(found, Unknown):
+            findings.append(about(workload.subject, found))
+        elif found:
+            findings.append(Violation(
+                f"{workload.subject}: {where} enforces the Pod Security Standard {level} "
+                f"(pod-security.kubernetes.io/enforce), which forbids what its Pods ask: {listed(found, '; ')}; the "
+                f"API server refuses every Pod of it: change its pod spec to meet {level} "
+                "(kubernetes.io/docs/concepts/security/pod-security-standards), or lower the namespace's level",
+                workload.urn))
     return findings
 
 
@@ -216,7 +254,8 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="namespace-admits-workload",
     subject="stack",
-    description="Workloads fit their namespace's ResourceQuota and LimitRange, and name PriorityClasses that exist.",
+    description="Workloads fit their namespace's ResourceQuota, LimitRange and Pod Security level, and name "
+                "PriorityClasses that exist.",
     severity=Severity.HIGH,
     remediation_steps="Raise the quota's spec.hard, run fewer replicas or allow maxUnavailable: 1; set the requests "
                       "and limits the quota tracks (or give the namespace a LimitRange default); declare the "

@@ -23,6 +23,9 @@ from .values import Unknown, child, is_list, is_mapping, plain
 
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+ENFORCE = "pod-security.kubernetes.io/enforce"  # kubernetes.io/docs/concepts/security/pod-security-admission
+ENFORCE_VERSION = "pod-security.kubernetes.io/enforce-version"
 PRIORITY_CLASS = re.compile(r"^kubernetes:scheduling\.k8s\.io/v1(beta1|alpha1)?:PriorityClass$")
 SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 
@@ -117,3 +120,24 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
 def priority_class_name(props: Any) -> str | Unknown | None:
     found = child(child(props, "metadata"), "name")
     return found if isinstance(found, (str, Unknown)) else None
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A Namespace of the stack and the Pod Security Standard its enforce label makes the API server enforce."""
+
+    urn: str
+    name: str | Unknown | None
+    provider: str
+    enforce: str | Unknown | None  # privileged | baseline | restricted, as written
+    version: str | Unknown | None  # its enforce-version, as written (None: latest)
+
+
+def parse_namespace(urn: str, props: Any, provider: str) -> Namespace:
+    metadata = child(props, "metadata")
+    labels = child(metadata, "labels")
+    name = child(metadata, "name")
+    enforce, version = child(labels, ENFORCE), child(labels, ENFORCE_VERSION)
+    return Namespace(urn, name if isinstance(name, (str, Unknown)) else None, provider,
+                     enforce if isinstance(enforce, (str, Unknown)) else None,
+                     version if isinstance(version, (str, Unknown)) else None)

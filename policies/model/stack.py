@@ -18,11 +18,14 @@ from typing import Any
 
 from .admission import (
     LIMIT_RANGE,
+    NAMESPACE,
     PRIORITY_CLASS,
     RESOURCE_QUOTA,
     LimitRange,
+    Namespace,
     Quota,
     parse_limit_range,
+    parse_namespace,
     parse_quota,
     priority_class_name,
 )
@@ -70,6 +73,7 @@ class Stack:
     quotas: list[Quota] = field(default_factory=list)
     limit_ranges: list[LimitRange] = field(default_factory=list)
     priority_classes: list[str | Unknown | None] = field(default_factory=list)
+    namespaces: list[Namespace] = field(default_factory=list)  # those whose labels enforce a Pod Security Standard
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -174,6 +178,10 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
                                                         resource.provider or ""))
         elif PRIORITY_CLASS.match(resource.type):
             stack.priority_classes.append(priority_class_name(resource.props))
+        elif resource.type == NAMESPACE:
+            namespace = parse_namespace(resource.urn, resource.props, resource.provider or "")
+            if namespace.enforce is not None:
+                stack.namespaces.append(namespace)
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn

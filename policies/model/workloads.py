@@ -31,6 +31,7 @@ from .pods import (
     replicas,
     unset,
 )
+from .podsecurity import violations
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
@@ -235,6 +236,14 @@ class Workload:
     def host(self) -> HostAccess | Unknown:
         """What its Pods ask of their node's host (pods.host_access)."""
         return host_access(self.pod_spec) if self.pod_spec is not None else HostAccess()
+
+    def pod_security(self, level: str) -> list[str] | Unknown:
+        """What of its Pods the Pod Security Standard ``level`` forbids, at its latest version
+        (podsecurity.violations, held to k8s.io/pod-security-admission by the Go oracle)."""
+        if self.pod_spec is None:
+            return []
+        metadata = self.template if isinstance(self.template, Unknown) else child(self.template, "metadata")
+        return violations(self.pod_spec, metadata, level)
 
     @kept
     def priority_class(self) -> Any:

@@ -54,3 +54,40 @@ def test_a_deployment_past_its_namespaces_quota_is_refused_and_passes_when_fixed
         "spec.hard.pods to at least 5, or run fewer replicas")
     manifests.write_text(yaml.safe_dump_all(team(4)))
     assert policy_findings(stack.ok(*stack.preview())) == []
+
+
+def test_a_pod_a_restricted_namespace_forbids_is_refused_and_passes_when_hardened(toolchain, tmp_path):
+    """A Namespace labelled pod-security.kubernetes.io/enforce: restricted and a Deployment that leaves
+    allowPrivilegeEscalation and its capabilities as they come: refused with the exact message; hardened, it passes."""
+    pools = tmp_path / "pools.yaml"
+    pools.write_text(yaml.safe_dump_all(POOL))
+
+    def manifests(hardened: bool) -> list[dict]:
+        context = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}} if hardened else {}
+        return [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+                "name": "team", "labels": {"pod-security.kubernetes.io/enforce": "restricted"}}},
+            {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api", "namespace": "team"},
+             "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
+                      "template": {"metadata": {"labels": {"app": "api"}}, "spec": {
+                          "nodeSelector": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+                          "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+                          "containers": [{"name": "api", "image": "nginx", "securityContext": context,
+                                          "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}},
+        ]
+
+    team = tmp_path / "team.yaml"
+    team.write_text(yaml.safe_dump_all(manifests(False)))
+    files = ",".join(map(str, [*CRDS, pools, team]))
+    stack = open_stack(toolchain, PROGRAMS / "karpenter", tmp_path, "dev", {"compute:platform": "aws", "manifests": files})
+    findings = policy_findings(stack.fails(*stack.preview()))
+    assert [(f.level, f.policy, f.name) for f in findings] == [
+        ("mandatory", "namespace-admits-workload", "fleet:team/api")]
+    assert findings[0].message == (
+        "Deployment 'fleet:team/api': namespace 'team' enforces the Pod Security Standard restricted "
+        "(pod-security.kubernetes.io/enforce), which forbids what its Pods ask: allowPrivilegeEscalation != false "
+        "(api); capabilities (drop ALL, add at most NET_BIND_SERVICE); the API server refuses every Pod of it: change "
+        "its pod spec to meet restricted (kubernetes.io/docs/concepts/security/pod-security-standards), or lower the "
+        "namespace's level")
+    team.write_text(yaml.safe_dump_all(manifests(True)))
+    assert policy_findings(stack.ok(*stack.preview())) == []

@@ -10,6 +10,7 @@ require (
 	k8s.io/component-helpers v0.37.2
 	k8s.io/kube-scheduler v0.0.0
 	k8s.io/kubernetes v1.37.2
+	k8s.io/pod-security-admission v0.0.0
 )
 
 require (

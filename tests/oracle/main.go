@@ -9,14 +9,16 @@
 //	 "disruption": [{"minAvailable": IntOrString, "maxUnavailable": IntOrString, "expected": N, "healthy": N}...],
 //	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...],
 //	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...],
-//	 "removed": true}
+//	 "removed": true,
+//	 "podSecurity": [{"level": "baseline" | "restricted", "pod": Pod}...]}
 //
 //	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
 //	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
 //	 "disruption": [{"allowed": N, "desired": N}...],
 //	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...],
 //	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...],
-//	 "removed": [{"group": G, "version": V, "kind": K, "removed": "1.25", "replacement": "policy/v1"}...]}
+//	 "removed": [{"group": G, "version": V, "kind": K, "removed": "1.25", "replacement": "policy/v1"}...],
+//	 "podSecurity": [{"allowed": bool, "reasons": ["<forbidden reason>"...]}...]}
 //
 // "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
 // first failing plugin and its reasons), the Pod first handed through the ExtendedResourceToleration admission
@@ -29,7 +31,9 @@
 // object converted through the API's own scheme (an empty v1beta1 selector selects nothing). "removed": every kind of
 // k8s.io/api (client-go's scheme registers them all) whose type says the release that removes its API version
 // (APILifecycleRemoved, generated from the "+k8s:prerelease-lifecycle-gen:removed" tags), with the version its
-// APILifecycleReplacement names: scripts/generate_removed_apis writes the pack's table from it.
+// APILifecycleReplacement names: scripts/generate_removed_apis writes the pack's table from it. "podSecurity":
+// k8s.io/pod-security-admission/policy's own evaluator at the level and the latest version, on the Pod's metadata
+// and spec (the Pod Security Admission a namespace's enforce label turns on).
 package main
 
 import (
@@ -78,6 +82,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/plugin/pkg/admission/extendedresourcetoleration"
+	psapi "k8s.io/pod-security-admission/api"
+	pspolicy "k8s.io/pod-security-admission/policy"
 )
 
 type filterCase struct {
@@ -113,6 +119,12 @@ type request struct {
 	Rollout    []rolloutCase  `json:"rollout"`
 	Eviction   []evictionCase `json:"eviction"`
 	Removed    bool           `json:"removed"`
+	Security   []securityCase `json:"podSecurity"`
+}
+
+type securityCase struct {
+	Level string  `json:"level"`
+	Pod   *v1.Pod `json:"pod"`
 }
 
 type filterAnswer struct {
@@ -128,6 +140,7 @@ type answer struct {
 	Rollout    []map[string]any   `json:"rollout"`
 	Eviction   [][][]int          `json:"eviction"`
 	Removed    []removedAPI       `json:"removed"`
+	Security   []map[string]any   `json:"podSecurity"`
 }
 
 type removedAPI struct {
@@ -460,7 +473,7 @@ func main() {
 	schedulermetrics.Register()    // the plugins record metrics as kube-scheduler does
 	ctx := context.Background()
 	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
-		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}}
+		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}, Security: []map[string]any{}}
 	if in.Removed {
 		out.Removed = removedAPIs()
 	}
@@ -508,6 +521,27 @@ func main() {
 			os.Exit(1)
 		}
 		out.Eviction = append(out.Eviction, found)
+	}
+	if len(in.Security) > 0 {
+		evaluator, err := pspolicy.NewEvaluator(pspolicy.DefaultChecks(), nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: pod security:", err)
+			os.Exit(1)
+		}
+		for _, c := range in.Security {
+			level, err := psapi.ParseLevel(c.Level)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "oracle: pod security:", err)
+				os.Exit(1)
+			}
+			result := pspolicy.AggregateCheckResults(evaluator.EvaluatePod(
+				psapi.LevelVersion{Level: level, Version: psapi.LatestVersion()}, &c.Pod.ObjectMeta, &c.Pod.Spec))
+			reasons := result.ForbiddenReasons
+			if reasons == nil {
+				reasons = []string{}
+			}
+			out.Security = append(out.Security, map[string]any{"allowed": result.Allowed, "reasons": reasons})
+		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle: writing the answer:", err)

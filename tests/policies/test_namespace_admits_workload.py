@@ -119,3 +119,51 @@ def test_a_limit_range_refuses_containers_outside_its_bounds():
     # a request the API server defaults from the limit counts as written
     (over,) = findings(bounds, deployment("api", 1, {"memory": "64Mi"}, limits={"cpu": "1500m"}))
     assert "'api' cpu request 1500m is above its max 1 core; 'api' cpu limit 1500m is above its max 1 core" in over
+
+
+def namespace(level, version=None):
+    def declare():
+        labels = {"pod-security.kubernetes.io/enforce": level,
+                  **({"pod-security.kubernetes.io/enforce-version": version} if version else {})}
+        return k8s.core.v1.Namespace("team", metadata={"name": "team", "labels": labels})
+    return declare
+
+
+RESTRICTED_POD = {"securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}}}
+HARDENED = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def secured(name, pod=None, container=None):
+    """A Deployment of one container with the pod and container security contexts given."""
+    def declare():
+        spec = {"replicas": 1, "selector": {"matchLabels": {"app": name}}, "template": {
+            "metadata": {"labels": {"app": name}}, "spec": {**(pod or {}), "containers": [
+                {"name": name, "image": "nginx", "resources": {"requests": {"cpu": "10m"}},
+                 **({"securityContext": container} if container is not None else {})}]}}}
+        return k8s.apps.v1.Deployment(name, metadata={"name": name, "namespace": "team"}, spec=spec)
+    return declare
+
+
+def test_a_namespace_enforcing_restricted_refuses_pods_that_break_it():
+    """The checks are Kubernetes' own (held to k8s.io/pod-security-admission by tests/oracle/
+    test_pod_security_oracle.py): a Pod written for restricted passes; one that leaves allowPrivilegeEscalation and
+    the capabilities as they come is refused, naming what it breaks."""
+    assert findings(namespace("restricted"), secured("api", RESTRICTED_POD, HARDENED)) == []
+    (message,) = findings(namespace("restricted"), secured("api", RESTRICTED_POD, {}))
+    assert message == (
+        "Deployment 'api': namespace 'team' enforces the Pod Security Standard restricted "
+        "(pod-security.kubernetes.io/enforce), which forbids what its Pods ask: allowPrivilegeEscalation != false "
+        "(api); capabilities (drop ALL, add at most NET_BIND_SERVICE); the API server refuses every Pod of it: change "
+        "its pod spec to meet restricted (kubernetes.io/docs/concepts/security/pod-security-standards), or lower the "
+        "namespace's level")
+
+
+def test_baseline_refuses_the_hosts_namespaces_and_privileged_containers_and_a_pinned_version_is_said():
+    assert findings(namespace("baseline"), secured("api")) == []
+    (message,) = findings(namespace("baseline"), secured("api", {"hostNetwork": True}, {"privileged": True}))
+    assert "which forbids what its Pods ask: hostNetwork=true; privileged (api)" in message
+    assert findings(namespace("privileged"), secured("api", {"hostNetwork": True})) == []
+    assert findings(namespace("baseline", "v1.29"), secured("api", {"hostNetwork": True})) == []
+    (note,) = notes(namespace("baseline", "v1.29"), secured("api", {"hostNetwork": True}))
+    assert "namespace 'team' enforces the Pod Security Standard baseline at version v1.29, which the pack does not " \
+        "model (it checks latest)" in str(note)
