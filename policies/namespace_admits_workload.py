@@ -71,23 +71,23 @@ def namespace_admits_workload(stack: Stack) -> list[Finding]:
             elif isinstance(quota.namespace, Unknown):
                 findings.append(about(quota.label, quota.namespace))
             continue
-        members = [workload for workload in stack.workloads if not workload.patch
-                   and workload.namespace == quota.namespace and provider.get(workload.urn) == quota.provider]
-        findings.extend(_quota(stack, quota, members))
+        findings.extend(_quota(stack, quota, _members(stack, provider, quota.namespace, quota.provider)))
     for bounds in stack.limit_ranges:
         if bounds.urn in stack.foreign or not isinstance(bounds.namespace, str):
             continue
-        members = [workload for workload in stack.workloads if not workload.patch
-                   and workload.namespace == bounds.namespace and provider.get(workload.urn) == bounds.provider]
-        findings.extend(_bounded(bounds, members))
+        findings.extend(_bounded(bounds, _members(stack, provider, bounds.namespace, bounds.provider)))
     for namespace in stack.namespaces:
         if namespace.urn in stack.foreign or not isinstance(namespace.name, str):
             continue
-        members = [workload for workload in stack.workloads if not workload.patch
-                   and workload.namespace == namespace.name and provider.get(workload.urn) == namespace.provider]
-        findings.extend(_pod_security(namespace, members))
+        findings.extend(_pod_security(namespace, _members(stack, provider, namespace.name, namespace.provider)))
     findings.extend(_priority(stack))
     return findings
+
+
+def _members(stack: Stack, provider: dict[str, str], namespace: str, through: str) -> list[Workload]:
+    """The stack's workloads in ``namespace`` on the same Kubernetes provider (``through``)."""
+    return [workload for workload in stack.workloads if not workload.patch and workload.namespace == namespace
+            and provider.get(workload.urn) == through]
 
 
 def _pod_security(namespace: Namespace, members: list[Workload]) -> list[Finding]:

@@ -413,6 +413,22 @@ def selects(selector: Any, labels: Mapping[str, Any]) -> bool:
     return label_selector(selector, labels) is True
 
 
+def _each_container(pod_spec: Any) -> list[tuple[str, Any]] | Unknown:
+    """Each container and init container with how messages name it (its name, else containers[i]); Unknown when the
+    lists or one of them is not known yet."""
+    found: list[tuple[str, Any]] = []
+    for key in ("containers", "initContainers"):
+        listed = _items(child(pod_spec, key))
+        if isinstance(listed, Unknown):
+            return listed
+        for index, container in enumerate(listed):
+            if isinstance(container, Unknown):
+                return container
+            name = child(container, "name")
+            found.append((name if isinstance(name, str) else f"{key}[{index}]", container))
+    return found
+
+
 # --- what a container leaves unset (a quota's "must specify") --------------------------------------------------------
 
 def unset(pod_spec: Any) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
@@ -425,26 +441,21 @@ def unset(pod_spec: Any) -> dict[tuple[str, str], tuple[str, ...]] | Unknown:
         return pod_spec
     if child(pod_spec, "resources") is not None:
         return {}
-    for key in ("containers", "initContainers"):
-        listed = _items(child(pod_spec, key))
-        if isinstance(listed, Unknown):
-            return listed
-        for index, container in enumerate(listed):
-            if isinstance(container, Unknown):
-                return container
-            resources = child(container, "resources")
-            requests, limits = child(resources, "requests"), child(resources, "limits")
-            for value in (resources, requests, limits):
-                if isinstance(value, Unknown):
-                    return value
-            name = child(container, "name")
-            shown = name if isinstance(name, str) else f"{key}[{index}]"
-            for resource in (CPU, MEMORY):
-                has_limit = _has(limits, resource)
-                if not has_limit:
-                    found.setdefault(("limits", resource), []).append(shown)
-                if not has_limit and not _has(requests, resource):
-                    found.setdefault(("requests", resource), []).append(shown)
+    containers = _each_container(pod_spec)
+    if isinstance(containers, Unknown):
+        return containers
+    for shown, container in containers:
+        resources = child(container, "resources")
+        requests, limits = child(resources, "requests"), child(resources, "limits")
+        for value in (resources, requests, limits):
+            if isinstance(value, Unknown):
+                return value
+        for resource in (CPU, MEMORY):
+            has_limit = _has(limits, resource)
+            if not has_limit:
+                found.setdefault(("limits", resource), []).append(shown)
+            if not has_limit and not _has(requests, resource):
+                found.setdefault(("requests", resource), []).append(shown)
     return {key: tuple(names) for key, names in found.items()}
 
 
@@ -464,31 +475,26 @@ def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unkno
     found: list[ContainerResources] = []
     if isinstance(pod_spec, Unknown):
         return pod_spec
-    for key in ("containers", "initContainers"):
-        listed = _items(child(pod_spec, key))
-        if isinstance(listed, Unknown):
-            return listed
-        for index, container in enumerate(listed):
-            if isinstance(container, Unknown):
-                return container
-            resources = child(container, "resources")
-            amounts: dict[str, dict[str, Decimal]] = {"requests": {}, "limits": {}}
-            for part in amounts:
-                values = child(resources, part)
-                for resource in (CPU, MEMORY):
-                    value = child(values, resource) if is_mapping(values) else values
-                    if isinstance(value, Unknown):
-                        return value
-                    if not is_mapping(values):
-                        continue
-                    amount = parse_quantity(value) if value is not None else None
-                    if amount is not None:
-                        amounts[part][resource] = amount * 1000 if resource == CPU else amount
-            for resource, limit in amounts["limits"].items():
-                amounts["requests"].setdefault(resource, limit)  # the API server's defaulting
-            name = child(container, "name")
-            found.append(ContainerResources(name if isinstance(name, str) else f"{key}[{index}]",
-                                            amounts["requests"], amounts["limits"]))
+    containers = _each_container(pod_spec)
+    if isinstance(containers, Unknown):
+        return containers
+    for shown, container in containers:
+        resources = child(container, "resources")
+        amounts: dict[str, dict[str, Decimal]] = {"requests": {}, "limits": {}}
+        for part in amounts:
+            values = child(resources, part)
+            for resource in (CPU, MEMORY):
+                value = child(values, resource) if is_mapping(values) else values
+                if isinstance(value, Unknown):
+                    return value
+                if not is_mapping(values):
+                    continue
+                amount = parse_quantity(value) if value is not None else None
+                if amount is not None:
+                    amounts[part][resource] = amount * 1000 if resource == CPU else amount
+        for resource, limit in amounts["limits"].items():
+            amounts["requests"].setdefault(resource, limit)  # the API server's defaulting
+        found.append(ContainerResources(shown, amounts["requests"], amounts["limits"]))
     return tuple(found)
 
 
@@ -518,30 +524,25 @@ def host_access(pod_spec: Any) -> HostAccess | Unknown:
         flags[key] = value is True
     privileged: list[str] = []
     ports: list[str] = []
-    for key in ("containers", "initContainers"):
-        listed = _items(child(pod_spec, key))
-        if isinstance(listed, Unknown):
-            return listed
-        for index, container in enumerate(listed):
-            if isinstance(container, Unknown):
-                return container
-            name = child(container, "name")
-            shown = name if isinstance(name, str) else f"{key}[{index}]"
-            flag = child(child(container, "securityContext"), "privileged")
-            if isinstance(flag, Unknown):
-                return flag
-            if flag is True:
-                privileged.append(shown)
-            exposed = _items(child(container, "ports"))
-            if isinstance(exposed, Unknown):
-                return exposed
-            for port in exposed:
-                host = child(port, "hostPort")
-                if isinstance(host, Unknown):
-                    return host
-                if host is not None and host != 0:
-                    ports.append(shown)
-                    break
+    containers = _each_container(pod_spec)
+    if isinstance(containers, Unknown):
+        return containers
+    for shown, container in containers:
+        flag = child(child(container, "securityContext"), "privileged")
+        if isinstance(flag, Unknown):
+            return flag
+        if flag is True:
+            privileged.append(shown)
+        exposed = _items(child(container, "ports"))
+        if isinstance(exposed, Unknown):
+            return exposed
+        for port in exposed:
+            host = child(port, "hostPort")
+            if isinstance(host, Unknown):
+                return host
+            if host is not None and host != 0:
+                ports.append(shown)
+                break
     paths: list[str] = []
     volumes = _items(child(pod_spec, "volumes"))
     if isinstance(volumes, Unknown):
