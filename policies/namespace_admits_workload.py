@@ -197,7 +197,8 @@ def _must_specify(stack: Stack, quota: Quota, members: list[Workload]) -> list[F
     ranges = [item for item in stack.limit_ranges if item.namespace == quota.namespace
               and item.provider == quota.provider]
     late = next((item.unknown for item in ranges if item.unknown is not None), None)
-    defaulted = frozenset().union(*(item.defaults for item in ranges))
+    defaulted = {"requests": frozenset().union(*(item.requests for item in ranges)),
+                 "limits": frozenset().union(*(item.limits for item in ranges))}
     tracked = {(what, resource): key for key, (what, resource) in QUOTA_KEYS.items() if key in quota.hard
                and what != "pods"}
     for workload in members:
@@ -206,7 +207,7 @@ def _must_specify(stack: Stack, quota: Quota, members: list[Workload]) -> list[F
             continue  # its containers are not known yet (the policies that need them say so)
         for (what, resource), key in sorted(tracked.items()):
             names = found.get((what, resource), ())
-            if not names or resource in defaulted:
+            if not names or resource in defaulted[what]:
                 continue
             if late is not None:
                 findings.append(about(workload.subject, late))

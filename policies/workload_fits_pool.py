@@ -63,6 +63,13 @@ _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi
              "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
 
 
+def _defaulted(request: PodRequest) -> str:
+    """The clause that says a request includes its namespace's LimitRange defaults (SPEC 21)."""
+    if not request.defaulted:
+        return ""
+    return f" (its namespace's LimitRange default request for {listed(sorted(request.defaulted))} included)"
+
+
 SLOTS_TAKEN = "take every slot"  # how a pool's text ends when its DaemonSets leave a node no Pod slot
 
 
@@ -205,7 +212,8 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
                f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
         message = (
-            f"{workload.subject}: one Pod requests {asked}, more than any node of the pools that can take it: "
+            f"{workload.subject}: one Pod requests {asked}{_defaulted(request)}, more than any node of the pools that "
+            "can take it: "
             f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: {fix}")
         if all(text is not None and text.endswith(SLOTS_TAKEN) for text in per_pool):
             message = (f"{workload.subject}: no node of the pools that can take it has a Pod slot left: "
@@ -387,7 +395,8 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: M
         if resource != STORAGE:  # the catalog's machines say nothing of their disks
             fix += suggested
         findings.append(Violation(
-            f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}, more than a node of "
+            f"{subject}: one Pod requests {show(resource, asked, hidden)} of {WHAT[resource]}{_defaulted(request)}, "
+            "more than a node of "
             f"{where} ({machine(node)}) can give it: {allocatable_sum(node, resource)}{daemons}; it can never "
             f"be scheduled there: {fix}", placed.workload.urn))
     pods = rooms.get(PODS)

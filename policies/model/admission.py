@@ -56,7 +56,11 @@ class LimitRange:
     name: str
     namespace: str | Unknown | None
     provider: str
-    defaults: frozenset[str]  # the resources its Container limits give a default or defaultRequest for
+    # what its Container limits give a container that sets none, per resource (millicores, bytes), as the API server
+    # defaults a LimitRange (pkg/apis/core/v1 SetDefaults_LimitRangeItem: default from max, defaultRequest from
+    # default, then from min) and the LimitRanger admission applies it
+    requests: Mapping[str, Decimal] = field(default_factory=dict)
+    limits: Mapping[str, Decimal] = field(default_factory=dict)
     unknown: Unknown | None = None
     # its Container limits' min, max and maxLimitRequestRatio, per resource (millicores, bytes; a ratio as is)
     minimum: Mapping[str, Decimal] = field(default_factory=dict)
@@ -96,25 +100,24 @@ def parse_quota(urn: str, name: str, props: Any, provider: str) -> Quota:
 def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRange:
     limits = plain(child(child(props, "spec"), "limits"))
     if isinstance(limits, Unknown):
-        return LimitRange(urn, name, _namespace(props), provider, frozenset(), limits)
-    defaults: set[str] = set()
-    bounds: dict[str, dict[str, Decimal]] = {"min": {}, "max": {}, "maxLimitRequestRatio": {}}
+        return LimitRange(urn, name, _namespace(props), provider, unknown=limits)
+    bounds: dict[str, dict[str, Decimal]] = {"min": {}, "max": {}, "maxLimitRequestRatio": {}, "default": {},
+                                             "defaultRequest": {}}
     for item in limits if is_list(limits) else ():
         if not is_mapping(item) or item.get("type") not in ("Container", None):
             continue
-        for key in ("default", "defaultRequest"):
-            given = item.get(key)
-            if is_mapping(given):
-                defaults |= {resource for resource in (CPU, MEMORY) if resource in given}
         for key, found in bounds.items():
             given = item.get(key)
             for resource in (CPU, MEMORY):
                 value = parse_quantity(given.get(resource)) if is_mapping(given) else None
                 if value is not None:
                     found[resource] = value * 1000 if resource == CPU and key != "maxLimitRequestRatio" else value
+    limit_defaults = {**bounds["max"], **bounds["default"]}
+    request_defaults = {**bounds["min"], **limit_defaults, **bounds["defaultRequest"]}
     written = child(child(props, "metadata"), "name")
     return LimitRange(urn, written if isinstance(written, str) else name, _namespace(props), provider,
-                      frozenset(defaults), None, bounds["min"], bounds["max"], bounds["maxLimitRequestRatio"])
+                      request_defaults, limit_defaults, None, bounds["min"], bounds["max"],
+                      bounds["maxLimitRequestRatio"])
 
 
 def priority_class_name(props: Any) -> str | Unknown | None:

@@ -68,6 +68,8 @@ class PodRequest:
     unknown: Mapping[str, Unknown] = field(default_factory=dict)  # resources not known yet
     bad: tuple[BadQuantity, ...] = ()
     secret: frozenset[str] = frozenset()  # resources whose amount comes from a secret value
+    # resources some container of which takes its namespace's LimitRange default request (it set none)
+    defaulted: frozenset[str] = frozenset()
 
     def get(self, resource: str) -> Decimal:
         """The request for a resource that is known (asking for one in ``unknown`` is a bug)."""
@@ -108,9 +110,13 @@ class _Sum:
 
 
 class _Reader:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, defaults: Mapping[str, Decimal] | None = None) -> None:
         self.path = path
         self.bad: list[BadQuantity] = []
+        # the requests its namespace's LimitRange gives a container that sets neither a request nor a limit, and
+        # the resources it gave
+        self.defaults = defaults or {}
+        self.defaulted: set[str] = set()
 
     def quantity(self, value: Any, where: str, resource: str, into: _Sum) -> Decimal | None:
         """One quantity in base units, recorded in ``into`` (unknown, secret); None when absent or bad."""
@@ -159,6 +165,10 @@ class _Reader:
                 limit = child(limits, resource)
                 if limit is not None:
                     amount = self.quantity(limit, f"{where}.limits['{resource}']", resource, total)
+            if amount is None and requested is None and not (isinstance(limited, frozenset) and resource in limited) \
+                    and resource in self.defaults and only is RESOURCES:
+                amount = self.defaults[resource]  # the LimitRanger admission's default request
+                self.defaulted.add(resource)
             if amount is not None:
                 total.amounts[resource] = amount
         return total
@@ -220,9 +230,10 @@ def _extended(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
 
 
-def pod_request(pod_spec: Any, path: str) -> PodRequest:
-    """One Pod's request per resource, from a pod spec at ``path`` (e.g. spec.template.spec)."""
-    reader = _Reader(path)
+def pod_request(pod_spec: Any, path: str, defaults: Mapping[str, Decimal] | None = None) -> PodRequest:
+    """One Pod's request per resource, from a pod spec at ``path`` (e.g. spec.template.spec); ``defaults``: the
+    request its namespace's LimitRange gives a container that sets none (admission.LimitRange.requests)."""
+    reader = _Reader(path, defaults)
     if isinstance(pod_spec, Unknown):
         return PodRequest({}, dict.fromkeys(RESOURCES, pod_spec))
     if not is_mapping(pod_spec):
@@ -291,8 +302,10 @@ def pod_request(pod_spec: Any, path: str) -> PodRequest:
     if everything_unknown is not None:
         total.unknown.update(dict.fromkeys(RESOURCES, everything_unknown))
     amounts = {resource: total.amounts.get(resource, _ZERO) for resource in RESOURCES if resource not in total.unknown}
-    if total.unknown or reader.bad or total.secret or not all(type(amount) is Decimal for amount in amounts.values()):
-        return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret))
+    if total.unknown or reader.bad or total.secret or reader.defaulted or not all(
+            type(amount) is Decimal for amount in amounts.values()):
+        return PodRequest(amounts, dict(total.unknown), tuple(reader.bad), frozenset(total.secret),
+                          frozenset(reader.defaulted))
     # a plain request (nothing unknown, secret or malformed) is one object per distinct amounts: thousands of
     # workloads request the same (100m and 128Mi), and each kept its own dicts (BENCHMARKS.md, memory)
     key = tuple(str(amount) for amount in amounts.values())  # 500 and 500.0 are equal, but not written alike

@@ -185,6 +185,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn
+    _defaulted(stack)
     stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs, remembered or {})
     reads = [(source, source.read(found, context)) for source, found in by_source.items()]
@@ -209,6 +210,29 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack.pools.extend(platform)
     stack.platform_pools = platform
     return stack
+
+
+def _defaulted(stack: Stack) -> None:
+    """Each workload of a namespace whose LimitRanges give containers a default request, with those defaults (the
+    LimitRanger admission runs before the scheduler sees the Pod: SPEC 21). A resource two LimitRanges of the
+    namespace default differently is left as written."""
+    by_namespace: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in stack.limit_ranges:
+        if not isinstance(item.namespace, str) or item.unknown is not None:
+            continue
+        merged = by_namespace.setdefault((item.namespace, item.provider), {})
+        for resource, amount in item.requests.items():
+            merged[resource] = amount if merged.get(resource, amount) == amount else None
+    if not by_namespace:
+        return
+    for index, workload in enumerate(stack.workloads):
+        declared = stack.resources.get(workload.urn)
+        namespace = workload.namespace
+        found = by_namespace.get((namespace, declared.provider or "")) if isinstance(namespace, str) and \
+            declared is not None else None
+        defaults = {key: value for key, value in (found or {}).items() if value is not None}
+        if defaults:
+            stack.workloads[index] = dataclasses.replace(workload, defaults=defaults)
 
 
 def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
@@ -198,6 +199,9 @@ class Workload:
     props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
     pod_spec: Any = None
     template: Any = None
+    # the request its namespace's LimitRange gives a container that sets none (admission.LimitRange.requests; the
+    # stack's pass sets it, before any rule reads the workload)
+    defaults: Mapping[str, Decimal] = dataclasses.field(default_factory=dict)
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
@@ -215,7 +219,7 @@ class Workload:
     @kept
     def request(self) -> PodRequest | None:
         """One Pod's request per resource; None without a pod spec."""
-        return None if self.pod_spec is None else pod_request(self.pod_spec, self.pod_spec_path)
+        return None if self.pod_spec is None else pod_request(self.pod_spec, self.pod_spec_path, self.defaults)
 
     @kept
     def replicas(self) -> Replicas:

@@ -308,7 +308,8 @@ def test_what_a_workload_reads_of_its_pods_is_read_once_and_kept_per_workload(mo
 
     reads: list[object] = []
     real = workloads.pod_request
-    monkeypatch.setattr(workloads, "pod_request", lambda spec, path: reads.append(spec) or real(spec, path))
+    monkeypatch.setattr(workloads, "pod_request",
+                        lambda spec, path, *more: reads.append(spec) or real(spec, path, *more))
     spec = {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}]}
     first = workloads.parse_workload("kubernetes:core/v1:Pod", {"spec": spec}, "urn:a", "a")
     second = workloads.parse_workload("kubernetes:core/v1:Pod", {"spec": dict(spec, containers=[])}, "urn:b", "b")

@@ -167,3 +167,34 @@ def test_baseline_refuses_the_hosts_namespaces_and_privileged_containers_and_a_p
     (note,) = notes(namespace("baseline", "v1.29"), secured("api", {"hostNetwork": True}))
     assert "namespace 'team' enforces the Pod Security Standard baseline at version v1.29, which the pack does not " \
         "model (it checks latest)" in str(note)
+
+
+def test_a_limit_ranges_default_request_is_what_fit_and_capacity_judge():
+    """A LimitRange's defaultRequest (else default, else max, else min: the API server's defaulting of a LimitRange)
+    is the request of a container that sets none, before the scheduler sees the Pod (SPEC 21). A t3.medium node has
+    2 cores - 70m = 1930m allocatable: a default request of 2 cores never fits, 1 core does; without the LimitRange
+    the Pod requests nothing."""
+    from builders import AMD64, node_group
+
+    def api():
+        return k8s.apps.v1.Deployment("api", metadata={"name": "api", "namespace": "team"}, spec={
+            "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                "metadata": {"labels": {"app": "api"}}, "spec": {"nodeSelector": AMD64, "containers": [
+                    {"name": "api", "image": "nginx"}]}}})
+
+    def ranged(item):
+        return lambda: k8s.core.v1.LimitRange("defaults", metadata={"name": "defaults", "namespace": "team"},
+                                              spec={"limits": [{"type": "Container", **item}]})
+
+    group = node_group("general", ["t3.medium"], max_size=2)
+    fits = "workload-fits-pool"
+    assert run(group, api, platform="aws").findings(fits) == []
+    (message,) = run(group, ranged({"defaultRequest": {"cpu": "2"}}), api, platform="aws").findings(fits)
+    assert message.startswith(
+        "Deployment 'api': one Pod requests 2 cores of CPU (its namespace's LimitRange default request for cpu "
+        "included), more than any node of the pools that can take it")
+    assert run(group, ranged({"defaultRequest": {"cpu": "1"}}), api, platform="aws").findings(fits) == []
+    for item in ({"default": {"cpu": "2"}}, {"max": {"cpu": "2"}}, {"min": {"cpu": "2"}}):
+        assert len(run(group, ranged(item), api, platform="aws").findings(fits)) == 1, item
+    # a quota's "must specify" is met by the LimitRange's default, its max included
+    assert findings(quota({"requests.cpu": "10"}), ranged({"max": {"cpu": "1"}}), deployment("api", 1)) == []
