@@ -14,12 +14,10 @@ describes (k8s.io/component-helpers/scheduling/corev1: MatchNodeSelectorTerms, T
 * the Pod must tolerate every NoSchedule and NoExecute taint of the node (PreferNoSchedule only steers): a
   toleration matches a taint when its effect is empty or the same, its key is empty or the same, and its
   operator is Exists, or Equal (the default) with the same value;
-* a platform may add a toleration to the Pods it admits (GKE's for its Arm taint, to Pods that select arm64; for GKE
-  Sandbox, to Pods of runtimeClassName gvisor): such a taint is :attr:`Taint.granted` to those Pods;
-* the ExtendedResourceToleration admission plugin, which EKS, GKE and AKS run, gives a Pod that requests or limits an
-  extended resource (nvidia.com/gpu, aws.amazon.com/neuron) the toleration {key: <resource>, operator: Exists,
-  effect: NoSchedule} (plugin/pkg/admission/extendedresourcetoleration): a NoSchedule taint whose key is a resource
-  the Pod requests keeps it off no node of those platforms (:func:`admitted`);
+* what a platform's admission adds to a Pod before the scheduler sees it lives in platform_admission.py: the
+  tolerations a platform grants (a taint a source marks :attr:`Taint.granted`: GKE's Arm, Sandbox and Windows taints)
+  and the ExtendedResourceToleration plugin's, which EKS, GKE and AKS run (a NoSchedule taint keyed by an extended
+  resource the Pod requests keeps it off no node of those platforms);
 * a platform may set a taint only in some orders of creation (GKE's GPU taint): a :attr:`Taint.maybe` makes the
   pool possible, never certain, for the Pods that do not tolerate it.
 
@@ -34,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .labels import ARCH, OS, OS_BETA, WINDOWS
+from .platform_admission import admitted, grants
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, is_list, is_mapping
 
@@ -116,21 +114,8 @@ class PodPlacement:
 
     @property
     def granted(self) -> frozenset[str]:
-        """What a platform grants the Pods a toleration for: "arm64" when their nodeSelector or a required node
-        affinity term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox), "windows" when they
-        select windows (GKE's Windows Server nodes)."""
-        found: set[str] = set()
-        if (ARCH, "arm64") in self.selector or any(
-                expression.key == ARCH and expression.operator == "In" and "arm64" in expression.values
-                for term in self.terms or () for expression in term):
-            found.add("arm64")
-        if self.runtime_class == "gvisor":
-            found.add("gvisor")
-        if any(key in (OS, OS_BETA) and value == WINDOWS for key, value in self.selector) or any(
-                expression.key in (OS, OS_BETA) and expression.operator == "In" and WINDOWS in expression.values
-                for term in self.terms or () for expression in term):
-            found.add(WINDOWS)
-        return frozenset(found)
+        """What a platform's admission grants the Pods a toleration for (platform_admission.grants)."""
+        return grants(self)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -320,18 +305,3 @@ def untolerated(placement: PodPlacement, taints: Iterable[Taint]) -> tuple[Taint
     return tuple(taint for taint in taints if taint.effect in BLOCKING and taint.granted not in granted
                  and not admitted(placement, taint)
                  and not any(tolerates(toleration, taint) for toleration in placement.tolerations))
-
-
-def admitted(placement: PodPlacement, taint: Taint) -> bool:
-    """The ExtendedResourceToleration admission tolerates the taint for the Pod: NoSchedule, keyed by an extended
-    resource the Pod requests or limits (by any, while what it requests is not known yet: never refused for it).
-    EKS enables the plugin on every platform version (docs.aws.amazon.com/eks/latest/userguide/platform-versions.html,
-    "admission controllers enabled"), GKE runs it for its GPU taints (cloud.google.com/kubernetes-engine/docs/how-to/
-    gpus), AKS added it (github.com/Azure/AKS/issues/1449, resolution shipped); on a cluster without it the Pod is
-    passed, never refused."""
-    if taint.effect != "NoSchedule":
-        return False
-    requested = placement.requested
-    if isinstance(requested, Unknown):
-        return "/" in taint.key
-    return taint.key in requested

@@ -1,0 +1,81 @@
+"""What a platform's admission does to a Pod before the scheduler matches it (SPEC 21: platform admission in one
+place). The scheduler's rules (scheduling.py) ask here; each platform's own refusals and defaults are its source's
+and the namespace's:
+
+* the tolerations a platform adds to the Pods it admits (:func:`grants`): GKE's for its Arm taint to Pods that select
+  arm64 (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment), for GKE Sandbox to Pods
+  of runtimeClassName gvisor (.../how-to/sandbox-pods), for its Windows Server taint to Pods that select windows
+  (.../how-to/creating-a-cluster-windows); a source marks the taint it sets with :attr:`Taint.granted`;
+* the ExtendedResourceToleration admission plugin (:func:`admitted`), which EKS, GKE and AKS run;
+* what a platform refuses (sources/eks.py ``fargate_refusals``, sources/gke.py ``autopilot_refusals``:
+  platform-admits-workload), and what a namespace's LimitRange gives a container that sets no request (stack.py
+  ``_defaulted``) or its Pod Security level forbids (podsecurity.py: namespace-admits-workload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .labels import ARCH, OS, OS_BETA, WINDOWS
+from .values import Unknown
+
+
+class PodPlacement(Protocol):
+    """What admission reads of a Pod (scheduling.PodPlacement's fields): its nodeSelector, its required node affinity
+    terms, its runtime class and the extended resources it requests."""
+
+    @property
+    def selector(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def terms(self) -> Sequence[Sequence[Any]] | None: ...
+
+    @property
+    def runtime_class(self) -> str | None: ...
+
+    @property
+    def requested(self) -> frozenset[str] | Unknown: ...
+
+
+class Taint(Protocol):
+    """What admission reads of a taint (scheduling.Taint's fields)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def effect(self) -> str: ...
+
+
+def grants(placement: PodPlacement) -> frozenset[str]:
+    """What a platform grants the Pods a toleration for: "arm64" when their nodeSelector or a required node affinity
+    term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox), "windows" when they select windows
+    (GKE's Windows Server nodes)."""
+    found: set[str] = set()
+    if (ARCH, "arm64") in placement.selector or any(
+            expression.key == ARCH and expression.operator == "In" and "arm64" in expression.values
+            for term in placement.terms or () for expression in term):
+        found.add("arm64")
+    if placement.runtime_class == "gvisor":
+        found.add("gvisor")
+    if any(key in (OS, OS_BETA) and value == WINDOWS for key, value in placement.selector) or any(
+            expression.key in (OS, OS_BETA) and expression.operator == "In" and WINDOWS in expression.values
+            for term in placement.terms or () for expression in term):
+        found.add(WINDOWS)
+    return frozenset(found)
+
+
+def admitted(placement: PodPlacement, taint: Taint) -> bool:
+    """The ExtendedResourceToleration admission tolerates the taint for the Pod: NoSchedule, keyed by an extended
+    resource the Pod requests or limits (by any, while what it requests is not known yet: never refused for it).
+    EKS enables the plugin on every platform version (docs.aws.amazon.com/eks/latest/userguide/platform-versions.html,
+    "admission controllers enabled"), GKE runs it for its GPU taints (cloud.google.com/kubernetes-engine/docs/how-to/
+    gpus), AKS added it (github.com/Azure/AKS/issues/1449, resolution shipped); on a cluster without it the Pod is
+    passed, never refused."""
+    if taint.effect != "NoSchedule":
+        return False
+    requested = placement.requested
+    if isinstance(requested, Unknown):
+        return "/" in taint.key
+    return taint.key in requested
