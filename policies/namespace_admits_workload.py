@@ -4,7 +4,8 @@ A Deployment whose Pods the API server refuses previews and applies cleanly and 
 often in the same stack (policies/model/admission.py):
 
 * a ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/resource-quotas): the namespace's workloads at
-  their replicas need more Pods, CPU or memory than it allows, so the Pods past it are refused; a Deployment whose
+  their replicas need more Pods, CPU or memory (requested, or limited) than it allows, so the Pods past it are
+  refused; more objects of a kind than its ``count/...`` allows, so the ones past it are refused; a Deployment whose
   rolling update keeps every old Pod (maxUnavailable 0) and surges past the quota never finishes its rollout
   (kubernetes/kubernetes#89209); a container that sets no request (or limit) of a resource the quota tracks, with no
   LimitRange default for it, is refused ("must specify requests.cpu");
@@ -51,7 +52,15 @@ def _per_pod(workload: Workload, key: str) -> Decimal | None:
     if what == "pods":
         return Decimal(1)
     if what == "limits":
-        return None  # a Pod's limits are not modelled: a limits quota is judged for its "must specify" only
+        # at least its app containers' limits together (its init containers' and overhead only add); not known when a
+        # container sets none (the quota's "must specify" refuses it) or its containers are not known yet
+        containers = workload.containers
+        if isinstance(containers, Unknown):
+            return None
+        apps = [container for container in containers if not container.init]
+        if not apps or any(resource not in container.limits for container in apps):
+            return None
+        return sum((container.limits[resource] for container in apps), Decimal(0))
     request = workload.request
     if request is None or resource in request.unknown or resource in request.secret:
         return None
@@ -186,6 +195,14 @@ def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]
                     f"{rolling.max_surge} x {_shown(key, each)}), more than {quota.label} allows "
                     f"({_shown(key, hard)}): the new Pods are refused and the rollout never finishes: allow "
                     f"maxUnavailable: 1, or raise spec.hard.{key} to at least {_shown(key, peak)}", workload.urn))
+    for key, (kind, most) in quota.counts.items():
+        objects = [workload for workload in members if workload.kind == kind]
+        if len(objects) > most:
+            findings.append(Violation(
+                f"{quota.label} of {where} allows {most:f} of spec.hard['{key}'], but the stack declares "
+                f"{len(objects)} {kind}s there ({listed(workload.subject for workload in objects)}): the API server "
+                f"refuses every one past {most:f}; raise spec.hard['{key}'] to at least {len(objects)}, or move one to "
+                "another namespace", quota.urn))
     findings.extend(_must_specify(stack, quota, members))
     return findings
 

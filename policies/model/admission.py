@@ -31,6 +31,12 @@ SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 
 PODS_KEY = "pods"
 # a hard key -> (what it counts: "pods", or a resource of the Pod's request or limits, and which)
+# count/<resource>.<group> keys and the workload kinds they count (kubernetes.io/docs/concepts/policy/resource-quotas,
+# "Object count quota")
+COUNTED_KINDS = {"count/pods": "Pod", "count/deployments.apps": "Deployment", "count/statefulsets.apps": "StatefulSet",
+                 "count/replicasets.apps": "ReplicaSet", "count/daemonsets.apps": "DaemonSet",
+                 "count/jobs.batch": "Job", "count/cronjobs.batch": "CronJob",
+                 "count/replicationcontrollers": "ReplicationController"}
 QUOTA_KEYS = {"pods": ("pods", ""), "requests.cpu": ("requests", CPU), "cpu": ("requests", CPU),
               "requests.memory": ("requests", MEMORY), "memory": ("requests", MEMORY),
               "limits.cpu": ("limits", CPU), "limits.memory": ("limits", MEMORY)}
@@ -44,6 +50,8 @@ class Quota:
     provider: str
     hard: Mapping[str, Decimal | Unknown]  # the keys of QUOTA_KEYS it sets, in base units (millicores, bytes, Pods)
     scoped: bool = False  # scopes or a scopeSelector: it counts only some Pods
+    # object counts it sets ("count/deployments.apps": 2), by the kind they count (Deployment)
+    counts: Mapping[str, tuple[str, Decimal]] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -92,9 +100,16 @@ def parse_quota(urn: str, name: str, props: Any, provider: str) -> Quota:
                 amount = parse_quantity(value)
                 if amount is not None:
                     found[key] = amount * 1000 if resource == CPU else amount
+    counts: dict[str, tuple[str, Decimal]] = {}
+    if is_mapping(hard):
+        for key, kind in COUNTED_KINDS.items():
+            amount = parse_quantity(child(hard, key))
+            if amount is not None:
+                counts[key] = (kind, amount)
     scoped = child(spec, "scopes") is not None or child(spec, "scopeSelector") is not None
     written = child(child(props, "metadata"), "name")
-    return Quota(urn, written if isinstance(written, str) else name, _namespace(props), provider, found, scoped)
+    return Quota(urn, written if isinstance(written, str) else name, _namespace(props), provider, found, scoped,
+                 counts)
 
 
 def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRange:

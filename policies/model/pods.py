@@ -480,6 +480,7 @@ class ContainerResources:
     name: str
     requests: Mapping[str, Decimal]
     limits: Mapping[str, Decimal]
+    init: bool = False  # an init container (a sidecar among them)
 
 
 def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unknown:
@@ -491,6 +492,8 @@ def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unkno
     containers = _each_container(pod_spec)
     if isinstance(containers, Unknown):
         return containers
+    listed = _items(child(pod_spec, "containers"))  # they come first (_each_container), then the init containers
+    apps = len(listed) if not isinstance(listed, Unknown) else 0
     for shown, container in containers:
         resources = child(container, "resources")
         amounts: dict[str, dict[str, Decimal]] = {"requests": {}, "limits": {}}
@@ -507,7 +510,7 @@ def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unkno
                     amounts[part][resource] = amount * 1000 if resource == CPU else amount
         for resource, limit in amounts["limits"].items():
             amounts["requests"].setdefault(resource, limit)  # the API server's defaulting
-        found.append(ContainerResources(shown, amounts["requests"], amounts["limits"]))
+        found.append(ContainerResources(shown, amounts["requests"], amounts["limits"], len(found) >= apps))
     return tuple(found)
 
 

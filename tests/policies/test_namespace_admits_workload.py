@@ -198,3 +198,21 @@ def test_a_limit_ranges_default_request_is_what_fit_and_capacity_judge():
         assert len(run(group, ranged(item), api, platform="aws").findings(fits)) == 1, item
     # a quota's "must specify" is met by the LimitRange's default, its max included
     assert findings(quota({"requests.cpu": "10"}), ranged({"max": {"cpu": "1"}}), deployment("api", 1)) == []
+
+
+def test_limits_and_object_counts_against_the_quota():
+    """limits.memory 1Gi: 4 Pods of a 256Mi limit fit, of 257Mi do not (their app containers' limits: the least a
+    Pod counts); count/deployments.apps 1: a second Deployment in the namespace is refused."""
+    def limited(name, memory, replicas=4):
+        return deployment(name, replicas, {"cpu": "1m", "memory": "64Mi"}, limits={"memory": memory})
+
+    assert findings(quota({"limits.memory": "1Gi"}), limited("api", "256Mi")) == []
+    (message,) = findings(quota({"limits.memory": "1Gi"}), limited("api", "257Mi"))
+    assert "allows 1 GiB of spec.hard.limits.memory, but the stack's workloads there take 1028 MiB " \
+        "(Deployment 'api' 4 x 257 MiB)" in message
+    assert findings(quota({"count/deployments.apps": "1"}), limited("api", "1Mi", 1)) == []
+    (count,) = findings(quota({"count/deployments.apps": "1"}), limited("api", "1Mi", 1), limited("web", "1Mi", 1))
+    assert count == (
+        "ResourceQuota 'team-quota' of namespace 'team' allows 1 of spec.hard['count/deployments.apps'], but the stack "
+        "declares 2 Deployments there (Deployment 'api', Deployment 'web'): the API server refuses every one past 1; "
+        "raise spec.hard['count/deployments.apps'] to at least 2, or move one to another namespace")
