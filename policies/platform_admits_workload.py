@@ -19,9 +19,9 @@ from .model.budgets import pod_labels
 from .model.clusters import KubeCluster
 from .model.pods import GPU_RESOURCES
 from .model.sources.eks import fargate_refusals, on_fargate
-from .model.sources.gke import autopilot_refusals
+from .model.sources.gke import allowlists, autopilot_refusals
 from .model.stack import Stack
-from .model.values import Unknown, about, listed
+from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
 
 
@@ -29,7 +29,12 @@ def platform_admits_workload(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
     clusters = stack.index.clusters if stack.index is not None else {}
     only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
+    # the clusters a pool of the stack may be on: its own; a pool whose cluster the pack cannot tell (a Karpenter
+    # NodePool joins its provider's cluster, "") may be on any (Karpenter's controller on Fargate beside its NodePools)
     pooled = {pool.cluster.key for pool in stack.platform_pools}
+    anywhere = "" in pooled
+    allowlisted = allowlists({resource.type for resource in stack.resources.values()}) \
+        if any(cluster.autopilot for cluster in stack.kube_clusters) else False
     for workload in stack.workloads:
         if workload.patch or not workload.has_pod_spec:
             continue
@@ -37,21 +42,28 @@ def platform_admits_workload(stack: Stack) -> list[Finding]:
         cluster = clusters.get(key) if key else only
         if cluster is None or (not cluster.autopilot and cluster.fargate == ()):
             continue
-        finding = _judged(stack, workload, cluster, cluster.urn in pooled)
+        finding = _judged(stack, workload, cluster, cluster.urn in pooled or anywhere, allowlisted)
         if finding is not None:
             findings.append(finding)
     return findings
 
 
-def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool) -> Finding | None:
+def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool,
+            allowlisted: bool = False) -> Finding | None:
     host = workload.host
     if isinstance(host, Unknown):
         return about(workload.subject, host)
     where = f"{cluster.kind} '{cluster.name}'"
     if cluster.autopilot:
         reasons = autopilot_refusals(host)
-        return _refused(workload, where, reasons, "GKE Autopilot's admission refuses its Pods", "run it on a GKE "
-                        "Standard cluster's node pool, or drop what Autopilot refuses") if reasons else None
+        if not reasons:
+            return None
+        found = _refused(workload, where, reasons, "GKE Autopilot's admission refuses its Pods", "run it on a GKE "
+                         "Standard cluster's node pool, or drop what Autopilot refuses")
+        if allowlisted:  # a partner allowlist may admit it
+            return undetermined(f"{found.message}; but the stack installs Autopilot partner allowlists "
+                                "(AllowlistSynchronizer), which may admit it, so this is not judged")
+        return found
     selectors = cluster.fargate
     if isinstance(selectors, Unknown):
         return about(workload.subject, selectors)
@@ -77,7 +89,7 @@ def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool
         if reasons else None
 
 
-def _refused(workload: Workload, where: str, reasons: list[str], what: str, fix: str) -> Finding:
+def _refused(workload: Workload, where: str, reasons: list[str], what: str, fix: str) -> Violation:
     return Violation(f"{workload.subject}: on {where}, {what}: {listed(reasons, '; ')}; {fix}", workload.urn)
 
 

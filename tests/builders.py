@@ -726,8 +726,9 @@ def fargate_workload(kind: str = "Deployment", namespace: str = "apps", labels: 
     import pulumi_kubernetes as k8s
 
     def declare() -> Any:
+        more = {key: value for key, value in pod.items() if key != "container"}
         spec = {"containers": [{"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "100m"}},
-                                **pod.pop("container", {})}], **pod}
+                                **pod.get("container", {})}], **more}
         template = {"metadata": {"labels": {"app": "app", **(labels or {})}}, "spec": spec}
         body = {"selector": {"matchLabels": {"app": "app"}}, "template": template}
         if kind == "Deployment":

@@ -63,3 +63,35 @@ def test_gke_autopilot_refuses_privileged_host_namespaces_and_host_paths_outside
         "privileged containers (app); Autopilot refuses the host's namespaces (hostPID); Autopilot allows hostPath "
         "volumes under /var/log/ only (/var/run/docker.sock); run it on a GKE Standard cluster's node pool, or drop "
         "what Autopilot refuses")
+
+
+def test_a_karpenter_nodepool_beside_fargate_may_run_what_no_profile_selects():
+    """Karpenter's controller on Fargate, its NodePools for the rest (Karpenter's getting-started shape): a NodePool
+    joins its provider's cluster, which the pack cannot tell apart, so a Pod no profile selects may run there."""
+    from builders import node_class, nodepool
+
+    pools = [nodepool("general", [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]),
+             node_class()]
+    assert len(on(fargate_cluster(), workload(namespace="other"))) == 1
+    assert on(fargate_cluster(), *pools, workload(namespace="other")) == []
+
+
+def test_an_autopilot_partner_allowlist_makes_a_refusal_a_note():
+    """An AllowlistSynchronizer (auto.gke.io) installs partner allowlists that may admit a Pod Autopilot otherwise
+    refuses: not certain, so a note naming what it asks."""
+    import pulumi_kubernetes as k8s
+
+    def autopilot():
+        return gcp.container.Cluster("auto", name="auto", location="europe-west1", enable_autopilot=True)
+
+    def synchronizer():
+        return k8s.apiextensions.CustomResource("partners", api_version="auto.gke.io/v1",
+                                                kind="AllowlistSynchronizer", metadata={"name": "partners"},
+                                                spec={"allowlistPaths": ["Datadog/datadog/*"]})
+
+    privileged = workload(namespace="default", container={"securityContext": {"privileged": True}})
+    assert len(on([autopilot], privileged, platform="gcp")) == 1
+    result = run(autopilot, synchronizer, privileged, platform="gcp")
+    assert result.findings(POLICY) == []
+    (note,) = [note for note in result.notes if note.policy == POLICY]
+    assert "the stack installs Autopilot partner allowlists (AllowlistSynchronizer), which may admit it" in str(note)

@@ -490,6 +490,18 @@ def addresses(pool: Pool, cluster: KubeCluster | None) -> Addresses | None:
 AUTOPILOT_HOST_PATH = "/var/log/"
 
 
+# Workloads Google allowlists for partners run with more on Autopilot, once the cluster has their allowlist: an
+# AllowlistSynchronizer (auto.gke.io, cloud.google.com/kubernetes-engine/docs/how-to/run-autopilot-partner-workloads)
+# in the stack makes what Autopilot would refuse not certain.
+ALLOWLIST_SYNCHRONIZER = "AllowlistSynchronizer"
+
+
+def allowlists(types: Any) -> bool:
+    """Some resource of these types installs Autopilot partner allowlists."""
+    return any(isinstance(kind, str) and kind.startswith("kubernetes:auto.gke.io/")
+               and kind.endswith(f":{ALLOWLIST_SYNCHRONIZER}") for kind in types)
+
+
 def autopilot_refusals(host: Any) -> list[str]:
     """Why GKE Autopilot refuses a Pod (HostAccess ``host``), each as a clause."""
     found = []
