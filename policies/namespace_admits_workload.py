@@ -69,7 +69,10 @@ def _per_pod(workload: Workload, key: str) -> Decimal | None:
 
 def namespace_admits_workload(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
-    provider = {urn: resource.provider or "" for urn, resource in stack.resources.items()}
+    if not (stack.quotas or stack.limit_ranges or stack.namespaces):
+        return _priority(stack)
+    provider = {workload.urn: resource.provider or "" for workload in stack.workloads
+                if (resource := stack.resources.get(workload.urn)) is not None}
     for quota in stack.quotas:
         if quota.urn in stack.foreign:
             continue

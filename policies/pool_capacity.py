@@ -28,7 +28,7 @@ from .adapters.templates import Context, Policy
 from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
 from .model.network import address_limit
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.pool import Option, stack_named
+from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
 from .model.totals import Row, Totals, totals
 from .model.values import REDACTED, Unknown, more, undetermined
@@ -229,7 +229,7 @@ def _size(found: Totals) -> str:
     return f"its maxSize of {nodes(found.pool, found.size)}"
 
 
-def _more(pool: Any, needed: int, hidden: bool, limited: Any) -> str:
+def _more(pool: Pool, needed: int, hidden: bool, limited: object) -> str:
     """The fix's clause for more nodes: a larger maxSize, or, where its addresses hold fewer, more addresses."""
     if limited:
         return "give its nodes more addresses (pool-address-space says how), "

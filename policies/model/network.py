@@ -15,7 +15,12 @@ from .values import Unknown, listed
 
 
 def pool_draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
-    """Each platform pool of the stack with what it takes of each space, or why that is not known."""
+    """Each platform pool of the stack with what it takes of each space, or why that is not known (once per stack:
+    pool-address-space, pool-capacity's limits and the report read the same)."""
+    return DRAWS.of(stack)
+
+
+def _draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
     clusters = stack.index.clusters if stack.index is not None else {}
     found: list[tuple[Pool, Draw | Unknown]] = []
     for pool in stack.platform_pools:
@@ -28,6 +33,9 @@ def pool_draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
         elif draws:
             found.extend((pool, draw) for draw in draws)
     return found
+
+
+DRAWS: PerStack[Stack, list[tuple[Pool, Draw | Unknown]]] = PerStack(_draws)
 
 
 @dataclass(frozen=True)

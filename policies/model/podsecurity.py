@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .values import Unknown, child, is_list, is_mapping, listed, plain
+from .values import Unknown, child, first_unknown, is_list, is_mapping, listed, plain
 
 LEVELS = ("privileged", "baseline", "restricted")
 BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
@@ -49,7 +49,7 @@ def violations(spec: Any, metadata: Any, level: str) -> list[str] | Unknown:
     for value in (spec, metadata):
         if isinstance(value, Unknown):
             return value
-    found = _unknown(spec) or _unknown(metadata)
+    found = first_unknown(spec) or first_unknown(metadata)
     if found is not None:
         return found
     if level not in ("baseline", "restricted"):
@@ -60,16 +60,6 @@ def violations(spec: Any, metadata: Any, level: str) -> list[str] | Unknown:
     if level == "restricted":
         broken += _restricted(spec)
     return broken
-
-
-def _unknown(value: Any) -> Unknown | None:
-    if isinstance(value, Unknown):
-        return value
-    if is_mapping(value):
-        return next((found for item in value.values() if (found := _unknown(item)) is not None), None)
-    if is_list(value):
-        return next((found for item in value if (found := _unknown(item)) is not None), None)
-    return None
 
 
 def _baseline(spec: Any, metadata: Any, replaced: bool = False) -> list[str]:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from .platform_admission import admitted, grants
 from .selectors import NODE_OPERATORS, holds
-from .values import Unknown, is_list, is_mapping
+from .values import Unknown, first_unknown, is_list, is_mapping
 
 BLOCKING = ("NoSchedule", "NoExecute")  # the effects that keep a Pod off a node (PreferNoSchedule does not)
 
@@ -134,28 +134,12 @@ def _texts(values: Any) -> tuple[str, ...] | None:
     return tuple(values)
 
 
-def _first_unknown(value: Any) -> Unknown | None:
-    if isinstance(value, Unknown):
-        return value
-    if is_mapping(value):
-        for item in value.values():
-            found = _first_unknown(item)
-            if found is not None:
-                return found
-    elif is_list(value):
-        for item in value:
-            found = _first_unknown(item)
-            if found is not None:
-                return found
-    return None
-
-
 def pod_placement(node_selector: Any, node_affinity: Any, tolerations: Any,
                   runtime_class: Any = None, requested: frozenset[str] | Unknown = frozenset()) -> PodPlacement:
     """A Pod's placement constraints from the plain values of its nodeSelector, nodeAffinity, tolerations and
     runtimeClassName, and the extended resources it requests."""
-    unknown = _first_unknown(node_selector) or _first_unknown(node_affinity) or _first_unknown(tolerations) \
-        or _first_unknown(runtime_class)
+    unknown = first_unknown(node_selector) or first_unknown(node_affinity) or first_unknown(tolerations) \
+        or first_unknown(runtime_class)
     if unknown is not None:
         return PodPlacement((), None, (), unknown)
     unreadable = False

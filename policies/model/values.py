@@ -163,6 +163,17 @@ def quoted(values: Iterable[Any], limit: int | None = None) -> str:
     return listed(f"'{value}'" for value in items[:limit]) + more(items, limit)
 
 
+def first_unknown(value: Any) -> Unknown | None:
+    """The first value not known yet anywhere in a plain value (its mappings' values and its lists' items)."""
+    if isinstance(value, Unknown):
+        return value
+    if is_mapping(value):
+        return next((found for item in value.values() if (found := first_unknown(item)) is not None), None)
+    if is_list(value):
+        return next((found for item in value if (found := first_unknown(item)) is not None), None)
+    return None
+
+
 def undetermined(message: str) -> Unknown:
     return Unknown(Undetermined(message))
 

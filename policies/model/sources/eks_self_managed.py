@@ -44,7 +44,7 @@ from ..labels import LINUX, MACHINE_KEYS
 from ..pool import Pool
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
-from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, child, first_unknown, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Replacing, Source, Unread, checked_inputs, eks
 from .common import AWS_MAYBE, EVERY_MAYBE, base_labels, machines_of, set_os, size, subnet_spaces
 
@@ -222,7 +222,7 @@ def component_labels(options: Any) -> tuple[dict[str, str], tuple[Taint, ...]] |
     if any(options.get(key) is not None for key in OTHER_USER_DATA):
         return None
     for key in FLAG_INPUTS:
-        found = _first_unknown(options.get(key))
+        found = first_unknown(options.get(key))
         if found is not None:
             return found
     extra = options.get("kubeletExtraArgs")
@@ -240,16 +240,6 @@ def component_labels(options: Any) -> tuple[dict[str, str], tuple[Taint, ...]] |
             return None  # the kubelet refuses the flag: the nodes never join
         found_taints.append(Taint(key, value if isinstance(value, str) else "", effect))
     return labels, tuple(found_taints)
-
-
-def _first_unknown(value: Any) -> Unknown | None:
-    if isinstance(value, Unknown):
-        return value
-    if is_mapping(value):
-        return next((found for item in value.values() if (found := _first_unknown(item)) is not None), None)
-    if is_list(value):
-        return next((found for item in value if (found := _first_unknown(item)) is not None), None)
-    return None
 
 
 def _pool(kind: str, urn: str, name: str, template: StackResource, overrides: Any, sizes: tuple[Any, Any],
