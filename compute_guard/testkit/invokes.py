@@ -14,6 +14,7 @@ A test answers other invokes, or answers these differently, with ``evaluate(...,
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,8 +32,20 @@ def _region(config: Mapping[str, Any]) -> str:
     return region if isinstance(region, str) and region else "us-east-1"
 
 
-def answer(token: str, args: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The test kit's answer to an invoke, None when it has none."""
+def kubeconfig(cluster: Any) -> str:
+    """A deployed AKS cluster's kubeconfig, base64 as the credentials invoke answers it (a documentation address:
+    nothing connects to it)."""
+    name = cluster if isinstance(cluster, str) and cluster else "cluster"
+    text = (f"apiVersion: v1\nkind: Config\nclusters:\n- name: {name}\n  cluster:\n    server: https://203.0.113.10\n"
+            f"contexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
+            f"current-context: {name}\nusers:\n- name: {name}\n  user: {{}}\n")
+    return base64.b64encode(text.encode()).decode()
+
+
+def answer(token: str, args: Mapping[str, Any], config: Mapping[str, Any],
+           preview: bool = True) -> dict[str, Any] | None:
+    """The test kit's answer to an invoke, None when it has none (``preview``: a new cluster's credentials are not
+    known yet; once deployed, under ``pulumi up`` or export_program, they are)."""
     if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
         region = _region(config)
         names = [f"{region}{letter}" for letter in "abc"]
@@ -52,7 +65,8 @@ def answer(token: str, args: Mapping[str, Any], config: Mapping[str, Any]) -> di
         return {"id": args.get("name", ""), "name": args.get("name", ""), "value": AMI, "type": "String"}
     if token in ("azure-native:containerservice:listManagedClusterUserCredentials",
                  "azure-native:containerservice:listManagedClusterAdminCredentials"):
-        return {"kubeconfigs": [{"name": "clusterUser", "value": UNKNOWN}]}
+        return {"kubeconfigs": [{"name": "clusterUser",
+                                 "value": UNKNOWN if preview else kubeconfig(args.get("resourceName"))}]}
     if token in ("azure:core/getClientConfig:getClientConfig", "azure-native:authorization:getClientConfig"):
         return {"clientId": ZERO_ID, "objectId": ZERO_ID, "subscriptionId": ZERO_ID, "tenantId": ZERO_ID}
     if token == "gcp:container/getEngineVersions:getEngineVersions":  # a plain invoke: its result cannot be unknown

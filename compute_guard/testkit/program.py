@@ -70,6 +70,7 @@ class _Mocks(pulumi.runtime.Mocks):
                  rendered: Mapping[str, list[Path]] | None = None) -> None:
         self.config = dict(config or {})
         self.mocks = mocks
+        self.preview = True  # capture's: a deployed cluster's credentials are known, a previewed new one's are not
         self.rendered = dict(rendered or {})  # a Chart's name -> its rendered manifests (evaluate's rendered=)
         self.rendered_used: set[str] = set()
         self.unanswered: list[str] = []  # the invokes nobody answered, in order (a program error names them)
@@ -103,7 +104,7 @@ class _Mocks(pulumi.runtime.Mocks):
             return {"result": list(objects_of_text(args.args["text"]))}
         if args.token == HELM_TEMPLATE:
             return self._helm_template(args.args)
-        found = invokes.answer(args.token, args.args, self.config)
+        found = invokes.answer(args.token, args.args, self.config, self.preview)
         if found is None:
             if args.token not in self.unanswered:
                 self.unanswered.append(args.token)
@@ -242,7 +243,8 @@ class _CapturingMonitor(mocks.MockMonitor):
             if named is not plain:
                 inputs = struct_pb2.Struct()
                 inputs.update(named)
-            shaped = outputs_of.shaped_outputs(request.type, named)
+            given = named if self.preview else outputs_of.deployed(request.type, named)
+            shaped = outputs_of.shaped_outputs(request.type, given)
             if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
                 outputs = inputs
             else:
@@ -517,6 +519,7 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
     directory = Path.cwd() if callable(program) else Path(program).resolve()
     files = {name: _manifest_files(paths) for name, paths in (rendered or {}).items()}
     answers = _Mocks(stack_config, mocks, files)
+    answers.preview = preview
     answers.stacks = {name: dict(outputs) for name, outputs in (stacks or {}).items()}  # what its StackReferences read
     answers.otherwise = dict(otherwise or {})
     monitor = _CapturingMonitor(project, stack, files, directory, answers, preview)

@@ -348,3 +348,27 @@ def test_the_kubernetes_template_says_once_that_its_workloads_are_not_judged(tmp
         f"{NO_POOL}, so the placement, fit and capacity of Deployment 'nginx' are not judged: name the stack that holds "
         "their cluster in the stack config compute:stacks (a JSON list of org/project/stack names, or of names to "
         "`pulumi stack export` files)"]
+
+
+def test_the_gke_and_aks_templates_export_as_deployed_and_a_move_to_arm_is_refused_against_it(tmp_path):
+    """export_program writes a template as deployed: a deployed cluster's credentials are known (the GKE cluster's
+    endpoint and CA certificate, the AKS credentials invoke's kubeconfig), so the templates' kubeconfig code runs
+    (before, both raised under the test kit). Against that export, the AKS template moved to Standard_D4ps_v5 and the
+    GKE template's pool moved to t2a-standard-2 are refused by pool-safe-update; kept, they pass it."""
+    from compute_guard.testkit import export_program
+
+    aks = project(tmp_path / "aks", "kubernetes-azure-python")
+    settings = {"pool-safe-update": {"baseline": str(export_program(aks, tmp_path / "aks.json", stack_config=AZURE))}}
+    moved = evaluate(aks, stack_config={**AZURE, "aks-template:nodeVmSize": "Standard_D4ps_v5"}, policy_config=settings)
+    assert [v.urn.rsplit("::", 1)[-1] for v in moved.mandatory if v.policy == "pool-safe-update"] == ["cluster"]
+    kept = evaluate(aks, stack_config=AZURE, policy_config=settings)
+    assert [v for v in kept.mandatory if v.policy == "pool-safe-update"] == []
+
+    gke = project(tmp_path / "gke", "kubernetes-gcp-python")
+    baseline = export_program(gke, tmp_path / "gke.json", stack_config=GCP)
+    arm = project(tmp_path / "arm", "kubernetes-gcp-python", replace=(
+        ('node_config={"oauth_scopes"', 'node_config={"machine_type": "t2a-standard-2", "oauth_scopes"'),))
+    moved = evaluate(arm, stack_config=GCP, policy_config={"pool-safe-update": {"baseline": str(baseline)}})
+    assert [v.urn.rsplit("::", 1)[-1] for v in moved.mandatory if v.policy == "pool-safe-update"] == ["gke-nodepool"]
+    kept = evaluate(gke, stack_config=GCP, policy_config={"pool-safe-update": {"baseline": str(baseline)}})
+    assert [v for v in kept.mandatory if v.policy == "pool-safe-update"] == []
