@@ -260,7 +260,7 @@ def _total(found: Totals, row: Row, subject: str) -> Violation:
     fix = "use larger machines or move workloads to another pool"
     needed = found.needed  # by the totals and by each workload's packing: the nodes a fix must give
     if needed > size:
-        fix = f"{_more(found.pool, needed, secret, found.limited)}{fix}"
+        fix = f"{_more(found.pool, needed, secret or found.needed_secret, found.limited)}{fix}"
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     whose = "its workloads" if all(placed.named for placed, _count in found.counted) else \

@@ -117,6 +117,14 @@ class Totals:
         return any(row.full for row in self.rows)
 
     @property
+    def needed_secret(self) -> bool:
+        """Whether a secret is in the arithmetic of :attr:`needed` (a row's, or a packing's request, replicas, node)."""
+        return any(row.secret for row in self.rows if row.needed is not None and not row.overflows) or any(
+            packed.placed.secret or packed.fit.bound in packed.placed.request.secret
+            or (packed.fit.node is not None and packed.fit.bound in packed.fit.node.secret)
+            for packed in self.packed if packed.needed is not None)
+
+    @property
     def needed(self) -> int:
         """The nodes the counted Pods need at least: by every resource's total, and by each workload's packing."""
         found = [row.needed for row in self.rows if row.needed is not None and not row.overflows]
