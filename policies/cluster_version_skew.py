@@ -33,7 +33,7 @@ from .model.clusters import KubeCluster
 from .model.pool import Pool
 from .model.replacement import previous_clusters
 from .model.stack import Stack
-from .model.values import undetermined
+from .model.values import derived, undetermined
 from .model.versions import Version, release
 
 Previous = Snapshot | Unavailable
@@ -100,21 +100,23 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
     if ours[0] != theirs[0]:
         return None
     where = cluster.ref.label
+    both = (node.value, plane.value)  # what a message computes from them is secret when either is
     if ours > theirs and not plane.least:
         refuses = "" if pool.karpenter else f", and {_platform(cluster)} refuses the pool"
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {node.shown()}, newer than its {where}'s control plane "
             f"({plane.shown()}): a kubelet may never be newer than its API server (Kubernetes' version skew "
-            f"policy){refuses}; upgrade the control plane to {release(ours)} first, or {_set(node, release(theirs))}",
-            pool.urn)
+            f"policy){refuses}; upgrade the control plane to {release(ours, *both)} first, or "
+            f"{_set(node, release(theirs, *both))}", pool.urn)
     behind, most = theirs[1] - ours[1], allowed_behind(theirs)
     if behind > most:
-        floor = release((theirs[0], theirs[1] - most))
+        floor = release((theirs[0], theirs[1] - most), *both)
         least = "at least " if plane.least else ""
         return Violation(
-            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, {behind} minor versions behind its "
-            f"{where}'s control plane ({least}{plane.shown()}), where a kubelet may be at most {most} behind an API "
-            f"server of {release(theirs)} (Kubernetes' version skew policy); {_set(node, floor)} or later", pool.urn)
+            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, {derived(str(behind), *both)} minor "
+            f"versions behind its {where}'s control plane ({least}{plane.shown()}), where a kubelet may be at most "
+            f"{derived(str(most), plane.value)} behind an API server of {release(theirs, plane.value)} (Kubernetes' "
+            f"version skew policy); {_set(node, floor)} or later", pool.urn)
     return None
 
 
@@ -130,18 +132,20 @@ def _moved(cluster: KubeCluster, old: Version, new: Version) -> Finding | None:
     if before is None or after is None or before[0] != after[0] or before == after:
         return None
     where, platform = f"{cluster.kind} '{cluster.name}'", _platform(cluster)
+    both = (old.value, new.value)  # what a message computes from them is secret when either is
     if after < before:
         return Violation(
             f"{where}: its control plane would move back from Kubernetes {old.shown()} to {new.shown()}: a control "
-            f"plane is never downgraded ({platform} refuses it); keep {new.field} at {release(before)} or later",
-            cluster.urn)
+            f"plane is never downgraded ({platform} refuses it); keep {new.field} at {release(before, *both)} or "
+            "later", cluster.urn)
     if after[1] - before[1] > 1:
-        step = release((before[0], before[1] + 1))
+        step = release((before[0], before[1] + 1), *both)
+        skipped = after[1] - before[1] - 1
         return Violation(
             f"{where}: its control plane would move from Kubernetes {old.shown()} to {new.shown()}, skipping "
-            f"{after[1] - before[1] - 1} minor version{'s' if after[1] - before[1] > 2 else ''}: {platform} upgrades "
-            f"a control plane one minor version at a time; set {new.field} to {step}, deploy, and go on one minor "
-            "at a time (its node pools with it)", cluster.urn)
+            f"{derived(str(skipped), *both)} minor version{derived('s' if skipped > 1 else '', *both)}: {platform} "
+            f"upgrades a control plane one minor version at a time; set {new.field} to {step}, deploy, and go on one "
+            "minor at a time (its node pools with it)", cluster.urn)
     return None
 
 

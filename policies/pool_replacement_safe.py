@@ -12,7 +12,8 @@ terraform-aws-eks#2905 and #1415):
 * a name the program set cannot be held by two pools: Pulumi's bridged providers then delete the old pool first
   (pulumi-terraform-bridge's ``nameRequiresDeleteBeforeReplace``: "an autonameable property with a value that was not
   populated by the autonamer"), and every Pod that no other pool of the cluster takes is down until the new nodes
-  join. Which of the two the provider's Check decided is in its inputs' ``__defaults``, kept from Analyze.
+  join. Which of the two the provider's Check decided is in its inputs' ``__defaults``, which the engine never sends a
+  pack: the previous deployment's state keeps them (model/replacement.py, ``_fixed``).
 
 Refused: (b) a pool deleted before its replacement exists under workloads of the stack that no other pool of its
 cluster takes, and every pool of a cluster removed from the program under workloads on it (one of several removed:
@@ -68,8 +69,10 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
         workloads: list[Workload] = []
         if replaced.late is not None:
             finding = _maybe(stack, replaced)
-        elif replaced.changes:
+        elif replaced.changes:  # certain, whatever an encrypted input of the previous deployment holds
             finding, workloads = _replaced(stack, replaced)
+        elif replaced.sealed:
+            finding = _maybe(stack, replaced)
         else:
             continue
         if isinstance(finding, Violation) and view:
@@ -192,26 +195,28 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
         return None, []
     if first is None:
         return undetermined(
-            f"{label}: {_what(replaced)}, which replaces it, and its inputs do not say whether its {rule.name} "
-            f"{name} was set by the program (no __defaults): if it was, the old pool is deleted before its "
-            f"replacement exists, and {subjects(stranded)} run on no other pool, so this is not judged"), []
+            f"{label}: {_what(replaced)}, which replaces it, and the previous deployment does not say whether its "
+            f"{rule.name} {name} was set by the program (its state keeps no __defaults, the list of inputs the "
+            f"provider filled in): if it was, the old pool is deleted before its replacement exists, and "
+            f"{subjects(stranded)} run on no other pool, so this is not judged"), []
     drain = DRAINS.get(pools[0].platform or "", "")
     deleted = ("Its deleteBeforeReplace resource option deletes the old pool before its replacement is created" if
                option else f"Its {rule.name} {name} is set by the program, so the replacement cannot be created while "
-               "the old pool holds the name: the old pool is deleted first (Pulumi deletes before replacing a "
-               "resource whose name the program set)")
-    fix = "drop the deleteBeforeReplace option" if option else f"leave {rule.name} unset"
+               f"the old pool holds the name: {rule.first_why}")
+    unset = f"leave {rule.name} unset" if rule.unset_names_anew else None
+    fix = "drop the deleteBeforeReplace option" if option else unset
     if option and replaced.fixed:
-        fix = f"leave {rule.name} unset and drop the deleteBeforeReplace option"
+        fix = f"{unset} and drop the deleteBeforeReplace option" if unset else None
+    other = f", or {fix} so the new pool is created before the old one goes" if fix else ""
     return Violation(
         f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. {deleted}, "
         f"and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until the new nodes "
-        f"join{drain}; add a second pool that takes them first, or {fix} so the new pool is created before the old "
-        "one goes", now.urn), stranded
+        f"join{drain}; add a second pool that takes them first{other}", now.urn), stranded
 
 
 def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
-    """A replacing input not known yet: said where a replacement would strand workloads."""
+    """A replacing input not known yet, or whose previous value is an encrypted secret of the state: said where a
+    replacement would strand workloads."""
     rule, now, late = replaced.rule, replaced.resource, replaced.late
     if rule.whole_cluster:
         stranded = _on_cluster(stack, now.urn)
@@ -225,7 +230,14 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
     what = "the cluster" if rule.whole_cluster else "the pool"
     pools = _pools(stack, now.urn)
     label = pools[0].label if len(pools) == 1 and not rule.whole_cluster else _cluster_label(stack, now)
-    return undetermined(f"{label}: an input that replaces {what} is not known yet ({late.words if late else ''}), "
+    if late is None:
+        inputs = listed(replaced.sealed)
+        return undetermined(
+            f"{label}: the previous deployment holds its {inputs} as encrypted secrets, which the pack cannot read, "
+            f"so whether this preview changes them (which replaces {what}) is not known, and {subjects(stranded)} "
+            f"may run on it only: not judged (a baseline exported with `pulumi stack export --show-secrets` gives "
+            "their values)")
+    return undetermined(f"{label}: an input that replaces {what} is not known yet ({late.words}), "
                         f"and {subjects(stranded)} may run on it only, so whether this preview replaces it under them "
                         "is not judged")
 

@@ -21,7 +21,7 @@ from .adapters.templates import Context, Policy
 from .model.clusters import KubeCluster
 from .model.resources import StackResource
 from .model.stack import Stack
-from .model.values import undetermined
+from .model.values import is_secret, undetermined
 from .model.versions import release
 from .platforms.apis import Removal, removal_of
 
@@ -96,7 +96,8 @@ def _unknown(cluster: KubeCluster) -> str:
         return f"{where}'s {version.field} is not known yet"
     if version.minor is None:
         return f"{where}'s {version.field} '{version.value}' names no release"
-    shown = version.shown() if version.value != release(version.minor) else f"{version.shown()} (its {version.field})"
+    shown = version.shown() if is_secret(version.value) or version.value != release(version.minor) else \
+        f"{version.shown()} (its {version.field})"
     return f"{where} runs at least {shown}, maybe later"
 
 

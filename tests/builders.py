@@ -805,6 +805,7 @@ def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = 
 
     resources = capture_program(program, stack_config=stack_config)
     path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
-        {"urn": r.urn, "type": r.type, "custom": bool(r.provider), "inputs": json_format.MessageToDict(r.inputs),
+        {"urn": r.urn, "type": r.type, "custom": bool(r.provider),
+         "inputs": json_format.MessageToDict(r.state_inputs or r.inputs),  # with the internal keys a state keeps
          "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
     return path

@@ -43,8 +43,10 @@ from .program import (
     capture_program,
     evaluate,
     export_program,
+    previous_deployment,
 )
 
 __all__ = ["Analyzer", "Captured", "NotApplicable", "NotChecked", "PolicyResult", "PolicyViolation", "ProgramError",
            "ProgramTimeout", "Remediation", "Resource", "SeenPool", "TestKitError", "Unchecked", "capture",
-           "capture_program", "components", "evaluate", "export_program", "manifest_resources"]
+           "capture_program", "components", "evaluate", "export_program", "manifest_resources",
+           "previous_deployment"]

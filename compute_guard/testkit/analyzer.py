@@ -51,12 +51,29 @@ class Resource:
     dependencies: tuple[str, ...] = ()
     property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     delete_before_replace: bool | None = None  # its deleteBeforeReplace resource option (None: not set)
+    # its inputs as the state keeps them, with the internal keys its provider's Check added (``__defaults``), which the
+    # engine sends to Remediate and never to Analyze (None: its inputs)
+    state_inputs: struct_pb2.Struct | None = None
+    # the other resource options the engine forwards to a policy (pkg/resource/deploy/step_generator.go)
+    protect: bool = False
+    ignore_changes: tuple[str, ...] = ()
+    additional_secret_outputs: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # the URNs its aliases name
+    custom_timeouts: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # create, update, delete, read (s)
 
     @property
     def options(self) -> Any:
-        """Its resource options as the engine sends them to a policy."""
-        return proto.AnalyzerResourceOptions(deleteBeforeReplace=bool(self.delete_before_replace),
-                                             deleteBeforeReplaceDefined=self.delete_before_replace is not None)
+        """Its resource options as the engine sends them to a policy (plugin/analyzer_plugin.go,
+        marshalResourceOptions)."""
+        create, update, delete, read = self.custom_timeouts
+        return proto.AnalyzerResourceOptions(
+            protect=self.protect, ignoreChanges=list(self.ignore_changes),
+            deleteBeforeReplace=bool(self.delete_before_replace),
+            deleteBeforeReplaceDefined=self.delete_before_replace is not None,
+            additionalSecretOutputs=list(self.additional_secret_outputs), aliases=list(self.aliases),
+            customTimeouts=proto.AnalyzerResourceOptions.CustomTimeouts(create=create, update=update, delete=delete,
+                                                                       read=read),
+            parent=self.parent)
 
     @classmethod
     def of(cls, type_: str, name: str, inputs: Mapping[str, Any] | struct_pb2.Struct,
@@ -315,12 +332,15 @@ class _Driver:
             request.policyConfig[name].CopyFrom(config)
         self._configure(request)
 
-    def remediate(self, resource: Resource, result: PolicyResult | None = None) -> Resource:
+    def remediate(self, resource: Resource, result: PolicyResult | None = None,
+                  providers: Mapping[str, Resource] | None = None) -> Resource:
         """The engine's first pass: the resource as the remediations leave it (outputs too, for a
         custom resource, whose provider echoes its inputs here)."""
         result = result if result is not None else PolicyResult()
         response = self._remediate(proto.AnalyzeRequest(
-            type=resource.type, properties=as_sent(resource.inputs), urn=resource.urn, name=resource.name))
+            type=resource.type, properties=as_sent(resource.state_inputs or resource.inputs, internal=True),
+            urn=resource.urn, name=resource.name, provider=_provider(resource, providers or {}, inputs=True),
+            options=resource.options))
         inputs = resource.inputs
         for remediation in response.remediations:
             if remediation.diagnostic:
@@ -332,10 +352,10 @@ class _Driver:
                                                        json_format.MessageToDict(inputs)))
         for item in response.not_applicable:
             result.not_applicable.append(NotApplicable(item.policy_name, item.reason, resource.urn))
-        if inputs is resource.inputs:
+        if not response.remediations or inputs is resource.inputs:
             return resource
         outputs = inputs if resource.outputs is resource.inputs else resource.outputs
-        return dataclasses.replace(resource, inputs=inputs, outputs=outputs)
+        return dataclasses.replace(resource, inputs=inputs, outputs=outputs, state_inputs=None)
 
     def analyze(self, resource: Resource, result: PolicyResult | None = None,
                 providers: Mapping[str, Resource] | None = None) -> PolicyResult:
@@ -359,7 +379,7 @@ class _Driver:
                 options=r.options,
                 provider=_provider(r, by_urn, inputs=True), dependencies=list(r.dependencies),
                 propertyDependencies={key: proto.AnalyzerPropertyDependencies(urns=list(urns))
-                                      for key, urns in r.property_dependencies.items()})
+                                      for key, urns in r.property_dependencies.items() if urns})
             for r in listed]))
         _collect(response, result, "")
         return result
@@ -372,7 +392,7 @@ class _Driver:
         listed = list(resources)
         by_urn = {resource.urn: resource for resource in listed}
         for resource in listed:
-            resource = self.remediate(resource, result)
+            resource = self.remediate(resource, result, by_urn)
             self.analyze(resource, result, by_urn)
             final.append(resource)
         self.analyze_stack(final, result)
@@ -420,15 +440,23 @@ class Analyzer(_Driver):
 _REFERENCE = {"4dabf18193072939515e22adb298388d": "5cf8f73096256a8f31e491e813e4eb8e"}
 
 
-def as_sent(struct: struct_pb2.Struct) -> struct_pb2.Struct:
-    """The props as the engine sends them to an analyzer: it marshals them without keeping resource references
-    (pkg/resource/plugin/analyzer_plugin.go: MarshalOptions without KeepResources), so a reference (a component's
-    ``eksCluster`` output) reaches a pack as the resource's ID, or its URN when it has none (a component). The SDKs'
-    registrations keep them, and pulumi-policy's own deserializer refuses one ('Unrecognized signature')."""
-    if b"5cf8f73096256a8f31e491e813e4eb8e" not in struct.SerializeToString():
-        return struct  # (most props hold none: the bytes say so without reading them)
+def as_sent(struct: struct_pb2.Struct, internal: bool = False) -> struct_pb2.Struct:
+    """The props as the engine sends them to an analyzer (pkg/resource/plugin/analyzer_plugin.go):
+
+    * without the top-level internal keys (``__defaults``, ``__meta``, ...) a provider's Check adds: Analyze,
+      AnalyzeStack and a request's provider marshal them with ``SkipInternalKeys: true`` (Remediate alone keeps them:
+      ``internal``), which drops them at the top level only (nested objects keep theirs);
+    * without resource references (MarshalOptions without KeepResources), so a reference (a component's
+      ``eksCluster`` output) reaches a pack as the resource's ID, or its URN when it has none (a component). The SDKs'
+      registrations keep them, and pulumi-policy's own deserializer refuses one ('Unrecognized signature')."""
+    hidden = not internal and any(key.startswith("__") for key in struct.fields)
+    if not hidden and b"5cf8f73096256a8f31e491e813e4eb8e" not in struct.SerializeToString():
+        return struct  # (most props hold neither: the bytes say so without reading them)
+    plain = json_format.MessageToDict(struct)
+    if hidden:
+        plain = {key: value for key, value in plain.items() if not key.startswith("__")}
     sent = struct_pb2.Struct()
-    sent.update(_downgraded(json_format.MessageToDict(struct)))
+    sent.update(_downgraded(plain))
     return sent
 
 

@@ -9,11 +9,7 @@ shapes the SDK's output types expect, with the names a provider fills in.
   type is a map becomes that map (each name a key, its value not known yet: ``{}``).
 * **Names.** pulumi-kubernetes names a resource whose ``metadata.name`` is not given ``<resource name>-<8 random
   characters>`` in its Check, so a preview knows it (pulumi-kubernetes provider/pkg/metadata/naming.go). The bridged
-  cloud providers name a resource whose name property the program leaves out ``<resource name>-<7 random hex>``, in
-  their Check too (pulumi-terraform-bridge's auto-naming, ``tfbridge.AutoName`` / ``ProviderInfo.SetAutonaming``, which
-  pulumi-gcp applies to every ``name`` and pulumi-aws to its resources' name fields): a preview sees ``gke-nodepool-
-  1a2b3c4``, never ``gke-nodepool``, so a Pod pinned by ``cloud.google.com/gke-nodepool: gke-nodepool`` matches no node.
-  The pools the pack reads are named here as their providers name them (:data:`AUTO_NAMED`).
+  cloud providers name theirs in their Check too (bridged.py).
 """
 
 from __future__ import annotations
@@ -104,39 +100,9 @@ def _shaped(value: Any, typ: Any) -> Any:
     return value
 
 
-# The name property a bridged provider fills in when the program leaves it out (and its prefix property, which makes
-# the name the prefix and a random suffix instead, not known in a preview), for the pools whose name their nodes carry
-# as a label (cloud.google.com/gke-nodepool, eks.amazonaws.com/nodegroup) and the clusters kubeconfigs name.
-AUTO_NAMED = {
-    "gcp:container/nodePool:NodePool": ("name", "namePrefix"),
-    "gcp:container/cluster:Cluster": ("name", None),
-    "aws:eks/cluster:Cluster": ("name", None),
-    "aws:eks/nodeGroup:NodeGroup": ("nodeGroupName", "nodeGroupNamePrefix"),
-}
-
-
-def bridged_defaults(type_token: str, program: dict[str, Any]) -> list[str] | None:
-    """The ``__defaults`` a bridged provider's Check adds to the inputs of a resource of :data:`AUTO_NAMED`: the
-    properties it filled in itself, its auto-name among them when the program (``program``: its inputs as the program
-    gave them) set none (pulumi-terraform-bridge pkg/tfbridge/schema.go; pool-replacement-safe reads it). Only in the
-    inputs: a provider's outputs do not hold it."""
-    bridged = AUTO_NAMED.get(type_token)
-    if bridged is None:
-        return None
-    key, prefix = bridged
-    named = program.get(key) is not None or (prefix is not None and program.get(prefix) is not None)
-    return [] if named else [key]
-
-
 def auto_named(type_token: str, urn: str, name: str, outputs: dict[str, Any]) -> dict[str, Any]:
-    """A Kubernetes object without ``metadata.name`` named as pulumi-kubernetes names it in its Check; a bridged cloud
-    resource without its name, as its provider names it (:data:`AUTO_NAMED`)."""
-    bridged = AUTO_NAMED.get(type_token)
-    if bridged is not None:
-        key, prefix = bridged
-        if outputs.get(key) is not None or (prefix is not None and outputs.get(prefix) is not None):
-            return outputs
-        return {**outputs, key: f"{name}-{hashlib.sha256(urn.encode()).hexdigest()[:7]}"}
+    """A Kubernetes object without ``metadata.name`` named as pulumi-kubernetes names it in its Check. (The bridged
+    cloud providers' names are bridged.py's.)"""
     if not type_token.startswith("kubernetes:") or type_token.startswith("kubernetes:helm.sh/") \
             or type_token.endswith("List") or type_token.endswith("Patch"):
         return outputs
@@ -160,13 +126,17 @@ DEPLOYED = {
 
 
 def deployed(type_token: str, outputs: dict[str, Any]) -> dict[str, Any]:
-    """A resource's outputs once deployed: what its provider fills in (:data:`DEPLOYED`) beside what the program set."""
+    """A resource's outputs once deployed: what its provider fills in (:data:`DEPLOYED`) where the program set none."""
     filled = DEPLOYED.get(type_token)
-    if filled is None:
-        return outputs
-    merged = dict(outputs)
+    return outputs if filled is None else _filled(outputs, filled)
+
+
+def _filled(current: dict[str, Any], filled: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(current)
     for key, value in filled.items():
-        current = merged.get(key)
-        merged[key] = {**value, **current} if isinstance(value, dict) and isinstance(current, dict) else \
-            current if current is not None else value
+        now = merged.get(key)
+        if isinstance(value, dict) and isinstance(now, dict):
+            merged[key] = _filled(now, value)
+        elif now is None:
+            merged[key] = value
     return merged

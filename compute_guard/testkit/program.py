@@ -14,9 +14,11 @@ import asyncio
 import contextlib
 import dataclasses
 import glob
+import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import runpy
 import signal
 import sys
@@ -37,9 +39,12 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from compute_guard.policies import Policy
+from compute_guard.policies.adapters.baseline import _backend_url, _local_backend_root, decompressed, local_checkpoint
+from compute_guard.policies.adapters.stacks import STACKS
+from compute_guard.policies.adapters.stacks import named as named_stacks
 from compute_guard.policies.platforms.platform import NOT_KNOWN
 
-from . import components, invokes
+from . import bridged, components, invokes, secrets
 from . import outputs as outputs_of
 from .analyzer import Analyzer, PolicyResult, PolicyViolation, Resource, Unchecked, seen_pools, stack_environment
 from .manifests import child_name, flatten, objects, objects_of_text
@@ -58,6 +63,7 @@ RENDERED_BY_THE_PROVIDER = {
 # The Kubernetes provider's components the test kit expands itself (their manifests), or says it cannot (_children).
 EXPANDED_HERE = frozenset({CONFIG_GROUP, CONFIG_FILE, *RENDERED_BY_THE_PROVIDER})
 _UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown value, as the SDK serializes it
+UNKNOWN_ID = _UNKNOWN  # a resource's "id" output a preview does not know yet
 _SECRET_SIG = "4dabf18193072939515e22adb298388d"
 
 
@@ -77,16 +83,20 @@ class _Mocks(pulumi.runtime.Mocks):
         self.stacks: dict[str, dict[str, Any]] = {}  # evaluate's stacks=: a stack's name -> its outputs, as exported
         self.references: list[str] = []  # the stacks the program's StackReferences name
         self.otherwise: dict[str, Any] = {}  # the outputs a StackReference to a stack not in stacks reads
+        self.unread: list[str] = []  # the stacks its StackReferences name that the test kit could not read
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:  # a read of another stack (SPEC 18): its outputs, as the engine answers them
             name = args.inputs.get("name") or args.resource_id or args.name
             if name not in self.references:
                 self.references.append(name)
+            if name not in self.stacks and not self.otherwise and name not in self.unread:
+                self.unread.append(name)
             outputs = self.stacks.get(name, self.otherwise)
-            plain = {key: value.get("plaintext") if _secret(value) else value for key, value in outputs.items()}
-            plain = {key: json.loads(value) if _secret(outputs[key]) and isinstance(value, str) else value
-                     for key, value in plain.items()}
+            plain = {key: value.get("plaintext", _UNKNOWN) if _secret(value) else value
+                     for key, value in outputs.items()}
+            plain = {key: json.loads(value) if _secret(outputs[key]) and isinstance(value, str) and value != _UNKNOWN
+                     else value for key, value in plain.items()}
             return name, {"name": name, "outputs": plain,
                           "secretOutputNames": sorted(key for key, value in outputs.items() if _secret(value))}
         return f"{args.name}-id", dict(args.inputs)
@@ -172,14 +182,18 @@ class Captured:
     unchecked: list[Unchecked] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)  # its stack outputs (pulumi.export), as a state writes them
     references: list[str] = field(default_factory=list)  # the stacks its StackReferences name (SPEC 18)
+    # the stack resource, with its outputs as the engine sends them to a pack (unknowns and secrets as the SDK marks
+    # them): Analyze and AnalyzeStack see it as they see every resource
+    stack: Resource | None = None
 
 
 class _CapturingMonitor(mocks.MockMonitor):
     """The mock monitor, keeping the serialized inputs and outputs of every registration."""
 
     def __init__(self, project: str, stack: str, rendered: Mapping[str, list[Path]], directory: Path,
-                 answers: _Mocks, preview: bool = True) -> None:
+                 answers: _Mocks, preview: bool = True, previous: Mapping[str, dict[str, Any]] | None = None) -> None:
         super().__init__(answers)  # the monitor answers invokes: with the stack's config and the test's own mocks
+        self.previous = dict(previous or {})  # the previous deployment's resources, by URN (an update preview)
         self.captured: dict[str, Resource] = {}
         self.order: list[str | None] = []
         self.defaults: list[str] = []  # the engine's default providers, registered before what uses them
@@ -231,33 +245,23 @@ class _CapturingMonitor(mocks.MockMonitor):
         provider = self._provider_of(request)
         resource_id = ""
         outputs = struct_pb2.Struct()
+        state_inputs: struct_pb2.Struct | None = None
         built: components.Built | None = None
         if request.remote and request.type not in EXPANDED_HERE:
             built = self._construct(request, urn)
             if built is not None:
                 outputs.update(built.outputs)
         elif request.custom:
-            resource_id = f"{request.name}-id"
-            plain = json_format.MessageToDict(inputs)
-            named = outputs_of.auto_named(request.type, urn, request.name, plain)
-            if named is not plain:
-                inputs = struct_pb2.Struct()
-                inputs.update(named)
-            given = named if self.preview else outputs_of.deployed(request.type, named)
-            shaped = outputs_of.shaped_outputs(request.type, given)
-            if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
-                outputs = inputs
-            else:
-                outputs.update(shaped)
-            defaults = outputs_of.bridged_defaults(request.type, plain)
-            if defaults is not None:  # the inputs only (a copy: the outputs stay the provider's)
-                inputs = struct_pb2.Struct()
-                inputs.update({**named, "__defaults": defaults})
+            resource_id, inputs, state_inputs, outputs = self._custom(request, urn, inputs)
         self.captured[urn] = Resource(
             request.type, request.name, urn, inputs, outputs if (request.custom or built) else struct_pb2.Struct(),
             request.parent, provider, tuple(request.dependencies),
             {key: tuple(value.urns) for key, value in request.propertyDependencies.items()},
-            request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None)
+            request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None,
+            state_inputs, bool(request.protect), tuple(request.ignoreChanges), tuple(request.additionalSecretOutputs),
+            self._aliases(request, urn),
+            (_seconds(request.customTimeouts.create), _seconds(request.customTimeouts.update),
+             _seconds(request.customTimeouts.delete), _seconds(request.customTimeouts.read)))
         self.ids[urn] = resource_id
         self.order[slot] = urn
         children = self._children(request, urn) if built is None else self._built_children(request, urn, built)
@@ -266,6 +270,76 @@ class _CapturingMonitor(mocks.MockMonitor):
                 self.captured[child.urn] = child if child.provider else dataclasses.replace(child, provider=provider)
                 self.order.append(child.urn)
         return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=outputs)
+
+    def _custom(self, request: Any, urn: str, inputs: struct_pb2.Struct
+                ) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]:
+        """A custom resource as its provider answers the engine: its ID, the inputs its Check returns (what Analyze
+        receives, and the same with its internal keys as the state keeps them: None when it adds none), and its
+        outputs. A resource of the previous deployment (an update preview) that does not change has its deployed ID
+        and outputs; one updated in place, its deployed outputs with what the program sets now; a new or replaced
+        one, what a preview knows of it (bridged.py)."""
+        plain = json_format.MessageToDict(inputs)
+        old = self.previous.get(urn)
+        old_inputs = old.get("inputs") if isinstance(old, dict) and isinstance(old.get("inputs"), dict) else None
+        old_outputs = old.get("outputs") if isinstance(old, dict) and isinstance(old.get("outputs"), dict) else None
+        old_id = old.get("id") if isinstance(old, dict) and isinstance(old.get("id"), str) else None
+        checked = bridged.check(request.type, plain, urn, request.name, old_inputs)
+        if checked is not None:
+            verdict = bridged.change(request.type, checked, old_inputs) if old_inputs is not None else None
+            if not self.preview:
+                given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked)), \
+                    old_id or f"{request.name}-id"
+            elif verdict == bridged.SAME and old_outputs is not None:
+                given, resource_id = _without_internal(old_outputs), old_id or ""
+            elif verdict == bridged.UPDATE and old_outputs is not None:
+                given, resource_id = bridged.planned(request.type, checked, _without_internal(old_outputs)), \
+                    old_id or ""
+            else:
+                given, resource_id = bridged.planned(request.type, checked), ""
+            given.pop("id", None)
+            analyzed, state = struct_pb2.Struct(), struct_pb2.Struct()
+            analyzed.update({key: value for key, value in checked.items() if not key.startswith("__")})
+            state.update(checked)
+            outputs = struct_pb2.Struct()
+            outputs.update({**outputs_of.shaped_outputs(request.type, given), "id": resource_id or UNKNOWN_ID})
+            return resource_id, analyzed, state, outputs
+        named = outputs_of.auto_named(request.type, urn, request.name, plain)
+        if named is not plain:
+            inputs = struct_pb2.Struct()
+            inputs.update(named)
+        if self.preview and old_outputs is not None and _same_inputs(named, old_inputs):
+            outputs = struct_pb2.Struct()  # unchanged since the previous deployment: what it deployed
+            outputs.update(outputs_of.shaped_outputs(request.type, _without_internal(old_outputs)))
+            return old_id or f"{request.name}-id", inputs, None, outputs
+        given = named if self.preview else outputs_of.deployed(request.type, named)
+        shaped = outputs_of.shaped_outputs(request.type, given)
+        if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
+            return f"{request.name}-id", inputs, None, inputs
+        outputs = struct_pb2.Struct()
+        outputs.update(shaped)
+        return f"{request.name}-id", inputs, None, outputs
+
+    def _aliases(self, request: Any, urn: str) -> tuple[str, ...]:
+        """The alias the engine gives a resource (its state's Aliases, which Analyze's options carry): the URN of its
+        aliases under which the previous deployment holds it, when it does not hold it under its own URN
+        (pkg/resource/deploy/step_generator.go getOldResource); none otherwise. An alias is a URN, or a spec whose
+        missing parts are the resource's own (resource.Alias.GetURN)."""
+        if not self.previous or urn in self.previous:
+            return ()
+        found: list[str] = [str(alias) for alias in request.aliasURNs]
+        for alias in request.aliases:
+            if alias.urn:
+                found.append(alias.urn)
+                continue
+            spec = alias.spec
+            parent = "" if spec.noParent else (spec.parentUrn or request.parent)
+            qualified = parent.split("::")[2] if parent.count("::") >= 3 else ""
+            kind = spec.type or request.type
+            if qualified and qualified != STACK_TYPE:
+                kind = f"{qualified}${kind}"
+            found.append(f"urn:pulumi:{spec.stack or self.stack}::{spec.project or self.project}::{kind}::"
+                         f"{spec.name or request.name}")
+        return next(((alias,) for alias in found if alias in self.previous), ())
 
     def _construct(self, request: Any, urn: str) -> components.Built | None:
         """A remote component, as its provider's Construct would build it; one the test kit cannot build is listed
@@ -341,7 +415,9 @@ class _CapturingMonitor(mocks.MockMonitor):
                 empty.update({**{key.split(":", 1)[1]: value for key, value in config.items()
                                  if key.startswith(f"{package}:") and isinstance(value, str)},
                               **({"version": version} if version else {})})
-                self.captured[urn] = Resource(token, name, urn, empty, empty)
+                internal = struct_pb2.Struct()  # as the engine keeps a provider's inputs: its __internal settings
+                internal.update({**json_format.MessageToDict(empty), "__internal": {}})
+                self.captured[urn] = Resource(token, name, urn, empty, empty, state_inputs=internal)
                 self.defaults.append(urn)
         return urn
 
@@ -416,6 +492,55 @@ def _version(package: str) -> str:
         return importlib.metadata.version(f"pulumi_{package.replace('-', '_')}")
     except importlib.metadata.PackageNotFoundError:
         return ""
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _seconds(duration: str) -> float:
+    """A custom timeout as the SDK sends it (a Go duration: "5m", "1h30m") in seconds, as the engine passes it on
+    (resource.CustomTimeouts); 0 when not set or not a duration."""
+    if not duration or _DURATION.sub("", duration):
+        return 0.0
+    return sum(float(number) * _UNIT[unit] for number, unit in _DURATION.findall(duration))
+
+
+def _deployed_id(resource: Resource) -> str:
+    """A deployed resource's ID as a state writes it: its ``id`` output (a bridged provider's), else one made up the
+    same way on every run (a provider's is a UUID)."""
+    found = resource.outputs.fields.get("id")
+    if found is not None and found.WhichOneof("kind") == "string_value" and found.string_value not in ("", _UNKNOWN):
+        return found.string_value
+    if resource.type.startswith("pulumi:providers:"):
+        digest = hashlib.sha256(resource.urn.encode()).hexdigest()
+        return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+    return f"{resource.name}-id"
+
+
+def _without_internal(props: dict[str, Any]) -> dict[str, Any]:
+    """A state's props without their top-level internal keys (``__defaults``, ``__pulumi_raw_state_delta``, ...), as
+    the engine gives them to a program and a pack."""
+    return {key: value for key, value in props.items() if not key.startswith("__")}
+
+
+def _same_inputs(new: dict[str, Any], old: dict[str, Any] | None) -> bool:
+    """Whether a resource's inputs are those of the previous deployment (its provider then has nothing to change)."""
+    if old is None:
+        return False
+    return json.dumps(_whole(_without_internal(new)), sort_keys=True) == json.dumps(
+        _whole(_without_internal(old)), sort_keys=True)
+
+
+def _whole(value: Any) -> Any:
+    """Numbers as JSON writes them (3.0, from the wire, as 3)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    return value
 
 
 def _hides(value: Any) -> bool:
@@ -510,19 +635,21 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
             rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
             mocks: pulumi.runtime.Mocks | None = None, timeout: float = TIMEOUT,
             stacks: Mapping[str, Mapping[str, Any]] | None = None,
-            otherwise: Mapping[str, Any] | None = None) -> Captured:
+            otherwise: Mapping[str, Any] | None = None,
+            previous: Mapping[str, dict[str, Any]] | None = None) -> Captured:
     """Run ``program`` (a function, or a Pulumi program directory) and return its resources, ConfigGroup and
     ConfigFile children included, and what it could not see. ``rendered`` maps a Chart's (or Directory's)
     name to its rendered manifests (files or directories, such as what ``renderYamlToDirectory`` wrote): they
-    become its children, named as the provider names them. A program still running after ``timeout`` seconds
-    raises :class:`ProgramTimeout`; a failure of the test kit itself, :class:`TestKitError`."""
+    become its children, named as the provider names them. ``previous``: the previous deployment's resources by URN
+    (:func:`previous_deployment`), which makes a preview an update preview. A program still running after ``timeout``
+    seconds raises :class:`ProgramTimeout`; a failure of the test kit itself, :class:`TestKitError`."""
     directory = Path.cwd() if callable(program) else Path(program).resolve()
     files = {name: _manifest_files(paths) for name, paths in (rendered or {}).items()}
     answers = _Mocks(stack_config, mocks, files)
     answers.preview = preview
     answers.stacks = {name: dict(outputs) for name, outputs in (stacks or {}).items()}  # what its StackReferences read
     answers.otherwise = dict(otherwise or {})
-    monitor = _CapturingMonitor(project, stack, files, directory, answers, preview)
+    monitor = _CapturingMonitor(project, stack, files, directory, answers, preview, previous)
     settings.ROOT.set(None)
     pulumi.runtime.set_mocks(answers, project=project, stack=stack, preview=preview,
                              monitor=monitor)
@@ -546,7 +673,8 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
             if monitor.failures:
                 raise _test_kit_error(monitor.failures) from None
             raise ProgramError(_program_traceback(error, directory if not callable(program) else None)
-                               + _unrendered_hint(monitor) + _unanswered_hint(answers), error) from None
+                               + _unrendered_hint(monitor) + _unanswered_hint(answers) + _unread_hint(answers),
+                               error) from None
     if monitor.failures:
         raise _test_kit_error(monitor.failures)
     missing = sorted(set(rendered or {}) - monitor.rendered_used - answers.rendered_used)
@@ -555,7 +683,12 @@ def capture(program: Program | str | Path, *, stack_config: Mapping[str, Any] | 
                          "declare as a Chart, Directory, ConfigGroup or ConfigFile")
     order = [*monitor.defaults, *(urn for urn in monitor.order if urn is not None)]
     outputs = {name: _sync_await(_as_state(value)) for name, value in exported.items()}
-    return Captured([monitor.captured[urn] for urn in order], monitor.unchecked, outputs, list(answers.references))
+    sent = struct_pb2.Struct()
+    sent.update({name: _sync_await(_as_sent(value)) for name, value in exported.items()})
+    root = Resource(STACK_TYPE, f"{project}-{stack}", f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}",
+                    struct_pb2.Struct(), sent)
+    return Captured([monitor.captured[urn] for urn in order], monitor.unchecked, outputs, list(answers.references),
+                    root)
 
 
 @contextlib.contextmanager
@@ -573,6 +706,17 @@ def _exports(exported: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         pulumi.export = original  # type: ignore[assignment]
+
+
+async def _as_sent(value: Any) -> Any:
+    """An export as the engine sends the stack's outputs to a pack: its value, a secret's marked secret, the engine's
+    unknown where a preview does not know it."""
+    output = pulumi.Output.from_input(value)
+    known, secret, resolved = await output.is_known(), await output.is_secret(), await output.future()
+    if not known:
+        return _UNKNOWN
+    plain = json.loads(json.dumps(resolved, default=str))
+    return {components.SPECIAL: components.SECRET, "value": plain} if secret else plain
 
 
 async def _as_state(value: Any) -> Any:
@@ -608,6 +752,106 @@ def _stacks(given: Mapping[str, Path | str], scratch: Path, reads: Mapping[str, 
     return files, outputs
 
 
+def previous_deployment(path: Path | str) -> dict[str, dict[str, Any]]:
+    """A previous deployment's resources by URN, from a `pulumi stack export` file or a DIY checkpoint (plain, gzip or
+    zstd), as the engine hands them to a program and its providers: a secret is its value, marked secret (exported
+    with --show-secrets, or encrypted by a passphrase the environment gives: secrets.py); one the test kit cannot
+    decrypt is not known."""
+    document = json.loads(decompressed(Path(path).read_bytes()))
+    state = document.get("deployment") if isinstance(document, dict) else None
+    if state is None and isinstance(document, dict) and isinstance(document.get("checkpoint"), dict):
+        state = document["checkpoint"].get("latest")
+    if not isinstance(state, dict):
+        return {}
+    entries = _state_values(state.get("resources"), secrets.decrypter(state))
+    return {entry["urn"]: entry for entry in entries or () if isinstance(entry, dict) and
+            isinstance(entry.get("urn"), str) and not entry.get("delete")}
+
+
+def _state_values(value: Any, opened: Callable[[str], str | None]) -> Any:
+    """A state's values as a program reads them: each secret its value marked secret, or not known."""
+    if isinstance(value, list):
+        return [_state_values(item, opened) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get(components.SPECIAL) != _STATE_SECRET:
+        return {key: _state_values(item, opened) for key, item in value.items()}
+    text = value.get("plaintext")
+    if not isinstance(text, str) and isinstance(value.get("ciphertext"), str):
+        text = opened(value["ciphertext"])
+    if not isinstance(text, str):
+        return _UNKNOWN
+    try:
+        plain = json.loads(text)
+    except ValueError:
+        return _UNKNOWN
+    return {components.SPECIAL: components.SECRET, "value": _state_values(plain, opened)}
+
+
+_STATE_SECRET = "1b47061264138c4ac30d75fd1eb44270"  # a secret's signature in a state document
+
+
+def _previous_path(deployed: Path | str | None, policy_config: Mapping[str, Any] | None, project: str,
+                   stack: str) -> Path | None:
+    """The previous deployment a preview is made against: ``deployed``, else a policy's configured ``baseline``, else
+    the stack's checkpoint in the local (file://) backend the environment names, as the pack finds it (SPEC 5);
+    None: a first preview."""
+    if deployed is not None:
+        return Path(deployed)
+    for value in (policy_config or {}).values():
+        if isinstance(value, Mapping) and isinstance(value.get("baseline"), str):
+            path = Path(os.path.expanduser(value["baseline"]))
+            return path if path.is_absolute() else Path.cwd() / path
+    url = _backend_url()
+    root = _local_backend_root(url) if url is not None else None
+    return local_checkpoint(root, project, stack.rsplit("/", 1)[-1]) if root is not None else None
+
+
+def _stack_outputs(previous: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+    """The stack outputs a previous deployment holds, as a StackReference reads them (secrets marked as a state
+    writes them)."""
+    root = next((entry for entry in previous.values() if entry.get("type") == STACK_TYPE), {})
+    return {key: _as_written(value) for key, value in (root.get("outputs") or {}).items()}
+
+
+def _as_written(value: Any) -> Any:
+    """A value as a state writes it: a secret as its plaintext (what _Mocks reads)."""
+    if isinstance(value, dict) and value.get(components.SPECIAL) == components.SECRET:
+        return {components.SPECIAL: components.SECRET, "plaintext": json.dumps(value.get("value"))}
+    return value
+
+
+def _references_of(previous: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the previous deployment's StackReferences read, by the stack they name: a deployed stack's references
+    answer as they did."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in previous.values():
+        if entry.get("type") != STACK_REFERENCE:
+            continue
+        name = (entry.get("inputs") or {}).get("name") or (entry.get("outputs") or {}).get("name")
+        outputs = (entry.get("outputs") or {}).get("outputs")
+        if isinstance(name, str) and isinstance(outputs, dict):
+            found[name] = {key: _as_written(value) for key, value in outputs.items()}
+    return found
+
+
+def _local_stacks(config: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The outputs of the stacks compute:stacks names without a file, from the local (file://) backend the environment
+    names, as the pack reads them."""
+    url = _backend_url()
+    root = _local_backend_root(url) if url is not None else None
+    if root is None:
+        return {}
+    found: dict[str, dict[str, Any]] = {}
+    for name, file in named_stacks(config, STACKS)[0]:
+        parts = name.split("/")
+        checkpoint = local_checkpoint(root, parts[-2] if len(parts) >= 2 else "", parts[-1]) if not file and \
+            name not in given else None
+        if checkpoint is not None:
+            found[name] = _stack_outputs(previous_deployment(checkpoint))
+    return found
+
+
 def _did_not_run(result: PolicyResult) -> list[PolicyViolation]:
     """A note per policy that did not run for want of a platform (the engine records not-applicable where no
     terminal shows it): a test that saw it cannot mistake it for a pass."""
@@ -639,6 +883,19 @@ def _unanswered_hint(answers: _Mocks) -> str:
             "        def new_resource(self, args): return None, {}\n"
             f"        def call(self, args): return {{...}} if args.token == '{first}' else None\n"
             "returns its result, and None leaves an invoke to the test kit)")
+
+
+def _unread_hint(answers: _Mocks) -> str:
+    """A program error after a StackReference the test kit could not answer (its outputs were empty, where a real
+    preview reads the referenced stack's deployed outputs): which, and how a test answers it."""
+    if not answers.unread:
+        return ""
+    names = ", ".join(f"'{name}'" for name in answers.unread)
+    first = answers.unread[0]
+    return (f"\n(the test kit could not read the stack of StackReference {names}, so its outputs were empty: "
+            f"give it with evaluate(..., stacks={{'{first}': <its `pulumi stack export` file or program "
+            "directory>}), or name its export in the stack config compute:stacks "
+            f"({{\"{first}\": \"<export file>\"}}), or keep its state in the local backend PULUMI_BACKEND_URL names)")
 
 
 def _unrendered_hint(monitor: _CapturingMonitor) -> str:
@@ -686,8 +943,11 @@ def export_program(program: Program | str | Path, path: str | Path, *, stack_con
                    project: str | None = None, stack: str | None = None,
                    mocks: pulumi.runtime.Mocks | None = None) -> Path:
     """Write ``program`` as deployed, in the shape ``pulumi stack export`` writes a stack's state (each resource's URN,
-    type, inputs and outputs after an update, its parent and provider): a previous deployment for a test, without the
-    CLI (pass it as a policy's ``baseline`` setting, or run the changed program against it)."""
+    ID, type, inputs as its provider's Check returned them, internal keys included, outputs after an update, its
+    parent, provider reference, dependencies and property dependencies): a previous deployment for a test, without the
+    CLI (pass it as ``evaluate(..., deployed=)``, or as a policy's ``baseline`` setting). What only the cloud fills in
+    (a node group's AMI release, a cluster's endpoint where the test kit knows none) is null: a real `pulumi stack
+    export` is exact."""
     return _export(program, path, stack_config=stack_config, project=project, stack=stack, mocks=mocks)
 
 
@@ -704,14 +964,23 @@ def _export(program: Program | str | Path, path: str | Path, *, stack_config: Ma
     resources = captured.resources
     entries: list[dict[str, Any]] = [{"urn": f"urn:pulumi:{stack}::{project}::{STACK_TYPE}::{project}-{stack}",
                                       "custom": False, "type": STACK_TYPE, "outputs": captured.outputs}]
+    ids = {resource.urn: _deployed_id(resource) for resource in resources}
     for resource in resources:
-        entry: dict[str, Any] = {"urn": resource.urn, "custom": bool(resource.provider), "type": resource.type,
-                                 "inputs": json_format.MessageToDict(resource.inputs),
-                                 "outputs": json_format.MessageToDict(resource.outputs)}
+        custom = bool(resource.provider) or resource.type.startswith("pulumi:providers:")
+        entry: dict[str, Any] = {"urn": resource.urn, "custom": custom}
+        if custom:
+            entry["id"] = ids[resource.urn]
+        entry.update({"type": resource.type,
+                      "inputs": json_format.MessageToDict(resource.state_inputs or resource.inputs),
+                      "outputs": json_format.MessageToDict(resource.outputs)})
         if resource.parent:
             entry["parent"] = resource.parent
-        if resource.provider:
-            entry["provider"] = resource.provider
+        if resource.dependencies:
+            entry["dependencies"] = list(resource.dependencies)
+        if resource.provider:  # a provider reference: its URN and its ID
+            entry["provider"] = f"{resource.provider}::{ids.get(resource.provider, '')}"
+        if resource.property_dependencies:
+            entry["propertyDependencies"] = {key: list(urns) for key, urns in resource.property_dependencies.items()}
         entries.append(entry)
     target = Path(path)
     target.write_text(json.dumps({"version": 3, "deployment": {"manifest": {}, "resources": entries}}, indent=1))
@@ -770,7 +1039,7 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
              rendered: Mapping[str, Path | str | Iterable[Path | str]] | None = None,
              unchecked: Iterable[str] = (), mocks: pulumi.runtime.Mocks | None = None,
              timeout: float = TIMEOUT, stacks: Mapping[str, Path | str] | None = None,
-             dependents: Mapping[str, Path | str] | None = None) -> PolicyResult:
+             dependents: Mapping[str, Path | str] | None = None, deployed: Path | str | None = None) -> PolicyResult:
     """Every compute-guard policy on the program's resources, as ``pulumi preview`` would run them.
 
     ``stacks`` gives the other stacks the program reads through StackReferences (SPEC 18: an app stack on its
@@ -780,6 +1049,12 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
     way, the app stacks whose workloads run on this (platform) program's pools: a dependent's program directory is run
     as deployed with its StackReferences reading this program's outputs, and the pack judges this program's changes
     against their workloads as it would through ``compute:dependents``.
+
+    ``deployed`` is the stack's previous deployment (a ``pulumi stack export`` file or a checkpoint): the preview is
+    then an update preview, in which what the change does not touch has its deployed outputs, and the pack compares
+    with it as with a local backend's checkpoint. Without it, a policy's configured ``baseline`` or the local backend's
+    checkpoint of the stack (``PULUMI_BACKEND_URL``) is the previous deployment; with none, it is a first preview
+    (docs/testing.md).
 
     A program directory's ``Pulumi.yaml`` gives the project's name and config defaults, and its
     ``Pulumi.<stack>.yaml`` the stack config; ``project``, ``stack`` and ``stack_config`` (merged over the
@@ -805,19 +1080,34 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
         project, stack, config = project_files(Path(program), stack, project)
     project, stack = project or "project", stack or "stack"
     config.update(stack_config or {})
+    found = _previous_path(deployed, policy_config, project, stack)
+    previous = previous_deployment(found) if found is not None else {}
     with tempfile.TemporaryDirectory(prefix="compute-guard-stacks-") as scratch:
-        files, outputs = _stacks(stacks or {}, Path(scratch))
+        backend: dict[str, str] = {}
+        if deployed is not None:  # the stack's checkpoint in a local backend, where the pack finds it (SPEC 5)
+            checkpoint = Path(scratch) / "backend" / ".pulumi" / "stacks" / project / f"{stack.rsplit('/', 1)[-1]}.json"
+            checkpoint.parent.mkdir(parents=True)
+            checkpoint.write_bytes(decompressed(Path(deployed).read_bytes()))
+            backend["PULUMI_BACKEND_URL"] = f"file://{Path(scratch) / 'backend'}"
+        given = {**{name: file for name, file in named_stacks(config, STACKS)[0] if file}, **(stacks or {})}
+        files, outputs = _stacks(given, Path(scratch))
+        outputs = {**_references_of(previous), **_local_stacks(config, given), **outputs}
         captured = capture(program, stack_config=config, preview=preview, project=project, stack=stack,
-                           rendered=rendered, mocks=mocks, timeout=timeout, stacks=outputs)
+                           rendered=rendered, mocks=mocks, timeout=timeout, stacks=outputs, previous=previous)
         named = {**{name: None for name in captured.references}, **files}
         pack_config = {**config, "compute:stacks": json.dumps(named)} if named and "compute:stacks" not in config \
             else config
         if dependents:
-            theirs, _outputs = _stacks(dependents, Path(scratch), captured.outputs, "dependent")
+            # a dependent app stack was deployed against this stack's deployed outputs: the previous deployment's, else
+            # this program's as deployed
+            reads = _stack_outputs(previous) if previous else capture(
+                program, stack_config=config, preview=False, project=project, stack=stack, rendered=rendered,
+                mocks=mocks, timeout=timeout, stacks=outputs).outputs
+            theirs, _outputs = _stacks(dependents, Path(scratch), reads, "dependent")
             pack_config = {"compute:dependents": json.dumps(theirs), **pack_config}
-        with stack_environment(pack_config, project, stack, preview):
+        with stack_environment(pack_config, project, stack, preview, backend):
             analyzer = Analyzer(policy_config, pack=pack)
-            result = analyzer.run(captured.resources)
+            result = analyzer.run([*([captured.stack] if captured.stack is not None else []), *captured.resources])
     result.pools = seen_pools(analyzer.state.last_stack(), config.get("compute:platform"))
     result.notes.extend(_did_not_run(result))
     result.unchecked = list(captured.unchecked)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -31,10 +31,10 @@ from typing import Any
 from ..model.cluster import Cluster, ClusterEntry, ParsedCluster, parse_cluster
 from ..model.placement import DeclaredArchitectures, declared_architectures
 from ..model.pool import THIS_STACK
-from ..model.resources import StackResource
+from ..model.resources import Settled, StackResource, settled_props
 from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
-from ..model.values import Unknown, undetermined
+from ..model.values import Unknown, first_unknown, plain, undetermined
 from ..model.workloads import BESIDE_WORKLOADS, workload_kind
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
@@ -58,6 +58,22 @@ class Unused:
     policy: str
     exemption: Exemption
     matches: bool  # it matches a resource of the stack (which passes the policy), else none at all
+
+
+def settle(raw: Any, remembered: Mapping[str, Any]) -> Any:
+    """A pool or cluster resource of a preview read with the checked inputs Analyze saw (resources.Settled): its
+    outputs not known yet that the program left unset are its provider's defaults. Any other resource as it is."""
+    kept = remembered.get(getattr(raw, "urn", ""))
+    given = kept.get("inputs") if isinstance(kept, Mapping) else None
+    if not isinstance(given, Mapping):
+        return raw
+    resource = StackResource.of(raw)
+    if source_of(resource.type) is None:
+        return raw
+    outputs = plain(resource.props)
+    if first_unknown(outputs) is None:
+        return raw
+    return Settled(resource, settled_props(outputs, given))
 
 
 class PackState:
@@ -146,6 +162,7 @@ class PackState:
                 a is b for a, b in zip(last[0], sources, strict=True)):
             return last[1]
         referenced = self.referenced(resources)
+        resources = [settle(resource, self.remembered) for resource in resources]
         stack = parse_stack(resources, self.seen_inputs, self.remembered,
                             [(found.name, found.resources) for found in referenced if not found.error])
         stack.referenced = referenced
@@ -204,7 +221,7 @@ class PackState:
         if last is not None and last[0] is stack:
             return last[1]
         previous = self.baseline(None)
-        ours = [StackResource.of(resource) for resource in resources]
+        ours = [StackResource.of(settle(resource, self.remembered)) for resource in resources]
         views = []
         for found in readable:
             now = parse_stack(found.resources, {}, self.remembered, [(THIS_STACK, ours)])

@@ -21,7 +21,7 @@ from .pool import Pool
 from .resources import StackResource
 from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of
 from .stack import Stack, parse_stack
-from .values import Unknown, is_secret, plain, quoted
+from .values import Unknown, holds_secret, plain, quoted
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, s
 class Replaced:
     """A resource of the previous deployment that this preview replaces (or may: ``late``), as its source's
     ``Replacing`` says (SPEC 19): what changed, and whether its name is one the program set (``fixed``: a replacement
-    deletes it first; None when its inputs do not say)."""
+    deletes it first; None when the previous deployment does not say)."""
 
     resource: StackResource
     rule: Replacing
@@ -145,6 +145,8 @@ class Replaced:
     # changes the platform refuses in place (Replacing.rotated, .refused): each fails the update
     rotations: tuple[Change, ...] = ()
     refusals: tuple[Change, ...] = ()
+    # replacing inputs whose previous value is an encrypted secret of the state: whether they change is not known
+    sealed: tuple[str, ...] = ()
 
 
 _REPLACED: PerStack[Stack, dict[int, tuple[Any, list[Replaced]]]] = PerStack(lambda stack: {})
@@ -202,18 +204,18 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         kept = checked.get("inputs") if isinstance(checked, Mapping) else None
         new = kept if isinstance(kept, Mapping) else plain(now.props)
         loose = not isinstance(kept, Mapping)
-        changed = _changes(rule.inputs, old, new, loose)
-        rotated = _changes(rule.rotated, old, new, loose) if rule.rotated and _value(new, rule.rotation) is None \
-            else []
-        refused = _changes(rule.refused, old, new, loose)
-        late = next((found for found in (changed, rotated, refused) if isinstance(found, Unknown)), None)
-        if late is None and not changed and not rotated and not refused:
+        changed = _Compared(rule.inputs, old, new, loose)
+        rotated = _Compared(rule.rotated if rule.rotated and _value(new, rule.rotation) is None else (), old, new,
+                            loose)
+        refused = _Compared(rule.refused, old, new, loose)
+        late = changed.late or rotated.late or refused.late
+        sealed = tuple(dict.fromkeys((*changed.sealed, *rotated.sealed, *refused.sealed)))
+        if late is None and not changed.found and not rotated.found and not refused.found and not sealed:
             continue
         name = _value(new, rule.name)
-        found.append(Replaced(now, rule, tuple(changed) if isinstance(changed, list) else (), late,
-                              _shown(name) if name is not None else "", _fixed(rule, new, remembered.get(urn)),
-                              tuple(rotated) if isinstance(rotated, list) else (),
-                              tuple(refused) if isinstance(refused, list) else ()))
+        found.append(Replaced(now, rule, () if late else tuple(changed.found), late,
+                              _shown(name) if name is not None else "", rule.deletes_first(rule, new, old, now.name),
+                              () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed))
     return found
 
 
@@ -244,21 +246,34 @@ def _late(value: Any) -> Unknown | None:
     return next((found for item in items if (found := _late(item)) is not None), None)
 
 
-def _changes(paths: tuple[str, ...], old: Mapping[str, Any], new: Any, loose: bool = False) -> list[Change] | Unknown:
-    """The inputs of ``paths`` set on both sides whose values differ (an input set on one side only is compared with
-    nothing); Unknown when one is not known yet. A ``[]`` in a path is a list whose entries are matched by their name
-    (``agentPoolProfiles[].vmSize``). ``loose``: ``new`` is the resource's outputs, not its checked inputs: an output
-    object may hold keys its input never set (GKE's own metadata), so objects are not compared."""
-    found: list[Change] = []
-    for path in paths:
-        for shown, before, after in _pairs(path, old, new):
-            if (late := _late(after)) is not None:
-                return late
-            if before is None or after is None or _same(before, after) or (loose and (_object(before)
-                                                                                      or _object(after))):
-                continue
-            found.append(Change(shown, _shown(before), _shown(after)))
-    return found
+class _Compared:
+    """The inputs of ``paths`` whose values differ between the previous deployment (``old``) and this preview
+    (``new``): ``found``, each a Change; ``late``, the first value of this preview not known yet (then nothing is
+    decided); ``sealed``, the inputs whose previous value is an encrypted secret of the state, which the pack cannot
+    read (never compared, never shown). An input set on one side only is compared with nothing. A ``[]`` in a path is a
+    list whose entries are matched by their name (``agentPoolProfiles[].vmSize``). ``loose``: ``new`` is the resource's
+    outputs, not its checked inputs: an output object may hold keys its input never set (GKE's own metadata), so
+    objects are not compared."""
+
+    __slots__ = ("found", "late", "sealed")
+
+    def __init__(self, paths: tuple[str, ...], old: Mapping[str, Any], new: Any, loose: bool) -> None:
+        self.found: list[Change] = []
+        self.late: Unknown | None = None
+        self.sealed: list[str] = []
+        for path in paths:
+            for shown, before, after in _pairs(path, old, new):
+                if (late := _late(after)) is not None:
+                    self.late = self.late or late
+                    continue
+                if _late(before) is not None:
+                    if after is not None:
+                        self.sealed.append(shown)
+                    continue
+                if before is None or after is None or _same(before, after) or (loose and (_object(before)
+                                                                                           or _object(after))):
+                    continue
+                self.found.append(Change(shown, _shown(before), _shown(after)))
 
 
 def _object(value: Any) -> bool:
@@ -285,8 +300,8 @@ def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
 
 
 def _shown(value: Any) -> str:
-    """An input's value as messages show it (a secret one never)."""
-    if is_secret(value) or (isinstance(value, (list, Mapping)) and is_secret(_text(value))):
+    """An input's value as messages show it (a secret one, or one that holds a secret anywhere, never)."""
+    if holds_secret(value):
         return "[secret]"
     if isinstance(value, str):
         return f"'{value}'"
@@ -294,20 +309,6 @@ def _shown(value: Any) -> str:
         return quoted(value, 5)
     text = _text(value)
     return text if len(text) <= 60 else f"{text[:57]}..."
-
-
-def _fixed(rule: Replacing, new: Any, defaults: Any) -> bool | None:
-    """The resource's name is one the program set, so a replacement keeps it: pulumi-terraform-bridge's
-    nameRequiresDeleteBeforeReplace, "an autonameable property with a value that was not populated by the autonamer"
-    (a name its Check's ``__defaults`` does not list). None when the inputs hold no ``__defaults``."""
-    if rule.prefix and isinstance(_value(new, rule.prefix), str):
-        return False  # a prefix: the provider adds a unique suffix
-    if not isinstance(_value(new, rule.name), str):
-        return False
-    listed = defaults.get("__defaults") if isinstance(defaults, Mapping) else None
-    if not isinstance(listed, tuple):
-        return None
-    return rule.name not in listed
 
 
 __all__ = ["Change", "Replaced", "changes", "emptied", "previous_clusters", "previous_of", "previous_pools", "replaced",

@@ -111,3 +111,66 @@ def type_of_urn(urn: str) -> str:
     """The type token a URN names (its last type, after a parent's: urn:pulumi:s::p::parent$type::name)."""
     parts = urn.split("::")
     return parts[2].rsplit("$", 1)[-1] if len(parts) >= 4 else ""
+
+
+class Settled(StackResource):
+    """A resource as a preview leaves it, read with what its provider's Check returned (SPEC 8): in a preview a
+    Terraform-bridged provider plans every Computed output the program left unset as not known yet (the cloud fills
+    it in on create), so a node pool's outputs hold ``nodeLocations``, ``maxPodsPerNode`` or ``amiType`` not known,
+    where the program chose nothing: the platform's default, which each source reads when a field is unset. Its props
+    are its outputs with each value not known yet that its checked inputs do not set left out, and each that they set
+    taken from them; its links are the resource's own."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: StackResource, props: Any) -> None:
+        super().__init__(inner.type, inner.urn, inner.name, props, None, inner.stack)
+        self._inner = inner
+
+    @property
+    def parent(self) -> str | None:
+        return self._inner.parent
+
+    @property
+    def provider(self) -> str | None:
+        return self._inner.provider
+
+    @property
+    def dependencies(self) -> tuple[str, ...]:
+        return self._inner.dependencies
+
+    @property
+    def delete_before_replace(self) -> bool | None:
+        return self._inner.delete_before_replace
+
+    @property
+    def property_dependencies(self) -> Any:
+        return self._inner.property_dependencies
+
+
+_ABSENT = object()
+
+
+def settled_props(outputs: Any, given: Any) -> Any:
+    """A resource's outputs (plain values) with what its checked inputs ``given`` say of its values not known yet."""
+    found = _settled(outputs, given)
+    return {} if found is _ABSENT else found
+
+
+def _settled(value: Any, given: Any) -> Any:
+    from .values import Unknown
+
+    if isinstance(value, Unknown):
+        return _ABSENT if given is None else given
+    if isinstance(value, Mapping):
+        inner = given if isinstance(given, Mapping) else {}
+        out = {}
+        for key, item in value.items():
+            found = _settled(item, inner.get(key))
+            if found is not _ABSENT:
+                out[key] = found
+        return out
+    if isinstance(value, list) and isinstance(given, list) and len(given) == len(value):
+        return [item if (item := _settled(entry, other)) is not _ABSENT else None
+                for entry, other in zip(value, given, strict=True)]
+    return value

@@ -136,6 +136,18 @@ def is_secret(value: Any) -> bool:
     return isinstance(value, (SecretText, SecretNumber, SecretInt))
 
 
+def holds_secret(value: Any) -> bool:
+    """Whether a plain value holds a secret anywhere: itself, a list's item, an object's key or value (what a message
+    that shows the whole value would print in clear)."""
+    if is_secret(value):
+        return True
+    if isinstance(value, Mapping):
+        return any(holds_secret(key) or holds_secret(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(holds_secret(item) for item in value)
+    return False
+
+
 def derived(value: str, *sources: Any) -> str:
     """``value``, computed from ``sources``: secret (``[secret]`` in messages) when any of them is, such as
     the node architecture a Pod needs when its pool's architecture is secret."""

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .values import Unknown, is_secret
+from .values import Unknown, derived, is_secret
 
 _MINOR = re.compile(r"v?(\d+)\.(\d+)(?:$|[.+-])")
 
@@ -39,13 +39,13 @@ class Version:
         return self.value if isinstance(self.value, Unknown) else None
 
     def shown(self) -> str:
-        """As messages show it: the minor, then the input as written (a secret one is not repeated)."""
+        """As messages show it: the minor, then the input as written (a secret one, and its minor, never)."""
         found = self.minor
+        if is_secret(self.value):
+            return f"{self.value} (its {self.field}, a secret)"
         if found is None:
             return f"{self.field} {self.value!r}"
         release = f"{found[0]}.{found[1]}"
-        if is_secret(self.value):
-            return f"{release} ({self.field} [secret])"
         return release if self.value == release else f"{release} ({self.field} '{self.value}')"
 
 
@@ -57,8 +57,9 @@ def minor_of(value: Any) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def release(minor: tuple[int, int]) -> str:
-    return f"{minor[0]}.{minor[1]}"
+def release(minor: tuple[int, int], *sources: Any) -> str:
+    """A release as messages name it ("1.31"): secret when a version it was computed from (``sources``) is."""
+    return derived(f"{minor[0]}.{minor[1]}", *sources)
 
 
 __all__ = ["Version", "minor_of", "release"]

@@ -37,9 +37,10 @@ from google.protobuf import json_format
 
 from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs, MachineProfile
 from compute_guard.policies import BY_NAME
-from compute_guard.testkit import capture_program
+from compute_guard.testkit import capture_program, export_program, previous_deployment
 from compute_guard.testkit.analyzer import ConfigError
 from compute_guard.testkit.engine import PACK_DIR, EnginePack
+from compute_guard.testkit.program import capture
 
 
 def program(*parts):
@@ -112,8 +113,14 @@ def verdicts(result):
     return sorted((v.policy, v.urn.rsplit("::", 1)[-1], v.level) for v in result.violations)
 
 
-def engine_run(parts, platform="kubernetes", policy_config=None, preview=True, env=None):
-    resources = capture_program(program(*parts), preview=preview)
+def engine_run(parts, platform="kubernetes", policy_config=None, preview=True, env=None, previous=None):
+    """The parts' program sent to the pack as the engine sends it: a first preview, or with ``previous`` (a previous
+    deployment's export) an update preview, in which what does not change has its deployed outputs."""
+    if previous is None:
+        resources = capture_program(program(*parts), preview=preview)
+    else:
+        captured = capture(program(*parts), preview=preview, previous=previous_deployment(previous))
+        resources = [captured.stack, *captured.resources]
     with EnginePack({"compute:platform": platform}, policy_config, preview=preview, env=env) as pack:
         return pack.run(resources)
 
@@ -242,14 +249,11 @@ SCENARIOS = {
 
 def scenario(policy, tmp_path, env=None):
     parts, platform, resource, config, deployed = SCENARIOS[policy]
+    previous = None
     if deployed is not None:  # the previous deployment, as `pulumi stack export` writes it
-        old = capture_program(program(*deployed))
-        export = {"version": 3, "deployment": {"resources": [
-            {"urn": r.urn, "type": r.type, "custom": False, "inputs": json_format.MessageToDict(r.inputs)}
-            for r in old]}}
-        (tmp_path / "export.json").write_text(json.dumps(export))
-        config = {policy: {"baseline": str(tmp_path / "export.json")}}
-    return engine_run(parts, platform, config, env=env)
+        previous = export_program(program(*deployed), tmp_path / "export.json")
+        config = {policy: {"baseline": str(previous)}}
+    return engine_run(parts, platform, config, env=env, previous=previous)
 
 
 @pytest.mark.parametrize("policy", list(SCENARIOS))

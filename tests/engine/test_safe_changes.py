@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from compute_guard.testkit import export_program
+from compute_guard.testkit import export_program, previous_deployment
 from compute_guard.testkit.engine import EnginePack
 from compute_guard.testkit.program import capture
 
@@ -52,7 +52,8 @@ def program(root: Path, machine: str, named: bool = True, second: bool = False, 
 
 
 def deployed(tmp_path: Path, path: Path) -> dict[str, str]:
-    """The program as deployed, its checkpoint in a local backend: the environment that finds it."""
+    """The program as deployed, its checkpoint in a local backend: the environment that finds it (the pack's previous
+    deployment, and the test kit's: an update preview, in which what does not change has its deployed outputs)."""
     root = tmp_path / "backend"
     (root / ".pulumi" / "stacks" / "fleet").mkdir(parents=True, exist_ok=True)
     export = json.loads(export_program(path, tmp_path / "deployed.json", stack_config=CONFIG, project="fleet",
@@ -64,7 +65,9 @@ def deployed(tmp_path: Path, path: Path) -> dict[str, str]:
 
 def previewed(tmp_path: Path, before: Path, after: Path, policy: str) -> list[list[tuple[str, str]]]:
     env = deployed(tmp_path, before)
-    resources = capture(after, stack_config=CONFIG, project="fleet", stack="dev").resources
+    previous = previous_deployment(Path(env["PULUMI_BACKEND_URL"][len("file://"):]) / ".pulumi" / "stacks" / "fleet" / "dev.json")
+    captured = capture(after, stack_config=CONFIG, project="fleet", stack="dev", previous=previous)
+    resources = [captured.stack, *captured.resources]
     found = []
     for shim in ({}, {"COMPUTE_GUARD_SDK_SHIM": "off"}):
         with EnginePack(CONFIG, project="fleet", stack="dev", env={**env, **shim}) as pack:

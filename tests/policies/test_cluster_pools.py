@@ -94,7 +94,8 @@ def test_eks_self_managed_t3_medium_holds_3554_mib_and_17_pods_a_node():
     (message,) = run(self_managed_group("nodes"), deployment("api", requests=TINY, spec={"replicas": 35}),
                      platform="aws").findings(
         CAPACITY)
-    assert message == ("autoscaling Group 'nodes': at its maxSize of 2 nodes (machine t3.medium) it has room for 2 x 17 "
+    assert message == ("autoscaling Group 'nodes-5a15793': at its maxSize of 2 nodes (machine t3.medium) it has room for "
+                       "2 x 17 "
                        "= 34 Pods; the workloads only it can take run 35 (largest: Deployment 'api' 35), 35 in all, "
                        "more than it has: raise maxSize to at least 3, use larger machines or move workloads to "
                        "another pool")
@@ -303,7 +304,7 @@ def test_self_managed_labels_and_taints_decide_where_pods_land():
               "--register-with-taints=dedicated=web:NoSchedule'")
     group = self_managed_group("nodes", user_data=script)
     (message,) = run(group, deployment("api"), platform="aws").findings(SCHEDULABLE)
-    assert "pool 'nodes' (autoscaling Group) has taint dedicated=web:NoSchedule that it does not tolerate" in message
+    assert "pool 'nodes-5a15793' (autoscaling Group) has taint dedicated=web:NoSchedule that it does not tolerate" in message
     tolerates = {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "web", "effect": "NoSchedule"}]}
     assert run(group, deployment("api", requests=TINY, node_selector={"tier": "web"}, pod=tolerates),
                platform="aws").violations == []

@@ -213,7 +213,7 @@ def test_a_self_managed_group_in_its_vpc_zone_identifiers():
     """t3.medium: 6 addresses an interface (EKS's table): floor(59 / 6) = 9 nodes."""
     assert eks_findings(eks(9, instance_type="t3.medium", self_managed=True)) == ([], [])
     (message,), _ = eks_findings(eks(10, instance_type="t3.medium", self_managed=True))
-    assert message.startswith("autoscaling Group 'nodes': at its maxSize of 10 nodes its nodes take 10 x 6 = 60")
+    assert message.startswith("autoscaling Group 'nodes-5a15793': at its maxSize of 10 nodes its nodes take 10 x 6 = 60")
 
 
 def test_a_secret_range_is_neither_shown_nor_judged_and_is_said():

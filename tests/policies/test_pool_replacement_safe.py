@@ -5,6 +5,7 @@ the `__defaults` a bridged provider's Check records, which the test kit writes a
 
 from __future__ import annotations
 
+import json
 import re
 
 import pulumi
@@ -14,7 +15,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from builders import exported
 
-from compute_guard.policies.model.replacement import Change, _changes
+from compute_guard.policies.model.replacement import Change, _Compared
 from compute_guard.policies.model.sources import replacing_of
 from compute_guard.policies.model.sources.aks import REPLACES as AKS
 from compute_guard.policies.model.sources.eks import REPLACES as EKS
@@ -146,9 +147,9 @@ def test_every_replacing_input_is_a_change_that_replaces(kind, path):
             found = {key: found}
         return found
 
-    assert _changes(rule.inputs, nested("old"), nested("new")) == [Change(path, "'old'", "'new'")]
-    assert _changes(rule.inputs, nested("same"), nested("same")) == []
-    assert _changes(rule.inputs, nested("old"), {}) == []  # set on one side only: compared with nothing
+    assert _Compared(rule.inputs, nested("old"), nested("new"), False).found == [Change(path, "'old'", "'new'")]
+    assert _Compared(rule.inputs, nested("same"), nested("same"), False).found == []
+    assert _Compared(rule.inputs, nested("old"), {}, False).found == []  # set on one side only: compared with nothing
 
 
 AZURE = {"compute:platform": "azure", "azure-native:location": "westeurope"}
@@ -176,16 +177,34 @@ def aks_native(vm_size="Standard_D4s_v5", system_size="Standard_D4s_v5", plugin=
     return program
 
 
-def test_an_aks_agent_pool_replaced_under_its_only_workloads_is_said(tmp_path):
-    """pulumi-azure-native replaces an AgentPool on vmSize (its forceNewMap); whether agentPoolName was the program's
-    or the provider's, its inputs do not say (a native provider records no __defaults): a note, never a pass."""
+def test_an_aks_agent_pool_replaced_under_its_only_workloads_is_refused(tmp_path):
+    """pulumi-azure-native replaces an AgentPool on vmSize (its forceNewMap) and deletes it first unless its Check named
+    it itself, which the state records as __createBeforeDelete (provider.go Diff): agentPoolName 'user' is the
+    program's, so the pool is gone before its replacement exists. Before issue 65 this was a note ("no __defaults")."""
     result = judge(aks_native("Standard_D4s_v5"), aks_native("Standard_D8s_v5"), tmp_path, AZURE)
+    assert result.findings(POLICY) == [
+        "pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5', which the Azure "
+        "Native provider cannot apply in place: it replaces the pool. Its agentPoolName 'user' is set by the program, "
+        "so the replacement cannot be created while the old pool holds the name: the old pool is deleted first "
+        "(pulumi-azure-native deletes a resource before replacing it unless it named the resource itself), and "
+        "Deployment 'api' run on no other pool of its cluster: every Pod of them is down until the new nodes join; "
+        "add a second pool that takes them first"]
+    assert [note for note in result.notes if note.policy == POLICY] == []
+
+
+def test_an_aks_agent_pool_the_provider_named_is_created_before_the_old_one_goes(tmp_path):
+    """The same change when the previous deployment's inputs hold __createBeforeDelete: true (the provider named the
+    pool with a random name): created first, nothing to say."""
+    baseline = exported(aks_native("Standard_D4s_v5"), tmp_path / "export.json", AZURE)
+    state = json.loads(baseline.read_text())
+    for entry in state["deployment"]["resources"]:
+        if entry["type"] == "azure-native:containerservice:AgentPool":
+            entry["inputs"]["__createBeforeDelete"] = True
+    baseline.write_text(json.dumps(state))
+    result = evaluate(aks_native("Standard_D8s_v5"), stack_config=AZURE,
+                      policy_config={POLICY: {"baseline": str(baseline)}})
     assert result.findings(POLICY) == []
-    assert [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY] == [
-        "pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5', which replaces it, "
-        "and its inputs do not say whether its agentPoolName 'user' was set by the program (no __defaults): if it "
-        "was, the old pool is deleted before its replacement exists, and Deployment 'api' run on no other pool, so "
-        "this is not judged"]
+    assert [note for note in result.notes if note.policy == POLICY] == []
 
 
 def test_an_inline_agent_pools_vm_size_change_fails_in_place(tmp_path):
@@ -254,8 +273,8 @@ def test_every_aks_input_that_replaces_or_rotates_is_a_change(kind, path):
         return found
 
     paths = rule.inputs if path in rule.inputs else rule.rotated
-    assert _changes(paths, nested("old"), nested("new")) == [Change(path, "'old'", "'new'")]
-    assert _changes(paths, nested("same"), nested("same")) == []
+    assert _Compared(paths, nested("old"), nested("new"), False).found == [Change(path, "'old'", "'new'")]
+    assert _Compared(paths, nested("same"), nested("same"), False).found == []
 
 
 def test_a_replacing_input_not_known_yet_is_said_where_it_decides(tmp_path):

@@ -495,3 +495,106 @@ def _at(value: Any, path: tuple) -> Any:
     for key in path:
         value = value[key]
     return value
+
+
+def _sealed_at(document: Any, path: tuple) -> Any:
+    """The document with the value at ``path`` written as `pulumi stack export` writes a secret: encrypted."""
+    import copy
+    document = copy.deepcopy(document)
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = {**SECRET_SIG, "ciphertext": "v1:c2VhbGVk:c2VhbGVkLXNlY3JldC12YWx1ZQ=="}
+    return document
+
+
+def _changing_programs():
+    """A previous deployment and a change every policy that reads one judges (issue 65): an EKS control plane moved
+    two minors (cluster-version-skew), a node group the program named moved to arm64 machines under its only
+    Deployment (pool-replacement-safe, pool-safe-update), an azure-native cluster with an unchanged Windows admin password and a
+    Deployment on it (a whole-cluster replacing input), and a ComputeCluster pool moved to arm64
+    (compute-cluster-safe-update, pool-safe-update)."""
+    import pulumi
+    import pulumi_aws as aws
+    import pulumi_kubernetes as k8s
+    from pulumi_azure_native import containerservice
+
+    from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
+
+    def stack(version: str, machine: str, ami: str, compute: str):
+        def program() -> None:
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::1:role/eks", version=version,
+                                      vpc_config={"subnet_ids": ["subnet-1"]})
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn="r",
+                              subnet_ids=["subnet-1"], instance_types=[machine], ami_type=ami,
+                              scaling_config={"desired_size": 1, "min_size": 1, "max_size": 3})
+            provider = k8s.Provider("eks", kubeconfig=cluster.endpoint)
+            k8s.apps.v1.Deployment("api", spec={"replicas": 2, "selector": {"match_labels": {"app": "api"}},
+                                                "template": {"metadata": {"labels": {"app": "api"}}, "spec": {
+                                                    "containers": [{"name": "api", "image": "nginx"}]}}},
+                                   opts=pulumi.ResourceOptions(provider=provider))
+            aks = containerservice.ManagedCluster(
+                "aks", resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
+                windows_profile={"admin_username": "azureuser", "admin_password": "Pa55word-quartz-7"},
+                agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v5",
+                                      "count": 1}])
+            on_aks = k8s.Provider("aks", kubeconfig=aks.fqdn)
+            k8s.apps.v1.Deployment("web", spec={"replicas": 2, "selector": {"match_labels": {"app": "web"}},
+                                                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                                                    "containers": [{"name": "web", "image": "nginx"}]}}},
+                                   opts=pulumi.ResourceOptions(provider=on_aks))
+            ComputeCluster("compute", ComputeClusterArgs(id="compute", capacity_groups=[CapacityGroup(
+                group_id="general", instance_type=compute, min_size=1, max_size=2)]))
+        return program
+
+    return (stack("1.30", "t3.medium", "AL2023_x86_64_STANDARD", "t3.large"),
+            stack("1.32", "t4g.medium", "AL2023_ARM_64_STANDARD", "t4g.large"))
+
+
+def test_a_secret_of_the_previous_deployment_in_either_export_form_never_reaches_a_message(tmp_path):
+    """Each value of the previous deployment's inputs in turn, written as a secret both ways an export writes one:
+    with --show-secrets (its value, marked secret) every policy that reads a previous deployment still refuses what it
+    refused in plain text and never prints the old value; encrypted (what `pulumi stack export` writes, and what a
+    pack reads from a backend) nothing is refused that plain text did not refuse, and no message prints the text of a
+    value the pack could not read. Before issue 65 an encrypted unchanged password was compared as the text
+    'Unknown(...)' and refused as replacing the whole cluster, with the password printed in clear."""
+    from compute_guard.testkit import evaluate, export_program
+
+    before, after = _changing_programs()
+    config = {"compute:platform": "aws", "aws:region": "us-west-2", "azure-native:location": "westeurope"}
+    baseline = json.loads(export_program(before, tmp_path / "deployed.json", stack_config=config).read_text())
+    now = json.dumps(json.loads(export_program(after, tmp_path / "now.json", stack_config=config).read_text()))
+    entries = baseline["deployment"]["resources"]
+    policies = {"cluster-version-skew", "compute-cluster-safe-update", "pool-replacement-safe", "pool-safe-update",
+                "workload-disruption-allowed"}
+
+    def judged(document: list[Any]) -> Any:
+        path = tmp_path / "export.json"
+        path.write_text(json.dumps({"version": 3, "deployment": {"resources": document}}))
+        return evaluate(after, stack_config=config, deployed=path)
+
+    def refused(result: Any) -> set[tuple[str, str]]:
+        return {(v.policy, v.urn) for v in result.violations if v.policy in policies}
+
+    plain = refused(judged(entries))
+    assert {policy for policy, _ in plain} == policies - {"workload-disruption-allowed"}, plain
+    failures, judged_paths = [], 0
+    for index, entry in enumerate(entries):
+        if not entry.get("custom") or entry["type"].startswith(("pulumi:providers:", "kubernetes:")):
+            continue
+        for path in paths(entry.get("inputs") or {}):
+            judged_paths += 1
+            leaves = [text for text in re.findall(r'"([^"]{4,})"', json.dumps(_at(entry["inputs"], path)))
+                      if f'"{text}"' not in now]  # values of the previous deployment only
+            for form in (_secret_at, _sealed_at):
+                changed = [*entries[:index], {**entry, "inputs": form(entry["inputs"], path)}, *entries[index + 1:]]
+                result = judged(changed)
+                said = [v.finding for v in result.violations + result.notes]
+                leaked = sorted({text for text in leaves for line in said if text in line})
+                unread = [line for line in said if "Unknown(" in line or "c2VhbGVk" in line]
+                wrong = refused(result) != plain if form is _secret_at else not refused(result) <= plain
+                if leaked or unread or wrong:
+                    failures.append((entry["urn"].rsplit("::", 1)[-1], ".".join(map(str, path)), form.__name__,
+                                     leaked, unread[:1], sorted(refused(result) ^ plain)))
+    assert failures == []
+    assert judged_paths >= 30, judged_paths  # every input of the cluster, pools and ComputeCluster, not a few

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from compute_guard.testkit import evaluate, export_program
+from compute_guard.testkit import ProgramError, evaluate, export_program
 
 PLATFORM_NAME = "acme/platform/prod"
 AWS = {"compute:platform": "aws"}
@@ -301,3 +301,67 @@ k8s.policy.v1beta1.PodDisruptionBudget("api", spec={"min_available": 1, "selecto
             "PodDisruptionBudget 'api': its apiVersion policy/v1beta1 is removed in Kubernetes 1.25, and EKS cluster "
             f"'prod' (stack {PLATFORM_NAME}) runs 1.25: the API server no longer serves it, so it fails to apply; use "
             "apiVersion policy/v1"] if refused else []), found
+
+
+REQUIRED = APP.replace('platform.get_output("{output}")', 'platform.require_output("{output}")')
+
+
+def test_require_output_answered_from_the_export_compute_stacks_names(tmp_path):
+    """An app written the usual way (require_output) whose platform is named only as docs/stacks.md names it for real
+    previews, the stack config compute:stacks: its StackReference reads the export's outputs, and the Pod too big for
+    the platform's group is refused. Before issue 65 the program failed with a bare KeyError: 'kubeconfig'."""
+    export = export_program(program(tmp_path / "platform", "platform", PLATFORM), tmp_path / "platform.json")
+    path = program(tmp_path / "app", "shop", REQUIRED.format(stack=PLATFORM_NAME, output="kubeconfig",
+                                                             workloads='deploy("api", "9Gi")'))
+    result = twice(path, stack_config={**AWS, "compute:stacks": json.dumps({PLATFORM_NAME: str(export)})})
+    assert list(verdicts(result)) == [("workload-fits-pool", "api")]
+    assert POOL in verdicts(result)[("workload-fits-pool", "api")]
+
+
+def test_a_stack_reference_the_test_kit_cannot_read_names_itself_and_how_to_answer_it(tmp_path):
+    """Nothing names the platform: require_output fails as it would on a stack without that output, and the error
+    names the StackReference and the three ways to give the test kit its stack (not a bare KeyError)."""
+    path = program(tmp_path / "app", "shop", REQUIRED.format(stack=PLATFORM_NAME, output="kubeconfig",
+                                                             workloads='deploy("api", "9Gi")'))
+    with pytest.raises(ProgramError) as raised:
+        evaluate(path, stack_config=AWS)
+    text = str(raised.value)
+    assert "KeyError: 'kubeconfig'" in text  # the program's own error
+    assert (f"the test kit could not read the stack of StackReference '{PLATFORM_NAME}', so its outputs were empty: "
+            f"give it with evaluate(..., stacks={{'{PLATFORM_NAME}': <its `pulumi stack export` file or program "
+            "directory>}), or name its export in the stack config compute:stacks") in text
+
+
+def test_a_dependent_app_reads_its_platforms_deployed_outputs(tmp_path, monkeypatch):
+    """In a platform's preview with dependents=, the app (require_output) runs as it was deployed: against the
+    platform's deployed outputs, where its kubeconfig is known. Before issue 65 it ran against the preview's outputs
+    and failed with KeyError: 'kubeconfig'. Moving the group to arm64 under the app's amd64 pin is refused."""
+    arm = PLATFORM.replace('prod = cluster("prod", "m7i.large")', 'prod = cluster("prod", "m7g.large", "arm64")')
+    app_path = program(tmp_path / "app", "shop", REQUIRED.format(stack=PLATFORM_NAME, output="kubeconfig", workloads=(
+        'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})')))
+    deployed = export_program(program(tmp_path / "before", "platform", PLATFORM), tmp_path / "deployed.json")
+    result = twice(program(tmp_path / "after", "platform", arm), stack_config=AWS, deployed=deployed,
+                   dependents={"acme/shop/prod": app_path})
+    assert [(v.policy, v.urn.rsplit("::", 1)[-1]) for v in result.violations if v.policy == "workload-schedulable"] \
+        == [("workload-schedulable", "prod-general")]
+
+
+GKE_TEMPLATE = Path(__file__).resolve().parent / "programs" / "templates" / "kubernetes-gcp-python"
+GCP = {"compute:platform": "gcp"}
+
+
+def test_the_gke_template_as_a_platform_is_judged_from_its_export(tmp_path):
+    """The GKE template's NodePool names its cluster by ID (cluster=gke_cluster.id): its export must hold the IDs and
+    dependencies `pulumi stack export` writes, or the pool joins no cluster and every app fault is a note. A Pod too
+    big for its e2-medium nodes is refused, naming the template's pool."""
+    export = export_program(GKE_TEMPLATE, tmp_path / "gke.json")
+    entries = json.loads(export.read_text())["deployment"]["resources"]
+    pool = next(entry for entry in entries if entry["type"] == "gcp:container/nodePool:NodePool")
+    assert pool["id"] and pool["dependencies"] and "cluster" in pool["propertyDependencies"]
+    path = program(tmp_path / "app", "shop", REQUIRED.format(stack="acme/gke/dev", output="kubeconfig",
+                                                             workloads='deploy("api", "6Gi")'))
+    result = twice(path, stack_config=GCP, stacks={"acme/gke/dev": export})
+    found = verdicts(result)
+    assert list(found) == [("workload-fits-pool", "api")], (found, [n.reasons for n in result.notes])
+    assert "pool 'gke-nodepool-" in found[("workload-fits-pool", "api")]
+    assert "(stack acme/gke/dev)" in found[("workload-fits-pool", "api")]

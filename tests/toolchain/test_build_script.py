@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "build-pulumi-cli"
-COMPONENTS = ["cli", "python-host", "kubernetes", "yaml-host", "nodejs-host", "go-host", "oracle"]
+COMPONENTS = ["cli", "python-host", "kubernetes", "yaml-host", "nodejs-host", "go-host", "oracle", "standin"]
 
 # A stand-in for the Go toolchain: `go build -o X` writes X (slowly, with a child process, when X's name is in
 # $STAND_IN_SLOW), `go mod download -json` names a module directory shaped like the Kubernetes provider's, the rest
@@ -79,7 +79,7 @@ def test_a_first_run_says_each_component_as_it_builds_and_the_languages_are_answ
         assert any(line.startswith(f"build-pulumi-cli: {component}: building (usually about ") for line in lines)
         assert any(line.startswith(f"build-pulumi-cli: {component}: built in ") for line in lines)
     assert not any("yaml-host" in line or "nodejs-host" in line or "go-host" in line or "oracle" in line
-                   for line in lines)
+                   or "standin" in line for line in lines)
     # what a Python program needs is there; the other languages' hosts are not
     assert run(env, "--built", "python").returncode == 0
     assert [run(env, "--built", language).returncode for language in ("nodejs", "go", "yaml")] == [1, 1, 1]
@@ -87,7 +87,7 @@ def test_a_first_run_says_each_component_as_it_builds_and_the_languages_are_answ
     everything = run(env)
     assert everything.returncode == 0, everything.stderr
     started = [line.split(":")[1].strip() for line in everything.stderr.splitlines() if ": building (" in line]
-    assert started == ["yaml-host", "nodejs-host", "go-host", "oracle"]  # the rest was built already
+    assert started == ["yaml-host", "nodejs-host", "go-host", "oracle", "standin"]  # the rest was built already
     assert run(env, "--built").returncode == 0
     assert not list(bin_dir.glob("*.tmp"))
     assert run(env, "--built", "cobol").returncode == 2
@@ -96,6 +96,12 @@ def test_a_first_run_says_each_component_as_it_builds_and_the_languages_are_answ
     assert run(env, "--built", "oracle").returncode == 1
     rebuilt = run(env, "oracle")
     assert rebuilt.returncode == 0 and "oracle: building (usually about 4 min" in rebuilt.stderr
+    # the stand-in providers likewise: rebuilt when tests/standin (or the SDK versions they stand under) changed
+    assert run(env, "--built", "standin").returncode == 0
+    (bin_dir / ".standin-stamp").write_text("an older stand-in source\n")
+    assert run(env, "--built", "standin").returncode == 1
+    rebuilt = run(env, "standin")
+    assert rebuilt.returncode == 0 and "standin: building (usually about 3 min" in rebuilt.stderr
 
 
 def test_an_interrupted_build_leaves_nothing_half_written_stops_its_group_and_resumes(machine):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from ..addresses import Addresses
 from ..clusters import Claim, KubeCluster
 from ..pool import Pool
 from ..resources import StackResource
-from ..values import child, plain
+from ..values import plain
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,49 @@ class Context:
     remembered: Mapping[str, Any] = field(default_factory=dict)
 
 
+# pulumi-terraform-bridge's auto-name: the resource's name, "-" and 7 random hex digits (pkg/tfbridge/names.go,
+# AutoName and ComputeAutoNameDefault's Randlen 7, as pulumi-aws and pulumi-gcp configure it)
+_AUTO_NAMED = re.compile(r"-[0-9a-f]{7}")
+
+
+def _path(props: Any, path: str) -> Any:
+    value = props
+    for key in path.split("."):
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def bridged_deletes_first(rule: Replacing, new: Any, old: Mapping[str, Any], resource_name: str) -> bool | None:
+    """Whether a Terraform-bridged provider deletes the resource before creating its replacement: when its name is
+    one the program set, pulumi-terraform-bridge's nameRequiresDeleteBeforeReplace, "an autonameable property with a
+    value that was not populated by the autonamer", decided from the ``__defaults`` its Check lists in the new inputs
+    (pkg/tfbridge/schema.go).
+
+    The engine sends a pack no internal key (``SkipInternalKeys``: pulumi sdk/go/common/resource/plugin/
+    analyzer_plugin.go), so the list is read where the state keeps it, in the previous deployment's inputs (``old``):
+    the bridge's Check keeps the name it made while the resource exists, so a name that stays is a default when the
+    old list names it; a name that changes is the program's, unless it has the auto-name's form (the program stopped
+    setting it). None when the previous deployment holds no such list (a state written before the bridge kept one)."""
+    if rule.prefix and isinstance(_path(new, rule.prefix), str):
+        return False  # a prefix: the provider adds a unique suffix
+    now = _path(new, rule.name)
+    if now is None:
+        return False
+    listed = old.get("__defaults")
+    if not isinstance(listed, (list, tuple)):
+        return None
+    if isinstance(now, str) and now == _path(old, rule.name):
+        return rule.name not in listed
+    if isinstance(now, str) and now.startswith(resource_name) and _AUTO_NAMED.fullmatch(now[len(resource_name):]):
+        return False
+    return True
+
+
+BRIDGED = "the old pool is deleted first (Pulumi deletes before replacing a resource whose name the program set)"
+
+
 @dataclass(frozen=True)
 class Replacing:
     """What a change to one type of pool or cluster resource does (SPEC 19): the inputs (dotted paths, as the program
@@ -81,6 +125,13 @@ class Replacing:
     # their name.
     refused: tuple[str, ...] = ()
     refusal: str = ""  # why, with its source, as a clause
+    # whether its provider deletes it before creating its replacement, from this preview's inputs and the previous
+    # deployment's (True, False, or None: the previous deployment does not say); and why, as a clause
+    deletes_first: Callable[[Replacing, Any, Mapping[str, Any], str], bool | None] = bridged_deletes_first
+    first_why: str = BRIDGED
+    # whether a name the provider makes is a new one on every replacement, so that leaving the name unset lets the
+    # replacement be created first (pulumi-terraform-bridge's auto-names: a random suffix)
+    unset_names_anew: bool = True
 
 
 @dataclass(frozen=True)
@@ -137,21 +188,18 @@ def replacing_of(resource_type: str) -> Replacing | None:
 
 
 def checked_inputs(resource_type: str, props: Any) -> Any:
-    """What pool-replacement-safe compares of a resource's inputs as Analyze sees them (its provider's checked
-    inputs), kept for the stack policies (Source.remember), whose props are outputs: a provider's outputs hold values
-    the inputs never set (GKE's own metadata keys, computed defaults), so the previous deployment's inputs are compared
-    with these. ``inputs``: the top-level inputs its ``Replacing`` paths start with; ``__defaults``: the inputs a
-    Terraform-bridged provider filled in itself, its auto-names among them (pulumi-terraform-bridge
-    pkg/tfbridge/schema.go), None when the inputs hold no such list."""
-    rule = replacing_of(resource_type)
-    if rule is None:
+    """A pool or cluster resource's inputs as Analyze sees them (its provider's checked inputs, plain), kept for the
+    stack policies (Source.remember), whose props are outputs: pool-replacement-safe compares the previous deployment's
+    inputs with these (a provider's outputs hold values the inputs never set: GKE's own metadata keys, computed
+    defaults), and a preview's outputs not known yet are read with them (resources.Settled). (Which of them the
+    provider filled in itself is never among them: the engine sends a pack no top-level internal key, ``__defaults``
+    included; the previous deployment's state says it.)"""
+    if replacing_of(resource_type) is None:
         return None
-    paths = (*rule.inputs, *rule.rotated, *rule.refused, rule.rotation, rule.name, rule.prefix or "")
-    tops = dict.fromkeys(path.split(".", 1)[0].split("[]", 1)[0] for path in paths if path)
-    found = plain(child(props, "__defaults"))
-    defaults = tuple(item for item in found if isinstance(item, str)) if isinstance(found, list) else None
-    kept = {key: plain(child(props, key)) for key in tops}
-    return {"__defaults": defaults, "inputs": {key: value for key, value in kept.items() if value is not None}}
+    found = plain(props)
+    kept = {key: value for key, value in found.items() if not str(key).startswith("__")} if isinstance(found, Mapping) \
+        else {}
+    return {"inputs": kept}
 
 
 def pools_of(resource_type: str, props: Any, urn: str, name: str) -> list[Pool] | None:

@@ -1,0 +1,299 @@
+"""The engine and the bridge as the oracle (SPEC 8, issue 65): what the pack receives in a real preview, and what it says
+there, held to what the test kit sends and says for the same program and previous deployment.
+
+The AWS and Google Cloud providers cannot run here, so stand-ins stand for them: pulumi-terraform-bridge's own code over
+the pool resources' upstream Terraform schemas (tests/standin, built by scripts/build-pulumi-cli), installed as the
+plugins pulumi-aws's and pulumi-gcp's Python SDKs ask for. Each program (tests/cli/programs/oracle-*: the shapes
+pulumi/examples and the `pulumi new` templates write) is previewed with the pack under the real CLI on a local
+backend, deployed with `pulumi up`, changed, and previewed again; a recording pack (the pack itself, its Analyzer
+service wrapped) writes every Analyze, AnalyzeStack and Remediate request the engine sends. The test kit runs the same
+program, first as a first preview, then against the same backend's checkpoint (an update preview), with its own
+requests recorded the same way. Held equal: every request for the resources the stand-ins cover (their props,
+options, provider, parent and dependencies; a bridge's random auto-name suffix aside), the findings and notes, and
+pool-replacement-safe's verdict with the engine's own plan (`pulumi preview --json --show-replacement-steps`: a
+replacement whose old pool is deleted first plans delete-replaced before create-replacement)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from pulumi_cli import ROOT, Stack, Toolchain, open_stack, policy_findings
+
+from compute_guard.testkit import bridged, evaluate
+from compute_guard.testkit import program as testkit_program
+from compute_guard.testkit.analyzer import Analyzer
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+RECORDER = '''"""compute-guard's pack, recording each request the engine sends it (COMPUTE_GUARD_RECORD: JSON lines)."""
+import json
+import os
+import runpy
+import threading
+
+from google.protobuf import json_format
+from pulumi.runtime.proto import analyzer_pb2_grpc
+
+RECORD, PACK = os.environ["COMPUTE_GUARD_RECORD"], os.environ["COMPUTE_GUARD_PACK"]
+LOCK = threading.Lock()
+ADD = analyzer_pb2_grpc.add_AnalyzerServicer_to_server
+
+
+class Recorder:
+    def __init__(self, servicer):
+        self.servicer = servicer
+
+    def __getattr__(self, name):
+        method = getattr(self.servicer, name)
+        if name not in ("Analyze", "AnalyzeStack", "Remediate"):
+            return method
+
+        def recorded(request, context):
+            with LOCK, open(RECORD, "a") as out:
+                out.write(json.dumps({"method": name, "request": json_format.MessageToDict(request)}) + "\\n")
+            return method(request, context)
+        return recorded
+
+
+analyzer_pb2_grpc.add_AnalyzerServicer_to_server = lambda servicer, server: ADD(Recorder(servicer), server)
+os.chdir(PACK)
+runpy.run_path(os.path.join(PACK, "__main__.py"), run_name="__main__")
+'''
+
+
+@dataclass(frozen=True)
+class Oracle:
+    toolchain: Toolchain
+    pack: Path  # the recording pack's directory
+
+
+@pytest.fixture(scope="module")
+def oracle(toolchain: Toolchain, tmp_path_factory: pytest.TempPathFactory) -> Oracle:
+    """The stand-ins installed as the plugins the SDKs ask for, and the recording pack."""
+    standin = toolchain.bin_dir / "compute-guard-standin"
+    if not standin.is_file():
+        pytest.fail("the stand-in providers are not built: run scripts/build-pulumi-cli standin", pytrace=False)
+    versions = (ROOT / "requirements-dev.txt").read_text()
+    for package in ("aws", "gcp"):
+        version = re.search(rf"^pulumi-{package}==(\S+)$", versions, re.MULTILINE)
+        assert version is not None
+        done = subprocess.run([toolchain.pulumi, "plugin", "install", "resource", package, version[1], "--file",
+                               str(standin)], env=toolchain.env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    pack = tmp_path_factory.mktemp("recording-pack")
+    (pack / "PulumiPolicy.yaml").write_text(f"runtime:\n  name: python\n  options:\n    virtualenv: {ROOT / 'venv'}\n"
+                                            "version: 0.2.0\n")
+    (pack / "__main__.py").write_text(RECORDER)
+    return Oracle(toolchain, pack)
+
+
+def recorded(stack: Stack, oracle: Oracle, record: Path) -> tuple[list[Any], list[dict[str, Any]]]:
+    """`pulumi preview` with the recording pack: the findings it printed, and the requests the engine sent it."""
+    record.unlink(missing_ok=True)
+    stack.env.update(COMPUTE_GUARD_RECORD=str(record), COMPUTE_GUARD_PACK=str(ROOT))
+    done = stack.run("preview", "--policy-pack", str(oracle.pack))
+    output = done.stdout + done.stderr
+    assert "Policies:" in output or done.returncode == 0, output
+    return policy_findings(done.stdout), [json.loads(line) for line in record.read_text().splitlines()]
+
+
+class RecordingAnalyzer(Analyzer):
+    """The test kit's in-process analyzer, keeping each request as the recording pack does."""
+
+    requests: list[dict[str, Any]] = []
+
+    def _analyze(self, request: Any) -> Any:
+        RecordingAnalyzer.requests.append({"method": "Analyze", "request": json_format.MessageToDict(request)})
+        return super()._analyze(request)
+
+    def _analyze_stack(self, request: Any) -> Any:
+        RecordingAnalyzer.requests.append({"method": "AnalyzeStack", "request": json_format.MessageToDict(request)})
+        return super()._analyze_stack(request)
+
+    def _remediate(self, request: Any) -> Any:
+        RecordingAnalyzer.requests.append({"method": "Remediate", "request": json_format.MessageToDict(request)})
+        return super()._remediate(request)
+
+
+def kit(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[dict[str, Any]]]:
+    """The test kit on the stack's program directory (its Pulumi.yaml and Pulumi.dev.yaml), in the environment the CLI
+    runs in (its local backend: a checkpoint there makes it an update preview; its passphrase, which decrypts the
+    checkpoint's secrets as the engine does)."""
+    monkeypatch.setenv("PULUMI_BACKEND_URL", stack.env["PULUMI_BACKEND_URL"])
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", stack.env["PULUMI_CONFIG_PASSPHRASE"])  # (its secrets' key)
+    monkeypatch.setattr(testkit_program, "Analyzer", RecordingAnalyzer)
+    RecordingAnalyzer.requests = []
+    result = evaluate(stack.work, stack="dev")
+    return result, list(RecordingAnalyzer.requests)
+
+
+def _names(requests: list[dict[str, Any]]) -> set[str]:
+    return {request["request"]["name"] for request in requests if request["method"] == "Analyze"}
+
+
+def normalized(requests: list[dict[str, Any]], names: set[str]) -> list[dict[str, Any]]:
+    """Requests with a bridge's auto-names' random suffixes made one (`<name>-<7 hex>`: random in the engine, the URN's
+    hash in the test kit), wherever they are written."""
+    text = json.dumps(requests)
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}-[0-9a-f]{{7}}(?![0-9a-f])", f"{name}-<auto>", text)
+    found: list[dict[str, Any]] = json.loads(text)
+    return found
+
+
+def covered(kind: str) -> bool:
+    """The resources the stand-ins cover, their providers and the stack: held equal field by field."""
+    return bridged.covered(kind) or kind in ("pulumi:providers:aws", "pulumi:providers:gcp", "pulumi:pulumi:Stack")
+
+
+def by_urn(requests: list[dict[str, Any]], method: str) -> dict[str, dict[str, Any]]:
+    if method == "AnalyzeStack":
+        return {resource["urn"]: resource for request in requests if request["method"] == method
+                for resource in request["request"].get("resources", []) if covered(resource["type"])}
+    return {request["request"]["urn"]: request["request"] for request in requests
+            if request["method"] == method and covered(request["request"]["type"])}
+
+
+def differences(engine: list[dict[str, Any]], testkit: list[dict[str, Any]]) -> Iterator[str]:
+    """Each field of each request for a covered resource that differs, as `<method> <urn> <path>: engine != kit`."""
+    names = _names(engine) | _names(testkit)
+    engine, testkit = normalized(engine, names), normalized(testkit, names)
+    for method in ("Remediate", "Analyze", "AnalyzeStack"):
+        theirs, ours = by_urn(engine, method), by_urn(testkit, method)
+        for urn in sorted(set(theirs) | set(ours)):
+            yield from _diff(f"{method} {urn}", theirs.get(urn), ours.get(urn))
+
+
+def _diff(where: str, theirs: Any, ours: Any) -> Iterator[str]:
+    if where.endswith((".dependencies", ".urns")) and isinstance(theirs, list) and isinstance(ours, list):
+        theirs, ours = sorted(theirs), sorted(ours)  # (the SDK sends a resource's dependencies in any order)
+    if isinstance(theirs, dict) and isinstance(ours, dict):
+        for key in sorted(set(theirs) | set(ours)):
+            yield from _diff(f"{where}.{key}", theirs.get(key), ours.get(key))
+    elif isinstance(theirs, list) and isinstance(ours, list) and len(theirs) == len(ours):
+        for index, (one, other) in enumerate(zip(theirs, ours, strict=True)):
+            yield from _diff(f"{where}[{index}]", one, other)
+    elif theirs != ours:
+        yield f"{where}: engine {json.dumps(theirs)[:200]} != test kit {json.dumps(ours)[:200]}"
+
+
+def findings(result: Any) -> list[tuple[str, str, str]]:
+    """The test kit's findings and notes as the CLI prints them: policy, resource name, message."""
+    return sorted((item.policy, item.urn.rsplit("::", 1)[-1] if item.urn else "", item.finding)
+                  for item in [*result.violations, *result.notes])
+
+
+def printed(found: list[Any]) -> list[tuple[str, str, str]]:
+    return sorted((item.policy, item.name, item.message) for item in found)
+
+
+def plan(stack: Stack) -> dict[str, list[str]]:
+    """The engine's own plan of each resource it replaces: its replacement steps, in order."""
+    done = stack.run("preview", "--json", "--show-replacement-steps")
+    assert done.returncode == 0, done.stderr
+    steps: dict[str, list[str]] = {}
+    for step in json.loads(done.stdout).get("steps", []):
+        if step["op"] in ("create-replacement", "delete-replaced", "replace"):
+            steps.setdefault(step["urn"].rsplit("::", 1)[-1], []).append(step["op"])
+    return steps
+
+
+@dataclass
+class Trial:
+    """One program under the real CLI and under the test kit: a first preview, `pulumi up`, a change, an update
+    preview."""
+
+    stack: Stack
+    oracle: Oracle
+    record: Path
+    provider: str  # aws, gcp
+
+    def both(self, monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+        """The CLI's findings and the test kit's, after holding the requests equal."""
+        cli, theirs = recorded(self.stack, self.oracle, self.record)
+        result, ours = kit(self.stack, monkeypatch)
+        compared = {request["type"] for request in by_urn(theirs, "AnalyzeStack").values()}
+        assert compared >= {"pulumi:pulumi:Stack", f"pulumi:providers:{self.provider}"} and len(compared) >= 4
+        assert list(differences(theirs, ours)) == []
+        assert printed(cli) == findings(result)
+        return printed(cli), findings(result)
+
+    def up(self) -> None:
+        self.stack.ok("up", "--yes", "--skip-preview")
+
+
+def trial(oracle: Oracle, tmp_path: Path, name: str, platform: str, **config: str) -> Trial:
+    region = {"aws": {"aws:region": "us-west-2"}, "gcp": {"gcp:project": "stand-in-project", "gcp:region":
+                                                                 "us-central1"}}[platform]
+    stack = open_stack(oracle.toolchain, PROGRAMS / name, tmp_path, config={"compute:platform": platform, **region})
+    for key, value in config.items():
+        stack.config(key, value)
+    return Trial(stack, oracle, tmp_path / "record.jsonl", platform)
+
+
+REFUSED_EKS = ("pool 'general' (NodeGroup): its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which the AWS "
+               "provider cannot apply in place: it replaces the pool.")
+
+
+def test_a_fixed_name_node_group_replaced_under_its_only_workloads(oracle, tmp_path, monkeypatch):
+    """Refused in the real update preview (before issue 65 it was a note: the engine sends no __defaults), and the
+    engine plans its old group's deletion first."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", groupName="general")
+    assert run.both(monkeypatch)[0] == []
+    run.up()
+    run.stack.config("machine", "m7i.xlarge")
+    cli, _ = run.both(monkeypatch)
+    refused = [item for item in cli if item[0] == "pool-replacement-safe"]
+    assert [(policy, name) for policy, name, _ in refused] == [("pool-replacement-safe", "general")]
+    assert refused[0][2].startswith(REFUSED_EKS)
+    assert plan(run.stack)["general"] == ["delete-replaced", "replace", "create-replacement"]
+
+
+def test_an_auto_named_node_group_is_created_first(oracle, tmp_path, monkeypatch):
+    run = trial(oracle, tmp_path, "oracle-eks", "aws")
+    run.up()
+    run.stack.config("machine", "m7i.xlarge")
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] == "pool-replacement-safe"] == []
+    assert plan(run.stack)["general"] == ["create-replacement", "replace", "delete-replaced"]
+
+
+def test_a_gke_pool_moved_to_spot_from_an_unwritten_default(oracle, tmp_path, monkeypatch):
+    """The GKE template's pool named by its program, moved to spot where its program never wrote spot: the bridge's
+    Check wrote spot's default (false) into the deployed inputs, so the change is seen and refused (issue 66: "a
+    change from an unwritten default"), and the engine plans the old pool's deletion first."""
+    run = trial(oracle, tmp_path, "oracle-gke", "gcp", poolName="apps")
+    assert [item for item in run.both(monkeypatch)[0] if not item[2].startswith("can't run policy")] == []
+    run.up()
+    run.stack.config("spot", "true")
+    cli, _ = run.both(monkeypatch)
+    refused = [item for item in cli if item[0] == "pool-replacement-safe"]
+    assert [name for _, name, _ in refused] == ["gke-nodepool"]
+    assert refused[0][2].startswith("pool 'apps' (GKE NodePool): its nodeConfig.spot changes from false to true, "
+                                    "which the Google Cloud provider cannot apply in place: it replaces the pool.")
+    assert plan(run.stack)["gke-nodepool"] == ["delete-replaced", "replace", "create-replacement"]
+
+
+def test_an_unchanged_secret_input_against_the_encrypted_state(oracle, tmp_path, monkeypatch):
+    """The group's role ARN a secret, which the state keeps encrypted (what the pack reads from a backend): an
+    in-place change passes without a word of it, and a replacement is still refused, the secret never printed."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", groupName="general", secretRole="true")
+    run.up()
+    state = json.loads(run.stack.ok("stack", "export").split("\n", 1)[-1] if False else
+                       run.stack.run("stack", "export").stdout)
+    group = next(entry for entry in state["deployment"]["resources"] if entry["type"] == "aws:eks/nodeGroup:NodeGroup")
+    assert "ciphertext" in json.dumps(group["inputs"]["nodeRoleArn"])  # encrypted, as a backend keeps it
+    run.stack.config("second", "true")  # a second group: an in-place change of the stack, not of this group
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] == "pool-replacement-safe"] == []
+    run.stack.config("machine", "m7i.xlarge")
+    cli, _ = run.both(monkeypatch)
+    said = " ".join(message for _, _, message in cli)
+    assert "arn:aws:iam" not in said and "Unknown(" not in said
