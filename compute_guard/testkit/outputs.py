@@ -19,6 +19,7 @@ import functools
 import hashlib
 import importlib
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from pulumi import _types
@@ -115,20 +116,53 @@ def auto_named(type_token: str, urn: str, name: str, outputs: dict[str, Any]) ->
     return {**outputs, "metadata": {**metadata, "name": f"{name}-{suffix}"}}
 
 
-# What a provider fills in once a cluster exists, that a program reads to build its kubeconfig: under `pulumi up` (and
-# export_program, a previous deployment written without the CLI) a GKE cluster's endpoint and CA certificate; a
-# preview of a new stack does not know them (components.UNKNOWN). A documentation address and a placeholder
-# certificate: nothing connects to them.
-DEPLOYED = {
-    "gcp:container/cluster:Cluster": {"endpoint": "203.0.113.10",
-                                      "masterAuth": {"clusterCaCertificate": "Y29tcHV0ZS1ndWFyZC10ZXN0LWtpdA=="}},
+# What a provider fills in once a resource exists, that programs pass on (a cluster's endpoint and CA certificate to a
+# kubeconfig, a service account's email to a node pool, a role's ARN to a node group): under `pulumi up` (and
+# export_program, a previous deployment written without the CLI), so that an update preview against it knows them as a
+# real one does (a null output is not known to a program in a preview). Documentation addresses, placeholder
+# certificates and account numbers, derived from what the program set: nothing connects to them. A preview of a new
+# stack does not know them (components.UNKNOWN).
+Filled = Callable[[str, dict[str, Any]], dict[str, Any]]
+_CA = "Y29tcHV0ZS1ndWFyZC10ZXN0LWtpdA=="  # "compute-guard-test-kit"
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()
+
+
+DEPLOYED: dict[str, Filled] = {
+    "gcp:container/cluster:Cluster": lambda name, out: {
+        "endpoint": f"203.0.113.{10 + int(_digest(out.get('name') or name)[:2], 16) % 200}",
+        "masterAuth": {"clusterCaCertificate": _CA},
+        "selfLink": f"https://container.googleapis.com/v1/projects/example-project/locations/"
+                    f"{out.get('location') or 'us-central1'}/clusters/{out.get('name') or name}"},
+    "gcp:serviceaccount/account:Account": lambda name, out: {
+        "email": f"{out.get('accountId') or name}@{out.get('project') or 'example-project'}.iam.gserviceaccount.com",
+        "member": f"serviceAccount:{out.get('accountId') or name}@{out.get('project') or 'example-project'}"
+                  ".iam.gserviceaccount.com"},
+    "aws:iam/role:Role": lambda name, out: {"arn": f"arn:aws:iam::123456789012:role/{out.get('name') or name}"},
+    "aws:eks/cluster:Cluster": lambda name, out: {
+        "endpoint": f"https://{_digest(out.get('name') or name)[:32].upper()}.gr7.us-west-2.eks.amazonaws.com",
+        "arn": f"arn:aws:eks:us-west-2:123456789012:cluster/{out.get('name') or name}",
+        "certificateAuthority": {"data": _CA}},
 }
+# azure-native's resources: the name the program gives their name input, else the one the provider makes (its
+# resource name and 8 random characters: pulumi-azure-native provider.go getDefaultName, AutoNameRandom), as their
+# `name` output
+_AZURE_NAMES = ("resourceName",)
 
 
-def deployed(type_token: str, outputs: dict[str, Any]) -> dict[str, Any]:
+def deployed(type_token: str, outputs: dict[str, Any], name: str = "") -> dict[str, Any]:
     """A resource's outputs once deployed: what its provider fills in (:data:`DEPLOYED`) where the program set none."""
     filled = DEPLOYED.get(type_token)
-    return outputs if filled is None else _filled(outputs, filled)
+    if filled is not None:
+        return _filled(outputs, filled(name, outputs))
+    if type_token.startswith("azure-native:") and outputs.get("name") is None and name:
+        kind = type_token.rsplit(":", 1)[-1]
+        own = f"{kind[:1].lower()}{kind[1:]}Name"
+        given = next((outputs[key] for key in (own, *_AZURE_NAMES) if isinstance(outputs.get(key), str)), None)
+        return {**outputs, "name": given if given is not None else f"{name}{_digest(type_token, name)[:8]}"}
+    return outputs
 
 
 def _filled(current: dict[str, Any], filled: dict[str, Any]) -> dict[str, Any]:

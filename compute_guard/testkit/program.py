@@ -287,7 +287,8 @@ class _CapturingMonitor(mocks.MockMonitor):
         if checked is not None:
             verdict = bridged.change(request.type, checked, old_inputs) if old_inputs is not None else None
             if not self.preview:
-                given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked)), \
+                given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked),
+                                                         request.name), \
                     old_id or f"{request.name}-id"
             elif verdict == bridged.SAME and old_outputs is not None:
                 given, resource_id = _without_internal(old_outputs), old_id or ""
@@ -307,11 +308,16 @@ class _CapturingMonitor(mocks.MockMonitor):
         if named is not plain:
             inputs = struct_pb2.Struct()
             inputs.update(named)
-        if self.preview and old_outputs is not None and _same_inputs(named, old_inputs):
-            outputs = struct_pb2.Struct()  # unchanged since the previous deployment: what it deployed
-            outputs.update(outputs_of.shaped_outputs(request.type, _without_internal(old_outputs)))
+        if self.preview and old_outputs is not None:
+            # unchanged since the previous deployment: what it deployed; changed, taken as updated in place (the
+            # test kit knows which inputs replace only the bridged resources it knows): its deployed outputs with
+            # what the program sets now
+            given = _without_internal(old_outputs) if _same_inputs(named, old_inputs) else \
+                {**_without_internal(old_outputs), **named}
+            outputs = struct_pb2.Struct()
+            outputs.update(outputs_of.shaped_outputs(request.type, given))
             return old_id or f"{request.name}-id", inputs, None, outputs
-        given = named if self.preview else outputs_of.deployed(request.type, named)
+        given = named if self.preview else outputs_of.deployed(request.type, named, request.name)
         shaped = outputs_of.shaped_outputs(request.type, given)
         if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
             return f"{request.name}-id", inputs, None, inputs
