@@ -185,7 +185,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
     name = replaced.name
     label = pools[0].label
     why = ("its deleteBeforeReplace resource option deletes the old pool first" if option else
-           f"its {rule.name} {name} is set by the program, so the old pool is deleted before its replacement exists")
+           f"its {rule.name} {name} {rule.fixed_words}, so the old pool is deleted before its replacement exists")
     if not stranded and maybe and first:
         return undetermined(
             f"{label}: {_what(replaced)}, which replaces it, and {why}; whether another pool of its cluster takes "
@@ -201,7 +201,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
             f"{subjects(stranded)} run on no other pool, so this is not judged"), []
     drain = DRAINS.get(pools[0].platform or "", "")
     deleted = ("Its deleteBeforeReplace resource option deletes the old pool before its replacement is created" if
-               option else f"Its {rule.name} {name} is set by the program, so the replacement cannot be created while "
+               option else f"Its {rule.name} {name} {rule.fixed_words}, so the replacement cannot be created while "
                f"the old pool holds the name: {rule.first_why}")
     unset = f"leave {rule.name} unset" if rule.unset_names_anew else None
     fix = "drop the deleteBeforeReplace option" if option else unset

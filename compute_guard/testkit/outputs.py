@@ -146,10 +146,29 @@ DEPLOYED: dict[str, Filled] = {
         "arn": f"arn:aws:eks:us-west-2:123456789012:cluster/{out.get('name') or name}",
         "certificateAuthority": {"data": _CA}},
 }
-# azure-native's resources: the name the program gives their name input, else the one the provider makes (its
-# resource name and 8 random characters: pulumi-azure-native provider.go getDefaultName, AutoNameRandom), as their
-# `name` output
-_AZURE_NAMES = ("resourceName",)
+# azure-native's names (pulumi-azure-native provider/pkg/provider/provider.go, applyDefaults and getDefaultName; its
+# auto-naming, pulumi/pulumi-azure-native#519): a resource whose name input the program leaves out is named by its
+# Check, a top-level resource (a resource group, a virtual network, an AKS cluster) its resource name and 8 random
+# characters, marked `__createBeforeDelete: true` in the inputs the state keeps (so that a replacement is created
+# before the old one is deleted), a child resource (a subnet, an agent pool) its resource name as it is. Its `name`
+# output is that name.
+AZURE_NAMES = {
+    "azure-native:resources:ResourceGroup": ("resourceGroupName", True),
+    "azure-native:network:VirtualNetwork": ("virtualNetworkName", True),
+    "azure-native:network:Subnet": ("subnetName", False),
+    "azure-native:containerservice:ManagedCluster": ("resourceName", True),
+    "azure-native:containerservice:AgentPool": ("agentPoolName", False),
+}
+
+
+def azure_named(type_token: str, urn: str, name: str, inputs: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The inputs azure-native's Check returns for a resource of :data:`AZURE_NAMES` (its name filled in when the
+    program gives none), and whether it marks it ``__createBeforeDelete`` (its random name)."""
+    found = AZURE_NAMES.get(type_token)
+    if found is None or inputs.get(found[0]) is not None:
+        return inputs, False
+    key, random = found
+    return {**inputs, key: f"{name}{_digest(urn)[:8]}" if random else name}, random
 
 
 def deployed(type_token: str, outputs: dict[str, Any], name: str = "") -> dict[str, Any]:
@@ -157,11 +176,9 @@ def deployed(type_token: str, outputs: dict[str, Any], name: str = "") -> dict[s
     filled = DEPLOYED.get(type_token)
     if filled is not None:
         return _filled(outputs, filled(name, outputs))
-    if type_token.startswith("azure-native:") and outputs.get("name") is None and name:
-        kind = type_token.rsplit(":", 1)[-1]
-        own = f"{kind[:1].lower()}{kind[1:]}Name"
-        given = next((outputs[key] for key in (own, *_AZURE_NAMES) if isinstance(outputs.get(key), str)), None)
-        return {**outputs, "name": given if given is not None else f"{name}{_digest(type_token, name)[:8]}"}
+    found = AZURE_NAMES.get(type_token)
+    if found is not None and outputs.get("name") is None and isinstance(outputs.get(found[0]), str):
+        return {**outputs, "name": outputs[found[0]]}
     return outputs
 
 

@@ -298,16 +298,21 @@ class _CapturingMonitor(mocks.MockMonitor):
             else:
                 given, resource_id = bridged.planned(request.type, checked), ""
             given.pop("id", None)
-            analyzed, state = struct_pb2.Struct(), struct_pb2.Struct()
+            analyzed, kept = struct_pb2.Struct(), struct_pb2.Struct()
             analyzed.update({key: value for key, value in checked.items() if not key.startswith("__")})
-            state.update(checked)
+            kept.update(checked)
             outputs = struct_pb2.Struct()
             outputs.update({**outputs_of.shaped_outputs(request.type, given), "id": resource_id or UNKNOWN_ID})
-            return resource_id, analyzed, state, outputs
+            return resource_id, analyzed, kept, outputs
         named = outputs_of.auto_named(request.type, urn, request.name, plain)
+        named, create_first = outputs_of.azure_named(request.type, urn, request.name, named)
+        state: struct_pb2.Struct | None = None
         if named is not plain:
             inputs = struct_pb2.Struct()
             inputs.update(named)
+        if create_first:  # kept in the state's inputs only: an internal key the engine never sends Analyze
+            state = struct_pb2.Struct()
+            state.update({**named, "__createBeforeDelete": True})
         if self.preview and old_outputs is not None:
             # unchanged since the previous deployment: what it deployed; changed, taken as updated in place (the
             # test kit knows which inputs replace only the bridged resources it knows): its deployed outputs with
@@ -316,14 +321,14 @@ class _CapturingMonitor(mocks.MockMonitor):
                 {**_without_internal(old_outputs), **named}
             outputs = struct_pb2.Struct()
             outputs.update(outputs_of.shaped_outputs(request.type, given))
-            return old_id or f"{request.name}-id", inputs, None, outputs
+            return old_id or f"{request.name}-id", inputs, state, outputs
         given = named if self.preview else outputs_of.deployed(request.type, named, request.name)
         shaped = outputs_of.shaped_outputs(request.type, given)
         if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
-            return f"{request.name}-id", inputs, None, inputs
+            return f"{request.name}-id", inputs, state, inputs
         outputs = struct_pb2.Struct()
         outputs.update(shaped)
-        return f"{request.name}-id", inputs, None, outputs
+        return f"{request.name}-id", inputs, state, outputs
 
     def _aliases(self, request: Any, urn: str) -> tuple[str, ...]:
         """The alias the engine gives a resource (its state's Aliases, which Analyze's options carry): the URN of its

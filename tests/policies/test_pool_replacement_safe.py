@@ -21,7 +21,7 @@ from compute_guard.policies.model.sources.aks import REPLACES as AKS
 from compute_guard.policies.model.sources.eks import REPLACES as EKS
 from compute_guard.policies.model.sources.eks_self_managed import REPLACES as SELF_MANAGED
 from compute_guard.policies.model.sources.gke import REPLACES as GKE
-from compute_guard.testkit import evaluate
+from compute_guard.testkit import evaluate, export_program
 
 POLICY = "pool-replacement-safe"
 ROLE = "arn:aws:iam::123456789012:role/eks"
@@ -184,8 +184,8 @@ def test_an_aks_agent_pool_replaced_under_its_only_workloads_is_refused(tmp_path
     result = judge(aks_native("Standard_D4s_v5"), aks_native("Standard_D8s_v5"), tmp_path, AZURE)
     assert result.findings(POLICY) == [
         "pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5', which the Azure "
-        "Native provider cannot apply in place: it replaces the pool. Its agentPoolName 'user' is set by the program, "
-        "so the replacement cannot be created while the old pool holds the name: the old pool is deleted first "
+        "Native provider cannot apply in place: it replaces the pool. Its agentPoolName 'user' is not one the provider "
+        "made up, so the replacement cannot be created while the old pool holds the name: the old pool is deleted first "
         "(pulumi-azure-native deletes a resource before replacing it unless it named the resource itself), and "
         "Deployment 'api' run on no other pool of its cluster: every Pod of them is down until the new nodes join; "
         "add a second pool that takes them first"]
@@ -424,3 +424,39 @@ def test_pulumi_eks_default_node_group_removed_under_its_workloads(tmp_path):
     found = result.findings(POLICY)
     assert len(found) == 1 and found[0].startswith("EKS cluster 'cluster': this preview removes pool ")
     assert "every pool of it the stack declared, and Deployment 'api' run on it" in found[0]
+
+
+def test_azure_native_names_what_the_program_leaves_unnamed_as_its_check_does(tmp_path):
+    """azure-native's auto-naming (pulumi/pulumi-azure-native#519): a top-level resource gets a random name and
+    __createBeforeDelete in its state's inputs; a child resource such as an agent pool is named its resource name, so
+    its replacement still deletes it first: an AgentPool the program names none, moved to another VM size under its
+    only workloads, is refused as one it names."""
+    from pulumi_azure_native import containerservice
+
+    def program(vm_size):
+        def declare():
+            cluster = containerservice.ManagedCluster(
+                "aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+                agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v5", "count": 1,
+                                      "node_taints": ["CriticalAddonsOnly=true:NoSchedule"]}])
+            containerservice.AgentPool("user", resource_group_name="rg", resource_name_=cluster.name,
+                                       vm_size=vm_size, count=2, mode="User")
+            provider = k8s.Provider("k8s", kubeconfig=cluster.fqdn)
+            labels = {"app": "api"}
+            k8s.apps.v1.Deployment("api", spec={"replicas": 2, "selector": {"match_labels": labels}, "template": {
+                "metadata": {"labels": labels}, "spec": {"containers": [{"name": "api", "image": "nginx"}]}}},
+                opts=pulumi.ResourceOptions(provider=provider))
+        return declare
+
+    baseline = export_program(program("Standard_D4s_v5"), tmp_path / "export.json", stack_config=AZURE)
+    inputs = {entry["type"].rsplit(":", 1)[-1]: entry.get("inputs")
+              for entry in json.loads(baseline.read_text())["deployment"]["resources"]}
+    assert inputs["ManagedCluster"]["__createBeforeDelete"] is True
+    assert inputs["ManagedCluster"]["resourceName"].startswith("aks")
+    assert len(inputs["ManagedCluster"]["resourceName"]) == len("aks") + 8
+    assert inputs["AgentPool"]["agentPoolName"] == "user" and "__createBeforeDelete" not in inputs["AgentPool"]
+    result = evaluate(program("Standard_D8s_v5"), stack_config=AZURE, policy_config={POLICY: {"baseline": str(baseline)}})
+    (found,) = result.findings(POLICY)
+    assert found.startswith("pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5'")
+    assert "the old pool is deleted first (pulumi-azure-native deletes a resource before replacing it unless it " \
+        "named the resource itself)" in found

@@ -141,7 +141,7 @@ VALID = [
 def test_each_replacement_fault_is_refused(tmp_path, fault, template, before, after, config):
     found = judged(tmp_path, template, before, after, config)
     assert len(found) == 1, found
-    assert "it replaces the pool" in found[0] and "is set by the program" in found[0], found[0]
+    assert "it replaces the pool" in found[0] and "the old pool is deleted first" in found[0], found[0]
 
 
 @pytest.mark.parametrize("case, template, before, after, config", VALID, ids=[case[0] for case in VALID])

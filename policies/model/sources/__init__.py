@@ -129,6 +129,7 @@ class Replacing:
     # deployment's (True, False, or None: the previous deployment does not say); and why, as a clause
     deletes_first: Callable[[Replacing, Any, Mapping[str, Any], str], bool | None] = bridged_deletes_first
     first_why: str = BRIDGED
+    fixed_words: str = "is set by the program"  # what a name kept through a replacement is, as a clause
     # whether a name the provider makes is a new one on every replacement, so that leaving the name unset lets the
     # replacement be created first (pulumi-terraform-bridge's auto-names: a random suffix)
     unset_names_anew: bool = True

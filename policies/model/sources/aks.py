@@ -447,12 +447,16 @@ def native_deletes_first(rule: Replacing, new: Any, old: Mapping[str, Any], reso
 
 # (Whether the provider's own name for an AgentPool is a random one is in its metadata, which the pack does not hold:
 # no fix here tells a program to leave the name unset.)
+# a name azure-native did not make up at random: the program's, or a child resource's own name (its auto-name copies
+# it: pulumi/pulumi-azure-native#519)
+NATIVE_FIXED = "is not one the provider made up"
 NATIVE_FIRST = ("the old pool is deleted first (pulumi-azure-native deletes a resource before replacing it unless it "
                 "named the resource itself)")
 REPLACES = {
     NATIVE: Replacing(("resourceGroupName", "resourceName", "agentPoolName", "vmSize", "gpuInstanceProfile",
                        "networkProfile.nodePublicIPTags"), "agentPoolName", provider="the Azure Native provider",
-                      deletes_first=native_deletes_first, first_why=NATIVE_FIRST, unset_names_anew=False),
+                      deletes_first=native_deletes_first, first_why=NATIVE_FIRST, unset_names_anew=False,
+                      fixed_words=NATIVE_FIXED),
     MANAGED_CLUSTER: Replacing(("resourceGroupName", "resourceName", "location", "dnsPrefix", "fqdnSubdomain",
                                 "linuxProfile", "windowsProfile", "nodeResourceGroup", "diskEncryptionSetID",
                                 *(f"networkProfile.{key}" for key in (
@@ -461,7 +465,8 @@ REPLACES = {
                                     "networkPolicy", "outboundType", "ipFamilies"))),
                                "resourceName", whole_cluster=True, provider="the Azure Native provider",
                                refused=("agentPoolProfiles[].vmSize",), refusal=AKS_REFUSAL,
-                               deletes_first=native_deletes_first, first_why=NATIVE_FIRST, unset_names_anew=False),
+                               deletes_first=native_deletes_first, first_why=NATIVE_FIRST, unset_names_anew=False,
+                               fixed_words=NATIVE_FIXED),
     CLASSIC: Replacing(("name", "kubernetesClusterId", "capacityReservationGroupId", "evictionPolicy", "gpuDriver",
                         "gpuInstance", "hostGroupId", "nodePublicIpPrefixId", "osType", "priority",
                         "proximityPlacementGroupId", "spotMaxPrice", "windowsProfile"), "name",
