@@ -67,8 +67,11 @@ def cluster_version_skew(stack: Stack, previous: Callable[[], Previous]) -> list
     if own:
         found = previous()
         before = previous_clusters(found.inputs, found.types) if isinstance(found, Snapshot) else {}
+        index = stack.index
         for cluster in own:
-            old = before.get(cluster.urn)
+            # (a cluster component's version is its cluster resource's: pulumi-eks's Cluster)
+            old = next((before[urn] for urn in (cluster.urn, *(index.members(cluster.urn) if index else ()))
+                        if urn in before and before[urn].version is not None), None)
             if old is not None and old.version is not None and not old.version.least and cluster.version:
                 finding = _moved(cluster, old.version, cluster.version)
                 if finding is not None:

@@ -61,7 +61,7 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
     if not view:
         findings.extend(_removed(stack, previous))
     deployed = {id(resource) for resource in previous.resources} if view else set()
-    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, foreign):
+    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, foreign, previous.outputs):
         if id(replaced.resource) in deployed:
             continue  # the view of the dependents as they were deployed: this stack's resources are its old ones
         if not view:  # a change that fails is this stack's own preview's to refuse, whatever runs there

@@ -219,7 +219,7 @@ def _changes(stack: Stack, previous: Any, remembered: Mapping[str, Any]) -> dict
     if not isinstance(previous, Snapshot):
         return {}
     found: dict[tuple[str, str], str] = {}
-    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, stack.foreign):
+    for replaced in replaced_in(stack, previous.inputs, previous.types, remembered, stack.foreign, previous.outputs):
         said = [f"{what}: {listed(changes, '; ')}" for what, changes in (
             ("refused in place", replaced.refusals), ("rotated without a temporary pool", replaced.rotations),
             ("replaced" if not replaced.rule.whole_cluster else "replaced with its cluster", replaced.changes))

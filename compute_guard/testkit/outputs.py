@@ -126,6 +126,14 @@ Filled = Callable[[str, dict[str, Any]], dict[str, Any]]
 _CA = "Y29tcHV0ZS1ndWFyZC10ZXN0LWtpdA=="  # "compute-guard-test-kit"
 
 
+def _graviton(instance_types: Any) -> bool:
+    """Whether a node group's first instance type is an AWS Graviton (arm64) one ("g" after the generation digit)."""
+    first = instance_types[0] if isinstance(instance_types, list) and instance_types else None
+    family = first.split(".", 1)[0] if isinstance(first, str) else ""
+    digits = [index for index, char in enumerate(family) if char.isdigit()]
+    return family == "a1" or (bool(digits) and family[digits[0] + 1:digits[0] + 2] == "g")
+
+
 def _digest(*parts: Any) -> str:
     return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()
 
@@ -141,6 +149,18 @@ DEPLOYED: dict[str, Filled] = {
         "member": f"serviceAccount:{out.get('accountId') or name}@{out.get('project') or 'example-project'}"
                   ".iam.gserviceaccount.com"},
     "aws:iam/role:Role": lambda name, out: {"arn": f"arn:aws:iam::123456789012:role/{out.get('name') or name}"},
+    # what EKS gives a managed node group the request leaves out (docs.aws.amazon.com/eks/latest/APIReference/
+    # API_CreateNodegroup.html: t3.medium, ON_DEMAND, a 20 GiB disk without a launch template, the AL2023 AMI of the
+    # instance types' architecture), as the stand-in provider (tests/standin/aws.go) gives it
+    "aws:eks/nodeGroup:NodeGroup": lambda name, out: {
+        "instanceTypes": ["t3.medium"], "capacityType": "ON_DEMAND",
+        **({} if out.get("launchTemplate") else {"diskSize": 20}),
+        "amiType": "AL2023_ARM_64_STANDARD" if _graviton(out.get("instanceTypes")) else "AL2023_x86_64_STANDARD"},
+    # what GKE gives a node pool's nodeConfig the request leaves out (cloud.google.com/kubernetes-engine/docs/reference/
+    # rest/v1/NodeConfig), as tests/standin/gcp.go gives it
+    "gcp:container/nodePool:NodePool": lambda name, out: {"nodeConfig": {
+        "machineType": "e2-medium", "diskSizeGb": 100, "diskType": "pd-balanced", "imageType": "COS_CONTAINERD",
+        "spot": False, "preemptible": False}},
     "aws:eks/cluster:Cluster": lambda name, out: {
         "endpoint": f"https://{_digest(out.get('name') or name)[:32].upper()}.gr7.us-west-2.eks.amazonaws.com",
         "arn": f"arn:aws:eks:us-west-2:123456789012:cluster/{out.get('name') or name}",

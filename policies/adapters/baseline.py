@@ -55,6 +55,9 @@ class Snapshot:
     # what decides where Pods land, as the model reads it (its clusters, pools, workloads, DaemonSets and Kubernetes
     # providers): the pools its dependents' workloads ran on before this change (SPEC 18, adapters/dependents.py)
     resources: tuple[StackResource, ...] = ()
+    # the same entries' outputs, where the state records them: what a provider set that the inputs leave out (the
+    # cloud's default for an input the program never wrote, the value its Check did not fill in)
+    outputs: Mapping[str, Any] = field(default_factory=dict)
 
     def foreign(self, stack_urns: Iterable[str] | None = None) -> str | None:
         """Why this previous deployment compares with nothing, as a note's words, or None when it is this stack's
@@ -282,6 +285,7 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 def _document(data: bytes) -> Snapshot:
     inputs: dict[str, Any] = {}
+    outputs: dict[str, Any] = {}
     types: dict[str, str] = {}
     urns: set[str] = set()
     references: list[str] = []
@@ -304,7 +308,9 @@ def _document(data: bytes) -> Snapshot:
         if isinstance(urn, str) and isinstance(props, dict):
             inputs[urn] = props
             types[urn] = kind
-    return Snapshot(inputs, types, frozenset(urns), tuple(references), state_resources("", kept))
+            if isinstance(entry.get("outputs"), dict):
+                outputs[urn] = entry["outputs"]
+    return Snapshot(inputs, types, frozenset(urns), tuple(references), state_resources("", kept), outputs)
 
 
 PROVIDERS = "pulumi:providers:"

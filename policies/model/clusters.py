@@ -16,6 +16,7 @@ so does one whose reference is not known yet.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -130,6 +131,18 @@ def kubeconfig_names(value: Any) -> frozenset[str]:
     return frozenset(name for name in found if name)
 
 
+def _merged(component: KubeCluster, resource: KubeCluster) -> KubeCluster:
+    """A cluster component with what its cluster resource says of the cluster, where the component says nothing."""
+    facts = {key: getattr(resource, key) for key in ("zones", "zone_count", "region", "max_pods", "version",
+                                                      "plugin", "pod_range", "autopilot")
+             if getattr(component, key) in (None, False) and getattr(resource, key) not in (None, False)}
+    if not component.fargate and resource.fargate:
+        facts["fargate"] = resource.fargate
+    return dataclasses.replace(component, names=component.names | resource.names,
+                               endpoints=component.endpoints | resource.endpoints,
+                               pools_known=component.pools_known and resource.pools_known, **facts)
+
+
 def last_segment(name: str) -> str:
     """A cluster's name from a name or an id (.../managedClusters/<name>, projects/p/locations/l/clusters/<name>)."""
     return name.rstrip("/").rsplit("/", 1)[-1]
@@ -142,12 +155,19 @@ class ClusterIndex:
     def __init__(self, clusters: Iterable[KubeCluster], resources: Mapping[str, StackResource]) -> None:
         self.clusters = {cluster.urn: cluster for cluster in clusters}
         self.resources = resources
+        self._owners: dict[str, KubeCluster | None] = {}
+        for urn, cluster in list(self.clusters.items()):
+            # a cluster component (pulumi-eks's Cluster) is the cluster its cluster resource is: one cluster, with what
+            # that resource says of it (its version, names, endpoint, Fargate profiles)
+            owner = self.owner(urn)
+            if owner is not None and owner is not cluster and owner.component:
+                self.clusters[owner.urn] = _merged(self.clusters[owner.urn], cluster)
+                self._owners = {}
         self._by_name: dict[str, list[KubeCluster]] = {}
         for cluster in self.clusters.values():
             for name in cluster.names:
                 self._by_name.setdefault(name, []).append(cluster)
         self._providers: dict[str, ClusterRef] = {}
-        self._owners: dict[str, KubeCluster | None] = {}
 
     def owner(self, urn: str) -> KubeCluster | None:
         """The cluster a resource is, or is part of: a cluster resource, or a cluster component (pulumi-eks's
@@ -166,6 +186,10 @@ class ClusterIndex:
             seen += 1
         self._owners[urn] = found
         return found
+
+    def members(self, urn: str) -> list[str]:
+        """The cluster resources a cluster (a component's: pulumi-eks's Cluster) is, besides itself."""
+        return [other for other in self.clusters if other != urn and self.owner(other) is self.clusters.get(urn)]
 
     @property
     def own(self) -> list[KubeCluster]:

@@ -153,13 +153,14 @@ _REPLACED: PerStack[Stack, dict[int, tuple[Any, list[Replaced]]]] = PerStack(lam
 
 
 def replaced_in(stack: Stack, inputs: Mapping[str, Any], types: Mapping[str, str], remembered: Mapping[str, Any],
-                foreign: Mapping[str, str]) -> list[Replaced]:
+                foreign: Mapping[str, str], outputs: Mapping[str, Any] | None = None) -> list[Replaced]:
     """:func:`replacements` of the stack against one previous deployment (its ``inputs``), made once per stack:
     pool-replacement-safe and the report read the same answer."""
     kept = _REPLACED.of(stack)
     found = kept.get(id(inputs))
     if found is None or found[0] is not inputs:
-        found = kept[id(inputs)] = (inputs, replacements(stack.resources, inputs, types, remembered, foreign))
+        found = kept[id(inputs)] = (inputs, replacements(stack.resources, inputs, types, remembered, foreign,
+                                                         outputs))
     return found[1]
 
 
@@ -189,15 +190,21 @@ def emptied(stack: Stack, deployed: Sequence[StackResource]) -> dict[str, list[P
 
 
 def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, Any], types: Mapping[str, str],
-                 remembered: Mapping[str, Any], foreign: Mapping[str, str]) -> list[Replaced]:
+                 remembered: Mapping[str, Any], foreign: Mapping[str, str],
+                 outputs: Mapping[str, Any] | None = None) -> list[Replaced]:
     """Each resource of the previous deployment (its ``inputs`` and ``types`` by URN) that is in this preview
-    (``resources``), not another stack's, and whose replacing inputs changed, or may have."""
+    (``resources``), not another stack's, and whose replacing inputs changed, or may have. An input the previous
+    deployment's inputs do not hold (one the program never wrote) is compared as its ``outputs`` hold it: what the
+    provider and the cloud set it to (a GKE pool's spot, an EKS group's capacityType)."""
     found: list[Replaced] = []
     for urn, old in inputs.items():
         rule = replacing_of(types.get(urn, ""))
         now = resources.get(urn)
         if rule is None or now is None or urn in foreign or not isinstance(old, Mapping):
             continue
+        deployed = (outputs or {}).get(urn)
+        if isinstance(deployed, Mapping):
+            old = _written(old, deployed)
         checked = remembered.get(urn)
         # its checked inputs as Analyze saw them (sources.checked_inputs), else its props (outputs, which may hold
         # values the inputs never set: then only scalars and lists of them are compared)
@@ -217,6 +224,24 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
                               _shown(name) if name is not None else "", rule.deletes_first(rule, new, old, now.name),
                               () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed))
     return found
+
+
+def _written(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The previous inputs, with what the previous outputs hold where the inputs hold nothing (objects merged key by
+    key; lists of objects by their name)."""
+    merged: dict[str, Any] = dict(inputs)
+    for key, value in outputs.items():
+        now = merged.get(key)
+        if now is None:
+            if value is not None and not str(key).startswith("__"):
+                merged[key] = value
+        elif isinstance(now, Mapping) and isinstance(value, Mapping):
+            merged[key] = _written(now, value)
+        elif isinstance(now, list) and isinstance(value, list):
+            named = {entry.get("name"): entry for entry in value if isinstance(entry, Mapping)}
+            merged[key] = [_written(entry, named[entry.get("name")]) if isinstance(entry, Mapping)
+                           and entry.get("name") in named else entry for entry in now]
+    return merged
 
 
 def _value(props: Any, path: str) -> Any:

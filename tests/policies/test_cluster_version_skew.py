@@ -249,3 +249,43 @@ def test_a_karpenter_node_class_that_names_its_amis_kubernetes_version():
         "plane (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy); upgrade the "
         "control plane to 1.31 first, or select AMIs built for 1.30 in its EC2NodeClass's amiSelectorTerms"]
     assert evaluate(program([{"alias": "al2023@v20240807"}]), stack_config=aws_config()).findings(POLICY) == []
+
+
+def pulumi_eks(plane: str, node: str | None = None, budget: bool = False):
+    """An EKS cluster through pulumi-eks (eks.Cluster(version=...)), a managed node group at ``node``: the component
+    passes its version to its aws:eks/cluster:Cluster child, which the test kit registers as pulumi-eks does."""
+    def program():
+        import pulumi
+        import pulumi_eks as eks
+        import pulumi_kubernetes as k8s
+
+        cluster = eks.Cluster("fleet", version=plane, skip_default_node_group=True)
+        eks.ManagedNodeGroup("general", cluster=cluster, node_group_name="general", version=node,
+                             instance_types=["m7i.large"], node_role_arn=ROLE,
+                             scaling_config={"min_size": 1, "max_size": 3, "desired_size": 1})
+        if budget:
+            provider = k8s.Provider("k8s", kubeconfig=cluster.kubeconfig_json)
+            k8s.policy.v1beta1.PodDisruptionBudget("api", spec={"min_available": 1, "selector": {
+                "match_labels": {"app": "api"}}}, opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+def test_a_pulumi_eks_clusters_version_is_its_cluster_resources():
+    """Before issue 66 the component was the cluster with no version: a group newer than the control plane, one four
+    minors behind and a removed API all passed silently, and the budget got "sets no version"."""
+    newer = evaluate(pulumi_eks("1.33", "1.34"), stack_config=aws_config()).findings(POLICY)
+    assert len(newer) == 1 and "newer than its EKS cluster 'fleet''s control plane (1.33)" in newer[0], newer
+    behind = evaluate(pulumi_eks("1.33", "1.29"), stack_config=aws_config()).findings(POLICY)
+    assert len(behind) == 1 and "4 minor versions behind" in behind[0], behind
+    assert evaluate(pulumi_eks("1.33", "1.33"), stack_config=aws_config()).findings(POLICY) == []
+    removed = evaluate(pulumi_eks("1.33", budget=True), stack_config=aws_config())
+    assert "workload-api-available" in [v.policy for v in removed.violations]
+    assert not any("sets no version" in reason for note in removed.notes for reason in note.reasons)
+
+
+def test_a_pulumi_eks_control_plane_moved_two_minors_is_refused(tmp_path):
+    found = judge_move(pulumi_eks("1.31"), pulumi_eks("1.33"), tmp_path, aws_config()).findings(POLICY)
+    assert found == [
+        "EKS cluster 'fleet': its control plane would move from Kubernetes 1.31 to 1.33, skipping 1 minor version: "
+        "EKS upgrades a control plane one minor version at a time; set version to 1.32, deploy, and go on one minor "
+        "at a time (its node pools with it)"]

@@ -95,3 +95,36 @@ def test_an_autopilot_partner_allowlist_makes_a_refusal_a_note():
     assert result.findings(POLICY) == []
     (note,) = [note for note in result.notes if note.policy == POLICY]
     assert "the stack installs Autopilot partner allowlists (AllowlistSynchronizer), which may admit it" in str(note)
+
+
+def pulumi_eks_fargate(profile: bool = False):
+    """An EKS cluster through pulumi-eks with Fargate (eks.Cluster(fargate=True): a profile of the default and
+    kube-system namespaces, no node group), or with a FargateProfile of pulumi-aws on it."""
+    def declare():
+        import pulumi_aws as aws
+        import pulumi_eks as eks
+
+        if profile:
+            cluster = eks.Cluster("fleet", skip_default_node_group=True)
+            aws.eks.FargateProfile("apps", cluster_name=cluster.eks_cluster.name,
+                                   pod_execution_role_arn="arn:aws:iam::1:role/f", subnet_ids=["subnet-1"],
+                                   selectors=[{"namespace": "default"}])
+        else:
+            eks.Cluster("fleet", fargate=True)
+    return [declare]
+
+
+def test_fargate_through_pulumi_eks_refuses_what_fargate_does_not_run():
+    """Before issue 66 the component was a cluster with no Fargate profile of its own: a DaemonSet, a privileged Pod
+    and a GPU Pod in its Fargate namespace got only a note that the cluster "has a Fargate profile"."""
+    for profile in (False, True):
+        assert on(pulumi_eks_fargate(profile), workload(namespace="default")) == []
+        (privileged,) = on(pulumi_eks_fargate(profile), workload(namespace="default", container={
+            "securityContext": {"privileged": True}}))
+        assert "its Pods match a Fargate profile, and Fargate does not run them: Fargate runs no privileged " \
+            "containers (app)" in privileged
+        (gpu,) = on(pulumi_eks_fargate(profile), workload(namespace="default", container={
+            "resources": {"limits": {"nvidia.com/gpu": "1"}}}))
+        assert "Fargate has no GPUs" in gpu
+        (daemons,) = on(pulumi_eks_fargate(profile), workload("DaemonSet", namespace="default"))
+        assert "Fargate runs no DaemonSets, and the cluster has no node group to run it on" in daemons

@@ -460,3 +460,36 @@ def test_azure_native_names_what_the_program_leaves_unnamed_as_its_check_does(tm
     assert found.startswith("pool 'user' (AgentPool): its vmSize changes from 'Standard_D4s_v5' to 'Standard_D8s_v5'")
     assert "the old pool is deleted first (pulumi-azure-native deletes a resource before replacing it unless it " \
         "named the resource itself)" in found
+
+
+def test_a_replacing_input_the_program_never_wrote_is_compared_with_what_the_provider_set(tmp_path):
+    """Issue 66: adding capacityType SPOT to an EKS group that never wrote it, and spot to a GKE pool whose program
+    never wrote a nodeConfig, replace them: the previous deployment's outputs hold what the provider set (ON_DEMAND,
+    false). Compared input by input where both sides set it, each passed silently."""
+    def group(capacity=None):
+        def program():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                              subnet_ids=["subnet-1"], instance_types=["m7i.large"], capacity_type=capacity,
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=3))
+            api(cluster)
+        return program
+
+    def pool(spot=None):
+        def program():
+            cluster = gcp.container.Cluster("gke", name="gke", location="us-central1-a", initial_node_count=1,
+                                            remove_default_node_pool=True)
+            gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="us-central1-a", node_count=2,
+                                   node_config=None if spot is None else {"spot": spot})
+            api(cluster)
+        return program
+
+    for before, after, config, change in (
+            (group(), group("SPOT"), AWS, "its capacityType changes from 'ON_DEMAND' to 'SPOT'"),
+            (pool(), pool(True), GCP, "its nodeConfig.spot changes from false to true")):
+        deployed = export_program(before, tmp_path / "deployed.json", stack_config=config)
+        (found,) = evaluate(after, stack_config=config, deployed=deployed).findings(POLICY)
+        assert f"): {change}, which" in found and "it replaces the pool" in found, found
+        assert evaluate(before, stack_config=config, deployed=deployed).findings(POLICY) == []
