@@ -67,7 +67,7 @@ def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool
     selectors = cluster.fargate
     if isinstance(selectors, Unknown):
         return about(workload.subject, selectors)
-    namespace, labels = stack.namespace_of(workload), pod_labels(workload)
+    namespace, labels = workload.namespace, pod_labels(workload)
     for value in (namespace, labels):
         if isinstance(value, Unknown):
             return about(workload.subject, value)

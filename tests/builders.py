@@ -615,9 +615,10 @@ def subnet_pool(name: str = "nodes", *, max_count: int = 7, min_count: int = 1, 
             "os_type": "Linux", "type": "VirtualMachineScaleSets", **more}
 
 
-def gke_on_range(*pools: tuple[str, int, int | None], cidr: str = "/22", secondary: str | None = None,
+def gke_on_range(*pools: tuple[Any, ...], cidr: str = "/22", secondary: str | None = None,
                  default_max_pods: int | None = None) -> Part:
-    """A zonal GKE cluster (one zone) without its default pool, and NodePools of ``(name, max_nodes, max_pods)``."""
+    """A zonal GKE cluster (one zone) without its default pool, and NodePools of ``(name, max_nodes, max_pods)``, or
+    ``(name, max_nodes, max_pods, min_nodes)`` (0 by default)."""
     import pulumi_gcp as gcp
 
     def declare() -> Any:
@@ -631,9 +632,9 @@ def gke_on_range(*pools: tuple[str, int, int | None], cidr: str = "/22", seconda
                                         remove_default_node_pool=True, ip_allocation_policy=policy,
                                         subnetwork=subnetwork.name if subnetwork is not None else None,
                                         default_max_pods_per_node=default_max_pods)
-        for name, most, max_pods in pools:
+        for name, most, max_pods, *least in pools:
             gcp.container.NodePool(name, name=name, cluster=cluster.name, location="europe-west1-b",
-                                   autoscaling={"min_node_count": 0, "max_node_count": most},
+                                   autoscaling={"min_node_count": least[0] if least else 0, "max_node_count": most},
                                    max_pods_per_node=max_pods, node_config={"machine_type": "n2-standard-4"})
     return declare
 

@@ -93,6 +93,36 @@ def endpoints(*values: Any) -> frozenset[str]:
     return frozenset(found for value in values if (found := host(value)) is not None)
 
 
+DEFAULT_NAMESPACE = "default"
+
+
+def provider_namespace(props: Any) -> str | Unknown:
+    """The namespace a Kubernetes provider creates an object in that names none (SPEC 21): its ``namespace``, else its
+    kubeconfig's current context's namespace, else ``default`` (pulumi-kubernetes' provider docs: "If not present, the
+    namespace of the current context is used", and the API server's default). ``props``: the provider's inputs; None
+    for the ambient kubeconfig, whose context the pack cannot read (``default``)."""
+    given = child(props, "namespace") if props is not None else None
+    if isinstance(given, Unknown) or (isinstance(given, str) and given):
+        return given
+    kubeconfig = child(props, "kubeconfig") if props is not None else None
+    if isinstance(kubeconfig, Unknown):
+        return kubeconfig
+    document = kubeconfig
+    if isinstance(kubeconfig, str):
+        try:
+            document = yaml.safe_load(kubeconfig)
+        except yaml.YAMLError:
+            document = None
+    if isinstance(document, Mapping):
+        current = document.get("current-context")
+        for item in document.get("contexts") or ():
+            context = item.get("context") if isinstance(item, Mapping) else None
+            if isinstance(context, Mapping) and item.get("name") == current and isinstance(
+                    context.get("namespace"), str) and context["namespace"]:
+                return str(context["namespace"])
+    return DEFAULT_NAMESPACE
+
+
 def kubeconfig_names(value: Any) -> frozenset[str]:
     """What a kubeconfig says of the cluster it targets: its clusters' and contexts' names, its servers' hosts, and an
     exec plugin's --cluster-name (aws eks get-token): each a cluster's name or endpoint to match (a secret kubeconfig

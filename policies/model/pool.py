@@ -173,6 +173,7 @@ class Pool:
     max_size: int | Unknown | None = None  # the most nodes it runs; None: not bounded here
     zones: tuple[str, ...] | Unknown | None = None  # its nodes' topology.kubernetes.io/zone values; None: not known
     per_zone: int | Unknown | None = None  # the most nodes per zone, when its zones are its cluster's (GKE)
+    per_zone_min: int | Unknown | None = None  # and the fewest
     size_note: str = ""  # why its size is not known, as a clause (its pool-capacity and rollout notes say it)
     # the input that sets its size, as fixes name it, and, when the source counts nodes per zone (GKE), the zones its
     # size is that many times

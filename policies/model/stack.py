@@ -31,7 +31,7 @@ from .admission import (
 )
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
-from .clusters import ClusterIndex, KubeCluster
+from .clusters import ClusterIndex, KubeCluster, provider_namespace
 from .labels import ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource
@@ -95,17 +95,6 @@ class Stack:
         if self.index is None or resource is None:
             return PROVIDERS_CLUSTER
         return self.index.provider(resource.provider)
-
-    def namespace_of(self, workload: Workload) -> str | Unknown | None:
-        """The namespace its Pods are created in: its own, else its Kubernetes provider's namespace, else "default"
-        (the provider's default: pulumi-kubernetes' Provider.namespace)."""
-        written = workload.namespace
-        if written is not None:
-            return written if isinstance(written, (str, Unknown)) else None
-        resource = self.resources.get(workload.urn)
-        provider = self.resources.get(resource.provider or "") if resource is not None else None
-        given = child(provider.props, "namespace") if provider is not None else None
-        return given if isinstance(given, (str, Unknown)) else "default"
 
     def scope(self, urn: str) -> str:
         """Where a Kubernetes resource is applied, as far as the pack can tell: the cluster its provider targets, or
@@ -185,6 +174,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn
+    _namespaced(stack)
     _defaulted(stack)
     stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs, remembered or {})
@@ -210,6 +200,34 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack.pools.extend(platform)
     stack.platform_pools = platform
     return stack
+
+
+def _namespaced(stack: Stack) -> None:
+    """Each namespaced object that names no namespace, in the one its provider creates it in (SPEC 21: its provider's
+    namespace, else its kubeconfig's current context's, else default; clusters.provider_namespace): every rule that
+    reads a namespace (quotas, LimitRanges, Pod Security, budgets, autoscalers, Fargate selectors) reads this one."""
+    defaults: dict[str, str | Unknown] = {}
+
+    def default(urn: str) -> str | Unknown:
+        resource = stack.resources.get(urn)
+        provider = resource.provider or "" if resource is not None else ""
+        if provider not in defaults:
+            declared = stack.resources.get(provider)
+            defaults[provider] = provider_namespace(declared.props if declared is not None else None)
+        return defaults[provider]
+
+    for items in (stack.workloads, stack.foreign_workloads):
+        for index, workload in enumerate(items):
+            if child(child(workload.props, "metadata"), "namespace") is None:
+                items[index] = dataclasses.replace(workload, default_namespace=default(workload.urn))
+    stack.quotas = [item if item.namespace is not None else dataclasses.replace(item, namespace=default(item.urn))
+                    for item in stack.quotas]
+    stack.limit_ranges = [item if item.namespace is not None else dataclasses.replace(
+        item, namespace=default(item.urn)) for item in stack.limit_ranges]
+    stack.budgets = [item if item.namespace is not None else dataclasses.replace(item, namespace=default(item.urn))
+                     for item in stack.budgets]
+    stack.autoscalers = [item if item.namespace is not None else dataclasses.replace(
+        item, namespace=default(item.urn)) for item in stack.autoscalers]
 
 
 def _defaulted(stack: Stack) -> None:
@@ -254,14 +272,19 @@ def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
         labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
         size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
             else pool.max_size
-        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size,
+        least = pool.per_zone_min * len(zones) if isinstance(pool.per_zone_min, int) and pool.min_size is None \
+            else pool.min_size
+        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size, min_size=least,
                                    size_note="" if isinstance(size, int) else pool.size_note,
                                    size_zones=len(zones) if pool.size_zones is None and isinstance(
                                        pool.per_zone, int) and pool.max_size is None else pool.size_zones)
     count = cluster.zone_count if cluster is not None else None
     if pool.zones is None and isinstance(pool.per_zone, int) and pool.max_size is None and count is not None:
         # in as many zones as its cluster's, which GKE picks (sources/gke.py REGIONAL_ZONES)
-        return dataclasses.replace(pool, cluster=ref, max_size=pool.per_zone * count, size_note="", size_zones=count)
+        least = pool.per_zone_min * count if isinstance(pool.per_zone_min, int) and pool.min_size is None \
+            else pool.min_size
+        return dataclasses.replace(pool, cluster=ref, max_size=pool.per_zone * count, min_size=least, size_note="",
+                                   size_zones=count)
     if ref == pool.cluster:
         return pool
     if pool.zones is None and isinstance(zones, Unknown):

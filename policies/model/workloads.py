@@ -202,6 +202,9 @@ class Workload:
     # the request its namespace's LimitRange gives a container that sets none (admission.LimitRange.requests; the
     # stack's pass sets it, before any rule reads the workload)
     defaults: Mapping[str, Decimal] = dataclasses.field(default_factory=dict)
+    # the namespace its provider creates it in when it names none (clusters.provider_namespace; the stack's pass sets
+    # it): the API server's answer, which every rule reads through ``namespace``
+    default_namespace: Any = None
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
@@ -256,7 +259,9 @@ class Workload:
 
     @kept
     def namespace(self) -> Any:
-        return child(child(self.props, "metadata"), "namespace")
+        """The namespace its Pods are created in (SPEC 21): its metadata.namespace, else its provider's."""
+        written = child(child(self.props, "metadata"), "namespace")
+        return written if written is not None else self.default_namespace
 
     @kept
     def metadata_name(self) -> Any:

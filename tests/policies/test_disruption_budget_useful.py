@@ -63,8 +63,8 @@ def test_the_message_shows_the_rounding_and_the_fix():
 
 def test_a_budget_that_selects_nothing_names_the_label_it_likely_meant():
     assert findings(deployment(), budget(selector={"matchLabels": {"app": "apii"}}, maxUnavailable=1)) == [
-        "PodDisruptionBudget 'api': its selector matches the Pods of no workload of its namespace in the stack, so it "
-        "protects nothing: make its selector match the labels of the Pods it is for (did you mean app=api, a label "
+        "PodDisruptionBudget 'api': its selector matches the Pods of no workload of namespace 'default' in the stack, "
+        "so it protects nothing: make its selector match the labels of the Pods it is for (did you mean app=api, a label "
         "of the Pods of Deployment 'api'?), or remove it"]
     (message,) = findings(deployment(namespace="shop"),
                           budget(selector={"matchLabels": {"app": "cart"}}, namespace="shop", maxUnavailable=1))

@@ -216,3 +216,46 @@ def test_limits_and_object_counts_against_the_quota():
         "ResourceQuota 'team-quota' of namespace 'team' allows 1 of spec.hard['count/deployments.apps'], but the stack "
         "declares 2 Deployments there (Deployment 'api', Deployment 'web'): the API server refuses every one past 1; "
         "raise spec.hard['count/deployments.apps'] to at least 2, or move one to another namespace")
+
+
+def on_provider(namespace=None, kubeconfig=None, quota_namespace="team-a", replicas=11):
+    """A Deployment that names no namespace through a Kubernetes provider of ``namespace`` (or a kubeconfig whose
+    current context names one), and a quota of pods 10 in ``quota_namespace``, named or through the provider too."""
+    import pulumi
+
+    def declare():
+        provider = k8s.Provider("k8s", namespace=namespace, kubeconfig=kubeconfig)
+        opts = pulumi.ResourceOptions(provider=provider)
+        k8s.core.v1.ResourceQuota("quota", metadata={"name": "quota", **(
+            {"namespace": quota_namespace} if quota_namespace else {})}, spec={"hard": {"pods": "10"}}, opts=opts)
+        k8s.apps.v1.Deployment("api", metadata={"name": "api"}, spec={
+            "replicas": replicas, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{"name": "api", "image": "nginx"}]}}},
+            opts=opts)
+    return declare
+
+
+CONTEXT = """apiVersion: v1
+kind: Config
+current-context: dev
+contexts:
+- name: dev
+  context: {cluster: dev, user: dev, namespace: team-a}
+- name: prod
+  context: {cluster: prod, user: prod, namespace: team-b}
+clusters: []
+users: []
+"""
+
+
+def test_a_workload_without_a_namespace_is_in_the_one_the_api_server_creates_it_in():
+    """Issue 66, SPEC 21: metadata.namespace, else its provider's namespace, else its kubeconfig's current context's,
+    else default. Before, a Deployment without one passed its provider's namespace's quota, and default's."""
+    assert len(findings(on_provider(namespace="team-a"))) == 1
+    assert findings(on_provider(namespace="team-a", replicas=10)) == []
+    assert findings(on_provider(namespace="team-b")) == []  # another namespace's quota
+    assert len(findings(on_provider(kubeconfig=CONTEXT))) == 1  # the current context's namespace
+    assert len(findings(on_provider(quota_namespace=None))) == 1  # both in the provider's default namespace
+    assert len(findings(on_provider(quota_namespace="default"))) == 1  # no namespace anywhere: default
+    (message,) = findings(on_provider(namespace="team-a"))
+    assert message.startswith("ResourceQuota 'quota' of namespace 'team-a' allows 10 of spec.hard.pods")

@@ -291,3 +291,12 @@ def test_a_pod_subnet_in_static_block_mode_gives_each_node_its_blocks():
         "has 4096 - 5 reserved by Azure = 4091 addresses: room for 15 nodes, so it can never reach 16: use a larger "
         "pod subnet, or a lower maxPods, or lower maxCount to at most 15")
     assert findings(pool(16, "DynamicIndividual")) == []
+
+
+def test_gke_pools_sharing_a_range_count_each_others_minimum():
+    """Issue 66: every GKE pool's minimum was None, so pools sharing a Pod range never counted each other. A /22 holds
+    4 nodes of 110 Pods: 'apps' may grow to 4 only while 'batch' keeps none; at batch's minimum of 2 it has room for 2."""
+    assert gke_findings(gke(("apps", 4, None, 1), ("batch", 2, None, 0))) == []
+    found = gke_findings(gke(("apps", 4, None, 1), ("batch", 2, None, 2)))
+    assert any(message.startswith("GKE NodePool 'apps': at its maxSize of 4 nodes") and "batch" in message
+               for message in found), found

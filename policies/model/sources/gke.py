@@ -293,6 +293,12 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
         max_size = per_zone * len(pool_zones)
     elif total is None and isinstance(per_zone, int) and pool_zones is None and zone_count is not None:
         max_size = per_zone * zone_count
+    least_per_zone = size(child(props, "initialNodeCount")) if default_pool else _least_per_zone(props)
+    least_total = size(child(child(props, "autoscaling"), "totalMinNodeCount"))
+    min_size: int | Unknown | None = least_total if least_total is not None else least_per_zone * len(pool_zones) \
+        if isinstance(least_per_zone, int) and isinstance(pool_zones, tuple) else least_per_zone * zone_count \
+        if isinstance(least_per_zone, int) and pool_zones is None and zone_count is not None else \
+        least_per_zone if isinstance(least_per_zone, Unknown) else None
     # a cluster's default pool runs its nodeVersion; a NodePool and an inline pool their version (each, when unset,
     # the control plane's: registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool)
     version = Version("nodeVersion" if default_pool else "version", child(props, "nodeVersion" if default_pool
@@ -304,6 +310,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
+                min_size=min_size, per_zone_min=least_per_zone if least_total is None and own is None else None,
                 size_note=(unsized or UNSIZED) if max_size is None else "", size_field=field, size_zones=size_zones,
                 named_types=names if isinstance(names, tuple) else (), member=f"pool '{pool_name}'" if inline else "",
                 interruption=None if unknown is not None else interruption, absent=frozenset(absent),
@@ -317,6 +324,22 @@ def _per_zone(props: Any) -> int | Unknown | None:
         return autoscaling
     if autoscaling is not None:
         return size(child(autoscaling, "maxNodeCount"))
+    count = child(props, "nodeCount")
+    return size(count if count is not None else child(props, "initialNodeCount"))
+
+
+def _least_per_zone(props: Any) -> int | Unknown | None:
+    """The fewest nodes per zone (GKE counts a pool's size per zone: cloud.google.com/kubernetes-engine/docs/concepts/
+    cluster-autoscaler): minNodeCount with autoscaling (0 when unset, the provider's default), else nodeCount, else
+    initialNodeCount; None where the total is set instead (totalMinNodeCount)."""
+    autoscaling = child(props, "autoscaling")
+    if isinstance(autoscaling, Unknown):
+        return autoscaling
+    if autoscaling is not None:
+        if child(autoscaling, "totalMinNodeCount") is not None or child(autoscaling, "totalMaxNodeCount") is not None:
+            return None
+        least = child(autoscaling, "minNodeCount")
+        return 0 if least is None else size(least)
     count = child(props, "nodeCount")
     return size(count if count is not None else child(props, "initialNodeCount"))
 
