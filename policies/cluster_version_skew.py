@@ -87,8 +87,8 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
     if node.value is None:
         return None  # it runs its control plane's version
     if node.unknown is not None or plane.unknown is not None:
-        return undetermined(f"{pool.label}: its Kubernetes version ({node.field}) or its {cluster.kind} "
-                            f"'{cluster.name}''s ({plane.field}) is not known yet, so whether they are within "
+        return undetermined(f"{pool.label}: its Kubernetes version ({node.field}) or that of its {cluster.kind} "
+                            f"'{cluster.name}' ({plane.field}) is not known yet, so whether they are within "
                             "Kubernetes' version skew is not judged")
     ours, theirs = node.minor, plane.minor
     if ours is None:
@@ -107,7 +107,7 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
     if ours > theirs and not plane.least:
         refuses = "" if pool.karpenter else f", and {_platform(cluster)} refuses the pool"
         return Violation(
-            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, newer than its {where}'s control plane "
+            f"{pool.label}: its nodes would run Kubernetes {node.shown()}, newer than the control plane of its {where} "
             f"({plane.shown()}): a kubelet may never be newer than its API server (Kubernetes' version skew "
             f"policy){refuses}; upgrade the control plane to {release(ours, *both)} first, or "
             f"{_set(node, release(theirs, *both))}", pool.urn)
@@ -117,9 +117,9 @@ def _pool(pool: Pool, node: Version, cluster: KubeCluster, plane: Version) -> Fi
         least = "at least " if plane.least else ""
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {node.shown()}, {derived(str(behind), *both)} minor "
-            f"versions behind its {where}'s control plane ({least}{plane.shown()}), where a kubelet may be at most "
-            f"{derived(str(most), plane.value)} behind an API server of {release(theirs, plane.value)} (Kubernetes' "
-            f"version skew policy); {_set(node, floor)} or later", pool.urn)
+            f"versions behind the control plane of its {where} ({least}{plane.shown()}), where a kubelet may be at "
+            f"most {derived(str(most), plane.value)} behind an API server of {release(theirs, plane.value)} "
+            f"(Kubernetes' version skew policy); {_set(node, floor)} or later", pool.urn)
     return None
 
 

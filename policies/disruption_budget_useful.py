@@ -5,7 +5,8 @@ take its Pods a few at a time. Two budgets defeat that purpose (SPEC section 15)
 
 * one that allows no eviction at its workloads' replicas (maxUnavailable 0, or a minAvailable that keeps every Pod:
   an integer at least the replicas, or a percentage that rounds up to all of them): every future drain of a node
-  its Pods run on waits for ever;
+  its Pods run on is blocked, as their platform says: EKS fails the update, AKS stops the upgrade, GKE waits an hour
+  and evicts them anyway, Karpenter never finishes (policies/words.py);
 * one whose selector matches the Pods of no workload of its namespace in the stack: it protects nothing, usually
   because of a typo in a label (a label one edit away is named).
 
@@ -22,11 +23,13 @@ from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.budgets import Budget
 from .model.disruption import protection
+from .model.landing import landing
 from .model.loads import pods_of
+from .model.pool import Pool
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, undetermined
 from .model.workloads import Workload
-from .words import subjects
+from .words import drain_events, drain_fails, subjects
 
 
 def disruption_budget_useful(stack: Stack) -> list[Finding]:
@@ -71,11 +74,12 @@ def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unk
     names = subjects(ordered)
     if hidden:
         names = REDACTED
+    pools = _pools(stack, selected)
+    drains = f"every drain of a node they run on ({drain_events(pools)}) is blocked: {drain_fails(pools)}"
     if budget.never_allows:
         return Violation(
             f"{budget.subject}: it selects the Pods of {names}, and maxUnavailable {budget.max_unavailable} allows no "
-            "eviction at any number of replicas: every drain of a node they run on (a node upgrade, a machine "
-            "change, Karpenter consolidation) waits on them for ever: allow one (maxUnavailable: 1)", budget.urn)
+            f"eviction at any number of replicas: {drains}: allow one (maxUnavailable: 1)", budget.urn)
     if unknown is not None:
         return unknown  # it may select more Pods, which may let it allow an eviction
     counted = pods_of(stack, selected)
@@ -91,8 +95,13 @@ def _blocks(stack: Stack, budget: Budget, selected: list[Workload], unknown: Unk
         else "allow one"
     return Violation(
         f"{budget.subject}: it selects the {shown} Pods of {names}, and {numbers} keeps all {shown} of them: it "
-        "allows no eviction, so every drain of a node they run on (a node upgrade, a machine change, Karpenter "
-        f"consolidation) waits on them for ever: {fix}, use maxUnavailable: 1, or add replicas", budget.urn)
+        f"allows no eviction, so {drains}: {fix}, use maxUnavailable: 1, or add replicas", budget.urn)
+
+
+def _pools(stack: Stack, selected: list[Workload]) -> list[Pool]:
+    """The pools the selected workloads' Pods may run on, as the scheduler places them (none known: none)."""
+    return list({id(verdict.pool): verdict.pool for workload in selected
+                 for verdict in landing(stack, workload).possible}.values())
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -30,7 +30,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission import QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Namespace, Quota
+from .model.admission import MADE_BY, QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Namespace, Quota
 from .model.stack import Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
@@ -44,6 +44,11 @@ LONG_RUNNING = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationControlle
 def _shown(key: str, value: Decimal) -> str:
     resource = QUOTA_KEYS[key][1]
     return amount(resource, value) if resource else f"{value:f}"
+
+
+def _hard(key: str) -> str:
+    """A quota key as its field's path: spec.hard.pods, spec.hard['count/pods']."""
+    return f"spec.hard.{key}" if "/" not in key else f"spec.hard['{key}']"
 
 
 def _per_pod(workload: Workload, key: str) -> Decimal | None:
@@ -179,9 +184,9 @@ def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]
         parts = listed(f"{workload.subject} {count} x {_shown(key, each)}" for workload, count, each in shares)
         if used > hard:
             findings.append(Violation(
-                f"{quota.label} of {where} allows {_shown(key, hard)} of spec.hard.{key}, but the stack's workloads "
+                f"{quota.label} of {where} allows {_shown(key, hard)} of {_hard(key)}, but the stack's workloads "
                 f"there take {_shown(key, used)} ({parts}): the API server refuses their Pods past "
-                f"{_shown(key, hard)}, which never run; raise spec.hard.{key} to at least {_shown(key, used)}, or run "
+                f"{_shown(key, hard)}, which never run; raise {_hard(key)} to at least {_shown(key, used)}, or run "
                 "fewer replicas", quota.urn))
             continue
         for workload, count, each in shares:
@@ -194,18 +199,23 @@ def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]
                 findings.append(Violation(
                     f"{workload.subject}: it rolls out {count} replicas with {rolling.arithmetic(count)}: it keeps "
                     f"every old Pod until a new one is available, so {where} needs {_shown(key, peak)} of "
-                    f"spec.hard.{key} at once ({_shown(key, used)} for the stack's workloads there + "
+                    f"{_hard(key)} at once ({_shown(key, used)} for the stack's workloads there + "
                     f"{rolling.max_surge} x {_shown(key, each)}), more than {quota.label} allows "
                     f"({_shown(key, hard)}): the new Pods are refused and the rollout never finishes: allow "
-                    f"maxUnavailable: 1, or raise spec.hard.{key} to at least {_shown(key, peak)}", workload.urn))
+                    f"maxUnavailable: 1, or raise {_hard(key)} to at least {_shown(key, peak)}", workload.urn))
     for key, (kind, most) in quota.counts.items():
         objects = [workload for workload in members if workload.kind == kind]
-        if len(objects) > most:
+        makers = [workload for workload in members if workload.kind in MADE_BY.get(kind, ())]
+        total = len(objects) + len(makers)
+        if total > most:
+            made = f"one {kind} each of {listed(workload.subject for workload in makers)}" if makers else ""
+            parts = listed([*(workload.subject for workload in objects), *([made] if made else [])])
+            there = f"the stack's workloads there make {total} {kind}s" if makers else \
+                f"the stack declares {total} {kind}s there"
             findings.append(Violation(
-                f"{quota.label} of {where} allows {most:f} of spec.hard['{key}'], but the stack declares "
-                f"{len(objects)} {kind}s there ({listed(workload.subject for workload in objects)}): the API server "
-                f"refuses every one past {most:f}; raise spec.hard['{key}'] to at least {len(objects)}, or move one to "
-                "another namespace", quota.urn))
+                f"{quota.label} of {where} allows {most:f} of spec.hard['{key}'], but {there} ({parts}): the API "
+                f"server refuses every one past {most:f}; raise spec.hard['{key}'] to at least {total}, or move one "
+                "to another namespace", quota.urn))
     findings.extend(_must_specify(stack, quota, members))
     return findings
 

@@ -21,7 +21,7 @@ from .model.pods import GPU_RESOURCES
 from .model.sources.eks import fargate_refusals, on_fargate
 from .model.sources.gke import allowlists, autopilot_refusals
 from .model.stack import Stack
-from .model.values import Unknown, about, listed, undetermined
+from .model.values import Unknown, about, listed, quoted, undetermined
 from .model.workloads import Workload
 
 
@@ -73,7 +73,8 @@ def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool
             return about(workload.subject, value)
     if not isinstance(namespace, str):
         return None
-    if not on_fargate(selectors, namespace, labels):
+    profiles = on_fargate(selectors, namespace, labels)
+    if not profiles:
         if pooled:
             return None  # a node group of the stack may run it
         return Violation(
@@ -84,7 +85,9 @@ def _judged(stack: Stack, workload: Workload, cluster: KubeCluster, pooled: bool
     gpus = request is not None and any(resource not in request.unknown and request.get(resource) > 0
                                        for resource in GPU_RESOURCES)
     reasons = fargate_refusals(host, workload.kind, gpus, not pooled)
-    return _refused(workload, where, reasons, "its Pods match a Fargate profile, and Fargate does not run them",
+    matched = quoted(profile.rsplit("::", 1)[-1] for profile in profiles)
+    return _refused(workload, where, reasons,
+                    f"its Pods match Fargate profile {matched}, and Fargate does not run them",
                     "run it on a node group (a selector its Pods do not match), or drop what Fargate refuses") \
         if reasons else None
 
@@ -105,5 +108,6 @@ POLICY = Policy(
     severity=Severity.HIGH,
     remediation_steps="Drop what the platform refuses (privileged containers, the host's network or ports, hostPath, "
                       "GPUs on Fargate), run the workload on a node group, or add a Fargate profile selector for it.",
+    dependents=True,
     check=_check,
 )

@@ -74,19 +74,32 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
 def _foreign(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any], several: bool,
              theirs: str) -> list[Finding]:
     """Another stack's pool, holding this stack's workloads beside its own stack's workloads and DaemonSets: what does
-    not fit is reported on each of this stack's workloads on it (never on the pool, a resource of another stack), and
-    says that other app stacks' Pods there are not counted (what does not fit already is certain)."""
+    not fit is reported once, on the one of this stack's workloads there that requests the most (never on the pool, a
+    resource of another stack), naming them all and saying that other app stacks' Pods there are not counted (what
+    does not fit already is certain)."""
     own = [placed for placed in load.workloads if placed.workload in stack.own]
     if not own:
         return []  # the other stack's own affair
     found = [*_limits(load, several), *_pool(stack, load, platform, settings, several)]
-    whose = f"stack {stack.name}" if stack.name else "this stack"
-    kept: list[Finding] = [finding for finding in found if not isinstance(finding, Violation)]
-    for finding in found:
-        if isinstance(finding, Violation):
-            kept.extend(Violation(f"{finding.message} ({whose}'s Pods beside {stack_named(theirs)}'s own; other "
-                                  "app stacks' Pods on it are not counted)", placed.workload.urn) for placed in own)
-    return kept
+    whose = f"stack {stack.name}'s" if stack.name else "this stack's"
+    named = sorted(own, key=lambda placed: placed.workload.name)
+    workloads = listed(placed.workload.subject for placed in named[:LARGEST]) + more(named, LARGEST)
+    target = max(own, key=_weight).workload.urn
+    return [Violation(f"{finding.message} ({whose} {workloads} beside {stack_named(theirs)}'s own; other app stacks' "
+                      "Pods on it are not counted)", target) if isinstance(finding, Violation) else finding
+            for finding in found]
+
+
+def _weight(placed: Placed) -> tuple[Decimal, Decimal]:
+    """What a workload's Pods request together, memory before CPU (a count or request not known counts nothing)."""
+    count = placed.count
+    if not isinstance(count, int):
+        return Decimal(0), Decimal(0)
+    request = placed.request
+
+    def total(resource: str) -> Decimal:
+        return count * request.get(resource) if resource not in request.unknown else Decimal(0)
+    return total("memory"), total("cpu")
 
 
 def _violations(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
@@ -333,5 +346,6 @@ POLICY = Policy(
     remediation_steps="Raise the pool's maxSize (at most 10), use larger machines, lower requests or replicas, or "
                       "move workloads to another pool. If your nodes reserve less than the platform's default, "
                       "say so with the 'allocatable' setting.",
+    dependents=True,
     check=_check,
 )

@@ -219,14 +219,20 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
     replacement would strand workloads."""
     rule, now, late = replaced.rule, replaced.resource, replaced.late
     if rule.whole_cluster:
-        stranded = _on_cluster(stack, now.urn)
+        on_it = _on_cluster(stack, now.urn)
+        if not on_it:
+            return None
+        who = f"{subjects(on_it)} run on it"
     else:
         if not _pools(stack, now.urn) or (replaced.fixed is False and now.delete_before_replace is not True):
             return None
         certain, maybe = _stranded(stack, now.urn)
-        stranded = certain + maybe
-    if not stranded:
-        return None
+        if not certain and not maybe:
+            return None
+        # those that run on this pool only, and those whose other pools are not known yet (never "only" of them)
+        who = listed([*([f"{subjects(certain)} run on no other pool of its cluster"] if certain else []),
+                      *([f"{subjects(maybe)} may have no other pool (which pools take them is not known yet)"]
+                        if maybe else [])], ", and ")
     what = "the cluster" if rule.whole_cluster else "the pool"
     pools = _pools(stack, now.urn)
     label = pools[0].label if len(pools) == 1 and not rule.whole_cluster else _cluster_label(stack, now)
@@ -234,12 +240,10 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
         inputs = listed(replaced.sealed)
         return undetermined(
             f"{label}: the previous deployment holds its {inputs} as encrypted secrets, which the pack cannot read, "
-            f"so whether this preview changes them (which replaces {what}) is not known, and {subjects(stranded)} "
-            f"may run on it only: not judged (a baseline exported with `pulumi stack export --show-secrets` gives "
-            "their values)")
-    return undetermined(f"{label}: an input that replaces {what} is not known yet ({late.words}), "
-                        f"and {subjects(stranded)} may run on it only, so whether this preview replaces it under them "
-                        "is not judged")
+            f"so whether this preview changes them (which replaces {what}) is not known, and {who}: not judged (a "
+            "baseline exported with `pulumi stack export --show-secrets` gives their values)")
+    return undetermined(f"{label}: an input that replaces {what} is not known yet ({late.words}), and {who}, so "
+                        "whether this preview replaces it under them is not judged")
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
@@ -261,5 +265,6 @@ POLICY = Policy(
     remediation_steps="Add a second pool that takes the workloads before changing an input that replaces a pool, "
                       "or leave the pool's name unset so the provider names it and creates the replacement first; "
                       "create a new cluster beside one whose change replaces it.",
+    dependents=True,
     check=_check,
 )

@@ -27,9 +27,10 @@ from .adapters.baseline import BASELINE_SCHEMA, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.cluster import ParsedCluster
+from .model.labels import ARCH
 from .model.pool import Pool
 from .model.replacement import previous_of
-from .model.values import derived, listed, quoted
+from .model.values import about, derived, listed, quoted
 from .platforms.catalog import PLATFORM_NAMES
 
 
@@ -43,7 +44,7 @@ def pool_safe_update(before: list[Pool], after: list[Pool]) -> list[Finding]:
         if previous is None or pool.group is not None:
             continue
         if pool.unknown is not None and not pool.named_types:
-            findings.append(pool.unknown)  # its machines are not known yet: they may change
+            findings.append(about(pool.label, pool.unknown))  # its machines are not known yet: they may change
             continue
         if not previous.options:  # its old machines are not in the catalog: no architecture to keep
             continue
@@ -59,12 +60,19 @@ def pool_safe_update(before: list[Pool], after: list[Pool]) -> list[Finding]:
         if not gained:
             continue
         kept = listed(sorted(_node_architectures(previous)), " and ")
+        new = listed(gained, " and ")
+        # the platform's own taint on the new architecture's nodes (GKE's kubernetes.io/arch=arm64:NoSchedule): the
+        # Pods that ran there never land on them; they stay Pending rather than fail to start
+        taints = [taint for arch in gained for taint in pool.taints if taint.key == ARCH and taint.value == arch
+                  and taint.effect in ("NoSchedule", "NoExecute") and not taint.maybe]
+        fate = (f"the Pods that ran there and do not select {new} stay Pending: its {new} nodes carry taint "
+                f"{listed(taint.text for taint in taints)}" if taints and len(taints) == len(gained) else
+                f"the Pods that ran there come back on {new} nodes, where images built for {kept} fail to start")
         findings.append(Violation(
             f"{pool.label}: can't change its machines from {_machines(previous)} to {_machines(pool)}: its nodes "
-            f"would run {listed(gained, ' and ')} where they ran {kept}, and the platform replaces every node, so "
-            f"the Pods that ran there come back on {listed(gained, ' and ')} nodes, where images built for {kept} "
-            f"fail to start; keep {kept} machines, or add a pool with the new machines, move the workloads there "
-            "(pinned to its architecture), then remove this one", pool.urn))
+            f"would run {new} where they ran {kept}, and the platform replaces every node, so {fate}; keep {kept} "
+            "machines, or add a pool with the new machines, move the workloads there (pinned to its architecture), "
+            "then remove this one", pool.urn))
     return findings
 
 

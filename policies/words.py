@@ -14,7 +14,7 @@ from .model.loads import Placed, PoolLoad
 from .model.nodes import PARTS, Node
 from .model.placement import Need
 from .model.pods import GPU_RESOURCES
-from .model.pool import ClusterRef, Pool
+from .model.pool import THIS_STACK, ClusterRef, Pool
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, listed, more, undetermined
 from .model.workloads import Workload
@@ -95,17 +95,31 @@ def because(need: Need) -> str:
     return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
 
 
+# An output invoke whose arguments are not known yet drops its dependencies in a first preview: each platform's usual
+# one for a kubeconfig, as the fix names it
+KUBECONFIG_INVOKES = {
+    "azure": "azure_native.containerservice.list_managed_cluster_user_credentials_output(resource_name=cluster.name)",
+    "gcp": "gcp.container.get_cluster_output(name=cluster.name)",
+    "aws": "aws.eks.get_cluster_output(name=cluster.name)",
+}
+
+
 def which_cluster(stack: Stack, workload: Workload) -> tuple[str, str]:
     """Who decides a workload's cluster, and the fix, when the pack cannot tell which it is (SPEC 14.4)."""
     resource = stack.resources.get(workload.urn)
     provider = resource.provider if resource is not None else None
     if provider and "::pulumi:providers:kubernetes::" in provider and not provider.rsplit("::", 1)[-1].startswith(
             "default"):
-        return (f"the Kubernetes provider '{provider.rsplit('::', 1)[-1]}' it is deployed with",
-                "give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no "
-                "cluster resource: an output invoke whose arguments are not known yet, such as "
-                "list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a first preview, drops "
-                "its dependencies)")
+        who = f"the Kubernetes provider '{provider.rsplit('::', 1)[-1]}' it is deployed with"
+        if any(name != THIS_STACK for name in stack.foreign.values()):  # an app stack over its platform stacks
+            return (who, "give that Provider the kubeconfig of one cluster of its platform stack (the pack matches its "
+                         "clusters' and contexts' names, its server and an exec plugin's --cluster-name to the "
+                         "platform's clusters, and this one names none of them, or more than one)")
+        platforms = {pool.platform for pool in stack.platform_pools if pool.platform in KUBECONFIG_INVOKES}
+        example = f", such as {KUBECONFIG_INVOKES[next(iter(platforms))]}" if len(platforms) == 1 else ""
+        return (who, "give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on "
+                     f"no cluster resource: an output invoke whose arguments are not known yet{example} in a first "
+                     "preview, drops its dependencies)")
     return ("the default Kubernetes provider it is deployed with",
             "deploy it with an explicit Kubernetes provider whose kubeconfig comes from its cluster, or "
             "opts=ResourceOptions(depends_on=[<its cluster>]) on that Provider")
@@ -239,3 +253,35 @@ def pool_zones(pool: Pool) -> tuple[str, ...] | None:
 __all__ = ["WHAT", "allocatable_sum", "because", "instead", "its_cluster", "listed", "machine", "more_nodes", "nodes",
            "pool_capacity_types", "pool_name", "pool_subject", "pool_systems", "pool_zones", "show", "size_unknown",
            "suggestion", "unknown_cluster", "unsure", "which_cluster"]
+
+
+# How each platform's drain meets a budget that allows no eviction, in its own words: EKS fails a managed node group
+# update with PodEvictionFailure (docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html, "Upgrade
+# phase"); AKS stops an upgrade on an undrainable node (learn.microsoft.com/azure/aks/upgrade-cluster, "Optimize for
+# undrainable node behavior"); GKE respects the budget for up to an hour, then drains the node anyway
+# (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"); Karpenter never
+# evicts a Pod its budget protects and waits (karpenter.sh/docs/concepts/disruption, "Pod-level controls"); kubectl
+# drain retries the eviction until its --timeout, infinite by default.
+DRAIN_FAILURES = {"aws": "EKS fails the update with PodEvictionFailure",
+                  "azure": "AKS stops the upgrade on the blocking budget",
+                  "gcp": "GKE waits up to an hour on the budget, then evicts them anyway"}
+KARPENTER_WAITS = "Karpenter waits on the budget and never finishes replacing the nodes"
+DRAIN_WAITS = "a drain fails, or retries until the budget allows an eviction"
+
+
+def drain_fails(pools: Iterable[Pool]) -> str:
+    """What a drain of these pools' nodes does with Pods no eviction may take, as each platform says it (no pool
+    known: what any drain does)."""
+    said: list[str] = []
+    for pool in pools:
+        text = KARPENTER_WAITS if pool.karpenter else DRAIN_FAILURES.get(pool.platform or "", DRAIN_WAITS)
+        if text not in said:
+            said.append(text)
+    return listed(said, "; ") if said else DRAIN_WAITS
+
+
+def drain_events(pools: Iterable[Pool]) -> str:
+    """What drains these pools' nodes: upgrades and machine changes everywhere, and Karpenter's consolidation where
+    Karpenter runs them."""
+    karpenter = any(pool.karpenter for pool in pools)
+    return f"a node upgrade, a machine change{', Karpenter consolidation' if karpenter else ''}"

@@ -93,9 +93,9 @@ def _unknown(cluster: KubeCluster) -> str:
         field = version.field if version is not None else "version"
         return f"{where} sets no {field}, so its platform picks the version"
     if version.unknown is not None:
-        return f"{where}'s {version.field} is not known yet"
+        return f"the {version.field} of {where} is not known yet"
     if version.minor is None:
-        return f"{where}'s {version.field} '{version.value}' names no release"
+        return f"the {version.field} '{version.value}' of {where} names no release"
     shown = version.shown() if is_secret(version.value) or version.value != release(version.minor) else \
         f"{version.shown()} (its {version.field})"
     return f"{where} runs at least {shown}, maybe later"
@@ -114,5 +114,6 @@ POLICY = Policy(
     remediation_steps="Declare the resource at the API version that replaces the removed one (policy/v1, batch/v1, "
                       "autoscaling/v2, apps/v1), or keep the cluster below the release that removes it until it is "
                       "moved.",
+    dependents=True,
     check=_check,
 )

@@ -2,7 +2,7 @@
 
 Every machine change compute-cluster-safe-update allows replaces a pool's nodes, and so do AMI and version upgrades,
 Karpenter consolidation and drift: each node is drained first, through the eviction API, which honours
-PodDisruptionBudgets. Two things make that drain wait for ever (SPEC section 15):
+PodDisruptionBudgets. Two things block that drain (SPEC section 15):
 
 * a Pod that two or more budgets select: the eviction API refuses to evict it at all ("This pod has more than one
   PodDisruptionBudget, which the eviction subresource does not support"), so no drain ever moves it;
@@ -34,7 +34,7 @@ from .model.replacement import Change, replaced
 from .model.stack import Stack
 from .model.values import REDACTED, Unknown, listed, quoted, undetermined
 from .model.workloads import Workload
-from .words import LISTED, pool_name
+from .words import LISTED, drain_events, drain_fails, pool_name
 
 Previous = Snapshot | Unavailable  # the previous deployment's inputs and types
 
@@ -55,8 +55,8 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
             findings.append(Violation(
                 f"{workload.subject}: its Pods are selected by {REDACTED if hidden else len(budgets)} "
                 f"PodDisruptionBudgets ({names}); the eviction API refuses to evict a Pod that more than one budget "
-                "selects, so no drain can ever move them (a node upgrade, a machine change, Karpenter consolidation "
-                "waits on them): keep one budget for these Pods", workload.urn))
+                f"selects, so no drain ({drain_events(_pools(stack, workload))}) can ever move them: keep one budget "
+                "for these Pods", workload.urn))
             continue
         maybe = protected.unknown_of.get(workload)
         if maybe is not None and budgets:
@@ -110,33 +110,13 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
         findings.append(Violation(
             f"{workload.subject}: its PodDisruptionBudget '{name}' allows no eviction ({numbers}), and this "
             f"preview replaces the nodes its Pods run on ({how}): the replacement drains every node and the budget "
-            f"lets none of them go ({_how_it_fails(pools)}): allow an eviction (maxUnavailable: 1, or a minAvailable "
+            f"lets none of them go ({drain_fails(pools)}): allow an eviction (maxUnavailable: 1, or a minAvailable "
             "below its replicas) or add replicas before the pool changes", workload.urn))
     return findings
 
 
-# How each platform's replacement meets a budget that allows no eviction, in its own words: EKS fails a managed node
-# group update with PodEvictionFailure (docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html,
-# "Upgrade phase"); AKS stops an upgrade on an undrainable node (learn.microsoft.com/azure/aks/upgrade-cluster,
-# "Optimize for undrainable node behavior"); GKE respects the budget for up to an hour, then drains the node anyway
-# (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"); Karpenter never
-# evicts a Pod its budget protects and waits (karpenter.sh/docs/concepts/disruption, "Pod-level controls").
-DRAIN_FAILURES = {"aws": "EKS fails the update with PodEvictionFailure",
-                  "azure": "AKS stops the upgrade on the blocking budget",
-                  "gcp": "GKE waits up to an hour on the budget, then evicts them anyway"}
-KARPENTER_WAITS = "Karpenter waits on the budget and never finishes replacing the nodes"
-DRAIN_WAITS = "the drain fails or waits for ever"
-
-
-def _how_it_fails(pools: tuple[Pool, ...]) -> str:
-    """What the replacement of these pools does with the Pods, as each platform says it."""
-    said: list[str] = []
-    for pool in pools:
-        text = KARPENTER_WAITS if pool.karpenter \
-            else DRAIN_FAILURES.get(pool.platform or "", DRAIN_WAITS)
-        if text not in said:
-            said.append(text)
-    return listed(said, "; ")
+def _pools(stack: Stack, workload: Workload) -> list[Pool]:
+    return [verdict.pool for verdict in landing(stack, workload).possible]
 
 
 def _changes(changes: tuple[Change, ...]) -> str:
@@ -169,5 +149,6 @@ POLICY = Policy(
     remediation_steps="Keep one PodDisruptionBudget per set of Pods. Before a change that replaces a pool's nodes "
                       "(its machine, AMI type or launch template), let the budget allow an eviction "
                       "(maxUnavailable: 1, or minAvailable below the replicas) or add replicas.",
+    dependents=True,
     check=_check,
 )

@@ -42,6 +42,7 @@ from .model.stack import Stack
 from .model.values import Unknown, about, is_secret, undetermined
 from .model.workloads import Workload
 from .platforms.architectures import node_label
+from .platforms.catalog import MACHINE_KINDS
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import MEMORY, PODS, STORAGE, amount, exact
 from .words import (
@@ -207,7 +208,8 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         # GPUs asked of pools whose machines have none of them: machines with those GPUs, not larger ones
         without = [resource for resource in GPU_RESOURCES if request.get(resource) > 0 and all(
             option.hardware.capacity.get(resource, 0) == 0 for verdict in possible for option in verdict.options)]
-        wanted = f"instance types with {listed(without, ' and ')}" if without else "larger instance types"
+        kinds = MACHINE_KINDS.get(first.pool.platform or platform, "machines")
+        wanted = f"{kinds} with {listed(without, ' and ')}" if without else f"larger {kinds}"
         fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
                "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
                f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
@@ -453,5 +455,6 @@ POLICY = Policy(
     remediation_steps="Lower the workload's requests (and its DaemonSets'), or place it on a pool whose machines "
                       "are larger (profile or instanceType). If your nodes reserve less than the platform's "
                       "default, say so with the 'allocatable' setting.",
+    dependents=True,
     check=_check,
 )

@@ -18,7 +18,7 @@ from pulumi_policy import EnforcementLevel, Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.disruption import drained, protection
+from .model.disruption import disruption_ignored, drained, protection
 from .model.landing import PoolVerdict, interruption, landing
 from .model.loads import placed_of, pods_of
 from .model.stack import Stack
@@ -55,18 +55,34 @@ def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
     return findings
 
 
+NOTICE = "spot nodes are taken back at two minutes' notice on AWS, 30 seconds on GCP and Azure"
+# A Job's Pod killed by a node's removal gets the DisruptionTarget condition, and counts against the Job's backoffLimit
+# unless a podFailurePolicy rule ignores that condition (kubernetes.io/docs/concepts/workloads/controllers/job/,
+# "Pod failure policy"; pkg/controller/job's DisruptionTarget handling)
+JOBS = ("Job", "CronJob")
+
+
 def _message(workload: Workload, verdicts: tuple[PoolVerdict, ...], kinds: list[str | None], why: str,
              several: bool) -> str:
     pools = listed([f"{pool_name(verdict.pool, several)} ({kind})" for verdict, kind in zip(verdicts, kinds,
                                                                                           strict=True)])
+    if workload.kind in JOBS:
+        return (f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: "
+                f"a reclaim ({NOTICE}) kills the Pod it runs, whose work starts over, and the Job counts it against "
+                "its backoffLimit: give the Job a podFailurePolicy rule that ignores the DisruptionTarget condition "
+                "(action: Ignore), make its work resumable, or give it a pool of on-demand nodes")
     return (f"{workload.subject}: its Pods can run only on capacity the provider reclaims ({pools}), and {why}: the "
-            "first reclaim takes it down (spot nodes are taken back at two minutes' notice on AWS, 30 seconds on GCP "
-            "and Azure): run at least two replicas with a budget that allows one eviction, or give it a pool of "
-            "on-demand nodes")
+            f"first reclaim takes it down ({NOTICE}): run at least two replicas with a budget that allows one "
+            "eviction, or give it a pool of on-demand nodes")
 
 
 def _fragile(stack: Stack, workload: Workload) -> str | None:
     """Why it cannot lose a Pod without downtime, or None when it can (or the pack cannot tell)."""
+    if workload.kind in JOBS:
+        count = placed_of(stack, workload).count
+        if count == 1 and not is_secret(count) and not disruption_ignored(workload):
+            return "it runs one Pod at a time"
+        return None
     count = placed_of(stack, workload).count
     if count == 1 and not is_secret(count):
         return "it runs one replica"
@@ -93,7 +109,9 @@ POLICY = Policy(
                 "replica, and no PodDisruptionBudget that allows no eviction.",
     severity=Severity.MEDIUM,
     level=EnforcementLevel.ADVISORY,
-    remediation_steps="Run at least two replicas with a PodDisruptionBudget that allows one eviction, or let the "
-                      "workload's Pods land on a pool of on-demand nodes too.",
+    remediation_steps="Run at least two replicas with a PodDisruptionBudget that allows one eviction (a Job: a "
+                      "podFailurePolicy rule that ignores the DisruptionTarget condition), or let the workload's Pods "
+                      "land on a pool of on-demand nodes too.",
+    dependents=True,
     check=_check,
 )

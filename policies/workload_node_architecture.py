@@ -113,6 +113,7 @@ POLICY = Policy(
     severity=Severity.HIGH,
     remediation_steps="Add nodeSelector kubernetes.io/arch: amd64 (for x86_64 pools) or arm64 (for arm64 pools) "
                       "to the workload's pod template, and remove constraints that exclude it.",
+    dependents=True,
     check=_check,
     reads_platform=True,
 )

@@ -23,11 +23,12 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.labels import OS, OS_BETA
 from .model.landing import Candidate, Landing, PoolVerdict, carried, landing
+from .model.pool import ClusterRef
 from .model.scheduling import PodPlacement
 from .model.stack import Stack
 from .model.values import undetermined
 from .model.workloads import Workload
-from .words import pool_name, unsure
+from .words import pool_name, unknown_cluster, unsure
 
 
 def workload_node_os(stack: Stack) -> list[Finding]:
@@ -46,7 +47,27 @@ def workload_node_os(stack: Stack) -> list[Finding]:
         elif landed.unknown is not None and (maybe := _mixed(workload, landed, landed.possible_in, several)):
             # mixed only with pools that may take its Pods: said, never passed
             findings.append(undetermined(f"{maybe}; but {unsure(landed, several)}, so this is not judged"))
+        elif landed.unknown_cluster and (differs := _per_cluster(workload, landed, several)) is not None:
+            findings.append(undetermined(unknown_cluster(stack, workload, differs)))
     return findings
+
+
+def _per_cluster(workload: Workload, landed: Landing, several: bool) -> list[tuple[ClusterRef, str]] | None:
+    """What holds on each candidate cluster, when its Pods may land on nodes of more than one operating system on
+    one of them and not on another (which one it runs on is not known: said, never passed)."""
+    said: list[tuple[ClusterRef, str]] = []
+    mixed = False
+    for candidate in landed.candidates:
+        runs = _systems(landed.taking_in(candidate), workload.scheduling, several)
+        systems = sorted({system for found in runs.values() for system in found})
+        if len(systems) > 1:
+            mixed = True
+            pools = listed([f"{label} runs {listed(found, ' and ')}" for label, found in runs.items()])
+            said.append((candidate.cluster, f"its Pods may land on {listed(systems, ' and ')} nodes ({pools}), "
+                                            "unpinned"))
+        else:
+            said.append((candidate.cluster, f"its Pods land on {listed(systems) or 'one operating system'} nodes"))
+    return said if mixed else None
 
 
 Runs = list[dict[str, list[str]]]  # per candidate cluster, each pool's operating systems (the pools that say)
@@ -112,5 +133,6 @@ POLICY = Policy(
     severity=Severity.HIGH,
     remediation_steps="Add nodeSelector kubernetes.io/os: linux (or windows) to the workload's pod template, or "
                       "taint one system's pools so that only its workloads tolerate them; make spec.os.name agree.",
+    dependents=True,
     check=_check,
 )

@@ -92,5 +92,6 @@ POLICY = Policy(
     remediation_steps="Label the workload (or its pod template) with compute.alien.dev/cluster set to a "
                       "ComputeCluster's id and compute.alien.dev/pool set to one of its pools; with a single "
                       "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool.",
+    dependents=True,
     check=_check,
 )

@@ -111,7 +111,7 @@ def _fits(load: PoolLoad, room: Totals | Unknown | None | bool, placed: Placed, 
     if isinstance(size, Unknown):
         return size
     if size is None:
-        return size_unknown(pool, several, f"has room for {placed.workload.subject}'s rollout") if pool.size_note \
+        return size_unknown(pool, several, f"has room for the rollout of {placed.workload.subject}") if pool.size_note \
             else None
     subject = pool_subject(pool, several)
     if placed.workload.repels_revisions:
@@ -187,5 +187,6 @@ POLICY = Policy(
     platforms_label="a known platform",
     remediation_steps="Allow maxUnavailable: 1 in the Deployment's rollingUpdate strategy, or raise the pool's "
                       "maxSize (or use larger machines) so that one more Pod fits.",
+    dependents=True,
     check=_check,
 )

@@ -112,17 +112,21 @@ def _unread(stack: Stack) -> list[Finding]:
     if empty:
         notes.append(undetermined(f"the stack declares no pool of {quoted(empty)}, so the placement of workloads on "
                                   f"{'it' if len(empty) == 1 else 'them'} is not judged"))
+    placed = [workload for workload in stack.workloads if workload.has_pod_spec and not workload.patch]
+    own = {cluster.urn for cluster in stack.kube_clusters}
+    # the workloads that may run on another stack's cluster: those on no cluster of this stack
+    elsewhere = [workload for workload in placed if stack.cluster_of(workload).key not in own]
     for found in stack.referenced:  # the other stacks whose clusters its workloads may run on (SPEC 18)
         if found.error:
+            which = subjects(elsewhere) if elsewhere else "workloads"
             notes.append(undetermined(f"stack {found.name} cannot be read ({found.error}), so the placement, fit and "
-                                      "capacity of workloads on its clusters are not judged"))
+                                      f"capacity of {which} on its clusters are not judged"))
         elif not any(cluster.stack == found.name for cluster in stack.kube_clusters):
             notes.append(undetermined(f"stack {found.name} holds no cluster, so no workload is judged on its pools"))
     if stack.stacks_problem:
         notes.append(undetermined(stack.stacks_problem))
     notes.extend(_dependents(stack))
     if not stack.pools and not stack.clusters and not stack.kube_clusters and not stack.unread and not stack.referenced:
-        placed = [workload for workload in stack.workloads if workload.has_pod_spec and not workload.patch]
         if placed:  # the usual app stack: its cluster is another stack's (SPEC 18), or its kubeconfig comes from config
             notes.append(undetermined(
                 f"the stack declares no cluster and no pool, and names no stack that does, so the placement, fit and "
@@ -151,5 +155,6 @@ POLICY = Policy(
     remediation_steps="Make the workload's nodeSelector and required node affinity match the labels of a pool's "
                       "nodes and tolerate that pool's NoSchedule and NoExecute taints, or declare a pool that "
                       "takes it.",
+    dependents=True,
     check=_check,
 )

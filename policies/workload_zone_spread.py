@@ -182,5 +182,6 @@ POLICY = Policy(
     severity=Severity.MEDIUM,
     remediation_steps="Spread over a label the pool's nodes carry, lower minDomains to the zones the pools offer, "
                       "add zones to the pools, or use whenUnsatisfiable: ScheduleAnyway.",
+    dependents=True,
     check=_check,
 )

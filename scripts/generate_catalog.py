@@ -404,6 +404,20 @@ _M_V1_GIB = {"8ms": 218.75, "16ms": 437.5, "32ts": 192, "32ls": 256, "32ms": 875
              "64ms": 1792, "128s": 2048, "128ms": 3892, "64": 1000, "64m": 1750, "128": 2000, "128m": 3800}
 
 
+# GPU sizes' memory, which follows no ratio of their vCPUs: (family letters, accelerator in the name or None, version)
+# -> {vCPUs of the full size: GiB}. Azure's size tables (learn.microsoft.com/azure/virtual-machines/sizes/gpu-
+# accelerated/: ncast4v3-series, ncv3-series, nc-a100-v4-series, ncadsh100v5-series, nvv4-series), as Azure's SKU API
+# reports them (its MemoryGB capability, in GiB; microsoft/aspire's AksNodeVmSizes.cs is generated from it). Other GPU
+# families stay null: no node of theirs is counted, and no suggestion names them.
+_AZURE_GPU_GIB: dict[tuple[str, str | None, int], dict[int, float]] = {
+    ("NC", "T4", 3): {4: 28, 8: 56, 16: 110, 64: 440},
+    ("NC", None, 3): {6: 112, 12: 224, 24: 448},
+    ("NC", "A100", 4): {24: 220, 48: 440, 96: 880},
+    ("NC", "H100", 5): {40: 320, 80: 640},
+    ("NV", None, 4): {4: 14, 8: 28, 16: 56, 32: 112},
+}
+
+
 def _azure_table_gib(family: str, number: int, features: str, version: int, full: int) -> float | None:
     """A size's memory from its family's table, where the family has one."""
     found = AZURE_MEMORY_GIB.get((family, number, version))
@@ -478,7 +492,8 @@ def azure_machines() -> list[dict[str, Any]]:
         ratio = None if gpu else _azure_gib_per_vcpu(family, features, version)
         if ratio is not None and family == "EC" and full > 64:
             ratio = None  # EC96as_v5: 672 GiB, not 8 per vCPU (memory-optimized/ecasv5-series): not one ratio
-        table = None if gpu else _azure_table_gib(family, int(number), features, version, full)
+        table = _AZURE_GPU_GIB.get((family, accelerator, version), {}).get(full) if gpu else \
+            _azure_table_gib(family, int(number), features, version, full)
         intel = "a" not in features and "p" not in features
         nested = intel and ((family in ("D", "E") and version >= 3) or (family == "F" and "s" in features
                                                                        and version == 2))

@@ -740,6 +740,29 @@ async def _as_state(value: Any) -> Any:
     return {components.SPECIAL: components.SECRET, "plaintext": json.dumps(plain)} if secret else plain
 
 
+def _as_stored(value: Any) -> Any:
+    """A resource's values as `pulumi stack export --show-secrets` writes them: a secret the RPC form sends as
+    ``{sig, value}`` is ``{sig, plaintext: <its JSON>}`` in a state (the pack read the RPC form as a secret it could
+    not decrypt, and so could not tell which cluster a dependent's provider names)."""
+    if isinstance(value, list):
+        return [_as_stored(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if _secret(value) and "value" in value:  # secret all through: a secret inside it is its value
+        return {components.SPECIAL: components.SECRET, "plaintext": json.dumps(_revealed(value["value"]))}
+    return {key: _as_stored(item) for key, item in value.items()}
+
+
+def _revealed(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_revealed(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if _secret(value) and "value" in value:
+        return _revealed(value["value"])
+    return {key: _revealed(item) for key, item in value.items()}
+
+
 def _secret(value: Any) -> bool:
     return isinstance(value, dict) and value.get(components.SPECIAL) == components.SECRET
 
@@ -982,8 +1005,8 @@ def _export(program: Program | str | Path, path: str | Path, *, stack_config: Ma
         if custom:
             entry["id"] = ids[resource.urn]
         entry.update({"type": resource.type,
-                      "inputs": json_format.MessageToDict(resource.state_inputs or resource.inputs),
-                      "outputs": json_format.MessageToDict(resource.outputs)})
+                      "inputs": _as_stored(json_format.MessageToDict(resource.state_inputs or resource.inputs)),
+                      "outputs": _as_stored(json_format.MessageToDict(resource.outputs))})
         if resource.parent:
             entry["parent"] = resource.parent
         if resource.dependencies:

@@ -6,8 +6,9 @@ process the same way (adapters/stacks.py). Each is judged as its own preview wou
 pools (``View.now``: its resources are the stack's own, this stack's the foreign ones) and against the pools this
 stack had deployed (``View.before``, from the previous deployment, section 5). What this change breaks is a finding
 the app stack did not have before, word for word: a violation reported on the pools of its workload's cluster that
-this change touches (else on that cluster, else on the stack), naming the app stack and its workload. What it had
-already is its own preview's to report; a check it cannot make now that it could before is said.
+this change touches (else on the Fargate profiles it adds or changes there, else on that cluster, else on the stack),
+naming the app stack and its workload. What it had already is its own preview's to report; a check it cannot make now
+that it could before is said.
 """
 
 from __future__ import annotations
@@ -17,16 +18,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..model.pool import THIS_STACK, Pool
-from ..model.stack import Stack
 from ..model.values import Unknown, undetermined
 from .findings import Finding, Violation
 from .stacks import View
-
-# the policies that judge workloads on pools: what a change to the pools can break
-JUDGED = frozenset({
-    "workload-fits-pool", "workload-schedulable", "workload-node-architecture", "workload-node-os", "pool-capacity",
-    "workload-rollout-fits", "workload-zone-spread", "workload-interruption-tolerant", "workload-pool-placement",
-    "workload-disruption-allowed", "pool-replacement-safe", "workload-api-available"})
 
 
 def judged(check: Any, context: Any, views: Iterable[View], own: Iterable[Finding] = ()) -> list[Finding]:
@@ -63,8 +57,8 @@ def broken(stack: str, message: str) -> str:
 
 def _targets(view: View, urn: str) -> list[str | None]:
     """Where a finding this change causes on the app's resource ``urn`` is reported: the pools of its cluster (of every
-    cluster, when which one it is cannot be told) that this change adds or changes; else that cluster; else the
-    stack."""
+    cluster, when which one it is cannot be told) that this change adds or changes; else the Fargate profiles of that
+    cluster it adds or changes; else that cluster; else the stack."""
     now = view.now
     resource = now.resources.get(urn)
     key = now.index.provider(resource.provider).key if now.index is not None and resource is not None else ""
@@ -77,6 +71,14 @@ def _targets(view: View, urn: str) -> list[str | None]:
     ours = [cluster for cluster in now.kube_clusters if now.foreign.get(cluster.urn) == THIS_STACK]
     cluster = next((found for found in ours if found.urn == key), None) if key else \
         ours[0] if len(ours) == 1 else None
+    if cluster is not None and view.before is not None:
+        # what else of the cluster places Pods: its Fargate profiles this change adds or changes
+        was = next((found.fargate for found in view.before.kube_clusters if found.urn == cluster.urn), ())
+        kept = set(was) if not isinstance(was, Unknown) else set()
+        profiles = [] if isinstance(cluster.fargate, Unknown) else \
+            [selector[2] for selector in cluster.fargate if selector not in kept]
+        if profiles:
+            return list(dict.fromkeys(profiles))
     return [cluster.urn] if cluster is not None else [None]
 
 
@@ -92,8 +94,3 @@ def _facts(pool: Pool) -> str:
                         for key, domain in pool.labels.items()),
                  pool.taints, shown(pool.max_size), shown(pool.zones), sorted(pool.kubelet.items(), key=str),
                  pool.interruption, shown(pool.unknown), shown(pool.labels_unknown)))
-
-
-def is_judged(policy: str, stack: Stack) -> bool:
-    """The policy judges the dependents' workloads on this stack's pools, and a dependent is named."""
-    return policy in JUDGED and bool(stack.dependents)

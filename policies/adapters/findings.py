@@ -53,10 +53,12 @@ def report(findings: Iterable[Finding], report_violation: Report, named: bool = 
         if isinstance(finding, Violation):
             report_violation(finding.message, finding.urn)
         else:
-            unknowns.setdefault(format(finding.said if named else finding.words), finding)
+            # a resource policy's note names what it is about where a rule said (the engine shows it with no URN:
+            # several pools' notes were identical lines)
+            unknowns.setdefault(format(finding.said if named or finding.about else finding.words), finding)
     if len(unknowns) == 1:
         said, unknown = next(iter(unknowns.items()))
-        if not named or unknown.said == unknown.words:  # its own words say whose it is (or need not)
+        if unknown.said == unknown.words or not (named or unknown.about):  # its own words say whose it is
             raise unknown.error
         raise Undetermined(said)
     if unknowns:

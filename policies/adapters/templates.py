@@ -86,6 +86,9 @@ class Policy:
     platform_pool_check: Check | None = None
     pools_only: bool = False  # it judges platform pools only (pool-safe-update: ComputeClusters are policy 9's)
     defaults: Mapping[str, Any] = field(default_factory=dict)  # settings an organisation's pack presets
+    # a stack policy whose verdicts on workloads follow from the pools they run on: a platform stack's change is judged
+    # by it against the workloads of its compute:dependents (SPEC 18, adapters/dependents.py)
+    dependents: bool = False
 
     @property
     def config_schema(self) -> PolicyConfigSchema:
@@ -252,7 +255,7 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
         if stack.foreign:  # another stack's resource is never reported on (SPEC 18): its own preview judges it
             findings = [finding for finding in findings
                         if not (isinstance(finding, Violation) and finding.urn in stack.foreign)]
-        if dependents.is_judged(policy.name, stack):  # what this change breaks in the app stacks on its pools
+        if policy.dependents and stack.dependents:  # what this change breaks in the app stacks on its pools
             findings.extend(dependents.judged(policy.check, context, state.views(args.resources), findings))
         report(_exempt(policy, context, findings), report_violation, named=True)
 

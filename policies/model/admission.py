@@ -33,11 +33,18 @@ PODS_KEY = "pods"
 # a hard key -> (what it counts: "pods", or a resource of the Pod's request or limits, and which)
 # count/<resource>.<group> keys and the workload kinds they count (kubernetes.io/docs/concepts/policy/resource-quotas,
 # "Object count quota")
-COUNTED_KINDS = {"count/pods": "Pod", "count/deployments.apps": "Deployment", "count/statefulsets.apps": "StatefulSet",
+# (count/pods counts Pods, every Pod whatever made it: kube-apiserver's pod evaluator, "count/pods tracks all pods
+# independent of state", pkg/quota/v1/evaluator/core/pods.go; it is a Pod key below)
+COUNTED_KINDS = {"count/deployments.apps": "Deployment", "count/statefulsets.apps": "StatefulSet",
                  "count/replicasets.apps": "ReplicaSet", "count/daemonsets.apps": "DaemonSet",
                  "count/jobs.batch": "Job", "count/cronjobs.batch": "CronJob",
                  "count/replicationcontrollers": "ReplicationController"}
-QUOTA_KEYS = {"pods": ("pods", ""), "requests.cpu": ("requests", CPU), "cpu": ("requests", CPU),
+# the objects a workload's controller makes of a counted kind, which its quota counts too: a Deployment's ReplicaSet
+# (at least one, its current revision: the deployment controller), a CronJob's Job (one each time it runs: the
+# cronjob controller)
+MADE_BY = {"ReplicaSet": ("Deployment",), "Job": ("CronJob",)}
+QUOTA_KEYS = {"pods": ("pods", ""), "count/pods": ("pods", ""), "requests.cpu": ("requests", CPU),
+              "cpu": ("requests", CPU),
               "requests.memory": ("requests", MEMORY), "memory": ("requests", MEMORY),
               "limits.cpu": ("limits", CPU), "limits.memory": ("limits", MEMORY)}
 

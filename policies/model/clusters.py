@@ -57,8 +57,8 @@ class KubeCluster:
     plugin: str | Unknown | None = None
     pod_range: Space | Unknown | None = None
     # what runs Pods on nodes of the platform's own, with its admission (SPEC 21, platform-admits-workload): EKS
-    # Fargate profiles' selectors (a namespace pattern and labels each), a GKE Autopilot cluster
-    fargate: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] | Unknown = ()
+    # Fargate profiles' selectors (a namespace pattern, labels and the profile's URN each), a GKE Autopilot cluster
+    fargate: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] | Unknown = ()
     autopilot: bool = False
 
     @property

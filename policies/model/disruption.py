@@ -13,7 +13,7 @@ from typing import Any
 from .budgets import NOT_DRAINED, Amount, Budget, parse_budget, pod_labels, selection
 from .memo import PerStack
 from .stack import Stack
-from .values import Unknown, child, is_mapping, is_secret, undetermined
+from .values import Unknown, child, is_list, is_mapping, is_secret, plain, undetermined
 from .workloads import Workload
 
 # --- the stack's budgets and the workloads they protect -------------------------------------------------------
@@ -195,3 +195,18 @@ __all__ = ["Amount", "Budget", "Protection", "drained", "parse_budget", "pod_lab
 
 
 _PROTECTION: PerStack[Stack, Protection] = PerStack(_protection)
+
+
+def disruption_ignored(workload: Workload) -> bool:
+    """A Job's (a CronJob's Jobs') podFailurePolicy has a rule that ignores the DisruptionTarget condition: a Pod a
+    node's removal kills is started again without counting against its backoffLimit (kubernetes.io/docs/concepts/
+    workloads/controllers/job/, "Pod failure policy")."""
+    spec = child(workload.props, "spec")
+    if workload.kind == "CronJob":
+        spec = child(child(spec, "jobTemplate"), "spec")
+    rules = plain(child(child(spec, "podFailurePolicy"), "rules"))
+    return is_list(rules) and any(
+        is_mapping(rule) and rule.get("action") == "Ignore" and is_list(rule.get("onPodConditions")) and any(
+            is_mapping(condition) and condition.get("type") == "DisruptionTarget"
+            and condition.get("status", "True") == "True" for condition in rule["onPodConditions"])
+        for rule in rules)

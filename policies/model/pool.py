@@ -133,6 +133,8 @@ class ClusterRef:
 
 
 PROVIDERS_CLUSTER = ClusterRef("")
+# what a self-managed node group's machines are declared by, read alone (sources/eks_self_managed.py ``alone``)
+TEMPLATE_KINDS = ("LaunchTemplate", "LaunchConfiguration")
 # the stack being previewed, as a view of its dependents (SPEC 18, adapters/dependents.py) marks its own resources:
 # its pools are "of EKS cluster 'prod' (this stack)"
 THIS_STACK = "this stack"
@@ -233,7 +235,10 @@ class Pool:
 
     @property
     def label(self) -> str:
-        """How messages name it alone: pool 'batch' (NodePool)."""
+        """How messages name it alone: pool 'batch' (NodePool); a launch template read alone is not a pool of its own
+        but the machines of the autoscaling groups that run it (the stack names their pool by the group)."""
+        if self.kind in TEMPLATE_KINDS:
+            return f"{self.kind} '{self.name}' (the machines of the autoscaling groups that run it)"
         return f"pool '{self.name}' ({self.kind})"
 
     def machines_on(self, platform: str | None) -> Machines:

@@ -301,6 +301,17 @@ class _Compared:
                 self.found.append(Change(shown, _shown(before), _shown(after)))
 
 
+def _whole(value: Any) -> Any:
+    """Numbers as the program wrote them: 30.0 (every number on the wire is a float) is 30."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    return value
+
+
 def _object(value: Any) -> bool:
     return isinstance(value, Mapping) or (isinstance(value, list) and any(isinstance(item, Mapping) for item in value))
 
@@ -332,7 +343,7 @@ def _shown(value: Any) -> str:
         return f"'{value}'"
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return quoted(value, 5)
-    text = _text(value)
+    text = _text(_whole(value))
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent / "data" / "machines.json"
 CLOUD_PLATFORMS = ("aws", "gcp", "azure")
 PLATFORM_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}  # as messages name them
+# what each platform calls its machines, as its pools' inputs and docs name them (instanceTypes, machineType, vmSize)
+MACHINE_KINDS = {"aws": "instance types", "gcp": "machine types", "azure": "VM sizes"}
 
 
 @dataclass(frozen=True)

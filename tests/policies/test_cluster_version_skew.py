@@ -54,8 +54,8 @@ def test_an_eks_node_group_is_judged_by_the_skew_policy(plane, node):
 def test_a_node_group_newer_than_its_control_plane_is_refused_with_the_fix():
     result = evaluate(eks("1.30", "1.31"), stack_config=aws_config())
     assert result.findings(POLICY) == [
-        "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.31, newer than its EKS cluster 'fleet''s control "
-        "plane (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy), and EKS "
+        "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.31, newer than the control plane of its EKS "
+        "cluster 'fleet' (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy), and EKS "
         "refuses the pool; upgrade the control plane to 1.31 first, or set the pool's version to 1.30"]
     assert [v.level for v in result.of(POLICY)] == ["mandatory"]
     assert result.of(POLICY)[0].urn.endswith("::aws:eks/nodeGroup:NodeGroup::general")
@@ -63,8 +63,8 @@ def test_a_node_group_newer_than_its_control_plane_is_refused_with_the_fix():
 
 def test_a_node_group_too_far_behind_says_how_far_and_the_oldest_it_may_run():
     assert evaluate(eks("1.31", "1.27"), stack_config=aws_config()).findings(POLICY) == [
-        "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.27, 4 minor versions behind its EKS cluster "
-        "'fleet''s control plane (1.31), where a kubelet may be at most 3 behind an API server of 1.31 (Kubernetes' "
+        "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.27, 4 minor versions behind the control plane "
+        "of its EKS cluster 'fleet' (1.31), where a kubelet may be at most 3 behind an API server of 1.31 (Kubernetes' "
         "version skew policy); set the pool's version to 1.28 or later"]
     # before 1.28 the window was two minors
     assert evaluate(eks("1.27", "1.24"), stack_config=aws_config()).findings(POLICY)[0].endswith(
@@ -75,7 +75,7 @@ def test_a_node_group_too_far_behind_says_how_far_and_the_oldest_it_may_run():
 def test_a_release_version_names_the_node_groups_kubernetes_version():
     assert evaluate(eks("1.30", release="1.31.0-20240817"), stack_config=aws_config()).findings(POLICY) == [
         "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.31 (releaseVersion '1.31.0-20240817'), newer "
-        "than its EKS cluster 'fleet''s control plane (1.30): a kubelet may never be newer than its API server "
+        "than the control plane of its EKS cluster 'fleet' (1.30): a kubelet may never be newer than its API server "
         "(Kubernetes' version skew policy), and EKS refuses the pool; upgrade the control plane to 1.31 first, or set "
         "the pool's releaseVersion to 1.30"]
 
@@ -128,7 +128,7 @@ def test_a_gke_pool_newer_than_min_master_version_is_not_refused_gke_upgrades_pa
 def test_a_gke_pool_too_far_behind_its_minimum_master_version_is_refused():
     assert evaluate(gke("1.31", "1.27.16-gke.100"), stack_config=gcp_config()).findings(POLICY) == [
         "pool 'apps' (GKE NodePool): its nodes would run Kubernetes 1.27 (version '1.27.16-gke.100'), 4 minor "
-        "versions behind its GKE cluster 'gke''s control plane (at least 1.31), where a kubelet may be at most 3 "
+        "versions behind the control plane of its GKE cluster 'gke' (at least 1.31), where a kubelet may be at most 3 "
         "behind an API server of 1.31 (Kubernetes' version skew policy); set the pool's version to 1.28 or later"]
 
 
@@ -164,7 +164,7 @@ def test_an_aks_pool_newer_than_its_control_plane_is_refused_at_both_native_sour
         "pool 'system' (ManagedCluster)", "pool 'user' (AgentPool)"]
     assert found[0].endswith("upgrade the control plane to 1.31 first, or set the pool's orchestratorVersion to 1.30")
     assert "(1.31 (orchestratorVersion '1.31.1')" not in found[0]
-    assert "Kubernetes 1.31 (orchestratorVersion '1.31.1'), newer than its AKS cluster 'aks''s control plane (1.30 " \
+    assert "Kubernetes 1.31 (orchestratorVersion '1.31.1'), newer than the control plane of its AKS cluster 'aks' (1.30 " \
            "(kubernetesVersion '1.30.3'))" in found[0]
 
 
@@ -245,8 +245,8 @@ def test_a_karpenter_node_class_that_names_its_amis_kubernetes_version():
     ssm = [{"ssmParameter": "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/"
                             "image_id"}]
     assert evaluate(program(ssm), stack_config=aws_config()).findings(POLICY) == [
-        "pool 'general' (NodePool): its nodes would run Kubernetes 1.31, newer than its EKS cluster 'fleet''s control "
-        "plane (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy); upgrade the "
+        "pool 'general' (NodePool): its nodes would run Kubernetes 1.31, newer than the control plane of its EKS "
+        "cluster 'fleet' (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy); upgrade the "
         "control plane to 1.31 first, or select AMIs built for 1.30 in its EC2NodeClass's amiSelectorTerms"]
     assert evaluate(program([{"alias": "al2023@v20240807"}]), stack_config=aws_config()).findings(POLICY) == []
 
@@ -274,7 +274,7 @@ def test_a_pulumi_eks_clusters_version_is_its_cluster_resources():
     """Before issue 66 the component was the cluster with no version: a group newer than the control plane, one four
     minors behind and a removed API all passed silently, and the budget got "sets no version"."""
     newer = evaluate(pulumi_eks("1.33", "1.34"), stack_config=aws_config()).findings(POLICY)
-    assert len(newer) == 1 and "newer than its EKS cluster 'fleet''s control plane (1.33)" in newer[0], newer
+    assert len(newer) == 1 and "newer than the control plane of its EKS cluster 'fleet' (1.33)" in newer[0], newer
     behind = evaluate(pulumi_eks("1.33", "1.29"), stack_config=aws_config()).findings(POLICY)
     assert len(behind) == 1 and "4 minor versions behind" in behind[0], behind
     assert evaluate(pulumi_eks("1.33", "1.33"), stack_config=aws_config()).findings(POLICY) == []

@@ -53,12 +53,12 @@ def test_the_message_shows_the_rounding_and_the_fix():
     assert findings(deployment(replicas=3), budget(minAvailable="90%")) == [
         "PodDisruptionBudget 'api': it selects the 3 Pods of Deployment 'api', and minAvailable 90% of 3 = 3 (rounded "
         "up) keeps all 3 of them: it allows no eviction, so every drain of a node they run on (a node upgrade, a "
-        "machine change, Karpenter consolidation) waits on them for ever: lower minAvailable to at most 2, use "
-        "maxUnavailable: 1, or add replicas"]
+        "machine change) is blocked: a drain fails, or retries until the budget allows an eviction: lower "
+        "minAvailable to at most 2, use maxUnavailable: 1, or add replicas"]
     assert findings(deployment(replicas=3), budget(maxUnavailable=0)) == [
         "PodDisruptionBudget 'api': it selects the Pods of Deployment 'api', and maxUnavailable 0 allows no eviction "
-        "at any number of replicas: every drain of a node they run on (a node upgrade, a machine change, Karpenter "
-        "consolidation) waits on them for ever: allow one (maxUnavailable: 1)"]
+        "at any number of replicas: every drain of a node they run on (a node upgrade, a machine change) is blocked: "
+        "a drain fails, or retries until the budget allows an eviction: allow one (maxUnavailable: 1)"]
 
 
 def test_a_budget_that_selects_nothing_names_the_label_it_likely_meant():
@@ -148,3 +148,37 @@ def test_a_secret_pod_label_that_decides_the_selection_hides_which_workload_it_i
                           budget("pdb", selector={"matchLabels": {"tier": "shop"}}, maxUnavailable=0))
     assert message.startswith("PodDisruptionBudget 'pdb': it selects the Pods of [secret], and maxUnavailable 0")
     assert "checkout" not in message and "shop" not in message
+
+
+@pytest.mark.parametrize("platform, pools, says", [
+    ("aws", "eks", "(a node upgrade, a machine change) is blocked: EKS fails the update with PodEvictionFailure: "),
+    ("gcp", "gke", "(a node upgrade, a machine change) is blocked: GKE waits up to an hour on the budget, then evicts "
+                   "them anyway: "),
+    ("azure", "aks", "(a node upgrade, a machine change) is blocked: AKS stops the upgrade on the blocking budget: "),
+    ("aws", "karpenter", "(a node upgrade, a machine change, Karpenter consolidation) is blocked: Karpenter waits on "
+                         "the budget and never finishes replacing the nodes: "),
+])
+def test_a_blocking_budget_says_what_its_platforms_drain_does(platform, pools, says):
+    """Issue 66: every blocking budget was said to make a drain wait "for ever" through "Karpenter consolidation", on
+    GKE, AKS and EKS clusters without Karpenter. Each platform's drain as its docs say it (model/disruption.py); the
+    hint applied (maxUnavailable: 1) leaves nothing."""
+    import builders
+
+    declared = {"eks": lambda: builders.node_group("general", ["m7i.large"]),
+                "gke": lambda: builders.gke_node_pool("general", "e2-standard-4"),
+                "aks": lambda: builders.aks_node_pool("apps", "Standard_D4s_v5"),
+                "karpenter": lambda: [builders.node_class(), builders.nodepool("general", [
+                    {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}])]}[pools]()
+    parts = declared if isinstance(declared, list) else [declared]
+
+    def budget_of(**spec):
+        import pulumi_kubernetes as k8s
+
+        def declare():
+            return k8s.policy.v1.PodDisruptionBudget("api", metadata={"name": "api"}, spec={
+                "selector": {"matchLabels": {"app": "api"}}, **spec})
+        return declare
+    api = builders.deployment("api", requests={"cpu": "100m"}, spec={"replicas": 2})
+    (message,) = builders.run(*parts, api, budget_of(maxUnavailable=0), platform=platform).findings(POLICY)
+    assert f"every drain of a node they run on {says}allow one (maxUnavailable: 1)" in message, message
+    assert builders.run(*parts, api, budget_of(maxUnavailable=1), platform=platform).findings(POLICY) == []

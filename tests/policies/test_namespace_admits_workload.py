@@ -259,3 +259,25 @@ def test_a_workload_without_a_namespace_is_in_the_one_the_api_server_creates_it_
     assert len(findings(on_provider(quota_namespace="default"))) == 1  # no namespace anywhere: default
     (message,) = findings(on_provider(namespace="team-a"))
     assert message.startswith("ResourceQuota 'quota' of namespace 'team-a' allows 10 of spec.hard.pods")
+
+
+def test_object_counts_charge_what_the_workloads_controllers_make():
+    """Issue 66: count/pods counts every Pod (kube-apiserver's pod evaluator: "count/pods tracks all pods independent
+    of state"), a Deployment's among them; count/replicasets.apps a Deployment's ReplicaSet; count/jobs.batch a
+    CronJob's Job. Before, each counted only bare objects of its kind."""
+    (pods,) = findings(quota({"count/pods": "3"}), deployment("api", 4, {"cpu": "100m"}))
+    assert pods.startswith("ResourceQuota 'team-quota' of namespace 'team' allows 3 of spec.hard['count/pods'], but "
+                           "the stack's workloads there take 4 (Deployment 'api' 4 x 1)"), pods
+    assert findings(quota({"count/pods": "4"}), deployment("api", 4, {"cpu": "100m"})) == []
+    (sets,) = findings(quota({"count/replicasets.apps": "1"}), deployment("api", 1, {"cpu": "100m"}),
+                       deployment("web", 1, {"cpu": "100m"}))
+    assert "the stack's workloads there make 2 ReplicaSets (one ReplicaSet each of Deployment 'api', Deployment " \
+        "'web')" in sets, sets
+
+    def cron():
+        k8s.batch.v1.CronJob("nightly", metadata={"name": "nightly", "namespace": "team"}, spec={
+            "schedule": "0 0 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+                "restartPolicy": "Never", "containers": [{"name": "job", "image": "busybox"}]}}}}})
+    (jobs,) = findings(quota({"count/jobs.batch": "0"}), cron)
+    assert "make 1 Jobs (one Job each of CronJob 'nightly')" in jobs, jobs
+    assert findings(quota({"count/jobs.batch": "1"}), cron) == []

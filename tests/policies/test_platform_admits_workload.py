@@ -22,10 +22,10 @@ def test_fargate_refuses_privileged_host_network_host_ports_and_gpus_of_the_pods
         "securityContext": {"privileged": True}, "ports": [{"containerPort": 80, "hostPort": 80}],
         "resources": {"limits": {"nvidia.com/gpu": "1"}}}))
     assert message == (
-        "Deployment 'app': on EKS cluster 'fleet', its Pods match a Fargate profile, and Fargate does not run them: "
-        "Fargate runs no privileged containers (app); Fargate runs no Pods on the host's network (hostNetwork); Fargate "
-        "runs no Pods with host ports (app); Fargate has no GPUs; run it on a node group (a selector its Pods do not "
-        "match), or drop what Fargate refuses")
+        "Deployment 'app': on EKS cluster 'fleet', its Pods match Fargate profile 'apps', and Fargate does not run "
+        "them: Fargate runs no privileged containers (app); Fargate runs no Pods on the host's network (hostNetwork); "
+        "Fargate runs no Pods with host ports (app); Fargate has no GPUs; run it on a node group (a selector its Pods "
+        "do not match), or drop what Fargate refuses")
 
 
 def test_a_pod_no_profile_selects_on_a_fargate_only_cluster_stays_pending():
@@ -117,12 +117,12 @@ def pulumi_eks_fargate(profile: bool = False):
 def test_fargate_through_pulumi_eks_refuses_what_fargate_does_not_run():
     """Before issue 66 the component was a cluster with no Fargate profile of its own: a DaemonSet, a privileged Pod
     and a GPU Pod in its Fargate namespace got only a note that the cluster "has a Fargate profile"."""
-    for profile in (False, True):
+    for profile, name in ((False, "fleet-fargateProfile"), (True, "apps")):
         assert on(pulumi_eks_fargate(profile), workload(namespace="default")) == []
         (privileged,) = on(pulumi_eks_fargate(profile), workload(namespace="default", container={
             "securityContext": {"privileged": True}}))
-        assert "its Pods match a Fargate profile, and Fargate does not run them: Fargate runs no privileged " \
-            "containers (app)" in privileged
+        assert f"its Pods match Fargate profile '{name}', and Fargate does not run them: Fargate runs no " \
+            "privileged containers (app)" in privileged
         (gpu,) = on(pulumi_eks_fargate(profile), workload(namespace="default", container={
             "resources": {"limits": {"nvidia.com/gpu": "1"}}}))
         assert "Fargate has no GPUs" in gpu

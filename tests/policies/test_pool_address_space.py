@@ -300,3 +300,20 @@ def test_gke_pools_sharing_a_range_count_each_others_minimum():
     found = gke_findings(gke(("apps", 4, None, 1), ("batch", 2, None, 2)))
     assert any(message.startswith("GKE NodePool 'apps': at its maxSize of 4 nodes") and "batch" in message
                for message in found), found
+
+
+def test_an_inline_gke_pool_runs_its_clusters_default_max_pods():
+    """Issue 66: an inline nodePools entry that sets no maxPodsPerNode runs its cluster's defaultMaxPodsPerNode (it
+    was taken as 110: a false refusal of 16 nodes at 32 Pods in a /22, which holds 16 /26 blocks)."""
+    import pulumi_gcp as gcp
+
+    def inline(nodes, default_max_pods):
+        def declare():
+            gcp.container.Cluster("gke", name="gke", location="europe-west1-b", default_max_pods_per_node=default_max_pods,
+                                  ip_allocation_policy={"cluster_ipv4_cidr_block": "/22"}, node_pools=[{
+                                      "name": "apps", "node_count": nodes,
+                                      "node_config": {"machine_type": "n2-standard-4"}}])
+        return declare
+    assert gke_findings(inline(16, 32)) == []
+    assert len(gke_findings(inline(17, 32))) == 1
+    assert len(gke_findings(inline(5, None))) == 1  # 110 Pods a node: a /24 each, 4 in a /22

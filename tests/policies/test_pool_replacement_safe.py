@@ -291,8 +291,9 @@ def test_a_replacing_input_not_known_yet_is_said_where_it_decides(tmp_path):
     notes = [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY]
     assert len(notes) == 1 and notes[0].startswith("pool 'general' (NodeGroup): an input that replaces the pool is "
                                                    "not known yet (")
-    assert notes[0].endswith("and Deployment 'api' may run on it only, so whether this preview replaces it under "
-                             "them is not judged")
+    # its own machines are not known: whether it takes the Deployment is not either ("may run on it only" before)
+    assert notes[0].endswith("and Deployment 'api' may have no other pool (which pools take them is not known yet), "
+                             "so whether this preview replaces it under them is not judged")
 
 
 def test_a_workload_whose_other_pools_are_not_known_is_said(tmp_path):

@@ -188,7 +188,8 @@ def test_a_self_managed_launch_template_moved_to_another_architecture_is_refused
     result = judge(self_managed("t3.medium"), self_managed("t4g.medium"), tmp_path, "aws")
     assert [(v.urn.rsplit("::", 2)[-2], v.finding.split(": its nodes")[0]) for v in result.of(POLICY)] == [
         ("aws:ec2/launchTemplate:LaunchTemplate",
-         "pool 'nodes' (LaunchTemplate): can't change its machines from 't3.medium' (amd64) to 't4g.medium' (arm64)")]
+         "LaunchTemplate 'nodes' (the machines of the autoscaling groups that run it): can't change its machines from "
+         "'t3.medium' (amd64) to 't4g.medium' (arm64)")]
 
 
 def test_a_baseline_of_another_stack_is_said_once(tmp_path):
@@ -234,3 +235,44 @@ def test_a_compute_cluster_is_left_to_compute_cluster_safe_update(tmp_path):
     assert [finding.split(": only")[0] for finding in result.findings("compute-cluster-safe-update")] == [
         "ComputeCluster 'compute' pool 'general': can't change machine from 't3.medium' (x86_64) to 't4g.medium' "
         "(arm64)"]
+
+
+def gke_pool(machine_type):
+    def program():
+        gcp.container.NodePool("general", name="general", cluster="gke", location="us-central1-a", node_count=1,
+                               node_config={"machine_type": machine_type})
+    return program
+
+
+def test_a_gke_pool_moved_to_arm_keeps_its_pods_pending_behind_gkes_arm_taint(tmp_path):
+    """Issue 66: GKE taints every Arm node kubernetes.io/arch=arm64:NoSchedule (and tolerates it for the Pods that
+    select arm64), so the Pods that ran on the pool stay Pending; they do not "fail to start", as EKS's do (the same
+    run's workload-schedulable says Pending too)."""
+    old, new = arch("gcp", "e2-standard-4"), arch("gcp", "t2a-standard-4")
+    assert (old, new) == ("amd64", "arm64")
+    assert judge(gke_pool("e2-standard-4"), gke_pool("t2a-standard-4"), tmp_path, "gcp").findings(POLICY) == [
+        f"pool 'general' (GKE NodePool): can't change its machines from 'e2-standard-4' ({old}) to 't2a-standard-4' "
+        f"({new}): its nodes would run {new} where they ran {old}, and the platform replaces every node, so the Pods "
+        f"that ran there and do not select {new} stay Pending: its {new} nodes carry taint kubernetes.io/arch=arm64:"
+        f"NoSchedule; keep {old} machines, or add a pool with the new machines, move the workloads there (pinned to "
+        "its architecture), then remove this one"]
+
+
+def test_pools_whose_machines_are_not_known_yet_are_each_named(tmp_path):
+    """Issue 66: a run with five pools whose machines were not known yet said five identical "not judged" lines, none
+    naming its pool."""
+    def program(late):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn="arn:aws:iam::123456789012:role/eks",
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            for name in ("general", "batch"):
+                machine = cluster.arn.apply(lambda _: "m7i.large") if late else "m7i.large"
+                aws.eks.NodeGroup(name, cluster_name=cluster.name, node_group_name=name,
+                                  node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"],
+                                  instance_types=[machine],
+                                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                                   max_size=3))
+        return declare
+    result = judge(program(False), program(True), tmp_path, "aws")
+    said = sorted(reason for note in result.notes if note.policy == POLICY for reason in note.reasons)
+    assert [reason.split(":")[0] for reason in said] == ["pool 'batch' (NodeGroup)", "pool 'general' (NodeGroup)"], said

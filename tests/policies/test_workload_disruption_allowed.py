@@ -68,8 +68,8 @@ def test_two_budgets_on_one_workload_block_every_drain():
                                                               minAvailable=1))
     assert result.findings(POLICY) == [
         "Deployment 'api': its Pods are selected by 2 PodDisruptionBudgets ('api-a', 'api-b'); the eviction API "
-        "refuses to evict a Pod that more than one budget selects, so no drain can ever move them (a node upgrade, a "
-        "machine change, Karpenter consolidation waits on them): keep one budget for these Pods"]
+        "refuses to evict a Pod that more than one budget selects, so no drain (a node upgrade, a machine change) can "
+        "ever move them: keep one budget for these Pods"]
 
 
 def test_budgets_of_another_namespace_or_a_daemonset_do_not_count():

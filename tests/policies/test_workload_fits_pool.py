@@ -669,3 +669,24 @@ def test_a_suggestion_keeps_the_pools_architecture_and_names_gpus_current_driver
                      deployment("web", requests={"memory": "5Gi"}), platform="gcp").findings(FITS)
     assert message.endswith("(the smallest GCP machine of its family whose node holds one Pod: e2-standard-2, 2 vCPUs, "
                             "8 GiB)"), message
+
+
+@pytest.mark.parametrize("platform, pool, machine, suggested, kinds", [
+    ("azure", "aks", "Standard_D4s_v5", "Standard_NC4as_T4_v3, 4 vCPUs, 28 GiB", "VM sizes"),
+    ("gcp", "gke", "e2-medium", "g2-standard-4, 4 vCPUs, 16 GiB", "machine types"),
+    ("aws", "eks", "m7i.large", "g4dn.xlarge, 4 vCPUs, 16 GiB", "instance types"),
+])
+def test_a_gpu_hint_names_the_platforms_machines_and_works_when_applied(platform, pool, machine, suggested, kinds):
+    """Issue 66: an AKS GPU refusal named no machine (its catalog had no memory for Azure's GPU sizes), and GKE and AKS
+    were told to allow "instance types". Each names its platform's word and the smallest machine with the GPU; a
+    pool of that machine takes the Pod."""
+    from builders import AMD64, aks_node_pool, deployment, gke_node_pool, node_group
+
+    declared = {"aks": lambda size: aks_node_pool("apps", size), "gke": lambda size: gke_node_pool("apps", size),
+                "eks": lambda size: node_group("apps", [size])}[pool]
+    train = deployment("train", node_selector=AMD64, requests={"cpu": "1", "memory": "8Gi", "nvidia.com/gpu": "1"})
+    (message,) = run(declared(machine), train, platform=platform).findings(FITS)
+    assert message.endswith(f"lower its requests or allow {kinds} with nvidia.com/gpu (the smallest "
+                            f"{ {'aws': 'AWS', 'gcp': 'GCP', 'azure': 'Azure'}[platform]} machine whose node holds "
+                            f"one Pod: {suggested})"), message
+    assert run(declared(suggested.split(",")[0]), train, platform=platform).findings(FITS) == []

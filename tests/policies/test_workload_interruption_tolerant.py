@@ -103,3 +103,23 @@ def test_each_platforms_spot_capacity():
 
     (message,) = findings(gke_preemptible, deployment("api", requests=TINY), platform="gcp")
     assert "(pool 'cheap' (GKE NodePool) (preemptible))" in message
+
+
+def test_a_job_on_spot_is_told_what_a_job_can_do():
+    """Issue 66: a CronJob on spot was told to "run at least two replicas" (a Job has none): a reclaim kills the Pod
+    its Job runs, which starts over and counts against its backoffLimit unless a podFailurePolicy rule ignores the
+    DisruptionTarget condition; with such a rule (the hint applied), nothing is said."""
+    spot = nodepool("spot", [AMD64, SPOT_ONLY])
+    ignore = {"podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}}
+    for kind in ("CronJob", "Job"):
+        (message,) = findings(node_class(), spot, workload(kind, "nightly", requests=TINY))
+        assert message == (
+            f"{kind} 'nightly': its Pods can run only on capacity the provider reclaims (pool 'spot' (NodePool) "
+            "(spot)), and it runs one Pod at a time: a reclaim (spot nodes are taken back at two minutes' notice on "
+            "AWS, 30 seconds on GCP and Azure) kills the Pod it runs, whose work starts over, and the Job counts it "
+            "against its backoffLimit: give the Job a podFailurePolicy rule that ignores the DisruptionTarget "
+            "condition (action: Ignore), make its work resumable, or give it a pool of on-demand nodes")
+        assert findings(node_class(), spot, workload(kind, "nightly", requests=TINY, spec=ignore)) == []
+        failing = {"podFailurePolicy": {"rules": [{"action": "FailJob", "onPodConditions": [
+            {"type": "DisruptionTarget"}]}]}}
+        assert len(findings(node_class(), spot, workload(kind, "nightly", requests=TINY, spec=failing))) == 1

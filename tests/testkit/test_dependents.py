@@ -107,7 +107,8 @@ def test_a_max_size_below_what_they_need_is_said_once(tmp_path, monkeypatch):
     assert (policy, urn) == ("pool-capacity", "prod-general")
     assert "the workloads only it can take request 12.06 GiB (largest: Deployment 'many' 4 x 3 GiB" in message
     assert "raise scalingConfig.maxSize to at least 2" in message
-    assert f"(stack {APP_NAME}'s Pods beside this stack's own; other app stacks' Pods on it are not counted)" in message
+    assert f"(stack {APP_NAME}'s Deployment 'api', Deployment 'many' beside this stack's own; other app stacks' Pods " \
+        "on it are not counted)" in message
 
 
 def test_a_pool_removed_that_workloads_select(tmp_path, monkeypatch):
@@ -217,3 +218,28 @@ def test_a_control_plane_upgrade_that_removes_a_dependents_api(tmp_path, monkeyp
         f"cluster 'prod' (this stack) runs 1.25: the API server no longer serves it, so it fails to apply; use "
         f"apiVersion policy/v1{FIX}")
     assert judged(tmp_path, at("1.24"), budget)["violations"] == []
+
+
+FARGATE = '''
+aws.eks.FargateProfile("apps", cluster_name=prod.name, pod_execution_role_arn="arn:aws:iam::1:role/f",
+                       subnet_ids=["subnet-1"], selectors=[{"namespace": "default"}])
+'''
+PRIVILEGED = '''
+k8s.apps.v1.Deployment("agent", spec={"replicas": 1, "selector": {"matchLabels": {"app": "agent"}}, "template": {
+    "metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [{"name": "agent", "image": "agent",
+                                                                        "securityContext": {"privileged": True}}]}}},
+    opts=pulumi.ResourceOptions(provider=provider))
+'''
+
+
+def test_a_new_fargate_profile_under_a_dependents_privileged_pods(tmp_path, monkeypatch):
+    """Issue 66: platform-admits-workload judges the dependents too (the policies that do are the ones that declare
+    it, not a list kept by hand): a Fargate profile the platform adds over the app's namespace would run its
+    privileged Deployment on Fargate, which refuses it. Before, the platform's preview said nothing. Reported on the
+    profile, the resource whose change causes it."""
+    deployed(tmp_path, monkeypatch, PLATFORM)
+    found = judged(tmp_path, PLATFORM + FARGATE, PRIVILEGED)
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("platform-admits-workload", "apps")], found
+    assert "match Fargate profile 'apps', and Fargate does not run them: Fargate runs no privileged containers " \
+        "(agent)" in found["violations"][0][2]
+    assert judged(tmp_path / "none", PLATFORM, PRIVILEGED)["violations"] == []

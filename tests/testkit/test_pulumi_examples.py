@@ -241,7 +241,7 @@ def test_gcp_py_gke_with_planted_faults(tmp_path):
         "Deployment 'canary': one Pod requests 4 GiB of memory, more than any node of the pools that can take it: pool "
         "'default-pool' of GKE cluster 'gke-cluster' has at most 3840 MiB capacity - 960 MiB kube-reserved - 100 MiB "
         "eviction threshold = 2780 MiB allocatable of memory (n1-standard-1); it can never be scheduled: lower its "
-        "requests or allow larger instance types (the smallest GCP machine of its family whose node holds one Pod: "
+        "requests or allow larger machine types (the smallest GCP machine of its family whose node holds one Pod: "
         "n1-standard-2, 2 vCPUs, 7680 MiB)")}
     arm = evaluate(user_project(tmp_path / "arm", "gcp-py-gke", [(canary, canary.replace(
         "spec=PodSpecArgs(", 'spec=PodSpecArgs(node_selector={"kubernetes.io/arch": "arm64"}, '))]), stack_config=GCP)
@@ -280,7 +280,7 @@ def test_gcp_ts_agent_sandbox_with_planted_faults(tmp_path):
             "Deployment 'agent': one Pod requests 14 GiB of memory, more than any node of the pools that can take it: "
             "pool 'gvisor-pool-e34917f' (GKE NodePool) has at most 16 GiB capacity - 2662.4 MiB kube-reserved - 100 MiB "
             "eviction threshold = 13.3 GiB allocatable of memory (e2-standard-4); it can never be scheduled: lower its "
-            "requests or allow larger instance types (the smallest GCP machine of its family whose node holds one "
+            "requests or allow larger machine types (the smallest GCP machine of its family whose node holds one "
             "Pod: e2-highmem-4, 4 vCPUs, 32 GiB)",
         ("workload-schedulable", "unsandboxed"):
             "Deployment 'unsandboxed': no pool can run its Pods: pool 'gvisor-pool-e34917f' (GKE NodePool) has taint "
@@ -303,7 +303,7 @@ def test_azure_py_aks_with_planted_faults(tmp_path):
             "Deployment 'too-big': one Pod requests 8 GiB of memory, more than any node of the pools that can take it: "
             "pool 'agentpool' of AKS cluster 'azure-native-aks' has at most 7 GiB capacity - 1792 MiB kube-reserved - "
             "100 MiB eviction threshold = 5276 MiB allocatable of memory (Standard_DS2_v2); it can never be "
-            "scheduled: lower its requests or allow larger instance types (the smallest Azure machine of its family "
+            "scheduled: lower its requests or allow larger VM sizes (the smallest Azure machine of its family "
             "whose node holds one Pod: Standard_DS11_v2, 2 vCPUs, 14 GiB)"}
     tainted = evaluate(user_project(tmp_path / "tainted", "azure-py-aks", [*AZUREAD_6, (
         '            "node_labels": {},\n',

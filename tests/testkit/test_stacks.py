@@ -167,7 +167,28 @@ def test_capacity_on_the_platforms_pool_is_reported_on_the_app_workload(tmp_path
         "m7i.large) it has room for 2 x 7518 MiB = 14.68 GiB of memory allocatable")
     assert "raise scalingConfig.maxSize to at least 3, " in found[("pool-capacity", "api")]
     assert found[("pool-capacity", "api")].endswith(
-        "(this stack's Pods beside stack acme/platform/prod's own; other app stacks' Pods on it are not counted)")
+        "(this stack's Deployment 'api' beside stack acme/platform/prod's own; other app stacks' Pods on it are not "
+        "counted)")
+
+
+def test_capacity_on_the_platforms_pool_is_said_once_naming_the_apps_workloads(tmp_path):
+    """Issue 66: one pool too small for three app Deployments was refused three times, once on each, one that requests
+    no memory included. Once, on the one that requests the most, naming all three; its hint applied (a maxSize of 3
+    in the platform) leaves workload-rollout-fits' room for the rollout's surge Pod, whose own hint leaves nothing."""
+    workloads = 'deploy("web", "1Gi")\ndeploy("api", "6Gi", replicas=3)\ndeploy("idle", "0")'
+    platform = program(tmp_path / "platform", "platform", PLATFORM)
+    found = verdicts(twice(app(tmp_path, workloads), stack_config=AWS, stacks={PLATFORM_NAME: platform}))
+    assert list(found) == [("pool-capacity", "api")]
+    assert "raise scalingConfig.maxSize to at least 3, " in found[("pool-capacity", "api")]
+    assert found[("pool-capacity", "api")].endswith(
+        "(this stack's Deployment 'api', Deployment 'idle', Deployment 'web' beside stack acme/platform/prod's own; "
+        "other app stacks' Pods on it are not counted)")
+    raised = program(tmp_path / "raised", "platform", PLATFORM.replace('"max_size": 2', '"max_size": 3'))
+    left = verdicts(twice(app(tmp_path / "fixed", workloads), stack_config=AWS, stacks={PLATFORM_NAME: raised}))
+    assert list(left) == [("workload-rollout-fits", "api")]  # its surge Pod needs a fourth node: its own hint
+    assert "room for 3 + 1 Pods" in left[("workload-rollout-fits", "api")]
+    four = program(tmp_path / "four", "platform", PLATFORM.replace('"max_size": 2', '"max_size": 4'))
+    assert verdicts(twice(app(tmp_path / "four-app", workloads), stack_config=AWS, stacks={PLATFORM_NAME: four})) == {}
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -188,7 +209,8 @@ def test_of_two_clusters_the_one_its_kubeconfig_names(tmp_path, output, expected
 
 def test_a_stack_that_cannot_be_read_is_said_with_why(tmp_path, monkeypatch):
     """The app's StackReference names a stack the test gives no state for, and no backend holds: one note naming it
-    and why; no violation; and not the no-pool note (a stack is named)."""
+    and why, and the workloads it leaves unjudged (issue 66: it named none); no violation; and not the no-pool note (a
+    stack is named)."""
     monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
     monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "home"))  # not logged in to any backend
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no Pulumi CLI either
@@ -196,7 +218,7 @@ def test_a_stack_that_cannot_be_read_is_said_with_why(tmp_path, monkeypatch):
     assert result.violations == []
     assert [reason for note in result.notes for reason in note.reasons] == [
         "stack acme/platform/prod cannot be read (the Pulumi CLI is not on PATH), so the placement, fit and capacity "
-        "of workloads on its clusters are not judged"]
+        "of Deployment 'api' on its clusters are not judged"]
 
 
 def test_a_stack_read_from_its_local_backend_checkpoint_and_one_that_holds_no_cluster(tmp_path, monkeypatch):
@@ -365,3 +387,26 @@ def test_the_gke_template_as_a_platform_is_judged_from_its_export(tmp_path):
     assert list(found) == [("workload-fits-pool", "api")], (found, [n.reasons for n in result.notes])
     assert "pool 'gke-nodepool-" in found[("workload-fits-pool", "api")]
     assert "(stack acme/gke/dev)" in found[("workload-fits-pool", "api")]
+
+
+def test_an_app_kubeconfig_that_names_no_platform_cluster_is_told_what_to_give(tmp_path):
+    """Issue 66: in an app stack over two platform clusters, a kubeconfig that names neither left the Pod pinned to
+    arm64 unjudged with a hint to add depends_on=[<its cluster>] (a cluster of another stack) and an Azure invoke. The
+    hint now says what the pack matches; given the staging cluster's kubeconfig (the hint applied), it is judged."""
+    elsewhere = PLATFORM + SECOND + '''
+pulumi.export("otherKubeconfig", kubeconfig("elsewhere", "https://ELSEWHERE.example.com"))
+'''
+    platform = program(tmp_path / "platform", "platform", elsewhere)
+    pinned = 'deploy("arm", "64Mi", {"kubernetes.io/arch": "arm64"})'
+    result = twice(app(tmp_path, pinned, output="otherKubeconfig"), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    assert verdicts(result) == {}
+    (said,) = [reason for note in result.notes for reason in note.reasons if "Deployment 'arm'" in reason]
+    assert said.endswith(
+        "give that Provider the kubeconfig of one cluster of its platform stack (the pack matches its clusters' and "
+        "contexts' names, its server and an exec plugin's --cluster-name to the platform's clusters, and this one "
+        "names none of them, or more than one)"), said
+    assert "list_managed_cluster_user_credentials_output" not in said and "depends_on" not in said
+    fixed = twice(app(tmp_path / "fixed", pinned, output="stagingKubeconfig"), stack_config=AWS,
+                  stacks={PLATFORM_NAME: platform})
+    assert verdicts(fixed) == {} and not [reason for note in fixed.notes for reason in note.reasons
+                                          if "Deployment 'arm'" in reason]

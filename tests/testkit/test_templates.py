@@ -297,7 +297,7 @@ WINDOWS_POOL = (('"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].i
       "Deployment 'web': one Pod requests 7 GiB of memory, more than any node of the pools that can take it: pool "
       "'systempool' of AKS cluster 'cluster' has at most 7 GiB capacity - 619.89 MiB kube-reserved - 100 MiB eviction "
       "threshold = 6448.11 MiB allocatable of memory (Standard_DS2_v2); it can never be scheduled: lower its requests "
-      "or allow larger instance types (the smallest Azure machine of its family whose node holds one Pod: "
+      "or allow larger VM sizes (the smallest Azure machine of its family whose node holds one Pod: "
       "Standard_DS11_v2, 2 vCPUs, 14 GiB)"}),
     ("an unpinned Deployment beside a Windows pool", '_deploy("web", _provider, 2, {"cpu": "100m"})', {},
      WINDOWS_POOL,
@@ -328,8 +328,8 @@ def test_the_eks_template_moved_to_arm_against_its_previous_deployment(tmp_path)
     assert [(v.policy, v.urn.rsplit("::", 1)[-1]) for v in moved.mandatory] == [
         ("pool-safe-update", "eks-cluster-launchTemplate")]
     assert moved.mandatory[0].finding.startswith(
-        "pool 'eks-cluster-launchTemplate' (LaunchTemplate): can't change its machines from 't3.medium' (amd64) to "
-        "'t4g.medium' (arm64)"), moved.mandatory[0].finding
+        "LaunchTemplate 'eks-cluster-launchTemplate' (the machines of the autoscaling groups that run it): can't "
+        "change its machines from 't3.medium' (amd64) to 't4g.medium' (arm64)"), moved.mandatory[0].finding
     assert not any("matches no resource of this stack" in reason for note in moved.notes for reason in note.reasons)
     larger = evaluate(program, stack_config={**AWS, "eks-template:eksNodeInstanceType": "t3.large"},
                       policy_config=settings)

@@ -71,8 +71,8 @@ def test_the_sdk_drops_the_invokes_dependencies_and_depends_on_restores_the_link
 
 FIX = ("give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on no cluster "
        "resource: an output invoke whose arguments are not known yet, such as "
-       "list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a first preview, drops its "
-       "dependencies)")
+       "azure_native.containerservice.list_managed_cluster_user_credentials_output(resource_name=cluster.name) in a "
+       "first preview, drops its dependencies)")
 
 
 TOLERATES = {"tolerations": [{"key": "dedicated", "operator": "Exists", "effect": "NoSchedule"}]}
@@ -191,3 +191,51 @@ def test_a_spread_its_own_cluster_cannot_meet_is_one_note_naming_both_clusters(t
     assert [v.policy for v in fixed.mandatory] == ["workload-zone-spread"]
     on_east = evaluate(project(tmp_path / "east", "zonal", "east", True, **options), stack_config=AZURE)
     assert on_east.mandatory == [] and notes_of(on_east, "workload-zone-spread") == []
+
+
+WINDOWS = '''
+import base64
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_azure_native import containerservice
+
+providers = {}
+for name, windows in (("east", True), ("west", False)):
+    pools = [{"name": "agentpool", "mode": "System", "vm_size": "Standard_D4s_v5", "count": 2}]
+    if windows:  # an untainted Windows pool beside the system pool (azure-py-aks-multicluster, extended)
+        pools.append({"name": "win", "mode": "User", "vm_size": "Standard_D4s_v5", "count": 2, "os_type": "Windows"})
+    cluster = containerservice.ManagedCluster(name, resource_group_name="rg", dns_prefix=name,
+                                              agent_pool_profiles=pools)
+    creds = containerservice.list_managed_cluster_user_credentials_output(resource_group_name="rg",
+                                                                         resource_name=cluster.name)
+    kubeconfig = creds.kubeconfigs[0].value.apply(lambda value: base64.b64decode(value).decode())
+    providers[name] = k8s.Provider(f"k8s-{name}", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(
+        depends_on=[cluster] if DEPENDS_ON else None))
+
+k8s.apps.v1.Deployment("web", spec={"selector": {"matchLabels": {"app": "web"}}, "template": {
+    "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {
+        "requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}, opts=pulumi.ResourceOptions(provider=providers["east"]))
+'''
+
+
+def test_an_unpinned_linux_deployment_beside_a_windows_pool_of_one_of_two_clusters_is_said(tmp_path):
+    """Issue 66, silent since last round: on east (a Linux and an untainted Windows pool) the unpinned Deployment may
+    land on Windows nodes; on west it may not; which one its provider targets is not known: a note naming it and the
+    fix. With the fix applied (depends_on), it is judged on east and refused."""
+    def judged(depends_on: bool):
+        root = tmp_path / f"windows-{depends_on}"
+        root.mkdir()
+        (root / "Pulumi.yaml").write_text("name: clusters\nruntime: python\n")
+        (root / "__main__.py").write_text(f"DEPENDS_ON = {depends_on}\n" + WINDOWS)
+        return evaluate(root, stack_config=AZURE)
+    result = judged(False)
+    assert [v.policy for v in result.mandatory] == []
+    (note,) = notes_of(result, "workload-node-os")
+    assert note == (
+        "Deployment 'web': which cluster the Kubernetes provider 'k8s-east' it is deployed with targets is not known, "
+        "and its verdict differs between the clusters it may run on (on AKS cluster 'east': its Pods may land on linux "
+        "and windows nodes (pool 'agentpool' of AKS cluster 'east' runs linux, pool 'win' of AKS cluster 'east' runs "
+        "windows), unpinned; on AKS cluster 'west': its Pods land on linux nodes), so it is not judged: " + FIX)
+    fixed = judged(True)
+    assert [v.policy for v in fixed.mandatory] == ["workload-node-os"]
+    assert "may land on linux and windows nodes" in fixed.mandatory[0].finding

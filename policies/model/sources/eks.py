@@ -376,8 +376,9 @@ def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]
 # EKS Fargate (docs.aws.amazon.com/eks/latest/userguide/fargate.html, "Fargate considerations"; fargate-profile.html):
 # a Pod whose namespace and labels match a Fargate profile's selector runs on a Fargate node of its own, and Fargate
 # runs no privileged containers, no Pods on the host's network or with host ports, no GPUs, and no DaemonSets; a
-# selector's namespace and label values may hold the wildcards * and ?.
-FargateSelectors = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+# selector's namespace and label values may hold the wildcards * and ?. Each selector is kept with its profile's URN,
+# where a finding the profile causes is reported.
+FargateSelectors = tuple[tuple[str, tuple[tuple[str, str], ...], str], ...]
 
 
 def fargate_selectors(profile: StackResource) -> FargateSelectors | Unknown:
@@ -393,7 +394,7 @@ def fargate_selectors(profile: StackResource) -> FargateSelectors | Unknown:
                 return value
         if isinstance(namespace, str):
             found.append((namespace, tuple(sorted((str(key), str(value)) for key, value in labels.items()))
-                          if is_mapping(labels) else ()))
+                          if is_mapping(labels) else (), profile.urn))
     return tuple(found)
 
 
@@ -401,11 +402,11 @@ def _wildcard(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value, pattern.replace("[", "[[]"))
 
 
-def on_fargate(selectors: FargateSelectors, namespace: str, labels: Mapping[str, Any]) -> bool:
-    """A Pod of this namespace and these labels matches a Fargate profile's selector."""
-    return any(_wildcard(pattern, namespace) and all(
-        isinstance(labels.get(key), str) and _wildcard(value, labels[key]) for key, value in wanted)
-        for pattern, wanted in selectors)
+def on_fargate(selectors: FargateSelectors, namespace: str, labels: Mapping[str, Any]) -> tuple[str, ...]:
+    """The Fargate profiles (their URNs) with a selector a Pod of this namespace and these labels matches."""
+    return tuple(dict.fromkeys(
+        profile for pattern, wanted, profile in selectors if _wildcard(pattern, namespace) and all(
+            isinstance(labels.get(key), str) and _wildcard(value, labels[key]) for key, value in wanted)))
 
 
 def fargate_refusals(host: Any, kind: str, gpus: bool, alone: bool) -> list[str]:
@@ -441,7 +442,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             if resource.urn in fargate or cluster.names & fargate_names:
                 unread = Unread(resource.urn, resource.name, "EKS cluster",
                                 "has a Fargate profile, whose Pods run on Fargate nodes no pool of the stack shows")
-                selectors: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+                selectors: list[tuple[str, tuple[tuple[str, str], ...], str]] = []
                 late: Unknown | None = None
                 for profile in profiles:
                     named = child(profile.props, "clusterName")

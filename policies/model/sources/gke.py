@@ -218,8 +218,8 @@ def _arm_taint(config: Any) -> bool | Unknown:
 
 
 def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, ...] | Unknown | None,
-              default_pool: bool = False, unsized: str = "", inline: bool = False, zone_count: int | None = None
-              ) -> Pool:
+              default_pool: bool = False, unsized: str = "", inline: bool = False, zone_count: int | None = None,
+              cluster_max_pods: Any = None) -> Pool:
     """One node pool: a NodePool resource's props, an inline nodePools entry, or (``default_pool``) a cluster's own
     nodeConfig (``inline``: one of the pools its cluster declares); ``zones``: the cluster's, for a pool that names
     none, and ``zone_count`` how many they are when their names are not known (a regional cluster's three)."""
@@ -235,6 +235,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     names = machine if isinstance(machine, Unknown) else (machine if isinstance(machine, str) else DEFAULT_MACHINE,)
     found_taints = taints(child(config, "taints"), lambda item: object_taint(item, API_EFFECTS))
     max_pods = child(props, "defaultMaxPodsPerNode" if default_pool else "maxPodsPerNode")
+    if max_pods is None and not default_pool:  # an inline pool that sets none: its cluster's defaultMaxPodsPerNode
+        max_pods = cluster_max_pods
     sandboxed, arm_taint = _sandboxed(config), _arm_taint(config)
     for value in (names, max_pods, pool_zones):
         if isinstance(value, Unknown):
@@ -594,7 +596,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     continue
                 found.pools.append((node_pool("GKE Cluster", resource.urn, entry, f"nodePools[{index}]", zones,
                                               unsized=unsized, inline=True,
-                                              zone_count=zone_count(props, provider_props)), claim))
+                                              zone_count=zone_count(props, provider_props),
+                                              cluster_max_pods=default_pods), claim))
         elif removed is not True:
             found.pools.append((node_pool("GKE Cluster", resource.urn, props, DEFAULT_POOL, zones, True, unsized,
                                           inline=True, zone_count=zone_count(props, provider_props)), claim))
