@@ -18,10 +18,10 @@ terraform-aws-eks#2905 and #1415):
 Refused: (b) a pool deleted before its replacement exists under workloads of the stack that no other pool of its
 cluster takes, and every pool of a cluster removed from the program under workloads on it (one of several removed:
 workload-schedulable judges the workloads on the pools left); (c) a change that replaces the whole cluster under
-workloads of the stack (an EKS cluster's ``name``
-or ``roleArn``; a GKE cluster's ``location`` or its default pool's ``nodeConfig``): every workload on it goes with it.
-Each is judged against the previous deployment (section 5), input by input where both sides set it. A replacing input
-not known yet, and a set name whose origin the inputs do not say, are notes where they decide.
+workloads of the stack (an EKS cluster's ``name`` or ``roleArn``; a GKE cluster's ``location``, network, inline
+``nodePools`` or its default pool's ``nodeConfig``): every workload on it goes with it. Each is judged against the
+previous deployment (section 5), input by input where both sides set it. A replacing input not known yet, and a set
+name whose origin the inputs do not say, are notes where they decide.
 """
 
 from __future__ import annotations

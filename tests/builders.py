@@ -803,10 +803,12 @@ def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = 
     from google.protobuf import json_format
 
     from compute_guard.testkit import capture_program
+    from compute_guard.testkit.program import _as_stored
 
     resources = capture_program(program, stack_config=stack_config)
     path.write_text(json.dumps({"version": 3, "deployment": {"resources": [
         {"urn": r.urn, "type": r.type, "custom": bool(r.provider),
-         "inputs": json_format.MessageToDict(r.state_inputs or r.inputs),  # with the internal keys a state keeps
-         "outputs": json_format.MessageToDict(r.outputs)} for r in resources]}}))
+         # with the internal keys a state keeps, and without the preview's unknowns, which no state holds
+         "inputs": _as_stored(json_format.MessageToDict(r.state_inputs or r.inputs)),
+         "outputs": _as_stored(json_format.MessageToDict(r.outputs))} for r in resources]}}))
     return path

@@ -254,14 +254,31 @@ def _value(props: Any, path: str) -> Any:
 
 
 def _same(old: Any, new: Any) -> bool:
-    """Whether two values of an input are the same (a list compared as a set: a provider may store it in any order)."""
+    """Whether two values of an input are the same: a list compared as a set (a provider may store it in any order),
+    a list of named objects entry by entry by name, and objects on the keys both sides set (as a whole input is: the
+    previous side holds what the provider computed and the program never wrote, such as an inline node pool's taints,
+    and its internal keys)."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        return all(_same(old[key], new[key]) for key in old.keys() & new.keys() if not str(key).startswith("__"))
     if isinstance(old, list) and isinstance(new, list):
+        before, after = _named(old), _named(new)
+        if before is not None and after is not None:
+            return before.keys() == after.keys() and all(_same(before[name], after[name]) for name in before)
         return sorted(map(_text, old)) == sorted(map(_text, new))
     return _text(old) == _text(new)
 
 
+def _named(entries: list[Any]) -> dict[str, Any] | None:
+    """A list's entries by their name, when each is an object with a name of its own (else None)."""
+    found = {name: entry for entry in entries
+             if isinstance(entry, Mapping) and isinstance(name := entry.get("name"), str)}
+    return found if len(found) == len(entries) else None
+
+
 def _text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+    """A value as compared: a whole number the same whether a state wrote it as 1 or the wire as 1.0 (the real engine
+    sends every number as a float: initialNodeCount "changed from 1 to 1" under the CLI)."""
+    return json.dumps(_whole(value), sort_keys=True, default=str)
 
 
 def _late(value: Any) -> Unknown | None:

@@ -23,10 +23,12 @@ func gcpConfig() map[string]*schema.Schema {
 // node_config.go, schemaNodeConfig): the fields a change to which recreates the pool are ForceNew there (spot,
 // preemptible, service_account, oauth_scopes, guest_accelerator, metadata, ...); machine_type, disk_size_gb,
 // disk_type, image_type, labels, taints and tags are updated in place (GKE recreates the nodes a few at a time).
-func nodeConfig(forceNew bool) *schema.Schema {
+func nodeConfig(cluster bool) *schema.Schema {
 	inPlace := "oc"
-	if forceNew { // a cluster's node_config: every field ForceNew (resource_container_cluster.go)
-		inPlace = "ocn"
+	clusterOnly := "oc"
+	if cluster { // a cluster's node_config: labels and workload_metadata_config ForceNew besides the pool's
+		// (resource_container_cluster.go, forceNewClusterNodeConfigFields)
+		clusterOnly = "ocn"
 	}
 	replaces := "ocn"
 	return block("oc", 1, map[string]*schema.Schema{
@@ -34,7 +36,7 @@ func nodeConfig(forceNew bool) *schema.Schema {
 		"disk_size_gb":      integer(inPlace),
 		"disk_type":         str(inPlace),
 		"image_type":        str(inPlace),
-		"labels":            strMap(inPlace),
+		"labels":            strMap(clusterOnly),
 		"resource_labels":   strMap("o"),
 		"tags":              strList("o"),
 		"local_ssd_count":   integer(replaces),
@@ -61,7 +63,7 @@ func nodeConfig(forceNew bool) *schema.Schema {
 			"enable_secure_boot":          withDefault(boolean("on"), false),
 			"enable_integrity_monitoring": withDefault(boolean("on"), true),
 		}),
-		"workload_metadata_config": block("oc", 1, map[string]*schema.Schema{"mode": str("r")}),
+		"workload_metadata_config": block(clusterOnly, 1, map[string]*schema.Schema{"mode": str("r")}),
 	})
 }
 
@@ -135,7 +137,8 @@ func gcpResources() map[string]resource {
 				"remove_default_node_pool": boolean("o"),
 				"node_config":              nodeConfig(true),
 				"node_locations":           strSet("oc"),
-				"node_pool": block("oc", 0, with(nodePoolFields(), map[string]*schema.Schema{
+				// ForceNew whole: an inline pool is changed only by recreating the cluster
+				"node_pool": block("ocn", 0, with(nodePoolFields(), map[string]*schema.Schema{
 					"name": str("oc"),
 				})),
 				"min_master_version":        str("o"),

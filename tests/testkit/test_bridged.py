@@ -104,3 +104,37 @@ def test_a_change_of_a_replacing_field_replaces_and_of_another_updates():
     assert bridged.change(GROUP, {**old, "instanceTypes": [UNKNOWN]}, old) == bridged.REPLACE
     assert bridged.change(GROUP, {**old, "scalingConfig": {"desiredSize": 1.0, "maxSize": 2.0, "minSize": 1.0}},
                           old) == bridged.SAME  # (numbers from the wire are floats)
+
+
+def _force_new(fields: dict, prefix: str = "") -> list[str]:
+    """The paths of a type's fields its schema marks ForceNew (a parent's before its children's)."""
+    found = []
+    for key, field in fields.items():
+        path = f"{prefix}{key}"
+        if field.get("forceNew"):
+            found.append(path)
+        found.extend(_force_new(field.get("fields") or {}, f"{path}."))
+    return found
+
+
+POOL_TYPES = sorted(kind for kind in json.loads(TARGET.read_text())
+                    if kind.split(":")[1].split("/")[0] in ("eks", "container", "autoscaling"))
+
+
+@pytest.mark.parametrize("kind", POOL_TYPES)
+def test_every_field_the_providers_schema_forces_new_is_a_replacing_input_of_the_pack(kind):
+    """Issue 66's planted-bug audit: with capacityType dropped from the EKS node group's replacing inputs every fast test
+    passed, because the table tests were parametrized over the pack's own table (a missing row only removed a case).
+    Here the table is held to the stand-ins' schemas, which declare the fields as the upstream Terraform providers do
+    (tests/standin): each field they force new is one of the pack's replacing inputs, or under one; a row missing
+    from the pack fails here. (The stand-ins declare the fields the tests use, so the pack's table may hold more.)"""
+    from compute_guard.policies.model.sources import replacing_of
+
+    rule = replacing_of(kind)
+    forced = _force_new(json.loads(TARGET.read_text())[kind]["fields"])
+    if rule is None:
+        assert kind == "aws:eks/fargateProfile:FargateProfile" or kind == "aws:eks/addon:Addon", (kind, forced)
+        return
+    inputs = (*rule.inputs, *rule.rotated)
+    missing = [path for path in forced if not any(path == given or path.startswith(f"{given}.") for given in inputs)]
+    assert missing == [], f"{kind}: forced new by its provider's schema, not in the pack's table: {missing}"

@@ -616,14 +616,27 @@ NODE_CONFIG = tuple(f"nodeConfig.{key}" for key in (
     "localNvmeSsdBlockConfig", "localSsdCount", "localSsdEncryptionMode", "maxRunDuration", "metadata",
     "minCpuPlatform", "nodeGroup", "oauthScopes", "preemptible", "reservationAffinity", "sandboxConfig",
     "secondaryBootDisks", "serviceAccount", "shieldedInstanceConfig", "soleTenantConfig", "spot"))
+# A cluster's own (resource_container_cluster.go, ResourceContainerCluster's schema): its network, subnetwork and IP
+# allocation, its Pod range and Pods per node, its datapath, Autopilot, its default pool's initial size, and its
+# inline nodePools, whole ("node pools defined inside a cluster can't be changed (or added/removed) after cluster
+# creation without deleting and recreating the entire cluster"); and of its nodeConfig, the fields it makes ForceNew
+# beyond a node pool's (forceNewClusterNodeConfigFields: labels, workload_metadata_config). Left out: fields whose
+# ForceNew later releases dropped or that they removed (private_cluster_config.enable_private_nodes, dns_config,
+# enable_tpu): a change the pack cannot show replaces the cluster is never refused.
+CLUSTER_INPUTS = ("clusterIpv4Cidr", "description", "enableKubernetesAlpha", "enableAutopilot", "initialNodeCount",
+                  "confidentialNodes", "masterAuth.clientCertificateConfig", "network", "subnetwork", "nodePools",
+                  "ipAllocationPolicy", "networkingMode", "privateClusterConfig.masterIpv4CidrBlock",
+                  "privateClusterConfig.privateEndpointSubnetwork", "defaultMaxPodsPerNode", "datapathProvider",
+                  "clusterAutoscaling.autoProvisioningDefaults.bootDiskKmsKey")
+CLUSTER_NODE_CONFIG = ("nodeConfig.labels", "nodeConfig.workloadMetadataConfig")
 REPLACES = {
     NODE_POOL: Replacing(("cluster", "location", "project", "name", "namePrefix", "initialNodeCount",
                           "maxPodsPerNode", "placementPolicy", "queuedProvisioning", "networkConfig.podRange",
                           "networkConfig.podIpv4CidrBlock", "networkConfig.createPodRange",
                           "networkConfig.subnetwork", *NODE_CONFIG), "name", "namePrefix",
                          provider="the Google Cloud provider"),
-    CLUSTER: Replacing(("name", "location", "project", *NODE_CONFIG), "name", whole_cluster=True,
-                       provider="the Google Cloud provider"),
+    CLUSTER: Replacing(("name", "location", "project", *CLUSTER_INPUTS, *NODE_CONFIG, *CLUSTER_NODE_CONFIG), "name",
+                       whole_cluster=True, provider="the Google Cloud provider"),
 }
 
 SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints,
