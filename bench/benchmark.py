@@ -505,10 +505,10 @@ def app_stack(size: int) -> list[Resource]:
     return [provider, *kept[:size - 1]]
 
 
-def stacks(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]]:
-    """The pack on an app stack of each size over a platform export of the same size (compute:stacks names it, the
-    kubeconfig names its cluster), against the raw floor on the same app stack: the fastest of ``repeat`` runs, the
-    largest memory."""
+def stacks(sizes: list[int], repeat: int, pack_dir: Path, app_share: float = 1.0) -> list[dict[str, Any]]:
+    """The pack on an app stack over a platform export of each size (compute:stacks names it, the kubeconfig names its
+    cluster; the app stack ``app_share`` of the export's size), against the raw floor on the same app stack: the
+    fastest of ``repeat`` runs, the largest memory."""
     rows = []
     with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as raw_scratch:
         raw = raw_floor_pack(Path(raw_scratch))
@@ -517,7 +517,7 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]
         for size in sizes:
             export = platform_export(size, Path(scratch) / f"platform-{size}.json")
             config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
-            app = app_stack(size)
+            app = app_stack(max(2, int(size * app_share)))
             pack_runs, raw_runs, answering_runs = [], [], []
             answer = Path(raw_scratch) / "answer.bin"  # the pack's AnalyzeStack answer, for the answering floor
             for _ in range(repeat):  # interleaved, as main() measures
@@ -527,7 +527,8 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]
             pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
             pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
             answering_s, answering_mib = min(run[0] for run in answering_runs), max(run[1] for run in answering_runs)
-            rows.append({"resources": size, "pack_s": round(pack_s, 3), "raw_floor_s": round(raw_s, 3),
+            rows.append({"resources": size, "app_resources": len(app), "pack_s": round(pack_s, 3),
+                         "raw_floor_s": round(raw_s, 3),
                          "raw_ratio": round(pack_s / raw_s, 3), "pack_peak_mib": round(pack_mib, 1),
                          "raw_floor_peak_mib": round(raw_mib, 1), "raw_memory_ratio": round(pack_mib / raw_mib, 3),
                          "findings": pack_runs[0][2], "answering_floor_s": round(answering_s, 3),
@@ -691,6 +692,9 @@ def main() -> int:
     parser.add_argument("--stacks", action="store_true",
                         help="an app stack over a platform stack's export of the same size (SPEC 18), against the "
                              "raw floor")
+    parser.add_argument("--app-share", type=float, default=1.0,
+                        help="--stacks: the app stack's size as a share of the platform export's (0.1: 1,000 over "
+                             "10,000)")
     parser.add_argument("--pack-only", action="store_true", help="skip the floors (to compare two versions)")
     parser.add_argument("--raw-only", action="store_true", help="skip the SDK's floor (slow at 50,000)")
     parser.add_argument("--pack-dir", type=Path, default=ROOT,
@@ -716,7 +720,7 @@ def main() -> int:
         report(args.sizes, args.repeat)
         return 0
     if args.stacks:
-        found = stacks(args.sizes, args.repeat, args.pack_dir)
+        found = stacks(args.sizes, args.repeat, args.pack_dir, args.app_share)
         if args.json:
             args.json.write_text(json.dumps(found, indent=2) + "\n")
         return 0

@@ -30,18 +30,18 @@ from .model.network import address_limit
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, totals
+from .model.totals import Row, Totals, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
 from .words import (
     WHAT,
     allocatable_sum,
+    counted_nodes,
     instead,
     its_cluster,
     machine,
     more_nodes,
-    nodes,
     pool_subject,
     show,
     size_unknown,
@@ -217,7 +217,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if not any(isinstance(placed.count, Unknown) or (isinstance(placed.count, int) and placed.count > 0)
                for placed in load.workloads):
         return findings
-    found = totals(stack, load, platform, settings, limit)
+    found = pool_totals(stack, load, platform, settings)
     if found is None:
         return findings
     if isinstance(found, Unknown):
@@ -232,14 +232,6 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if not failed:
         findings.extend(_packing(found, subject))
     return findings
-
-
-def _size(found: Totals) -> str:
-    """The nodes its totals count: its maxSize, or the fewer its addresses hold."""
-    maximum = found.pool.max_size
-    if found.limited and isinstance(maximum, int):
-        return f"the {_nodes(found.size)} of its maxSize {maximum} that {found.limited}"
-    return f"its maxSize of {nodes(found.pool, found.size)}"
 
 
 def _more(pool: Pool, needed: int, hidden: bool, limited: object) -> str:
@@ -279,7 +271,7 @@ def _total(found: Totals, row: Row, subject: str) -> Violation:
     whose = "its workloads" if all(placed.named for placed, _count in found.counted) else \
         "the workloads only it can take"
     return Violation(
-        f"{subject}: at {_size(found)} ({_machine(found.nodes, node)}) it has room for "
+        f"{subject}: at {counted_nodes(found)} ({_machine(found.nodes, node)}) it has room for "
         f"{size} x {show(resource, row.allocatable, secret)} = {show(resource, row.supply, secret)} {what}"
         f"{arithmetic}; "
         f"{daemon_text}{whose} {verb} {show(resource, row.demand, secret)} (largest: {largest}"
@@ -321,7 +313,7 @@ def _packing(found: Totals, subject: str) -> list[Finding]:
             f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node "
             f"({_holder(found.nodes, node)}) holds at most {REDACTED if hidden else per_node} of them ({limit}), so "
             f"they need {REDACTED if hidden else _nodes(needed)}, more than "
-            f"{f'{size} ({_size(found)})' if found.limited else f'its maxSize of {size}'}: "
+            f"{f'{size} ({counted_nodes(found)})' if found.limited else f'its maxSize of {size}'}: "
             f"{_more(found.pool, needed, hidden, found.limited)}use larger machines or run fewer replicas",
             found.pool.urn))
     return findings

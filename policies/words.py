@@ -16,6 +16,7 @@ from .model.placement import Need
 from .model.pods import GPU_RESOURCES
 from .model.pool import THIS_STACK, ClusterRef, Pool
 from .model.stack import Stack
+from .model.totals import Totals
 from .model.values import REDACTED, Unknown, listed, more, undetermined
 from .model.workloads import Workload
 from .platforms.catalog import PLATFORM_NAMES, Machine
@@ -178,6 +179,15 @@ def instead(load: PoolLoad, moving: list[Placed], several: bool, named: bool = T
         who = f", where {listed(placed.workload.subject for placed in unseen)} may run instead" if named else ""
         clauses.append(f"{where} may have pools this stack does not declare{who}")
     return listed(clauses, "; and ")
+
+
+def counted_nodes(found: Totals) -> str:
+    """The nodes a pool's totals count: its maxSize, or the fewer its addresses hold (pool-capacity and
+    workload-rollout-fits say the one count the same way)."""
+    maximum = found.pool.max_size
+    if found.limited and isinstance(maximum, int):
+        return f"the {found.size} node{'' if found.size == 1 else 's'} of its maxSize {maximum} that {found.limited}"
+    return f"its maxSize of {nodes(found.pool, found.size)}"
 
 
 def nodes(pool: Pool, count: int) -> str:

@@ -7,8 +7,9 @@ room the rollout never finishes, and every change of the pod template hangs (SPE
 
 * its Pods repel each other on ``kubernetes.io/hostname`` (required pod anti-affinity) and the pool has at most as
   many nodes (maxSize) as it has replicas: the extra Pod has no node;
-* or, by pool-capacity's arithmetic (maxSize x a node's allocatable, the DaemonSets on every node, the workloads only
-  that pool can take), the pool holds what is placed on it but not one more of its Pods.
+* or, by pool-capacity's very totals (model/totals.py pool_totals: the nodes it counts, maxSize or the fewer its
+  addresses hold, x a node's allocatable, the DaemonSets on every node, the workloads only that pool can take), the
+  pool holds what is placed on it but not one more of its Pods.
 
 Judged on the one pool the Deployment certainly runs on (its ComputeCluster pool, or the only platform pool that can
 take it in a cluster whose pools are all known); a pool already too small is pool-capacity's finding.
@@ -29,11 +30,21 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option
 from .model.rollout import Rollout
 from .model.stack import Stack
-from .model.totals import Totals, totals
+from .model.totals import Totals, pool_totals
 from .model.values import REDACTED, Unknown, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import PODS, exact
-from .words import WHAT, instead, machine, more_nodes, nodes, pool_subject, show, size_unknown, which_cluster
+from .words import (
+    WHAT,
+    counted_nodes,
+    instead,
+    machine,
+    more_nodes,
+    pool_subject,
+    show,
+    size_unknown,
+    which_cluster,
+)
 
 
 def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, Any]) -> list[Finding]:
@@ -41,8 +52,9 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
     several = stack.several_clusters
     for load in loads(stack, platform).pools:
         findings.extend(_rollouts(stack, load, load.workloads, platform, settings, several))
+        whole = load.counting(load.elsewhere) if load.elsewhere else load  # counted once (its totals: one lookup)
         for placed in load.elsewhere:  # it may run elsewhere (SPEC 14.2, or a pool not known yet): notes
-            found = _rollouts(stack, load.counting(load.elsewhere), [placed], platform, settings, several)
+            found = _rollouts(stack, whole, [placed], platform, settings, several)
             findings.extend(_noted(found, f"but {instead(load, [placed], several, named=False)}"))
         for placed in load.maybe:  # of a workload whose cluster the pack cannot tell (SPEC 14.4): notes
             who, fix = which_cluster(stack, placed.workload)
@@ -83,8 +95,9 @@ def _rollouts(stack: Stack, load: PoolLoad, judged: list[Placed], platform: str,
 
 
 def _room(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Totals | Unknown | None:
-    """The pool at maxSize, by pool-capacity's arithmetic (model/totals.py); a value not known yet in it: not judged."""
-    found = totals(stack, load, platform, settings)
+    """The pool at the nodes it can have, pool-capacity's very totals (model/totals.py); a value not known yet in it:
+    not judged."""
+    found = pool_totals(stack, load, platform, settings)
     if isinstance(found, Totals) and found.unknown:
         return found.unknown[0]
     return found
@@ -128,9 +141,10 @@ def _fits(load: PoolLoad, room: Totals | Unknown | None | bool, placed: Placed, 
         return room if isinstance(room, Unknown) else None
     if room.full or id(placed) not in room.kept:
         return None  # the pool is too small already (pool-capacity's), or its one Pod fits no node (fits-pool's)
+    size = room.size  # the nodes pool-capacity counts: maxSize, or the fewer its addresses hold
     packed = _per_node(load, room.nodes, placed)
     if packed is not None and packed[0] * size < count:
-        return None  # its Pods alone need more nodes than maxSize: pool-capacity's
+        return None  # its Pods alone need more nodes than it can have: pool-capacity's
     for row in room.rows:
         resource, allocatable, supply, used, secret = row.resource, row.allocatable, row.supply, row.used, row.secret
         if resource != PODS and resource in placed.request.unknown:
@@ -139,7 +153,7 @@ def _fits(load: PoolLoad, room: Totals | Unknown | None | bool, placed: Placed, 
         hidden = secret or (resource != PODS and resource in placed.request.secret)
         if each > 0 and supply < used + each:
             return Violation(
-                f"{_needs(placed, count, rolling)}, but {subject} at its maxSize of {nodes(pool, size)} has {size} x "
+                f"{_needs(placed, count, rolling)}, but {subject} at {counted_nodes(room)} has {size} x "
                 f"{show(resource, allocatable, hidden)} = {show(resource, supply, hidden)} of {WHAT[resource]} "
                 f"allocatable and what is placed on it takes {show(resource, used, hidden)}, leaving "
                 f"{show(resource, supply - used, hidden)}, less than one more Pod's {show(resource, each, hidden)}: "
@@ -154,7 +168,8 @@ def _fits(load: PoolLoad, room: Totals | Unknown | None | bool, placed: Placed, 
     return Violation(
         f"{_needs(placed, count, rolling)}, but a node of {subject} ({machine(node)}) holds at most {shown(per_node)} "
         f"of its Pods ({show(resource, free, hidden)} of {WHAT[resource]} left after its DaemonSets / "
-        f"{show(resource, each, hidden)} per Pod) and the pool has at most {_nodes(size)} (maxSize): "
+        f"{show(resource, each, hidden)} per Pod) and the pool has at most {_nodes(size)} "
+        f"({'maxSize' if not room.limited else room.limited}): "
         f"{shown(per_node)} x {size} = {shown(most)} Pods, no room for one more: the new Pod never schedules and the "
         "rollout never finishes: allow maxUnavailable: 1, or give the pool more room (maxSize, larger machines)",
         placed.workload.urn)

@@ -97,15 +97,28 @@ def _preview(document: Mapping[str, Any], name: str) -> Input:
 
 def _resource(entry: Mapping[str, Any], inputs: Any, outputs: Any) -> Iterator[Resource]:
     urn, kind = entry.get("urn"), entry.get("type")
-    if not isinstance(urn, str) or not isinstance(kind, str) or kind.startswith("pulumi:"):
-        return  # the stack itself and providers: nothing any policy reads
+    if not isinstance(urn, str) or not isinstance(kind, str) or (kind.startswith("pulumi:")
+                                                                 and not kind.startswith("pulumi:providers:")):
+        return  # the stack itself and other engine resources: nothing any policy reads
     inputs = _secrets(inputs) if isinstance(inputs, dict) else {}
     # AnalyzeStack sees what the engine holds after the step: a preview's planned outputs are its inputs
     outputs = _secrets(outputs) if isinstance(outputs, dict) and outputs else None
     parent = entry.get("parent")
     parent = parent if isinstance(parent, str) else ""
+    # what links it to the others, as a state and a preview's steps write them (apitype.ResourceV3): its provider as
+    # <urn>::<id>, the resources it and each property depend on (a Kubernetes provider's kubeconfig names its
+    # cluster by them; a pool's subnet, its addresses)
+    provider = entry.get("provider")
+    provider = provider.rsplit("::", 1)[0] if isinstance(provider, str) and provider.count("::") > 3 else ""
+    dependencies = entry.get("dependencies")
+    by_property = entry.get("propertyDependencies")
     resource = Resource.of(kind, urn.rsplit("::", 1)[-1], inputs, outputs)
-    yield Resource(resource.type, resource.name, urn, resource.inputs, resource.outputs, parent)
+    yield Resource(resource.type, resource.name, urn, resource.inputs, resource.outputs, parent, provider,
+                   tuple(item for item in dependencies if isinstance(item, str))
+                   if isinstance(dependencies, list) else (),
+                   {key: tuple(item for item in urns if isinstance(item, str))
+                    for key, urns in by_property.items() if isinstance(urns, list)}
+                   if isinstance(by_property, dict) else {})
 
 
 def _secrets(value: Any) -> Any:

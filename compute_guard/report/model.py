@@ -26,6 +26,7 @@ from compute_guard.policies.model.nodes import Node
 from compute_guard.policies.model.pool import Pool
 from compute_guard.policies.model.replacement import previous_pools, replaced_in
 from compute_guard.policies.model.stack import Stack
+from compute_guard.policies.model.totals import Totals, pool_totals
 from compute_guard.policies.model.values import Unknown, is_secret
 from compute_guard.policies.model.versions import release
 from compute_guard.policies.platforms.architectures import MACHINE_ARCHITECTURE
@@ -124,6 +125,13 @@ class PoolView:
     change: str | None = None
     # what its nodes take of each subnet or Pod range at its maxSize, as pool-address-space reads it (SPEC 20)
     addresses: tuple[AddressView, ...] = ()
+    # the nodes its totals count: its maxSize, or the fewer its addresses hold (the one count pool-capacity and
+    # workload-rollout-fits read: model/totals.py pool_totals); None: its maxSize
+    nodes: int | None = None
+
+    @property
+    def counted_nodes(self) -> int | None:
+        return self.nodes if self.nodes is not None else self.max_size
 
     @property
     def not_counted(self) -> tuple[str, ...]:
@@ -131,11 +139,12 @@ class PoolView:
         return tuple(f"{use.kind} '{use.name}'" for use in self.uses if not use.counted)
 
     def capacity(self, resource: str) -> Decimal | None:
-        """The pool's allocatable at maxSize; a Karpenter NodePool's spec.limits, which pool-capacity judges it by."""
+        """The pool's allocatable at the nodes its totals count; a Karpenter NodePool's spec.limits, which
+        pool-capacity judges it by."""
         if resource in self.limits:
             return self.limits[resource]
-        one = self.allocatable.get(resource)
-        return one * self.max_size if one is not None and self.max_size is not None else None
+        one, count = self.allocatable.get(resource), self.counted_nodes
+        return one * count if one is not None and count is not None else None
 
     def used(self, resource: str) -> Decimal | None:
         """What the pool's counted workloads and DaemonSets take at maxSize (pool-capacity's totals)."""
@@ -280,10 +289,14 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
             reserved[resource] = capacity - left if capacity is not None and left is not None else None
         reserved[PODS] = Decimal(0) if allocatable[PODS] is not None else None
     max_size = pool.max_size if isinstance(pool.max_size, int) and not is_secret(pool.max_size) else None
+    # the nodes pool-capacity counts (the fewer its addresses hold): its very totals, not a count of the report's own
+    summed = pool_totals(stack, load, platform or pool.platform or "", settings) if nodes else None
+    counted_size = summed.size if isinstance(summed, Totals) and max_size is not None else max_size
     # DaemonSets first, then by name: the same report whatever order the input lists them in (a stack export
     # lists resources in the order their registrations completed, which varies from run to run)
     fitting = {id(placed) for placed in counted(load, nodes)[0]} if nodes else None
-    uses = sorted((_use(placed, max_size, True, reported) for placed in load.daemonsets), key=lambda use: use.name)
+    uses = sorted((_use(placed, counted_size, True, reported) for placed in load.daemonsets),
+                  key=lambda use: use.name)
     uses += sorted((_use(placed, max_size, False, reported, fitting is None or id(placed) in fitting,
                          _budget(stack, placed)) for placed in load.workloads), key=lambda use: use.name)
     shared = [replace(_use(placed, max_size, False, reported, False, _budget(stack, placed)),
@@ -301,14 +314,14 @@ def _pool(stack: Stack, load: PoolLoad, platform: str | None, settings: Mapping[
             else f"#{group.index}"
         cluster = entry.label if not is_secret(entry.label) else entry.name
         return PoolView(cluster, entry.urn, name, max_size, machine, allocatable, tuple(uses), min_size,
-                        architecture, reserved, daemonsets, zones=pool_zones(pool))
+                        architecture, reserved, daemonsets, zones=pool_zones(pool), nodes=counted_size)
     architectures = set(pool.architectures())
     architecture = MACHINE_ARCHITECTURE.get(next(iter(architectures))) if len(architectures) == 1 else None
     limits = {resource: limit for resource, limit in pool.limits.items() if isinstance(limit, Decimal)}
     return PoolView(pool.kind, pool.urn, pool.name, max_size, machine, allocatable, tuple(uses), min_size,
                     architecture, reserved, daemonsets, limits=limits,
                     cluster_name=pool.cluster.label if pool.cluster.name else "", zones=pool_zones(pool),
-                    systems=pool_systems(pool), capacity_types=pool_capacity_types(pool))
+                    systems=pool_systems(pool), capacity_types=pool_capacity_types(pool), nodes=counted_size)
 
 
 def _budget(stack: Stack, placed: Placed) -> str | None:

@@ -171,6 +171,7 @@ def document(report: Report) -> dict[str, Any]:
                      for f in report.findings],
         "pools": [{
             "cluster": view.cluster, "clusterUrn": view.cluster_urn, "pool": view.pool, "maxSize": view.max_size,
+            "nodes": view.counted_nodes,
             "minSize": view.min_size, "machine": view.machine, "architecture": view.architecture,
             "node": {resource: _number(view.allocatable.get(resource)) for resource in RESOURCES},
             "reserved": {resource: _number(view.reserved.get(resource)) for resource in RESOURCES},

@@ -12,6 +12,7 @@ that is the number a fix names.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
@@ -20,7 +21,8 @@ from typing import Any
 from ..platforms.quantity import PODS
 from .fit import CHECKED, Fit
 from .loads import Placed, PoolLoad, counted, pool_nodes
-from .network import Limit
+from .memo import PerStack
+from .network import Limit, address_limit
 from .nodes import Node
 from .pool import Option, Pool
 from .stack import Stack
@@ -130,6 +132,26 @@ class Totals:
         found = [row.needed for row in self.rows if row.needed is not None and not row.overflows]
         found += [packed.needed for packed in self.packed if packed.needed is not None]
         return max(found, default=0)
+
+
+# each load's totals, per stack: (the load, its totals) by the load's identity, the platform and the allocatable
+# setting (the load is kept, so that its identity is never another's)
+_TOTALS: PerStack[Stack, dict[tuple[int, str, str], tuple[PoolLoad, Totals | Unknown | None]]] = PerStack(
+    lambda stack: {})
+
+
+def pool_totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any]) -> Totals | Unknown | None:
+    """The pool's totals at the nodes it can have (its maxSize, or the fewer its addresses hold: network.py), once per
+    stack and load: pool-capacity, workload-rollout-fits and the report read the same object, and a workload's
+    rollout room is a lookup in it, never a recount (issue 67: rollout counted a pool at maxSize where capacity
+    counted the nodes its addresses hold)."""
+    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
+    key = (id(load), platform, json.dumps(setting, sort_keys=True, default=str))
+    cache = _TOTALS.of(stack)
+    found = cache.get(key)
+    if found is None or found[0] is not load:
+        found = cache[key] = (load, totals(stack, load, platform, settings, address_limit(stack, load.pool)))
+    return found[1]
 
 
 def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],

@@ -317,3 +317,39 @@ def test_an_inline_gke_pool_runs_its_clusters_default_max_pods():
     assert gke_findings(inline(16, 32)) == []
     assert len(gke_findings(inline(17, 32))) == 1
     assert len(gke_findings(inline(5, None))) == 1  # 110 Pods a node: a /24 each, 4 in a /22
+
+
+def test_capacity_rollout_and_the_report_count_the_same_nodes():
+    """Issue 67: one count of a pool's nodes. maxCount 10 in a /24 of Azure CNI (maxPods 30) holds 8 nodes, three
+    1-CPU Pods each. 24 Pods fit (pool-capacity says nothing), but a rollout with maxUnavailable 0 needs a 25th:
+    workload-rollout-fits counted 10 nodes (30 Pods) and passed, while pool-capacity counted 8. Now both, and the
+    report, count the 8 nodes its addresses hold."""
+    import json
+
+    from builders import AMD64, workload
+    from report_inputs import preview_document
+
+    from compute_guard.report import build, read
+    from compute_guard.testkit import capture_program
+
+    api = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "1"}, spec={
+        "replicas": 24, "strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}})
+    cluster = aks(profile(max_count=10))
+    result = run(cluster, api, platform="azure")
+    assert result.findings("pool-capacity") == []
+    (rollout,) = result.findings("workload-rollout-fits")
+    assert "a node of AKS cluster 'aks' pool 'nodes' (machine Standard_D4s_v5) holds at most 3 of its Pods" in rollout
+    assert "the pool has at most 8 nodes (subnet 'aks-nodes' (10.0.1.0/24) addresses 8 of them (251 addresses / 31 a " \
+           "node)): 3 x 8 = 24 Pods, no room for one more" in rollout, rollout
+
+    def program():
+        cluster()
+        api()
+    config = {"compute:platform": "azure"}
+    report = build(read(json.dumps(preview_document(capture_program(program, stack_config=config), config)).encode()))
+    (view,) = [view for view in report.pools if view.pool == "nodes"]
+    assert (view.max_size, view.counted_nodes) == (10, 8)
+    assert view.capacity("pods") == 8 * view.allocatable["pods"]
+    # with a subnet that holds all ten, the rollout has its room (and the report counts ten)
+    roomy = run(aks(profile(max_count=10), cidr="10.0.0.0/22"), api, platform="azure")
+    assert roomy.findings("workload-rollout-fits") == []
