@@ -83,6 +83,12 @@ class PoolLoad:
     _left: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)  # by id(node)
     _taken: dict[str, tuple[Decimal, bool, Unknown | None]] = field(default_factory=dict, repr=False)
 
+    @property
+    def used(self) -> bool:
+        """Some workload or DaemonSet is placed on it, counted or not."""
+        return bool(self.workloads or self.daemonsets or self.shared or self.elsewhere or self.maybe
+                    or self.maybe_daemonsets)
+
     def counting(self, workloads: Sequence[Placed], daemonsets: Sequence[Placed] = ()) -> PoolLoad:
         """This pool's load with more workloads and DaemonSets counted (what it holds if the Pods the pack cannot place
         for certain, ``elsewhere`` or ``maybe``, run on it), for a note's arithmetic."""
@@ -153,16 +159,30 @@ def _loads(stack: Stack) -> Loads:
     autoscalers = autoscaling(stack)
     requests: list[tuple[Workload, PodRequest]] = []
     unknown: list[Unknown] = []
-    # other stacks' workloads and DaemonSets take room on their pools too (SPEC 18), and are never reported on
+    # other stacks' workloads and DaemonSets take room on their pools too (SPEC 18), and are never reported on: they
+    # count only on the pools this stack's own workloads use and on its own pools (an app stack over a platform of
+    # thousands of workloads reads the requests of those that share its pools, not of them all: issue 67)
+    touched: set[Pool] | None = None
     for workload in (*stack.workloads, *stack.foreign_workloads):
-        request = workload.request
-        if request is None:
-            continue
-        if workload in stack.own:
+        own = workload in stack.own
+        if not own and touched is None:  # the own workloads come first: their pools are known now
+            touched = {load.pool for load in by_pool.values() if load.used} | {
+                pool for pool in stack.pools if pool.urn not in stack.foreign}
+        request = workload.request if own else None
+        if own:
+            if request is None:
+                continue
             requests.append((workload, request))
         if workload.patch:
             continue
         landed = landing(stack, workload)
+        if not own:
+            if touched is not None and not (any(pool in touched for pool in landed.pools) or (
+                    landed.named is not None and landed.named.pool in touched)):
+                continue
+            request = workload.request
+        if request is None:
+            continue
         daemon = workload.kind == "DaemonSet"
         named = landed.named
         placed = _placed(workload, request, autoscalers, named is not None) if not daemon else \
