@@ -19,7 +19,7 @@ from .clusters import KubeCluster
 from .memo import PerStack
 from .pool import Pool
 from .resources import StackResource
-from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of
+from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of, value_at
 from .stack import Stack, parse_stack
 from .values import Unknown, holds_secret, plain, quoted
 
@@ -212,14 +212,14 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         new = kept if isinstance(kept, Mapping) else plain(now.props)
         loose = not isinstance(kept, Mapping)
         changed = _Compared(rule.inputs, old, new, loose)
-        rotated = _Compared(rule.rotated if rule.rotated and _value(new, rule.rotation) is None else (), old, new,
+        rotated = _Compared(rule.rotated if rule.rotated and value_at(new, rule.rotation) is None else (), old, new,
                             loose)
         refused = _Compared(rule.refused, old, new, loose)
         late = changed.late or rotated.late or refused.late
         sealed = tuple(dict.fromkeys((*changed.sealed, *rotated.sealed, *refused.sealed)))
         if late is None and not changed.found and not rotated.found and not refused.found and not sealed:
             continue
-        name = _value(new, rule.name)
+        name = value_at(new, rule.name)
         found.append(Replaced(now, rule, () if late else tuple(changed.found), late,
                               _shown(name) if name is not None else "", rule.deletes_first(rule, new, old, now.name),
                               () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed))
@@ -242,15 +242,6 @@ def _written(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str,
             merged[key] = [_written(entry, named[entry.get("name")]) if isinstance(entry, Mapping)
                            and entry.get("name") in named else entry for entry in now]
     return merged
-
-
-def _value(props: Any, path: str) -> Any:
-    value = props
-    for key in path.split("."):
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -336,9 +327,9 @@ def _object(value: Any) -> bool:
 def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
     """The values a path reaches on both sides: one pair, or one per entry of a ``[]`` list, matched by name."""
     if "[]." not in path:
-        return [(path, _value(old, path), _value(new, path))]
+        return [(path, value_at(old, path), value_at(new, path))]
     head, tail = path.split("[].", 1)
-    before, after = _value(old, head), _value(new, head)
+    before, after = value_at(old, head), value_at(new, head)
     if isinstance(after, Unknown):
         return [(path, None, after)]
     if not isinstance(before, list) or not isinstance(after, list):
@@ -348,7 +339,7 @@ def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
     for entry in before:
         name = entry.get("name") if isinstance(entry, Mapping) else None
         if isinstance(name, str) and name in now:
-            pairs.append((f"{head}['{name}'].{tail}", _value(entry, tail), _value(now[name], tail)))
+            pairs.append((f"{head}['{name}'].{tail}", value_at(entry, tail), value_at(now[name], tail)))
     return pairs
 
 

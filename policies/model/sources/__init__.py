@@ -65,7 +65,8 @@ class Context:
 _AUTO_NAMED = re.compile(r"-[0-9a-f]{7}")
 
 
-def _path(props: Any, path: str) -> Any:
+def value_at(props: Any, path: str) -> Any:
+    """The value at a dotted path of plain props (an input's), None where a step is not an object."""
     value = props
     for key in path.split("."):
         if not isinstance(value, Mapping):
@@ -85,15 +86,15 @@ def bridged_deletes_first(rule: Replacing, new: Any, old: Mapping[str, Any], res
     the bridge's Check keeps the name it made while the resource exists, so a name that stays is a default when the
     old list names it; a name that changes is the program's, unless it has the auto-name's form (the program stopped
     setting it). None when the previous deployment holds no such list (a state written before the bridge kept one)."""
-    if rule.prefix and isinstance(_path(new, rule.prefix), str):
+    if rule.prefix and isinstance(value_at(new, rule.prefix), str):
         return False  # a prefix: the provider adds a unique suffix
-    now = _path(new, rule.name)
+    now = value_at(new, rule.name)
     if now is None:
         return False
     listed = old.get("__defaults")
     if not isinstance(listed, (list, tuple)):
         return None
-    if isinstance(now, str) and now == _path(old, rule.name):
+    if isinstance(now, str) and now == value_at(old, rule.name):
         return rule.name not in listed
     if isinstance(now, str) and now.startswith(resource_name) and _AUTO_NAMED.fullmatch(now[len(resource_name):]):
         return False
