@@ -101,8 +101,8 @@ def test_a_budget_that_allows_no_eviction_refuses_a_machine_change_that_replaces
         "Deployment 'api': its PodDisruptionBudget 'api' allows no eviction (maxUnavailable 0 keeps its one Pod), and "
         "this preview replaces the nodes its Pods run on (pool 'general' of ComputeCluster 'compute': its machine "
         "changes from 't4g.small' to 't4g.medium'): the replacement drains every node and the budget lets none of "
-        "them go (the drain fails or waits for ever): allow an eviction (maxUnavailable: 1, or a minAvailable below "
-        "its replicas) or add replicas before the pool changes")]
+        "them go (a drain fails, or retries until the budget allows an eviction): allow an eviction (maxUnavailable: 1, "
+        "or a minAvailable below its replicas) or add replicas before the pool changes")]
     assert [f.policy for f in policy_findings(out) if f.level == "mandatory"] == ["workload-disruption-allowed"]
     stack.config("maxUnavailable", "1")
     out = stack.ok(*stack.preview())
