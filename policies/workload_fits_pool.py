@@ -18,6 +18,7 @@ A request the API server would refuse (a malformed quantity) is reported here to
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -71,7 +72,13 @@ def _defaulted(request: PodRequest) -> str:
     return f" (its namespace's LimitRange default request for {listed(sorted(request.defaulted))} included)"
 
 
-SLOTS_TAKEN = "take every slot"  # how a pool's text ends when its DaemonSets leave a node no Pod slot
+@dataclass(frozen=True)
+class Misfit:
+    """Why one Pod fits no node of one pool (kube-scheduler's Insufficient..., per pool): ``slots``, the only thing
+    short is a Pod slot its DaemonSets take; ``text``, the clause messages give for it."""
+
+    text: str
+    slots: bool = False
 
 
 def daemonset_list(daemonsets: list[Placed], resource: str) -> str:
@@ -171,13 +178,13 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             continue
         per_pool = [_largest(stack, verdict, request, by_pool[verdict.pool], settings, several)
                     for verdict in possible]
-        if landed.unknown_cluster and any(text is None for text in per_pool):
+        if landed.unknown_cluster and any(misfit is None for misfit in per_pool):
             split = _by_cluster(landed, possible, per_pool)
             if split is not None:
                 findings.append(undetermined(unknown_cluster(stack, workload, split)))
                 continue
-        if any(text is None for text in per_pool):
-            maybe = [verdict.unknown for verdict, text in zip(possible, per_pool, strict=True) if text is None]
+        if any(misfit is None for misfit in per_pool):
+            maybe = [verdict.unknown for verdict, misfit in zip(possible, per_pool, strict=True) if misfit is None]
             # it fits only pools that may not take it (a taint the platform may set), beside pools that certainly
             # take it (without one, workload-schedulable says what is not known)
             if all(maybe) and landed.taking:
@@ -216,10 +223,11 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         message = (
             f"{workload.subject}: one Pod requests {asked}{_defaulted(request)}, more than any node of the pools that "
             "can take it: "
-            f"{listed([text for text in per_pool if text], '; ')}; it can never be scheduled: {fix}")
-        if all(text is not None and text.endswith(SLOTS_TAKEN) for text in per_pool):
+            f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}; it can never be scheduled: {fix}")
+        if all(misfit is not None and misfit.slots for misfit in per_pool):
             message = (f"{workload.subject}: no node of the pools that can take it has a Pod slot left: "
-                       f"{listed([text for text in per_pool if text], '; ')}; its Pods can never be scheduled: move "
+                       f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}; its Pods can never be "
+                       "scheduled: move "
                        "DaemonSets to other pools or raise the nodes' maxPods")
         if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
             where = listed(its_cluster(cluster) for cluster in elsewhere)
@@ -231,19 +239,20 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
 
 
 def _by_cluster(landed: Landing, possible: tuple[PoolVerdict, ...],
-                per_pool: list[str | None]) -> list[tuple[ClusterRef, str]] | None:
+                per_pool: list[Misfit | None]) -> list[tuple[ClusterRef, str]] | None:
     """What holds on each candidate cluster, when one Pod fits no node of one candidate's pools and fits another's;
     None when the candidates agree."""
     said: list[tuple[ClusterRef, str]] = []
     fails = fits = False
     for candidate in landed.candidates:
-        texts = [text for verdict, text in zip(possible, per_pool, strict=True)
-                 if candidate in landed.candidates_of(verdict.pool)]
-        if not texts:
+        misfits = [misfit for verdict, misfit in zip(possible, per_pool, strict=True)
+                   if candidate in landed.candidates_of(verdict.pool)]
+        if not misfits:
             continue
-        if all(text is not None for text in texts):
+        if all(misfit is not None for misfit in misfits):
             fails = True
-            said.append((candidate.cluster, f"one Pod fits no node ({listed([t for t in texts if t], '; ')})"))
+            said.append((candidate.cluster,
+                         f"one Pod fits no node ({listed([misfit.text for misfit in misfits if misfit], '; ')})"))
         else:
             fits = True
             said.append((candidate.cluster, "one Pod fits a node"))
@@ -264,8 +273,8 @@ def _no_memory(nodes: list[tuple[Option, Node]], where: str) -> Unknown:
 
 
 def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: PoolLoad,
-             settings: Mapping[str, Any], several: bool) -> str | None:
-    """None when some machine of the pool fits one Pod (after its DaemonSets); else what its largest machines
+             settings: Mapping[str, Any], several: bool) -> Misfit | None:
+    """None when some machine of the pool fits one Pod (after its DaemonSets); else why not: what its largest machines
     have."""
     found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
     if not isinstance(found, list):
@@ -282,19 +291,19 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
     blind = [found for found in short if found.resource in GPU_RESOURCES and found.node.driverless]
     if blind:  # its machines have the GPUs, and its nodes' image advertises none of them
         node = blind[0].node
-        return (f"{where} runs {node.machine}, whose GPUs its AMI type {node.driverless} does not advertise: it "
-                f"installs no NVIDIA driver, so its nodes have no {blind[0].resource}")
+        return Misfit(f"{where} runs {node.machine}, whose GPUs its AMI type {node.driverless} does not advertise: "
+                      f"it installs no NVIDIA driver, so its nodes have no {blind[0].resource}")
     if not short:
         slots = load.room(nodes, PODS)
         if isinstance(slots, Room) and slots.free < 1:  # every resource is there but a Pod slot
             node = slots.node
-            return (f"{where}: a node ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} Pods "
-                    f"({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) "
-                    f"{SLOTS_TAKEN}")
-        return f"{where} has machines with enough of each resource, but none with all of them together"
+            return Misfit(f"{where}: a node ({machine(node)}) holds at most {amount(PODS, node.capacity[PODS])} "
+                          f"Pods ({node.max_pods_source}) and its DaemonSets ({daemonset_list(load.daemonsets, PODS)}) "
+                          "take every slot", slots=True)
+        return Misfit(f"{where} has machines with enough of each resource, but none with all of them together")
     most = listed([f"at most {allocatable_sum(found.node, found.resource)}{_after(load, found)} of "
                    f"{WHAT[found.resource]} ({found.node.machine})" for found in short], " and ")
-    return f"{where} has {most}"
+    return Misfit(f"{where} has {most}")
 
 
 def _driverless(stack: Stack, verdict: PoolVerdict, settings: Mapping[str, Any]) -> tuple[str, ...]:
