@@ -359,6 +359,17 @@ def test_every_source_yields_the_one_pool_type_and_no_policy_imports_another():
     assert ONE_OF == ", ".join(PLATFORMS)  # written out: the floor has no listed() to call
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_no_policy_names_a_platform_module(name):
+    """Issue 67: every platform fact is its source's, reached through what the source sets on the pools and clusters
+    it reads (``Source`` hooks, ``KubeCluster.admission``), so a new platform is one module: platform-admits-workload
+    imported sources.eks (Fargate) and sources.gke (Autopilot) by name."""
+    tree = ast.parse((ROOT / "policies" / f"{module_name(name)}.py").read_text())
+    named = sorted(module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   for module in [node.module or ""] if module.startswith("model.sources."))
+    assert named == [], f"{name} imports {named}"
+
+
 def test_one_table_of_architecture_names_and_typed_derived_facts():
     """Issue 37: the seed's and catalog's architecture names meet Kubernetes' in one table
     (policies/platforms/architectures.py). Issue 47: the Stack holds the parsed facts and nothing derived; each

@@ -72,11 +72,14 @@ def _targets(view: View, urn: str) -> list[str | None]:
     cluster = next((found for found in ours if found.urn == key), None) if key else \
         ours[0] if len(ours) == 1 else None
     if cluster is not None and view.before is not None:
-        # what else of the cluster places Pods: its Fargate profiles this change adds or changes
-        was = next((found.fargate for found in view.before.kube_clusters if found.urn == cluster.urn), ())
+        # what else of the cluster places Pods: what selects Pods for its platform's own nodes (its Fargate profiles)
+        # that this change adds or changes
+        was = next((found.admission.selects for found in view.before.kube_clusters
+                    if found.urn == cluster.urn and found.admission is not None), ())
         kept = set(was) if not isinstance(was, Unknown) else set()
-        profiles = [] if isinstance(cluster.fargate, Unknown) else \
-            [selector[2] for selector in cluster.fargate if selector not in kept]
+        selects = cluster.admission.selects if cluster.admission is not None else ()
+        profiles = [] if isinstance(selects, Unknown) else [urn for selector, urn in selects
+                                                            if (selector, urn) not in kept]
         if profiles:
             return list(dict.fromkeys(profiles))
     return [cluster.urn] if cluster is not None else [None]

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from .addresses import Space
+from .platform_admission import Admission
 from .pool import PROVIDERS_CLUSTER, ClusterRef
 from .resources import StackResource, type_of_urn
 from .values import Unknown, child
@@ -56,10 +57,9 @@ class KubeCluster:
     # node takes a block of (a GKE cluster's Pod range, an AKS overlay or kubenet podCidr): SPEC 20
     plugin: str | Unknown | None = None
     pod_range: Space | Unknown | None = None
-    # what runs Pods on nodes of the platform's own, with its admission (SPEC 21, platform-admits-workload): EKS
-    # Fargate profiles' selectors (a namespace pattern, labels and the profile's URN each), a GKE Autopilot cluster
-    fargate: tuple[tuple[str, tuple[tuple[str, str], ...], str], ...] | Unknown = ()
-    autopilot: bool = False
+    # what runs Pods on nodes of the platform's own, with its admission (SPEC 21, platform-admits-workload), as its
+    # source reads it: EKS Fargate profiles, GKE Autopilot; None: only the nodes of its pools
+    admission: Admission | None = None
 
     @property
     def ref(self) -> ClusterRef:
@@ -164,10 +164,8 @@ def kubeconfig_names(value: Any) -> frozenset[str]:
 def _merged(component: KubeCluster, resource: KubeCluster) -> KubeCluster:
     """A cluster component with what its cluster resource says of the cluster, where the component says nothing."""
     facts = {key: getattr(resource, key) for key in ("zones", "zone_count", "region", "max_pods", "version",
-                                                      "plugin", "pod_range", "autopilot")
-             if getattr(component, key) in (None, False) and getattr(resource, key) not in (None, False)}
-    if not component.fargate and resource.fargate:
-        facts["fargate"] = resource.fargate
+                                                      "plugin", "pod_range", "admission")
+             if getattr(component, key) is None and getattr(resource, key) is not None}
     return dataclasses.replace(component, names=component.names | resource.names,
                                endpoints=component.endpoints | resource.endpoints,
                                pools_known=component.pools_known and resource.pools_known, **facts)

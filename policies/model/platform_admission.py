@@ -7,14 +7,16 @@ and the namespace's:
   of runtimeClassName gvisor (.../how-to/sandbox-pods), for its Windows Server taint to Pods that select windows
   (.../how-to/creating-a-cluster-windows); a source marks the taint it sets with :attr:`Taint.granted`;
 * the ExtendedResourceToleration admission plugin (:func:`admitted`), which EKS, GKE and AKS run;
-* what a platform refuses (sources/eks.py ``fargate_refusals``, sources/gke.py ``autopilot_refusals``:
-  platform-admits-workload), and what a namespace's LimitRange gives a container that sets no request (stack.py
-  ``_defaulted``) or its Pod Security level forbids (podsecurity.py: namespace-admits-workload).
+* what a platform that runs Pods on nodes of its own refuses (:class:`Admission`, which a cluster's source sets on its
+  :class:`~policies.model.clusters.KubeCluster`: sources/eks.py Fargate, sources/gke.py Autopilot), read by
+  platform-admits-workload through the cluster alone; and what a namespace's LimitRange gives a container that sets no
+  request (stack.py ``_defaulted``) or its Pod Security level forbids (podsecurity.py: namespace-admits-workload).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .labels import ARCH, OS, OS_BETA, WINDOWS
@@ -46,6 +48,50 @@ class Taint(Protocol):
 
     @property
     def effect(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class AdmittedPod:
+    """What a platform's admission reads of a workload's Pods."""
+
+    kind: str  # Deployment, DaemonSet, ...
+    host: Any  # what they ask of the host (pods.HostAccess)
+    namespace: str | Unknown | None  # as the API server decides it (SPEC 21)
+    labels: Mapping[str, Any] | Unknown
+    gpus: bool  # they request a GPU
+    pooled: bool  # a pool of the stack may be on their cluster: nodes of its own may run them
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The platform refuses the Pods: why (clauses), what refuses them and the fix, in the platform's words; ``unsure``:
+    why the refusal may not hold after all (a clause), "" when it certainly does."""
+
+    reasons: tuple[str, ...]
+    what: str
+    fix: str
+    unsure: str = ""
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """Nothing of the platform selects the Pods and the cluster has no node of the stack's to run them: they stay
+    Pending. What would select them (``runner``), why no node runs them and the fix, as the platform says them."""
+
+    runner: str
+    why: str
+    fix: str
+
+
+class Admission(Protocol):
+    """What runs a cluster's Pods on nodes of the platform's own (EKS Fargate, GKE Autopilot), as its source reads it:
+    what it refuses of a Pod (None: it admits them, or they do not run there), and what selects the Pods it runs, each
+    with the URN of the resource that declares it (a change that adds one is the change that places Pods there)."""
+
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None: ...
+
+    @property
+    def selects(self) -> tuple[tuple[Any, str], ...] | Unknown: ...
 
 
 def grants(placement: PodPlacement) -> frozenset[str]:

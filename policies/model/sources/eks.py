@@ -38,11 +38,12 @@ import yaml
 from ..addresses import Addresses, Draw, Network
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
+from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, Taint
-from ..values import Unknown, child, is_list, is_mapping, is_secret, listed, plain, undetermined
+from ..values import Unknown, child, is_list, is_mapping, is_secret, listed, plain, quoted, undetermined
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
@@ -409,6 +410,40 @@ def on_fargate(selectors: FargateSelectors, namespace: str, labels: Mapping[str,
             isinstance(labels.get(key), str) and _wildcard(value, labels[key]) for key, value in wanted)))
 
 
+@dataclass(frozen=True)
+class Fargate:
+    """EKS Fargate's admission (platform_admission.Admission): a Pod its profiles select runs on Fargate, which runs
+    no privileged containers, no Pods on the host's network or with host ports, no GPUs and no DaemonSets
+    (docs.aws.amazon.com/eks/latest/userguide/fargate.html, "Fargate considerations"); a Pod no profile selects, on a
+    cluster with no node group of the stack, stays Pending."""
+
+    selectors: FargateSelectors | Unknown
+
+    @property
+    def selects(self) -> tuple[tuple[Any, str], ...] | Unknown:
+        if isinstance(self.selectors, Unknown):
+            return self.selectors
+        return tuple(((pattern, wanted), profile) for pattern, wanted, profile in self.selectors)
+
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None:
+        for value in (self.selectors, pod.namespace, pod.labels):
+            if isinstance(value, Unknown):
+                return value
+        if not isinstance(pod.namespace, str) or isinstance(pod.labels, Unknown) \
+                or isinstance(self.selectors, Unknown):
+            return None
+        profiles = on_fargate(self.selectors, pod.namespace, pod.labels)
+        if not profiles:
+            return None if pod.pooled else Unmatched(
+                "Fargate profile", "the cluster has no node group in the stack: no node ever runs them, and they stay "
+                "Pending", "add a Fargate profile selector for them, or a node group")
+        reasons = fargate_refusals(pod.host, pod.kind, pod.gpus, not pod.pooled)
+        matched = quoted(profile.rsplit("::", 1)[-1] for profile in profiles)
+        return Refused(tuple(reasons), f"its Pods match Fargate profile {matched}, and Fargate does not run them",
+                       "run it on a node group (a selector its Pods do not match), or drop what Fargate refuses") \
+            if reasons else None
+
+
 def fargate_refusals(host: Any, kind: str, gpus: bool, alone: bool) -> list[str]:
     """Why Fargate does not run a Pod it matches (HostAccess ``host``; ``alone``: its cluster has no node of its own
     to run a DaemonSet's Pods on), each as a clause."""
@@ -453,7 +488,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                             late = late or read_selectors
                         else:
                             selectors.extend(read_selectors)
-                cluster = dataclasses.replace(cluster, fargate=late if late is not None else tuple(selectors))
+                admission = Fargate(late if late is not None else tuple(selectors))
+                cluster = dataclasses.replace(cluster, admission=admission)
             if unread is not None:  # nodes no pool of the stack shows: "no pool can run it" is not certain there
                 cluster = dataclasses.replace(cluster, pools_known=False)
             found.clusters.append(cluster)

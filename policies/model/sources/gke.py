@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
+from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
@@ -541,6 +542,24 @@ def autopilot_refusals(host: Any) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class Autopilot:
+    """GKE Autopilot's admission (platform_admission.Admission), on every Pod of the cluster; ``allowlisted``: the
+    stack installs partner allowlists, which may admit what it refuses."""
+
+    allowlisted: bool = False
+    selects: tuple[tuple[Any, str], ...] = ()  # every Pod: nothing of the stack selects them
+
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None:
+        reasons = autopilot_refusals(pod.host)
+        if not reasons:
+            return None
+        return Refused(tuple(reasons), "GKE Autopilot's admission refuses its Pods", "run it on a GKE Standard "
+                       "cluster's node pool, or drop what Autopilot refuses",
+                       "the stack installs Autopilot partner allowlists (AllowlistSynchronizer), which may admit it"
+                       if self.allowlisted else "")
+
+
 def read(resources: Sequence[StackResource], context: Context) -> Read:
     found = Read()
     for resource in resources:
@@ -561,7 +580,9 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
                                               version=_master(props),
                                               endpoints=endpoints(child(props, "endpoint")),
-                                              zones=zones, autopilot=autopilot is True))
+                                              zones=zones, admission=Autopilot(allowlists(
+                                                  found.type for found in context.resources.values()))
+                                              if autopilot is True else None))
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster",
                                        "is an Autopilot cluster: Google provisions nodes for each Pod, so no pool is "
                                        "known" if autopilot is True else "may be an Autopilot cluster (enableAutopilot "
