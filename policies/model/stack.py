@@ -34,7 +34,7 @@ from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, KubeCluster, provider_namespace
 from .labels import ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
-from .resources import StackResource
+from .resources import StackResource, type_of_urn
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
 from .values import Unknown, child
@@ -254,40 +254,20 @@ def _defaulted(stack: Stack) -> None:
 
 
 def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:
-    """The pool on its cluster; a pool whose zones are its cluster's (GKE) takes them, and its size per zone."""
+    """The pool on its cluster: a pool resource of its own that sets no maxPods has its cluster's default for its pools
+    (KubeCluster.max_pods: AKS's by network plugin, GKE's defaultMaxPodsPerNode), and what the cluster's platform gives
+    the pools that join it (its source's ``join``: AKS's zone names, GKE's zones and sizes per zone)."""
     cluster = index.clusters.get(ref.key)
-    zones = cluster.zones if cluster is not None else None
     network = cluster.max_pods if cluster is not None else None
     if network is not None and "maxPods" not in pool.kubelet and pool.member == "" and pool.unknown is None:
-        # a pool resource of its own that sets no maxPods: its cluster's network plugin's default (sources/aks.py)
         pool = dataclasses.replace(pool, kubelet={**pool.kubelet, "maxPods": network}) \
             if isinstance(network, int) else dataclasses.replace(pool, unknown=network)
-    region = cluster.region if cluster is not None else None
-    if region is not None and isinstance(pool.zones, tuple) and pool.zones and pool.platform == "azure" \
-            and all(zone.isdigit() for zone in pool.zones):  # an AKS pool's zone 1 is <region>-1 on its nodes
-        named = tuple(f"{region}-{zone}" for zone in pool.zones)
-        pool = dataclasses.replace(pool, zones=named, labels={**pool.labels, **dict.fromkeys(ZONE_KEYS,
-                                                                                           frozenset(named))})
-    if pool.zones is None and pool.per_zone is not None and isinstance(zones, tuple) and zones:
-        labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
-        size = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
-            else pool.max_size
-        least = pool.per_zone_min * len(zones) if isinstance(pool.per_zone_min, int) and pool.min_size is None \
-            else pool.min_size
-        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels, max_size=size, min_size=least,
-                                   size_note="" if isinstance(size, int) else pool.size_note,
-                                   size_zones=len(zones) if pool.size_zones is None and isinstance(
-                                       pool.per_zone, int) and pool.max_size is None else pool.size_zones)
-    count = cluster.zone_count if cluster is not None else None
-    if pool.zones is None and isinstance(pool.per_zone, int) and pool.max_size is None and count is not None:
-        # in as many zones as its cluster's, which GKE picks (sources/gke.py REGIONAL_ZONES)
-        least = pool.per_zone_min * count if isinstance(pool.per_zone_min, int) and pool.min_size is None \
-            else pool.min_size
-        return dataclasses.replace(pool, cluster=ref, max_size=pool.per_zone * count, min_size=least, size_note="",
-                                   size_zones=count)
+    source = source_of(type_of_urn(cluster.urn)) if cluster is not None else None
+    if cluster is not None and source is not None and source.join is not None:
+        pool = source.join(pool, ref, cluster)
     if ref == pool.cluster:
         return pool
-    if pool.zones is None and isinstance(zones, Unknown):
+    if pool.zones is None and cluster is not None and isinstance(cluster.zones, Unknown):
         labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, ANY)}
-        return dataclasses.replace(pool, cluster=ref, zones=zones, labels=labels)
+        return dataclasses.replace(pool, cluster=ref, zones=cluster.zones, labels=labels)
     return dataclasses.replace(pool, cluster=ref)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..addresses import Addresses
 from ..clusters import Claim, KubeCluster
-from ..pool import Pool
+from ..pool import ClusterRef, Pool
 from ..resources import StackResource
 from ..values import plain
 
@@ -152,6 +152,9 @@ class Source:
     # was made first: the resources' dependencies), once each pool has joined its cluster: the source's pools in,
     # the same pools (or changed copies) out, in order
     settle: Callable[[list[Pool], Context], list[Pool]] | None = None
+    # what a pool takes from a cluster of this source when it joins it (ClusterRef ``ref``), as the cluster's platform
+    # gives it: AKS's zone names, GKE's zones and sizes per zone
+    join: Callable[[Pool, ClusterRef, KubeCluster], Pool] | None = None
     # what it keeps of a resource's inputs when Analyze sees them (plain values; None: nothing), for its read to find
     # in Context.remembered: the engine sends a component's inputs to Analyze only, and its outputs to AnalyzeStack
     remember: Callable[[str, Any], Any] | None = None

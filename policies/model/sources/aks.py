@@ -24,15 +24,16 @@ cluster's only one.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
-from ..labels import LINUX, MACHINE_KEYS
+from ..labels import LINUX, MACHINE_KEYS, ZONE_KEYS
 from ..nodes import AKS_MAX_PODS
-from ..pool import Pool
+from ..pool import ClusterRef, Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
@@ -487,5 +488,16 @@ REPLACES = {
                                rotation="defaultNodePool.temporaryNameForRotation"),
 }
 
+def join(pool: Pool, ref: ClusterRef, cluster: KubeCluster) -> Pool:
+    """What an AKS cluster gives a pool that joins it: a pool's zone 1 is <region>-1 on its nodes."""
+    region = cluster.region
+    if region is not None and isinstance(pool.zones, tuple) and pool.zones and pool.platform == "azure" \
+            and all(zone.isdigit() for zone in pool.zones):
+        named = tuple(f"{region}-{zone}" for zone in pool.zones)
+        pool = dataclasses.replace(pool, zones=named, labels={**pool.labels, **dict.fromkeys(ZONE_KEYS,
+                                                                                           frozenset(named))})
+    return pool
+
+
 SOURCES = (Source("AKS node pool and cluster", (CLASSIC, NATIVE, MANAGED_CLUSTER, CLASSIC_CLUSTER), read,
-                  remember=checked_inputs, replaces=REPLACES, addresses=addresses),)
+                  remember=checked_inputs, replaces=REPLACES, addresses=addresses, join=join),)

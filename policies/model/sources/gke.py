@@ -46,10 +46,10 @@ from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
-from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS
+from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
 from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pods import NVIDIA
-from ..pool import Option, Pool
+from ..pool import ClusterRef, Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, is_list, is_mapping, listed, plain, undetermined
@@ -660,5 +660,29 @@ REPLACES = {
                        whole_cluster=True, provider="the Google Cloud provider"),
 }
 
+def join(pool: Pool, ref: ClusterRef, cluster: KubeCluster) -> Pool:
+    """What a GKE cluster gives a pool that joins it: a pool whose zones are its cluster's takes them, and its size
+    per zone in each (in as many zones as a regional cluster's, which GKE picks: REGIONAL_ZONES, when their names are
+    not known)."""
+    zones = cluster.zones
+    if pool.zones is None and pool.per_zone is not None and isinstance(zones, tuple) and zones:
+        labels = {**pool.labels, **dict.fromkeys(ZONE_KEYS, frozenset(zones))}
+        most = pool.per_zone * len(zones) if isinstance(pool.per_zone, int) and pool.max_size is None \
+            else pool.max_size
+        least = pool.per_zone_min * len(zones) if isinstance(pool.per_zone_min, int) and pool.min_size is None \
+            else pool.min_size
+        return replace(pool, cluster=ref, zones=zones, labels=labels, max_size=most, min_size=least,
+                       size_note="" if isinstance(most, int) else pool.size_note,
+                       size_zones=len(zones) if pool.size_zones is None and isinstance(
+                           pool.per_zone, int) and pool.max_size is None else pool.size_zones)
+    count = cluster.zone_count
+    if pool.zones is None and isinstance(pool.per_zone, int) and pool.max_size is None and count is not None:
+        least = pool.per_zone_min * count if isinstance(pool.per_zone_min, int) and pool.min_size is None \
+            else pool.min_size
+        return replace(pool, cluster=ref, max_size=pool.per_zone * count, min_size=least, size_note="",
+                       size_zones=count)
+    return pool
+
+
 SOURCES = (Source("GKE node pool and cluster", (NODE_POOL, CLUSTER), read, settle=gpu_taints,
-                  remember=checked_inputs, replaces=REPLACES, addresses=addresses),)
+                  remember=checked_inputs, replaces=REPLACES, addresses=addresses, join=join),)
