@@ -42,12 +42,9 @@ from .model.resources import StackResource
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
 from .model.workloads import Workload
-from .words import subjects
+from .words import DELETE_DRAINS, subjects
 
 Previous = Snapshot | Unavailable
-# what each platform's drain does with a deleted pool's Pods, where it says
-DRAINS = {"gcp": " (GKE waits at most an hour on PodDisruptionBudgets when it deletes a pool's nodes: "
-                 "cloud.google.com/kubernetes-engine/docs/how-to/node-pools, \"Delete a node pool\")"}
 
 
 def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[str, Any]) -> list[Finding]:
@@ -199,7 +196,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
             f"{rule.name} {name} was set by the program (its state keeps no __defaults, the list of inputs the "
             f"provider filled in): if it was, the old pool is deleted before its replacement exists, and "
             f"{subjects(stranded)} run on no other pool, so this is not judged"), []
-    drain = DRAINS.get(pools[0].platform or "", "")
+    drain = DELETE_DRAINS.get(pools[0].platform or "", "")
     deleted = ("Its deleteBeforeReplace resource option deletes the old pool before its replacement is created" if
                option else f"Its {rule.name} {name} {rule.fixed_words}, so the replacement cannot be created while "
                f"the old pool holds the name: {rule.first_why}")

@@ -275,6 +275,10 @@ __all__ = ["WHAT", "allocatable_sum", "because", "instead", "its_cluster", "list
 DRAIN_FAILURES = {"aws": "EKS fails the update with PodEvictionFailure",
                   "azure": "AKS stops the upgrade on the blocking budget",
                   "gcp": "GKE waits up to an hour on the budget, then evicts them anyway"}
+# what a platform's drain does with the Pods of a pool it deletes, where it says (a clause after the deletion):
+# GKE waits at most an hour (cloud.google.com/kubernetes-engine/docs/how-to/node-pools, "Delete a node pool")
+DELETE_DRAINS = {"gcp": " (GKE waits at most an hour on PodDisruptionBudgets when it deletes a pool's nodes: "
+                        "cloud.google.com/kubernetes-engine/docs/how-to/node-pools, \"Delete a node pool\")"}
 KARPENTER_WAITS = "Karpenter waits on the budget and never finishes replacing the nodes"
 DRAIN_WAITS = "a drain fails, or retries until the budget allows an eviction"
 
