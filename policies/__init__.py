@@ -40,6 +40,7 @@ from . import (
     helm_release_unchecked,
     kubernetes_compute_enforceable,
     namespace_admits_workload,
+    node_image_supported,
     platform_admits_workload,
     pool_address_space,
     pool_capacity,
@@ -95,6 +96,7 @@ ALL: tuple[Policy, ...] = (
     pool_address_space.POLICY,
     namespace_admits_workload.POLICY,
     platform_admits_workload.POLICY,
+    node_image_supported.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

@@ -211,6 +211,9 @@ class Pool:
     # the Kubernetes version its nodes run, as its input sets it (model/versions.py); None: the source has none (a
     # NodePool's nodes take their cluster's), and a Version whose value is None follows its control plane's
     version: Version | None = None
+    # its nodes' image as its input names it (SPEC 23: EKS amiType, AKS osSKU), where the program or the provider sets
+    # one: the input's name and its value (a str, maybe secret, or Unknown)
+    image: tuple[str, Any] | None = None
     derive: Callable[[str | None], Machines] | None = field(default=None, compare=False, repr=False)
     _machines: dict[str | None, Machines] = field(default_factory=dict, init=False, compare=False, repr=False)
     _spaces: dict[frozenset[str], list[tuple[NodeSpace, tuple[Option, ...]]]] = field(

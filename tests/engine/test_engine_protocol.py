@@ -71,9 +71,9 @@ def node_group(machine, ami_type):
     return declare
 
 
-def eks_versions(plane, node=None, removed_autoscaler=False):
-    """An EKS cluster at Kubernetes ``plane``, its node group at ``node``, and (``removed_autoscaler``) an
-    autoscaling/v2beta2 HorizontalPodAutoscaler applied to it."""
+def eks_versions(plane, node=None, removed_autoscaler=False, ami=None):
+    """An EKS cluster at Kubernetes ``plane``, its node group at ``node`` (of AMI type ``ami``), and
+    (``removed_autoscaler``) an autoscaling/v2beta2 HorizontalPodAutoscaler applied to it."""
     def declare():
         import pulumi_aws as aws
 
@@ -81,6 +81,7 @@ def eks_versions(plane, node=None, removed_autoscaler=False):
                                   vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
         aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", instance_types=["m7i.large"],
                           node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1"], version=node,
+                          ami_type=ami,
                           scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
         if removed_autoscaler:
             provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
@@ -239,6 +240,9 @@ SCENARIOS = {
     # tests/policies/test_platform_admits_workload.py)
     "platform-admits-workload": ([*fargate_cluster(), fargate_workload(hostNetwork=True)], "aws", "app",
                                  {"workload-schedulable": {"enforcementLevel": "disabled"}}, None),
+    # an Amazon Linux 2 node group moved to 1.33 with its control plane (the in-process twin:
+    # tests/policies/test_node_image_supported.py)
+    "node-image-supported": ([eks_versions("1.33", "1.33", ami="AL2_x86_64")], "aws", "general", None, None),
     # the pack process judges exemptions on the system's date: one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [

@@ -327,6 +327,7 @@ def parse_node_group(resource: StackResource, context: Context | None = None) ->
                 size_field="scalingConfig.maxSize",
                 named_types=names if isinstance(names, tuple) else (), zones=zones,
                 ami_type=ami if isinstance(ami, str) else None, ami_architecture=architecture,
+                image=("amiType", ami) if ami is not None else None,
                 launch_template=plain(child(props, "launchTemplate")),
                 network=Network(subnet_spaces(child(props, "subnetIds"), resource.depends("subnetIds"),
                                               context.resources)) if context is not None else None,

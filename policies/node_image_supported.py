@@ -1,0 +1,104 @@
+"""node-image-supported: a pool's node image runs at the Kubernetes version its nodes run or move to in this preview
+(SPEC 23, policy 31).
+
+Platforms stop publishing node images at a version: EKS publishes no Amazon Linux 2 AMIs from Kubernetes 1.33 (the
+AL2_* AMI types), AKS runs no Windows Server 2019 pools from 1.33 and no Windows Server 2022 pools from 1.37 (osSKU).
+A node group or node pool of such an image is neither created nor upgraded at those versions: the update fails, often
+after its control plane has already moved. The table is data (policies/platforms/data/node_images.json, every row
+cited, its date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, AKS
+``osSKU``), its version the pool's own (``Pool.version``) or, where it sets none, its control plane's.
+
+A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
+its control plane is said in a note: a new pool is created at the control plane's version and fails; an existing one
+stays at its own and can no longer be upgraded. A version or image not known yet is said; an image the table does
+not know (a custom AMI, a newer image) is not judged by it.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.clusters import KubeCluster
+from .model.pool import Pool
+from .model.stack import Stack
+from .model.values import derived, listed, undetermined
+from .platforms.images import ImageEnd, change, image_end, runs_at, table_date
+
+
+def node_image_supported(stack: Stack) -> list[Finding]:
+    findings: list[Finding] = []
+    clusters = stack.index.clusters if stack.index is not None else {}
+    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
+    for pool in stack.platform_pools:
+        if pool.urn in stack.foreign or pool.image is None or pool.platform is None:
+            continue
+        cluster = clusters.get(pool.cluster.key) if pool.cluster.key else only
+        finding = _judged(pool, pool.platform, cluster)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding | None:
+    field, image = pool.image or ("", None)
+    own = pool.version if pool.version is not None and pool.version.value is not None else None
+    plane = cluster.version if cluster is not None and cluster.version is not None else None
+    version = own or (plane if plane is not None and plane.value is not None else None)
+    if not isinstance(image, str):
+        return None  # which image is not known yet (the pool says it is not known: its unknown)
+    end = image_end(platform, image)
+    if end is None:
+        return None
+    if version is None:
+        return undetermined(f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only, and "
+                            "neither the pool nor its cluster sets a version, so the platform picks its default: "
+                            f"whether its image runs there is not judged; set the version, or use "
+                            f"{_listed(end, image)}")
+    if version.unknown is not None:
+        return undetermined(f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only, and "
+                            f"its version ({version.field}) is not known yet, so whether its image runs there is "
+                            "not judged")
+    minor = version.minor
+    if minor is None or minor[0] != end.last[0] or runs_at(platform, image, minor):
+        return None
+    instead = [candidate for candidate in end.instead if runs_at(platform, candidate, minor)]
+    why, source = derived(end.why, image), derived(end.source, image)  # they would tell a secret image
+    changing = f"; {change(platform)}" if change(platform) else ""
+    fix = f"use {_listed(end, image, instead)}{changing}"
+    if own is None:
+        where = cluster.ref.label if cluster is not None else "its cluster"
+        return undetermined(
+            f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only (table of "
+            f"{table_date()}: {source}), and the pool sets no version, so a new pool is created at Kubernetes "
+            f"{version.shown()}, the version of the control plane of its {where}: {why}; an existing pool stays at "
+            f"its own version and can never be upgraded past {_last(end, image)}: {fix}")
+    return Violation(
+        f"{pool.label}: its nodes would run Kubernetes {version.shown()} with {field} {image}, and {why} (table of "
+        f"{table_date()}: {source}); {fix}", pool.urn)
+
+
+def _last(end: ImageEnd, image: str) -> str:
+    """The last release the image runs at (secret when the image is)."""
+    return derived(f"{end.last[0]}.{end.last[1]}", image)
+
+
+def _listed(end: ImageEnd, image: str, instead: list[str] | None = None) -> str:
+    """The images to use instead, as a message lists them (secret when the image is: they would tell it)."""
+    return derived(listed(end.instead if instead is None else instead, " or "), image)
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return node_image_supported(stack)
+
+
+POLICY = Policy(
+    name="node-image-supported",
+    subject="stack",
+    description="A pool's node image runs at the Kubernetes version its nodes move to.",
+    severity=Severity.HIGH,
+    remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
+                      "Bottlerocket on EKS; a later Windows Server on AKS) before its nodes move to it.",
+    check=_check,
+)

@@ -1,0 +1,63 @@
+"""The node images each platform stops running at a Kubernetes version (SPEC 23, policy 31 node-image-supported).
+
+The facts live in ``data/node_images.json``, kept by hand: each row names the platform's documentation it comes from,
+and tests/policies/test_node_image_supported.py holds every row to its source. The table's date is said in messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data" / "node_images.json"
+
+
+@dataclass(frozen=True)
+class ImageEnd:
+    """One image's last Kubernetes minor on one platform, the images that run later, why and where it is said."""
+
+    platform: str
+    image: str
+    last: tuple[int, int]
+    instead: tuple[str, ...]
+    why: str
+    source: str
+
+
+@functools.cache
+def _table() -> tuple[Mapping[tuple[str, str], ImageEnd], Mapping[str, str], str]:
+    document = json.loads(DATA.read_text())
+    ends: dict[tuple[str, str], ImageEnd] = {}
+    for row in document["rows"]:
+        major, minor = (int(part) for part in row["last"].split("."))
+        ends[(row["platform"], row["image"])] = ImageEnd(row["platform"], row["image"], (major, minor),
+                                                         tuple(row["instead"]), row["why"], row["source"])
+    return ends, dict(document["changes"]), document["date"]
+
+
+def image_end(platform: str, image: str) -> ImageEnd | None:
+    """The last version this platform runs this image at, where the table knows one (images by exact name: EKS's
+    AMI types, AKS's OS SKUs)."""
+    return _table()[0].get((platform, image))
+
+
+def runs_at(platform: str, image: str, version: tuple[int, int]) -> bool:
+    """The platform runs the image at this version, as far as the table knows."""
+    end = image_end(platform, image)
+    return end is None or version <= end.last
+
+
+def change(platform: str) -> str:
+    """What changing a pool's image does on this platform, as a clause."""
+    return _table()[1].get(platform, "")
+
+
+def table_date() -> str:
+    """The date the table was last held to its sources (YYYY-MM-DD)."""
+    return _table()[2]
+
+
+__all__ = ["ImageEnd", "change", "image_end", "runs_at", "table_date"]

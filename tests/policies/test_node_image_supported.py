@@ -1,0 +1,181 @@
+"""node-image-supported: a pool's node image runs at the Kubernetes version its nodes run or move to (SPEC 23, policy
+31), at each source through the providers' own SDKs.
+
+The oracle is the platforms' documentation, row by row, written out here with the source each row comes from: the
+table the pack reads (policies/platforms/data/node_images.json) must say the same, and every row is tried on both sides
+of its last version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_azure as azure_classic
+import pytest
+from pulumi_azure_native import containerservice
+
+from compute_guard.testkit import evaluate
+
+POLICY = "node-image-supported"
+ROLE = "arn:aws:iam::123456789012:role/eks"
+TABLE = Path(__file__).resolve().parents[2] / "policies" / "platforms" / "data" / "node_images.json"
+EKS_VERSIONS = "docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html"
+
+# (platform, image, the last minor it runs at, the images to use instead, where the platform says it)
+DOCUMENTED = [
+    # "For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon Linux 2 (AL2) AMIs"
+    ("aws", "AL2_x86_64", (1, 32), ["AL2023_x86_64_STANDARD", "BOTTLEROCKET_x86_64"], EKS_VERSIONS),
+    ("aws", "AL2_x86_64_GPU", (1, 32), ["AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA"], EKS_VERSIONS),
+    ("aws", "AL2_ARM_64", (1, 32), ["AL2023_ARM_64_STANDARD", "BOTTLEROCKET_ARM_64"], EKS_VERSIONS),
+    # AKS's release notes of 2026-05-29: Windows Server 2019 retired on 2026-03-01, no pools in 1.33+
+    ("azure", "Windows2019", (1, 32), ["Windows2022", "Windows2025"], "github.com/Azure/AKS/releases/tag/2026-05-29"),
+    # AKS's release notes of 2026-06-19: "Windows Server 2022 is not supported in Kubernetes version 1.37 and above"
+    ("azure", "Windows2022", (1, 36), ["Windows2025"], "github.com/Azure/AKS/releases/tag/2026-06-19"),
+]
+
+
+def test_the_table_says_what_each_platform_documents():
+    rows = json.loads(TABLE.read_text())["rows"]
+    found = [(row["platform"], row["image"], tuple(int(part) for part in row["last"].split(".")), row["instead"],
+              row["source"].split(" ", 1)[0]) for row in rows]
+    assert found == DOCUMENTED
+
+
+def eks(plane: str | None, node: str | None, ami: str | None, secret_ami: bool = False):
+    def program():
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version=plane,
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                          subnet_ids=["subnet-1"], instance_types=["m7i.large" if ami != "AL2_ARM_64" else "m7g.large"],
+                          version=node, ami_type=pulumi.Output.secret(ami) if secret_ami else ami,
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+    return program
+
+
+def aks_native(plane: str, node: str | None, sku: str):
+    def program():
+        cluster = containerservice.ManagedCluster(
+            "aks", resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
+            kubernetes_version=plane, windows_profile={"admin_username": "azureuser"},
+            agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v5", "count": 1}])
+        containerservice.AgentPool("win", resource_group_name="rg", resource_name_=cluster.name, agent_pool_name="win",
+                                   vm_size="Standard_D4s_v5", count=1, os_type="Windows", os_sku=sku,
+                                   orchestrator_version=node)
+    return program
+
+
+def aks_classic(plane: str, node: str, sku: str):
+    def program():
+        cluster = azure_classic.containerservice.KubernetesCluster(
+            "aks", name="aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+            kubernetes_version=plane, identity={"type": "SystemAssigned"},
+            default_node_pool={"name": "system", "vm_size": "Standard_D4s_v5", "node_count": 1})
+        azure_classic.containerservice.KubernetesClusterNodePool(
+            "win", name="win", kubernetes_cluster_id=cluster.id, vm_size="Standard_D4s_v5", node_count=1,
+            os_type="Windows", os_sku=sku, orchestrator_version=node)
+    return program
+
+
+AWS = {"compute:platform": "aws", "aws:region": "us-west-2"}
+AZURE = {"compute:platform": "azure", "azure-native:location": "westeurope", "azure:location": "westeurope"}
+
+
+def notes(result) -> list[str]:
+    """This policy's notes, as users read them after the SDK's preamble."""
+    return [note.finding.split(" during preview: ", 1)[1] for note in result.notes if note.policy == POLICY]
+
+
+def _at(minor: tuple[int, int]) -> str:
+    return f"{minor[0]}.{minor[1]}"
+
+
+@pytest.mark.parametrize("platform,image,last,instead,source", DOCUMENTED)
+def test_each_row_at_both_sides_of_its_last_version(platform, image, last, instead, source):
+    after = (last[0], last[1] + 1)
+    programs = [eks] if platform == "aws" else [aks_native, aks_classic]
+    for build in programs:
+        config = AWS if platform == "aws" else AZURE
+        assert evaluate(build(_at(last), _at(last), image), stack_config=config).findings(POLICY) == []
+        refused = evaluate(build(_at(after), _at(after), image), stack_config=config)
+        (message,) = refused.findings(POLICY)
+        assert [v.level for v in refused.of(POLICY)] == ["mandatory"]
+        assert f"would run Kubernetes {_at(after)} with " in message and image in message and source in message
+        assert "; use " + " or ".join(instead) in message  # each runs at the version after
+
+
+def test_an_amazon_linux_2_node_group_moved_to_1_33_is_refused_with_the_images_that_run_there():
+    """The engine scenario's in-process twin (tests/engine/test_engine_protocol.py), twice in one process."""
+    for _ in range(2):
+        result = evaluate(eks("1.33", "1.33", "AL2_x86_64"), stack_config=AWS)
+        assert result.findings(POLICY) == [
+            "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.33 with amiType AL2_x86_64, and EKS publishes "
+            "no Amazon Linux 2 AMIs from Kubernetes 1.33: a node group of it is neither created nor updated at that "
+            "version (table of 2026-06-19: docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html "
+            "(\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon Linux 2 (AL2) "
+            "AMIs\")); use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; changing amiType replaces the node group, "
+            "which pool-replacement-safe judges"]
+    assert evaluate(eks("1.33", "1.33", "AL2023_x86_64_STANDARD"), stack_config=AWS).findings(POLICY) == []
+
+
+def test_a_windows_2019_pool_lists_only_the_images_that_run_at_its_version():
+    """At 1.37 Windows Server 2022 has ended too: the fix names Windows2025 alone."""
+    (message,) = evaluate(aks_native("1.37", "1.37", "Windows2019"), stack_config=AZURE).findings(POLICY)
+    assert message.startswith("pool 'win' (AgentPool): its nodes would run Kubernetes 1.37 with osSKU Windows2019, "
+                              "and AKS runs no Windows Server 2019 node pools from Kubernetes 1.33")
+    assert "; use Windows2025; AKS moves no Windows node pool to another Windows Server version" in message
+    (message,) = evaluate(aks_native("1.34", "1.34", "Windows2019"), stack_config=AZURE).findings(POLICY)
+    assert "; use Windows2022 or Windows2025; " in message
+
+
+def test_a_pool_that_follows_its_control_plane_is_a_note_never_a_refusal():
+    """A node group that sets no version is created at its control plane's (a new one fails) but an existing one
+    stays at its own: which it is, the preview does not say, so it is a note with the arithmetic."""
+    result = evaluate(eks("1.33", None, "AL2_x86_64"), stack_config=AWS)
+    assert result.of(POLICY) == []
+    (note,) = notes(result)
+    assert note == (
+        "pool 'general' (NodeGroup): its amiType AL2_x86_64 runs up to Kubernetes 1.32 only (table of 2026-06-19: "
+        f"{EKS_VERSIONS} (\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon "
+        "Linux 2 (AL2) AMIs\")), and the pool sets no version, so a new pool is created at Kubernetes 1.33, the "
+        "version of the control plane of its EKS cluster 'fleet': EKS publishes no Amazon Linux 2 AMIs from "
+        "Kubernetes 1.33: a node group of it is neither created nor updated at that version; an existing pool stays "
+        "at its own version and can never be upgraded past 1.32: use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; "
+        "changing amiType replaces the node group, which pool-replacement-safe judges")
+    assert notes(evaluate(eks("1.32", None, "AL2_x86_64"), stack_config=AWS)) == []
+
+
+def test_no_version_anywhere_or_one_not_known_yet_is_said_not_judged():
+    result = evaluate(eks(None, None, "AL2_x86_64"), stack_config=AWS)
+    assert result.of(POLICY) == []
+    assert [note.split(": ", 1)[1] for note in notes(result)] == [
+        "its amiType AL2_x86_64 runs up to Kubernetes 1.32 only, and neither the pool nor its cluster sets a version, "
+        "so the platform picks its default: whether its image runs there is not judged; set the version, or use "
+        "AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64"]
+
+    def later():
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version="1.33",
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                          subnet_ids=["subnet-1"], instance_types=["m7i.large"],
+                          version=cluster.arn.apply(lambda _: "1.33"),  # the cluster's ARN: known once it exists
+                          ami_type="AL2_x86_64",
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+    result = evaluate(later, stack_config=AWS)
+    assert result.of(POLICY) == []
+    assert [note.split(": ", 1)[1] for note in notes(result)] == [
+        "its amiType AL2_x86_64 runs up to Kubernetes 1.32 only, and its version (version) is not known yet, so "
+        "whether its image runs there is not judged"]
+
+
+def test_a_secret_image_is_judged_and_never_told():
+    (message,) = evaluate(eks("1.33", "1.33", "AL2_x86_64", secret_ami=True), stack_config=AWS).findings(POLICY)
+    assert "AL2" not in message and "Amazon Linux" not in message and "BOTTLEROCKET" not in message
+    assert message.startswith("pool 'general' (NodeGroup): its nodes would run Kubernetes 1.33 with amiType [secret]")
+
+
+def test_an_image_the_table_does_not_know_is_not_judged_by_it():
+    for ami in ("AL2023_x86_64_STANDARD", "BOTTLEROCKET_x86_64", "CUSTOM"):
+        result = evaluate(eks("1.36", "1.36", ami), stack_config=AWS)
+        assert result.of(POLICY) == [] and notes(result) == []
