@@ -30,6 +30,7 @@ from pulumi_policy import EnforcementLevel, PolicyPack
 from . import (
     cloud_machine_catalog,
     cloud_machine_new_family,
+    cluster_support_window,
     cluster_version_skew,
     compute_cluster_safe_update,
     compute_cluster_valid,
@@ -97,6 +98,7 @@ ALL: tuple[Policy, ...] = (
     namespace_admits_workload.POLICY,
     platform_admits_workload.POLICY,
     node_image_supported.POLICY,
+    cluster_support_window.POLICY,
     exemptions_in_force.POLICY,  # last: it shows what the others' exemptions kept from them
 )
 

@@ -96,7 +96,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="node-image-supported",
     subject="stack",
-    description="A pool's node image runs at the Kubernetes version its nodes move to.",
+    description="A pool's image runs at the version its nodes move to.",
     severity=Severity.HIGH,
     remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
                       "Bottlerocket on EKS; a later Windows Server on AKS) before its nodes move to it.",

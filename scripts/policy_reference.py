@@ -87,15 +87,21 @@ def _export(program: Mapping[str, Any]) -> dict[str, Any]:
     return {"version": 3, "deployment": {"resources": resources}}
 
 
+# the day the examples are judged on: what depends on the date (exemptions' expiries, cluster-support-window) gives the
+# same reference on any day (tests/conftest.py judges the suite on it too)
+REFERENCE_TODAY = "2026-12-01"
+
+
 @contextmanager
 def _isolated() -> Iterator[Path]:
-    """No local backend, Pulumi home or exemption settings of the machine this runs on may change a verdict."""
+    """No local backend, Pulumi home, exemption settings or date of the machine this runs on may change a verdict."""
     names = ("PULUMI_BACKEND_URL", "PULUMI_HOME", "HOME", "COMPUTE_GUARD_TODAY", "COMPUTE_GUARD_EXEMPTION_DAYS")
     saved = {name: os.environ.get(name) for name in names}
     with tempfile.TemporaryDirectory() as home:
         for name in names:
             os.environ.pop(name, None)
         os.environ["HOME"] = home
+        os.environ["COMPUTE_GUARD_TODAY"] = REFERENCE_TODAY
         try:
             yield Path(home)
         finally:

@@ -16,6 +16,10 @@ from hypothesis import Phase, settings
 ROOT = Path(__file__).resolve().parent.parent
 
 os.environ["COMPUTE_GUARD_STRICT"] = "1"
+# The suite's calendar: what depends on today's date (exemptions' expiries, cluster-support-window) is judged on one
+# fixed day, the one the policy reference is generated on (scripts/policy_reference.py REFERENCE_TODAY), so no verdict
+# drifts with the clock; the pack processes tests start inherit it, and a test of a date-dependent rule sets its own.
+os.environ["COMPUTE_GUARD_TODAY"] = "2026-12-01"
 
 
 # scripts/mutation: a property that fails under a mutant fails at once, instead of spending its time

@@ -187,10 +187,25 @@ _PLANNED_SENSITIVE = {SPECIAL: SECRET, "value": ""}
 SAME, UPDATE, REPLACE = "same", "update", "replace"
 
 
-def change(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any]) -> str:
+def change(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any],
+           outputs: Mapping[str, Any] | None = None) -> str:
     """What the provider's Diff makes of the new checked inputs against the previous deployment's: the same, an
-    update in place, or a replacement (a ForceNew field changed, or is not known yet)."""
-    return _compare(_table()[token]["fields"], checked, olds)
+    update in place, or a replacement (a ForceNew field changed, or is not known yet). An input the state keeps
+    encrypted (which the engine decrypts and the kit cannot) is read from the deployed ``outputs`` where they hold it in
+    plain text, as a bridged resource's outputs repeat its inputs."""
+    readable = {key: outputs[key] if _contains_unknown(value) and outputs is not None and key in outputs
+                and not _contains_unknown(outputs[key]) and not _sealed(outputs[key]) else value
+                for key, value in olds.items()}
+    return _compare(_table()[token]["fields"], checked, readable)
+
+
+def _sealed(value: Any) -> bool:
+    """A special value (a secret, a resource reference), which is not compared here."""
+    if isinstance(value, Mapping):
+        return SPECIAL in value or any(_sealed(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_sealed(item) for item in value)
+    return False
 
 
 def _compare(fields: Mapping[str, Any], new: Mapping[str, Any], old: Mapping[str, Any]) -> str:

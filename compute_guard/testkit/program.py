@@ -285,7 +285,7 @@ class _CapturingMonitor(mocks.MockMonitor):
         old_id = old.get("id") if isinstance(old, dict) and isinstance(old.get("id"), str) else None
         checked = bridged.check(request.type, plain, urn, request.name, old_inputs)
         if checked is not None:
-            verdict = bridged.change(request.type, checked, old_inputs) if old_inputs is not None else None
+            verdict = bridged.change(request.type, checked, old_inputs, old_outputs) if old_inputs is not None else None
             if not self.preview:
                 given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked),
                                                          request.name), \

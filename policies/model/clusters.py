@@ -60,6 +60,10 @@ class KubeCluster:
     # what runs Pods on nodes of the platform's own, with its admission (SPEC 21, platform-admits-workload), as its
     # source reads it: EKS Fargate profiles, GKE Autopilot; None: only the nodes of its pools
     admission: Admission | None = None
+    # what its platform does once its version leaves standard support, as its input says (EKS
+    # upgradePolicy.supportType: EXTENDED, the default, or STANDARD); None: the input is not set
+    support: Any = None
+    platform: str | None = None  # whose cluster it is (aws, gcp, azure), as its source says
 
     @property
     def ref(self) -> ClusterRef:
@@ -164,7 +168,8 @@ def kubeconfig_names(value: Any) -> frozenset[str]:
 def _merged(component: KubeCluster, resource: KubeCluster) -> KubeCluster:
     """A cluster component with what its cluster resource says of the cluster, where the component says nothing."""
     facts = {key: getattr(resource, key) for key in ("zones", "zone_count", "region", "max_pods", "version",
-                                                      "plugin", "pod_range", "admission")
+                                                      "plugin", "pod_range", "admission", "support",
+                                                      "platform")
              if getattr(component, key) is None and getattr(resource, key) is not None}
     return dataclasses.replace(component, names=component.names | resource.names,
                                endpoints=component.endpoints | resource.endpoints,

@@ -4,6 +4,7 @@ AnalyzeStack). One clean stack, then one mistake per policy: exactly that policy
 that resource, at exactly the expected level."""
 
 import json
+import os
 from datetime import date, timedelta
 
 import pulumi
@@ -224,11 +225,11 @@ SCENARIOS = {
     # a node group named by the program moved from m7i.large to m7i.xlarge, which replaces it: deleted first, under a
     # Deployment no other pool takes (the in-process twin: tests/policies/test_pool_replacement_safe.py)
     "pool-replacement-safe": ([eks_replaced("m7i.xlarge")], "aws", "general", None, [eks_replaced("m7i.large")]),
-    # a node group at 1.31 on a control plane at 1.30 (the in-process twin: tests/policies/test_cluster_version_skew.py)
-    "cluster-version-skew": ([eks_versions("1.30", "1.31")], "aws", "general", None, None),
-    # an autoscaling/v2beta2 autoscaler on a 1.26 cluster (the in-process twin:
+    # a node group at 1.35 on a control plane at 1.34 (the in-process twin: tests/policies/test_cluster_version_skew.py)
+    "cluster-version-skew": ([eks_versions("1.34", "1.35")], "aws", "general", None, None),
+    # an autoscaling/v2beta2 autoscaler (removed in 1.26) on a 1.34 cluster (the in-process twin:
     # tests/policies/test_workload_api_available.py)
-    "workload-api-available": ([eks_versions("1.26", removed_autoscaler=True)], "aws", "api", None, None),
+    "workload-api-available": ([eks_versions("1.34", removed_autoscaler=True)], "aws", "api", None, None),
     # an AKS pool of Azure CNI whose maxCount its /24 subnet cannot address (the in-process twin:
     # tests/policies/test_pool_address_space.py)
     "pool-address-space": ([aks_on_subnet(subnet_pool(max_count=8))], "azure", "aks", None, None),
@@ -240,14 +241,18 @@ SCENARIOS = {
     # tests/policies/test_platform_admits_workload.py)
     "platform-admits-workload": ([*fargate_cluster(), fargate_workload(hostNetwork=True)], "aws", "app",
                                  {"workload-schedulable": {"enforcementLevel": "disabled"}}, None),
-    # an Amazon Linux 2 node group moved to 1.33 with its control plane (the in-process twin:
+    # an Amazon Linux 2 node group at 1.34 with its control plane (the in-process twin:
     # tests/policies/test_node_image_supported.py)
-    "node-image-supported": ([eks_versions("1.33", "1.33", ami="AL2_x86_64")], "aws", "general", None, None),
-    # the pack process judges exemptions on the system's date: one that expires in a month
+    "node-image-supported": ([eks_versions("1.34", "1.34", ami="AL2_x86_64")], "aws", "general", None, None),
+    # a control plane at 1.32, in paid extended support on the suite's date (the in-process twin:
+    # tests/policies/test_cluster_support_window.py)
+    "cluster-support-window": ([eks_versions("1.32")], "aws", "fleet", None, None),
+    # the pack process judges exemptions on the suite's date (tests/conftest.py): one that expires in a month
     "exemptions-in-force": ([plain_cluster(bare(min_size=3, max_size=2))], "kubernetes", "compute",
                             {"compute-cluster-valid": {"exemptions": [
                                 {"resource": "compute", "reason": "OPS-42",
-                                 "expires": (date.today() + timedelta(days=30)).isoformat()}]}}, None),
+                                 "expires": (date.fromisoformat(os.environ["COMPUTE_GUARD_TODAY"]) + timedelta(days=30)).isoformat()}]}},
+                            None),
 }
 
 

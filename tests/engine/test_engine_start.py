@@ -47,11 +47,13 @@ def test_it_prints_a_port_and_lists_the_policies(analyzer):
     assert [p.name for p in info.policies] == POLICY_NAMES
     levels = {p.name: p.enforcementLevel for p in info.policies}
     # every policy is mandatory by default, except the one that changes programs' resources, the two that
-    # show what the pack cannot check, disruption-budget-useful (SPEC section 15) and workload-requests-declared
+    # show what the pack cannot check, disruption-budget-useful (SPEC section 15), workload-requests-declared,
+    # workload-interruption-tolerant and cluster-support-window (SPEC section 23)
     assert levels == {**{name: proto.MANDATORY for name in POLICY_NAMES}, "workload-architecture-pin": proto.DISABLED,
                       "helm-release-unchecked": proto.ADVISORY, "cloud-machine-new-family": proto.ADVISORY,
                       "exemptions-in-force": proto.ADVISORY, "disruption-budget-useful": proto.ADVISORY,
-                      "workload-requests-declared": proto.ADVISORY, "workload-interruption-tolerant": proto.ADVISORY}
+                      "workload-requests-declared": proto.ADVISORY, "workload-interruption-tolerant": proto.ADVISORY,
+                      "cluster-support-window": proto.ADVISORY}
     assert all(p.description and p.remediation_steps for p in info.policies)
     by_name = {p.name: p for p in info.policies}
     assert by_name["compute-pools-single-architecture"].policy_type == proto.PolicyType.POLICY_TYPE_STACK

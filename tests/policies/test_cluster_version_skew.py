@@ -51,12 +51,15 @@ def test_an_eks_node_group_is_judged_by_the_skew_policy(plane, node):
     assert (result.findings(POLICY) == []) == within_skew(plane, node)
 
 
-def test_a_node_group_newer_than_its_control_plane_is_refused_with_the_fix():
-    result = evaluate(eks("1.30", "1.31"), stack_config=aws_config())
+@pytest.mark.parametrize("plane,node", [("1.30", "1.31"), ("1.34", "1.35")])
+def test_a_node_group_newer_than_its_control_plane_is_refused_with_the_fix(plane, node):
+    """At 1.34 and 1.35: the engine scenario's in-process twin (tests/engine/test_engine_protocol.py)."""
+    result = evaluate(eks(plane, node), stack_config=aws_config())
     assert result.findings(POLICY) == [
-        "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.31, newer than the control plane of its EKS "
-        "cluster 'fleet' (1.30): a kubelet may never be newer than its API server (Kubernetes' version skew policy), and EKS "
-        "refuses the pool; upgrade the control plane to 1.31 first, or set the pool's version to 1.30"]
+        f"pool 'general' (NodeGroup): its nodes would run Kubernetes {node}, newer than the control plane of its EKS "
+        f"cluster 'fleet' ({plane}): a kubelet may never be newer than its API server (Kubernetes' version skew "
+        f"policy), and EKS refuses the pool; upgrade the control plane to {node} first, or set the pool's version to "
+        f"{plane}"]
     assert [v.level for v in result.of(POLICY)] == ["mandatory"]
     assert result.of(POLICY)[0].urn.endswith("::aws:eks/nodeGroup:NodeGroup::general")
 

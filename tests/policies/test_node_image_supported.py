@@ -108,15 +108,15 @@ def test_each_row_at_both_sides_of_its_last_version(platform, image, last, inste
 def test_an_amazon_linux_2_node_group_moved_to_1_33_is_refused_with_the_images_that_run_there():
     """The engine scenario's in-process twin (tests/engine/test_engine_protocol.py), twice in one process."""
     for _ in range(2):
-        result = evaluate(eks("1.33", "1.33", "AL2_x86_64"), stack_config=AWS)
+        result = evaluate(eks("1.34", "1.34", "AL2_x86_64"), stack_config=AWS)
         assert result.findings(POLICY) == [
-            "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.33 with amiType AL2_x86_64, and EKS publishes "
+            "pool 'general' (NodeGroup): its nodes would run Kubernetes 1.34 with amiType AL2_x86_64, and EKS publishes "
             "no Amazon Linux 2 AMIs from Kubernetes 1.33: a node group of it is neither created nor updated at that "
             "version (table of 2026-06-19: docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html "
             "(\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon Linux 2 (AL2) "
             "AMIs\")); use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; changing amiType replaces the node group, "
             "which pool-replacement-safe judges"]
-    assert evaluate(eks("1.33", "1.33", "AL2023_x86_64_STANDARD"), stack_config=AWS).findings(POLICY) == []
+    assert evaluate(eks("1.34", "1.34", "AL2023_x86_64_STANDARD"), stack_config=AWS).findings(POLICY) == []
 
 
 def test_a_windows_2019_pool_lists_only_the_images_that_run_at_its_version():

@@ -78,10 +78,12 @@ def test_a_budget_at_policy_v1beta1_on_1_25_is_refused_with_the_version_to_use()
     assert result.of(POLICY)[0].urn.endswith("::kubernetes:policy/v1beta1:PodDisruptionBudget::api")
 
 
-def test_an_autoscaler_at_autoscaling_v2beta2_on_1_26_is_refused():
-    assert evaluate(eks("1.26", "hpa-v2beta2"), stack_config=CONFIG).findings(POLICY) == [
+@pytest.mark.parametrize("version", ["1.26", "1.34"])
+def test_an_autoscaler_at_autoscaling_v2beta2_on_1_26_is_refused(version):
+    """At 1.34: the engine scenario's in-process twin (tests/engine/test_engine_protocol.py)."""
+    assert evaluate(eks(version, "hpa-v2beta2"), stack_config=CONFIG).findings(POLICY) == [
         "HorizontalPodAutoscaler 'api': its apiVersion autoscaling/v2beta2 is removed in Kubernetes 1.26, and EKS "
-        "cluster 'fleet' runs 1.26: the API server no longer serves it, so it fails to apply; use apiVersion "
+        f"cluster 'fleet' runs {version}: the API server no longer serves it, so it fails to apply; use apiVersion "
         "autoscaling/v2"]
 
 

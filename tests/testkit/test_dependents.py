@@ -212,12 +212,15 @@ def test_a_control_plane_upgrade_that_removes_a_dependents_api(tmp_path, monkeyp
               '{"app": "api"}}}, opts=pulumi.ResourceOptions(provider=provider))\ndeploy("api", "64Mi", replicas=2)')
     deployed(tmp_path, monkeypatch, at("1.24"))
     found = judged(tmp_path, at("1.25"), budget)
-    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-api-available", "prod")]
+    # (and, on the suite's date, 1.25 is past EKS's extended support: cluster-support-window's advisory)
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-api-available", "prod"),
+                                                                         ("cluster-support-window", "prod")]
     assert found["violations"][0][2] == (
         f"{BREAKS}PodDisruptionBudget 'api': its apiVersion policy/v1beta1 is removed in Kubernetes 1.25, and EKS "
         f"cluster 'prod' (this stack) runs 1.25: the API server no longer serves it, so it fails to apply; use "
         f"apiVersion policy/v1{FIX}")
-    assert judged(tmp_path, at("1.24"), budget)["violations"] == []
+    assert [(policy, urn) for policy, urn, _ in judged(tmp_path, at("1.24"), budget)["violations"]] == [
+        ("cluster-support-window", "prod")]
 
 
 FARGATE = '''

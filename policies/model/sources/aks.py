@@ -323,7 +323,7 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
         found.unread.append(Unread(resource.urn, resource.name, "AKS cluster", AUTO_PROVISIONING if isinstance(
             mode, str) else "may have node auto-provisioning (nodeProvisioningProfile.mode is not known yet), so it "
             "may have pools the stack does not declare"))
-    return KubeCluster(resource.urn, resource.name, "AKS cluster", names, pools_known=not auto,
+    return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure", pools_known=not auto,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None,

@@ -348,8 +348,9 @@ def _version(props: Any) -> Version:
 def cluster_of(resource: StackResource) -> KubeCluster:
     declared = child(resource.props, "name")
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-    return KubeCluster(resource.urn, resource.name, "EKS cluster", names,
+    return KubeCluster(resource.urn, resource.name, "EKS cluster", names, platform="aws",
                        version=Version("version", child(resource.props, "version")),
+                       support=child(child(resource.props, "upgradePolicy"), "supportType"),
                        endpoints=endpoints(child(resource.props, "endpoint")))
 
 

@@ -301,7 +301,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     pulumi_eks = components | {resource.urn for resource in resources if resource.type in NODE_GROUP_COMPONENTS}
     for resource in resources:
         if resource.type == EKS_CLUSTER_COMPONENT:
-            found.clusters.append(KubeCluster(resource.urn, resource.name, "EKS cluster", component=True))
+            found.clusters.append(KubeCluster(resource.urn, resource.name, "EKS cluster", component=True,
+                                              platform="aws"))
     for resource in resources:
         props = resource.props
         if resource.type == GROUP:

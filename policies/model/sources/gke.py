@@ -578,7 +578,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         autopilot = child(props, "enableAutopilot")
         if autopilot is True or isinstance(autopilot, Unknown):
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
-                                              version=_master(props),
+                                              version=_master(props), platform="gcp",
                                               endpoints=endpoints(child(props, "endpoint")),
                                               zones=zones, admission=Autopilot(allowlists(
                                                   found.type for found in context.resources.values()))
@@ -592,7 +592,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         auto = provisioning is True or isinstance(provisioning, Unknown)
         default_pods = child(props, "defaultMaxPodsPerNode")
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
-                                          version=_master(props),
+                                          version=_master(props), platform="gcp",
                                           pools_known=not auto, zone_count=zone_count(props, provider_props),
                                           endpoints=endpoints(child(props, "endpoint")),
                                           max_pods=default_pods if isinstance(default_pods, Unknown)

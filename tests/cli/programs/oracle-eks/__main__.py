@@ -15,7 +15,7 @@ import pulumi_kubernetes as k8s
 config = pulumi.Config()
 role = aws.iam.Role("nodes", assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [{
     "Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}}]}))
-cluster = aws.eks.Cluster("fleet", role_arn=role.arn, version="1.33",
+cluster = aws.eks.Cluster("fleet", role_arn=role.arn, version="1.34",
                           vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]))
 node_role = pulumi.Output.secret(role.arn) if config.get_bool("secretRole") else role.arn
 aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name=config.get("groupName"),

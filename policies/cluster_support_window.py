@@ -1,0 +1,116 @@
+"""cluster-support-window: a control plane whose Kubernetes version has left its platform's standard support (SPEC 23,
+policy 32; advisory).
+
+A minor version is in EKS's standard support for 14 months after its release, then in extended support for 12 more;
+past that, EKS upgrades the control plane itself (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html).
+In extended support a control plane costs $0.60 an hour instead of $0.10 (aws.amazon.com/eks/pricing), with no failure
+and no approval step: ``upgradePolicy.supportType`` EXTENDED is the default. With STANDARD, EKS upgrades the control
+plane at the end of standard support instead (docs.aws.amazon.com/eks/latest/userguide/extended-support-control.html).
+
+The calendar is data (policies/platforms/data/support_windows.json, its date and source in each message); today's date
+is the clock's (``COMPUTE_GUARD_TODAY`` in tests). The version is the one the cluster runs or moves to in this
+preview. Only EKS is in the calendar so far: AKS and GKE clusters are not judged by it.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from pulumi_policy import EnforcementLevel, Severity
+
+from .adapters.findings import Finding, Violation
+from .adapters.templates import Context, Policy
+from .model.clusters import KubeCluster
+from .model.stack import Stack
+from .model.values import Unknown, derived, undetermined
+from .model.versions import release
+from .platforms.support import Calendar, calendar, table_date
+
+HOURS_A_MONTH = 730  # 24 hours x 365 days / 12 months, the month cloud prices are quoted in
+
+
+def cluster_support_window(stack: Stack, today: date) -> list[Finding]:
+    findings: list[Finding] = []
+    for cluster in stack.kube_clusters:
+        if cluster.urn in stack.foreign or cluster.version is None or cluster.platform is None:
+            continue
+        known = calendar(cluster.platform)
+        if known is None:
+            continue
+        finding = _judged(cluster, known, today)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | None:
+    version = cluster.version
+    if version is None or version.value is None:
+        return None  # the platform's default: its newest
+    if version.unknown is not None:
+        return undetermined(f"{cluster.kind} '{cluster.name}': its Kubernetes version ({version.field}) is not known "
+                            "yet, so whether it is in standard support is not judged")
+    minor = version.minor
+    if minor is None:
+        return None
+    value = version.value
+    window = known.window(minor)
+    oldest = known.oldest
+    where = f"{cluster.kind} '{cluster.name}'"
+    said = f"(calendar of {table_date()}: {known.source}; today {today.isoformat()})"
+    target = known.in_standard(today)
+    upgrade = (f"upgrade it one minor at a time to {release(target, value)}, the oldest in standard support"
+               if target is not None and target > minor else "upgrade it one minor at a time")
+    if window is None:
+        if minor >= oldest.minor or today <= oldest.extended_end:
+            return None  # newer than the calendar, or an old version the calendar cannot date yet
+        return Violation(
+            f"{where}: Kubernetes {version.shown()} is older than every version of the calendar, whose oldest, "
+            f"{release(oldest.minor, value)}, left extended support on {oldest.extended_end.isoformat()} {said}: the "
+            f"platform upgrades such a control plane itself and creates no cluster at it; {upgrade}", cluster.urn)
+    if today <= window.standard_end:
+        return None
+    shown = version.shown()
+    if today > window.extended_end:
+        return Violation(
+            f"{where}: Kubernetes {shown} left extended support on "
+            f"{derived(window.extended_end.isoformat(), value)} {said}: the platform upgrades the control plane "
+            f"itself and creates no cluster at it; {upgrade}", cluster.urn)
+    support = cluster.support
+    ended = f"{where}: Kubernetes {shown} left standard support on {derived(window.standard_end.isoformat(), value)}"
+    if isinstance(support, Unknown):
+        return undetermined(f"{ended} {said}, and whether it stays in paid extended support "
+                            f"(upgradePolicy.supportType) is not known yet; {upgrade}")
+    if isinstance(support, str) and support.upper() == "STANDARD":
+        return Violation(
+            f"{ended} {said}, and its upgradePolicy.supportType is STANDARD: the platform upgrades the control plane "
+            f"to the next version on its own schedule, not the stack's; {upgrade} before it does", cluster.urn)
+    more = (known.extended_hour - known.standard_hour) * HOURS_A_MONTH
+    written = "EXTENDED" if isinstance(support, str) else "EXTENDED, the default"
+    return Violation(
+        f"{ended} and is in extended support until {derived(window.extended_end.isoformat(), value)} {said}: with "
+        f"upgradePolicy.supportType {written}, its control plane costs ${known.extended_hour} an hour instead of "
+        f"${known.standard_hour}, (${known.extended_hour} - ${known.standard_hour}) x {HOURS_A_MONTH} hours = "
+        f"${_money(more)} a month more ({known.price_source}); {upgrade}, or set upgradePolicy.supportType to "
+        "STANDARD to have the platform upgrade it at once", cluster.urn)
+
+
+def _money(amount: Decimal) -> str:
+    return f"{amount.quantize(Decimal('0.01'))}"
+
+
+def _check(stack: Stack, context: Context) -> list[Finding]:
+    return cluster_support_window(stack, context.state.today)
+
+
+POLICY = Policy(
+    name="cluster-support-window",
+    subject="stack",
+    description="Control planes run versions in their platform's standard support.",
+    severity=Severity.MEDIUM,
+    level=EnforcementLevel.ADVISORY,
+    remediation_steps="Upgrade the control plane one minor version at a time to a version in standard support, or "
+                      "choose what the platform does at the end of standard support (EKS upgradePolicy.supportType).",
+    check=_check,
+)

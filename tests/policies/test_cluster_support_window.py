@@ -1,0 +1,127 @@
+"""cluster-support-window: a control plane whose version has left its platform's standard support (SPEC 23, policy 32,
+advisory), on today's date as the test sets it (COMPUTE_GUARD_TODAY), through pulumi-aws and pulumi-eks.
+
+The oracle is EKS's release calendar, written out here row by row with its source, and the price arithmetic written out
+as a formula: the table the pack reads (policies/platforms/data/support_windows.json) must say the same."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pulumi_aws as aws
+import pulumi_eks as eks
+import pytest
+
+from compute_guard.testkit import evaluate
+
+POLICY = "cluster-support-window"
+ROLE = "arn:aws:iam::123456789012:role/eks"
+TABLE = Path(__file__).resolve().parents[2] / "policies" / "platforms" / "data" / "support_windows.json"
+AWS = {"compute:platform": "aws", "aws:region": "us-west-2"}
+
+# docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html, "Amazon EKS Kubernetes release calendar": each
+# minor's end of standard support and end of extended support (14 months, then 12 more)
+EKS_CALENDAR = {
+    (1, 28): (date(2024, 11, 26), date(2025, 11, 26)),
+    (1, 29): (date(2025, 3, 23), date(2026, 3, 23)),
+    (1, 30): (date(2025, 7, 23), date(2026, 7, 23)),
+    (1, 31): (date(2025, 11, 26), date(2026, 11, 26)),
+    (1, 32): (date(2026, 3, 23), date(2027, 3, 23)),
+    (1, 33): (date(2026, 7, 29), date(2027, 7, 29)),
+    (1, 34): (date(2026, 12, 2), date(2027, 12, 2)),
+    (1, 35): (date(2027, 3, 27), date(2028, 3, 27)),
+}
+# aws.amazon.com/eks/pricing: a cluster hour in standard support, and in extended support (USD)
+STANDARD_HOUR, EXTENDED_HOUR = Decimal("0.10"), Decimal("0.60")
+
+
+def test_the_calendar_says_what_eks_documents():
+    document = json.loads(TABLE.read_text())
+    aws_entry = document["platforms"]["aws"]
+    assert aws_entry["source"].startswith("docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html")
+    assert {tuple(int(part) for part in version.split(".")): (date.fromisoformat(ends[0]), date.fromisoformat(ends[1]))
+            for version, ends in aws_entry["versions"].items()} == EKS_CALENDAR
+    assert (Decimal(aws_entry["standard_hour"]), Decimal(aws_entry["extended_hour"])) == (STANDARD_HOUR, EXTENDED_HOUR)
+    assert aws_entry["price_source"].startswith("aws.amazon.com/eks/pricing")
+
+
+def cluster(version: str | None, support: str | None = None):
+    def program():
+        aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version=version,
+                        upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type=support) if support else None,
+                        vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+    return program
+
+
+def judged(program, today: date, monkeypatch) -> list[str]:
+    monkeypatch.setenv("COMPUTE_GUARD_TODAY", today.isoformat())
+    result = evaluate(program, stack_config=AWS)
+    assert {v.level for v in result.of(POLICY)} <= {"advisory"}
+    return result.findings(POLICY)
+
+
+@pytest.mark.parametrize("minor", sorted(EKS_CALENDAR))
+def test_each_version_on_both_sides_of_its_end_of_standard_support(minor, monkeypatch):
+    standard_end, extended_end = EKS_CALENDAR[minor]
+    version = f"{minor[0]}.{minor[1]}"
+    assert judged(cluster(version), standard_end, monkeypatch) == []
+    (message,) = judged(cluster(version), standard_end + timedelta(days=1), monkeypatch)
+    assert f"Kubernetes {version} left standard support on {standard_end.isoformat()} and is in extended support " \
+           f"until {extended_end.isoformat()}" in message
+    (message,) = judged(cluster(version), extended_end + timedelta(days=1), monkeypatch)
+    assert f"Kubernetes {version} left extended support on {extended_end.isoformat()}" in message
+
+
+def test_extended_support_is_said_with_its_price_and_the_version_to_move_to(monkeypatch):
+    """The engine scenario's in-process twin (tests/engine/test_engine_protocol.py), twice in one process."""
+    more = (EXTENDED_HOUR - STANDARD_HOUR) * 730  # 24 x 365 / 12 hours a month
+    for _ in range(2):
+        assert judged(cluster("1.32"), date(2026, 12, 1), monkeypatch) == [
+            "EKS cluster 'fleet': Kubernetes 1.32 left standard support on 2026-03-23 and is in extended support until "
+            "2027-03-23 (calendar of 2026-06-19: docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html, "
+            "\"Amazon EKS Kubernetes release calendar\"; today 2026-12-01): with upgradePolicy.supportType EXTENDED, "
+            "the default, its control plane costs $0.60 an hour instead of $0.10, ($0.60 - $0.10) x 730 hours = "
+            f"${more:.2f} a month more (aws.amazon.com/eks/pricing (per cluster hour, standard and extended support)); "
+            "upgrade it one minor at a time to 1.34, the oldest in standard support, or set "
+            "upgradePolicy.supportType to STANDARD to have the platform upgrade it at once"]
+    assert f"{more:.2f}" == "365.00"
+
+
+def test_standard_support_type_is_said_as_an_upgrade_on_the_platforms_schedule(monkeypatch):
+    (message,) = judged(cluster("1.33", support="STANDARD"), date(2026, 12, 1), monkeypatch)
+    assert message.endswith("and its upgradePolicy.supportType is STANDARD: the platform upgrades the control plane to "
+                            "the next version on its own schedule, not the stack's; upgrade it one minor at a time to "
+                            "1.34, the oldest in standard support before it does")
+    (message,) = judged(cluster("1.33", support="EXTENDED"), date(2026, 12, 1), monkeypatch)
+    assert "with upgradePolicy.supportType EXTENDED, its control plane costs $0.60" in message
+
+
+def test_versions_the_calendar_does_not_know(monkeypatch):
+    """Older than its oldest row once that row's extended support is over: said; newer than its newest: not judged;
+    a cluster that names no version (EKS's default, its newest) neither."""
+    (message,) = judged(cluster("1.27"), date(2026, 12, 1), monkeypatch)
+    assert "Kubernetes 1.27 is older than every version of the calendar, whose oldest, 1.28, left extended support " \
+           "on 2025-11-26" in message
+    assert judged(cluster("1.27"), date(2025, 11, 26), monkeypatch) == []
+    assert judged(cluster("1.36"), date(2026, 12, 1), monkeypatch) == []
+    assert judged(cluster(None), date(2026, 12, 1), monkeypatch) == []
+
+
+def test_a_pulumi_eks_cluster_is_judged_by_its_version(monkeypatch):
+    def program():
+        eks.Cluster("fleet", version="1.31", skip_default_node_group=True)
+    (message,) = judged(program, date(2026, 12, 1), monkeypatch)
+    assert message.startswith("EKS cluster 'fleet': Kubernetes 1.31 left extended support on 2026-11-26")
+
+
+def test_a_secret_version_is_judged_and_never_told(monkeypatch):
+    import pulumi
+
+    def program():
+        aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version=pulumi.Output.secret("1.32"),
+                        vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+    (message,) = judged(program, date(2026, 12, 1), monkeypatch)
+    assert "1.32" not in message and "2026-03-23" not in message and "2027-03-23" not in message
