@@ -1,5 +1,5 @@
-"""workload-interruption-tolerant: a workload that can run only on capacity the provider reclaims can lose a Pod
-without going down.
+"""workload-interruption-tolerant: a workload that can run only on capacity the provider reclaims, or on nodes replaced
+on a schedule, can lose a Pod without going down.
 
 Spot and preemptible nodes are taken back at the provider's word: about two minutes' notice on AWS
 (docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html), 30 seconds on GCP
@@ -10,6 +10,14 @@ NodePool whose ``karpenter.sh/capacity-type`` requirement allows spot only). A w
 place on such pools only, where its cluster's pools are all known, and which cannot lose a Pod without downtime
 (one replica, a StatefulSet of one included, or a PodDisruptionBudget that allows no eviction of its Pods), goes down
 at the first reclaim. Advisory: running one replica on spot capacity may be a choice.
+
+Node lifetimes (SPEC 23) are forced disruptions on a schedule the stack declares (``Pool.lifetime``): a Karpenter
+NodePool's ``expireAfter`` replaces each node after that long, and with ``terminationGracePeriod`` its drain deletes
+the Pods past their budgets once the grace runs out (the karpenter.sh/v1 NodePool CRD); EKS Auto Mode replaces every
+node within 21 days whatever the budgets. A workload that may land only on such pools, with one replica (where the
+schedule is written or forced), or with a budget that allows no eviction (where the drain is forced), goes down on
+that schedule. A NodePool that writes no expireAfter (Karpenter's 720h default) is not judged for one replica: every
+pool's nodes are drained now and then, and the policy speaks of schedules the stack declares.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from .adapters.templates import Context, Policy
 from .model.disruption import disruption_ignored, drained, protection
 from .model.landing import PoolVerdict, interruption, landing
 from .model.loads import placed_of, pods_of
+from .model.pool import Lifetime
 from .model.stack import Stack
 from .model.values import is_secret, undetermined
 from .model.workloads import Workload
@@ -43,6 +52,10 @@ def workload_interruption_tolerant(stack: Stack) -> list[Finding]:
             why = _fragile(stack, workload)
             if why is not None:
                 findings.append(Violation(_message(workload, possible, kinds, why, several), workload.urn))
+            continue
+        expiring = _expiring(stack, workload, possible, several)
+        if expiring is not None:
+            findings.append(Violation(expiring, workload.urn))
             continue
         if landed.unknown is None:
             continue  # some pool that takes it is not reclaimed (or not known to be)
@@ -76,6 +89,45 @@ def _message(workload: Workload, verdicts: tuple[PoolVerdict, ...], kinds: list[
             "eviction, or give it a pool of on-demand nodes")
 
 
+def _expiring(stack: Stack, workload: Workload, possible: tuple[PoolVerdict, ...], several: bool) -> str | None:
+    """Node lifetimes (SPEC 23): every pool that may take it replaces its nodes on a schedule the stack declares, and
+    it cannot lose a Pod: one replica goes down at each replacement where the schedule is written or forced; a budget
+    that allows no eviction holds only where the drain never deletes Pods past it (no grace, no platform limit)."""
+    if not possible or workload.kind in JOBS:
+        return None
+    lifetimes = [verdict.pool.lifetime for verdict in possible]
+    why = _fragile(stack, workload)
+    if why is None or any(lifetime is None for lifetime in lifetimes):
+        return None
+    budget = why != ONE_REPLICA
+    if not all(lifetime is not None and (lifetime.forced if budget else lifetime.forced or bool(lifetime.field))
+               for lifetime in lifetimes):
+        return None
+    pools = listed([f"{pool_name(verdict.pool, several)} ({_schedule(lifetime)})"
+                    for verdict, lifetime in zip(possible, lifetimes, strict=True) if lifetime is not None], "; ")
+    if budget:
+        return (f"{workload.subject}: its Pods run only on pools whose nodes are replaced on a schedule ({pools}), "
+                f"and {why}: each replacement's drain waits on the budget only until its grace runs out, then deletes "
+                "the Pods anyway, and the workload goes down on that schedule: let the budget allow one eviction "
+                "with at least two replicas, or give it a pool whose nodes do not expire")
+    return (f"{workload.subject}: its Pods run only on pools whose nodes are replaced on a schedule ({pools}), and "
+            f"{why}: each replacement evicts it and it is down until its Pod starts again: run at least two replicas "
+            "with a budget that allows one eviction, or give it a pool whose nodes do not expire")
+
+
+def _schedule(lifetime: Lifetime) -> str:
+    """How a pool's nodes are replaced, as a clause."""
+    written = f" ({lifetime.field})" if lifetime.field else ""
+    forced = (f", and deletes their Pods {lifetime.grace} into the drain whatever their budgets "
+              "(terminationGracePeriod)" if lifetime.grace else
+              ", whatever their budgets" if lifetime.limit and lifetime.limit == lifetime.every else
+              f", and within {lifetime.limit} whatever their budgets" if lifetime.limit else "")
+    return f"{lifetime.platform} replaces each node after {lifetime.every}{written}{forced}"
+
+
+ONE_REPLICA = "it runs one replica"
+
+
 def _fragile(stack: Stack, workload: Workload) -> str | None:
     """Why it cannot lose a Pod without downtime, or None when it can (or the pack cannot tell)."""
     if workload.kind in JOBS:
@@ -85,7 +137,7 @@ def _fragile(stack: Stack, workload: Workload) -> str | None:
         return None
     count = placed_of(stack, workload).count
     if count == 1 and not is_secret(count):
-        return "it runs one replica"
+        return ONE_REPLICA
     budgets = protection(stack).of_workload.get(workload, [])
     if len(budgets) != 1 or not isinstance(count, int) or count < 1:
         return None  # two budgets refuse every eviction already: workload-disruption-allowed's
@@ -105,7 +157,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="workload-interruption-tolerant",
     subject="stack",
-    description="A workload that can run only on spot or preemptible capacity can lose a Pod: more than one "
+    description="A workload that can run only on spot capacity or expiring nodes can lose a Pod: more than one "
                 "replica, and no PodDisruptionBudget that allows no eviction.",
     severity=Severity.MEDIUM,
     level=EnforcementLevel.ADVISORY,

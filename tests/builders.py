@@ -324,11 +324,13 @@ KARPENTER = SHARED / "third_party" / "karpenter"
 
 def nodepool(name: str, requirements: list[dict[str, Any]] | None = None, *, taints: list[dict[str, Any]] | None = None,
              labels: Mapping[str, str] | None = None, node_class: str = "default",
-             limits: Mapping[str, Any] | None = None) -> Part:
-    """A karpenter.sh/v1 NodePool through apiextensions.CustomResource, as a Pulumi program declares one."""
+             limits: Mapping[str, Any] | None = None, lifetime: Mapping[str, str] | None = None) -> Part:
+    """A karpenter.sh/v1 NodePool through apiextensions.CustomResource, as a Pulumi program declares one
+    (``lifetime``: its template spec's expireAfter and terminationGracePeriod)."""
     template_spec: dict[str, Any] = {
         "requirements": requirements if requirements is not None else [],
         "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class}}
+    template_spec.update(lifetime or {})
     if taints is not None:
         template_spec["taints"] = taints
     template: dict[str, Any] = {"spec": template_spec}

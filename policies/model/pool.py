@@ -145,6 +145,26 @@ def stack_named(name: str) -> str:
     return name if name == THIS_STACK else f"stack {name}"
 
 
+@dataclass(frozen=True)
+class Lifetime:
+    """How long a pool's nodes live before their platform replaces them (SPEC 23: node lifetimes), as the stack declares
+    it: ``every``, the longest a node lives (a duration as written, "720h"); ``grace``, how long a drain of an expired
+    node waits on budgets before it deletes their Pods anyway ("24h"; None: it waits for ever); ``field``, the input
+    that sets it; ``platform``, who replaces the nodes ("Karpenter", "EKS Auto Mode"); ``limit``, the longest the
+    platform lets a node live whatever the budgets ("21 days": EKS Auto Mode's), "" where it sets none."""
+
+    every: str
+    grace: str | None
+    field: str
+    platform: str
+    limit: str = ""
+
+    @property
+    def forced(self) -> bool:
+        """Its Pods are deleted past their budgets once a node has lived its time (and its grace)."""
+        return self.grace is not None or bool(self.limit)
+
+
 @dataclass(frozen=True, eq=False)
 class Pool:
     """One pool: its source resource, its machines, its nodes' labels and taints, its size, zones and cluster."""
@@ -211,6 +231,9 @@ class Pool:
     # the Kubernetes version its nodes run, as its input sets it (model/versions.py); None: the source has none (a
     # NodePool's nodes take their cluster's), and a Version whose value is None follows its control plane's
     version: Version | None = None
+    # how long its nodes live before they are replaced, where the stack declares it (a Karpenter NodePool's expireAfter,
+    # EKS Auto Mode's limit)
+    lifetime: Lifetime | None = None
     # its nodes' image as its input names it (SPEC 23: EKS amiType, AKS osSKU), where the program or the provider sets
     # one: the input's name and its value (a str, maybe secret, or Unknown)
     image: tuple[str, Any] | None = None

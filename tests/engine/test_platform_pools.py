@@ -144,8 +144,9 @@ def test_eks_auto_mode_built_in_nodepools_take_amd64_only_outside_the_system_poo
     """EKS Auto Mode's general-purpose NodePool runs amd64 only; its system NodePool is tainted CriticalAddonsOnly."""
     from builders import auto_mode_cluster
 
-    assert engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=AMD64, requests=DECLARED)],
-                      "aws").violations == []
+    # (two replicas: one would not survive Auto Mode's node lifetime, workload-interruption-tolerant's advisory)
+    assert engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=AMD64, requests=DECLARED,
+                                                             spec={"replicas": 2})], "aws").violations == []
     assert verdicts(engine_run([auto_mode_cluster("auto"), deployment("api", node_selector=ARM64)], "aws")) == [
         ("workload-schedulable", "api")]
 

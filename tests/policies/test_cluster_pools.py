@@ -102,7 +102,10 @@ def test_eks_self_managed_t3_medium_holds_3554_mib_and_17_pods_a_node():
 
 
 def test_eks_auto_mode_general_purpose_runs_amd64_only():
-    assert run(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=AMD64),
+    """(Two replicas: Auto Mode replaces its nodes on a schedule, which one replica does not survive:
+    workload-interruption-tolerant, tests/policies/test_workload_interruption_tolerant.py.)"""
+    two = {"replicas": 2}
+    assert run(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=AMD64, spec=two),
                platform="aws").violations == []
     (message,) = run(auto_mode_cluster("auto"), deployment("api", node_selector=ARM64), platform="aws").findings(
         SCHEDULABLE)
@@ -113,7 +116,7 @@ def test_eks_auto_mode_general_purpose_runs_amd64_only():
         "node affinity or tolerations to match a pool, or declare a pool that takes them")
     system_only = auto_mode_cluster("auto", ["system"])
     tolerates = {"tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}]}
-    assert run(system_only, deployment("api", requests=TINY, node_selector=ARM64, pod=tolerates),
+    assert run(system_only, deployment("api", requests=TINY, node_selector=ARM64, pod=tolerates, spec=two),
                platform="aws").violations == []
 
 

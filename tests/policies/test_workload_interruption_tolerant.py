@@ -1,11 +1,23 @@
 """workload-interruption-tolerant: a workload that can run only on spot or preemptible capacity can lose a Pod
 (SPEC 16, policy 24). Each pool's capacity is worked out here from its platform's field: EKS capacityType SPOT, AKS
 scaleSetPriority Spot (with AKS's taint, tolerated here), GKE spot / preemptible, Karpenter's karpenter.sh/capacity-type
-requirement."""
+requirement. Node lifetimes (SPEC 23): a Karpenter NodePool's expireAfter and terminationGracePeriod (its v1 CRD in
+../shared/third_party/karpenter: 720h by default, a grace that "bypasses any blocked PDBs"), EKS Auto Mode's built-in
+pools (336h and 24h, within 21 days whatever the budgets)."""
 
 from typing import Any
 
-from builders import budget, deployment, managed_cluster, node_class, node_group, nodepool, run, workload
+from builders import (
+    auto_mode_cluster,
+    budget,
+    deployment,
+    managed_cluster,
+    node_class,
+    node_group,
+    nodepool,
+    run,
+    workload,
+)
 
 POLICY = "workload-interruption-tolerant"
 TINY = {"cpu": "100m"}  # CPU only: some machines a NodePool allows have no memory in the catalog (a note)
@@ -123,3 +135,58 @@ def test_a_job_on_spot_is_told_what_a_job_can_do():
         failing = {"podFailurePolicy": {"rules": [{"action": "FailJob", "onPodConditions": [
             {"type": "DisruptionTarget"}]}]}}
         assert len(findings(node_class(), spot, workload(kind, "nightly", requests=TINY, spec=failing))) == 1
+
+
+WEEKLY = {"expireAfter": "168h", "terminationGracePeriod": "24h"}
+
+
+def test_one_replica_on_nodes_replaced_every_week_is_advised_against():
+    """The karpenter repository's own max-node-lifetime example: nodes replaced after 168h, their Pods deleted 24h into
+    the drain whatever their budgets. Twice in one process."""
+    for _ in range(2):
+        (message,) = findings(node_class(), nodepool("weekly", [AMD64], lifetime=WEEKLY),
+                              deployment("api", requests=TINY))
+        assert message == (
+            "Deployment 'api': its Pods run only on pools whose nodes are replaced on a schedule (pool 'weekly' "
+            "(NodePool) (Karpenter replaces each node after 168h (spec.template.spec.expireAfter), and deletes their "
+            "Pods 24h into the drain whatever their budgets (terminationGracePeriod))), and it runs one replica: each "
+            "replacement evicts it and it is down until its Pod starts again: run at least two replicas with a budget "
+            "that allows one eviction, or give it a pool whose nodes do not expire")
+
+
+def test_a_budget_that_allows_no_eviction_holds_only_where_the_drain_is_not_forced():
+    """Without terminationGracePeriod Karpenter waits on the budget for ever (workload-disruption-allowed says that
+    drain never finishes); with it, the Pods are deleted past the budget: the workload goes down on the schedule."""
+    three = deployment("api", requests=TINY, spec={"replicas": 3})
+    blocked = budget("api", minAvailable=3)
+    (message,) = findings(node_class(), nodepool("weekly", [AMD64], lifetime=WEEKLY), three, blocked)
+    assert "and PodDisruptionBudget 'api' allows no eviction of its Pods: each replacement's drain waits on the " \
+           "budget only until its grace runs out, then deletes the Pods anyway" in message
+    waits = nodepool("weekly", [AMD64], lifetime={"expireAfter": "168h"})
+    assert findings(node_class(), waits, three, blocked) == []
+    assert findings(node_class(), nodepool("weekly", [AMD64], lifetime=WEEKLY), three,
+                    budget("api", maxUnavailable=1)) == []
+
+
+def test_only_schedules_the_stack_declares_are_judged():
+    """Karpenter's 720h default is not written by the stack (every pool's nodes are drained now and then): one replica
+    there is not advised against; an expireAfter of Never neither; a pool beside it whose nodes do not expire keeps
+    the workload safe."""
+    one = deployment("api", requests=TINY)
+    assert findings(node_class(), nodepool("plain", [AMD64]), one) == []
+    assert findings(node_class(), nodepool("never", [AMD64], lifetime={"expireAfter": "Never",
+                                                                       "terminationGracePeriod": "1h"}), one) == []
+    (message,) = findings(node_class(), nodepool("monthly", [AMD64], lifetime={"expireAfter": "720h"}), one)
+    assert "(Karpenter replaces each node after 720h (spec.template.spec.expireAfter))" in message
+    assert findings(node_class(), nodepool("weekly", [AMD64], lifetime=WEEKLY), nodepool("never", [AMD64], lifetime={
+        "expireAfter": "Never"}), one) == []
+
+
+def test_eks_auto_mode_replaces_its_nodes_whatever_the_budgets():
+    """EKS Auto Mode's built-in general-purpose pool: its nodes live 336h, their Pods deleted 24h into the drain."""
+    amd64 = {"kubernetes.io/arch": "amd64"}
+    (message,) = findings(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=amd64))
+    assert "(pool 'general-purpose' of EKS cluster 'auto' (EKS Auto Mode replaces each node after 336h, and deletes " \
+           "their Pods 24h into the drain whatever their budgets (terminationGracePeriod)))" in message
+    assert findings(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=amd64,
+                                                          spec={"replicas": 2})) == []

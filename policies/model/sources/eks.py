@@ -63,7 +63,7 @@ from .common import (
     taints,
     unnamed,
 )
-from .karpenter import nodepool
+from .karpenter import AUTO_MODE_BUILT_IN, nodepool
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 CLUSTER = "aws:eks/cluster:Cluster"
@@ -371,8 +371,8 @@ def auto_mode_pools(resource: StackResource) -> tuple[list[Pool], Unread | None]
         if name not in BUILT_IN:
             continue
         requirements, built_in_taints = BUILT_IN[name]
-        pools.append(nodepool(AUTO_MODE, resource.urn, name, name, list(requirements), built_in_taints,
-                              auto_mode=True, inline=True))
+        pools.append(replace(nodepool(AUTO_MODE, resource.urn, name, name, list(requirements), built_in_taints,
+                                      auto_mode=True, inline=True), lifetime=AUTO_MODE_BUILT_IN))
     return pools, None
 
 

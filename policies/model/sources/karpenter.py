@@ -38,7 +38,7 @@ from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quanti
 from ..clusters import Claim
 from ..labels import ARCH, HOSTNAME, INSTANCE_TYPE, OS, OS_BETA, REGION, REGION_BETA, ZONE, ZONE_BETA
 from ..labels import MACHINE_KEYS as GENERIC_MACHINE_KEYS
-from ..pool import Option, Pool, machine_hardware
+from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
@@ -325,7 +325,34 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
                     settings=kubelet(node_class) if node_class is not None else {},
                     pool_limits=limits(child(props, "spec")), os=class_os(node_class))
+    pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode))
     return dataclasses.replace(pool, version=version) if version is not None else pool
+
+
+# How long Karpenter lets a node live (the karpenter.sh/v1 NodePool CRD): spec.template.spec.expireAfter, 720h when
+# the NodePool sets none, "Never" for no limit; terminationGracePeriod, how long a drain respects budgets before it
+# deletes the Pods anyway ("bypasses any blocked PDBs"; undefined: it waits indefinitely). EKS Auto Mode replaces its
+# nodes within 21 days whatever a NodePool says (docs.aws.amazon.com/eks/latest/userguide/automode.html: "a maximum
+# lifetime of 21 days"), its built-in pools after 336h with a 24h grace (create-node-pool.html, set-builtin-node-pools).
+EXPIRE_DEFAULT = "720h"
+AUTO_MODE_LIMIT = "21 days"
+AUTO_MODE_BUILT_IN = Lifetime("336h", "24h", "", "EKS Auto Mode", AUTO_MODE_LIMIT)
+
+
+def lifetime(spec: Any, auto_mode: bool) -> Lifetime | None:
+    """A NodePool's node lifetime, as its template's spec sets it; None when its nodes never expire (or the values are
+    not known yet: no schedule is claimed)."""
+    expire, grace = child(spec, "expireAfter"), child(spec, "terminationGracePeriod")
+    if isinstance(expire, Unknown) or isinstance(grace, Unknown):
+        return None
+    grace = grace if isinstance(grace, str) and grace else None
+    platform = "EKS Auto Mode" if auto_mode else "Karpenter"
+    if not isinstance(expire, str) or not expire:
+        return Lifetime(AUTO_MODE_LIMIT if auto_mode else EXPIRE_DEFAULT, grace, "", platform,
+                        AUTO_MODE_LIMIT if auto_mode else "")
+    if expire == "Never":
+        return Lifetime(AUTO_MODE_LIMIT, grace, "", platform, AUTO_MODE_LIMIT) if auto_mode else None
+    return Lifetime(expire, grace, "spec.template.spec.expireAfter", platform, AUTO_MODE_LIMIT if auto_mode else "")
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
