@@ -310,6 +310,11 @@ def _max_size(props: Any, native: bool) -> int | Unknown | None:
 # Manual"; pulumi-azure's KubernetesCluster node_provisioning_profile.mode alike).
 AUTO_PROVISIONING = ("has node auto-provisioning (nodeProvisioningProfile.mode Auto): AKS starts nodes on NodePools "
                      "the stack does not declare for Pods its pools cannot take")
+# AKS Automatic (sku.name Automatic) turns node auto-provisioning on and manages it: "Node autoprovisioning" is among
+# what every Automatic cluster runs (learn.microsoft.com/azure/aks/intro-aks-automatic, "AKS Automatic and Standard
+# feature comparison"), so its declared system pool is not all the nodes its Pods may get.
+AUTOMATIC = ("is an AKS Automatic cluster (sku.name Automatic), which provisions nodes for its Pods on NodePools the "
+             "stack does not declare")
 
 
 def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = None) -> KubeCluster:
@@ -318,11 +323,15 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
     declared = child(resource.props, name_key)
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
     mode = child(child(resource.props, "nodeProvisioningProfile"), "mode")
-    auto = isinstance(mode, Unknown) or (isinstance(mode, str) and mode.lower() == "auto")
+    sku = child(child(resource.props, "sku"), "name")
+    automatic = isinstance(sku, str) and sku.lower() == "automatic"
+    auto = automatic or isinstance(mode, Unknown) or isinstance(sku, Unknown) or (isinstance(mode, str)
+                                                                                  and mode.lower() == "auto")
     if auto:
-        found.unread.append(Unread(resource.urn, resource.name, "AKS cluster", AUTO_PROVISIONING if isinstance(
-            mode, str) else "may have node auto-provisioning (nodeProvisioningProfile.mode is not known yet), so it "
-            "may have pools the stack does not declare"))
+        found.unread.append(Unread(resource.urn, resource.name, "AKS cluster", AUTOMATIC if automatic else
+                                   AUTO_PROVISIONING if isinstance(mode, str) else
+                                   "may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not "
+                                   "known yet), so it may have pools the stack does not declare"))
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure", pools_known=not auto,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),

@@ -44,7 +44,7 @@ from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
 from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
 from ..versions import Version
-from . import Context, Read, Source
+from . import Context, Read, Source, Unread
 from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
@@ -361,9 +361,27 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                     and (name := node_class_name(resource.props)) is not None}
     found = Read()
     for resource in resources:
-        if resource.type == NODEPOOL:
-            found.pools.append((parse_nodepool(resource, node_classes), Claim(resource, via_provider=True)))
+        if resource.type != NODEPOOL:
+            continue
+        if _on_azure(resource.props):
+            found.unread.append(Unread(resource.urn, resource.name, "NodePool", AKS_NODEPOOL))
+            continue
+        found.pools.append((parse_nodepool(resource, node_classes), Claim(resource, via_provider=True)))
     return found
+
+
+# AKS node auto-provisioning runs Karpenter on Azure: its NodePools reference an AKSNodeClass of group
+# karpenter.azure.com and select VM sizes by karpenter.azure.com/sku-* labels (learn.microsoft.com/azure/aks/
+# node-autoprovision-node-pools). Their machines are Azure's, not the EC2 catalog's: until they are read over the Azure
+# catalog, such a NodePool is said, never judged as EC2 capacity.
+AZURE_NODE_CLASS_GROUP = "karpenter.azure.com"
+AKS_NODEPOOL = ("is an AKS node auto-provisioning NodePool (its nodeClassRef is an AKSNodeClass): the VM sizes it may "
+                "start are not read yet, so what it runs is not judged")
+
+
+def _on_azure(props: Any) -> bool:
+    reference = plain(child(child(child(child(props, "spec"), "template"), "spec"), "nodeClassRef"))
+    return is_mapping(reference) and reference.get("group") == AZURE_NODE_CLASS_GROUP
 
 
 SOURCES = (Source("Karpenter NodePool", (NODEPOOL, NODECLASS), read),)
