@@ -13,6 +13,12 @@ On pools a platform declares (SPEC 14.3) the same arithmetic holds for the workl
 scheduler's rules: their DaemonSets take their room and a Pod slot on every node, Pod slots are maxSize x maxPods,
 and each node has at most its largest machine's allocatable. A Karpenter NodePool has no node count: its
 ``spec.limits`` caps what all its nodes may have together.
+
+A cluster that caps all its nodes together (SPEC 22: GKE's ``clusterAutoscaling.resourceLimits``, for declared pools
+and auto-provisioned ones alike, kubernetes/k8s.io#2003) is refused when its workloads request more CPU than the cap
+(and than its pools' minimum nodes) lets its nodes have; a declared pool on it is counted at the nodes the cap allows,
+the cap less what the other pools take at their minimum size, with the arithmetic. Memory and GPU limits are not read
+yet.
 """
 
 from __future__ import annotations
@@ -25,15 +31,14 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.loads import Placed, PoolLoad, counted, loads, pool_nodes
-from .model.network import address_limit
+from .model.loads import Placed, PoolLoad, counted, loads, placed_of, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, pool_totals
+from .model.totals import Row, Totals, node_limit, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
-from .platforms.quantity import PODS, exact
+from .platforms.quantity import CPU, PODS, exact
 from .words import (
     WHAT,
     allocatable_sum,
@@ -68,6 +73,62 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
             findings.extend(_elsewhere(stack, pool_load, platform, settings, several))
         if pool_load.maybe or pool_load.maybe_daemonsets:
             findings.extend(_which_cluster(stack, pool_load, platform, settings, several))
+    findings.extend(_cluster_caps(stack))
+    return findings
+
+
+def _declared_cores(stack: Stack, cluster: str) -> Decimal | None:
+    """The CPU the cluster's declared pools keep at their minimum size, on their largest machines (nodes that exist
+    whatever its cap); None when a pool's minimum or machine is not known."""
+    total = Decimal(0)
+    for pool in stack.platform_pools:
+        if pool.cluster.key != cluster:
+            continue
+        cores = [option.hardware.capacity.get(CPU) for option in pool.options]
+        if not isinstance(pool.min_size, int) or not cores or any(value is None for value in cores):
+            return None
+        total += pool.min_size * max(value for value in cores if value is not None)
+    return total
+
+
+def _cluster_caps(stack: Stack) -> list[Finding]:
+    """A cluster whose platform caps all its nodes' CPU together (SPEC 22: GKE's clusterAutoscaling.resourceLimits,
+    declared pools and auto-provisioned ones alike): the Pods its workloads run request more CPU than the cap lets
+    all its nodes have (and a node's allocatable is less than its cores), so some never schedule, whatever pools the
+    platform adds. Counted: the workloads the stack certainly places on that cluster, at their replicas."""
+    findings: list[Finding] = []
+    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
+    for cluster in stack.kube_clusters:
+        cap = dict(cluster.caps).get(CPU)
+        if cap is None or cluster.urn in stack.foreign:
+            continue
+        demand, consumers, secret = Decimal(0), [], False
+        for workload in stack.workloads:
+            if workload.kind == "DaemonSet" or workload.patch or not workload.has_pod_spec:
+                continue
+            key = stack.cluster_of(workload).key
+            if (key or (only.urn if only is not None else "")) != cluster.urn:
+                continue
+            placed = placed_of(stack, workload)
+            count = placed.count
+            if CPU in placed.request.unknown or not isinstance(count, int) or count <= 0:
+                continue
+            each = placed.request.get(CPU)
+            if each > 0:
+                demand += count * each
+                consumers.append((count * each, placed))
+                secret = secret or placed.secret or CPU in placed.request.secret
+        floor = _declared_cores(stack, cluster.urn)
+        if floor is None or demand <= max(cap, floor):
+            continue  # (nodes its pools keep at their minimum size exist whatever the cap)
+        consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
+        largest = listed(_consumer(placed, CPU, secret) for _, placed in consumers[:LARGEST])
+        findings.append(Violation(
+            f"{cluster.kind} '{cluster.name}': its workloads request {show(CPU, demand, secret)} of CPU (largest: "
+            f"{largest}{more(consumers, LARGEST)}), more than the {show(CPU, cap, False)} its clusterAutoscaling."
+            f"resourceLimits let all its nodes have together (declared pools and auto-provisioned ones alike), so "
+            f"at least {show(CPU, demand - cap, secret)} of Pods never schedule (\"max cluster cpu limit reached\"): "
+            "raise the cpu maximum, or run fewer replicas", cluster.urn))
     return findings
 
 
@@ -203,7 +264,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     if size is None:
         return [size_unknown(pool, several, "holds the Pods placed on it")] if pool.size_note else []
     subject = pool_subject(pool, several)
-    limit = address_limit(stack, pool)  # fewer nodes than maxSize its addresses hold (pool-address-space's)
+    limit = node_limit(stack, pool)  # fewer nodes than maxSize its addresses or its cluster's cap allow
     most, why = (limit.nodes, f"of its maxSize {size}, {limit.why}") if limit is not None else (size, "maxSize")
     for placed in load.workloads:
         count = placed.count
@@ -213,7 +274,8 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
                 f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
                 f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {most} nodes "
                 f"({why}); {REDACTED if hidden else count - most} of them can never be scheduled: "
-                f"{_more(pool, count, hidden, limit)}or run fewer replicas", pool.urn))
+                f"{_more(pool, count, hidden, limit.fix if limit is not None else '')}or run fewer replicas",
+                pool.urn))
     if not any(isinstance(placed.count, Unknown) or (isinstance(placed.count, int) and placed.count > 0)
                for placed in load.workloads):
         return findings
@@ -234,10 +296,11 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
     return findings
 
 
-def _more(pool: Pool, needed: int, hidden: bool, limited: object) -> str:
-    """The fix's clause for more nodes: a larger maxSize, or, where its addresses hold fewer, more addresses."""
-    if limited:
-        return "give its nodes more addresses (pool-address-space says how), "
+def _more(pool: Pool, needed: int, hidden: bool, limit_fix: str) -> str:
+    """The fix's clause for more nodes: a larger maxSize, or, where fewer nodes are all it can have, what lets it have
+    more (addresses, its cluster's cap: ``limit_fix``)."""
+    if limit_fix:
+        return f"{limit_fix}, "
     return more_nodes(pool, needed, hidden)
 
 
@@ -265,7 +328,7 @@ def _total(found: Totals, row: Row, subject: str) -> Violation:
     fix = "use larger machines or move workloads to another pool"
     needed = found.needed  # by the totals and by each workload's packing: the nodes a fix must give
     if needed > size:
-        fix = f"{_more(found.pool, needed, secret or found.needed_secret, found.limited)}{fix}"
+        fix = f"{_more(found.pool, needed, secret or found.needed_secret, found.limit_fix)}{fix}"
     reserved = any(node.reserved.get(resource, {}).values())
     arithmetic = f" (a node: {allocatable_sum(node, resource)})" if reserved and resource != PODS else ""
     whose = "its workloads" if all(placed.named for placed, _count in found.counted) else \
@@ -314,7 +377,7 @@ def _packing(found: Totals, subject: str) -> list[Finding]:
             f"({_holder(found.nodes, node)}) holds at most {REDACTED if hidden else per_node} of them ({limit}), so "
             f"they need {REDACTED if hidden else _nodes(needed)}, more than "
             f"{f'{size} ({counted_nodes(found)})' if found.limited else f'its maxSize of {size}'}: "
-            f"{_more(found.pool, needed, hidden, found.limited)}use larger machines or run fewer replicas",
+            f"{_more(found.pool, needed, hidden, found.limit_fix)}use larger machines or run fewer replicas",
             found.pool.urn))
     return findings
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import yaml
@@ -64,6 +65,9 @@ class KubeCluster:
     # upgradePolicy.supportType: EXTENDED, the default, or STANDARD); None: the input is not set
     support: Any = None
     platform: str | None = None  # whose cluster it is (aws, gcp, azure), as its source says
+    # the most of a resource all its nodes together may have, where its platform caps it (SPEC 22: GKE's
+    # clusterAutoscaling.resourceLimits maximum for cpu, in millicores), by resource
+    caps: tuple[tuple[str, Decimal], ...] = ()
 
     @property
     def ref(self) -> ClusterRef:
@@ -171,6 +175,8 @@ def _merged(component: KubeCluster, resource: KubeCluster) -> KubeCluster:
                                                       "plugin", "pod_range", "admission", "support",
                                                       "platform")
              if getattr(component, key) is None and getattr(resource, key) is not None}
+    if not component.caps and resource.caps:
+        facts["caps"] = resource.caps
     return dataclasses.replace(component, names=component.names | resource.names,
                                endpoints=component.endpoints | resource.endpoints,
                                pools_known=component.pools_known and resource.pools_known, **facts)

@@ -68,6 +68,7 @@ class Limit:
 
     nodes: int
     why: str
+    fix: str = "give its nodes more addresses (pool-address-space says how)"  # what lets it have more, as a clause
 
 
 def _limits(stack: Stack) -> dict[Pool, Limit]:

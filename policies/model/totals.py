@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
-from ..platforms.quantity import PODS
+from ..platforms.quantity import CPU, PODS
 from .fit import CHECKED, Fit
 from .loads import Placed, PoolLoad, counted, pool_nodes
 from .memo import PerStack
@@ -108,6 +108,7 @@ class Totals:
     packed: list[Packed]
     unknown: list[Unknown]  # per resource not judged, the value not known (a request, an allocatable, a DaemonSet's)
     limited: str = ""  # why ``size`` is fewer nodes than its maxSize (its addresses hold no more: network.Limit)
+    limit_fix: str = ""  # what lets it have more, as a clause (network.Limit.fix)
 
     @property
     def kept(self) -> set[int]:
@@ -150,8 +151,58 @@ def pool_totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[s
     cache = _TOTALS.of(stack)
     found = cache.get(key)
     if found is None or found[0] is not load:
-        found = cache[key] = (load, totals(stack, load, platform, settings, address_limit(stack, load.pool)))
+        found = cache[key] = (load, totals(stack, load, platform, settings, node_limit(stack, load.pool)))
     return found[1]
+
+
+def node_limit(stack: Stack, pool: Pool) -> Limit | None:
+    """The fewest nodes below its maxSize a pool can have: what its addresses hold (network.py) or its cluster's cap
+    allows (cluster_cap), whichever is fewer; None when it can have its maxSize."""
+    limits = [limit for limit in (address_limit(stack, pool), cluster_cap(stack, pool)) if limit is not None]
+    return min(limits, key=lambda limit: limit.nodes) if limits else None
+
+
+def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
+    """The fewer nodes than its maxSize a pool can have under its cluster's cap on all its nodes' CPU (GKE's
+    clusterAutoscaling.resourceLimits, sources/gke.py): the cap less what the cluster's other pools take at their
+    minimum size (on their smallest machine), over the cores of this pool's smallest machine. None when the cap allows
+    its maxSize, or a size or machine is not known."""
+    cluster = stack.index.clusters.get(pool.cluster.key) if stack.index is not None and pool.cluster.key else None
+    caps = dict(cluster.caps) if cluster is not None else {}
+    cap, size = caps.get(CPU), pool.max_size
+    if cap is None or cluster is None or not isinstance(size, int):
+        return None
+    each = _least_cpu(pool)
+    if each is None or each <= 0:
+        return None
+    others = Decimal(0)
+    for other in stack.platform_pools:
+        if other is pool or other.cluster.key != pool.cluster.key or not isinstance(other.min_size, int):
+            continue
+        least = _least_cpu(other)
+        others += other.min_size * least if least is not None else 0
+    room = max(cap - others, Decimal(0))
+    nodes = int(room // each)
+    if nodes >= size:
+        return None
+    taken = f" - {_cores(others)} the other pools' minimum nodes take = {_cores(room)}" if others else ""
+    return Limit(nodes, f"its {cluster.kind} '{cluster.name}' allows under its cpu limit (clusterAutoscaling."
+                        f"resourceLimits: {_cores(cap)}{taken} / {_cores(each)} a node)",
+                 fix=f"raise the cpu maximum of {cluster.kind} '{cluster.name}''s clusterAutoscaling.resourceLimits "
+                     "(it caps every node of the cluster together)")
+
+
+def _least_cpu(pool: Pool) -> Decimal | None:
+    """The CPU of the pool's smallest machine (millicores), None when one is not known."""
+    found = [option.hardware.capacity.get(CPU) for option in pool.options]
+    if not found or any(value is None for value in found):
+        return None
+    return min(value for value in found if value is not None)
+
+
+def _cores(millicores: Decimal) -> str:
+    cores = millicores / 1000
+    return f"{cores.normalize():f} core{'' if cores == 1 else 's'}"
 
 
 def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any],
@@ -189,8 +240,10 @@ def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, A
         best = load.packing(nodes, placed.request)
         if best is not None and best.most is not None and best.bound is not None and best.free is not None:
             packed.append(Packed(placed, count, best))
+    limiting = limit is not None and limit.nodes == size
     return Totals(load.pool, size, nodes, chosen, left_out, rows, packed, unknown,
-                  limit.why if limit is not None and limit.nodes == size else "")
+                  limit.why if limit is not None and limiting else "", limit.fix if limit is not None and limiting
+                  else "")
 
 
 def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,

@@ -52,7 +52,7 @@ from ..pods import NVIDIA
 from ..pool import ClusterRef, Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
-from ..values import Unknown, as_int, child, is_list, is_mapping, listed, plain, undetermined
+from ..values import Unknown, as_int, child, is_list, is_mapping, is_secret, listed, plain, undetermined
 from ..values import read as read_value
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
@@ -112,6 +112,22 @@ SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 # node-auto-provisioning; pulumi-gcp ClusterClusterAutoscaling.enabled: "Whether node auto-provisioning is enabled").
 AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools the stack does "
                      "not declare for Pods its pools cannot take")
+# With node auto-provisioning on, clusterAutoscaling.resourceLimits cap every node of the cluster together, declared
+# pools and auto-provisioned ones: "the limits are for the entire cluster" (kubernetes/k8s.io#2003; cloud.google.com/
+# kubernetes-engine/docs/how-to/node-auto-provisioning, "Configuring resource limits"): the cluster autoscaler adds no
+# node past a maximum. cpu is counted in cores (memory, in gigabytes, and GPUs are not read yet).
+def resource_caps(props: Any) -> tuple[tuple[str, Decimal], ...]:
+    """The cluster's cpu maximum, in millicores, where its resourceLimits name a whole, known, plain one."""
+    listed = plain(child(child(props, "clusterAutoscaling"), "resourceLimits"))
+    for item in listed if is_list(listed) else ():
+        if is_mapping(item) and item.get("resourceType") == "cpu":
+            most = item.get("maximum")
+            if isinstance(most, (int, float)) and not isinstance(most, bool) and not is_secret(most) and most >= 0 \
+                    and float(most).is_integer():
+                return (("cpu", Decimal(int(most)) * 1000),)
+    return ()
+
+
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
            "nodeLocations, or its cluster's location to a zone)")
 _ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")  # us-central1-a; a region has no zone letter
@@ -597,7 +613,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           endpoints=endpoints(child(props, "endpoint")),
                                           max_pods=default_pods if isinstance(default_pods, Unknown)
                                           else as_int(default_pods),
-                                          pod_range=pod_range(resource, context)))
+                                          pod_range=pod_range(resource, context),
+                                          caps=resource_caps(props) if provisioning is True else ()))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
