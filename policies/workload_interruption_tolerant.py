@@ -96,8 +96,10 @@ def _expiring(stack: Stack, workload: Workload, possible: tuple[PoolVerdict, ...
     if not possible or workload.kind in JOBS:
         return None
     lifetimes = [verdict.pool.lifetime for verdict in possible]
+    if any(lifetime is None for lifetime in lifetimes):
+        return None  # (before the workload's count and budgets: most pools declare no lifetime)
     why = _fragile(stack, workload)
-    if why is None or any(lifetime is None for lifetime in lifetimes):
+    if why is None:
         return None
     budget = why != ONE_REPLICA
     if not all(lifetime is not None and (lifetime.forced if budget else lifetime.forced or bool(lifetime.field))
