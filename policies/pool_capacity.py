@@ -35,7 +35,7 @@ from .model.loads import Placed, PoolLoad, counted, loads, placed_of, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, node_limit, pool_totals
+from .model.totals import Row, Totals, machine_cpus, node_limit, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, PODS, exact
@@ -84,10 +84,10 @@ def _declared_cores(stack: Stack, cluster: str) -> Decimal | None:
     for pool in stack.platform_pools:
         if pool.cluster.key != cluster:
             continue
-        cores = [option.hardware.capacity.get(CPU) for option in pool.options]
-        if not isinstance(pool.min_size, int) or not cores or any(value is None for value in cores):
+        cores = machine_cpus(pool)
+        if not isinstance(pool.min_size, int) or not cores:
             return None
-        total += pool.min_size * max(value for value in cores if value is not None)
+        total += pool.min_size * max(cores)
     return total
 
 

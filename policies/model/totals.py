@@ -192,12 +192,17 @@ def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
                      "(it caps every node of the cluster together)")
 
 
+def machine_cpus(pool: Pool) -> list[Decimal] | None:
+    """The CPU of each of the pool's machines (millicores), None when one is not known (or it has none)."""
+    found = [option.hardware.capacity.get(CPU) for option in pool.options]
+    known = [value for value in found if value is not None]
+    return known if found and len(known) == len(found) else None
+
+
 def _least_cpu(pool: Pool) -> Decimal | None:
     """The CPU of the pool's smallest machine (millicores), None when one is not known."""
-    found = [option.hardware.capacity.get(CPU) for option in pool.options]
-    if not found or any(value is None for value in found):
-        return None
-    return min(value for value in found if value is not None)
+    found = machine_cpus(pool)
+    return min(found) if found else None
 
 
 def _cores(millicores: Decimal) -> str:
