@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
+from .adapters.baseline import Snapshot
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.clusters import KubeCluster
@@ -36,7 +36,7 @@ from .model.stack import Stack
 from .model.values import derived, undetermined
 from .model.versions import Version, release
 
-Previous = Snapshot | Unavailable
+Previous = Snapshot | None  # the previous deployment (None: the policy template says why there is none)
 
 # the skew policy's kubelet window: three minors behind since 1.28, two before (kubernetes.io/releases/
 # version-skew-policy; KEP-3935 widened it in 1.28)
@@ -66,7 +66,7 @@ def cluster_version_skew(stack: Stack, previous: Callable[[], Previous]) -> list
            and cluster.version is not None and cluster.version.minor is not None and not cluster.version.least]
     if own:
         found = previous()
-        before = previous_clusters(found.inputs, found.types) if isinstance(found, Snapshot) else {}
+        before = previous_clusters(found.inputs, found.types) if found is not None else {}
         index = stack.index
         for cluster in own:
             # (a cluster component's version is its cluster resource's: pulumi-eks's Cluster)
@@ -153,18 +153,7 @@ def _moved(cluster: KubeCluster, old: Version, new: Version) -> Finding | None:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    missing: list[Unavailable] = []
-
-    def previous() -> Previous:
-        found = context.state.baseline(context.config.get("baseline"))
-        if isinstance(found, Unavailable):
-            missing.append(found)
-        return found
-
-    findings = cluster_version_skew(stack, previous)
-    if missing and missing[0].fail_closed:
-        findings.append(Violation(f"cluster-version-skew: {missing[0].reason}; fix the path or the file"))
-    return findings
+    return cluster_version_skew(stack, context.previous)
 
 
 POLICY = Policy(
@@ -173,7 +162,7 @@ POLICY = Policy(
     description="Node pools run Kubernetes versions their control plane serves (never newer, at most 3 minors older; "
                 "2 before 1.28), and control planes move one minor at a time, never back.",
     severity=Severity.HIGH,
-    settings={"baseline": BASELINE_SCHEMA},
+    previous="whether a control plane moves more than one minor version at a time, or back",
     remediation_steps="Upgrade the control plane first, one minor version at a time, then its node pools; keep every "
                       "pool within three minor versions of its control plane (two before 1.28).",
     check=_check,

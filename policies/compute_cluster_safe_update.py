@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.cluster import Cluster, ParsedCluster, parse_cluster
@@ -82,15 +81,10 @@ def _unknown_in(old: object, new: object) -> Unknown | None:
 
 
 def _check(cluster: ParsedCluster, context: Context) -> list[Finding]:
-    previous = context.state.baseline(context.config.get("baseline"))
-    if isinstance(previous, Unavailable):
-        if previous.fail_closed:
-            return [Violation(f"{cluster.model.subject}: {previous.reason}; fix the path or the file")]
-        context.not_applicable(previous.reason)
-    old_inputs = previous.inputs.get(context.urn)
-    if old_inputs is None:  # not deployed yet: nothing to change (or another stack's baseline: said once)
-        note = context.state.foreign_baseline(POLICY_NAME, previous)
-        return [note] if note is not None else []
+    previous = context.previous()
+    old_inputs = previous.inputs.get(context.urn) if previous is not None else None
+    if old_inputs is None:  # not deployed yet: nothing to change (without a previous deployment, the template says)
+        return []
     return compute_cluster_safe_update(parse_cluster(old_inputs, context.name).model, cluster.model,
                                        context.platform)
 
@@ -103,7 +97,7 @@ POLICY = Policy(
                 "a set containerCidr never changes, and a pool's machine changes only to another AWS machine "
                 "of the same CPU architecture.",
     severity=Severity.CRITICAL,
-    settings={"baseline": BASELINE_SCHEMA},
+    previous="whether its pools' machines change safely",
     remediation_steps="Keep the ComputeCluster's id and containerCidr; to move a pool to another CPU architecture "
                       "or cloud, add a new pool with the new machine, move workloads, then remove the old pool.",
     check=_check,

@@ -32,7 +32,7 @@ from typing import Any
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
+from .adapters.baseline import Snapshot
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.landing import landing
@@ -43,8 +43,6 @@ from .model.stack import Stack
 from .model.values import Unknown, undetermined
 from .model.workloads import Workload
 from .words import DELETE_DRAINS, subjects
-
-Previous = Snapshot | Unavailable
 
 
 def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[str, Any]) -> list[Finding]:
@@ -244,12 +242,8 @@ def _maybe(stack: Stack, replaced: Replaced) -> Finding | None:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    found = context.state.baseline(context.config.get("baseline"))
-    if isinstance(found, Unavailable):
-        if found.fail_closed:
-            return [Violation(f"pool-replacement-safe: {found.reason}; fix the path or the file")]
-        return []
-    return pool_replacement_safe(stack, found, context.state.remembered)
+    found = context.previous()
+    return pool_replacement_safe(stack, found, context.state.remembered) if found is not None else []
 
 
 POLICY = Policy(
@@ -258,7 +252,7 @@ POLICY = Policy(
     description="A node pool replaced by this preview is deleted before its replacement exists only where other "
                 "pools take its workloads; no cluster is replaced under workloads.",
     severity=Severity.HIGH,
-    settings={"baseline": BASELINE_SCHEMA},
+    previous="whether this preview replaces a pool or cluster under its workloads",
     remediation_steps="Add a second pool that takes the workloads before changing an input that replaces a pool, "
                       "or leave the pool's name unset so the provider names it and creates the replacement first; "
                       "create a new cluster beside one whose change replaces it.",

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Unavailable
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.cluster import ParsedCluster
@@ -103,15 +102,10 @@ def _machines(pool: Pool) -> str:
 
 
 def _check_pools(pools: list[Pool], context: Context) -> list[Finding]:
-    previous = context.state.baseline(context.config.get("baseline"))
-    if isinstance(previous, Unavailable):
-        if previous.fail_closed:
-            return [Violation(f"{pools[0].label}: {previous.reason}; fix the path or the file")] if pools else []
-        context.not_applicable(previous.reason)
-    before = previous_of(context.urn, previous.inputs, previous.types)
-    if before is None:  # not deployed yet (or another stack's baseline: said once)
-        note = context.state.foreign_baseline("pool-safe-update", previous)
-        return [note] if note is not None else []
+    previous = context.previous()
+    before = previous_of(context.urn, previous.inputs, previous.types) if previous is not None else None
+    if before is None:  # not deployed yet: nothing to change (without a previous deployment, the template says)
+        return []
     return pool_safe_update(before, pools)
 
 
@@ -126,7 +120,7 @@ POLICY = Policy(
                 "NodePool) changes its machines only to catalog machines whose nodes run the CPU architecture its "
                 "nodes ran.",
     severity=Severity.HIGH,
-    settings={"baseline": BASELINE_SCHEMA},
+    previous="whether its machines keep its nodes' CPU architecture",
     remediation_steps="Keep the pool's architecture (a machine and AMI type of the same CPU); to move to another "
                       "architecture, add a new pool with the new machines, pin the workloads to its architecture and "
                       "move them there, then remove the old pool.",

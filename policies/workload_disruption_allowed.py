@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pulumi_policy import Severity
 
-from .adapters.baseline import BASELINE_SCHEMA, Snapshot, Unavailable
+from .adapters.baseline import Snapshot
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.budgets import Budget
@@ -36,7 +36,7 @@ from .model.values import REDACTED, Unknown, listed, quoted, undetermined
 from .model.workloads import Workload
 from .words import LISTED, drain_events, drain_fails, pool_name
 
-Previous = Snapshot | Unavailable  # the previous deployment's inputs and types
+Previous = Snapshot | None  # the previous deployment (None: the policy template says why there is none)
 
 
 def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) -> list[Finding]:
@@ -79,12 +79,8 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
     if not blocked:
         return findings
     found = previous()
-    if isinstance(found, Unavailable):
-        if found.fail_closed:
-            return [*findings, Violation(f"{found.reason}; fix the path or the file")]
-        # neither is named: which budget selects which Pods may follow from secret labels
-        return [*findings, undetermined("a PodDisruptionBudget allows no eviction of the Pods it selects, and whether "
-                                        f"this preview replaces their nodes is not known: {found.reason}")]
+    if found is None:  # the policy template says what is not judged (SPEC 5)
+        return findings
     foreign = found.foreign(stack.resources)
     if foreign is not None:  # another stack's state: no pool of this one is in it, so none would read as replaced
         return [*findings, undetermined(foreign)]
@@ -124,19 +120,7 @@ def _changes(changes: tuple[Change, ...]) -> str:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    missing: list[Unavailable] = []
-
-    def previous() -> Previous:
-        found = context.state.baseline(context.config.get("baseline"))
-        if isinstance(found, Unavailable):
-            missing.append(found)
-        return found
-
-    findings = workload_disruption_allowed(stack, previous)
-    if missing and not missing[0].fail_closed and len(findings) == 1:
-        # nothing else to report: as compute-cluster-safe-update, the engine shows why it did not apply
-        context.not_applicable(missing[0].reason)
-    return findings
+    return workload_disruption_allowed(stack, context.previous)
 
 
 POLICY = Policy(
@@ -145,7 +129,8 @@ POLICY = Policy(
     description="A drain can evict every workload's Pods: no Pod is selected by two PodDisruptionBudgets, and no "
                 "budget that allows no eviction covers Pods on a pool whose nodes this preview replaces.",
     severity=Severity.HIGH,
-    settings={"baseline": BASELINE_SCHEMA},
+    # neither is named: which budget selects which Pods may follow from secret labels
+    previous="whether this preview replaces the nodes of Pods a PodDisruptionBudget lets none go",
     remediation_steps="Keep one PodDisruptionBudget per set of Pods. Before a change that replaces a pool's nodes "
                       "(its machine, AMI type or launch template), let the budget allow an eviction "
                       "(maxUnavailable: 1, or minAvailable below the replicas) or add replicas.",

@@ -1120,7 +1120,12 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
     project, stack = project or "project", stack or "stack"
     config.update(stack_config or {})
     found = _previous_path(deployed, policy_config, project, stack)
-    previous = previous_deployment(found) if found is not None else {}
+    try:
+        previous = previous_deployment(found) if found is not None else {}
+    except (OSError, ValueError):
+        if deployed is not None:
+            raise
+        previous = {}  # a baseline setting the pack cannot read says nothing of what is deployed (the pack refuses it)
     with tempfile.TemporaryDirectory(prefix="compute-guard-stacks-") as scratch:
         backend: dict[str, str] = {}
         if deployed is not None:  # the stack's checkpoint in a local backend, where the pack finds it (SPEC 5)

@@ -92,10 +92,12 @@ def _stack_prefix() -> str | None:
 
 @dataclass(frozen=True)
 class Unavailable:
-    """No usable baseline. ``fail_closed``: a configured file that cannot be read is a violation."""
+    """No usable baseline. ``fail_closed``: a configured file that cannot be read is a violation. ``foreign``: it was
+    read and is another stack's (Snapshot.foreign), which compares with nothing: said once, never not applicable."""
 
     reason: str
     fail_closed: bool = False
+    foreign: bool = False
 
 
 def load_baseline(configured: str | None) -> Snapshot | Unavailable:

@@ -34,7 +34,7 @@ from ..model.pool import THIS_STACK
 from ..model.resources import Settled, StackResource, settled_props
 from ..model.sources import source_of
 from ..model.stack import Stack, parse_stack
-from ..model.values import Unknown, first_unknown, plain, undetermined
+from ..model.values import first_unknown, plain
 from ..model.workloads import BESIDE_WORKLOADS, workload_kind
 from .baseline import Snapshot, Unavailable, load_baseline
 from .exemptions import Exemption, days_from_environment, today_from_environment
@@ -303,17 +303,14 @@ class PackState:
                 self._baselines[key] = load_baseline(key)
             return self._baselines[key]
 
-    def foreign_baseline(self, policy: str, snapshot: Snapshot) -> Unknown | None:
-        """A resource policy's note that its previous deployment is another stack's, the first time it finds one
-        (a pool of a foreign baseline is new on every resource: the note is said once per run)."""
-        reason = snapshot.foreign()
-        if reason is None:
-            return None
+    def first(self, policy: str) -> bool:
+        """Whether a resource policy says its once-per-run note now (the first time it asks): its previous deployment
+        is another stack's, which is so on every resource."""
         with self._lock:
             if policy in self._said:
-                return None
+                return False
             self._said.add(policy)
-        return undetermined(reason)
+        return True
 
     def stack_config(self) -> dict[str, Any]:
         """The stack's configuration, which the engine hands the pack process as PULUMI_CONFIG

@@ -34,9 +34,11 @@ from pulumi_policy import (
 
 from ..model.cluster import is_compute_cluster
 from ..model.sources import pools_of, source_of
+from ..model.values import undetermined
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, implied_platform, platform_unset, resolve_platform
 from . import dependents, exemptions, props, sdk
+from .baseline import BASELINE_SCHEMA, Snapshot, Unavailable
 from .findings import STRICT, Finding, Report, Violation, never_raises, report
 from .state import Exempted, PackState
 
@@ -57,10 +59,27 @@ class Context:
     name: str = ""
     props: Any = None  # in a remediation: the resource's inputs, to edit (props.remediation_props)
     resources: Sequence[Any] = ()  # a stack policy's: the stack's resources, as the SDK hands them
+    # why the previous deployment a check asked for is not there (Context.previous): the template says it (_unjudged)
+    missing: list[Unavailable] = field(default_factory=list)
 
     def not_applicable(self, reason: str) -> NoReturn:
         """The policy does not apply to this subject; the engine shows the reason."""
         raise sdk.NotApplicableError(reason)
+
+    def previous(self) -> Snapshot | None:
+        """The previous deployment (SPEC 5: the 'baseline' setting, else the local backend's checkpoint, else the CLI's
+        export), read once per process; None when there is none, which the template then says, the one way SPEC 5
+        gives (a policy that asks declares ``Policy.previous``). Ask only when a verdict needs it."""
+        found = self.state.baseline(self.config.get("baseline"))
+        if isinstance(found, Snapshot):
+            # a stack policy has the stack's URNs; a resource policy's stack is the engine's (PULUMI_STACK, _PROJECT)
+            foreign = found.foreign([resource.urn for resource in self.resources] if self.resources else None)
+            if foreign is None:
+                return found
+            found = Unavailable(foreign, foreign=True)
+        if not self.missing:
+            self.missing.append(found)
+        return None
 
 
 @dataclass(frozen=True)
@@ -89,6 +108,14 @@ class Policy:
     # a stack policy whose verdicts on workloads follow from the pools they run on: a platform stack's change is judged
     # by it against the workloads of its compute:dependents (SPEC 18, adapters/dependents.py)
     dependents: bool = False
+    # what it judges against the previous deployment, as a clause ("whether this preview replaces ..."): it reads it
+    # through Context.previous, takes the 'baseline' setting, and without one the template says the clause is not
+    # judged and how to give one (SPEC 5; _unjudged)
+    previous: str = ""
+
+    def __post_init__(self) -> None:
+        if self.previous and "baseline" not in self.settings:
+            object.__setattr__(self, "settings", {**self.settings, "baseline": BASELINE_SCHEMA})
 
     @property
     def config_schema(self) -> PolicyConfigSchema:
@@ -133,6 +160,24 @@ def _context(policy: Policy, config: Any, state: PackState, not_applicable: Call
             elif platform not in policy.platforms:
                 not_applicable(f"the platform is '{platform}' ({source}), not {policy.platforms_label}")
     return Context(settings, platform, state, urn, name, props)
+
+
+def _unjudged(policy: Policy, context: Context, findings: list[Finding]) -> list[Finding]:
+    """The one behaviour without the previous deployment a check asked for (SPEC 5): a configured baseline that cannot
+    be read is a violation naming it (fail closed); else the policy is not applicable, saying why and how to give one,
+    or, when it has found something besides, a note saying what it did not judge."""
+    if not context.missing:
+        return findings
+    why = context.missing[0]
+    if why.fail_closed:
+        return [*findings, Violation(f"{policy.name}: {why.reason}; fix the path or the file", context.urn or None)]
+    if why.foreign:  # nothing was compared: said where users see it, once per run on a resource policy
+        return [*findings, undetermined(why.reason)] if not context.urn or context.state.first(policy.name) \
+            else findings
+    unjudged = f"{policy.previous} is not judged: {why.reason}"
+    if not findings:
+        context.not_applicable(unjudged)
+    return [*findings, undetermined(unjudged)]
 
 
 def _exempt(policy: Policy, context: Context, findings: list[Finding]) -> list[Finding]:
@@ -193,14 +238,16 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
                 return
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name,
                                pools=lambda: (pool.platform for pool in pools))
-            report(_exempt(policy, context, policy.platform_pool_check(pools, context)), report_violation)
+            findings = _unjudged(policy, context, policy.platform_pool_check(pools, context))
+            report(_exempt(policy, context, findings), report_violation)
             return
         if policy.pools_only:
             return
         subject = _subject(policy, args, state, args.props)
         if subject is not None:
             context = _context(policy, args.get_config(), state, args.not_applicable, args.urn, args.name)
-            report(_exempt(policy, context, policy.check(subject, context)), report_violation)
+            report(_exempt(policy, context, _unjudged(policy, context, policy.check(subject, context))),
+                   report_violation)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"
     remediate = None
@@ -257,6 +304,7 @@ def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:
                         if not (isinstance(finding, Violation) and finding.urn in stack.foreign)]
         if policy.dependents and stack.dependents:  # what this change breaks in the app stacks on its pools
             findings.extend(dependents.judged(policy.check, context, state.views(args.resources), findings))
+        findings = _unjudged(policy, context, findings)
         report(_exempt(policy, context, findings), report_violation, named=True)
 
     validate.__name__ = f"validate_{policy.name.replace('-', '_')}"

@@ -193,16 +193,20 @@ def test_the_current_backend_of_the_credentials_file(tmp_path, no_local_backend)
     assert len(update(cluster(machine="m7i.large")).of(POLICY)) == 1
 
 
+UNJUDGED = "whether its pools' machines change safely is not judged: "  # its Policy.previous, in the template's words
+
+
 def test_without_a_baseline_it_says_how_to_supply_one(tmp_path, no_local_backend):
     result = update(cluster(machine="m7i.large"))
     assert result.of(POLICY) == []
     (reason,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
-    assert "pulumi stack export --file" in reason and "'baseline'" in reason
+    assert reason.startswith(UNJUDGED) and "pulumi stack export --file" in reason and "'baseline'" in reason
 
 
 def test_a_configured_baseline_that_cannot_be_read_is_a_violation(tmp_path, no_local_backend):
     (missing,) = update(cluster(), tmp_path / "nope.json").findings(POLICY)
-    assert missing == (f"ComputeCluster 'compute': the configured baseline '{tmp_path / 'nope.json'}' cannot be "
+    # the policy template's words for every policy that reads the previous deployment (adapters/templates.py)
+    assert missing == (f"{POLICY}: the configured baseline '{tmp_path / 'nope.json'}' cannot be "
                        "read: no such file; fix the path or the file")
     corrupt = tmp_path / "corrupt.json"
     corrupt.write_text("{not json")
@@ -331,7 +335,7 @@ def test_other_pools_are_checked_after_an_unknown_a_new_or_an_unchanged_one(tmp_
 def test_what_is_not_a_state_document_says_why(tmp_path, no_local_backend, document, error):
     path = write(tmp_path / "s.json", document)
     assert update(cluster(), path).findings(POLICY) == [
-        f"ComputeCluster 'compute': the configured baseline '{path}' cannot be read: {error}; fix the path or the file"]
+        f"{POLICY}: the configured baseline '{path}' cannot be read: {error}; fix the path or the file"]
 
 
 def test_a_checkpoint_of_a_stack_never_deployed_has_nothing_to_compare(tmp_path, no_local_backend):
@@ -422,7 +426,7 @@ def test_a_failing_cli_makes_the_policy_not_applicable_saying_why(tmp_path, no_l
     result = update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": S3})
     assert result.of(POLICY) == []
     (said,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
-    assert said.startswith(reason)
+    assert said.startswith(f"{UNJUDGED}{reason}")
 
 
 def test_without_the_cli_on_path_it_says_so_and_never_prints_the_backends_query(tmp_path, no_local_backend,
@@ -430,7 +434,7 @@ def test_without_the_cli_on_path_it_says_so_and_never_prints_the_backends_query(
     monkeypatch.setenv("PATH", str(tmp_path))
     result = update(cluster(machine="m7i.large"), env={"PULUMI_BACKEND_URL": S3 + "&secret=hun?ter2"})
     (said,) = [n.reason for n in result.not_applicable if n.policy == POLICY]
-    assert said.startswith("the previous deployment is on s3://state-bucket, and the Pulumi CLI that reads it is "
+    assert said.startswith(f"{UNJUDGED}the previous deployment is on s3://state-bucket, and the Pulumi CLI that reads it is "
                            "not on PATH") and "ter2" not in said
 
 

@@ -148,6 +148,7 @@ def test_without_a_previous_deployment_a_blocking_budget_is_a_note(tmp_path, mon
     result = judge(eks_cluster(), node_group(), deployment(), budget("api", maxUnavailable=0))
     assert result.findings(POLICY) == []
     assert [n.reason for n in result.not_applicable if n.policy == POLICY] == [
+        "whether this preview replaces the nodes of Pods a PodDisruptionBudget lets none go is not judged: "
         "no previous deployment to compare with: set this policy's 'baseline' config to the output of `pulumi stack "
         "export --file <path>` taken before the preview, or use a local (file://) backend"]
     # ... and with a finding besides, a note saying what it could not check
@@ -156,9 +157,8 @@ def test_without_a_previous_deployment_a_blocking_budget_is_a_note(tmp_path, mon
                    deployment("web"), budget("web-a", web, maxUnavailable=1), budget("web-b", web, maxUnavailable=1))
     assert len(result.findings(POLICY)) == 1
     assert [note.finding for note in result.notes if note.policy == POLICY] == [
-        f"can't run policy '{POLICY}' from policy pack 'compute-guard@v0.2.0' during preview: a PodDisruptionBudget "
-        "allows no eviction of the Pods it selects, and whether this preview replaces their nodes is not known: no "
-        "previous deployment to compare with: set this policy's 'baseline' config to the output of "
+        f"can't run policy '{POLICY}' from policy pack 'compute-guard@v0.2.0' during preview: whether this preview "
+        "replaces the nodes of Pods a PodDisruptionBudget lets none go is not judged: no previous deployment to compare with: set this policy's 'baseline' config to the output of "
         "`pulumi stack export --file <path>` taken before the preview, or use a local (file://) backend"]
     # a budget that allows evictions needs no previous deployment at all
     result = judge(eks_cluster(), node_group(), deployment(), budget("api", maxUnavailable=1))
