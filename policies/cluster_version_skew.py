@@ -52,11 +52,8 @@ def cluster_version_skew(stack: Stack, previous: Callable[[], Previous]) -> list
     """Each pool against its cluster's control plane, and each cluster's control plane against the previous
     deployment's (``previous`` is asked for only when a cluster names its version)."""
     findings: list[Finding] = []
-    clusters = stack.index.clusters if stack.index is not None else {}
-    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
     for pool in stack.platform_pools:
-        # a NodePool joins its provider's cluster: the stack's one, when it has one
-        cluster = clusters.get(pool.cluster.key) if pool.cluster.key else only
+        cluster = stack.cluster_for(pool)  # a NodePool joins its provider's cluster: the stack's one, when it has one
         if pool.urn in stack.foreign or cluster is None or cluster.version is None or pool.version is None:
             continue
         finding = _pool(pool, pool.version, cluster, cluster.version)

@@ -29,13 +29,10 @@ from .platforms.images import ImageEnd, change, image_end, runs_at, table_date
 
 def node_image_supported(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
-    clusters = stack.index.clusters if stack.index is not None else {}
-    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
     for pool in stack.platform_pools:
         if pool.urn in stack.foreign or pool.image is None or pool.platform is None:
             continue
-        cluster = clusters.get(pool.cluster.key) if pool.cluster.key else only
-        finding = _judged(pool, pool.platform, cluster)
+        finding = _judged(pool, pool.platform, stack.cluster_for(pool))
         if finding is not None:
             findings.append(finding)
     return findings

@@ -27,20 +27,15 @@ from .model.workloads import Workload
 
 def platform_admits_workload(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
-    clusters = stack.index.clusters if stack.index is not None else {}
-    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
-    # the clusters a pool of the stack may be on: its own; a pool whose cluster the pack cannot tell (a Karpenter
-    # NodePool joins its provider's cluster, "") may be on any (Karpenter's controller on Fargate beside its NodePools)
-    pooled = {pool.cluster.key for pool in stack.platform_pools}
-    anywhere = "" in pooled
     for workload in stack.workloads:
         if workload.patch or not workload.has_pod_spec:
             continue
-        key = stack.cluster_of(workload).key
-        cluster = clusters.get(key) if key else only
+        cluster = stack.cluster_for(workload.urn)
         if cluster is None or cluster.admission is None:
             continue
-        finding = _judged(workload, cluster, cluster.urn in pooled or anywhere)
+        # a pool whose cluster the pack cannot tell (a Karpenter NodePool joins its provider's cluster) may be on any
+        # (Karpenter's controller on Fargate beside its NodePools)
+        finding = _judged(workload, cluster, cluster.urn in stack.pooled)
         if finding is not None:
             findings.append(finding)
     return findings

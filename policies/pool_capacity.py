@@ -82,7 +82,7 @@ def _declared_cores(stack: Stack, cluster: str) -> Decimal | None:
     whatever its cap); None when a pool's minimum or machine is not known."""
     total = Decimal(0)
     for pool in stack.platform_pools:
-        if pool.cluster.key != cluster:
+        if (joined := stack.cluster_for(pool)) is None or joined.urn != cluster:
             continue
         cores = machine_cpus(pool)
         if not isinstance(pool.min_size, int) or not cores:
@@ -97,7 +97,6 @@ def _cluster_caps(stack: Stack) -> list[Finding]:
     all its nodes have (and a node's allocatable is less than its cores), so some never schedule, whatever pools the
     platform adds. Counted: the workloads the stack certainly places on that cluster, at their replicas."""
     findings: list[Finding] = []
-    only = stack.kube_clusters[0] if len(stack.kube_clusters) == 1 else None
     for cluster in stack.kube_clusters:
         cap = dict(cluster.caps).get(CPU)
         if cap is None or cluster.urn in stack.foreign:
@@ -106,8 +105,7 @@ def _cluster_caps(stack: Stack) -> list[Finding]:
         for workload in stack.workloads:
             if workload.kind == "DaemonSet" or workload.patch or not workload.has_pod_spec:
                 continue
-            key = stack.cluster_of(workload).key
-            if (key or (only.urn if only is not None else "")) != cluster.urn:
+            if stack.cluster_for(workload.urn) is not cluster:
                 continue
             placed = placed_of(stack, workload)
             count = placed.count

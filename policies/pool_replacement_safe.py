@@ -80,10 +80,9 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
 def _removed(stack: Stack, previous: Snapshot) -> list[Finding]:
     """A cluster whose every pool this preview removes, under workloads of the stack."""
     found: list[Finding] = []
-    index = stack.index
     for urn, pools in emptied(stack, previous.resources).items():
         workloads = _on_cluster(stack, urn)
-        cluster = index.clusters.get(urn) if index is not None else None
+        cluster = stack.owner(urn)
         if not workloads or cluster is None:
             continue
         names = listed([pool.label for pool in pools])
@@ -115,8 +114,7 @@ def _fails(stack: Stack, replaced: Replaced) -> list[Finding]:
 
 
 def _cluster_label(stack: Stack, now: StackResource) -> str:
-    index = stack.index
-    owner = index.owner(now.urn) if index is not None else None
+    owner = stack.owner(now.urn)
     return owner.ref.label if owner is not None else f"cluster '{now.name}'"
 
 
@@ -145,13 +143,10 @@ def _stranded(stack: Stack, urn: str) -> tuple[list[Workload], list[Workload]]:
 
 def _on_cluster(stack: Stack, urn: str) -> list[Workload]:
     """The stack's workloads applied to the cluster this resource is (or is part of)."""
-    index = stack.index
-    owner = index.owner(urn) if index is not None else None
+    owner = stack.owner(urn)
     if owner is None:
         return []
-    only = len(stack.kube_clusters) == 1
-    return [workload for workload in stack.workloads
-            if (key := stack.cluster_of(workload).key) == owner.urn or (key == "" and only)]
+    return [workload for workload in stack.workloads if stack.cluster_for(workload.urn) is owner]
 
 
 def _what(replaced: Replaced) -> str:

@@ -46,13 +46,7 @@ def workload_api_available(stack: Stack) -> list[Finding]:
 
 def _candidates(stack: Stack, resource: StackResource) -> list[KubeCluster]:
     """The clusters it may be applied to: its provider's, else every cluster of the stack."""
-    index = stack.index
-    if index is None:
-        return []
-    ref = index.provider(resource.provider)
-    if ref.key in index.clusters:
-        return [index.clusters[ref.key]]
-    return list(stack.kube_clusters) if ref.key == "" else []
+    return list(stack.clusters_of(resource.urn))
 
 
 def _judged(stack: Stack, resource: StackResource, removal: Removal) -> Finding | None:

@@ -107,7 +107,7 @@ def _unread(stack: Stack) -> list[Finding]:
     stack declares no pool: the workloads' placement on them is not judged."""
     notes: list[Finding] = [undetermined(f"{item.kind} '{item.name}' {item.why}; the placement of workloads on it is "
                                          "not judged") for item in stack.unread]
-    seen = {item.urn for item in stack.unread} | {pool.cluster.key for pool in stack.platform_pools}
+    seen = {item.urn for item in stack.unread} | stack.pooled
     empty = [cluster.name for cluster in stack.kube_clusters if cluster.urn not in seen and not cluster.component]
     if empty:
         notes.append(undetermined(f"the stack declares no pool of {quoted(empty)}, so the placement of workloads on "
@@ -115,7 +115,7 @@ def _unread(stack: Stack) -> list[Finding]:
     placed = [workload for workload in stack.workloads if workload.has_pod_spec and not workload.patch]
     own = {cluster.urn for cluster in stack.kube_clusters}
     # the workloads that may run on another stack's cluster: those on no cluster of this stack
-    elsewhere = [workload for workload in placed if stack.cluster_of(workload).key not in own]
+    elsewhere = [workload for workload in placed if stack.target(workload.urn).key not in own]
     for found in stack.referenced:  # the other stacks whose clusters its workloads may run on (SPEC 18)
         if found.error:
             which = subjects(elsewhere) if elsewhere else "workloads"

@@ -60,17 +60,15 @@ def _targets(view: View, urn: str) -> list[str | None]:
     cluster, when which one it is cannot be told) that this change adds or changes; else the Fargate profiles of that
     cluster it adds or changes; else that cluster; else the stack."""
     now = view.now
-    resource = now.resources.get(urn)
-    key = now.index.provider(resource.provider).key if now.index is not None and resource is not None else ""
+    key = now.target(urn).key
     before = {pool.urn: _facts(pool) for pool in view.before.platform_pools} if view.before is not None else None
     if before is not None:
         changed = [pool.urn for pool in now.platform_pools if now.foreign.get(pool.urn) == THIS_STACK
                    and (not key or pool.cluster.key == key) and before.get(pool.urn) != _facts(pool)]
         if changed:
             return list(dict.fromkeys(changed))
-    ours = [cluster for cluster in now.kube_clusters if now.foreign.get(cluster.urn) == THIS_STACK]
-    cluster = next((found for found in ours if found.urn == key), None) if key else \
-        ours[0] if len(ours) == 1 else None
+    ours = [cluster for cluster in now.clusters_of(urn) if now.foreign.get(cluster.urn) == THIS_STACK]
+    cluster = ours[0] if len(ours) == 1 else None
     if cluster is not None and view.before is not None:
         # what else of the cluster places Pods: what selects Pods for its platform's own nodes (its Fargate profiles)
         # that this change adds or changes

@@ -119,7 +119,7 @@ def _protection(stack: Stack) -> Protection:
 def _operated(stack: Stack, budget: Budget) -> Unknown | None:
     """A custom resource of the budget's namespace whose operator may create the Pods it is for."""
     namespace = _namespace(budget.namespace)
-    spaces = [(resource, child(child(resource.props, "metadata"), "namespace")) for resource in stack.operated]
+    spaces = [(resource, stack.namespace_of(resource.urn)) for resource in stack.operated]
     same = [resource for resource, theirs in spaces if theirs == namespace]
     maybe = [resource for resource, theirs in spaces if not isinstance(theirs, str) or namespace is None]
     for resource in same or maybe[:1]:

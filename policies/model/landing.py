@@ -338,7 +338,7 @@ def landing(stack: Stack, workload: Workload) -> Landing:
     placement = placement_of(stack, workload)
     pool = pool_of(stack, placement) if isinstance(placement, tuple) else None
     opened = gate(stack, workload)
-    cluster = stack.cluster_of(workload)
+    cluster = stack.target(workload.urn)
     pools: tuple[Pool, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     if opened is True:

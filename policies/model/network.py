@@ -21,13 +21,12 @@ def pool_draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
 
 
 def _draws(stack: Stack) -> list[tuple[Pool, Draw | Unknown]]:
-    clusters = stack.index.clusters if stack.index is not None else {}
     found: list[tuple[Pool, Draw | Unknown]] = []
     for pool in stack.platform_pools:
         source = source_of(type_of_urn(pool.urn))
         if source is None or source.addresses is None:
             continue
-        draws = source.addresses(pool, clusters.get(pool.cluster.key))
+        draws = source.addresses(pool, stack.cluster_for(pool))
         if isinstance(draws, Unknown):
             found.append((pool, draws))
         elif draws:

@@ -184,7 +184,7 @@ def resolve_placement(stack: Stack, workload: Workload) -> Placement:
         if pool_ref is not None:
             return PoolWithoutCluster(pool_ref)
         return None
-    elif pool_ref is None and stack.cluster_of(workload).declared:
+    elif pool_ref is None and stack.target(workload.urn).declared:
         return None  # no label, and its provider targets a cluster of the stack: its pools take it (SPEC 14.2)
     elif len(stack.clusters) > 1:
         return ClusterNotChosen(_labels(stack))

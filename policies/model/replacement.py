@@ -176,7 +176,7 @@ def emptied(stack: Stack, deployed: Sequence[StackResource]) -> dict[str, list[P
     if found is not None and found[0] is deployed:
         return found[1]
     clusters = [cluster for cluster in stack.kube_clusters if cluster.urn not in stack.foreign and cluster.pools_known
-                and not any(pool.cluster.key == cluster.urn for pool in stack.platform_pools)]
+                and cluster.urn not in stack.pooled]
     gone: dict[str, list[Pool]] = {}
     if clusters and deployed:
         before = parse_stack(deployed, {})

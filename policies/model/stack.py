@@ -12,6 +12,7 @@ every policy, the remediation and the report read the same answer. No module bel
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +75,7 @@ class Stack:
     limit_ranges: list[LimitRange] = field(default_factory=list)
     priority_classes: list[str | Unknown | None] = field(default_factory=list)
     namespaces: list[Namespace] = field(default_factory=list)  # those whose labels enforce a Pod Security Standard
+    _provider_namespaces: dict[str, str | Unknown] = field(default_factory=dict)  # namespace_of's, by provider URN
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
         """A ComputeCluster and its pools (policies/model/sources/compute_cluster.py)."""
@@ -88,13 +90,63 @@ class Stack:
         elif isinstance(cluster_id, str):
             self.by_id.setdefault(cluster_id, []).append(entry)
 
-    def cluster_of(self, workload: Workload) -> ClusterRef:
-        """The cluster a workload's Kubernetes provider targets (SPEC 14.2), or the provider's cluster when the
-        pack cannot tell."""
-        resource = self.resources.get(workload.urn)
+    # Which cluster a resource is on: the one answer every rule reads (SPEC 14.2; issue 67). A pool joins the cluster
+    # its claim resolves to when the stack is parsed (ClusterIndex.resolve); a Kubernetes resource is applied to the
+    # cluster its provider targets (ClusterIndex.provider). Where the pack cannot tell (the default provider, a
+    # kubeconfig that depends on no cluster of the stack), every cluster of the stack is a candidate.
+
+    def target(self, subject: Pool | str) -> ClusterRef:
+        """The cluster a pool joins, or a Kubernetes resource's (by URN) provider targets; PROVIDERS_CLUSTER when the
+        pack cannot tell which."""
+        if isinstance(subject, Pool):
+            return subject.cluster
+        resource = self.resources.get(subject)
         if self.index is None or resource is None:
             return PROVIDERS_CLUSTER
         return self.index.provider(resource.provider)
+
+    def clusters_of(self, subject: Pool | str) -> tuple[KubeCluster, ...]:
+        """The clusters of the stack it may be on: the one it targets; every one where the pack cannot tell which; none
+        when it targets a cluster the stack does not declare (another stack's, one named only)."""
+        ref = self.target(subject)
+        if not ref.key:
+            return tuple(self.kube_clusters)
+        found = self.index.clusters.get(ref.key) if self.index is not None else None
+        return (found,) if found is not None else ()
+
+    def cluster_for(self, subject: Pool | str) -> KubeCluster | None:
+        """The one cluster of the stack it is on: the one it targets, or the stack's only cluster when the pack cannot
+        tell which (what holds on every candidate holds on that one); None when that is not one cluster."""
+        found = self.clusters_of(subject)
+        return found[0] if len(found) == 1 else None
+
+    def namespace_of(self, urn: str) -> Any:
+        """The namespace a namespaced Kubernetes resource (by URN) is created in, as the API server decides it (SPEC
+        21): its metadata.namespace, else its provider's namespace, else its kubeconfig's current context's, else
+        default (clusters.provider_namespace); the one answer every rule reads (a workload's, Workload.namespace,
+        is this one)."""
+        resource = self.resources.get(urn)
+        written = child(child(resource.props, "metadata"), "namespace") if resource is not None else None
+        if written is not None:
+            return written
+        provider = resource.provider or "" if resource is not None else ""
+        found = self._provider_namespaces.get(provider)
+        if found is None:
+            declared = self.resources.get(provider)
+            found = self._provider_namespaces[provider] = provider_namespace(
+                declared.props if declared is not None else None)
+        return found
+
+    def owner(self, urn: str) -> KubeCluster | None:
+        """The cluster a resource is, or is part of (a cluster resource; what a cluster component such as pulumi-eks's
+        Cluster registers, its cluster resource included)."""
+        return self.index.owner(urn) if self.index is not None else None
+
+    @functools.cached_property
+    def pooled(self) -> frozenset[str]:
+        """The clusters (by URN) a platform pool of the stack may be on: a pool whose cluster the pack cannot tell (a
+        Karpenter NodePool on the default provider) may be on any."""
+        return frozenset(cluster.urn for pool in self.platform_pools for cluster in self.clusters_of(pool))
 
     def scope(self, urn: str) -> str:
         """Where a Kubernetes resource is applied, as far as the pack can tell: the cluster its provider targets, or
@@ -103,8 +155,7 @@ class Stack:
         resource = self.resources.get(urn)
         if resource is None:
             return "provider:"
-        ref = self.index.provider(resource.provider) if self.index is not None else PROVIDERS_CLUSTER
-        return ref.key or f"provider:{resource.provider or ''}"
+        return self.target(urn).key or f"provider:{resource.provider or ''}"
 
     @property
     def several_clusters(self) -> bool:
@@ -206,15 +257,7 @@ def _namespaced(stack: Stack) -> None:
     """Each namespaced object that names no namespace, in the one its provider creates it in (SPEC 21: its provider's
     namespace, else its kubeconfig's current context's, else default; clusters.provider_namespace): every rule that
     reads a namespace (quotas, LimitRanges, Pod Security, budgets, autoscalers, Fargate selectors) reads this one."""
-    defaults: dict[str, str | Unknown] = {}
-
-    def default(urn: str) -> str | Unknown:
-        resource = stack.resources.get(urn)
-        provider = resource.provider or "" if resource is not None else ""
-        if provider not in defaults:
-            declared = stack.resources.get(provider)
-            defaults[provider] = provider_namespace(declared.props if declared is not None else None)
-        return defaults[provider]
+    default = stack.namespace_of  # (called for what names no namespace: its provider's)
 
     for items in (stack.workloads, stack.foreign_workloads):
         for index, workload in enumerate(items):

@@ -167,7 +167,7 @@ def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
     clusterAutoscaling.resourceLimits, sources/gke.py): the cap less what the cluster's other pools take at their
     minimum size (on their smallest machine), over the cores of this pool's smallest machine. None when the cap allows
     its maxSize, or a size or machine is not known."""
-    cluster = stack.index.clusters.get(pool.cluster.key) if stack.index is not None and pool.cluster.key else None
+    cluster = stack.cluster_for(pool)
     caps = dict(cluster.caps) if cluster is not None else {}
     cap, size = caps.get(CPU), pool.max_size
     if cap is None or cluster is None or not isinstance(size, int):
@@ -177,7 +177,7 @@ def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
         return None
     others = Decimal(0)
     for other in stack.platform_pools:
-        if other is pool or other.cluster.key != pool.cluster.key or not isinstance(other.min_size, int):
+        if other is pool or stack.cluster_for(other) is not cluster or not isinstance(other.min_size, int):
             continue
         least = _least_cpu(other)
         others += other.min_size * least if least is not None else 0
