@@ -257,6 +257,8 @@ def items(value: Any) -> list[Any]:
 
 def child(container: Any, key: str) -> Any:
     """The plain value at ``key`` of a proxy mapping, or None when absent or not a mapping."""
+    if type(container) is dict:  # what a state document holds (another stack's resources): no proxy, no unknown
+        return container.get(key)
     if container is None or _shape(container) != _MAPPING:
         return None
     try:

@@ -361,6 +361,8 @@ def _label(places: list[tuple[str, Any]], key: str, problems: list[LabelProblem]
             problems.append(NotAString(where, key, type_name(value)))
         else:
             found.append((where, value))
+    if not found:  # (most workloads: no placement label anywhere)
+        return unknown
     values = sorted({value for _, value in found})
     if len(values) > 1:
         problems.append(LabelsDisagree(key, tuple(found)))
