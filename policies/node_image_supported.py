@@ -2,16 +2,18 @@
 (SPEC 23, policy 31).
 
 Platforms stop publishing node images at a version: EKS publishes no Amazon Linux 2 AMIs from Kubernetes 1.33 (the
-AL2_* AMI types), AKS runs no Windows Server 2019 pools from 1.33 and no Windows Server 2022 pools from 1.37 (osSKU).
-A node group or node pool of such an image is neither created nor upgraded at those versions: the update fails, often
-after its control plane has already moved. The table is data (policies/platforms/data/node_images.json, every row
-cited, its date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, AKS
-``osSKU``), its version the pool's own (``Pool.version``) or, where it sets none, its control plane's.
+AL2_* AMI types, and Karpenter's al2@ alias), AKS runs no Windows Server 2019 pools from 1.33 and no Windows Server
+2022 pools from 1.37 (osSKU). A node group or node pool of such an image is neither created nor upgraded at those
+versions: the update fails, often after its control plane has already moved. The table is data
+(policies/platforms/data/node_images.json, every row cited, its date said in each message); each pool's image is its
+source's fact (``Pool.image``: EKS ``amiType``, a Karpenter EC2NodeClass's ``amiSelectorTerms`` alias, AKS ``osSKU``),
+its version the pool's own (``Pool.version``) or, where it sets none, its control plane's.
 
 A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
 its control plane is said in a note: a new pool is created at the control plane's version and fails; an existing one
-stays at its own and can no longer be upgraded. A version or image not known yet is said; an image the table does
-not know (a custom AMI, a newer image) is not judged by it.
+stays at its own and can no longer be upgraded. A Karpenter alias is the image for the control plane's version on
+every node Karpenter starts (the row's ``follows``): refused at the control plane's version. A version or image not
+known yet is said; an image the table does not know (a custom AMI, a newer image) is not judged by it.
 """
 
 from __future__ import annotations
@@ -62,10 +64,14 @@ def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding |
         return None
     instead = [candidate for candidate in end.instead if runs_at(platform, candidate, minor)]
     why, source = derived(end.why, image), derived(end.source, image)  # they would tell a secret image
-    changing = f"; {change(platform)}" if change(platform) else ""
+    changing = f"; {change(platform, field)}" if change(platform, field) else ""
     fix = f"use {_listed(end, image, instead)}{changing}"
+    where = cluster.ref.label if cluster is not None else "its cluster"
+    if own is None and end.follows:  # every node it starts takes the image for its control plane's version
+        return Violation(
+            f"{pool.label}: its nodes would run Kubernetes {version.shown()}, the version of the control plane of its "
+            f"{where}, with {field} {image}, and {why} (table of {table_date()}: {source}); {fix}", pool.urn)
     if own is None:
-        where = cluster.ref.label if cluster is not None else "its cluster"
         return undetermined(
             f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only (table of "
             f"{table_date()}: {source}), and the pool sets no version, so a new pool is created at Kubernetes "
@@ -96,6 +102,7 @@ POLICY = Policy(
     description="A pool's image runs at the version its nodes move to.",
     severity=Severity.HIGH,
     remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
-                      "Bottlerocket on EKS; a later Windows Server on AKS) before its nodes move to it.",
+                      "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server on AKS) "
+                      "before its nodes move to it.",
     check=_check,
 )

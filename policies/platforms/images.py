@@ -25,6 +25,9 @@ class ImageEnd:
     instead: tuple[str, ...]
     why: str
     source: str
+    # every node takes the image made for its control plane's version (a Karpenter alias): a pool that sets no version
+    # of its own cannot stay behind its cluster
+    follows: bool = False
 
 
 @functools.cache
@@ -34,13 +37,14 @@ def _table() -> tuple[Mapping[tuple[str, str], ImageEnd], Mapping[str, str], str
     for row in document["rows"]:
         major, minor = (int(part) for part in row["last"].split("."))
         ends[(row["platform"], row["image"])] = ImageEnd(row["platform"], row["image"], (major, minor),
-                                                         tuple(row["instead"]), row["why"], row["source"])
+                                                         tuple(row["instead"]), row["why"], row["source"],
+                                                         bool(row.get("follows", False)))
     return ends, dict(document["changes"]), document["date"]
 
 
 def image_end(platform: str, image: str) -> ImageEnd | None:
     """The last version this platform runs this image at, where the table knows one (images by exact name: EKS's
-    AMI types, AKS's OS SKUs)."""
+    AMI types, a Karpenter alias's family, AKS's OS SKUs)."""
     return _table()[0].get((platform, image))
 
 
@@ -50,9 +54,10 @@ def runs_at(platform: str, image: str, version: tuple[int, int]) -> bool:
     return end is None or version <= end.last
 
 
-def change(platform: str) -> str:
-    """What changing a pool's image does on this platform, as a clause."""
-    return _table()[1].get(platform, "")
+def change(platform: str, field: str = "") -> str:
+    """What changing a pool's image (the input ``field``) does on this platform, as a clause."""
+    changes = _table()[1]
+    return changes.get(f"{platform}:{field}", changes.get(platform, ""))
 
 
 def table_date() -> str:

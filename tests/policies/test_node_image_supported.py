@@ -13,6 +13,7 @@ from pathlib import Path
 import pulumi
 import pulumi_aws as aws
 import pulumi_azure as azure_classic
+import pulumi_kubernetes as k8s
 import pytest
 from pulumi_azure_native import containerservice
 
@@ -29,6 +30,8 @@ DOCUMENTED = [
     ("aws", "AL2_x86_64", (1, 32), ["AL2023_x86_64_STANDARD", "BOTTLEROCKET_x86_64"], EKS_VERSIONS),
     ("aws", "AL2_x86_64_GPU", (1, 32), ["AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA"], EKS_VERSIONS),
     ("aws", "AL2_ARM_64", (1, 32), ["AL2023_ARM_64_STANDARD", "BOTTLEROCKET_ARM_64"], EKS_VERSIONS),
+    # the same EKS words: Karpenter's alias al2@... selects the EKS optimized AL2 AMI for the cluster's version
+    ("aws", "al2", (1, 32), ["al2023", "bottlerocket"], EKS_VERSIONS),
     # AKS's release notes of 2026-05-29: Windows Server 2019 retired on 2026-03-01, no pools in 1.33+
     ("azure", "Windows2019", (1, 32), ["Windows2022", "Windows2025"], "github.com/Azure/AKS/releases/tag/2026-05-29"),
     # AKS's release notes of 2026-06-19: "Windows Server 2022 is not supported in Kubernetes version 1.37 and above"
@@ -91,17 +94,42 @@ def _at(minor: tuple[int, int]) -> str:
     return f"{minor[0]}.{minor[1]}"
 
 
+def karpenter(plane: str | None, node: str | None, family: str, terms: list | None = None):
+    """A Karpenter NodePool whose EC2NodeClass selects the EKS optimized AMI of ``family`` by its alias (or by
+    ``terms``), on an EKS cluster at ``plane`` through a Kubernetes provider whose kubeconfig depends on it. An alias
+    names no version: every node takes the AMI for the cluster's (``node`` is unused)."""
+    def program():
+        cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version=plane,
+                                  vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+        provider = k8s.Provider("fleet", kubeconfig=cluster.endpoint)
+        opts = pulumi.ResourceOptions(provider=provider)
+        k8s.apiextensions.CustomResource("default", api_version="karpenter.k8s.aws/v1", kind="EC2NodeClass",
+                                         metadata={"name": "default"}, spec={
+                                             "role": "KarpenterNodeRole-fleet", "amiFamily": "AL2",
+                                             "amiSelectorTerms": terms or [{"alias": f"{family}@latest"}],
+                                             "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "fleet"}}],
+                                             "securityGroupSelectorTerms": [
+                                                 {"tags": {"karpenter.sh/discovery": "fleet"}}]}, opts=opts)
+        k8s.apiextensions.CustomResource("general", api_version="karpenter.sh/v1", kind="NodePool",
+                                         metadata={"name": "general"}, spec={"template": {"spec": {
+                                             "requirements": [{"key": "kubernetes.io/arch", "operator": "In",
+                                                               "values": ["amd64"]}],
+                                             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                              "name": "default"}}}}, opts=opts)
+    return program
+
+
 @pytest.mark.parametrize("platform,image,last,instead,source", DOCUMENTED)
 def test_each_row_at_both_sides_of_its_last_version(platform, image, last, instead, source):
     after = (last[0], last[1] + 1)
-    programs = [eks] if platform == "aws" else [aks_native, aks_classic]
+    programs = ([karpenter] if image.islower() else [eks]) if platform == "aws" else [aks_native, aks_classic]
     for build in programs:
         config = AWS if platform == "aws" else AZURE
         assert evaluate(build(_at(last), _at(last), image), stack_config=config).findings(POLICY) == []
         refused = evaluate(build(_at(after), _at(after), image), stack_config=config)
         (message,) = refused.findings(POLICY)
         assert [v.level for v in refused.of(POLICY)] == ["mandatory"]
-        assert f"would run Kubernetes {_at(after)} with " in message and image in message and source in message
+        assert f"would run Kubernetes {_at(after)}" in message and f" {image}, and " in message and source in message
         assert "; use " + " or ".join(instead) in message  # each runs at the version after
 
 
@@ -179,3 +207,25 @@ def test_an_image_the_table_does_not_know_is_not_judged_by_it():
     for ami in ("AL2023_x86_64_STANDARD", "BOTTLEROCKET_x86_64", "CUSTOM"):
         result = evaluate(eks("1.36", "1.36", ami), stack_config=AWS)
         assert result.of(POLICY) == [] and notes(result) == []
+
+
+def test_a_karpenter_alias_follows_its_control_plane_and_is_refused_there():
+    """Issue 68: an EC2NodeClass selecting Amazon Linux 2 by its alias takes the AMI EKS publishes for the cluster's
+    version on every node it starts, so at 1.33 Karpenter finds none and starts no node: refused (a node group that
+    sets no version is a note: an existing one stays at its own). Twice in one process."""
+    for _ in range(2):
+        (message,) = evaluate(karpenter("1.33", None, "al2"), stack_config=AWS).findings(POLICY)
+        assert message == (
+            "pool 'general' (NodePool): its nodes would run Kubernetes 1.33, the version of the control plane of its "
+            "EKS cluster 'fleet', with amiSelectorTerms.alias al2, and EKS publishes no Amazon Linux 2 AMIs from "
+            "Kubernetes 1.33, and the alias selects the EKS optimized AMI for the cluster's version: Karpenter finds "
+            "no AMI for the EC2NodeClass and starts no node for its NodePools (table of 2026-06-19: "
+            f"{EKS_VERSIONS} (\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized "
+            "Amazon Linux 2 (AL2) AMIs\"); the karpenter.k8s.aws/v1 EC2NodeClass CRD (amiSelectorTerms.alias: "
+            "\"Alias specifies which EKS optimized AMI to select\")); use al2023 or bottlerocket; changing the "
+            "EC2NodeClass's alias drifts its nodes, which Karpenter replaces within its NodePools' disruption budgets")
+    assert evaluate(karpenter("1.32", None, "al2"), stack_config=AWS).findings(POLICY) == []
+    assert evaluate(karpenter("1.35", None, "al2023"), stack_config=AWS).findings(POLICY) == []
+    # AMIs it selects otherwise (an id, a name: custom AMIs, which may be built for any version) are not judged
+    custom = evaluate(karpenter("1.35", None, "al2", terms=[{"id": "ami-0123456789abcdef0"}]), stack_config=AWS)
+    assert custom.of(POLICY) == [] and notes(custom) == []

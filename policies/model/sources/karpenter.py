@@ -42,7 +42,7 @@ from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
-from ..values import Unknown, child, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, child, derived, is_list, is_mapping, plain, undetermined
 from ..versions import Version
 from . import Context, Read, Source, Unread
 from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
@@ -265,18 +265,31 @@ def class_os(node_class: Any) -> str | None:
     Windows2022, Windows2025), as the karpenter.k8s.aws/v1 EC2NodeClass CRD lists them (amiSelectorTerms.alias
     "Valid families include: al2, al2023, bottlerocket, windows2019, windows2022, windows2025", amiFamily's enum);
     None for Custom, a node class the stack does not declare, or one not known yet."""
-    spec = child(node_class, "spec")
-    terms = plain(child(spec, "amiSelectorTerms"))
-    family: Any = None
-    for term in terms if is_list(terms) else ():
-        alias = term.get("alias") if is_mapping(term) else None
-        if isinstance(alias, str) and "@" in alias:
-            family = alias.split("@", 1)[0]
+    family = _alias(node_class)
     if family is None:
-        family = child(spec, "amiFamily")
+        family = child(child(node_class, "spec"), "amiFamily")
     if not isinstance(family, str) or family.lower() not in _FAMILIES:
         return None
     return system(family.lower().startswith("windows"), family)
+
+
+def _alias(node_class: Any) -> str | None:
+    """The family of an EC2NodeClass's alias term (al2023@latest: al2023), lower case (secret when the alias is)."""
+    terms = plain(child(child(node_class, "spec"), "amiSelectorTerms"))
+    family = None
+    for term in terms if is_list(terms) else ():
+        alias = term.get("alias") if is_mapping(term) else None
+        if isinstance(alias, str) and "@" in alias:
+            family = derived(alias.split("@", 1)[0].lower(), alias)
+    return family
+
+
+def class_image(node_class: Any) -> tuple[str, str] | None:
+    """The image its NodePools' nodes run, as node-image-supported reads it (SPEC 23): an alias's family, the EKS
+    optimized AMI for the cluster's version; None for AMIs it selects otherwise (an id, a name, tags: custom AMIs,
+    which may be built for any version)."""
+    family = _alias(node_class)
+    return ("amiSelectorTerms.alias", family) if family is not None else None
 
 
 _FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
@@ -325,7 +338,7 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
                     settings=kubelet(node_class) if node_class is not None else {},
                     pool_limits=limits(child(props, "spec")), os=class_os(node_class))
-    pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode))
+    pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode), image=class_image(node_class))
     return dataclasses.replace(pool, version=version) if version is not None else pool
 
 
