@@ -3,11 +3,12 @@
 
 Platforms stop publishing node images at a version: EKS publishes no Amazon Linux 2 AMIs from Kubernetes 1.33 (the
 AL2_* AMI types, and Karpenter's al2@ alias), AKS runs no Windows Server 2019 pools from 1.33 and no Windows Server
-2022 pools from 1.37 (osSKU). A node group or node pool of such an image is neither created nor upgraded at those
-versions: the update fails, often after its control plane has already moved. The table is data
-(policies/platforms/data/node_images.json, every row cited, its date said in each message); each pool's image is its
-source's fact (``Pool.image``: EKS ``amiType``, a Karpenter EC2NodeClass's ``amiSelectorTerms`` alias, AKS ``osSKU``),
-its version the pool's own (``Pool.version``) or, where it sets none, its control plane's.
+2022 pools from 1.37 (osSKU), GKE no Docker-based image (COS, UBUNTU, WINDOWS_LTSC) from 1.24 (imageType). A node
+group or node pool of such an image is neither created nor upgraded at those versions: the update fails, often after
+its control plane has already moved. The table is data (policies/platforms/data/node_images.json, every row cited, its
+date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, a Karpenter
+EC2NodeClass's ``amiSelectorTerms`` alias, AKS ``osSKU``, GKE ``nodeConfig.imageType``), its version the pool's own
+(``Pool.version``) or, where it sets none, its control plane's.
 
 A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
 its control plane is said in a note: a new pool is created at the control plane's version and fails; an existing one
@@ -102,7 +103,7 @@ POLICY = Policy(
     description="A pool's image runs at the version its nodes move to.",
     severity=Severity.HIGH,
     remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
-                      "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server on AKS) "
-                      "before its nodes move to it.",
+                      "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server on AKS; a "
+                      "containerd image on GKE) before its nodes move to it.",
     check=_check,
 )

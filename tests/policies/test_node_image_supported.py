@@ -13,6 +13,7 @@ from pathlib import Path
 import pulumi
 import pulumi_aws as aws
 import pulumi_azure as azure_classic
+import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 import pytest
 from pulumi_azure_native import containerservice
@@ -23,6 +24,7 @@ POLICY = "node-image-supported"
 ROLE = "arn:aws:iam::123456789012:role/eks"
 TABLE = Path(__file__).resolve().parents[2] / "policies" / "platforms" / "data" / "node_images.json"
 EKS_VERSIONS = "docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html"
+GKE_DOCKER = "docs.cloud.google.com/kubernetes-engine/docs/deprecations/docker-containerd"
 
 # (platform, image, the last minor it runs at, the images to use instead, where the platform says it)
 DOCUMENTED = [
@@ -32,6 +34,10 @@ DOCUMENTED = [
     ("aws", "AL2_ARM_64", (1, 32), ["AL2023_ARM_64_STANDARD", "BOTTLEROCKET_ARM_64"], EKS_VERSIONS),
     # the same EKS words: Karpenter's alias al2@... selects the EKS optimized AL2 AMI for the cluster's version
     ("aws", "al2", (1, 32), ["al2023", "bottlerocket"], EKS_VERSIONS),
+    # "GKE does not support node images that use Docker as the runtime in GKE version 1.24 and later"
+    ("gcp", "COS", (1, 23), ["COS_CONTAINERD", "UBUNTU_CONTAINERD"], GKE_DOCKER),
+    ("gcp", "UBUNTU", (1, 23), ["UBUNTU_CONTAINERD", "COS_CONTAINERD"], GKE_DOCKER),
+    ("gcp", "WINDOWS_LTSC", (1, 23), ["WINDOWS_LTSC_CONTAINERD"], GKE_DOCKER),
     # AKS's release notes of 2026-05-29: Windows Server 2019 retired on 2026-03-01, no pools in 1.33+
     ("azure", "Windows2019", (1, 32), ["Windows2022", "Windows2025"], "github.com/Azure/AKS/releases/tag/2026-05-29"),
     # AKS's release notes of 2026-06-19: "Windows Server 2022 is not supported in Kubernetes version 1.37 and above"
@@ -119,12 +125,28 @@ def karpenter(plane: str | None, node: str | None, family: str, terms: list | No
     return program
 
 
+def gke(plane: str | None, node: str | None, image: str | None):
+    """A GKE cluster at ``plane`` (its minimum master version) and a node pool of ``image`` at ``node``."""
+    def program():
+        cluster = gcp.container.Cluster("gke", name="gke", location="us-central1-a", initial_node_count=1,
+                                        remove_default_node_pool=True, min_master_version=plane)
+        gcp.container.NodePool("general", name="general", cluster=cluster.name, location="us-central1-a",
+                               node_count=1, version=node,
+                               node_config=gcp.container.NodePoolNodeConfigArgs(machine_type="n2-standard-4",
+                                                                                image_type=image))
+    return program
+
+
+GCP = {"compute:platform": "gcp", "gcp:project": "acme", "gcp:region": "us-central1"}
+
+
 @pytest.mark.parametrize("platform,image,last,instead,source", DOCUMENTED)
 def test_each_row_at_both_sides_of_its_last_version(platform, image, last, instead, source):
     after = (last[0], last[1] + 1)
-    programs = ([karpenter] if image.islower() else [eks]) if platform == "aws" else [aks_native, aks_classic]
+    programs = {"aws": [karpenter] if image.islower() else [eks], "gcp": [gke]}.get(platform,
+                                                                                    [aks_native, aks_classic])
     for build in programs:
-        config = AWS if platform == "aws" else AZURE
+        config = {"aws": AWS, "gcp": GCP}.get(platform, AZURE)
         assert evaluate(build(_at(last), _at(last), image), stack_config=config).findings(POLICY) == []
         refused = evaluate(build(_at(after), _at(after), image), stack_config=config)
         (message,) = refused.findings(POLICY)
@@ -229,3 +251,17 @@ def test_a_karpenter_alias_follows_its_control_plane_and_is_refused_there():
     # AMIs it selects otherwise (an id, a name: custom AMIs, which may be built for any version) are not judged
     custom = evaluate(karpenter("1.35", None, "al2", terms=[{"id": "ami-0123456789abcdef0"}]), stack_config=AWS)
     assert custom.of(POLICY) == [] and notes(custom) == []
+
+
+def test_a_gke_image_is_read_in_any_case_and_a_pool_without_one_runs_gkes_default():
+    """GKE takes imageType in any case (cos is COS); a pool that names none runs COS_CONTAINERD, which runs at every
+    version the table knows."""
+    (message,) = evaluate(gke("1.30", "1.30", "cos"), stack_config=GCP).findings(POLICY)
+    assert message.startswith("pool 'general' (GKE NodePool): its nodes would run Kubernetes 1.30 with "
+                              "nodeConfig.imageType COS, and GKE runs no node images that use Docker")
+    assert message.endswith("; use COS_CONTAINERD or UBUNTU_CONTAINERD; changing nodeConfig.imageType recreates the "
+                            "pool's nodes in place, a few at a time (cloud.google.com/kubernetes-engine/docs/how-to/"
+                            "node-images)")
+    for image in (None, "COS_CONTAINERD", "ubuntu_containerd"):
+        result = evaluate(gke("1.33", "1.33", image), stack_config=GCP)
+        assert result.of(POLICY) == [] and notes(result) == [], image

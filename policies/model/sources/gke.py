@@ -52,7 +52,7 @@ from ..pods import NVIDIA
 from ..pool import ClusterRef, Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
-from ..values import Unknown, as_int, child, is_list, is_mapping, is_secret, listed, plain, undetermined
+from ..values import Unknown, as_int, child, derived, is_list, is_mapping, is_secret, listed, plain, undetermined
 from ..values import read as read_value
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
@@ -211,6 +211,16 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
     return tuple(found_options)
 
 
+def _image(config: Any) -> tuple[str, Any] | None:
+    """Its nodes' image as node-image-supported reads it (SPEC 23): nodeConfig.imageType in upper case (GKE takes it
+    in any case: cos_containerd is COS_CONTAINERD), secret when written so; None when it names none (COS_CONTAINERD,
+    GKE's default)."""
+    image = child(config, "imageType")
+    if isinstance(image, str):
+        return "nodeConfig.imageType", derived(image.upper(), image)
+    return ("nodeConfig.imageType", image) if isinstance(image, Unknown) else None
+
+
 def _accelerator(config: Any, options: tuple[Option, ...]) -> frozenset[str] | None:
     """The values of label cloud.google.com/gke-accelerator on the pool's nodes: the types its ``guestAccelerators``
     name; frozenset() when its nodes have no GPU (no label); None when that is not known (an accelerator list not
@@ -325,7 +335,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     network = child(props, "networkConfig")
     own_range = child(network, "podRange") is not None or child(network, "podIpv4CidrBlock") is not None
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
-                version=version, network=Network(pod_subnet=own_range) if own_range else None,
+                version=version, image=_image(config), network=Network(pod_subnet=own_range) if own_range else None,
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
