@@ -3,21 +3,23 @@ on a schedule, can lose a Pod without going down.
 
 Spot and preemptible nodes are taken back at the provider's word: about two minutes' notice on AWS
 (docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html), 30 seconds on GCP
-(cloud.google.com/compute/docs/instances/spot, "Preemption process") and on Azure
-(learn.microsoft.com/azure/virtual-machines/spot-vms, "Eviction policy"). Each pool's capacity is its source's fact
-(SPEC 16: EKS ``capacityType: SPOT``, GKE ``spot`` / ``preemptible``, AKS ``scaleSetPriority: Spot``, a Karpenter
-NodePool whose ``karpenter.sh/capacity-type`` requirement allows spot only). A workload whose Pods the scheduler can
-place on such pools only, where its cluster's pools are all known, and which cannot lose a Pod without downtime
-(one replica, a StatefulSet of one included, or a PodDisruptionBudget that allows no eviction of its Pods), goes down
-at the first reclaim. Advisory: running one replica on spot capacity may be a choice.
+(cloud.google.com/compute/docs/instances/spot, "Preemption process") and on Azure (learn.microsoft.com/azure/virtual-
+machines/spot-vms, "Eviction policy"). Each pool's capacity is its source's fact (SPEC 16: EKS ``capacityType: SPOT``,
+GKE ``spot`` / ``preemptible``, AKS ``scaleSetPriority: Spot``, a Karpenter NodePool whose ``karpenter.sh/capacity-
+type`` requirement allows spot only). A workload whose Pods the scheduler can place on such pools only, where its
+cluster's pools are all known, and which cannot lose a Pod without downtime (one replica, a StatefulSet of one
+included, or a PodDisruptionBudget that allows no eviction of its Pods), goes down at the first reclaim. Advisory:
+running one replica on spot capacity may be a choice.
 
 Node lifetimes (SPEC 23) are forced disruptions on a schedule the stack declares (``Pool.lifetime``): a Karpenter
 NodePool's ``expireAfter`` replaces each node after that long, and with ``terminationGracePeriod`` its drain deletes
 the Pods past their budgets once the grace runs out (the karpenter.sh/v1 NodePool CRD); EKS Auto Mode replaces every
-node within 21 days whatever the budgets. A workload that may land only on such pools, with one replica (where the
-schedule is written or forced), or with a budget that allows no eviction (where the drain is forced), goes down on
-that schedule. A NodePool that writes no expireAfter (Karpenter's 720h default) is not judged for one replica: every
-pool's nodes are drained now and then, and the policy speaks of schedules the stack declares.
+node within 21 days whatever the budgets; GKE upgrades a pool's nodes on its own (management.autoUpgrade, true by
+default) and drains them past a budget after an hour. A workload that may land only on such pools, with one replica
+(where the schedule is written or forced), or with a budget that allows no eviction (where the drain is forced), goes
+down on that schedule. A NodePool that writes no expireAfter (Karpenter's 720h default), or a GKE pool that does not
+write autoUpgrade, is not judged for one replica: every pool's nodes are drained now and then, and the policy speaks
+of schedules the stack declares.
 """
 
 from __future__ import annotations
@@ -102,7 +104,9 @@ def _expiring(stack: Stack, workload: Workload, possible: tuple[PoolVerdict, ...
     if why is None:
         return None
     budget = why != ONE_REPLICA
-    if not all(lifetime is not None and (lifetime.forced if budget else lifetime.forced or bool(lifetime.field))
+    # one replica: where the stack chose the schedule (wrote it, or a forced one); a budget: where the drain is forced
+    if not all(lifetime is not None and (lifetime.forced if budget else
+                                         (lifetime.forced or bool(lifetime.field)) and not lifetime.default)
                for lifetime in lifetimes):
         return None
     pools = listed([f"{pool_name(verdict.pool, several)} ({_schedule(lifetime)})"
@@ -120,11 +124,13 @@ def _expiring(stack: Stack, workload: Workload, possible: tuple[PoolVerdict, ...
 def _schedule(lifetime: Lifetime) -> str:
     """How a pool's nodes are replaced, as a clause."""
     written = f" ({lifetime.field})" if lifetime.field else ""
-    forced = (f", and deletes their Pods {lifetime.grace} into the drain whatever their budgets "
-              "(terminationGracePeriod)" if lifetime.grace else
+    grace = f" ({lifetime.grace_field})" if lifetime.grace_field else ""
+    forced = (f", and deletes their Pods {lifetime.grace} into the drain whatever their budgets{grace}"
+              if lifetime.grace else
               ", whatever their budgets" if lifetime.limit and lifetime.limit == lifetime.every else
               f", and within {lifetime.limit} whatever their budgets" if lifetime.limit else "")
-    return f"{lifetime.platform} replaces each node after {lifetime.every}{written}{forced}"
+    when = f"after {lifetime.every}" if lifetime.every[:1].isdigit() else lifetime.every
+    return f"{lifetime.platform} replaces each node {when}{written}{forced}"
 
 
 ONE_REPLICA = "it runs one replica"

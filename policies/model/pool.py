@@ -151,13 +151,17 @@ class Lifetime:
     it: ``every``, the longest a node lives (a duration as written, "720h"); ``grace``, how long a drain of an expired
     node waits on budgets before it deletes their Pods anyway ("24h"; None: it waits for ever); ``field``, the input
     that sets it; ``platform``, who replaces the nodes ("Karpenter", "EKS Auto Mode"); ``limit``, the longest the
-    platform lets a node live whatever the budgets ("21 days": EKS Auto Mode's), "" where it sets none."""
+    platform lets a node live whatever the budgets ("21 days": EKS Auto Mode's), "" where it sets none; ``grace_field``,
+    the input that sets the grace ("": the platform's own); ``default``: the platform does it unless the stack turns it
+    off, and the stack does not say (GKE's automatic upgrades): a schedule for budgets, not one the stack chose."""
 
-    every: str
+    every: str  # a duration ("720h"), or when it happens ("at each automatic upgrade")
     grace: str | None
     field: str
     platform: str
     limit: str = ""
+    grace_field: str = "terminationGracePeriod"
+    default: bool = False
 
     @property
     def forced(self) -> bool:

@@ -3,13 +3,15 @@
 scaleSetPriority Spot (with AKS's taint, tolerated here), GKE spot / preemptible, Karpenter's karpenter.sh/capacity-type
 requirement. Node lifetimes (SPEC 23): a Karpenter NodePool's expireAfter and terminationGracePeriod (its v1 CRD in
 ../shared/third_party/karpenter: 720h by default, a grace that "bypasses any blocked PDBs"), EKS Auto Mode's built-in
-pools (336h and 24h, within 21 days whatever the budgets)."""
+pools (336h and 24h, within 21 days whatever the budgets), GKE's automatic upgrades (management.autoUpgrade, true by
+default: GKE waits an hour on a budget, then drains anyway)."""
 
 from typing import Any
 
 from builders import (
     auto_mode_cluster,
     budget,
+    cluster_resource,
     deployment,
     managed_cluster,
     node_class,
@@ -190,3 +192,42 @@ def test_eks_auto_mode_replaces_its_nodes_whatever_the_budgets():
            "their Pods 24h into the drain whatever their budgets (terminationGracePeriod)))" in message
     assert findings(auto_mode_cluster("auto"), deployment("api", requests=TINY, node_selector=amd64,
                                                           spec={"replicas": 2})) == []
+
+
+def gke_pool(management: dict[str, Any] | None = None) -> Any:
+    """A pulumi-gcp NodePool of three n2-standard-4 nodes on a regional cluster; ``management``: its autoUpgrade."""
+    import pulumi_gcp as gcp
+
+    def declare() -> Any:
+        cluster = cluster_resource("gcp")()
+        return gcp.container.NodePool("general", name="general", cluster=cluster.name, location="europe-west1",
+                                      node_count=1, node_config=gcp.container.NodePoolNodeConfigArgs(
+                                          machine_type="n2-standard-4"),
+                                      management=gcp.container.NodePoolManagementArgs(**management)
+                                      if management is not None else None)
+    return declare
+
+
+def test_gkes_automatic_upgrades_drain_past_a_budget_after_an_hour():
+    """Issue 68, SPEC 23: GKE upgrades a pool's nodes on its own (management.autoUpgrade, true by default) and its surge
+    upgrade waits at most an hour on a PodDisruptionBudget: a budget that allows no eviction keeps nothing there.
+    One replica is advised against only where the stack writes the schedule (as Karpenter's 720h default is not).
+    Twice in one process."""
+    three = deployment("api", requests=TINY, spec={"replicas": 3})
+    blocked = budget("api", minAvailable=3)
+    for _ in range(2):
+        (message,) = findings(gke_pool(), three, blocked, platform="gcp")
+        assert message == (
+            "Deployment 'api': its Pods run only on pools whose nodes are replaced on a schedule (pool 'general' "
+            "(GKE NodePool) (GKE replaces each node at each automatic upgrade of its version, and deletes their Pods "
+            "an hour into the drain whatever their budgets)), and PodDisruptionBudget 'api' allows no eviction of its "
+            "Pods: each replacement's drain waits on the budget only until its grace runs out, then deletes the Pods "
+            "anyway, and the workload goes down on that schedule: let the budget allow one eviction with at least "
+            "two replicas, or give it a pool whose nodes do not expire")
+    assert findings(gke_pool(), three, budget("api", maxUnavailable=1), platform="gcp") == []
+    assert findings(gke_pool({"auto_upgrade": False}), three, blocked, platform="gcp") == []
+    one = deployment("api", requests=TINY)
+    assert findings(gke_pool(), one, platform="gcp") == []  # GKE's default: not a schedule the stack chose
+    (message,) = findings(gke_pool({"auto_upgrade": True}), one, platform="gcp")
+    assert "(GKE replaces each node at each automatic upgrade of its version (management.autoUpgrade), and deletes " \
+           "their Pods an hour into the drain whatever their budgets)), and it runs one replica" in message

@@ -38,6 +38,7 @@ so no pool is known (GKE Autopilot, .../concepts/autopilot-overview).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -49,7 +50,7 @@ from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
 from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pods import NVIDIA
-from ..pool import ClusterRef, Option, Pool
+from ..pool import ClusterRef, Lifetime, Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
 from ..values import Unknown, as_int, child, derived, is_list, is_mapping, is_secret, listed, plain, undetermined
@@ -211,6 +212,28 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
     return tuple(found_options)
 
 
+# GKE upgrades a pool's nodes to its control plane's version on its own (management.autoUpgrade, "Defaults to true":
+# registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool; a cluster on a release
+# channel cannot turn it off), and its surge upgrade respects a PodDisruptionBudget for up to an hour, then drains the
+# node anyway (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"; the
+# drain words of words.DRAIN_FAILURES).
+UPGRADES = Lifetime("at each automatic upgrade of its version", "an hour", "", "GKE", grace_field="", default=True)
+
+
+def _upgrades(props: Any, default_pool: bool) -> Lifetime | None:
+    """How GKE replaces its nodes without the stack's word: at each automatic upgrade, unless management.autoUpgrade is
+    false; None when it is, or not known yet."""
+    management = None if default_pool else child(props, "management")
+    upgrade = child(management, "autoUpgrade")
+    if isinstance(management, Unknown) or isinstance(upgrade, Unknown):
+        return None
+    if upgrade is None:
+        return UPGRADES
+    if upgrade is True:
+        return dataclasses.replace(UPGRADES, field="management.autoUpgrade", default=False)
+    return None
+
+
 def _image(config: Any) -> tuple[str, Any] | None:
     """Its nodes' image as node-image-supported reads it (SPEC 23): nodeConfig.imageType in upper case (GKE takes it
     in any case: cos_containerd is COS_CONTAINERD), secret when written so; None when it names none (COS_CONTAINERD,
@@ -335,7 +358,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     network = child(props, "networkConfig")
     own_range = child(network, "podRange") is not None or child(network, "podIpv4CidrBlock") is not None
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
-                version=version, image=_image(config), network=Network(pod_subnet=own_range) if own_range else None,
+                version=version, image=_image(config), lifetime=_upgrades(props, default_pool),
+                network=Network(pod_subnet=own_range) if own_range else None,
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
                 max_size=max_size, zones=pool_zones, per_zone=per_zone if total is None and own is None else None,
