@@ -68,11 +68,12 @@ class KubeCluster:
     # the most of a resource all its nodes together may have, where its platform caps it (SPEC 22: GKE's
     # clusterAutoscaling.resourceLimits maximum for cpu, in millicores), by resource
     caps: tuple[tuple[str, Decimal], ...] = ()
+    pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
 
     @property
     def ref(self) -> ClusterRef:
         return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known,
-                          stack=self.stack)
+                          stack=self.stack, pool_label=self.pool_label)
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,24 @@ why, when no pool takes the Pods.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from .memo import PerStack
 from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
-from .scheduling import MAYBE, Domain, LabelMismatch, NodeSpace, PodPlacement, Taint, labels_match, untolerated
+from .scheduling import (
+    MAYBE,
+    Domain,
+    LabelMismatch,
+    NodeSpace,
+    PodPlacement,
+    Taint,
+    labels_match,
+    required,
+    untolerated,
+)
 from .stack import Stack
 from .values import Unknown, listed, undetermined
 from .workloads import Workload
@@ -190,6 +202,8 @@ class Landing:
         self.gate = gate  # whether the scheduler's rules place it on the platform pools (Unknown: not known yet)
         self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
         self.pools = pools  # the platform pools of its candidates
+        if any(not candidate.complete and candidate.cluster.pool_label for candidate in candidates):
+            candidates = tuple(_pinned(candidate, pools, workload.scheduling) for candidate in candidates)
         self.candidates = candidates
         self._candidates: tuple[int, ...] = ()
         if candidates:  # (a workload on ComputeCluster pools only never reads its scheduling constraints)
@@ -300,6 +314,23 @@ class Landing:
     def taking_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
         """The pools of this candidate cluster that certainly take its Pods."""
         return tuple(verdict for verdict in self.possible_in(candidate) if verdict.takes)
+
+
+def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlacement) -> Candidate:
+    """The candidate, complete for a Pod that requires its cluster's pool-name label to name its declared pools only:
+    a pool's name is unique in its cluster, so no pool the platform adds (node auto-provisioning) carries one."""
+    label = candidate.cluster.pool_label
+    if candidate.complete or not label or placement.unknown is not None or not candidate.indexes:
+        return candidate
+    wanted = required(placement, label)
+    if not wanted:
+        return candidate
+    declared: set[Any] = set()
+    for index in candidate.indexes:
+        domain = pools[index].labels.get(label)
+        if isinstance(domain, frozenset):
+            declared |= domain
+    return dataclasses.replace(candidate, complete=True) if wanted <= declared else candidate
 
 
 def _named(stack: Stack, pool: Pool) -> PoolVerdict:

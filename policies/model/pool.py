@@ -119,6 +119,10 @@ class ClusterRef:
     declared: bool = False  # a cluster resource of the stack
     pools_known: bool = True  # False: nodes no pool of the stack shows may run Pods (Autopilot, Fargate)
     stack: str = ""  # another stack's cluster (SPEC 18), whose name messages give with it
+    # the node label whose value is its node's pool's name, one name per pool of the cluster (GKE's
+    # cloud.google.com/gke-nodepool): a Pod that requires it to name declared pools runs on no pool the stack does not
+    # show, where its platform adds pools (node auto-provisioning); "" where the pack does not rely on one
+    pool_label: str = ""
 
     @property
     def complete(self) -> bool:

@@ -126,6 +126,26 @@ class PodPlacement:
         return frozenset(found)
 
 
+def required(placement: PodPlacement, key: str) -> frozenset[str] | None:
+    """The values a Pod requires of label ``key`` (its nodeSelector's, else the union over its required node affinity
+    terms when each term has an In on it); None when it does not restrict the key to listed values."""
+    for found, value in placement.selector:
+        if found == key:
+            return frozenset({value})
+    if not placement.terms:
+        return None
+    union: set[str] = set()
+    for term in placement.terms:
+        values: set[str] | None = None
+        for expression in term:
+            if expression.key == key and expression.operator == "In":
+                values = set(expression.values) if values is None else values & set(expression.values)
+        if values is None:
+            return None
+        union |= values
+    return frozenset(union)
+
+
 def _texts(values: Any) -> tuple[str, ...] | None:
     if not is_list(values):
         return None

@@ -47,3 +47,27 @@ def test_a_workload_on_its_computecluster_pool_and_on_a_nodepool_is_named_on_one
     assert landed.scheduled and [verdict.pool.name for verdict in landed.possible] == ["small"]
     on = {load.pool.name: [placed.named for placed in load.workloads] for load in loads(stack, "aws").pools}
     assert on == {"apps": [True], "small": [False]}
+
+
+def test_the_values_a_pod_requires_of_a_label():
+    """scheduling.required: a nodeSelector's value; else the union over required node affinity terms when each term
+    restricts the key with In (terms are ORed, expressions of a term ANDed); None when some term leaves it open."""
+    from compute_guard.policies.model.scheduling import pod_placement, required
+
+    key = "cloud.google.com/gke-nodepool"
+
+    def term(*expressions):
+        return {"matchExpressions": [{"key": k, "operator": op, "values": list(v)} for k, op, v in expressions]}
+
+    def affinity(*terms):
+        return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}
+
+    assert required(pod_placement({key: "general"}, None, None), key) == {"general"}
+    assert required(pod_placement(None, affinity(term((key, "In", ["a", "b"])), term((key, "In", ["c"]))), None),
+                    key) == {"a", "b", "c"}
+    assert required(pod_placement(None, affinity(term((key, "In", ["a", "b"]), (key, "In", ["b", "c"]))), None),
+                    key) == {"b"}
+    assert required(pod_placement(None, affinity(term((key, "In", ["a"])), term(("zone", "In", ["z"]))), None),
+                    key) is None
+    assert required(pod_placement(None, affinity(term((key, "NotIn", ["a"]))), None), key) is None
+    assert required(pod_placement({"other": "x"}, None, None), key) is None

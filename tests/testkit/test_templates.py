@@ -261,6 +261,48 @@ def test_the_gke_template_extended_with_planted_faults(tmp_path, fault, code, re
     assert result.notes == [], fault
 
 
+# --- kubernetes-gcp-python with node auto-provisioning, as a team turns it on (issue 68, SPEC 22) ------------------
+
+NAP = (('release_channel={"channel": "STABLE"},',
+        'release_channel={"channel": "STABLE"},\n    cluster_autoscaling={"enabled": True, "resource_limits": ['
+        '{"resource_type": "cpu", "maximum": 8}, {"resource_type": "memory", "maximum": 64}]},'),
+       ('node_count=nodes_per_zone,', 'autoscaling={"min_node_count": 1, "max_node_count": 2},'))
+NAP_NOTE = ("GKE cluster 'gke-cluster' has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools "
+            "the stack does not declare for Pods its pools cannot take; the placement of workloads on it is not judged")
+
+
+@pytest.mark.parametrize("fault, code, expected", [
+    # a Pod larger than every node the cluster may have: its 8-core cap holds declared and auto-provisioned ones
+    ("a Pod too big for any node the cap allows", '_deploy("web", _provider, 1, {"cpu": "10"})',
+     {("pool-capacity", "mandatory", "gke-cluster"):
+      "GKE cluster 'gke-cluster': its workloads request 10 cores of CPU (largest: Deployment 'web' 1 x 10 cores), more "
+      "than the 8 cores its clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and "
+      "auto-provisioned ones alike), so at least 2 cores of Pods never schedule (\"max cluster cpu limit reached\"): "
+      "raise the cpu maximum, or run fewer replicas"}),
+    # the declared pool's 6 nodes (2 a zone x 3) of 2 cores need 12, the cap allows 8: 4 nodes; the Pods pinned to it
+    # by its name run on no pool auto-provisioning adds (a pool's name is unique in its cluster)
+    ("a declared pool the cap keeps below its maxSize", f'_deploy("web", _provider, 5, {{"cpu": "1600m"}}, {ON_POOL})',
+     {("pool-capacity", "mandatory", "gke-nodepool"):
+      "GKE NodePool 'gke-nodepool-555a208': at the 4 nodes of its maxSize 6 that its GKE cluster 'gke-cluster' allows "
+      "under its cpu limit (clusterAutoscaling.resourceLimits: 8 cores / 2 cores a node) (machine e2-medium) it has "
+      "room for 4 x 1930m = 7720m of CPU allocatable (a node: 2 cores capacity - 70m kube-reserved = 1930m "
+      "allocatable); the workloads only it can take request 8 cores (largest: Deployment 'web' 5 x 1600m), 8 cores in "
+      "all, more than it has: raise the cpu maximum of GKE cluster 'gke-cluster''s clusterAutoscaling.resourceLimits "
+      "(it caps every node of the cluster together), use larger machines or move workloads to another pool"}),
+    ("valid: four such Pods on the four nodes", f'_deploy("web", _provider, 4, {{"cpu": "1600m"}}, {ON_POOL})', {}),
+    # not pinned: node auto-provisioning may add a pool of larger machines for them (within the cap)
+    ("valid: the same Pods left to the autoscaler", '_deploy("web", _provider, 5, {"cpu": "1600m"})', {}),
+    # pinned by node affinity to its pool or to one no pool of the stack is: that other pool may be one it adds
+    ("valid: pinned to the pool or to another", '_deploy("web", _provider, 5, {"cpu": "1600m"}, {"affinity": '
+     '{"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": '
+     '[{"key": "cloud.google.com/gke-nodepool", "operator": "In", "values": [nodepool.name, "batch"]}]}]}}}})', {}),
+])
+def test_the_gke_template_with_node_auto_provisioning(tmp_path, fault, code, expected):
+    result = twice(project(tmp_path, "kubernetes-gcp-python", GKE + code + "\n", NAP), GCP)
+    assert verdicts(result) == expected, fault
+    assert NAP_NOTE in [reason for note in result.notes for reason in note.reasons], fault
+
+
 # --- kubernetes-azure-python, extended ----------------------------------------------------------------------
 
 AKS = '\n_provider = _k8s.Provider("k8s", kubeconfig=kubeconfig)\n'

@@ -647,7 +647,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           endpoints=endpoints(child(props, "endpoint")),
                                           max_pods=default_pods if isinstance(default_pods, Unknown)
                                           else as_int(default_pods),
-                                          pod_range=pod_range(resource, context),
+                                          pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           caps=resource_caps(props) if provisioning is True else ()))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
