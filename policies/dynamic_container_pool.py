@@ -69,4 +69,5 @@ POLICY = Policy(
     remediation_steps="Keep exactly one ComputeCluster in a stack with dynamic workloads, and give it the pool "
                       "named by dynamicContainerPool (or a 'general' pool).",
     check=_check,
+    placement=True,
 )

@@ -466,4 +466,5 @@ POLICY = Policy(
                       "default, say so with the 'allocatable' setting.",
     dependents=True,
     check=_check,
+    placement=True,
 )

@@ -116,4 +116,5 @@ POLICY = Policy(
     dependents=True,
     check=_check,
     reads_platform=True,
+    placement=True,
 )

@@ -94,4 +94,5 @@ POLICY = Policy(
                       "ComputeCluster the labels may be omitted when it has a 'general' pool or only one pool.",
     dependents=True,
     check=_check,
+    placement=True,
 )

@@ -39,8 +39,7 @@ from .inputs import Input
 
 RESOURCES = (CPU, MEMORY, PODS)  # what a picture shows: the resources every Pod asks for or takes
 VERSION = 1  # of the JSON document (compute_guard/report/schema.json)
-PLACEMENT_POLICIES = ("workload-pool-placement", "dynamic-container-pool", "workload-node-architecture",
-                      "workload-fits-pool")
+PLACEMENT_POLICIES = tuple(policy.name for policy in ALL if policy.placement)  # (Policy.placement)
 
 
 @dataclass(frozen=True)

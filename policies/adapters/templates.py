@@ -108,6 +108,8 @@ class Policy:
     # a stack policy whose verdicts on workloads follow from the pools they run on: a platform stack's change is judged
     # by it against the workloads of its compute:dependents (SPEC 18, adapters/dependents.py)
     dependents: bool = False
+    # it says where a workload's Pods go or that they fit there: the placement report marks a workload it reports
+    placement: bool = False
     # what it judges against the previous deployment, as a clause ("whether this preview replaces ..."): it reads it
     # through Context.previous, takes the 'baseline' setting, and without one the template says the clause is not
     # judged and how to give one (SPEC 5; _unjudged)
