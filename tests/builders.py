@@ -575,8 +575,9 @@ def gke_cluster(name: str = "gke", machine_type: str | None = "n1-standard-1", *
 
 
 def managed_cluster(name: str = "aks", pools: list[Mapping[str, Any]] | None = None, location: str = "westus",
-                    cluster_name: str | None = None) -> Part:
-    """An azure-native ManagedCluster with inline agentPoolProfiles (azure-py-aks's shape)."""
+                    cluster_name: str | None = None, **more: Any) -> Part:
+    """An azure-native ManagedCluster with inline agentPoolProfiles (azure-py-aks's shape); ``more``: its other
+    arguments."""
     import pulumi_azure_native as azure_native
 
     def declare() -> Any:
@@ -585,7 +586,7 @@ def managed_cluster(name: str = "aks", pools: list[Mapping[str, Any]] | None = N
              "type": "VirtualMachineScaleSets", "vm_size": "Standard_DS2_v2"}]
         return azure_native.containerservice.ManagedCluster(
             name, resource_name_=cluster_name, resource_group_name="rg", location=location, dns_prefix=name,
-            agent_pool_profiles=profiles)
+            agent_pool_profiles=profiles, **more)
 
     return declare
 

@@ -26,7 +26,7 @@ import yaml
 
 from .addresses import Space
 from .platform_admission import Admission
-from .pool import PROVIDERS_CLUSTER, ClusterRef
+from .pool import PROVIDERS_CLUSTER, ClusterRef, Lifetime
 from .resources import StackResource, type_of_urn
 from .values import Unknown, child
 from .versions import Version
@@ -69,6 +69,9 @@ class KubeCluster:
     # clusterAutoscaling.resourceLimits maximum for cpu, in millicores), by resource
     caps: tuple[tuple[str, Decimal], ...] = ()
     pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
+    # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
+    # its source's ``join`` gives it to them); SPEC 23
+    lifetime: Lifetime | None = None
 
     @property
     def ref(self) -> ClusterRef:

@@ -231,3 +231,47 @@ def test_gkes_automatic_upgrades_drain_past_a_budget_after_an_hour():
     (message,) = findings(gke_pool({"auto_upgrade": True}), one, platform="gcp")
     assert "(GKE replaces each node at each automatic upgrade of its version (management.autoUpgrade), and deletes " \
            "their Pods an hour into the drain whatever their budgets)), and it runs one replica" in message
+
+
+def test_an_aks_upgrade_channel_replaces_every_node_on_aks_schedule():
+    """Issue 68, SPEC 23: a cluster that writes an upgrade channel (or the NodeImage node OS channel) has AKS drain and
+    replace every node of its pools on AKS's schedule: one replica goes down each time. AKS stops an upgrade on a
+    blocking budget rather than force it: no forced drain, so a budget is workload-disruption-allowed's."""
+    def aks(**profile: str) -> Any:
+        return managed_cluster("aks", [{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v5",
+                                        "count": 2}], auto_upgrade_profile=profile or None)
+
+    one = deployment("api", requests=TINY)
+    for _ in range(2):
+        (message,) = findings(aks(upgrade_channel="stable"), one, platform="azure")
+        assert message == (
+            "Deployment 'api': its Pods run only on pools whose nodes are replaced on a schedule (pool 'system' of AKS "
+            "cluster 'aks' (AKS replaces each node at each automatic upgrade (stable channel) "
+            "(autoUpgradeProfile.upgradeChannel))), and it runs one replica: each replacement evicts it and it is "
+            "down until its Pod starts again: run at least two replicas with a budget that allows one eviction, or "
+            "give it a pool whose nodes do not expire")
+    (message,) = findings(aks(node_os_upgrade_channel="NodeImage"), one, platform="azure")
+    assert "(AKS replaces each node at each weekly node image upgrade (autoUpgradeProfile.nodeOSUpgradeChannel))" \
+        in message
+    assert findings(aks(), one, platform="azure") == []
+    assert findings(aks(upgrade_channel="none", node_os_upgrade_channel="None"), one, platform="azure") == []
+    three = deployment("api", requests=TINY, spec={"replicas": 3})
+    assert findings(aks(upgrade_channel="stable"), three, budget("api", minAvailable=3), platform="azure") == []
+
+
+def test_a_classic_aks_clusters_upgrade_channel_too():
+    """pulumi-azure names it automaticUpgradeChannel (v6) and nodeOsUpgradeChannel."""
+    import pulumi_azure as azure_classic
+
+    def cluster(**channels: str) -> Any:
+        return lambda: azure_classic.containerservice.KubernetesCluster(
+            "aks", name="aks", resource_group_name="rg", location="westeurope", dns_prefix="aks",
+            identity={"type": "SystemAssigned"},
+            default_node_pool={"name": "system", "vm_size": "Standard_D4s_v5", "node_count": 2}, **channels)
+
+    one = deployment("api", requests=TINY)
+    (message,) = findings(cluster(automatic_upgrade_channel="patch"), one, platform="azure")
+    assert "(AKS replaces each node at each automatic upgrade (patch channel) (automaticUpgradeChannel))" in message
+    (message,) = findings(cluster(node_os_upgrade_channel="NodeImage"), one, platform="azure")
+    assert "(AKS replaces each node at each weekly node image upgrade (nodeOsUpgradeChannel))" in message
+    assert findings(cluster(node_os_upgrade_channel="SecurityPatch"), one, platform="azure") == []

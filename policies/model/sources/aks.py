@@ -33,7 +33,7 @@ from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import LINUX, MACHINE_KEYS, ZONE_KEYS
 from ..nodes import AKS_MAX_PODS
-from ..pool import ClusterRef, Pool
+from ..pool import ClusterRef, Lifetime, Pool
 from ..resources import StackResource
 from ..scheduling import Taint
 from ..values import Unknown, as_int, child, derived, is_list, undetermined
@@ -335,7 +335,7 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure", pools_known=not auto,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),
-                       region=region if isinstance(region, str) else None,
+                       region=region if isinstance(region, str) else None, lifetime=_channel(resource.props),
                        max_pods=network_max_pods(child(resource.props, "networkProfile")),
                        plugin=plugin_of(child(resource.props, "networkProfile")),
                        pod_range=pod_range(child(resource.props, "networkProfile"),
@@ -358,6 +358,30 @@ def _upgraded(props: Any) -> bool:
         if isinstance(channel, Unknown) or (isinstance(channel, str) and channel.lower() in MINOR_CHANNELS):
             return True
     return False
+
+
+# The channels that upgrade every node of the cluster on AKS's schedule, each upgrade cordoning and draining the nodes
+# one surge at a time (learn.microsoft.com/azure/aks/upgrade-cluster): the cluster's upgrade channel (any but none:
+# patch, stable, rapid, node-image; learn.microsoft.com/azure/aks/auto-upgrade-cluster), else the node OS channel
+# NodeImage ("a new VHD ... weekly": learn.microsoft.com/azure/aks/auto-upgrade-node-os-image). A blocking budget stops
+# the upgrade (words.DRAIN_FAILURES): no grace forces the Pods out. As each provider names the inputs.
+UPGRADE_CHANNELS = ("autoUpgradeProfile.upgradeChannel", "automaticUpgradeChannel", "automaticChannelUpgrade")
+NODE_OS_CHANNELS = ("autoUpgradeProfile.nodeOSUpgradeChannel", "nodeOsUpgradeChannel", "nodeOsChannelUpgrade")
+
+
+def _channel(props: Any) -> Lifetime | None:
+    """How AKS replaces the nodes of every pool of the cluster, where the cluster writes a channel that does."""
+    for field in UPGRADE_CHANNELS:
+        value = child(props, field) if "." not in field else child(child(props, "autoUpgradeProfile"),
+                                                                    field.split(".", 1)[1])
+        if isinstance(value, str) and value.lower() in ("patch", "stable", "rapid", "node-image"):
+            return Lifetime(f"at each automatic upgrade ({value} channel)", None, field, "AKS")
+    for field in NODE_OS_CHANNELS:
+        value = child(props, field) if "." not in field else child(child(props, "autoUpgradeProfile"),
+                                                                    field.split(".", 1)[1])
+        if isinstance(value, str) and value.lower() == "nodeimage":
+            return Lifetime("at each weekly node image upgrade", None, field, "AKS")
+    return None
 
 
 def region_of(resource: StackResource, context: Context) -> Any:
@@ -499,7 +523,10 @@ REPLACES = {
 }
 
 def join(pool: Pool, ref: ClusterRef, cluster: KubeCluster) -> Pool:
-    """What an AKS cluster gives a pool that joins it: a pool's zone 1 is <region>-1 on its nodes."""
+    """What an AKS cluster gives a pool that joins it: a pool's zone 1 is <region>-1 on its nodes; its upgrade channel's
+    schedule (_channel)."""
+    if cluster.lifetime is not None and pool.lifetime is None:
+        pool = dataclasses.replace(pool, lifetime=cluster.lifetime)
     region = cluster.region
     if region is not None and isinstance(pool.zones, tuple) and pool.zones and pool.platform == "azure" \
             and all(zone.isdigit() for zone in pool.zones):
