@@ -13,14 +13,16 @@ running one replica on spot capacity may be a choice.
 
 Node lifetimes (SPEC 23) are forced disruptions on a schedule the stack declares (``Pool.lifetime``): a Karpenter
 NodePool's ``expireAfter`` replaces each node after that long, and with ``terminationGracePeriod`` its drain deletes
-the Pods past their budgets once the grace runs out (the karpenter.sh/v1 NodePool CRD); EKS Auto Mode replaces every
-node within 21 days whatever the budgets; GKE upgrades a pool's nodes on its own (management.autoUpgrade, true by
-default) and drains them past a budget after an hour; an AKS cluster that writes an upgrade channel (or the NodeImage
-node OS channel) has AKS drain and replace every node on AKS's schedule (a blocking budget stops the upgrade instead).
-A workload that may land only on such pools, with one replica (where the schedule is written or forced), or with a
-budget that allows no eviction (where the drain is forced), goes down on that schedule. A NodePool that writes no
-expireAfter (Karpenter's 720h default), or a GKE pool that does not write autoUpgrade, is not judged for one replica:
-every pool's nodes are drained now and then, and the policy speaks of schedules the stack declares.
+the Pods past their budgets once the grace runs out (the karpenter.sh/v1 NodePool CRD); a NodePool that writes its
+consolidation policy (WhenEmptyOrUnderutilized, Balanced) has Karpenter remove the nodes it finds underused; EKS Auto
+Mode replaces every node within 21 days whatever the budgets; GKE upgrades a pool's nodes on its own
+(management.autoUpgrade, true by default) and drains them past a budget after an hour; an AKS cluster that writes an
+upgrade channel (or the NodeImage node OS channel) has AKS drain and replace every node on AKS's schedule (a blocking
+budget stops the upgrade instead). A workload that may land only on such pools, with one replica (where the schedule
+is written or forced), or with a budget that allows no eviction (where the drain is forced), goes down on that
+schedule. A NodePool that writes no expireAfter (Karpenter's 720h default), or a GKE pool that does not write
+autoUpgrade, is not judged for one replica: every pool's nodes are drained now and then, and the policy speaks of
+schedules the stack declares.
 """
 
 from __future__ import annotations

@@ -275,3 +275,31 @@ def test_a_classic_aks_clusters_upgrade_channel_too():
     (message,) = findings(cluster(node_os_upgrade_channel="NodeImage"), one, platform="azure")
     assert "(AKS replaces each node at each weekly node image upgrade (nodeOsUpgradeChannel))" in message
     assert findings(cluster(node_os_upgrade_channel="SecurityPatch"), one, platform="azure") == []
+
+
+def test_a_nodepool_that_writes_its_consolidation_evicts_one_replica_when_it_consolidates():
+    """Issue 68, SPEC 23: consolidation (spec.disruption.consolidationPolicy WhenEmptyOrUnderutilized or Balanced)
+    removes a node Karpenter finds underused, evicting its Pods within their budgets: written, one replica is advised
+    against; the CRD's default (unwritten) and WhenEmpty (empty nodes only) are not; a budget that allows no eviction
+    keeps consolidation off the node (not forced)."""
+    import pulumi_kubernetes as k8s
+
+    def consolidating(policy: str | None) -> Any:
+        spec = {"template": {"spec": {"requirements": [AMD64], "nodeClassRef": {
+            "group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}
+        if policy is not None:
+            spec["disruption"] = {"consolidationPolicy": policy, "consolidateAfter": "1m"}
+        return lambda: k8s.apiextensions.CustomResource("general", api_version="karpenter.sh/v1", kind="NodePool",
+                                                        metadata={"name": "general"}, spec=spec)
+
+    one = deployment("api", requests=TINY)
+    (message,) = findings(node_class(), consolidating("WhenEmptyOrUnderutilized"), one)
+    assert "(pool 'general' (NodePool) (Karpenter replaces each node whenever consolidation (WhenEmptyOrUnderutilized) " \
+           "finds it underused (spec.disruption.consolidationPolicy))), and it runs one replica" in message
+    (message,) = findings(node_class(), consolidating("Balanced"), one)
+    assert "whenever consolidation (Balanced) finds it underused" in message
+    assert findings(node_class(), consolidating(None), one) == []
+    assert findings(node_class(), consolidating("WhenEmpty"), one) == []
+    three = deployment("api", requests=TINY, spec={"replicas": 3})
+    assert findings(node_class(), consolidating("WhenEmptyOrUnderutilized"), three,
+                    budget("api", minAvailable=3)) == []

@@ -338,7 +338,8 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
                     settings=kubelet(node_class) if node_class is not None else {},
                     pool_limits=limits(child(props, "spec")), os=class_os(node_class))
-    pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode), image=class_image(node_class))
+    pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode, child(child(props, "spec"), "disruption")),
+                               image=class_image(node_class))
     return dataclasses.replace(pool, version=version) if version is not None else pool
 
 
@@ -350,16 +351,25 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
 EXPIRE_DEFAULT = "720h"
 AUTO_MODE_LIMIT = "21 days"
 AUTO_MODE_BUILT_IN = Lifetime("336h", "24h", "", "EKS Auto Mode", AUTO_MODE_LIMIT)
+# Consolidation (spec.disruption.consolidationPolicy, "WhenEmptyOrUnderutilized" when unset; "Balanced"; "WhenEmpty"
+# removes empty nodes only): Karpenter removes or replaces a node it finds underused, evicting its Pods within their
+# budgets (the karpenter.sh/v1 NodePool CRD). A NodePool that writes a policy that does declares that schedule.
+CONSOLIDATING = frozenset({"whenemptyorunderutilized", "balanced"})
 
 
-def lifetime(spec: Any, auto_mode: bool) -> Lifetime | None:
-    """A NodePool's node lifetime, as its template's spec sets it; None when its nodes never expire (or the values are
-    not known yet: no schedule is claimed)."""
+def lifetime(spec: Any, auto_mode: bool, disruption: Any = None) -> Lifetime | None:
+    """A NodePool's node lifetime, as its template's spec sets it, else as its disruption settings write its
+    consolidation; None when its nodes never expire (or the values are not known yet: no schedule is claimed)."""
     expire, grace = child(spec, "expireAfter"), child(spec, "terminationGracePeriod")
     if isinstance(expire, Unknown) or isinstance(grace, Unknown):
         return None
     grace = grace if isinstance(grace, str) and grace else None
     platform = "EKS Auto Mode" if auto_mode else "Karpenter"
+    policy = child(disruption, "consolidationPolicy")
+    if not auto_mode and (not isinstance(expire, str) or not expire) and grace is None and isinstance(policy, str) \
+            and policy.lower() in CONSOLIDATING:  # (with a grace, the 720h expiry below forces its drains)
+        return Lifetime(f"whenever consolidation ({policy}) finds it underused", None,
+                        "spec.disruption.consolidationPolicy", platform)
     if not isinstance(expire, str) or not expire:
         return Lifetime(AUTO_MODE_LIMIT if auto_mode else EXPIRE_DEFAULT, grace, "", platform,
                         AUTO_MODE_LIMIT if auto_mode else "")
