@@ -355,6 +355,22 @@ def test_the_aks_template_extended_with_planted_faults(tmp_path, fault, code, co
     assert [(n.policy, n.reasons) for n in result.notes if n.policy != "workload-fits-pool"] == [], fault
 
 
+AKS_NAP = (('    api_server_access_profile=', '    node_provisioning_profile={"mode": "Auto"},\n    api_server_access_profile='),)
+
+
+def test_the_aks_template_with_node_auto_provisioning_refuses_nothing_its_declared_pool_cannot_hold(tmp_path):
+    """Issue 68, SPEC 22: the AKS template with node auto-provisioning turned on, as a team would: a Pod of 7 GiB,
+    larger than any node of its one declared pool (refused there without it, above), may run on the nodes
+    auto-provisioning starts: no violation, and notes that say why it is not judged. Twice in one process."""
+    code = '_deploy("web", _provider, 1, {"memory": "7Gi"})'
+    result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    assert verdicts(result) == {}
+    said = [reason for note in result.notes for reason in note.reasons]
+    assert any("has node auto-provisioning (nodeProvisioningProfile.mode Auto)" in reason for reason in said), said
+    assert any(reason.startswith("Deployment 'web': one Pod requests 7 GiB of memory") and "not judged" in reason
+               for reason in said), said
+
+
 def test_the_eks_template_moved_to_arm_against_its_previous_deployment(tmp_path):
     """A previous deployment written without the CLI (export_program: the program as deployed, as `pulumi stack export`
     writes it, its URNs the project's own, read from Pulumi.yaml as evaluate reads them: issue 57, the export of a
