@@ -15,8 +15,7 @@ why, when no pool takes the Pods.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .memo import PerStack
@@ -330,7 +329,7 @@ def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlaceme
         domain = pools[index].labels.get(label)
         if isinstance(domain, frozenset):
             declared |= domain
-    return dataclasses.replace(candidate, complete=True) if wanted <= declared else candidate
+    return replace(candidate, complete=True) if wanted <= declared else candidate
 
 
 def _named(stack: Stack, pool: Pool) -> PoolVerdict:

@@ -371,16 +371,15 @@ NODE_OS_CHANNELS = ("autoUpgradeProfile.nodeOSUpgradeChannel", "nodeOsUpgradeCha
 
 def _channel(props: Any) -> Lifetime | None:
     """How AKS replaces the nodes of every pool of the cluster, where the cluster writes a channel that does."""
-    for field in UPGRADE_CHANNELS:
-        value = child(props, field) if "." not in field else child(child(props, "autoUpgradeProfile"),
-                                                                    field.split(".", 1)[1])
-        if isinstance(value, str) and value.lower() in ("patch", "stable", "rapid", "node-image"):
-            return Lifetime(f"at each automatic upgrade ({value} channel)", None, field, "AKS")
-    for field in NODE_OS_CHANNELS:
-        value = child(props, field) if "." not in field else child(child(props, "autoUpgradeProfile"),
-                                                                    field.split(".", 1)[1])
-        if isinstance(value, str) and value.lower() == "nodeimage":
-            return Lifetime("at each weekly node image upgrade", None, field, "AKS")
+    for fields, replacing, every in ((UPGRADE_CHANNELS, ("patch", "stable", "rapid", "node-image"), "at each automatic "
+                                     "upgrade ({} channel)"), (NODE_OS_CHANNELS, ("nodeimage",),
+                                                               "at each weekly node image upgrade")):
+        for field in fields:
+            value = props
+            for key in field.split("."):  # (child: a value not known yet reads as one, never raises)
+                value = child(value, key)
+            if isinstance(value, str) and value.lower() in replacing:
+                return Lifetime(every.format(value), None, field, "AKS")
     return None
 
 

@@ -38,7 +38,6 @@ so no pool is known (GKE Autopilot, .../concepts/autopilot-overview).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -230,7 +229,7 @@ def _upgrades(props: Any, default_pool: bool) -> Lifetime | None:
     if upgrade is None:
         return UPGRADES
     if upgrade is True:
-        return dataclasses.replace(UPGRADES, field="management.autoUpgrade", default=False)
+        return replace(UPGRADES, field="management.autoUpgrade", default=False)
     return None
 
 
