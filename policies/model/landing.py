@@ -190,10 +190,11 @@ class Landing:
     candidate cluster."""
 
     __slots__ = ("workload", "placement", "named", "gate", "cluster", "pools", "candidates", "_candidates",
-                 "_judged")
+                 "_judged", "_shared")
 
     def __init__(self, workload: Workload, placement: Placement, named: PoolVerdict | None, gate: bool | Unknown,
-                 cluster: ClusterRef, pools: tuple[Pool, ...], candidates: tuple[Candidate, ...]) -> None:
+                 cluster: ClusterRef, pools: tuple[Pool, ...], candidates: tuple[Candidate, ...],
+                 shared: dict[tuple[Pool, Any], PoolVerdict] | None = None) -> None:
         self.workload = workload
         self.placement = placement  # by the compute.alien.dev labels
         # the ComputeCluster pool that placement names, as a verdict that takes its Pods (one per pool, shared)
@@ -210,6 +211,8 @@ class Landing:
             every = sorted({index for candidate in candidates for index in candidate.indexes})
             self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
         self._judged: dict[int, PoolVerdict] | None = None  # made when a pool is first judged (most never are)
+        # the stack's verdicts by pool and placement (PodPlacement.key): most Pods of a stack ask the same of its pools
+        self._shared = shared
 
     @property
     def pool(self) -> Pool | None:
@@ -227,7 +230,15 @@ class Landing:
             judged = self._judged = {}
         verdict = judged.get(index)
         if verdict is None:
-            verdict = judged[index] = judge(self.pools[index], self.workload.scheduling)
+            pool, placement = self.pools[index], self.workload.scheduling
+            shared, key = self._shared, placement.key
+            if shared is None or key is None:
+                verdict = judge(pool, placement)
+            else:
+                verdict = shared.get((pool, key))
+                if verdict is None:
+                    verdict = shared[(pool, key)] = judge(pool, placement)
+            judged[index] = verdict
         return verdict
 
     @property
@@ -374,7 +385,7 @@ def landing(stack: Stack, workload: Workload) -> Landing:
     if opened is True:
         pools, candidates = _candidates(stack, cluster)
     named = None if pool is None else _named(stack, pool)
-    result = Landing(workload, placement, named, opened, cluster, pools, candidates)
+    result = Landing(workload, placement, named, opened, cluster, pools, candidates, _VERDICTS.of(stack))
     if own:
         kept[workload] = result
     return result
@@ -425,6 +436,7 @@ def _pool_groups(stack: Stack) -> dict[str, tuple[int, ...]]:
 # what this module derives, per stack (memo.py): each own workload's landing (a workload hashes by identity),
 # the candidate clusters by the key of the cluster a workload names, the platform pools by their cluster's key
 _LANDINGS: PerStack[Stack, dict[Workload, Landing]] = PerStack(lambda stack: {})
+_VERDICTS: PerStack[Stack, dict[tuple[Pool, Any], PoolVerdict]] = PerStack(lambda stack: {})
 _CANDIDATES: PerStack[Stack, dict[str, tuple[tuple[Pool, ...], tuple[Candidate, ...]]]] = PerStack(lambda stack: {})
 _POOL_GROUPS: PerStack[Stack, dict[str, tuple[int, ...]]] = PerStack(_pool_groups)
 # each ComputeCluster pool's verdict for the workloads its labels place on it

@@ -118,6 +118,20 @@ class PodPlacement:
         return grants(self)
 
     @property
+    def key(self) -> tuple[Any, ...] | None:
+        """What a pool's verdict reads of it (landing.judge), as one hashable value: two Pods with equal keys are
+        judged alike on every pool. None when some of it is not known yet, or cannot be compared."""
+        if self.unknown is not None or not isinstance(self.requested, frozenset):
+            return None
+        try:
+            tolerations = tuple(tuple(sorted(toleration.items())) for toleration in self.tolerations)
+            key = (self.selector, self.terms, tolerations, self.runtime_class, self.requested, self.unreadable)
+            hash(key)
+        except TypeError:  # a value that cannot be ordered or hashed: judged on its own
+            return None
+        return key
+
+    @property
     def keys(self) -> frozenset[str]:
         """Every label key it asks about."""
         found = {key for key, _ in self.selector}

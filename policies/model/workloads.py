@@ -54,6 +54,7 @@ from .values import (
 ROLE_KEY = "compute.alien.dev/workload"
 CLUSTER_KEY = "compute.alien.dev/cluster"
 POOL_KEY = "compute.alien.dev/pool"
+_PLACEMENT_KEYS = frozenset((ROLE_KEY, CLUSTER_KEY, POOL_KEY))
 ROLES = ("container", "daemon", "worker", "dynamic")
 
 # Where the pod template of each kind lives, as a path of fields from the resource's inputs.
@@ -420,8 +421,13 @@ def _parse_workload(kind: Kind, props: Any, urn: str, name: str) -> Workload:
     if template_path and not isinstance(template, Unknown):
         places += _metadata_maps(child(template, "metadata"), _TEMPLATE_METADATA_WHERE[kind.kind])
     problems: list[LabelProblem] = []
-    role_value = _label(places, ROLE_KEY, problems)
     role: str | Unknown | None
+    cluster: str | Unknown | None = None
+    pool: str | Unknown | None = None
+    # plain dicts without the placement labels (most of another stack's workloads): nothing to read in them
+    unlabelled = all(labels is None or (type(labels) is dict and labels.keys().isdisjoint(_PLACEMENT_KEYS))
+                     for _where, labels in places)
+    role_value = None if unlabelled else _label(places, ROLE_KEY, problems)
     if role_value is None and problems:
         role = None  # the role labels disagree or are not strings
     elif role_value is None:
@@ -431,9 +437,7 @@ def _parse_workload(kind: Kind, props: Any, urn: str, name: str) -> Workload:
     else:
         problems.append(NotARole(ROLE_KEY, tuple(ROLES)))
         role = None
-    if role == "worker":
-        cluster, pool = None, None  # a worker's cluster and pool labels are ignored
-    else:
+    if not unlabelled and role != "worker":  # (a worker's cluster and pool labels are ignored)
         cluster = _label(places, CLUSTER_KEY, problems)
         pool = _label(places, POOL_KEY, problems)
     return Workload(urn, name, kind.kind, kind.patch, role, cluster, pool, node_selector, node_affinity,

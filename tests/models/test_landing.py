@@ -71,3 +71,41 @@ def test_the_values_a_pod_requires_of_a_label():
                     key) is None
     assert required(pod_placement(None, affinity(term((key, "NotIn", ["a"]))), None), key) is None
     assert required(pod_placement({"other": "x"}, None, None), key) is None
+
+
+def test_pods_that_ask_the_same_of_a_pool_share_its_verdict_and_pods_that_differ_do_not():
+    """A pool's verdict is judged once per stack for each placement (PodPlacement.key), and read by every workload
+    whose Pods ask the same of its nodes. Each workload's verdict is the one judge() gives its own placement (the
+    oracle: judged afresh): a toleration's value, operator or effect, or a nodeSelector, tells two placements apart."""
+    from compute_guard.policies.model.landing import judge
+    from compute_guard.policies.model.scheduling import pod_placement
+
+    taint = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+    tolerations = {
+        "equal": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+        "equal-again": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+        "other-value": [{"key": "dedicated", "operator": "Equal", "value": "cpu", "effect": "NoSchedule"}],
+        "other-effect": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoExecute"}],
+        "exists": [{"key": "dedicated", "operator": "Exists"}],
+        "none": None,
+    }
+    parts = [deployment(name, node_selector=AMD64, pod={"tolerations": found} if found else None)
+             for name, found in tolerations.items()]
+    parts.append(deployment("arm", node_selector={"kubernetes.io/arch": "arm64"},
+                            pod={"tolerations": tolerations["equal"]}))
+    _result, stack = run(nodepool("gpu", [instance_types("m7i.large")], taints=[taint]),
+                         nodepool("general", [instance_types("m7i.large")]), *parts, platform="aws")
+    verdicts = {}
+    for workload in stack.workloads:
+        landed = landing(stack, workload)
+        for verdict in landed.verdicts:
+            assert verdict == judge(verdict.pool, workload.scheduling), (workload.name, verdict.pool.name)
+            verdicts[workload.name, verdict.pool.name] = verdict
+    assert {name for name in tolerations if verdicts[name, "gpu"].takes} == {"equal", "equal-again", "exists"}
+    assert all(verdicts[name, "general"].takes for name in tolerations)
+    assert verdicts["arm", "gpu"].refuses and verdicts["arm", "general"].refuses
+    assert verdicts["equal", "gpu"] is verdicts["equal-again", "gpu"]  # judged once
+    assert verdicts["equal", "gpu"] is not verdicts["other-value", "gpu"]
+    # a placement that cannot be compared is judged on its own, never shared
+    odd = pod_placement(AMD64, None, [{"key": "dedicated", "operator": "Exists", "x": ["unhashable"]}])
+    assert odd.key is None and pod_placement(AMD64, None, None).key is not None

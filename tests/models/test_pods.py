@@ -301,6 +301,34 @@ def test_a_workloads_placement_labels_are_found_past_places_that_do_not_set_them
     assert any(isinstance(problem, LabelsDisagree) for problem in disagreeing.problems)
 
 
+_LABEL_KEYS = ("compute.alien.dev/workload", "compute.alien.dev/cluster", "compute.alien.dev/pool", "app")
+_MAPS = st.none() | st.dictionaries(st.sampled_from(_LABEL_KEYS), st.sampled_from(
+    ["container", "daemon", "worker", "dynamic", "unknown-role", "compute", "batch"]) | st.integers(0, 2), max_size=3)
+
+
+@given(places=st.lists(_MAPS, min_size=4, max_size=4), kind=st.sampled_from(["Deployment", "DaemonSet"]))
+def test_a_workload_read_from_a_states_plain_dicts_is_read_as_from_a_previews_props(places, kind):
+    """Another stack's workloads arrive as a state's plain dicts, and most carry no compute.alien.dev label: their
+    labels are then not read one by one (issue 67). The oracle: the same workload read through mappings that are not
+    dicts (as a preview's props are), label by label: the same role, cluster, pool and problems."""
+    from types import MappingProxyType
+
+    from compute_guard.policies.model.workloads import parse_workload
+
+    def proxied(value):
+        if isinstance(value, dict):
+            return MappingProxyType({key: proxied(item) for key, item in value.items()})
+        return value
+
+    labels, annotations, template_labels, template_annotations = places
+    props = {"metadata": {"name": "api", "labels": labels, "annotations": annotations},
+             "spec": {"template": {"metadata": {"labels": template_labels, "annotations": template_annotations},
+                                   "spec": {"containers": [{"name": "a", "image": "i"}]}}}}
+    resource_type = f"kubernetes:apps/v1:{kind}"
+    plain, read = (parse_workload(resource_type, found, "urn:api", "api") for found in (props, proxied(props)))
+    assert (plain.role, plain.cluster, plain.pool, plain.problems) == (read.role, read.cluster, read.pool, read.problems)
+
+
 def test_what_a_workload_reads_of_its_pods_is_read_once_and_kept_per_workload(monkeypatch):
     """A workload's facts are read the first time a policy asks and kept on that workload (policies 1-20 ask for
     them again and again; a large stack holds thousands of workloads, so they are slotted)."""
