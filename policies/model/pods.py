@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, getcontext
 from typing import Any
 
 from ..platforms.quantity import CPU, MAX_AMOUNT, MAX_REPLICAS, MEMORY, STORAGE, base_units, parse_quantity
@@ -109,6 +109,24 @@ class _Sum:
         self.secret |= other.secret
 
 
+def _amount(value: Any, resource: str) -> Decimal | str:
+    """A quantity of ``resource`` in base units, or why the API server refuses it (BadQuantity.problem)."""
+    amount = parse_quantity(value)
+    if amount is None:
+        return "malformed"
+    if amount < 0:
+        return "negative"
+    if resource in GPU_RESOURCES and amount != amount.to_integral_value():
+        return "fraction"
+    units = base_units(resource, amount)
+    return "too large" if units > MAX_AMOUNT else units
+
+
+# each plain text's quantity of each resource, at a precision (its Decimal arithmetic rounds to it)
+_QUANTITIES: dict[tuple[str, str, int], Decimal | str] = {}
+_MOST_QUANTITIES = 1 << 12
+
+
 class _Reader:
     def __init__(self, path: str, defaults: Mapping[str, Decimal] | None = None) -> None:
         self.path = path
@@ -125,24 +143,24 @@ class _Reader:
         if isinstance(value, Unknown):
             into.unknown.setdefault(resource, value)
             return None
-        hidden = isinstance(value, (SecretText, SecretNumber, SecretInt))
-        shown = None if hidden or not isinstance(value, (str, int, float)) or isinstance(value, bool) else str(value)
-        amount = parse_quantity(value)
-        if amount is None:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "malformed", resource))
-            return None
-        if amount < 0:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "negative", resource))
-            return None
-        if resource in GPU_RESOURCES and amount != amount.to_integral_value():
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "fraction", resource))
-            return None
-        if base_units(resource, amount) > MAX_AMOUNT:
-            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, "too large", resource))
+        shown: str | None
+        if type(value) is str:  # plain text (not secret), judged once per text: thousands of Pods request "100m"
+            hidden, shown = False, value
+            key = (resource, value, getcontext().prec)
+            found = _QUANTITIES.get(key)
+            if found is None:
+                found = shared(_QUANTITIES, key, _amount(value, resource), _MOST_QUANTITIES)
+        else:
+            hidden = isinstance(value, (SecretText, SecretNumber, SecretInt))
+            shown = None if hidden or not isinstance(value, (str, int, float)) or isinstance(value, bool) else \
+                str(value)
+            found = _amount(value, resource)
+        if isinstance(found, str):
+            self.bad.append(BadQuantity(f"{self.path}.{where}", shown, found, resource))
             return None
         if hidden:
             into.secret.add(resource)
-        return base_units(resource, amount)
+        return found
 
     def resources(self, resources: Any, where: str, only: tuple[str, ...] = RESOURCES) -> _Sum:
         """What a ``resources`` object requests: each resource's request, else its limit."""

@@ -179,10 +179,13 @@ def first_unknown(value: Any) -> Unknown | None:
     """The first value not known yet anywhere in a plain value (its mappings' values and its lists' items)."""
     if isinstance(value, Unknown):
         return value
-    if is_mapping(value):
-        return next((found for item in value.values() if (found := first_unknown(item)) is not None), None)
-    if is_list(value):
-        return next((found for item in value if (found := first_unknown(item)) is not None), None)
+    shape = _shape(value)
+    if shape == _OTHER:
+        return None
+    for item in value.values() if shape == _MAPPING else value:
+        found = first_unknown(item)
+        if found is not None:
+            return found
     return None
 
 
@@ -199,6 +202,11 @@ def about(subject: str, unknown: Unknown) -> Unknown:
 
 def plain(value: Any) -> Any:
     """Convert a proxy (or anything) into dicts, lists and scalars; unknowns become Unknown."""
+    kind = type(value)
+    if kind is dict:  # a state document's (another stack's): nothing in it raises
+        return {key: plain(item) for key, item in value.items()}
+    if kind is list:
+        return [plain(item) for item in value]
     if isinstance(value, (str, bytes, int, float, bool)) or value is None:
         return value
     if isinstance(value, Mapping):

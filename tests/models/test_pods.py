@@ -381,3 +381,62 @@ def test_the_extended_resources_a_pod_requests_are_the_admission_plugins():
     assert extended_resources({"containers": [{"name": "a", "resources": {"limits": later}}]}) is later
     assert extended_resources({"containers": later}) is later
     assert extended_resources(later) is later
+
+
+def test_a_quantity_text_judged_once_is_each_pods_own():
+    """A plain quantity's text is judged once per resource (thousands of Pods request "100m"): each Pod still gets
+    its own field in a refusal, and a text whose digits outrun Decimal's precision is judged at the precision it is
+    read at (the oracle: the amount worked out afresh in that context)."""
+    from decimal import ROUND_CEILING, localcontext
+
+    from compute_guard.policies.platforms.quantity import exact
+
+    def spec(cpu):
+        return {"containers": [{"name": "a", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}
+
+    first, second = pod_request(spec("12x"), "spec.a"), pod_request(spec("12x"), "spec.b")
+    assert [bad.field for bad in first.bad + second.bad] == [
+        "spec.a.containers[0].resources.requests['cpu']", "spec.b.containers[0].resources.requests['cpu']"]
+    assert all(bad.problem == "malformed" and bad.value == "12x" for bad in first.bad + second.bad)
+    long = "123456789012.1230000000000000000001"  # 34 significant digits: 28 drop the last, which rounds it up
+    with localcontext(prec=28):
+        default = pod_request(spec(long), "spec").get("cpu")
+        assert default == (+Decimal(long) * 1000).to_integral_value(rounding=ROUND_CEILING) == 123456789012123
+    with exact():
+        precise = pod_request(spec(long), "spec").get("cpu")
+        assert precise == (Decimal(long) * 1000).to_integral_value(rounding=ROUND_CEILING) == 123456789012124
+
+
+_UNKNOWNS = [undetermined("a"), undetermined("b")]
+_VALUES = st.recursive(st.none() | st.text(max_size=2) | st.integers() | st.booleans() | st.sampled_from(_UNKNOWNS),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                    max_size=3), max_leaves=12)
+
+
+@given(value=_VALUES)
+def test_a_plain_values_first_unknown_and_its_copy(value):
+    """values.first_unknown and values.plain on a state's plain dicts and lists (their fast paths): the first unknown in
+    depth-first order (the oracle walks it here), and an equal copy that shares no dict or list with the original."""
+    from compute_guard.policies.model.values import first_unknown, plain
+
+    def walk(found):
+        if isinstance(found, Unknown):
+            yield found
+        elif isinstance(found, dict):
+            for item in found.values():
+                yield from walk(item)
+        elif isinstance(found, list):
+            for item in found:
+                yield from walk(item)
+
+    assert first_unknown(value) is next(walk(value), None)
+    copied = plain(value)
+    assert copied == value
+
+    def containers(found):
+        if isinstance(found, (dict, list)):
+            yield id(found)
+            for item in found.values() if isinstance(found, dict) else found:
+                yield from containers(item)
+
+    assert not set(containers(copied)) & set(containers(value))
