@@ -15,10 +15,10 @@ and each node has at most its largest machine's allocatable. A Karpenter NodePoo
 ``spec.limits`` caps what all its nodes may have together.
 
 A cluster that caps all its nodes together (SPEC 22: GKE's ``clusterAutoscaling.resourceLimits``, for declared pools
-and auto-provisioned ones alike, kubernetes/k8s.io#2003) is refused when its workloads request more CPU than the cap
-(and than its pools' minimum nodes) lets its nodes have; a declared pool on it is counted at the nodes the cap allows,
-the cap less what the other pools take at their minimum size, with the arithmetic. Memory and GPU limits are not read
-yet.
+and auto-provisioned ones alike, kubernetes/k8s.io#2003) is refused when its workloads request more CPU or memory
+than the cap (and than its pools' minimum nodes) lets its nodes have (memory's maximum, in gigabytes, read in GiB: the
+larger unit); a declared pool on it is counted at the nodes the cap allows, the CPU cap less what the other pools take
+at their minimum size, with the arithmetic. GPU limits are not read yet.
 """
 
 from __future__ import annotations
@@ -31,14 +31,15 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
+from .model.clusters import KubeCluster
 from .model.loads import Placed, PoolLoad, counted, loads, placed_of, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, machine_cpus, node_limit, pool_totals
+from .model.totals import Row, Totals, node_limit, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
-from .platforms.quantity import CPU, PODS, exact
+from .platforms.quantity import CPU, MEMORY, PODS, exact
 from .words import (
     WHAT,
     allocatable_sum,
@@ -77,57 +78,69 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     return findings
 
 
-def _declared_cores(stack: Stack, cluster: str) -> Decimal | None:
-    """The CPU the cluster's declared pools keep at their minimum size, on their largest machines (nodes that exist
-    whatever its cap); None when a pool's minimum or machine is not known."""
+def _declared(stack: Stack, cluster: str, resource: str) -> Decimal | None:
+    """The CPU or memory the cluster's declared pools keep at their minimum size, on their largest machines (nodes
+    that exist whatever its cap); None when a pool's minimum or machine is not known."""
     total = Decimal(0)
     for pool in stack.platform_pools:
         if (joined := stack.cluster_for(pool)) is None or joined.urn != cluster:
             continue
-        cores = machine_cpus(pool)
-        if not isinstance(pool.min_size, int) or not cores:
+        found = [option.hardware.capacity.get(resource) for option in pool.options]
+        if not isinstance(pool.min_size, int) or not found or any(amount is None for amount in found):
             return None
-        total += pool.min_size * max(cores)
+        total += pool.min_size * max(amount for amount in found if amount is not None)
     return total
 
 
+# what a cluster's cap on each resource is called, and what the cluster autoscaler says when it stops there (GKE's
+# scale-up event, as users meet it: "pod didn't trigger scale-up: max cluster cpu, memory limit reached")
+_CAPPED = {CPU: ("CPU", "cpu", "max cluster cpu limit reached", ""),
+           MEMORY: ("memory", "memory", "max cluster cpu, memory limit reached",
+                    "; its maximum read in GiB, the larger of the gigabytes GKE counts in and GiB")}
+
+
 def _cluster_caps(stack: Stack) -> list[Finding]:
-    """A cluster whose platform caps all its nodes' CPU together (SPEC 22: GKE's clusterAutoscaling.resourceLimits,
-    declared pools and auto-provisioned ones alike): the Pods its workloads run request more CPU than the cap lets
-    all its nodes have (and a node's allocatable is less than its cores), so some never schedule, whatever pools the
-    platform adds. Counted: the workloads the stack certainly places on that cluster, at their replicas."""
+    """A cluster whose platform caps all its nodes' CPU or memory together (SPEC 22: GKE's clusterAutoscaling.
+    resourceLimits, declared pools and auto-provisioned ones alike): the Pods its workloads run request more than the
+    cap lets all its nodes have (and a node's allocatable is less than its capacity), so some never schedule, whatever
+    pools the platform adds. Counted: the workloads the stack certainly places on that cluster, at their replicas."""
     findings: list[Finding] = []
     for cluster in stack.kube_clusters:
-        cap = dict(cluster.caps).get(CPU)
-        if cap is None or cluster.urn in stack.foreign:
+        if cluster.urn in stack.foreign:
             continue
-        demand, consumers, secret = Decimal(0), [], False
-        for workload in stack.workloads:
-            if workload.kind == "DaemonSet" or workload.patch or not workload.has_pod_spec:
-                continue
-            if stack.cluster_for(workload.urn) is not cluster:
-                continue
-            placed = placed_of(stack, workload)
-            count = placed.count
-            if CPU in placed.request.unknown or not isinstance(count, int) or count <= 0:
-                continue
-            each = placed.request.get(CPU)
-            if each > 0:
-                demand += count * each
-                consumers.append((count * each, placed))
-                secret = secret or placed.secret or CPU in placed.request.secret
-        floor = _declared_cores(stack, cluster.urn)
-        if floor is None or demand <= max(cap, floor):
-            continue  # (nodes its pools keep at their minimum size exist whatever the cap)
-        consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-        largest = listed(_consumer(placed, CPU, secret) for _, placed in consumers[:LARGEST])
-        findings.append(Violation(
-            f"{cluster.kind} '{cluster.name}': its workloads request {show(CPU, demand, secret)} of CPU (largest: "
-            f"{largest}{more(consumers, LARGEST)}), more than the {show(CPU, cap, False)} its clusterAutoscaling."
-            f"resourceLimits let all its nodes have together (declared pools and auto-provisioned ones alike), so "
-            f"at least {show(CPU, demand - cap, secret)} of Pods never schedule (\"max cluster cpu limit reached\"): "
-            "raise the cpu maximum, or run fewer replicas", cluster.urn))
+        for resource, cap in cluster.caps:
+            findings.extend(_over_cap(stack, cluster, resource, cap))
     return findings
+
+
+def _over_cap(stack: Stack, cluster: KubeCluster, resource: str, cap: Decimal) -> list[Finding]:
+    what, field, event, unit = _CAPPED[resource]
+    demand, consumers, secret = Decimal(0), [], False
+    for workload in stack.workloads:
+        if workload.kind == "DaemonSet" or workload.patch or not workload.has_pod_spec:
+            continue
+        if stack.cluster_for(workload.urn) is not cluster:
+            continue
+        placed = placed_of(stack, workload)
+        count = placed.count
+        if resource in placed.request.unknown or not isinstance(count, int) or count <= 0:
+            continue
+        each = placed.request.get(resource)
+        if each > 0:
+            demand += count * each
+            consumers.append((count * each, placed))
+            secret = secret or placed.secret or resource in placed.request.secret
+    floor = _declared(stack, cluster.urn, resource)
+    if floor is None or demand <= max(cap, floor):
+        return []  # (nodes its pools keep at their minimum size exist whatever the cap)
+    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
+    largest = listed(_consumer(placed, resource, secret) for _, placed in consumers[:LARGEST])
+    return [Violation(
+        f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, demand, secret)} of {what} "
+        f"(largest: {largest}{more(consumers, LARGEST)}), more than the {show(resource, cap, False)} its "
+        f"clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and auto-provisioned ones "
+        f"alike{unit}), so at least {show(resource, demand - cap, secret)} of Pods never schedule (\"{event}\"): "
+        f"raise the {field} maximum, or run fewer replicas", cluster.urn)]
 
 
 def _foreign(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any], several: bool,

@@ -75,7 +75,7 @@ def test_node_auto_provisioning_mode_manual_keeps_the_declared_pools_all_the_nod
     assert [v.policy for v in result.mandatory] == ["workload-schedulable"]
 
 
-def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_min: int = 0):
+def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_min: int = 0, memory_limit: int = 1024):
     """A zonal GKE cluster with node auto-provisioning and a cpu limit, a declared pool of e2-standard-4 (4 vCPUs)
     autoscaling to ``max_nodes``, another of ``other_min`` e2-standard-2 nodes at least, and a Deployment of 1-CPU
     Pods."""
@@ -84,7 +84,7 @@ def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_mi
     def program():
         autoscaling = {"enabled": True, "resource_limits": [
             {"resource_type": "cpu", "minimum": 1, "maximum": cpu_limit},
-            {"resource_type": "memory", "minimum": 1, "maximum": 1024}]} if cpu_limit is not None else None
+            {"resource_type": "memory", "minimum": 1, "maximum": memory_limit}]} if cpu_limit is not None else None
         cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
                                         remove_default_node_pool=True, min_master_version="1.34",
                                         cluster_autoscaling=autoscaling)
@@ -142,3 +142,21 @@ def test_a_declared_pool_is_counted_at_the_nodes_the_cap_allows():
     assert "the 2 nodes of its maxSize 10 that its GKE cluster 'gke' allows under its cpu limit " \
            "(clusterAutoscaling.resourceLimits: 16 cores - 8 cores the other pools' minimum nodes take = 8 cores / " \
            "4 cores a node)" in text
+
+
+def test_gke_memory_limit_caps_the_whole_cluster_read_in_its_larger_unit():
+    """GKE's memory maximum is in gigabytes; the pack reads it in GiB, the larger unit, so a refusal holds whichever
+    its autoscaler counts in. 20 Pods of 1 GiB (20 GiB) under a memory maximum of 16: refused with the arithmetic;
+    under 20 (20 GiB read as GiB, though only 18.6 GiB if GKE counts 20 x 10^9 bytes) not refused, since whether they
+    schedule hangs on the unit; under 1024 nothing is said. Twice in one process."""
+    for _ in range(2):
+        result = evaluate(gke(64, memory_limit=16), stack_config=GCP)
+        assert result.findings("pool-capacity") == [
+            "GKE cluster 'gke': its workloads request 20 GiB of memory (largest: Deployment 'api' 20 x 1 GiB), more "
+            "than the 16 GiB its clusterAutoscaling.resourceLimits let all its nodes have together (declared pools "
+            "and auto-provisioned ones alike; its maximum read in GiB, the larger of the gigabytes GKE counts in and "
+            "GiB), so at least 4 GiB of Pods never schedule (\"max cluster cpu, memory limit reached\"): raise the "
+            "memory maximum, or run fewer replicas"]
+        assert result.of("pool-capacity")[0].urn.endswith("gcp:container/cluster:Cluster::gke")
+    assert evaluate(gke(64, memory_limit=20), stack_config=GCP).findings("pool-capacity") == []
+    assert evaluate(gke(64, memory_limit=1024), stack_config=GCP).findings("pool-capacity") == []

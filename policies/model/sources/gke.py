@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from ...platforms.quantity import CPU, GIB, MEMORY
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
@@ -115,17 +116,25 @@ AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): G
 # With node auto-provisioning on, clusterAutoscaling.resourceLimits cap every node of the cluster together, declared
 # pools and auto-provisioned ones: "the limits are for the entire cluster" (kubernetes/k8s.io#2003; cloud.google.com/
 # kubernetes-engine/docs/how-to/node-auto-provisioning, "Configuring resource limits"): the cluster autoscaler adds no
-# node past a maximum. cpu is counted in cores (memory, in gigabytes, and GPUs are not read yet).
+# node past a maximum. cpu is counted in cores; memory in gigabytes (the same page; gcloud's --max-memory: "maximum
+# number of gigabytes of memory in the cluster"), read here as GiB, the larger unit, so that a cap is never taken as
+# tighter than GKE's, whichever of the two its autoscaler counts in. GPU limits are not read yet.
+CAPPED = {"cpu": (CPU, Decimal(1000)), "memory": (MEMORY, Decimal(GIB))}  # resourceType: resource, base units each
+
+
 def resource_caps(props: Any) -> tuple[tuple[str, Decimal], ...]:
-    """The cluster's cpu maximum, in millicores, where its resourceLimits name a whole, known, plain one."""
+    """The cluster's cpu maximum (millicores) and memory maximum (bytes, as GiB), where its resourceLimits name a
+    whole, known, plain one."""
     listed = plain(child(child(props, "clusterAutoscaling"), "resourceLimits"))
+    found: dict[str, Decimal] = {}
     for item in listed if is_list(listed) else ():
-        if is_mapping(item) and item.get("resourceType") == "cpu":
+        kind = item.get("resourceType") if is_mapping(item) else None
+        if isinstance(kind, str) and (capped := CAPPED.get(kind)) is not None:
             most = item.get("maximum")
             if isinstance(most, (int, float)) and not isinstance(most, bool) and not is_secret(most) and most >= 0 \
                     and float(most).is_integer():
-                return (("cpu", Decimal(int(most)) * 1000),)
-    return ()
+                found.setdefault(capped[0], Decimal(int(most)) * capped[1])
+    return tuple(sorted(found.items()))
 
 
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
