@@ -81,6 +81,8 @@ class PoolLoad:
     maybe: list[Placed] = field(default_factory=list)
     maybe_daemonsets: list[Placed] = field(default_factory=list)
     _left: dict[int, tuple[Node, dict[str, Decimal]]] = field(default_factory=dict, repr=False)  # by id(node)
+    # each Pod's fit by node and request (most workloads of a stack share one PodRequest: pods.pod_request)
+    _fits: dict[tuple[int, int], tuple[Node, PodRequest, Fit]] = field(default_factory=dict, repr=False)
     _taken: dict[str, tuple[Decimal, bool, Unknown | None]] = field(default_factory=dict, repr=False)
 
     @property
@@ -93,7 +95,7 @@ class PoolLoad:
         """This pool's load with more workloads and DaemonSets counted (what it holds if the Pods the pack cannot place
         for certain, ``elsewhere`` or ``maybe``, run on it), for a note's arithmetic."""
         return replace(self, workloads=[*self.workloads, *workloads], daemonsets=[*self.daemonsets, *daemonsets],
-                       elsewhere=[], instead={}, maybe=[], maybe_daemonsets=[], _left={}, _taken={})
+                       elsewhere=[], instead={}, maybe=[], maybe_daemonsets=[], _left={}, _taken={}, _fits={})
 
     @property
     def entry(self) -> Any:
@@ -102,10 +104,16 @@ class PoolLoad:
 
     def fit(self, node: Node, request: PodRequest) -> Fit:
         """One Pod with ``request`` on a node of the pool, after its DaemonSets (fit.py)."""
+        key = (id(node), id(request))
+        found = self._fits.get(key)
+        if found is not None and found[0] is node and found[1] is request:  # it holds both: the ids are theirs
+            return found[2]
         left = self._left.get(id(node))
-        if left is None or left[0] is not node:  # it holds the node: the id is the node's
+        if left is None or left[0] is not node:
             left = self._left[id(node)] = (node, self._room_per_node(node))
-        return fit(request, node, left[1])
+        result = fit(request, node, left[1])
+        self._fits[key] = (node, request, result)
+        return result
 
     def _room_per_node(self, node: Node) -> dict[str, Decimal]:
         """What a node has left for other Pods after the DaemonSets, per resource that is known."""

@@ -12,6 +12,7 @@ that is the number a fix names.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -110,9 +111,9 @@ class Totals:
     limited: str = ""  # why ``size`` is fewer nodes than its maxSize (its addresses hold no more: network.Limit)
     limit_fix: str = ""  # what lets it have more, as a clause (network.Limit.fix)
 
-    @property
+    @functools.cached_property
     def kept(self) -> set[int]:
-        """The ids of the Placed the totals count."""
+        """The ids of the Placed the totals count (asked once per workload of the pool: made once)."""
         return {id(placed) for placed, _count in self.counted}
 
     @property
