@@ -66,6 +66,9 @@ def workload_schedulable(stack: Stack) -> list[Finding]:
             continue
         if landed.nowhere:
             reasons = listed([reason(verdict, several) for verdict in landed.verdicts], "; ")
+            # where the platform adds pools of its own, why none of them takes the Pods either
+            for cluster, why in landed.declared_only:
+                reasons = f"{reasons}; {cluster.label}'s {why}"
             findings.append(Violation(
                 f"{workload.subject}: no pool can run its Pods: {reasons}. They would stay Pending: change its "
                 "nodeSelector, node affinity or tolerations to match a pool, or declare a pool that takes them",

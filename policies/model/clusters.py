@@ -66,9 +66,10 @@ class KubeCluster:
     support: Any = None
     platform: str | None = None  # whose cluster it is (aws, gcp, azure), as its source says
     # the most of a resource all its nodes together may have, where its platform caps it (SPEC 22: GKE's
-    # clusterAutoscaling.resourceLimits maximum for cpu, in millicores), by resource
+    # clusterAutoscaling.resourceLimits maximums: cpu in millicores, memory in bytes), by resource
     caps: tuple[tuple[str, Decimal], ...] = ()
     pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
+    unprovisioned: tuple[tuple[str, str], ...] = ()  # what the nodes its platform adds never offer (ClusterRef's)
     # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
     # its source's ``join`` gives it to them); SPEC 23
     lifetime: Lifetime | None = None
@@ -76,7 +77,7 @@ class KubeCluster:
     @property
     def ref(self) -> ClusterRef:
         return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known,
-                          stack=self.stack, pool_label=self.pool_label)
+                          stack=self.stack, pool_label=self.pool_label, unprovisioned=self.unprovisioned)
 
 
 @dataclass(frozen=True)

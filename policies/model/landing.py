@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .labels import OS, OS_BETA, WINDOWS
 from .memo import PerStack
 from .placement import Placement, placement_of, pool_of
 from .pool import ClusterRef, Option, Pool
@@ -183,6 +184,9 @@ class Candidate:
     cluster: ClusterRef
     indexes: tuple[int, ...]
     complete: bool  # all its pools are in the stack
+    # why its declared pools are all the Pod may run on, where the pools its platform adds never offer what it needs
+    # (ClusterRef.unprovisioned); "" otherwise
+    declared_only: str = ""
 
 
 class Landing:
@@ -202,7 +206,8 @@ class Landing:
         self.gate = gate  # whether the scheduler's rules place it on the platform pools (Unknown: not known yet)
         self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
         self.pools = pools  # the platform pools of its candidates
-        if any(not candidate.complete and candidate.cluster.pool_label for candidate in candidates):
+        if any(not candidate.complete and (candidate.cluster.pool_label or candidate.cluster.unprovisioned)
+               for candidate in candidates):
             candidates = tuple(_pinned(candidate, pools, workload.scheduling) for candidate in candidates)
         self.candidates = candidates
         self._candidates: tuple[int, ...] = ()
@@ -281,6 +286,13 @@ class Landing:
         return self.refuses_everywhere() and all(candidate.complete for candidate in self.candidates)
 
     @property
+    def declared_only(self) -> tuple[tuple[ClusterRef, str], ...]:
+        """The candidate clusters whose declared pools are all its Pods may run on because the pools their platform
+        adds never offer what they need, each with why."""
+        return tuple((candidate.cluster, candidate.declared_only) for candidate in self.candidates
+                     if candidate.declared_only)
+
+    @property
     def complete(self) -> bool:
         """Every candidate cluster's pools are all in the stack."""
         return bool(self.candidates) and all(candidate.complete for candidate in self.candidates)
@@ -327,10 +339,18 @@ class Landing:
 
 
 def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlacement) -> Candidate:
-    """The candidate, complete for a Pod that requires its cluster's pool-name label to name its declared pools only:
-    a pool's name is unique in its cluster, so no pool the platform adds (node auto-provisioning) carries one."""
-    label = candidate.cluster.pool_label
-    if candidate.complete or not label or placement.unknown is not None or not candidate.indexes:
+    """The candidate, complete for a Pod that runs on its cluster's declared pools only: one that needs what the nodes
+    its platform adds never offer (ClusterRef.unprovisioned), or that requires its cluster's pool-name label to name
+    declared pools (a pool's name is unique in its cluster, so no pool the platform adds carries one)."""
+    cluster = candidate.cluster
+    if candidate.complete or placement.unknown is not None or not candidate.indexes:
+        return candidate
+    needed = needs(placement)
+    why = next((why for need, why in cluster.unprovisioned if need in needed), "")
+    if why:
+        return replace(candidate, complete=True, declared_only=why)
+    label = cluster.pool_label
+    if not label:
         return candidate
     wanted = required(placement, label)
     if not wanted:
@@ -341,6 +361,12 @@ def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlaceme
         if isinstance(domain, frozenset):
             declared |= domain
     return replace(candidate, complete=True) if wanted <= declared else candidate
+
+
+def needs(placement: PodPlacement) -> frozenset[str]:
+    """What a Pod runs only where a node offers it, of what a platform's own nodes may lack (ClusterRef.unprovisioned):
+    "windows" when it requires kubernetes.io/os (or its beta alias) to be windows."""
+    return frozenset({WINDOWS}) if any(required(placement, key) == {WINDOWS} for key in (OS, OS_BETA)) else frozenset()
 
 
 def _named(stack: Stack, pool: Pool) -> PoolVerdict:

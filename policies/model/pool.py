@@ -123,6 +123,9 @@ class ClusterRef:
     # cloud.google.com/gke-nodepool): a Pod that requires it to name declared pools runs on no pool the stack does not
     # show, where its platform adds pools (node auto-provisioning); "" where the pack does not rely on one
     pool_label: str = ""
+    # what the nodes its platform adds on its own never offer (GKE node auto-provisioning: "windows"), each with why as
+    # its source says it: a Pod that needs one runs on the pools the stack declares only
+    unprovisioned: tuple[tuple[str, str], ...] = ()
 
     @property
     def complete(self) -> bool:

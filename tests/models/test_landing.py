@@ -109,3 +109,24 @@ def test_pods_that_ask_the_same_of_a_pool_share_its_verdict_and_pods_that_differ
     # a placement that cannot be compared is judged on its own, never shared
     odd = pod_placement(AMD64, None, [{"key": "dedicated", "operator": "Exists", "x": ["unhashable"]}])
     assert odd.key is None and pod_placement(AMD64, None, None).key is not None
+
+
+def test_what_a_pod_needs_that_a_platforms_own_nodes_may_lack():
+    """landing.needs: a Pod needs Windows nodes when its nodeSelector, or every required node affinity term, allows
+    kubernetes.io/os (or the beta alias) windows only; a term that allows linux too, or none, needs nothing."""
+    from compute_guard.policies.model.landing import needs
+    from compute_guard.policies.model.scheduling import pod_placement
+
+    def terms(*values):
+        return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": list(found)}]}
+            for found in values]}}
+
+    assert needs(pod_placement({"kubernetes.io/os": "windows"}, None, None)) == {"windows"}
+    assert needs(pod_placement({"beta.kubernetes.io/os": "windows"}, None, None)) == {"windows"}
+    assert needs(pod_placement(None, terms(["windows"]), None)) == {"windows"}
+    assert needs(pod_placement(None, terms(["windows"], ["windows"]), None)) == {"windows"}
+    assert needs(pod_placement(None, terms(["windows", "linux"]), None)) == set()
+    assert needs(pod_placement(None, terms(["windows"], ["linux"]), None)) == set()
+    assert needs(pod_placement({"kubernetes.io/os": "linux"}, None, None)) == set()
+    assert needs(pod_placement(None, None, None)) == set()

@@ -296,6 +296,18 @@ NAP_NOTE = ("GKE cluster 'gke-cluster' has node auto-provisioning (clusterAutosc
     ("valid: pinned to the pool or to another", '_deploy("web", _provider, 5, {"cpu": "1600m"}, {"affinity": '
      '{"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": '
      '[{"key": "cloud.google.com/gke-nodepool", "operator": "In", "values": [nodepool.name, "batch"]}]}]}}}})', {}),
+    # node auto-provisioning creates no pool of Windows nodes (its "Unsupported features"): such Pods run on declared
+    # pools or nowhere, so they are judged on them as on a cluster whose pools are all declared
+    ("a Windows Pod on a cluster whose pools are all Linux",
+     '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})',
+     {("workload-schedulable", "mandatory", "win"):
+      "Deployment 'win': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) does not have label "
+      "kubernetes.io/os=windows; GKE cluster 'gke-cluster''s node auto-provisioning creates no pool of Windows nodes. "
+      f"{PENDING}"}),
+    ("valid: the same Pod beside a declared Windows pool",
+     '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})\n'
+     'gcp.container.NodePool("windows", cluster=cluster.id, node_count=1, node_config={"machine_type": '
+     '"e2-standard-4", "image_type": "WINDOWS_LTSC_CONTAINERD"})', {}),
 ])
 def test_the_gke_template_with_node_auto_provisioning(tmp_path, fault, code, expected):
     result = twice(project(tmp_path, "kubernetes-gcp-python", GKE + code + "\n", NAP), GCP)

@@ -119,6 +119,11 @@ AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): G
 # node past a maximum. cpu is counted in cores; memory in gigabytes (the same page; gcloud's --max-memory: "maximum
 # number of gigabytes of memory in the cluster"), read here as GiB, the larger unit, so that a cap is never taken as
 # tighter than GKE's, whichever of the two its autoscaler counts in. GPU limits are not read yet.
+# "Node auto-provisioning doesn't create node pools that use any of the following features", among them Windows
+# operating systems (cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning, "Unsupported features"):
+# a Pod that needs Windows nodes runs on the pools the stack declares, or nowhere. (GKE Sandbox is on that list too, but
+# the pack does not judge where a gvisor Pod's RuntimeClass places it, so such a Pod stays a note there.)
+UNPROVISIONED = ((WINDOWS, "node auto-provisioning creates no pool of Windows nodes"),)
 CAPPED = {"cpu": (CPU, Decimal(1000)), "memory": (MEMORY, Decimal(GIB))}  # resourceType: resource, base units each
 
 
@@ -656,7 +661,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           max_pods=default_pods if isinstance(default_pods, Unknown)
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
-                                          caps=resource_caps(props) if provisioning is True else ()))
+                                          caps=resource_caps(props) if provisioning is True else (),
+                                          unprovisioned=UNPROVISIONED))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
