@@ -8,7 +8,9 @@ group or node pool of such an image is neither created nor upgraded at those ver
 its control plane has already moved. The table is data (policies/platforms/data/node_images.json, every row cited, its
 date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, a Karpenter
 EC2NodeClass's ``amiSelectorTerms`` alias, AKS ``osSKU``, GKE ``nodeConfig.imageType``), its version the pool's own
-(``Pool.version``) or, where it sets none, its control plane's.
+(``Pool.version``) or, where it sets none, its control plane's. The pools a cluster's platform creates on its own (GKE
+node auto-provisioning's ``autoProvisioningDefaults.imageType``: ``KubeCluster.image``) are each new, so at its
+control plane's version: refused on the cluster there.
 
 A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
 its control plane is said in a note: a new pool is created at the control plane's version and fails; an existing one
@@ -38,7 +40,40 @@ def node_image_supported(stack: Stack) -> list[Finding]:
         finding = _judged(pool, pool.platform, stack.cluster_for(pool))
         if finding is not None:
             findings.append(finding)
+    for cluster in stack.kube_clusters:  # the pools a cluster's platform creates on its own (GKE auto-provisioning)
+        if cluster.urn in stack.foreign or cluster.image is None or cluster.platform is None:
+            continue
+        finding = _provisioned(cluster, cluster.platform)
+        if finding is not None:
+            findings.append(finding)
     return findings
+
+
+def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
+    """The image of every pool a cluster's platform creates on its own: each is new, so at its control plane's
+    version."""
+    field, image = cluster.image or ("", None)
+    if not isinstance(image, str):
+        return None  # which image is not known yet (the cluster says it is not known: its unknown)
+    end = image_end(platform, image)
+    if end is None:
+        return None
+    subject = f"{cluster.ref.label}: every pool it creates on its own takes {field} {image}, which"
+    version = cluster.version
+    if version is None or version.value is None:
+        return undetermined(f"{subject} runs up to Kubernetes {_last(end, image)} only, and the cluster sets no "
+                            "version, so the platform picks its default: whether its image runs there is not "
+                            f"judged; set the version, or use {_listed(end, image)}")
+    if version.unknown is not None:
+        return undetermined(f"{subject} runs up to Kubernetes {_last(end, image)} only, and its version "
+                            f"({version.field}) is not known yet, so whether its image runs there is not judged")
+    minor = version.minor
+    if minor is None or minor[0] != end.last[0] or runs_at(platform, image, minor):
+        return None
+    instead = [candidate for candidate in end.instead if runs_at(platform, candidate, minor)]
+    why, source = derived(end.why, image), derived(end.source, image)  # they would tell a secret image
+    return Violation(f"{subject} would run Kubernetes {version.shown()}, the version of its control plane, and {why} "
+                     f"(table of {table_date()}: {source}); use {_listed(end, image, instead)}", cluster.urn)
 
 
 def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding | None:

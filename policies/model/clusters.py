@@ -70,6 +70,9 @@ class KubeCluster:
     caps: tuple[tuple[str, Decimal], ...] = ()
     pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
     unprovisioned: tuple[tuple[str, str], ...] = ()  # what the nodes its platform adds never offer (ClusterRef's)
+    # the image of the pools its platform creates on its own, each at its control plane's version (GKE node
+    # auto-provisioning's autoProvisioningDefaults.imageType): (field, image) as Pool.image; None: not written
+    image: tuple[str, Any] | None = None
     # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
     # its source's ``join`` gives it to them); SPEC 23
     lifetime: Lifetime | None = None

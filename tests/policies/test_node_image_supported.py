@@ -265,3 +265,45 @@ def test_a_gke_image_is_read_in_any_case_and_a_pool_without_one_runs_gkes_defaul
     for image in (None, "COS_CONTAINERD", "ubuntu_containerd"):
         result = evaluate(gke("1.33", "1.33", image), stack_config=GCP)
         assert result.of(POLICY) == [] and notes(result) == [], image
+
+
+def gke_nap(plane: str | None, image: str | None, enabled: bool = True):
+    """A GKE cluster at ``plane`` whose node auto-provisioning creates its pools of ``image``
+    (clusterAutoscaling.autoProvisioningDefaults.imageType), with one declared pool of GKE's default image."""
+    def program():
+        defaults = {"image_type": image} if image else None
+        cluster = gcp.container.Cluster("gke", name="gke", location="us-central1-a", initial_node_count=1,
+                                        remove_default_node_pool=True, min_master_version=plane,
+                                        cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(
+                                            enabled=enabled, auto_provisioning_defaults=defaults,
+                                            resource_limits=[{"resource_type": "cpu", "maximum": 64},
+                                                             {"resource_type": "memory", "maximum": 256}]))
+        gcp.container.NodePool("general", name="general", cluster=cluster.name, location="us-central1-a",
+                               node_count=1, node_config=gcp.container.NodePoolNodeConfigArgs(
+                                   machine_type="n2-standard-4"))
+    return program
+
+
+def test_the_image_node_auto_provisioning_creates_its_pools_with_runs_at_the_control_planes_version():
+    """Every pool GKE's node auto-provisioning creates is new, so at its control plane's version, of its
+    autoProvisioningDefaults.imageType: a Docker-based image at 1.24 or later is refused on the cluster, with the
+    images that run there; at 1.23, a containerd image, none named, or auto-provisioning off, nothing is said. Through
+    pulumi-gcp, twice in one process."""
+    for _ in range(2):
+        result = evaluate(gke_nap("1.30", "cos"), stack_config=GCP)
+        assert result.findings(POLICY) == [
+            "GKE cluster 'gke': every pool it creates on its own takes clusterAutoscaling.autoProvisioningDefaults."
+            "imageType COS, which would run Kubernetes 1.30, the version of its control plane, and GKE runs no node "
+            "images that use Docker as the runtime from Kubernetes 1.24 (dockershim removed): a node pool of it is "
+            f"neither created nor upgraded at that version (table of 2026-06-19: {GKE_DOCKER} (\"GKE does not support "
+            "node images that use Docker as the runtime in GKE version 1.24 and later\")); use COS_CONTAINERD or "
+            "UBUNTU_CONTAINERD"]
+        assert result.of(POLICY)[0].urn.endswith("gcp:container/cluster:Cluster::gke")
+    for program in (gke_nap("1.23", "COS"), gke_nap("1.30", "COS_CONTAINERD"), gke_nap("1.30", None),
+                    gke_nap("1.30", "COS", enabled=False)):
+        result = evaluate(program, stack_config=GCP)
+        assert result.of(POLICY) == [] and notes(result) == []
+    unset = evaluate(gke_nap(None, "COS"), stack_config=GCP)
+    assert unset.of(POLICY) == [] and any("every pool it creates on its own takes clusterAutoscaling."
+                                          "autoProvisioningDefaults.imageType COS, which runs up to Kubernetes 1.23 "
+                                          "only, and the cluster sets no version" in note for note in notes(unset))

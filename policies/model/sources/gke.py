@@ -247,14 +247,14 @@ def _upgrades(props: Any, default_pool: bool) -> Lifetime | None:
     return None
 
 
-def _image(config: Any) -> tuple[str, Any] | None:
-    """Its nodes' image as node-image-supported reads it (SPEC 23): nodeConfig.imageType in upper case (GKE takes it
+def _image(config: Any, where: str = "nodeConfig") -> tuple[str, Any] | None:
+    """Its nodes' image as node-image-supported reads it (SPEC 23): ``where``.imageType in upper case (GKE takes it
     in any case: cos_containerd is COS_CONTAINERD), secret when written so; None when it names none (COS_CONTAINERD,
     GKE's default)."""
     image = child(config, "imageType")
     if isinstance(image, str):
-        return "nodeConfig.imageType", derived(image.upper(), image)
-    return ("nodeConfig.imageType", image) if isinstance(image, Unknown) else None
+        return f"{where}.imageType", derived(image.upper(), image)
+    return (f"{where}.imageType", image) if isinstance(image, Unknown) else None
 
 
 def _accelerator(config: Any, options: tuple[Option, ...]) -> frozenset[str] | None:
@@ -662,7 +662,12 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           caps=resource_caps(props) if provisioning is True else (),
-                                          unprovisioned=UNPROVISIONED))
+                                          unprovisioned=UNPROVISIONED,
+                                          # the image of every pool auto-provisioning creates (SPEC 23)
+                                          image=_image(child(child(props, "clusterAutoscaling"),
+                                                             "autoProvisioningDefaults"),
+                                                       "clusterAutoscaling.autoProvisioningDefaults")
+                                          if provisioning is True else None))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
