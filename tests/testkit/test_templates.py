@@ -383,6 +383,22 @@ def test_the_aks_template_with_node_auto_provisioning_refuses_nothing_its_declar
                for reason in said), said
 
 
+def test_the_aks_template_with_node_auto_provisioning_judges_a_windows_pod_on_its_declared_pools(tmp_path):
+    """Node auto-provisioning on AKS starts Linux nodes only (Karpenter's AKS provider: Windows nodes are not
+    supported), so a Pod that needs Windows nodes runs on a declared Windows pool or nowhere: refused beside the
+    template's Linux pool, saying why the added nodes do not take it either; clean beside a declared Windows pool.
+    Twice in one process."""
+    code = '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})'
+    result = twice(project(tmp_path / "linux", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    assert verdicts(result) == {("workload-schedulable", "mandatory", "win"):
+                                "Deployment 'win': no pool can run its Pods: pool 'systempool' of AKS cluster "
+                                "'cluster' does not have label kubernetes.io/os=windows; AKS cluster 'cluster''s node "
+                                f"auto-provisioning starts no Windows nodes. {PENDING}"}
+    both = twice(project(tmp_path / "windows", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP + WINDOWS_POOL),
+                 AZURE)
+    assert verdicts(both) == {}
+
+
 def test_the_eks_template_moved_to_arm_against_its_previous_deployment(tmp_path):
     """A previous deployment written without the CLI (export_program: the program as deployed, as `pulumi stack export`
     writes it, its URNs the project's own, read from Pulumi.yaml as evaluate reads them: issue 57, the export of a

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
-from ..labels import LINUX, MACHINE_KEYS, ZONE_KEYS
+from ..labels import LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
 from ..nodes import AKS_MAX_PODS
 from ..pool import ClusterRef, Lifetime, Pool
 from ..resources import StackResource
@@ -315,6 +315,11 @@ AUTO_PROVISIONING = ("has node auto-provisioning (nodeProvisioningProfile.mode A
 # feature comparison"), so its declared system pool is not all the nodes its Pods may get.
 AUTOMATIC = ("is an AKS Automatic cluster (sku.name Automatic), which provisions nodes for its Pods on NodePools the "
              "stack does not declare")
+# The nodes node auto-provisioning starts are Linux only: Karpenter's AKS provider, which it runs, lists Windows nodes
+# among the AKS features it does not support (github.com/Azure/karpenter-provider-azure, README "Known limitations"),
+# and every VM size it offers requires kubernetes.io/os linux (its pkg/providers/instancetype computeRequirements). A
+# Pod that needs Windows nodes runs on the cluster's declared Windows pools, or nowhere.
+UNPROVISIONED = ((WINDOWS, "node auto-provisioning starts no Windows nodes"),)
 
 
 def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = None) -> KubeCluster:
@@ -333,6 +338,7 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
                                    "may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not "
                                    "known yet), so it may have pools the stack does not declare"))
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure", pools_known=not auto,
+                       unprovisioned=UNPROVISIONED,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None, lifetime=_channel(resource.props),
