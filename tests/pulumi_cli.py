@@ -195,8 +195,10 @@ def policy_findings(output: str) -> list[Finding]:
     body: list[str] = []  # the policy's description, then the message
 
     def close() -> None:
+        # the policy's description, then the message; a note the engine prints in the description's place alone
         if found:
-            found[-1] = replace(found[-1], message="\n".join(body[1:]))
+            note = len(body) == 1 and body[0].startswith("can't run policy")
+            found[-1] = replace(found[-1], message=body[0] if note else "\n".join(body[1:]))
 
     for line in lines[lines.index("Policies:") + 1:]:
         match = _ENTRY.match(line)

@@ -186,12 +186,18 @@ def _diff(where: str, theirs: Any, ours: Any) -> Iterator[str]:
 
 def findings(result: Any) -> list[tuple[str, str, str]]:
     """The test kit's findings and notes as the CLI prints them: policy, resource name, message."""
-    return sorted((item.policy, item.urn.rsplit("::", 1)[-1] if item.urn else "", item.finding)
+    return sorted((item.policy, item.urn.rsplit("::", 1)[-1] if item.urn else "", _VERSION.sub(r"\1'", item.finding))
                   for item in [*result.violations, *result.notes])
 
 
+_VERSION = re.compile(r"(from policy pack '[^'@]+)@v[0-9.]+'")
+
+
 def printed(found: list[Any]) -> list[tuple[str, str, str]]:
-    return sorted((item.policy, item.name, item.message) for item in found)
+    """The CLI's findings as the test kit's (findings()): a stack policy's finding is the stack's, so it names no
+    resource; a note names the pack without its version (the recording pack is a copy of its own)."""
+    return sorted((item.policy, "" if item.type == "pulumi:pulumi:Stack" else item.name,
+                   _VERSION.sub(r"\1'", item.message)) for item in found)
 
 
 def plan(stack: Stack) -> dict[str, list[str]]:
@@ -279,6 +285,29 @@ def test_a_gke_pool_moved_to_spot_from_an_unwritten_default(oracle, tmp_path, mo
     assert refused[0][2].startswith("pool 'apps' (GKE NodePool): its nodeConfig.spot changes from false to true, "
                                     "which the Google Cloud provider cannot apply in place: it replaces the pool.")
     assert plan(run.stack)["gke-nodepool"] == ["delete-replaced", "replace", "create-replacement"]
+
+
+def test_a_cluster_that_provisions_its_own_nodes_in_the_real_preview(oracle, tmp_path, monkeypatch):
+    """Issue 68 under the real CLI: the GKE template's cluster with node auto-provisioning on, its auto-provisioned
+    pools of the Docker-based COS image at 1.30, and Pods that select Windows nodes beside its one Linux pool. Both are
+    refused in the engine's preview as in the test kit's (auto-provisioning creates no Windows pools, and no pool of
+    COS from 1.24), beside the stack's note that the cluster adds pools; with a containerd image and Linux Pods,
+    neither."""
+    run = trial(oracle, tmp_path, "oracle-gke", "gcp", poolName="apps", nap="true", napImage="cos", version="1.30",
+                windows="true")
+    cli, _ = run.both(monkeypatch)
+    refused = {(policy, name): message for policy, name, message in cli
+               if policy in ("node-image-supported", "workload-schedulable") and name}
+    assert refused[("node-image-supported", "gke-cluster")].startswith(
+        "GKE cluster 'gke-cluster': every pool it creates on its own takes clusterAutoscaling.autoProvisioningDefaults."
+        "imageType COS, which would run Kubernetes 1.30")
+    assert "node auto-provisioning creates no pool of Windows nodes" in refused[("workload-schedulable", "api")]
+    assert any(name == "" and "has node auto-provisioning (clusterAutoscaling.enabled)" in message
+               for _, name, message in cli)  # the stack's note, as the engine prints it
+    run.stack.config("napImage", "cos_containerd")
+    run.stack.config("windows", "false")
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] in ("node-image-supported", "workload-schedulable") and item[1]] == []
 
 
 def test_an_unchanged_secret_input_against_the_encrypted_state(oracle, tmp_path, monkeypatch):
