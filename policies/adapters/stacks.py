@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..model.admission import RUNTIME_CLASS
 from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack
@@ -85,9 +86,10 @@ def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str,
 
 
 def _kept(kind: str) -> bool:
-    """What the model reads of a platform stack: all but the Kubernetes objects that are neither workloads nor pools
-    (Services, ConfigMaps, budgets: nothing its pools or their links depend on)."""
-    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None
+    """What the model reads of a platform stack: all but the Kubernetes objects that are neither workloads, pools nor
+    RuntimeClasses (Services, ConfigMaps, budgets: nothing its pools or their links depend on)."""
+    return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None \
+        or RUNTIME_CLASS.match(kind) is not None
 
 
 def _kept_of_dependent(kind: str) -> bool:

@@ -28,6 +28,7 @@ ENFORCE = "pod-security.kubernetes.io/enforce"  # kubernetes.io/docs/concepts/se
 ENFORCE_VERSION = "pod-security.kubernetes.io/enforce-version"
 PRIORITY_CLASS = re.compile(r"^kubernetes:scheduling\.k8s\.io/v1(beta1|alpha1)?:PriorityClass$")
 SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
+RUNTIME_CLASS = re.compile(r"^kubernetes:node\.k8s\.io/v1(beta1|alpha1)?:RuntimeClass$")
 
 PODS_KEY = "pods"
 # a hard key -> (what it counts: "pods", or a resource of the Pod's request or limits, and which)
@@ -145,6 +146,25 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
 def priority_class_name(props: Any) -> str | Unknown | None:
     found = child(child(props, "metadata"), "name")
     return found if isinstance(found, (str, Unknown)) else None
+
+
+@dataclass(frozen=True)
+class RuntimeScheduling:
+    """What a RuntimeClass gives the Pods that name it: its scheduling's nodeSelector, merged into theirs, and its
+    tolerations, added to theirs, by the RuntimeClass admission plugin before the scheduler sees them
+    (kubernetes.io/docs/concepts/containers/runtime-class, "Scheduling"). Plain values, or Unknown."""
+
+    node_selector: Any = None
+    tolerations: Any = None
+
+
+def parse_runtime_class(props: Any) -> tuple[str | Unknown | None, RuntimeScheduling]:
+    """A RuntimeClass's name and scheduling."""
+    scheduling = child(props, "scheduling")
+    if isinstance(scheduling, Unknown):
+        return priority_class_name(props), RuntimeScheduling(scheduling, scheduling)
+    return priority_class_name(props), RuntimeScheduling(plain(child(scheduling, "nodeSelector")),
+                                                         plain(child(scheduling, "tolerations")))
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,9 @@ class KubeCluster:
     # the image of the pools its platform creates on its own, each at its control plane's version (GKE node
     # auto-provisioning's autoProvisioningDefaults.imageType): (field, image) as Pool.image; None: not written
     image: tuple[str, Any] | None = None
+    # the RuntimeClasses its platform creates whose scheduling the pack models (GKE Sandbox's gvisor: the toleration
+    # its admission gives, platform_admission.grants): a Pod that names one is judged as it is written
+    runtime_classes: frozenset[str] = frozenset()
     # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
     # its source's ``join`` gives it to them); SPEC 23
     lifetime: Lifetime | None = None

@@ -22,12 +22,15 @@ from .admission import (
     NAMESPACE,
     PRIORITY_CLASS,
     RESOURCE_QUOTA,
+    RUNTIME_CLASS,
     LimitRange,
     Namespace,
     Quota,
+    RuntimeScheduling,
     parse_limit_range,
     parse_namespace,
     parse_quota,
+    parse_runtime_class,
     priority_class_name,
 )
 from .budgets import Budget, may_make_pods, parse_budget
@@ -38,7 +41,7 @@ from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource, type_of_urn
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
-from .values import Unknown, child
+from .values import Unknown, child, undetermined
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
 
 
@@ -74,6 +77,8 @@ class Stack:
     quotas: list[Quota] = field(default_factory=list)
     limit_ranges: list[LimitRange] = field(default_factory=list)
     priority_classes: list[str | Unknown | None] = field(default_factory=list)
+    # the RuntimeClasses it (or a stack it reads) declares, by name; None: one whose name is not known yet
+    runtime_classes: dict[str | None, RuntimeScheduling] = field(default_factory=dict)
     namespaces: list[Namespace] = field(default_factory=list)  # those whose labels enforce a Pod Security Standard
     _provider_namespaces: dict[str, str | Unknown] = field(default_factory=dict)  # namespace_of's, by provider URN
 
@@ -192,6 +197,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
                 stack.foreign_workloads.append(workload)
             elif PRIORITY_CLASS.match(resource.type):
                 stack.priority_classes.append(priority_class_name(resource.props))
+            elif RUNTIME_CLASS.match(resource.type):
+                _runtime_class(stack, resource)
     for raw in resources:
         resource = StackResource.of(raw)
         workload = taken(resource)
@@ -218,6 +225,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
                                                         resource.provider or ""))
         elif PRIORITY_CLASS.match(resource.type):
             stack.priority_classes.append(priority_class_name(resource.props))
+        elif RUNTIME_CLASS.match(resource.type):
+            _runtime_class(stack, resource)
         elif resource.type == NAMESPACE:
             namespace = parse_namespace(resource.urn, resource.props, resource.provider or "")
             if namespace.enforce is not None:
@@ -250,7 +259,44 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     platform.sort(key=lambda pool: (pool.name, pool.urn))
     stack.pools.extend(platform)
     stack.platform_pools = platform
+    _runtime_classed(stack)
     return stack
+
+
+def _runtime_class(stack: Stack, resource: StackResource) -> None:
+    name, scheduling = parse_runtime_class(resource.props)
+    stack.runtime_classes[name if isinstance(name, str) else None] = scheduling
+
+
+def _runtime_classed(stack: Stack) -> None:
+    """Each workload whose Pods name a RuntimeClass, with what that class gives them (SPEC 21: an admission plugin
+    before the scheduler): the scheduling of the stack's RuntimeClass of that name; nothing for a class its cluster's
+    platform creates and models (GKE Sandbox's gvisor: KubeCluster.runtime_classes); else not known, since a class
+    the stack does not show may add tolerations (a Pod refused for a taint would be a false violation)."""
+    found = {"own": stack.workloads, "foreign": stack.foreign_workloads}
+    changed = False
+    for workloads in found.values():
+        for index, workload in enumerate(workloads):
+            name = child(workload.pod_spec, "runtimeClassName") if not isinstance(workload.pod_spec, Unknown) \
+                else None
+            if not isinstance(name, str):
+                continue  # (none; one not known yet is the Pod's own unknown: scheduling.pod_placement)
+            runtime: Any = stack.runtime_classes.get(name)
+            if runtime is None:
+                cluster = stack.cluster_for(workload.urn)
+                if cluster is not None and name in cluster.runtime_classes:
+                    continue
+                # (a class of the stack whose name is not known yet may be this one)
+                which = "may be one whose name is not known yet" if None in stack.runtime_classes else \
+                    "is not in the stack"
+                runtime = undetermined(
+                    f"{workload.subject}: its Pods' RuntimeClass '{name}' {which}, so the node selector and "
+                    "tolerations it gives them (RuntimeClass scheduling) are not known and where they can run is not "
+                    "judged")
+            workloads[index] = dataclasses.replace(workload, runtime=runtime)
+            changed = True
+    if changed:
+        stack.own = set(stack.workloads)
 
 
 def _namespaced(stack: Stack) -> None:

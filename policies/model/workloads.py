@@ -46,9 +46,11 @@ from .values import (
     is_mapping,
     listed,
     plain,
+    quoted,
     reading,
     shared,
     type_name,
+    undetermined,
 )
 
 ROLE_KEY = "compute.alien.dev/workload"
@@ -206,6 +208,9 @@ class Workload:
     # the namespace its provider creates it in when it names none (clusters.provider_namespace; the stack's pass sets
     # it): the API server's answer, which every rule reads through ``namespace``
     default_namespace: Any = None
+    # what the RuntimeClass its Pods name gives them (admission.RuntimeScheduling; the stack's pass sets it): Unknown
+    # when that class is not known, None when they name none or one that gives nothing the pack does not model
+    runtime: Any = None
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
@@ -273,8 +278,17 @@ class Workload:
         """What the scheduler matches against a node: nodeSelector, required node affinity, tolerations."""
         if isinstance(self.pod_spec, Unknown):
             return PodPlacement((), None, (), self.pod_spec)
-        return pod_placement(self.node_selector, self.node_affinity, plain(child(self.pod_spec, "tolerations")),
-                             child(self.pod_spec, "runtimeClassName"), extended_resources(self.pod_spec))
+        selector, tolerations = self.node_selector, plain(child(self.pod_spec, "tolerations"))
+        runtime = self.runtime
+        if isinstance(runtime, Unknown):
+            return PodPlacement((), None, (), runtime)
+        if runtime is not None:  # the RuntimeClass admission plugin's merge, before the scheduler sees the Pod
+            merged = with_runtime(selector, tolerations, runtime, self.subject)
+            if isinstance(merged, Unknown):
+                return PodPlacement((), None, (), merged)
+            selector, tolerations = merged
+        return pod_placement(selector, self.node_affinity, tolerations, child(self.pod_spec, "runtimeClassName"),
+                             extended_resources(self.pod_spec))
 
     @kept
     def os_name(self) -> Any:
@@ -386,6 +400,28 @@ def _shared_selector(selector: Any) -> Any:
                                                  for key, value in selector.items()):
         return selector
     return shared(_SELECTORS, tuple(selector.items()), selector, _MOST_SELECTORS)
+
+
+def with_runtime(selector: Any, tolerations: Any, runtime: Any, subject: str) -> tuple[Any, Any] | Unknown:
+    """A Pod's nodeSelector and tolerations with its RuntimeClass's scheduling merged in (kubernetes.io/docs/concepts/
+    containers/runtime-class, "Scheduling": the class's nodeSelector is merged with the Pod's, a conflict rejects the
+    Pod; its tolerations are added to the Pod's). Unknown when a part is not known yet, or when they conflict."""
+    extra_selector, extra_tolerations = runtime.node_selector, runtime.tolerations
+    for value in (extra_selector, extra_tolerations):
+        if isinstance(value, Unknown):
+            return value
+    if is_mapping(extra_selector) and extra_selector:
+        if selector is not None and not is_mapping(selector):
+            return selector  # (not readable: the pod_placement of the Pod's own says so)
+        own = dict(selector or {})
+        clash = sorted(key for key, value in extra_selector.items() if key in own and own[key] != value)
+        if clash:
+            return undetermined(f"{subject}: its nodeSelector and its RuntimeClass's disagree on {quoted(clash)}: "
+                                "the RuntimeClass admission plugin rejects such a Pod, so where it runs is not judged")
+        selector = {**own, **extra_selector}
+    if is_list(extra_tolerations) and extra_tolerations and (tolerations is None or is_list(tolerations)):
+        tolerations = [*(tolerations or []), *extra_tolerations]
+    return selector, tolerations
 
 
 def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workload | None:

@@ -124,6 +124,9 @@ AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): G
 # a Pod that needs Windows nodes runs on the pools the stack declares, or nowhere. (GKE Sandbox is on that list too, but
 # the pack does not judge where a gvisor Pod's RuntimeClass places it, so such a Pod stays a note there.)
 UNPROVISIONED = ((WINDOWS, "node auto-provisioning creates no pool of Windows nodes"),)
+# GKE Sandbox's RuntimeClass gvisor is GKE's, and what it gives Pods is modelled (its toleration of the sandbox taint:
+# platform_admission.grants; .../how-to/sandbox-pods): a Pod of runtimeClassName gvisor is judged as written.
+RUNTIME_CLASSES = frozenset({"gvisor"})
 CAPPED = {"cpu": (CPU, Decimal(1000)), "memory": (MEMORY, Decimal(GIB))}  # resourceType: resource, base units each
 
 
@@ -662,7 +665,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           caps=resource_caps(props) if provisioning is True else (),
-                                          unprovisioned=UNPROVISIONED,
+                                          unprovisioned=UNPROVISIONED, runtime_classes=RUNTIME_CLASSES,
                                           # the image of every pool auto-provisioning creates (SPEC 23)
                                           image=_image(child(child(props, "clusterAutoscaling"),
                                                              "autoProvisioningDefaults"),
