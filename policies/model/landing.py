@@ -210,11 +210,9 @@ class Landing:
                for candidate in candidates):
             candidates = tuple(_pinned(candidate, pools, workload.scheduling) for candidate in candidates)
         self.candidates = candidates
-        self._candidates: tuple[int, ...] = ()
-        if candidates:  # (a workload on ComputeCluster pools only never reads its scheduling constraints)
-            rules = workload.scheduling
-            every = sorted({index for candidate in candidates for index in candidate.indexes})
-            self._candidates = tuple(index for index in every if not refused_by_selector(pools[index], rules))
+        # the candidate pools its nodeSelector does not certainly rule out (indexes), read when first asked: a
+        # workload of another stack on a cluster whose pools this stack's workloads do not use never is
+        self._candidates: tuple[int, ...] | None = None
         self._judged: dict[int, PoolVerdict] | None = None  # made when a pool is first judged (most never are)
         # the stack's verdicts by pool and placement (PodPlacement.key): most Pods of a stack ask the same of its pools
         self._shared = shared
@@ -228,6 +226,18 @@ class Landing:
     def scheduled(self) -> bool:
         """The scheduler's rules place it on the stack's platform pools."""
         return self.gate is True and bool(self.pools)
+
+    @property
+    def _indexes(self) -> tuple[int, ...]:
+        found = self._candidates
+        if found is None:
+            found = ()
+            if self.candidates:  # (a workload on ComputeCluster pools only never reads its scheduling constraints)
+                rules, pools = self.workload.scheduling, self.pools
+                every = sorted({index for candidate in self.candidates for index in candidate.indexes})
+                found = tuple(index for index in every if not refused_by_selector(pools[index], rules))
+            self._candidates = found
+        return found
 
     def _verdict(self, index: int) -> PoolVerdict:
         judged = self._judged
@@ -255,12 +265,12 @@ class Landing:
     @property
     def taking(self) -> tuple[PoolVerdict, ...]:
         """The pools that certainly take its Pods."""
-        return tuple(verdict for verdict in map(self._verdict, self._candidates) if verdict.takes)
+        return tuple(verdict for verdict in map(self._verdict, self._indexes) if verdict.takes)
 
     @property
     def possible(self) -> tuple[PoolVerdict, ...]:
         """The pools that may take its Pods: every one that does not certainly refuse them."""
-        return tuple(verdict for verdict in map(self._verdict, self._candidates) if not verdict.refuses)
+        return tuple(verdict for verdict in map(self._verdict, self._indexes) if not verdict.refuses)
 
     @property
     def unknown(self) -> Unknown | None:
@@ -268,14 +278,14 @@ class Landing:
         placement = self.workload.scheduling
         if placement.unknown is not None:
             return placement.unknown if self.candidates else None
-        return next((verdict.unknown for verdict in map(self._verdict, self._candidates)
+        return next((verdict.unknown for verdict in map(self._verdict, self._indexes)
                      if verdict.unknown is not None), None)
 
     def refuses_everywhere(self) -> bool:
         """Every candidate cluster's pools certainly refuse its Pods."""
         if not self.candidates or self.unknown is not None:
             return False
-        candidates = set(self._candidates)
+        candidates = set(self._indexes)
         return all(all(self._verdict(index).refuses for index in candidate.indexes if index in candidates)
                    for candidate in self.candidates)
 
@@ -319,7 +329,7 @@ class Landing:
 
     def refused_by(self, candidate: Candidate) -> bool:
         """Every pool of this candidate cluster certainly refuses its Pods."""
-        candidates = set(self._candidates)
+        candidates = set(self._indexes)
         return all(self._verdict(index).refuses for index in candidate.indexes if index in candidates)
 
     def candidates_of(self, pool: Pool) -> tuple[Candidate, ...]:
@@ -329,7 +339,7 @@ class Landing:
 
     def possible_in(self, candidate: Candidate) -> tuple[PoolVerdict, ...]:
         """The pools of this candidate cluster that may take its Pods."""
-        candidates = set(self._candidates)
+        candidates = set(self._indexes)
         return tuple(verdict for index in candidate.indexes if index in candidates
                      and not (verdict := self._verdict(index)).refuses)
 
