@@ -36,7 +36,7 @@ from .model.loads import Placed, PoolLoad, counted, loads, placed_of, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, node_limit, pool_totals
+from .model.totals import Row, Totals, machine_capacities, node_limit, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, exact
@@ -85,10 +85,10 @@ def _declared(stack: Stack, cluster: str, resource: str) -> Decimal | None:
     for pool in stack.platform_pools:
         if (joined := stack.cluster_for(pool)) is None or joined.urn != cluster:
             continue
-        found = [option.hardware.capacity.get(resource) for option in pool.options]
-        if not isinstance(pool.min_size, int) or not found or any(amount is None for amount in found):
+        found = machine_capacities(pool, resource)
+        if not isinstance(pool.min_size, int) or not found:
             return None
-        total += pool.min_size * max(amount for amount in found if amount is not None)
+        total += pool.min_size * max(found)
     return total
 
 

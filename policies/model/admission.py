@@ -143,7 +143,8 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
                       bounds["maxLimitRequestRatio"])
 
 
-def priority_class_name(props: Any) -> str | Unknown | None:
+def object_name(props: Any) -> str | Unknown | None:
+    """A cluster-scoped object's metadata.name (a PriorityClass's, a RuntimeClass's): what Pods name it by."""
     found = child(child(props, "metadata"), "name")
     return found if isinstance(found, (str, Unknown)) else None
 
@@ -162,8 +163,8 @@ def parse_runtime_class(props: Any) -> tuple[str | Unknown | None, RuntimeSchedu
     """A RuntimeClass's name and scheduling."""
     scheduling = child(props, "scheduling")
     if isinstance(scheduling, Unknown):
-        return priority_class_name(props), RuntimeScheduling(scheduling, scheduling)
-    return priority_class_name(props), RuntimeScheduling(plain(child(scheduling, "nodeSelector")),
+        return object_name(props), RuntimeScheduling(scheduling, scheduling)
+    return object_name(props), RuntimeScheduling(plain(child(scheduling, "nodeSelector")),
                                                          plain(child(scheduling, "tolerations")))
 
 

@@ -27,11 +27,11 @@ from .admission import (
     Namespace,
     Quota,
     RuntimeScheduling,
+    object_name,
     parse_limit_range,
     parse_namespace,
     parse_quota,
     parse_runtime_class,
-    priority_class_name,
 )
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
@@ -196,7 +196,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             if isinstance(workload := taken(resource), Workload):
                 stack.foreign_workloads.append(workload)
             elif PRIORITY_CLASS.match(resource.type):
-                stack.priority_classes.append(priority_class_name(resource.props))
+                stack.priority_classes.append(object_name(resource.props))
             elif RUNTIME_CLASS.match(resource.type):
                 _runtime_class(stack, resource)
     for raw in resources:
@@ -224,7 +224,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             stack.limit_ranges.append(parse_limit_range(resource.urn, resource.name, resource.props,
                                                         resource.provider or ""))
         elif PRIORITY_CLASS.match(resource.type):
-            stack.priority_classes.append(priority_class_name(resource.props))
+            stack.priority_classes.append(object_name(resource.props))
         elif RUNTIME_CLASS.match(resource.type):
             _runtime_class(stack, resource)
         elif resource.type == NAMESPACE:
@@ -273,9 +273,8 @@ def _runtime_classed(stack: Stack) -> None:
     before the scheduler): the scheduling of the stack's RuntimeClass of that name; nothing for a class its cluster's
     platform creates and models (GKE Sandbox's gvisor: KubeCluster.runtime_classes); else not known, since a class
     the stack does not show may add tolerations (a Pod refused for a taint would be a false violation)."""
-    found = {"own": stack.workloads, "foreign": stack.foreign_workloads}
     changed = False
-    for workloads in found.values():
+    for workloads in (stack.workloads, stack.foreign_workloads):
         for index, workload in enumerate(workloads):
             name = child(workload.pod_spec, "runtimeClassName") if not isinstance(workload.pod_spec, Unknown) \
                 else None

@@ -193,16 +193,17 @@ def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
                      "(it caps every node of the cluster together)")
 
 
-def machine_cpus(pool: Pool) -> list[Decimal] | None:
-    """The CPU of each of the pool's machines (millicores), None when one is not known (or it has none)."""
-    found = [option.hardware.capacity.get(CPU) for option in pool.options]
+def machine_capacities(pool: Pool, resource: str = CPU) -> list[Decimal] | None:
+    """The capacity of each of the pool's machines of a resource (CPU in millicores, memory in bytes), None when one is
+    not known (or it has none)."""
+    found = [option.hardware.capacity.get(resource) for option in pool.options]
     known = [value for value in found if value is not None]
     return known if found and len(known) == len(found) else None
 
 
 def _least_cpu(pool: Pool) -> Decimal | None:
     """The CPU of the pool's smallest machine (millicores), None when one is not known."""
-    found = machine_cpus(pool)
+    found = machine_capacities(pool)
     return min(found) if found else None
 
 

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
+from .admission import RuntimeScheduling
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
 from .pods import (
@@ -402,7 +403,8 @@ def _shared_selector(selector: Any) -> Any:
     return shared(_SELECTORS, tuple(selector.items()), selector, _MOST_SELECTORS)
 
 
-def with_runtime(selector: Any, tolerations: Any, runtime: Any, subject: str) -> tuple[Any, Any] | Unknown:
+def with_runtime(selector: Any, tolerations: Any, runtime: RuntimeScheduling,
+                 subject: str) -> tuple[Any, Any] | Unknown:
     """A Pod's nodeSelector and tolerations with its RuntimeClass's scheduling merged in (kubernetes.io/docs/concepts/
     containers/runtime-class, "Scheduling": the class's nodeSelector is merged with the Pod's, a conflict rejects the
     Pod; its tolerations are added to the Pod's). Unknown when a part is not known yet, or when they conflict."""
