@@ -25,7 +25,16 @@ from .adapters.templates import Context, Policy, moved_setting
 from .model.cluster import CapacityGroup, Cluster, Gpu, ParsedCluster, Profile
 from .model.pool import Pool
 from .model.values import REDACTED, SecretText, Unknown
-from .platforms.catalog import CLOUD_PLATFORMS, PLATFORM_NAMES, Machine, find_machine, machines, new_family, offering
+from .platforms.catalog import (
+    CLOUD_PLATFORMS,
+    MACHINE_KINDS,
+    PLATFORM_NAMES,
+    Machine,
+    find_machine,
+    machines,
+    new_family,
+    offering,
+)
 from .platforms.quantity import CPU, MEMORY, MIB, amount
 from .words import pool_subject
 
@@ -143,7 +152,8 @@ def platform_pool(pool: Pool) -> list[Finding]:
         close = [] if isinstance(name, SecretText) else \
             difflib.get_close_matches(name, [m.name for m in machines(platform)], n=1, cutoff=0.8)
         hint = f"; did you mean '{close[0]}'?" if close else f"; use a machine type of {shown}"
-        findings.append(Violation(f"{where}: instance type '{name}' is not a machine type on {shown}{hint}", pool.urn))
+        findings.append(Violation(f"{where}: {MACHINE_KINDS[platform][:-1]} '{name}' is not a machine type on "
+                                  f"{shown}{hint}", pool.urn))
     if pool.ami_architecture is not None:
         for option in pool.options:
             machine = option.hardware
@@ -154,9 +164,9 @@ def platform_pool(pool: Pool) -> list[Finding]:
                     f"types or an amiType for {machine.architecture}", pool.urn))
     if not pool.options and pool.names_certain and pool.unknown is None:
         findings.append(Violation(
-            f"{where}: its requirements allow no instance type of the {shown} catalog (the instance types or "
-            "families they name are excluded by the others); Karpenter can launch no node for it: loosen the "
-            "requirements", pool.urn))
+            f"{where}: its requirements allow no {MACHINE_KINDS[platform][:-1]} of the {shown} catalog (the "
+            f"{MACHINE_KINDS[platform]} or families they name are excluded by the others); Karpenter can launch no "
+            "node for it: loosen the requirements", pool.urn))
     return findings
 
 

@@ -89,8 +89,8 @@ def test_an_aks_pools_size_is_max_count_when_it_autoscales_else_its_count():
 
 def test_an_aks_pools_vm_size_is_checked_and_its_max_pods_decides_allocatable():
     (typo,) = run(aks_node_pool("apps", "Standard_D2sv_v5"), platform="azure").findings("cloud-machine-catalog")
-    assert typo.startswith("KubernetesClusterNodePool 'apps': instance type 'Standard_D2sv_v5' is not a machine type "
-                           "on Azure")
+    assert typo.startswith("KubernetesClusterNodePool 'apps': VM size 'Standard_D2sv_v5' is not a machine type on "
+                           "Azure")
     pool = parse_platform_pool("azure-native:containerservice:AgentPool",
                                {"vmSize": "Standard_D4s_v5", "maxPods": 30}, "urn", "apps")
     assert pool is not None

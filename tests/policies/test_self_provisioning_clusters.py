@@ -1,23 +1,36 @@
-"""Clusters that provision their own nodes (issue 68, SPEC 22): what the pack may not judge as if the declared pools
-were all the nodes, through the providers' own SDKs. AKS Automatic (sku.name Automatic) runs node auto-provisioning
-(learn.microsoft.com/azure/aks/intro-aks-automatic), so its tainted system pool is not the only place a Pod may land;
-an AKS node auto-provisioning NodePool (its nodeClassRef an AKSNodeClass of karpenter.azure.com) starts Azure VM
-sizes, never EC2 instances. Both were judged wrongly on main (1866ecd): a small Deployment refused on AKS Automatic,
-the AKS NodePool read against the EC2 catalog."""
+"""Clusters that provision their own nodes (issue 68, SPEC 22), through the providers' own SDKs. AKS Automatic
+(sku.name Automatic) runs node auto-provisioning (learn.microsoft.com/azure/aks/intro-aks-automatic), so its tainted
+system pool is not the only place a Pod may land; an AKS node auto-provisioning NodePool (its nodeClassRef an
+AKSNodeClass of karpenter.azure.com) starts Azure VM sizes, never EC2 instances. Both were judged wrongly on main
+(1866ecd): a small Deployment refused on AKS Automatic, the AKS NodePool read against the EC2 catalog. Both were then
+said and not judged; now AKS's default NodePools and the stack's are read over the Azure catalog and judged as
+declared pools are. GKE's resource limits cap the whole cluster."""
 
 from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
+import pytest
 from pulumi_azure_native import containerservice
 
 from compute_guard.testkit import evaluate
 
 AZURE = {"compute:platform": "azure", "azure-native:location": "westeurope"}
 CRITICAL = "CriticalAddonsOnly=true:NoSchedule"
+FITS, SCHEDULABLE = "workload-fits-pool", "workload-schedulable"
 
 
-def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = False):
+def unknown(value):
+    """A value not known during preview, as the SDK sends it (call it while the program runs)."""
+    return k8s.core.v1.ConfigMap(f"source-{id(value)}", data={"a": "b"}).immutable.apply(lambda m: value)
+
+
+def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = False, defaults=None,
+        requirements=None, requests=None, pod=None, node_class=None):
+    """An AKS cluster whose only declared pool is its tainted system pool (as AKS Automatic's is), with node
+    auto-provisioning as ``sku``, ``mode`` and ``defaults`` (defaultNodePools) say; an AKS NodePool of
+    ``requirements`` (the D family's amd64 sizes unless given) on an AKSNodeClass (``node_class``: its spec) when asked; and a
+    Deployment of ``requests`` (100m, 128Mi) with pod spec fields ``pod``."""
     def program():
         args = dict(resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
                     agent_pool_profiles=[{"name": "systempool", "mode": "System", "vm_size": "Standard_D4ds_v5",
@@ -25,21 +38,32 @@ def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = 
         if sku:
             args["sku"] = {"name": sku, "tier": "Standard"}
         if mode:
-            args["node_provisioning_profile"] = {"mode": mode}
+            profile = {"mode": mode}
+            if defaults is not None:
+                profile["default_node_pools"] = defaults() if callable(defaults) else defaults
+            args["node_provisioning_profile"] = profile
         cluster = containerservice.ManagedCluster("aks", **args)
         provider = k8s.Provider("k8s", kubeconfig=cluster.name)
+        if node_class is not None:
+            k8s.apiextensions.CustomResource("class", api_version="karpenter.azure.com/v1beta1", kind="AKSNodeClass",
+                                             metadata={"name": "default"}, spec=node_class,
+                                             opts=pulumi.ResourceOptions(provider=provider))
         if azure_nodepool:
             k8s.apiextensions.CustomResource("default", api_version="karpenter.sh/v1", kind="NodePool",
-                                             metadata={"name": "default"}, spec={"template": {"spec": {
+                                             metadata={"name": "mine"}, spec={"template": {"spec": {
                                                  "nodeClassRef": {"group": "karpenter.azure.com",
                                                                   "kind": "AKSNodeClass", "name": "default"},
-                                                 "requirements": [{"key": "karpenter.azure.com/sku-family",
-                                                                   "operator": "In", "values": ["D"]}]}}},
+                                                 "requirements": requirements or [
+                                                     {"key": "karpenter.azure.com/sku-family", "operator": "In",
+                                                      "values": ["D"]},
+                                                     {"key": "kubernetes.io/arch", "operator": "In",
+                                                      "values": ["amd64"]}]}}},
                                              opts=pulumi.ResourceOptions(provider=provider))
         k8s.apps.v1.Deployment("api", spec={
             "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": {
                 "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
-                    "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
+                    "name": "api", "image": "nginx", "resources": {"requests": requests or {
+                        "cpu": "100m", "memory": "128Mi"}}}], **(pod or {})}}},
             opts=pulumi.ResourceOptions(provider=provider))
     return program
 
@@ -48,31 +72,122 @@ def said(result) -> str:
     return " ".join(note.finding for note in result.notes)
 
 
-def test_aks_automatic_provisions_nodes_beside_its_tainted_system_pool():
-    """Both sides: on AKS Standard the Deployment tolerates no pool's taint and is refused; on AKS Automatic it is
-    said, never refused. Twice in one process."""
+def test_aks_automatic_runs_pods_on_the_default_nodepools_beside_its_tainted_system_pool():
+    """Both sides: on AKS Standard the Deployment tolerates no pool's taint and is refused; on AKS Automatic (node
+    auto-provisioning, and AKS's two default NodePools: learn.microsoft.com/azure/aks/node-autoprovision-node-pools) it
+    runs on NodePool 'default', of the D family's amd64 sizes: clean, with no note. Before issue 68's AKS NodePools it
+    was a note ("provisions nodes for its Pods on NodePools the stack does not declare"). Twice in one process."""
     standard = evaluate(aks(), stack_config=AZURE)
-    assert [v.policy for v in standard.mandatory] == ["workload-schedulable"]
+    assert [v.policy for v in standard.mandatory] == [SCHEDULABLE]
     for _ in range(2):
         automatic = evaluate(aks(sku="Automatic"), stack_config=AZURE)
-        assert automatic.violations == []
-        assert "AKS cluster 'aks' is an AKS Automatic cluster (sku.name Automatic), which provisions nodes for its " \
-               "Pods on NodePools the stack does not declare" in said(automatic)
+        assert automatic.violations == [] and said(automatic) == ""
+        pools = {pool.name: pool for pool in automatic.pools}
+        assert sorted(pools) == ["default", "system-surge", "systempool"]
+        for name in ("default", "system-surge"):
+            assert pools[name].source == "node auto-provisioning NodePool"
+            assert pools[name].systems == ("linux",) and pools[name].capacity == ("on-demand",)
+            assert pools[name].machines and all(machine.startswith("Standard_D") for machine in pools[name].machines)
+        assert pools["system-surge"].taints == (CRITICAL,) and pools["default"].taints == ()
 
 
-def test_an_aks_node_auto_provisioning_nodepool_is_never_read_as_ec2_capacity():
-    result = evaluate(aks(mode="Auto", azure_nodepool=True), stack_config=AZURE)
-    assert result.violations == []
-    assert [pool.source for pool in result.pools] == ["ManagedCluster"]  # the AKS NodePool is no EC2 pool
-    text = said(result)
-    assert "NodePool 'default' is an AKS node auto-provisioning NodePool (its nodeClassRef is an AKSNodeClass): the " \
-           "VM sizes it may start are not read yet, so what it runs is not judged" in text
-    assert "xlarge" not in text and "machine catalog" not in text  # no EC2 machine named
+def test_an_aks_node_auto_provisioning_nodepool_is_read_over_the_azure_catalog():
+    """An AKS NodePool (its nodeClassRef an AKSNodeClass) starts Azure VM sizes, never EC2 instances: its machines
+    are the D family's sizes of the Azure catalog, arm64 ones among them (it names no architecture)."""
+    family = [{"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]}]
+    result = evaluate(aks(mode="Auto", azure_nodepool=True, requirements=family), stack_config=AZURE)
+    mine = next(pool for pool in result.pools if pool.name == "mine")
+    assert mine.source == "NodePool" and "Standard_D4pls_v6" in mine.machines and "Standard_D4s_v5" in mine.machines
+    assert all(machine.startswith("Standard_D") for machine in mine.machines)
+    assert "xlarge" not in said(result) and "machine catalog" not in said(result)  # no EC2 machine named
 
 
 def test_node_auto_provisioning_mode_manual_keeps_the_declared_pools_all_the_nodes():
     result = evaluate(aks(mode="Manual"), stack_config=AZURE)
-    assert [v.policy for v in result.mandatory] == ["workload-schedulable"]
+    assert [v.policy for v in result.mandatory] == [SCHEDULABLE]
+
+
+def test_default_nodepools_none_leaves_the_stacks_own_nodepools():
+    """defaultNodePools None: AKS creates no NodePool ("you must define your own"), so the Deployment, which tolerates
+    no declared pool's taint, is refused; with a NodePool of the stack's it runs there. Both sides, twice."""
+    for _ in range(2):
+        alone = evaluate(aks(mode="Auto", defaults="None"), stack_config=AZURE)
+        assert [v.policy for v in alone.mandatory] == [SCHEDULABLE]
+        assert sorted(pool.name for pool in alone.pools) == ["systempool"]
+        mine = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True), stack_config=AZURE)
+        assert mine.violations == [] and said(mine) == ""
+
+
+def test_default_nodepools_not_known_yet_are_said_and_nothing_is_refused():
+    result = evaluate(aks(mode="Auto", defaults=lambda: unknown("Auto")), stack_config=AZURE)
+    assert result.violations == []
+    assert "AKS cluster 'aks' has node auto-provisioning whose default NodePools are not known yet (" \
+           "nodeProvisioningProfile.defaultNodePools), so it may have pools the stack does not declare" in said(result)
+
+
+def _allocatable_cpu(cores: int) -> int:
+    """AKS's CPU reservation, written out (learn.microsoft.com/azure/aks/node-resource-reservations): 60m for the
+    first core, 40m for the second, 20m each for cores 3-4, 10m for every core above 4; allocatable in millicores."""
+    reserved = 60 * min(cores, 1) + 40 * min(max(cores - 1, 0), 1) + 20 * min(max(cores - 2, 0), 2) \
+        + 10 * max(cores - 4, 0)
+    return cores * 1000 - reserved
+
+
+def test_a_pod_larger_than_every_size_a_nodepool_allows_is_refused_with_the_largest_named():
+    """sku-cpu Lt 9 on the D family (karpenter.azure.com/sku-cpu, "Number of CPUs in VM"): its largest sizes have 8
+    vCPUs, 7820m allocatable (AKS's reservation written out above). A Pod of that much fits, one more millicore does
+    not: refused, naming an 8-vCPU size (Standard_D13, the D family's older name for one); with the default NodePools beside it, the default's larger sizes take it."""
+    small = [{"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]},
+             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+             {"key": "karpenter.azure.com/sku-cpu", "operator": "Lt", "values": ["9"]}]
+    most = _allocatable_cpu(8)
+    assert most == 7820
+    for _ in range(2):
+        fits = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requirements=small,
+                            requests={"cpu": f"{most}m"}), stack_config=AZURE)
+        assert fits.violations == [] and said(fits) == ""
+        over = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requirements=small,
+                            requests={"cpu": f"{most + 1}m"}), stack_config=AZURE)
+        (message,) = over.findings(FITS)
+        assert message.startswith(f"Deployment 'api': one Pod requests {most + 1}m of CPU, more than any node of the "
+                                  f"pools that can take it: pool 'mine' (NodePool) has at most 8 cores capacity - "
+                                  f"180m kube-reserved = {most}m allocatable of CPU (Standard_D"), message
+        assert evaluate(aks(mode="Auto", azure_nodepool=True, requirements=small, requests={"cpu": f"{most + 1}m"}),
+                        stack_config=AZURE).violations == []
+
+
+def test_an_aks_node_class_s_max_pods_decides_allocatable_memory():
+    """Standard_D4s_v5 (16 GiB) on an AKSNodeClass of maxPods 30: AKS reserves the lesser of 20 MB x 30 + 50 MB = 650
+    MB and 25% of 16 GiB, so 16384 MiB - 650 MB - 100 MiB eviction = 15664.11 MiB; with no maxPods, the cluster's
+    default (250: 20 MB x 250 + 50 MB = 5050 MB, more than 4 GiB) leaves 16384 - 4096 - 100 = 12188 MiB. A Pod of 13
+    GiB is refused on the second only."""
+    d4 = [{"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_D4s_v5"]}]
+    assert round(16384 - 650 * 10**6 / 2**20 - 100, 2) == 15664.11
+    roomy = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requirements=d4,
+                         requests={"memory": "13Gi"}, node_class={"maxPods": 30}), stack_config=AZURE)
+    assert roomy.violations == []
+    (message,) = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requirements=d4,
+                              requests={"memory": "13Gi"}, node_class={}), stack_config=AZURE).findings(FITS)
+    assert "has at most 16 GiB capacity - 4 GiB kube-reserved - 100 MiB eviction threshold = 11.9 GiB allocatable " \
+           "of memory (Standard_D4s_v5)" in message, message
+
+
+def test_arm64_and_gpu_pods_run_only_where_a_nodepool_allows_them():
+    """The default NodePools allow amd64 D sizes only: an arm64 Pod, and a Pod that asks for an NVIDIA GPU, are
+    refused there, and run on a NodePool that allows them (any arm64 size; NVIDIA's amd64 sizes).
+    Both sides, twice."""
+    arm = {"nodeSelector": {"kubernetes.io/arch": "arm64"}}
+    gpu = {"cpu": "1", "nvidia.com/gpu": "1"}
+    for _ in range(2):
+        assert [v.policy for v in evaluate(aks(mode="Auto", pod=arm), stack_config=AZURE).mandatory] == [SCHEDULABLE]
+        assert evaluate(aks(mode="Auto", pod=arm, azure_nodepool=True, requirements=[
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]}]), stack_config=AZURE).violations == []
+        refused = evaluate(aks(mode="Auto", requests=gpu), stack_config=AZURE)
+        assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
+        assert evaluate(aks(mode="Auto", requests=gpu, azure_nodepool=True, requirements=[
+            {"key": "karpenter.azure.com/sku-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]),
+            stack_config=AZURE).violations == []
 
 
 def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_min: int = 0, memory_limit: int = 1024):
@@ -160,3 +275,57 @@ def test_gke_memory_limit_caps_the_whole_cluster_read_in_its_larger_unit():
         assert result.of("pool-capacity")[0].urn.endswith("gcp:container/cluster:Cluster::gke")
     assert evaluate(gke(64, memory_limit=20), stack_config=GCP).findings("pool-capacity") == []
     assert evaluate(gke(64, memory_limit=1024), stack_config=GCP).findings("pool-capacity") == []
+
+
+@pytest.mark.parametrize("size, expected, absent", [
+    # Azure/karpenter-provider-azure pkg/apis/v1beta1/labels.go at 352646f, its own examples: sku-name
+    # "Standard_D4pls_v6", sku-family "D", sku-series "Dpls_v6"; sku-version "numerical (without v)"
+    ("Standard_D4pls_v6", {"kubernetes.io/arch": "arm64", "karpenter.azure.com/sku-family": "D",
+                           "karpenter.azure.com/sku-series": "Dpls_v6", "karpenter.azure.com/sku-version": "6",
+                           "karpenter.azure.com/sku-cpu": "4", "kubernetes.azure.com/sku-cpu": "4"}, ()),
+    # sku-version "with 1 backfilled" for a name without one (the same file)
+    ("Standard_F2s", {"karpenter.azure.com/sku-family": "F", "karpenter.azure.com/sku-series": "Fs",
+                      "karpenter.azure.com/sku-version": "1"}, ()),
+    # sku-memory "Memory in VM in MiB" (learn.microsoft.com/azure/aks/node-autoprovision-node-pools, "SKU selectors
+    # with well known labels"): Standard_D4s_v5 has 16 GiB; no GPU: a count of 0, no maker, no GPU name
+    ("Standard_D4s_v5", {"karpenter.azure.com/sku-memory": "16384", "kubernetes.azure.com/sku-memory": "16384",
+                         "karpenter.azure.com/sku-gpu-count": "0", "kubernetes.io/arch": "amd64"},
+     ("karpenter.azure.com/sku-gpu-manufacturer", "karpenter.azure.com/sku-gpu-name")),
+    # GPU sizes: the maker, and the accelerator the name carries (sku-gpu-name "A100"; the page's example); the N
+    # family, whose series leaves the accelerator out (Azure/skewer's size parser: NCads_v4)
+    ("Standard_NC24ads_A100_v4", {"karpenter.azure.com/sku-family": "N", "karpenter.azure.com/sku-series": "NCads_v4",
+                                  "karpenter.azure.com/sku-gpu-manufacturer": "nvidia",
+                                  "karpenter.azure.com/sku-gpu-name": "A100", "karpenter.azure.com/sku-gpu-count": "1"},
+     ()),
+    # a name with no accelerator in it has no GPU name; a fraction of a GPU has no count the pack can give
+    ("Standard_NV4as_v4", {"karpenter.azure.com/sku-gpu-manufacturer": "amd"},
+     ("karpenter.azure.com/sku-gpu-name", "karpenter.azure.com/sku-gpu-count")),
+    # a constrained size: its active vCPUs or the full size's, which one the label counts is not said
+    ("Standard_E4-2s_v3", {"karpenter.azure.com/sku-family": "E", "karpenter.azure.com/sku-series": "Es_v3"},
+     ("karpenter.azure.com/sku-cpu", "kubernetes.azure.com/sku-cpu")),
+])
+def test_the_labels_an_azure_vm_size_decides(size, expected, absent):
+    from compute_guard.policies.model.sources.karpenter import azure_machine_labels
+    from compute_guard.policies.platforms.catalog import find_machine
+
+    machine = find_machine("azure", size)
+    assert machine is not None
+    labels = azure_machine_labels(machine)
+    assert {key: labels.get(key) for key in expected} == expected
+    assert [key for key in absent if key in labels] == []
+    assert labels["node.kubernetes.io/instance-type"] == labels["karpenter.azure.com/sku-name"] == size
+
+
+def test_a_nodepool_whose_requirements_leave_no_azure_size_says_so_in_azure_s_words():
+    """An arm64 requirement beside a named amd64 size leaves nothing (cloud-machine-catalog); the same size with
+    amd64 is clean."""
+    def catalog(arch):
+        return evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requirements=[
+            {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": ["Standard_D4s_v5"]},
+            {"key": "kubernetes.io/arch", "operator": "In", "values": [arch]}]),
+            stack_config=AZURE).findings("cloud-machine-catalog")
+
+    assert catalog("arm64") == [
+        "NodePool 'mine': its requirements allow no VM size of the Azure catalog (the VM sizes or families they name "
+        "are excluded by the others); Karpenter can launch no node for it: loosen the requirements"]
+    assert catalog("amd64") == []

@@ -370,30 +370,44 @@ def test_the_aks_template_extended_with_planted_faults(tmp_path, fault, code, co
 AKS_NAP = (('    api_server_access_profile=', '    node_provisioning_profile={"mode": "Auto"},\n    api_server_access_profile='),)
 
 
-def test_the_aks_template_with_node_auto_provisioning_refuses_nothing_its_declared_pool_cannot_hold(tmp_path):
-    """Issue 68, SPEC 22: the AKS template with node auto-provisioning turned on, as a team would: a Pod of 7 GiB,
-    larger than any node of its one declared pool (refused there without it, above), may run on the nodes
-    auto-provisioning starts: no violation, and notes that say why it is not judged. Twice in one process."""
+def test_the_aks_template_with_node_auto_provisioning_judges_pods_on_the_vm_sizes_it_may_start(tmp_path):
+    """Issue 68, SPEC 22: the AKS template with node auto-provisioning turned on, as a team would. A Pod of 7 GiB,
+    larger than any node of its one declared pool (refused there without it, above), runs on a D-family VM size of the
+    default NodePool AKS creates: clean, with no note. A Pod larger than every size auto-provisioning may start (the
+    default NodePool's D family, amd64: its largest, 192 vCPUs) is refused with the arithmetic. Twice in one
+    process."""
     code = '_deploy("web", _provider, 1, {"memory": "7Gi"})'
-    result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    result = twice(project(tmp_path / "fits", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
     assert verdicts(result) == {}
-    said = [reason for note in result.notes for reason in note.reasons]
-    assert any("has node auto-provisioning (nodeProvisioningProfile.mode Auto)" in reason for reason in said), said
-    assert any(reason.startswith("Deployment 'web': one Pod requests 7 GiB of memory") and "not judged" in reason
-               for reason in said), said
+    assert [(n.policy, n.reasons) for n in result.notes] == []
+    code = '_deploy("web", _provider, 1, {"cpu": "189"})'
+    result = twice(project(tmp_path / "largest", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    assert verdicts(result) == {}
+    code = '_deploy("web", _provider, 1, {"cpu": "200"})'
+    result = twice(project(tmp_path / "huge", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    assert verdicts(result) == {("workload-fits-pool", "mandatory", "web"):
+                                "Deployment 'web': one Pod requests 200 cores of CPU, more than any node of the pools "
+                                "that can take it: NodePool 'default' of AKS cluster 'cluster' has at most 192 cores "
+                                "capacity - 2020m kube-reserved = 189.98 cores allocatable of CPU (Standard_D192ds_v6); "
+                                "pool 'systempool' of AKS cluster 'cluster' has at most 2 cores capacity - 100m "
+                                "kube-reserved = 1900m allocatable of CPU (Standard_DS2_v2); it can never be scheduled: "
+                                "lower its requests or allow larger VM sizes"}
 
 
 def test_the_aks_template_with_node_auto_provisioning_judges_a_windows_pod_on_its_declared_pools(tmp_path):
     """Node auto-provisioning on AKS starts Linux nodes only (Karpenter's AKS provider: Windows nodes are not
     supported), so a Pod that needs Windows nodes runs on a declared Windows pool or nowhere: refused beside the
-    template's Linux pool, saying why the added nodes do not take it either; clean beside a declared Windows pool.
+    template's Linux pool, naming the default NodePools AKS creates for it (Linux only); clean beside a declared
+    Windows pool.
     Twice in one process."""
     code = '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})'
     result = twice(project(tmp_path / "linux", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
     assert verdicts(result) == {("workload-schedulable", "mandatory", "win"):
-                                "Deployment 'win': no pool can run its Pods: pool 'systempool' of AKS cluster "
-                                "'cluster' does not have label kubernetes.io/os=windows; AKS cluster 'cluster''s node "
-                                f"auto-provisioning starts no Windows nodes. {PENDING}"}
+                                "Deployment 'win': no pool can run its Pods: NodePool 'default' of AKS cluster "
+                                "'cluster' does not have label kubernetes.io/os=windows; NodePool 'system-surge' of AKS "
+                                "cluster 'cluster' has taint CriticalAddonsOnly=true:NoSchedule that it does not "
+                                "tolerate and does not have label kubernetes.io/os=windows; pool 'systempool' of AKS "
+                                f"cluster 'cluster' does not have label kubernetes.io/os=windows. {PENDING}"}
     both = twice(project(tmp_path / "windows", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP + WINDOWS_POOL),
                  AZURE)
     assert verdicts(both) == {}

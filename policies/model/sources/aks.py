@@ -31,7 +31,7 @@ from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
-from ..labels import LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
+from ..labels import ARCH, LINUX, MACHINE_KEYS, OS, WINDOWS, ZONE_KEYS
 from ..nodes import AKS_MAX_PODS
 from ..pool import ClusterRef, Lifetime, Pool
 from ..resources import StackResource
@@ -41,6 +41,7 @@ from ..values import read as read_value
 from ..versions import Version
 from . import Context, Read, Replacing, Source, Unread, checked_inputs
 from .common import (
+    AZURE_MAYBE,
     EVERY_MAYBE,
     add_labels,
     base_labels,
@@ -53,18 +54,14 @@ from .common import (
     unnamed,
     zones_of,
 )
+from .karpenter import nodepool
 
 CLASSIC = "azure:containerservice/kubernetesClusterNodePool:KubernetesClusterNodePool"
 NATIVE = "azure-native:containerservice:AgentPool"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 CLASSIC_CLUSTER = "azure:containerservice/kubernetesCluster:KubernetesCluster"
 AGENT_POOL_LABEL = "kubernetes.azure.com/agentpool"
-# What AKS sets on its nodes besides (learn.microsoft.com/azure/aks/use-labels, "Reserved system labels": the
-# kubernetes.azure.com/ labels, mode, os-sku, cluster, node-image-version, ...; as real nodes carry them,
-# tests/nodes/: storageprofile, storagetier, topology.disk.csi.azure.com/zone), with values the pack does
-# not model.
-MAYBE_PREFIXES = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", "topology.disk.csi.azure.com/",
-                  "storageprofile", "storagetier", *EVERY_MAYBE)
+MAYBE_PREFIXES = (*AZURE_MAYBE, *EVERY_MAYBE)
 LEGACY_POOL_LABEL = "agentpool"  # every AKS node also carries agentpool=<pool name> (real nodes: tests/nodes/)
 CRITICAL_ADDONS_ONLY = Taint("CriticalAddonsOnly", "true", "NoSchedule")
 # A Spot pool's nodes: AKS labels and taints them kubernetes.azure.com/scalesetpriority=spot (NoSchedule), so that
@@ -305,16 +302,31 @@ def _max_size(props: Any, native: bool) -> int | Unknown | None:
 
 
 # Node auto-provisioning: a cluster whose nodeProvisioningProfile.mode is Auto runs Karpenter, which starts nodes of
-# the VM sizes Pods need on NodePools the stack does not declare (learn.microsoft.com/azure/aks/node-autoprovision;
-# the AKS ManagedCluster reference, NodeProvisioningProfile.mode: Auto or Manual, "If not specified, the default is
-# Manual"; pulumi-azure's KubernetesCluster node_provisioning_profile.mode alike).
-AUTO_PROVISIONING = ("has node auto-provisioning (nodeProvisioningProfile.mode Auto): AKS starts nodes on NodePools "
-                     "the stack does not declare for Pods its pools cannot take")
-# AKS Automatic (sku.name Automatic) turns node auto-provisioning on and manages it: "Node autoprovisioning" is among
-# what every Automatic cluster runs (learn.microsoft.com/azure/aks/intro-aks-automatic, "AKS Automatic and Standard
-# feature comparison"), so its declared system pool is not all the nodes its Pods may get.
-AUTOMATIC = ("is an AKS Automatic cluster (sku.name Automatic), which provisions nodes for its Pods on NodePools the "
-             "stack does not declare")
+# the VM sizes Pods need on its NodePools (learn.microsoft.com/azure/aks/node-autoprovision; the AKS ManagedCluster
+# reference, NodeProvisioningProfile.mode: Auto or Manual, "If not specified, the default is Manual"; pulumi-azure's
+# KubernetesCluster node_provisioning_profile.mode alike). AKS Automatic (sku.name Automatic) turns it on and manages
+# it: "Node autoprovisioning" is among what every Automatic cluster runs (learn.microsoft.com/azure/aks/
+# intro-aks-automatic, "AKS Automatic and Standard feature comparison").
+# Its NodePools are the stack's (karpenter.py reads them over the Azure catalog) and, unless
+# nodeProvisioningProfile.defaultNodePools is None, the two AKS creates ("Auto (default): Creates two standard
+# NodePools"; "None: No default NodePools are created": learn.microsoft.com/azure/aks/node-autoprovision-node-pools,
+# "Default node pool configuration"): "default", which requires amd64, linux, on-demand capacity and the D family (the
+# page's NodePool), and "system-surge", "to autoscale system pool nodes", with the same requirements, tainted
+# CriticalAddonsOnly=true:NoSchedule and labelled kubernetes.azure.com/mode=system (the system-surge.yaml of
+# Azure/karpenter-provider-azure's examples, at 352646f). With them, the cluster's pools are all known, as an EKS Auto
+# Mode cluster's built-in NodePools are.
+NAP_KIND = "node auto-provisioning NodePool"
+_NAP_REQUIREMENTS = ((ARCH, "In", ("amd64",)), (OS, "In", ("linux",)),
+                     ("karpenter.sh/capacity-type", "In", ("on-demand",)),
+                     ("karpenter.azure.com/sku-family", "In", ("D",)))
+NAP_DEFAULTS: dict[str, tuple[tuple[Taint, ...], dict[str, str]]] = {
+    "default": ((), {}),
+    "system-surge": ((CRITICAL_ADDONS_ONLY,), {"kubernetes.azure.com/mode": "system"}),
+}
+AUTO_PROVISIONING = ("may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not known yet), so "
+                     "it may have pools the stack does not declare")
+NO_DEFAULTS = ("has node auto-provisioning whose default NodePools are not known yet (nodeProvisioningProfile."
+               "defaultNodePools), so it may have pools the stack does not declare")
 # The nodes node auto-provisioning starts are Linux only: Karpenter's AKS provider, which it runs, lists Windows nodes
 # among the AKS features it does not support (github.com/Azure/karpenter-provider-azure, README "Known limitations"),
 # and every VM size it offers requires kubernetes.io/os linux (its pkg/providers/instancetype computeRequirements). A
@@ -322,27 +334,53 @@ AUTOMATIC = ("is an AKS Automatic cluster (sku.name Automatic), which provisions
 UNPROVISIONED = ((WINDOWS, "node auto-provisioning starts no Windows nodes"),)
 
 
+def _provisioning(props: Any) -> bool | Unknown:
+    """The cluster runs node auto-provisioning (mode Auto, or AKS Automatic); Unknown when that is not known yet."""
+    mode = child(child(props, "nodeProvisioningProfile"), "mode")
+    sku = child(child(props, "sku"), "name")
+    if isinstance(sku, str) and sku.lower() == "automatic":
+        return True
+    if isinstance(mode, Unknown) or isinstance(sku, Unknown):
+        return mode if isinstance(mode, Unknown) else sku  # type: ignore[return-value]
+    return isinstance(mode, str) and mode.lower() == "auto"
+
+
+def nap_pools(resource: StackResource, max_pods: int | Unknown | None) -> list[Pool] | Unknown:
+    """The default NodePools AKS creates for node auto-provisioning on this cluster (none when it runs none, or
+    defaultNodePools is None); Unknown when that is not known yet."""
+    provisioning = _provisioning(resource.props)
+    if provisioning is not True:
+        return provisioning if isinstance(provisioning, Unknown) else []
+    defaults = child(child(resource.props, "nodeProvisioningProfile"), "defaultNodePools")
+    if isinstance(defaults, Unknown):
+        return defaults
+    if isinstance(defaults, str) and defaults.lower() == "none":
+        return []
+    settings = {"maxPods": max_pods} if isinstance(max_pods, int) else {}
+    return [nodepool(NAP_KIND, resource.urn, name, name, list(_NAP_REQUIREMENTS), pool_taints,
+                     template_labels=labels, settings=settings, inline=True, azure=True,
+                     unknown=max_pods if isinstance(max_pods, Unknown) else None)
+            for name, (pool_taints, labels) in NAP_DEFAULTS.items()]
+
+
 def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = None) -> KubeCluster:
-    """The cluster resource, and (into ``found``) a note when node auto-provisioning adds pools the stack lacks; its
-    pools' default maxPods by its network plugin (KubeCluster.max_pods)."""
+    """The cluster resource, and (into ``found``) node auto-provisioning's default NodePools, or a note when it may add
+    pools the stack lacks; its pools' default maxPods by its network plugin (KubeCluster.max_pods)."""
     declared = child(resource.props, name_key)
     names = frozenset({declared}) if isinstance(declared, str) and declared else frozenset()
-    mode = child(child(resource.props, "nodeProvisioningProfile"), "mode")
-    sku = child(child(resource.props, "sku"), "name")
-    automatic = isinstance(sku, str) and sku.lower() == "automatic"
-    auto = automatic or isinstance(mode, Unknown) or isinstance(sku, Unknown) or (isinstance(mode, str)
-                                                                                  and mode.lower() == "auto")
-    if auto:
-        found.unread.append(Unread(resource.urn, resource.name, "AKS cluster", AUTOMATIC if automatic else
-                                   AUTO_PROVISIONING if isinstance(mode, str) else
-                                   "may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not "
-                                   "known yet), so it may have pools the stack does not declare"))
-    return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure", pools_known=not auto,
-                       unprovisioned=UNPROVISIONED,
+    max_pods = network_max_pods(child(resource.props, "networkProfile"))
+    provisioned = nap_pools(resource, max_pods)
+    if isinstance(provisioned, Unknown):
+        found.unread.append(Unread(resource.urn, resource.name, "AKS cluster",
+                                   NO_DEFAULTS if _provisioning(resource.props) is True else AUTO_PROVISIONING))
+    else:
+        found.pools.extend((pool, Claim(resource, inline=resource.urn)) for pool in provisioned)
+    return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure",
+                       pools_known=not isinstance(provisioned, Unknown), unprovisioned=UNPROVISIONED,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None, lifetime=_channel(resource.props),
-                       max_pods=network_max_pods(child(resource.props, "networkProfile")),
+                       max_pods=max_pods,
                        plugin=plugin_of(child(resource.props, "networkProfile")),
                        pod_range=pod_range(child(resource.props, "networkProfile"),
                                            plugin_of(child(resource.props, "networkProfile")), resource.name),

@@ -44,6 +44,12 @@ EVERY_MAYBE = (*KUBERNETES_MAYBE, *NODE_AGENTS)
 # pkg/providers/v1/well_known_labels.go: topology.k8s.aws/zone-id, topology.k8s.aws/network-node-layer-N,
 # k8s.aws/...; aws-ebs-csi-driver: topology.ebs.csi.aws.com/zone), on managed, self-managed and Karpenter nodes.
 AWS_MAYBE = ("topology.k8s.aws/", "k8s.aws/", "node.k8s.aws/", "topology.ebs.csi.aws.com/", "vpc.amazonaws.com/")
+# What AKS sets on its nodes besides (learn.microsoft.com/azure/aks/use-labels, "Reserved system labels": the
+# kubernetes.azure.com/ labels, mode, os-sku, cluster, node-image-version, ...; as real nodes carry them,
+# tests/nodes/: storageprofile, storagetier, topology.disk.csi.azure.com/zone), on its own pools' nodes and node
+# auto-provisioning's, with values the pack does not model.
+AZURE_MAYBE = ("kubernetes.azure.com/", "agentpool.kubernetes.azure.com/", "topology.disk.csi.azure.com/",
+               "storageprofile", "storagetier")
 
 
 def machine_labels(machine: Machine, architecture: str | None = None) -> dict[str, str]:

@@ -21,6 +21,17 @@ instance labels have the ``eks.amazonaws.com/`` prefix instead of ``karpenter.k8
 Labels", docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html), and its nodes carry
 ``eks.amazonaws.com/compute-type=auto`` (.../associate-workload.html). A cluster's built-in Auto Mode NodePools are
 read by eks.py and judged here alike (:func:`nodepool`).
+
+A NodePool whose ``nodeClassRef.group`` is ``karpenter.azure.com`` is AKS node auto-provisioning's (Karpenter's Azure
+provider, Azure/karpenter-provider-azure; SPEC 22): its machines are the Azure catalog's VM sizes, which that project's
+list of known sizes gives (../shared/third_party/azure-known-skus), with the labels each size decides as that provider
+sets them (its pkg/providers/instancetype computeRequirements, and learn.microsoft.com/azure/aks/
+node-autoprovision-node-pools, "SKU selectors with well known labels"): ``karpenter.azure.com/sku-name``, ``sku-family``
+(the size name's first letter: D, E, F, N, ...), ``sku-series`` (Ds_v5), ``sku-version`` (5; 1 for a name without one),
+``sku-cpu``, ``sku-memory`` (MiB) and their ``kubernetes.azure.com/`` twins, the GPU count, maker and name; its nodes
+run Linux only (every size it offers requires kubernetes.io/os linux), and their maxPods is the AKSNodeClass's
+``spec.maxPods``, else the cluster's network plugin's default (that provider's GetMaxPods: the same 30, 110 and 250 as
+AKS's own pools).
 """
 
 from __future__ import annotations
@@ -36,16 +47,16 @@ from ...platforms.architectures import node_label
 from ...platforms.catalog import Machine, machines
 from ...platforms.quantity import CPU, MEMORY, STORAGE, base_units, parse_quantity
 from ..clusters import Claim
-from ..labels import ARCH, HOSTNAME, INSTANCE_TYPE, OS, OS_BETA, REGION, REGION_BETA, ZONE, ZONE_BETA
+from ..labels import ARCH, HOSTNAME, INSTANCE_TYPE, LINUX, OS, OS_BETA, REGION, REGION_BETA, ZONE, ZONE_BETA
 from ..labels import MACHINE_KEYS as GENERIC_MACHINE_KEYS
 from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import ANY, Domain, Taint
 from ..selectors import KARPENTER_OPERATORS, holds
-from ..values import Unknown, child, derived, is_list, is_mapping, plain, undetermined
+from ..values import Unknown, as_int, child, derived, is_list, is_mapping, plain, undetermined
 from ..versions import Version
-from . import Context, Read, Source, Unread
-from .common import AWS_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
+from . import Context, Read, Source
+from .common import AWS_MAYBE, AZURE_MAYBE, EVERY_MAYBE, KUBERNETES_EFFECTS, add_labels, object_taint, system, taints
 
 NODEPOOL = "kubernetes:karpenter.sh/v1:NodePool"
 NODECLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
@@ -62,8 +73,8 @@ _INSTANCE_LABELS = ("instance-family", "instance-category", "instance-generation
 MACHINE_KEYS = (*GENERIC_MACHINE_KEYS, *(f"{AWS}{label}" for label in _INSTANCE_LABELS),
                 *(f"{AUTO}{label}" for label in _INSTANCE_LABELS))
 # Labels on every node Karpenter starts, with values the NodePool may narrow (scheduling.md, "Well-Known Labels").
-EVERY_NODE = (OS, OS_BETA, ZONE, REGION, ZONE_BETA, REGION_BETA, HOSTNAME, "karpenter.sh/capacity-type",
-              "topology.k8s.aws/zone-id")
+AZURE_EVERY_NODE = (OS, OS_BETA, ZONE, REGION, ZONE_BETA, REGION_BETA, HOSTNAME, "karpenter.sh/capacity-type")
+EVERY_NODE = (*AZURE_EVERY_NODE, "topology.k8s.aws/zone-id")
 # Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...) and its own
 # (karpenter.sh/initialized, karpenter.sh/registered, ...): present on some nodes; and every EC2 node's.
 MAYBE_PREFIXES = (AWS, "karpenter.sh/", *AWS_MAYBE, *EVERY_MAYBE)
@@ -95,12 +106,65 @@ def machine_labels(machine: Machine, prefix: str = AWS) -> dict[str, str]:
     return labels
 
 
+# AKS node auto-provisioning's: Karpenter's Azure provider and the labels it gives the VM sizes (the module docstring).
+AZURE = "karpenter.azure.com/"
+AKS_DOMAIN = "kubernetes.azure.com/"
+_SKU_LABELS = ("sku-name", "sku-family", "sku-series", "sku-version", "sku-cpu", "sku-memory", "sku-gpu-count",
+               "sku-gpu-manufacturer", "sku-gpu-name")
+AZURE_MACHINE_KEYS = (*GENERIC_MACHINE_KEYS, *(f"{AZURE}{label}" for label in _SKU_LABELS),
+                      f"{AKS_DOMAIN}sku-cpu", f"{AKS_DOMAIN}sku-memory")
+AZURE_MAYBE_PREFIXES = (AZURE, "karpenter.sh/", *AZURE_MAYBE, *EVERY_MAYBE)
+# An Azure size name as Azure's naming conventions write it (learn.microsoft.com/azure/virtual-machines/
+# vm-naming-conventions): Standard_<family letter><sub-family letters><vCPUs>[-<constrained vCPUs>]<additive features>
+# [_<accelerator>][_<variant>][_v<version>]. Its family is the first letter, its series the letters and features with
+# the version ("Ds_v5", "NCads_v4"), its version the number (1 when it names none): as the provider's labels read them.
+_AZURE_SIZE = re.compile(r"^Standard_([A-Z])([A-Z]{0,2})[0-9]+(?:-[0-9]+)?([a-z]*)((?:_[A-Za-z0-9]+)*)$")
+_AZURE_VERSION = re.compile(r"^[vV]([1-9])$")
+_AZURE_ACCELERATOR = re.compile(r"^[A-Z]+[0-9]+[A-Z]*$")
+
+
+def azure_machine_labels(machine: Machine) -> dict[str, str]:
+    """The labels the nodes of an Azure VM size carry that the size itself decides, as AKS node auto-provisioning sets
+    them; a label the pack cannot derive for it (the family of a name it cannot read, the memory of a size the catalog
+    does not know, the GPU count of a fraction of a GPU, the vCPUs of a constrained size) is left out, so that no
+    requirement on it excludes the size."""
+    labels = {ARCH: node_label(machine.architecture), INSTANCE_TYPE: machine.name, f"{AZURE}sku-name": machine.name}
+    labels["beta.kubernetes.io/arch"] = labels[ARCH]
+    labels["beta.kubernetes.io/instance-type"] = machine.name
+    # a constrained size (Standard_E4-2s_v3) runs its active vCPUs, while the label counts the SKU API's vCPUs
+    # capability (Azure/skewer SKU.VCPU), which may be the full size's: which one is not said, so neither is taken
+    if machine.vcpus is not None and "-" not in machine.name:
+        labels[f"{AZURE}sku-cpu"] = labels[f"{AKS_DOMAIN}sku-cpu"] = str(machine.vcpus)
+    if machine.memory_mib is not None:
+        labels[f"{AZURE}sku-memory"] = labels[f"{AKS_DOMAIN}sku-memory"] = str(machine.memory_mib)
+    if machine.gpu_type is None:
+        labels[f"{AZURE}sku-gpu-count"] = "0"
+    else:
+        labels[f"{AZURE}sku-gpu-manufacturer"] = machine.gpu_type.split("-", 1)[0]  # nvidia-t4: nvidia; amd-...: amd
+        if machine.gpu_count is not None and machine.gpu_fraction is None:
+            labels[f"{AZURE}sku-gpu-count"] = str(machine.gpu_count)
+    found = _AZURE_SIZE.match(machine.name)
+    if found is not None:
+        family, sub, features, rest = found.groups()
+        parts = [part for part in rest.split("_") if part and part != "xl"]
+        version = next((match.group(1) for part in parts if (match := _AZURE_VERSION.match(part))), None)
+        labels[f"{AZURE}sku-family"] = family
+        labels[f"{AZURE}sku-series"] = f"{family}{sub}{features}{f'_v{version}' if version else ''}"
+        labels[f"{AZURE}sku-version"] = version or "1"
+        accelerator = next((part for part in parts if _AZURE_ACCELERATOR.match(part)), None)
+        if machine.gpu_type is not None and accelerator is not None:
+            labels[f"{AZURE}sku-gpu-name"] = accelerator
+    return labels
+
+
 Requirement = tuple[str, str, tuple[str, ...]]
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=3)
 def _catalog_labels(prefix: str) -> tuple[tuple[Machine, dict[str, str]], ...]:
-    """Every AWS machine of the catalog with its labels, derived once."""
+    """Every machine of the catalog the prefix's Karpenter starts (AWS's, Azure's) with its labels, derived once."""
+    if prefix == AZURE:
+        return tuple((machine, azure_machine_labels(machine)) for machine in machines("azure"))
     return tuple((machine, machine_labels(machine, prefix)) for machine in machines("aws"))
 
 
@@ -133,15 +197,21 @@ def _requirements(spec: Any) -> list[Requirement] | Unknown | None:
     return found
 
 
+def _type_keys(prefix: str) -> tuple[str, ...]:
+    """The requirement keys that name machines outright: the instance type, and Azure's sku-name."""
+    return (INSTANCE_TYPE, "beta.kubernetes.io/instance-type", *((f"{AZURE}sku-name",) if prefix == AZURE else ()))
+
+
 def _names_certain(requirements: Sequence[Requirement], prefix: str) -> bool:
     """The requirements name the machines outright (instance types or families In), every name in the catalog:
     what they allow is then the catalog's to say, not a machine launched since."""
     catalog = _catalog_labels(prefix)
-    families = {found[f"{prefix}instance-family"] for _, found in catalog}
+    family = f"{prefix}sku-family" if prefix == AZURE else f"{prefix}instance-family"
+    families = {found[family] for _, found in catalog if family in found}
     types = {machine.name for machine, _ in catalog}
     named = [(key, values) for key, operator, values in requirements if operator == "In"
-             and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type", f"{prefix}instance-family")]
-    return bool(named) and all(all(value in (families if key.endswith("family") else types) for value in values)
+             and key in (*_type_keys(prefix), family)]
+    return bool(named) and all(all(value in (families if key == family else types) for value in values)
                                for key, values in named)
 
 
@@ -193,14 +263,18 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
              found_taints: tuple[Taint, ...] | Unknown | None, *, template_labels: Any = None,
              auto_mode: bool = False, unknown: Unknown | None = None, node_class: str | Unknown | None = None,
              settings: Mapping[str, Any] | None = None, pool_limits: Mapping[str, Decimal | Unknown] | None = None,
-             inline: bool = False, os: str | None = None) -> Pool:
-    """One NodePool (Karpenter's, or EKS Auto Mode's) as the nodes it may start (``inline``: one of the pools its
-    cluster declares, as Auto Mode's built-in pools are; ``os``: the operating system of its node class's AMIs)."""
-    prefix = AUTO if auto_mode else AWS
-    labels: dict[str, Domain] = dict.fromkeys(EVERY_NODE, ANY)
+             inline: bool = False, os: str | None = None, azure: bool = False) -> Pool:
+    """One NodePool (Karpenter's, EKS Auto Mode's, or AKS node auto-provisioning's: ``azure``) as the nodes it may
+    start (``inline``: one of the pools its cluster declares, as Auto Mode's built-in pools and AKS's default NodePools
+    are; ``os``: the operating system of its node class's AMIs)."""
+    prefix = AZURE if azure else AUTO if auto_mode else AWS
+    machine_keys = AZURE_MACHINE_KEYS if azure else MACHINE_KEYS
+    labels: dict[str, Domain] = dict.fromkeys(AZURE_EVERY_NODE if azure else EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
     if auto_mode:
         labels[f"{AUTO}compute-type"] = frozenset({"auto"})  # associate-workload.html: "set ... to auto"
+    elif azure:
+        os = LINUX  # every size the Azure provider offers requires kubernetes.io/os linux
     else:
         labels["karpenter.k8s.aws/ec2nodeclass"] = frozenset({node_class}) if isinstance(node_class, str) else ANY
     late = add_labels(labels, template_labels)
@@ -210,11 +284,11 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
         unknown = unknown or requirements
     if isinstance(found_taints, Unknown):
         late = late or found_taints
-    by_machine = [requirement for requirement in requirements or () if requirement[0] in MACHINE_KEYS] \
+    by_machine = [requirement for requirement in requirements or () if requirement[0] in machine_keys] \
         if isinstance(requirements, list) else []
     zones: tuple[str, ...] | None = None
     for key, operator, values in requirements if isinstance(requirements, list) else ():
-        if key in MACHINE_KEYS:
+        if key in machine_keys:
             continue
         if operator == "In":
             current = labels.get(key)
@@ -232,14 +306,16 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
             else frozenset({os})
     allowed = _allowed(tuple(by_machine), prefix)
     named = tuple(value for key, operator, values in by_machine if operator == "In"
-                  and key in (INSTANCE_TYPE, "beta.kubernetes.io/instance-type") for value in values)
+                  and key in _type_keys(prefix) for value in values)
     if requirements is None or found_taints is None:  # the API server refuses such a NodePool: nothing to judge
         unknown = unknown or undetermined(f"NodePool '{name}' has requirements or taints its schema refuses")
-    return Pool(kind, urn, name, platform="aws", options=allowed, labels=labels,
+    return Pool(kind, urn, name, platform="azure" if azure else "aws", options=allowed, labels=labels,
                 taints=found_taints if isinstance(found_taints, tuple) else (), unknown=unknown, labels_unknown=late,
-                maybe_prefixes=AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                maybe_prefixes=AZURE_MAYBE_PREFIXES if azure else AUTO_MAYBE_PREFIXES if auto_mode else MAYBE_PREFIXES,
+                machine_keys=machine_keys,
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
-                names_certain=_names_certain(by_machine, prefix), member=f"pool '{name}'" if inline else "",
+                names_certain=_names_certain(by_machine, prefix),
+                member=(f"NodePool '{name}'" if azure else f"pool '{name}'") if inline else "",
                 karpenter=True, interruption=_interruption(labels.get(CAPACITY_TYPE), unknown),
                 capacity_label=CAPACITY_TYPE, capacity_types=CAPACITY_TYPES)
 
@@ -315,8 +391,11 @@ def class_version(node_class: Any) -> Version | None:
     return Version("amiSelectorTerms", named.pop()) if len(named) == 1 else None
 
 
-def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> Pool:
-    """One NodePool resource as the nodes Karpenter may start for it."""
+def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any],
+                   aks_node_classes: Mapping[str, Any] | None = None) -> Pool:
+    """One NodePool resource as the nodes Karpenter may start for it (its EC2NodeClass's or AKSNodeClass's settings,
+    by name)."""
+    aks_node_classes = aks_node_classes or {}
     props = resource.props
     metadata = child(props, "metadata")
     declared = child(metadata, "name")
@@ -330,17 +409,27 @@ def parse_nodepool(resource: StackResource, node_classes: Mapping[str, Any]) -> 
     if isinstance(group, Unknown):
         unknown = unknown or group
     auto_mode = group == AUTO_MODE_GROUP
-    node_class = node_classes.get(class_name) if isinstance(class_name, str) and not auto_mode else None
-    version = class_version(node_class) if node_class is not None else None
+    azure = group == AZURE_NODE_CLASS_GROUP
+    node_class = (aks_node_classes if azure else node_classes).get(class_name) \
+        if isinstance(class_name, str) and not auto_mode else None
+    version = class_version(node_class) if node_class is not None and not azure else None
     pool = nodepool("NodePool", resource.urn, pool_name, declared, _requirements(spec),
                     taints(child(spec, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS)),
                     template_labels=child(child(template, "metadata"), "labels"), auto_mode=auto_mode,
                     unknown=unknown, node_class=class_name if isinstance(class_name, (str, Unknown)) else None,
-                    settings=kubelet(node_class) if node_class is not None else {},
-                    pool_limits=limits(child(props, "spec")), os=class_os(node_class))
+                    settings=(aks_kubelet(node_class) if azure else kubelet(node_class)) if node_class is not None
+                    else {}, pool_limits=limits(child(props, "spec")), os=None if azure else class_os(node_class),
+                    azure=azure)
     pool = dataclasses.replace(pool, lifetime=lifetime(spec, auto_mode, child(child(props, "spec"), "disruption")),
-                               image=class_image(node_class))
+                               image=None if azure else class_image(node_class))
     return dataclasses.replace(pool, version=version) if version is not None else pool
+
+
+def aks_kubelet(node_class: Any) -> dict[str, Any]:
+    """An AKSNodeClass's maxPods (its spec.maxPods, which the provider's GetMaxPods puts before the network plugin's
+    default), in the ``allocatable`` setting's shape."""
+    most = as_int(child(child(node_class, "spec"), "maxPods"))
+    return {"maxPods": most} if most is not None and most > 0 else {}
 
 
 # How long Karpenter lets a node live (the karpenter.sh/v1 NodePool CRD): spec.template.spec.expireAfter, 720h when
@@ -379,32 +468,25 @@ def lifetime(spec: Any, auto_mode: bool, disruption: Any = None) -> Lifetime | N
 
 
 def read(resources: Sequence[StackResource], context: Context) -> Read:
-    """The NodePools, with the kubelet settings of the EC2NodeClasses they reference by name."""
+    """The NodePools, with the settings of the EC2NodeClasses or AKSNodeClasses they reference by name."""
     node_classes = {name: resource.props for resource in resources if resource.type == NODECLASS
                     and (name := node_class_name(resource.props)) is not None}
+    aks_node_classes = {name: resource.props for resource in resources if resource.type in AKS_NODECLASSES
+                        and (name := node_class_name(resource.props)) is not None}
     found = Read()
     for resource in resources:
-        if resource.type != NODEPOOL:
-            continue
-        if _on_azure(resource.props):
-            found.unread.append(Unread(resource.urn, resource.name, "NodePool", AKS_NODEPOOL))
-            continue
-        found.pools.append((parse_nodepool(resource, node_classes), Claim(resource, via_provider=True)))
+        if resource.type == NODEPOOL:
+            found.pools.append((parse_nodepool(resource, node_classes, aks_node_classes),
+                                Claim(resource, via_provider=True)))
     return found
 
 
 # AKS node auto-provisioning runs Karpenter on Azure: its NodePools reference an AKSNodeClass of group
-# karpenter.azure.com and select VM sizes by karpenter.azure.com/sku-* labels (learn.microsoft.com/azure/aks/
-# node-autoprovision-node-pools). Their machines are Azure's, not the EC2 catalog's: until they are read over the Azure
-# catalog, such a NodePool is said, never judged as EC2 capacity.
+# karpenter.azure.com (learn.microsoft.com/azure/aks/node-autoprovision-node-pools; the provider's CRDs serve
+# karpenter.azure.com/v1beta1 and v1alpha2).
 AZURE_NODE_CLASS_GROUP = "karpenter.azure.com"
-AKS_NODEPOOL = ("is an AKS node auto-provisioning NodePool (its nodeClassRef is an AKSNodeClass): the VM sizes it may "
-                "start are not read yet, so what it runs is not judged")
+AKS_NODECLASSES = ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass",
+                   "kubernetes:karpenter.azure.com/v1alpha2:AKSNodeClass")
 
 
-def _on_azure(props: Any) -> bool:
-    reference = plain(child(child(child(child(props, "spec"), "template"), "spec"), "nodeClassRef"))
-    return is_mapping(reference) and reference.get("group") == AZURE_NODE_CLASS_GROUP
-
-
-SOURCES = (Source("Karpenter NodePool", (NODEPOOL, NODECLASS), read),)
+SOURCES = (Source("Karpenter NodePool", (NODEPOOL, NODECLASS, *AKS_NODECLASSES), read),)
