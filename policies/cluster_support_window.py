@@ -9,7 +9,14 @@ plane at the end of standard support instead (docs.aws.amazon.com/eks/latest/use
 
 The calendar is data (policies/platforms/data/support_windows.json, its date and source in each message); today's date
 is the clock's (``COMPUTE_GUARD_TODAY`` in tests). The version is the one the cluster runs or moves to in this
-preview. Only EKS is in the calendar so far: AKS and GKE clusters are not judged by it.
+preview.
+
+AKS (learn.microsoft.com/azure/aks/supported-kubernetes-versions): a minor version has community support until its end
+of life, then platform support only ("Kubernetes components", "Applying security patches": not supported; "Cluster
+creation: Not supported"; "If a cluster is out of support for more than three minor versions ... Azure reserves the
+right to automatically upgrade your cluster"); long-term support (``supportPlan`` AKSLongTermSupport, which "requires
+moving your cluster to the Premium tier": learn.microsoft.com/azure/aks/long-term-support) keeps it supported for a
+year more. GKE is not in the calendar yet: its clusters are not judged by it.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from .model.clusters import KubeCluster
 from .model.stack import Stack
 from .model.values import Unknown, derived, undetermined
 from .model.versions import release
-from .platforms.support import Calendar, calendar, table_date
+from .platforms.support import Calendar, Window, calendar
 
 HOURS_A_MONTH = 730  # 24 hours x 365 days / 12 months, the month cloud prices are quoted in
 
@@ -58,25 +65,28 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
     window = known.window(minor)
     oldest = known.oldest
     where = f"{cluster.kind} '{cluster.name}'"
-    said = f"(calendar of {table_date()}: {known.source}; today {today.isoformat()})"
+    said = f"(calendar of {known.held}: {known.source}; today {today.isoformat()})"
     target = known.in_standard(today)
     upgrade = (f"upgrade it one minor at a time to {release(target, value)}, the oldest in standard support"
                if target is not None and target > minor else "upgrade it one minor at a time")
+    gone = "AKS creates no cluster at it and may upgrade an existing one itself" if cluster.platform == "azure" \
+        else "the platform upgrades such a control plane itself and creates no cluster at it"
     if window is None:
         if minor >= oldest.minor or today <= oldest.extended_end:
             return None  # newer than the calendar, or an old version the calendar cannot date yet
         return Violation(
             f"{where}: Kubernetes {version.shown()} is older than every version of the calendar, whose oldest, "
-            f"{release(oldest.minor, value)}, left extended support on {oldest.extended_end.isoformat()} {said}: the "
-            f"platform upgrades such a control plane itself and creates no cluster at it; {upgrade}", cluster.urn)
+            f"{release(oldest.minor, value)}, left {known.extended} on {oldest.extended_end.isoformat()} {said}: "
+            f"{gone}; {upgrade}", cluster.urn)
     if today <= window.standard_end:
         return None
     shown = version.shown()
     if today > window.extended_end:
         return Violation(
-            f"{where}: Kubernetes {shown} left extended support on "
-            f"{derived(window.extended_end.isoformat(), value)} {said}: the platform upgrades the control plane "
-            f"itself and creates no cluster at it; {upgrade}", cluster.urn)
+            f"{where}: Kubernetes {shown} left {known.extended} on "
+            f"{derived(window.extended_end.isoformat(), value)} {said}: {gone}; {upgrade}", cluster.urn)
+    if cluster.platform == "azure":
+        return _aks(cluster, known, window, f"{said}; {upgrade}")
     support = cluster.support
     ended = f"{where}: Kubernetes {shown} left standard support on {derived(window.standard_end.isoformat(), value)}"
     if isinstance(support, Unknown):
@@ -86,6 +96,8 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         return Violation(
             f"{ended} {said}, and its upgradePolicy.supportType is STANDARD: the platform upgrades the control plane "
             f"to the next version on its own schedule, not the stack's; {upgrade} before it does", cluster.urn)
+    if known.extended_hour is None or known.standard_hour is None:
+        return None
     more = (known.extended_hour - known.standard_hour) * HOURS_A_MONTH
     written = "EXTENDED" if isinstance(support, str) else "EXTENDED, the default"
     return Violation(
@@ -94,6 +106,28 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         f"${known.standard_hour}, (${known.extended_hour} - ${known.standard_hour}) x {HOURS_A_MONTH} hours = "
         f"${_money(more)} a month more ({known.price_source}); {upgrade}, or set upgradePolicy.supportType to "
         "STANDARD to have the platform upgrade it at once", cluster.urn)
+
+
+LONG_TERM = "akslongtermsupport"  # ManagedCluster supportPlan: KubernetesOfficial (the default) or AKSLongTermSupport
+
+
+def _aks(cluster: KubeCluster, known: Calendar, window: Window, said: str) -> Finding | None:
+    """An AKS control plane past its version's community support and within its long-term support: fine with long-term
+    support (supportPlan AKSLongTermSupport), else in platform support only."""
+    plan = cluster.support
+    if isinstance(plan, str) and plan.lower() == LONG_TERM:
+        return None
+    value = cluster.version.value if cluster.version is not None else None
+    shown = cluster.version.shown() if cluster.version is not None else ""
+    ended = (f"{cluster.kind} '{cluster.name}': Kubernetes {shown} left AKS's community support on "
+             f"{derived(window.standard_end.isoformat(), value)}")
+    if isinstance(plan, Unknown):
+        return undetermined(f"{ended}, and whether the cluster has {known.extended} (supportPlan) is not known yet "
+                            f"{said}")
+    return Violation(
+        f"{ended}: AKS gives it platform support only, with no Kubernetes fixes or security patches, and creates no "
+        f"cluster at it {said}, or keep it supported until {derived(window.extended_end.isoformat(), value)} with "
+        f"{known.extended} (supportPlan AKSLongTermSupport, on the Premium tier)", cluster.urn)
 
 
 def _money(amount: Decimal) -> str:
@@ -111,6 +145,7 @@ POLICY = Policy(
     severity=Severity.MEDIUM,
     level=EnforcementLevel.ADVISORY,
     remediation_steps="Upgrade the control plane one minor version at a time to a version in standard support, or "
-                      "choose what the platform does at the end of standard support (EKS upgradePolicy.supportType).",
+                      "choose what the platform does at the end of standard support (EKS upgradePolicy.supportType, "
+                      "AKS supportPlan).",
     check=_check,
 )

@@ -62,7 +62,8 @@ class KubeCluster:
     # source reads it: EKS Fargate profiles, GKE Autopilot; None: only the nodes of its pools
     admission: Admission | None = None
     # what its platform does once its version leaves standard support, as its input says (EKS
-    # upgradePolicy.supportType: EXTENDED, the default, or STANDARD); None: the input is not set
+    # upgradePolicy.supportType: EXTENDED, the default, or STANDARD; AKS supportPlan: KubernetesOfficial, the default,
+    # or AKSLongTermSupport); None: the input is not set
     support: Any = None
     platform: str | None = None  # whose cluster it is (aws, gcp, azure), as its source says
     # the most of a resource all its nodes together may have, where its platform caps it (SPEC 22: GKE's

@@ -2,8 +2,8 @@
 cluster-support-window), and what extended support costs.
 
 The facts live in ``data/support_windows.json``, kept by hand from each platform's release calendar (its source is
-named there and in messages); tests/policies/test_cluster_support_window.py writes every row out. The table's date is
-said in messages.
+named there and in messages); tests/policies/test_cluster_support_window.py writes every row out. The day each
+platform's rows were held to their source is said in messages.
 """
 
 from __future__ import annotations
@@ -31,13 +31,15 @@ class Window:
 @dataclass(frozen=True)
 class Calendar:
     """A platform's support calendar: each minor's window, where it is said, and the price of a control plane hour in
-    standard and extended support (USD)."""
+    standard and extended support (USD), where a version's support sets it (EKS)."""
 
     windows: Mapping[tuple[int, int], Window]
     source: str
-    standard_hour: Decimal
-    extended_hour: Decimal
+    standard_hour: Decimal | None  # None: the platform prices its versions alike (AKS: a tier decides, not a version)
+    extended_hour: Decimal | None
     price_source: str
+    held: str  # the day the source was held to
+    extended: str = "extended support"  # what the platform calls the support after standard (AKS: long-term support)
 
     def window(self, minor: tuple[int, int]) -> Window | None:
         return self.windows.get(minor)
@@ -52,7 +54,7 @@ class Calendar:
 
 
 @functools.cache
-def _document() -> tuple[Mapping[str, Calendar], str]:
+def _document() -> Mapping[str, Calendar]:
     document = json.loads(DATA.read_text())
     calendars: dict[str, Calendar] = {}
     for platform, entry in document["platforms"].items():
@@ -61,19 +63,16 @@ def _document() -> tuple[Mapping[str, Calendar], str]:
             major, minor = (int(part) for part in version.split("."))
             windows[(major, minor)] = Window((major, minor), date.fromisoformat(standard),
                                              date.fromisoformat(extended))
-        calendars[platform] = Calendar(windows, entry["source"], Decimal(entry["standard_hour"]),
-                                       Decimal(entry["extended_hour"]), entry["price_source"])
-    return calendars, document["date"]
+        prices = [Decimal(entry[key]) if key in entry else None for key in ("standard_hour", "extended_hour")]
+        calendars[platform] = Calendar(windows, entry["source"], prices[0], prices[1], entry.get("price_source", ""),
+                                       entry.get("date", document["date"]),
+                                       entry.get("extended", "extended support"))
+    return calendars
 
 
 def calendar(platform: str) -> Calendar | None:
-    """The platform's support calendar, where the table has one (EKS)."""
-    return _document()[0].get(platform)
+    """The platform's support calendar, where the table has one (EKS, AKS)."""
+    return _document().get(platform)
 
 
-def table_date() -> str:
-    """The date the table was last held to its sources (YYYY-MM-DD)."""
-    return _document()[1]
-
-
-__all__ = ["Calendar", "Window", "calendar", "table_date"]
+__all__ = ["Calendar", "Window", "calendar"]

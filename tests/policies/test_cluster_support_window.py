@@ -1,5 +1,5 @@
 """cluster-support-window: a control plane whose version has left its platform's standard support (SPEC 23, policy 32,
-advisory), on today's date as the test sets it (COMPUTE_GUARD_TODAY), through pulumi-aws and pulumi-eks.
+advisory), on today's date as the test sets it (COMPUTE_GUARD_TODAY), through pulumi-aws, pulumi-eks and azure-native.
 
 The oracle is EKS's release calendar, written out here row by row with its source, and the price arithmetic written out
 as a formula: the table the pack reads (policies/platforms/data/support_windows.json) must say the same."""
@@ -125,3 +125,108 @@ def test_a_secret_version_is_judged_and_never_told(monkeypatch):
                         vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
     (message,) = judged(program, date(2026, 12, 1), monkeypatch)
     assert "1.32" not in message and "2026-03-23" not in message and "2027-03-23" not in message
+
+
+# --- AKS (learn.microsoft.com/azure/aks/supported-kubernetes-versions, at MicrosoftDocs/azure-aks-docs fb060ab) --------
+# "AKS Kubernetes release calendar and upcoming versions" (End of life) and "LTS versions" (LTS End of life): "Unless an
+# explicit date is provided, the End of Life (EOL) date is the last day of the specified month"
+AKS_CALENDAR = {
+    (1, 29): ("Mar 2025", "Apr 2026"),
+    (1, 30): ("Aug 22, 2025", "Jul 2026"),
+    (1, 31): ("Nov 1, 2025", "Nov 2026"),
+    (1, 32): ("Mar 2026", "Mar 2027"),
+    (1, 33): ("Jul 2026", "Jul 2027"),
+    (1, 34): ("Nov 2026", "Nov 2027"),
+    (1, 35): ("Mar 2027", "Mar 2028"),
+    (1, 36): ("Jun 2027", "Jun 2028"),
+    (1, 37): ("Oct 2027", "Oct 2028"),
+}
+AZURE = {"compute:platform": "azure", "azure-native:location": "westeurope"}
+
+
+def _day(written: str) -> date:
+    """The page's date: "Aug 22, 2025" as written, "Mar 2026" the month's last day."""
+    import calendar
+    from datetime import datetime
+
+    if "," in written:
+        return datetime.strptime(written, "%b %d, %Y").date()
+    month = datetime.strptime(written, "%b %Y").date()
+    return month.replace(day=calendar.monthrange(month.year, month.month)[1])
+
+
+def test_the_calendar_says_what_aks_documents():
+    entry = json.loads(TABLE.read_text())["platforms"]["azure"]
+    assert entry["source"].startswith("learn.microsoft.com/azure/aks/supported-kubernetes-versions")
+    assert {tuple(int(part) for part in version.split(".")): (date.fromisoformat(ends[0]), date.fromisoformat(ends[1]))
+            for version, ends in entry["versions"].items()} == \
+        {minor: (_day(end), _day(lts)) for minor, (end, lts) in AKS_CALENDAR.items()}
+
+
+def aks(version: str | None, plan=None):
+    from pulumi_azure_native import containerservice
+
+    def program():
+        args = dict(resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
+                    kubernetes_version=version, agent_pool_profiles=[
+                        {"name": "system", "mode": "System", "vm_size": "Standard_D4ds_v5", "count": 3}])
+        if plan is not None:
+            args["support_plan"] = plan() if callable(plan) else plan
+            args["sku"] = {"name": "Base", "tier": "Premium"}
+        containerservice.ManagedCluster("aks", **args)
+    return program
+
+
+def aks_judged(program, today: date, monkeypatch) -> list[str]:
+    monkeypatch.setenv("COMPUTE_GUARD_TODAY", today.isoformat())
+    result = evaluate(program, stack_config=AZURE)
+    assert {v.level for v in result.of(POLICY)} <= {"advisory"}
+    return result.findings(POLICY) + [note.finding for note in result.notes if note.policy == POLICY]
+
+
+@pytest.mark.parametrize("minor", sorted(AKS_CALENDAR))
+def test_each_aks_version_on_both_sides_of_its_end_of_life(minor, monkeypatch):
+    """Community support to its end of life; after it, platform support only unless the cluster has long-term
+    support, which ends a year later for every version."""
+    end, lts = (_day(written) for written in AKS_CALENDAR[minor])
+    version = f"{minor[0]}.{minor[1]}"
+    assert aks_judged(aks(version), end, monkeypatch) == []
+    (message,) = aks_judged(aks(version), end + timedelta(days=1), monkeypatch)
+    assert message.startswith(f"AKS cluster 'aks': Kubernetes {version} left AKS's community support on "
+                              f"{end.isoformat()}: AKS gives it platform support only"), message
+    assert f"until {lts.isoformat()} with long-term support (supportPlan AKSLongTermSupport" in message
+    assert aks_judged(aks(version, "AKSLongTermSupport"), end + timedelta(days=1), monkeypatch) == []
+    (message,) = aks_judged(aks(version, "AKSLongTermSupport"), lts + timedelta(days=1), monkeypatch)
+    assert message.startswith(f"AKS cluster 'aks': Kubernetes {version} left long-term support on "
+                              f"{lts.isoformat()}"), message
+
+
+def test_an_aks_cluster_past_community_support_is_said_with_the_version_to_move_to(monkeypatch):
+    """On 2026-12-06 1.34 has just left community support (Nov 2026) and 1.35 is the oldest in it. Twice."""
+    for _ in range(2):
+        assert aks_judged(aks("1.34.2"), date(2026, 12, 6), monkeypatch) == [
+            "AKS cluster 'aks': Kubernetes 1.34 (kubernetesVersion '1.34.2') left AKS's community support on "
+            "2026-11-30: AKS gives it platform "
+            "support only, with no Kubernetes fixes or security patches, and creates no cluster at it (calendar of "
+            "2026-08-21: learn.microsoft.com/azure/aks/supported-kubernetes-versions, \"AKS Kubernetes release "
+            "calendar and upcoming versions\" and \"LTS versions\" (MicrosoftDocs/azure-aks-docs at fb060ab); a month "
+            "without a day is its last day, as the page says; today 2026-12-06); upgrade it one minor at a time to "
+            "1.35, the oldest in standard support, or keep it supported until 2027-11-30 with long-term support "
+            "(supportPlan AKSLongTermSupport, on the Premium tier)"]
+
+
+def test_aks_versions_the_calendar_does_not_know_and_a_plan_not_known_yet(monkeypatch):
+    (message,) = aks_judged(aks("1.28"), date(2026, 12, 6), monkeypatch)
+    assert message.startswith("AKS cluster 'aks': Kubernetes 1.28 is older than every version of the calendar, whose "
+                              "oldest, 1.29, left long-term support on 2026-04-30"), message
+    assert "AKS creates no cluster at it and may upgrade an existing one itself" in message
+    assert aks_judged(aks("1.38"), date(2026, 12, 6), monkeypatch) == []
+    assert aks_judged(aks(None), date(2026, 12, 6), monkeypatch) == []
+
+    def late():
+        from pulumi_azure_native import resources
+
+        return resources.ResourceGroup("rg").name.apply(lambda _: "AKSLongTermSupport")
+
+    (message,) = aks_judged(aks("1.34", late), date(2026, 12, 6), monkeypatch)
+    assert "whether the cluster has long-term support (supportPlan) is not known yet" in message

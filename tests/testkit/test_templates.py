@@ -87,10 +87,12 @@ def verdicts(result) -> dict[tuple[str, str, str], str]:
 def test_each_template_as_it_ships_reads_its_pool_and_says_nothing_against_it(tmp_path, template, config, pools):
     """The pool each template declares, as the providers make it: the EKS default group of 3 to 6 t3.medium nodes,
     the GKE NodePool the provider names (one e2-medium a zone, in the three zones GKE picks for a regional cluster),
-    the AKS system pool."""
+    the AKS system pool. Nothing is refused; the AKS template's default Kubernetes version is said (below)."""
     result = twice(project(tmp_path, template), config)
     assert [(p.source, p.name, p.cluster, p.machines, p.max_size) for p in result.pools] == pools
-    assert result.violations == [] and result.notes == []
+    assert result.mandatory == [] and result.notes == []
+    assert [v.policy for v in result.violations] == (["cluster-support-window"] if template.endswith("azure-python")
+                                                     else [])
     assert all(not item.refused for item in result.unchecked)  # awsx's VPC: listed, declares no pool
 
 
@@ -318,6 +320,25 @@ def test_the_gke_template_with_node_auto_provisioning(tmp_path, fault, code, exp
 # --- kubernetes-azure-python, extended ----------------------------------------------------------------------
 
 AKS = '\n_provider = _k8s.Provider("k8s", kubeconfig=kubeconfig)\n'
+# The template's default Kubernetes version, 1.33, left AKS's community support on 2026-07-31 (the test below): the
+# extended template runs a version in it, so that each test says what it plants and nothing else.
+AKS_CURRENT = {**AZURE, "aks-template:kubernetesVersion": "1.35"}
+
+
+def test_the_aks_template_s_default_version_has_left_aks_s_community_support(tmp_path):
+    """Issue 68, SPEC 23: the template creates its cluster at Kubernetes 1.33 unless configured otherwise; on the
+    tests' date (2026-12-01) AKS's calendar has it out of community support since 2026-07-31, and AKS creates no
+    cluster at a version in platform support: cluster-support-window says so (advisory), and nothing at 1.35."""
+    result = twice(project(tmp_path / "default", "kubernetes-azure-python"), AZURE)
+    assert verdicts(result) == {("cluster-support-window", "advisory", "cluster"): (
+        "AKS cluster 'cluster': Kubernetes 1.33 left AKS's community support on 2026-07-31: AKS gives it platform "
+        "support only, with no Kubernetes fixes or security patches, and creates no cluster at it (calendar of "
+        "2026-08-21: learn.microsoft.com/azure/aks/supported-kubernetes-versions, \"AKS Kubernetes release calendar "
+        "and upcoming versions\" and \"LTS versions\" (MicrosoftDocs/azure-aks-docs at fb060ab); a month without a "
+        "day is its last day, as the page says; today 2026-12-01); upgrade it one minor at a time to 1.35, the oldest "
+        "in standard support, or keep it supported until 2027-07-31 with long-term support (supportPlan "
+        "AKSLongTermSupport, on the Premium tier)")}
+    assert verdicts(twice(project(tmp_path / "current", "kubernetes-azure-python"), AKS_CURRENT)) == {}
 WINDOWS_POOL = (('"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].id,\n    }],',
                  '"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].id,\n    }, {"name": "npwin", '
                  '"mode": "User", "count": 2, "vm_size": "Standard_D4s_v5", "os_type": "Windows",\n'
@@ -362,7 +383,7 @@ WINDOWS_POOL = (('"enable_node_public_ip": False, "vnet_subnet_id": subnets[0].i
       "to the one its images are built for"}),
 ])
 def test_the_aks_template_extended_with_planted_faults(tmp_path, fault, code, config, replace, expected):
-    result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", replace), {**AZURE, **config})
+    result = twice(project(tmp_path, "kubernetes-azure-python", AKS + code + "\n", replace), {**AKS_CURRENT, **config})
     assert verdicts(result) == expected, fault
     assert [(n.policy, n.reasons) for n in result.notes if n.policy != "workload-fits-pool"] == [], fault
 
@@ -377,14 +398,14 @@ def test_the_aks_template_with_node_auto_provisioning_judges_pods_on_the_vm_size
     default NodePool's D family, amd64: its largest, 192 vCPUs) is refused with the arithmetic. Twice in one
     process."""
     code = '_deploy("web", _provider, 1, {"memory": "7Gi"})'
-    result = twice(project(tmp_path / "fits", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    result = twice(project(tmp_path / "fits", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AKS_CURRENT)
     assert verdicts(result) == {}
     assert [(n.policy, n.reasons) for n in result.notes] == []
     code = '_deploy("web", _provider, 1, {"cpu": "189"})'
-    result = twice(project(tmp_path / "largest", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    result = twice(project(tmp_path / "largest", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AKS_CURRENT)
     assert verdicts(result) == {}
     code = '_deploy("web", _provider, 1, {"cpu": "200"})'
-    result = twice(project(tmp_path / "huge", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    result = twice(project(tmp_path / "huge", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AKS_CURRENT)
     assert verdicts(result) == {("workload-fits-pool", "mandatory", "web"):
                                 "Deployment 'web': one Pod requests 200 cores of CPU, more than any node of the pools "
                                 "that can take it: NodePool 'default' of AKS cluster 'cluster' has at most 192 cores "
@@ -401,7 +422,7 @@ def test_the_aks_template_with_node_auto_provisioning_judges_a_windows_pod_on_it
     Windows pool.
     Twice in one process."""
     code = '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})'
-    result = twice(project(tmp_path / "linux", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AZURE)
+    result = twice(project(tmp_path / "linux", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP), AKS_CURRENT)
     assert verdicts(result) == {("workload-schedulable", "mandatory", "win"):
                                 "Deployment 'win': no pool can run its Pods: NodePool 'default' of AKS cluster "
                                 "'cluster' does not have label kubernetes.io/os=windows; NodePool 'system-surge' of AKS "
@@ -409,7 +430,7 @@ def test_the_aks_template_with_node_auto_provisioning_judges_a_windows_pod_on_it
                                 "tolerate and does not have label kubernetes.io/os=windows; pool 'systempool' of AKS "
                                 f"cluster 'cluster' does not have label kubernetes.io/os=windows. {PENDING}"}
     both = twice(project(tmp_path / "windows", "kubernetes-azure-python", AKS + code + "\n", AKS_NAP + WINDOWS_POOL),
-                 AZURE)
+                 AKS_CURRENT)
     assert verdicts(both) == {}
 
 

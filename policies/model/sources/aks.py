@@ -381,6 +381,8 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None, lifetime=_channel(resource.props),
                        max_pods=max_pods,
+                       # its support plan (KubernetesOfficial, the default, or AKSLongTermSupport)
+                       support=child(resource.props, "supportPlan"),
                        plugin=plugin_of(child(resource.props, "networkProfile")),
                        pod_range=pod_range(child(resource.props, "networkProfile"),
                                            plugin_of(child(resource.props, "networkProfile")), resource.name),
