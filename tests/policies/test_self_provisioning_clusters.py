@@ -26,7 +26,7 @@ def unknown(value):
 
 
 def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = False, defaults=None,
-        requirements=None, requests=None, pod=None, node_class=None):
+        requirements=None, requests=None, pod=None, node_class=None, replicas: int = 2, limits=None):
     """An AKS cluster whose only declared pool is its tainted system pool (as AKS Automatic's is), with node
     auto-provisioning as ``sku``, ``mode`` and ``defaults`` (defaultNodePools) say; an AKS NodePool of
     ``requirements`` (the D family's amd64 sizes unless given) on an AKSNodeClass (``node_class``: its spec) when asked; and a
@@ -50,7 +50,8 @@ def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = 
                                              opts=pulumi.ResourceOptions(provider=provider))
         if azure_nodepool:
             k8s.apiextensions.CustomResource("default", api_version="karpenter.sh/v1", kind="NodePool",
-                                             metadata={"name": "mine"}, spec={"template": {"spec": {
+                                             metadata={"name": "mine"}, spec={**({"limits": limits} if limits else {}),
+                                                                              "template": {"spec": {
                                                  "nodeClassRef": {"group": "karpenter.azure.com",
                                                                   "kind": "AKSNodeClass", "name": "default"},
                                                  "requirements": requirements or [
@@ -60,7 +61,7 @@ def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = 
                                                       "values": ["amd64"]}]}}},
                                              opts=pulumi.ResourceOptions(provider=provider))
         k8s.apps.v1.Deployment("api", spec={
-            "replicas": 2, "selector": {"matchLabels": {"app": "api"}}, "template": {
+            "replicas": replicas, "selector": {"matchLabels": {"app": "api"}}, "template": {
                 "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
                     "name": "api", "image": "nginx", "resources": {"requests": requests or {
                         "cpu": "100m", "memory": "128Mi"}}}], **(pod or {})}}},
@@ -329,3 +330,19 @@ def test_a_nodepool_whose_requirements_leave_no_azure_size_says_so_in_azure_s_wo
         "NodePool 'mine': its requirements allow no VM size of the Azure catalog (the VM sizes or families they name "
         "are excluded by the others); Karpenter can launch no node for it: loosen the requirements"]
     assert catalog("amd64") == []
+
+
+def test_an_aks_nodepool_s_limits_cap_its_own_nodes():
+    """SPEC 22, "How much in all": spec.limits.cpu 8 on the stack's only NodePool; 20 Pods of one core are refused with
+    the arithmetic (Karpenter launches no node past its limits), 4 pass. Both sides, twice."""
+    for _ in range(2):
+        over = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requests={"cpu": "1"}, replicas=20,
+                            limits={"cpu": "8"}), stack_config=AZURE)
+        assert over.findings("pool-capacity") == [
+            "NodePool 'mine': its spec.limits.cpu allows 8 cores of CPU on all its nodes together, but the workloads "
+            "only it can take request 20 cores (largest: Deployment 'api' 20 x 1 core); Karpenter launches no node "
+            "past its limits, so some of their Pods would stay Pending: raise spec.limits.cpu to at least 20 cores or "
+            "let another pool take some of them"]
+        within = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requests={"cpu": "1"}, replicas=4,
+                              limits={"cpu": "8"}), stack_config=AZURE)
+        assert within.violations == [] and said(within) == ""
