@@ -26,7 +26,7 @@ def unknown(value):
 
 
 def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = False, defaults=None,
-        requirements=None, requests=None, pod=None, node_class=None, replicas: int = 2, limits=None):
+        requirements=None, requests=None, pod=None, node_class=None, replicas: int = 2, limits=None, lifetime=None):
     """An AKS cluster whose only declared pool is its tainted system pool (as AKS Automatic's is), with node
     auto-provisioning as ``sku``, ``mode`` and ``defaults`` (defaultNodePools) say; an AKS NodePool of
     ``requirements`` (the D family's amd64 sizes unless given) on an AKSNodeClass (``node_class``: its spec) when asked; and a
@@ -51,7 +51,7 @@ def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = 
         if azure_nodepool:
             k8s.apiextensions.CustomResource("default", api_version="karpenter.sh/v1", kind="NodePool",
                                              metadata={"name": "mine"}, spec={**({"limits": limits} if limits else {}),
-                                                                              "template": {"spec": {
+                                                                              "template": {"spec": {**(lifetime or {}),
                                                  "nodeClassRef": {"group": "karpenter.azure.com",
                                                                   "kind": "AKSNodeClass", "name": "default"},
                                                  "requirements": requirements or [
@@ -346,3 +346,19 @@ def test_an_aks_nodepool_s_limits_cap_its_own_nodes():
         within = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, requests={"cpu": "1"}, replicas=4,
                               limits={"cpu": "8"}), stack_config=AZURE)
         assert within.violations == [] and said(within) == ""
+
+
+def test_an_aks_nodepool_s_node_lifetime_is_said_for_a_workload_that_cannot_lose_a_pod():
+    """SPEC 23, node lifetimes: an AKS NodePool that expires its nodes after 720h and deletes their Pods 1h into a
+    drain, and a single replica on it: said (advisory), as on a Karpenter NodePool of EKS; expireAfter Never: not."""
+    for _ in range(2):
+        expiring = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, replicas=1,
+                                lifetime={"expireAfter": "720h", "terminationGracePeriod": "1h"}), stack_config=AZURE)
+        (message,) = expiring.findings("workload-interruption-tolerant")
+        assert message.startswith("Deployment 'api': its Pods run only on pools whose nodes are replaced on a schedule "
+                                  "(pool 'mine' (NodePool) (Karpenter replaces each node after 720h (spec.template."
+                                  "spec.expireAfter), and deletes their Pods 1h into the drain whatever their budgets "
+                                  "(terminationGracePeriod))), and it runs one replica"), message
+        never = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, replicas=1,
+                             lifetime={"expireAfter": "Never"}), stack_config=AZURE)
+        assert never.violations == []
