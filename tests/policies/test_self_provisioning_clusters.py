@@ -36,9 +36,9 @@ def aks(sku: str | None = None, mode: str | None = None, azure_nodepool: bool = 
                     agent_pool_profiles=[{"name": "systempool", "mode": "System", "vm_size": "Standard_D4ds_v5",
                                           "count": 3, "node_taints": [CRITICAL]}])
         if sku:
-            args["sku"] = {"name": sku, "tier": "Standard"}
+            args["sku"] = {"name": sku() if callable(sku) else sku, "tier": "Standard"}
         if mode:
-            profile = {"mode": mode}
+            profile = {"mode": mode() if callable(mode) else mode}
             if defaults is not None:
                 profile["default_node_pools"] = defaults() if callable(defaults) else defaults
             args["node_provisioning_profile"] = profile
@@ -362,3 +362,17 @@ def test_an_aks_nodepool_s_node_lifetime_is_said_for_a_workload_that_cannot_lose
         never = evaluate(aks(mode="Auto", defaults="None", azure_nodepool=True, replicas=1,
                              lifetime={"expireAfter": "Never"}), stack_config=AZURE)
         assert never.violations == []
+
+
+def test_auto_provisioning_known_from_either_input_while_the_other_is_not_known_yet():
+    """mode Auto with sku.name not known yet, or sku.name Automatic with mode not known yet: node auto-provisioning
+    runs either way, so the default NodePools are read and nothing is said; mode not known yet beside sku.name Base:
+    it may or may not run, said, and nothing refused."""
+    for program in (aks(mode="Auto", sku=lambda: unknown("Base")), aks(sku="Automatic", mode=lambda: unknown("Auto"))):
+        result = evaluate(program, stack_config=AZURE)
+        assert result.violations == [] and said(result) == ""
+        assert "default" in [pool.name for pool in result.pools]
+    result = evaluate(aks(mode=lambda: unknown("Auto"), sku="Base"), stack_config=AZURE)
+    assert result.violations == []
+    assert "AKS cluster 'aks' may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not known " \
+           "yet), so it may have pools the stack does not declare" in said(result)

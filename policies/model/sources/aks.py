@@ -338,11 +338,12 @@ def _provisioning(props: Any) -> bool | Unknown:
     """The cluster runs node auto-provisioning (mode Auto, or AKS Automatic); Unknown when that is not known yet."""
     mode = child(child(props, "nodeProvisioningProfile"), "mode")
     sku = child(child(props, "sku"), "name")
-    if isinstance(sku, str) and sku.lower() == "automatic":
+    if (isinstance(sku, str) and sku.lower() == "automatic") or (isinstance(mode, str) and mode.lower() == "auto"):
         return True
-    if isinstance(mode, Unknown) or isinstance(sku, Unknown):
-        return mode if isinstance(mode, Unknown) else sku  # type: ignore[return-value]
-    return isinstance(mode, str) and mode.lower() == "auto"
+    for value in (mode, sku):
+        if isinstance(value, Unknown):
+            return value
+    return False
 
 
 def nap_pools(resource: StackResource, max_pods: int | Unknown | None) -> list[Pool] | Unknown:
