@@ -376,3 +376,18 @@ def test_auto_provisioning_known_from_either_input_while_the_other_is_not_known_
     assert result.violations == []
     assert "AKS cluster 'aks' may have node auto-provisioning (nodeProvisioningProfile.mode or sku.name is not known " \
            "yet), so it may have pools the stack does not declare" in said(result)
+
+
+def test_an_aks_nodepool_s_nodes_carry_no_aws_label():
+    """Karpenter's EC2 nodes carry topology.k8s.aws/zone-id; the nodes of AKS's NodePools do not (its provider sets
+    the Azure labels above, and kubernetes.azure.com/ ones): a Pod that requires it is refused there, one that requires
+    a kubernetes.azure.com/ label is said, not refused."""
+    aws_zone = {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "topology.k8s.aws/zone-id", "operator": "Exists"}]}]}}}}
+    refused = evaluate(aks(sku="Automatic", pod=aws_zone), stack_config=AZURE)
+    assert [v.policy for v in refused.mandatory] == [SCHEDULABLE]
+    assert "NodePool 'default' of AKS cluster 'aks' has no node its required node affinity on topology.k8s.aws/" \
+           "zone-id matches" in refused.findings(SCHEDULABLE)[0]
+    azure_label = {"nodeSelector": {"kubernetes.azure.com/os-sku": "Ubuntu"}}
+    said_only = evaluate(aks(sku="Automatic", pod=azure_label), stack_config=AZURE)
+    assert said_only.violations == [] and "kubernetes.azure.com/os-sku" in said(said_only)
