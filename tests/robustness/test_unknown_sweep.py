@@ -238,6 +238,28 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                       "values": ["on-demand"]},
                                      {"key": "topology.kubernetes.io/zone", "operator": "In",
                                       "values": ["us-west-2a", "us-west-2b"]}]}}}}), deployment]
+    if platform == "aks-nap":  # AKS node auto-provisioning (issue 68): its default NodePools and one of the stack's
+        return [("azure-native:containerservice:ManagedCluster", "aks", {
+            "resourceName": "aks", "location": "westeurope", "kubernetesVersion": "1.35",
+            "supportPlan": "KubernetesOfficial", "sku": {"name": "Base", "tier": "Standard"},
+            "nodeProvisioningProfile": {"mode": "Auto", "defaultNodePools": "Auto"},
+            "agentPoolProfiles": [{"name": "system", "vmSize": "Standard_D4s_v5", "count": 3, "osType": "Linux",
+                                   "mode": "System", "nodeTaints": ["CriticalAddonsOnly=true:NoSchedule"]}]}),
+                ("kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass", "default", {
+                    "apiVersion": "karpenter.azure.com/v1beta1", "kind": "AKSNodeClass",
+                    "metadata": {"name": "default"}, "spec": {"imageFamily": "Ubuntu", "maxPods": 50}}),
+                ("kubernetes:karpenter.sh/v1:NodePool", "general", {
+                    "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general"},
+                    "spec": {"limits": {"cpu": "64"}, "template": {
+                        "metadata": {"labels": {"tier": "web"}},
+                        "spec": {"nodeClassRef": {"group": "karpenter.azure.com", "kind": "AKSNodeClass",
+                                                  "name": "default"},
+                                 "taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}],
+                                 "requirements": [
+                                     {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]},
+                                     {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+                                     {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                      "values": ["on-demand"]}]}}}}), deployment]
     return [("azure-native:containerservice:ManagedCluster", "aks", {
         "resourceName": "aks", "location": "westeurope", "networkProfile": {"networkPlugin": "azure"},
         "agentPoolProfiles": [{"name": "general", "vmSize": "Standard_D4s_v5", "count": 3, "osType": "Linux",
@@ -245,18 +267,18 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                "nodeTaints": ["dedicated=web:NoSchedule"], "maxPods": 50}]}), deployment]
 
 
-PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure", "karpenter")
+PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure", "karpenter", "aks-nap")
                   for index, (_, _, props) in enumerate(platform_stack(platform)) for path in paths(props)]
 
 
-@pytest.mark.parametrize("platform", ["aws", "gcp", "azure", "karpenter"])
+@pytest.mark.parametrize("platform", ["aws", "gcp", "azure", "karpenter", "aks-nap"])
 def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_violation(platform, tmp_path):
     """Each field of a valid stack of the platform's own pools and a workload on them, in turn not known yet: no
     violation, and every stack policy's note names the resource it is about (the platform sources' Unknown branches,
     each reached: issue 57)."""
     documents = platform_stack(platform)
     resources = [Resource.of(kind, name, props) for kind, name, props in documents]
-    config = {"compute:platform": "aws" if platform == "karpenter" else platform}
+    config = {"compute:platform": {"karpenter": "aws", "aks-nap": "azure"}.get(platform, platform)}
     with stack_environment(config, "project", "stack", True):
         clean = Analyzer().run(resources)
     assert clean.violations == [] and clean.notes == [], [(v.policy, v.finding) for v in clean.violations + clean.notes]
