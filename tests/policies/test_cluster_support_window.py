@@ -230,3 +230,18 @@ def test_aks_versions_the_calendar_does_not_know_and_a_plan_not_known_yet(monkey
 
     (message,) = aks_judged(aks("1.34", late), date(2026, 12, 6), monkeypatch)
     assert "whether the cluster has long-term support (supportPlan) is not known yet" in message
+
+
+def test_a_secret_aks_version_is_judged_and_never_told(monkeypatch):
+    import pulumi
+
+    def program():
+        from pulumi_azure_native import containerservice
+
+        containerservice.ManagedCluster("aks", resource_group_name="rg", resource_name_="aks", location="westeurope",
+                                        dns_prefix="aks", kubernetes_version=pulumi.Output.secret("1.34"),
+                                        agent_pool_profiles=[{"name": "system", "mode": "System", "count": 3,
+                                                              "vm_size": "Standard_D4ds_v5"}])
+    (message,) = aks_judged(program, date(2026, 12, 6), monkeypatch)
+    assert message.startswith("AKS cluster 'aks': Kubernetes [secret]"), message
+    assert "1.34" not in message and "2026-11-30" not in message and "2027-11-30" not in message
