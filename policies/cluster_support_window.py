@@ -16,7 +16,14 @@ of life, then platform support only ("Kubernetes components", "Applying security
 creation: Not supported"; "If a cluster is out of support for more than three minor versions ... Azure reserves the
 right to automatically upgrade your cluster"); long-term support (``supportPlan`` AKSLongTermSupport, which "requires
 moving your cluster to the Premium tier": learn.microsoft.com/azure/aks/long-term-support) keeps it supported for a
-year more. GKE is not in the calendar yet: its clusters are not judged by it.
+year more.
+
+GKE (cloud.google.com/kubernetes-engine/versioning): "GKE provides up to a total of 24 months of support for a minor
+version ... around 14 months of standard support and approximately an additional 10 months of extended support
+available with the Extended channel"; a cluster on another channel, or none, is upgraded by GKE past the end of standard
+support, on GKE's schedule, not the stack's. The calendar has GKE's end of standard support per minor (its release
+schedule, as endoflife.date transcribes it), not the end of extended support: a cluster on the Extended channel is
+not judged by it. The version is ``minMasterVersion``, a minimum ("GKE will auto-update the master to new versions").
 """
 
 from __future__ import annotations
@@ -69,24 +76,28 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
     target = known.in_standard(today)
     upgrade = (f"upgrade it one minor at a time to {release(target, value)}, the oldest in standard support"
                if target is not None and target > minor else "upgrade it one minor at a time")
-    gone = "AKS creates no cluster at it and may upgrade an existing one itself" if cluster.platform == "azure" \
-        else "the platform upgrades such a control plane itself and creates no cluster at it"
+    gone = GONE.get(cluster.platform or "", "the platform upgrades such a control plane itself and creates no cluster "
+                                              "at it")
     if window is None:
-        if minor >= oldest.minor or today <= oldest.extended_end:
+        last = oldest.extended_end or oldest.standard_end
+        if minor >= oldest.minor or today <= last:
             return None  # newer than the calendar, or an old version the calendar cannot date yet
+        ended = known.extended if oldest.extended_end is not None else "standard support"
         return Violation(
             f"{where}: Kubernetes {version.shown()} is older than every version of the calendar, whose oldest, "
-            f"{release(oldest.minor, value)}, left {known.extended} on {oldest.extended_end.isoformat()} {said}: "
-            f"{gone}; {upgrade}", cluster.urn)
+            f"{release(oldest.minor, value)}, left {ended} on {last.isoformat()} {said}: {gone}; {upgrade}",
+            cluster.urn)
     if today <= window.standard_end:
         return None
     shown = version.shown()
-    if today > window.extended_end:
+    if window.extended_end is not None and today > window.extended_end:
         return Violation(
             f"{where}: Kubernetes {shown} left {known.extended} on "
             f"{derived(window.extended_end.isoformat(), value)} {said}: {gone}; {upgrade}", cluster.urn)
     if cluster.platform == "azure":
         return _aks(cluster, known, window, f"{said}; {upgrade}")
+    if cluster.platform == "gcp":
+        return _gke(cluster, window, f"{said}; {upgrade}")
     support = cluster.support
     ended = f"{where}: Kubernetes {shown} left standard support on {derived(window.standard_end.isoformat(), value)}"
     if isinstance(support, Unknown):
@@ -96,7 +107,7 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         return Violation(
             f"{ended} {said}, and its upgradePolicy.supportType is STANDARD: the platform upgrades the control plane "
             f"to the next version on its own schedule, not the stack's; {upgrade} before it does", cluster.urn)
-    if known.extended_hour is None or known.standard_hour is None:
+    if known.extended_hour is None or known.standard_hour is None or window.extended_end is None:
         return None
     more = (known.extended_hour - known.standard_hour) * HOURS_A_MONTH
     written = "EXTENDED" if isinstance(support, str) else "EXTENDED, the default"
@@ -106,6 +117,32 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         f"${known.standard_hour}, (${known.extended_hour} - ${known.standard_hour}) x {HOURS_A_MONTH} hours = "
         f"${_money(more)} a month more ({known.price_source}); {upgrade}, or set upgradePolicy.supportType to "
         "STANDARD to have the platform upgrade it at once", cluster.urn)
+
+
+# what each platform does with a control plane past all its support
+GONE = {"azure": "AKS creates no cluster at it and may upgrade an existing one itself",
+        "gcp": "GKE upgrades such a cluster to a supported minor itself, on its own schedule"}
+EXTENDED_CHANNEL = "EXTENDED"  # releaseChannel.channel: UNSPECIFIED, RAPID, REGULAR, STABLE, EXTENDED
+
+
+def _gke(cluster: KubeCluster, window: Window, said: str) -> Finding | None:
+    """A GKE control plane whose minimum version is past its standard support: on the Extended channel it stays (until
+    an end the calendar does not hold), on any other GKE upgrades it on its own schedule."""
+    channel = cluster.support
+    if isinstance(channel, str) and channel.upper() == EXTENDED_CHANNEL:
+        return None
+    value = cluster.version.value if cluster.version is not None else None
+    shown = cluster.version.shown() if cluster.version is not None else ""
+    ended = (f"{cluster.kind} '{cluster.name}': Kubernetes {shown} left GKE's standard support on "
+             f"{derived(window.standard_end.isoformat(), value)}")
+    if isinstance(channel, Unknown):
+        return undetermined(f"{ended}, and whether the cluster is on the Extended release channel "
+                            f"(releaseChannel.channel) is not known yet {said}")
+    written = f"releaseChannel.channel {channel}" if isinstance(channel, str) else "no releaseChannel.channel written"
+    return Violation(
+        f"{ended}: with {written}, GKE upgrades it to a supported minor on its own schedule, not the stack's {said} "
+        "before it does, or set releaseChannel.channel to EXTENDED to keep it in extended support (about 10 months "
+        "more, at extra cost)", cluster.urn)
 
 
 LONG_TERM = "akslongtermsupport"  # ManagedCluster supportPlan: KubernetesOfficial (the default) or AKSLongTermSupport
@@ -124,10 +161,11 @@ def _aks(cluster: KubeCluster, known: Calendar, window: Window, said: str) -> Fi
     if isinstance(plan, Unknown):
         return undetermined(f"{ended}, and whether the cluster has {known.extended} (supportPlan) is not known yet "
                             f"{said}")
+    until = f" until {derived(window.extended_end.isoformat(), value)}" if window.extended_end is not None else ""
     return Violation(
         f"{ended}: AKS gives it platform support only, with no Kubernetes fixes or security patches, and creates no "
-        f"cluster at it {said}, or keep it supported until {derived(window.extended_end.isoformat(), value)} with "
-        f"{known.extended} (supportPlan AKSLongTermSupport, on the Premium tier)", cluster.urn)
+        f"cluster at it {said}, or keep it supported{until} with {known.extended} (supportPlan AKSLongTermSupport, on "
+        "the Premium tier)", cluster.urn)
 
 
 def _money(amount: Decimal) -> str:

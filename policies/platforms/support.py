@@ -21,11 +21,12 @@ DATA = Path(__file__).resolve().parent / "data" / "support_windows.json"
 
 @dataclass(frozen=True)
 class Window:
-    """One minor version's support on one platform: the last day of standard support and of extended support."""
+    """One minor version's support on one platform: the last day of standard support and of extended support (where the
+    calendar says)."""
 
     minor: tuple[int, int]
     standard_end: date
-    extended_end: date
+    extended_end: date | None  # None: the calendar does not say (GKE's)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def _document() -> Mapping[str, Calendar]:
         for version, (standard, extended) in entry["versions"].items():
             major, minor = (int(part) for part in version.split("."))
             windows[(major, minor)] = Window((major, minor), date.fromisoformat(standard),
-                                             date.fromisoformat(extended))
+                                             date.fromisoformat(extended) if extended is not None else None)
         prices = [Decimal(entry[key]) if key in entry else None for key in ("standard_hour", "extended_hour")]
         calendars[platform] = Calendar(windows, entry["source"], prices[0], prices[1], entry.get("price_source", ""),
                                        entry.get("date", document["date"]),
@@ -71,7 +72,7 @@ def _document() -> Mapping[str, Calendar]:
 
 
 def calendar(platform: str) -> Calendar | None:
-    """The platform's support calendar, where the table has one (EKS, AKS)."""
+    """The platform's support calendar, where the table has one (EKS, AKS, GKE)."""
     return _document().get(platform)
 
 

@@ -245,3 +245,82 @@ def test_a_secret_aks_version_is_judged_and_never_told(monkeypatch):
     (message,) = aks_judged(program, date(2026, 12, 6), monkeypatch)
     assert message.startswith("AKS cluster 'aks': Kubernetes [secret]"), message
     assert "1.34" not in message and "2026-11-30" not in message and "2027-11-30" not in message
+
+
+# --- GKE (cloud.google.com/kubernetes-engine/docs/release-schedule, "End of standard support", as endoflife.date
+# transcribes it: endoflife-date/endoflife.date products/google-kubernetes-engine.md at a70eca3, its "eol" = "End of
+# standard support"); the end of extended support is not in that table
+GKE_STANDARD_END = {
+    (1, 27): date(2024, 10, 1), (1, 28): date(2025, 2, 4), (1, 29): date(2025, 4, 12), (1, 30): date(2025, 9, 30),
+    (1, 31): date(2026, 1, 16), (1, 32): date(2026, 4, 11), (1, 33): date(2026, 8, 3), (1, 34): date(2026, 10, 1),
+    (1, 35): date(2027, 4, 11), (1, 36): date(2027, 8, 9),
+}
+GCP = {"compute:platform": "gcp", "gcp:project": "p", "gcp:region": "europe-west1"}
+
+
+def test_the_calendar_says_what_gke_documents():
+    entry = json.loads(TABLE.read_text())["platforms"]["gcp"]
+    assert entry["source"].startswith("cloud.google.com/kubernetes-engine/docs/release-schedule")
+    assert {tuple(int(part) for part in version.split(".")): (date.fromisoformat(ends[0]), ends[1])
+            for version, ends in entry["versions"].items()} == {
+        minor: (end, None) for minor, end in GKE_STANDARD_END.items()}
+
+
+def gke(version: str | None, channel=None):
+    import pulumi_gcp as gcp
+
+    def program():
+        gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                              min_master_version=version,
+                              release_channel={"channel": channel() if callable(channel) else channel}
+                              if channel is not None else None)
+    return program
+
+
+def gke_judged(program, today: date, monkeypatch) -> list[str]:
+    monkeypatch.setenv("COMPUTE_GUARD_TODAY", today.isoformat())
+    result = evaluate(program, stack_config=GCP)
+    assert {v.level for v in result.of(POLICY)} <= {"advisory"}
+    return result.findings(POLICY) + [note.finding for note in result.notes if note.policy == POLICY]
+
+
+@pytest.mark.parametrize("minor", sorted(GKE_STANDARD_END))
+def test_each_gke_version_on_both_sides_of_its_end_of_standard_support(minor, monkeypatch):
+    """To its end of standard support: nothing; after it, on a channel other than Extended (or none): GKE upgrades the
+    cluster on its own schedule, said; on the Extended channel: not judged (its end is not in the table)."""
+    end = GKE_STANDARD_END[minor]
+    version = f"{minor[0]}.{minor[1]}"
+    assert gke_judged(gke(version, "REGULAR"), end, monkeypatch) == []
+    (message,) = gke_judged(gke(version, "REGULAR"), end + timedelta(days=1), monkeypatch)
+    assert message.startswith(f"GKE cluster 'gke': Kubernetes {version} left GKE's standard support on "
+                              f"{end.isoformat()}: with releaseChannel.channel REGULAR, GKE upgrades it"), message
+    assert gke_judged(gke(version, "EXTENDED"), end + timedelta(days=1), monkeypatch) == []
+
+
+def test_a_gke_cluster_past_standard_support_is_said_with_the_version_to_move_to(monkeypatch):
+    """On 2026-12-06 1.34 has left standard support (2026-10-01) and 1.35 is the oldest in it. Twice; no channel
+    written reads as none; a channel not known yet is a note; no minMasterVersion (the channel's default) is not
+    judged."""
+    for _ in range(2):
+        assert gke_judged(gke("1.34"), date(2026, 12, 6), monkeypatch) == [
+            "GKE cluster 'gke': Kubernetes 1.34 left GKE's standard support on 2026-10-01: with no releaseChannel."
+            "channel written, GKE upgrades it to a supported minor on its own schedule, not the stack's (calendar of "
+            "2026-08-22: "
+            "cloud.google.com/kubernetes-engine/docs/release-schedule, \"End of standard support\", as endoflife.date "
+            "transcribes it (endoflife-date/endoflife.date products/google-kubernetes-engine.md at a70eca3); the end "
+            "of extended support is not in it; today 2026-12-06); upgrade it one minor at a time to 1.35, the oldest "
+            "in standard support before it does, or set releaseChannel.channel to EXTENDED to keep it in extended "
+            "support (about 10 months more, at extra cost)"]
+
+    def late():
+        import pulumi_kubernetes as k8s
+
+        return k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(lambda _: "EXTENDED")
+
+    (message,) = gke_judged(gke("1.34", late), date(2026, 12, 6), monkeypatch)
+    assert "whether the cluster is on the Extended release channel (releaseChannel.channel) is not known yet" in message
+    assert gke_judged(gke(None, "STABLE"), date(2026, 12, 6), monkeypatch) == []
+    (older,) = gke_judged(gke("1.26", "STABLE"), date(2026, 12, 6), monkeypatch)
+    assert older.startswith("GKE cluster 'gke': Kubernetes 1.26 is older than every version of the calendar, whose "
+                            "oldest, 1.27, left standard support on 2024-10-01"), older
+    assert "GKE upgrades such a cluster to a supported minor itself, on its own schedule" in older

@@ -645,6 +645,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
         if autopilot is True or isinstance(autopilot, Unknown):
             found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, pools_known=False,
                                               version=_master(props), platform="gcp",
+                                              support=child(child(props, "releaseChannel"), "channel"),
                                               endpoints=endpoints(child(props, "endpoint")),
                                               zones=zones, admission=Autopilot(allowlists(
                                                   found.type for found in context.resources.values()))
@@ -665,6 +666,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           caps=resource_caps(props) if provisioning is True else (),
+                                          # its release channel (EXTENDED keeps a minor past standard support)
+                                          support=child(child(props, "releaseChannel"), "channel"),
                                           unprovisioned=UNPROVISIONED, runtime_classes=RUNTIME_CLASSES,
                                           # the image of every pool auto-provisioning creates (SPEC 23)
                                           image=_image(child(child(props, "clusterAutoscaling"),
