@@ -99,7 +99,7 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
     if cluster.platform == "gcp":
         return _gke(cluster, window, f"{said}; {upgrade}")
     support = cluster.support
-    ended = f"{where}: Kubernetes {shown} left standard support on {derived(window.standard_end.isoformat(), value)}"
+    ended = _left(cluster, "standard support", window)
     if isinstance(support, Unknown):
         return undetermined(f"{ended} {said}, and whether it stays in paid extended support "
                             f"(upgradePolicy.supportType) is not known yet; {upgrade}")
@@ -119,6 +119,14 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         "STANDARD to have the platform upgrade it at once", cluster.urn)
 
 
+def _left(cluster: KubeCluster, support: str, window: Window) -> str:
+    """"<cluster>: Kubernetes <version> left <support> on <its standard end>", the date as secret as the version."""
+    value = cluster.version.value if cluster.version is not None else None
+    shown = cluster.version.shown() if cluster.version is not None else ""
+    return (f"{cluster.kind} '{cluster.name}': Kubernetes {shown} left {support} on "
+            f"{derived(window.standard_end.isoformat(), value)}")
+
+
 # what each platform does with a control plane past all its support
 GONE = {"azure": "AKS creates no cluster at it and may upgrade an existing one itself",
         "gcp": "GKE upgrades such a cluster to a supported minor itself, on its own schedule"}
@@ -131,10 +139,7 @@ def _gke(cluster: KubeCluster, window: Window, said: str) -> Finding | None:
     channel = cluster.support
     if isinstance(channel, str) and channel.upper() == EXTENDED_CHANNEL:
         return None
-    value = cluster.version.value if cluster.version is not None else None
-    shown = cluster.version.shown() if cluster.version is not None else ""
-    ended = (f"{cluster.kind} '{cluster.name}': Kubernetes {shown} left GKE's standard support on "
-             f"{derived(window.standard_end.isoformat(), value)}")
+    ended = _left(cluster, "GKE's standard support", window)
     if isinstance(channel, Unknown):
         return undetermined(f"{ended}, and whether the cluster is on the Extended release channel "
                             f"(releaseChannel.channel) is not known yet {said}")
@@ -154,13 +159,11 @@ def _aks(cluster: KubeCluster, known: Calendar, window: Window, said: str) -> Fi
     plan = cluster.support
     if isinstance(plan, str) and plan.lower() == LONG_TERM:
         return None
-    value = cluster.version.value if cluster.version is not None else None
-    shown = cluster.version.shown() if cluster.version is not None else ""
-    ended = (f"{cluster.kind} '{cluster.name}': Kubernetes {shown} left AKS's community support on "
-             f"{derived(window.standard_end.isoformat(), value)}")
+    ended = _left(cluster, "AKS's community support", window)
     if isinstance(plan, Unknown):
         return undetermined(f"{ended}, and whether the cluster has {known.extended} (supportPlan) is not known yet "
                             f"{said}")
+    value = cluster.version.value if cluster.version is not None else None
     until = f" until {derived(window.extended_end.isoformat(), value)}" if window.extended_end is not None else ""
     return Violation(
         f"{ended}: AKS gives it platform support only, with no Kubernetes fixes or security patches, and creates no "
