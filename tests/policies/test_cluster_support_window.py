@@ -177,11 +177,16 @@ def aks(version: str | None, plan=None):
     return program
 
 
-def aks_judged(program, today: date, monkeypatch) -> list[str]:
+def judged_on(config: dict, program, today: date, monkeypatch) -> list[str]:
+    """The policy's findings (advisory every one) and notes on a stack of the platform ``config`` names."""
     monkeypatch.setenv("COMPUTE_GUARD_TODAY", today.isoformat())
-    result = evaluate(program, stack_config=AZURE)
+    result = evaluate(program, stack_config=config)
     assert {v.level for v in result.of(POLICY)} <= {"advisory"}
     return result.findings(POLICY) + [note.finding for note in result.notes if note.policy == POLICY]
+
+
+def aks_judged(program, today: date, monkeypatch) -> list[str]:
+    return judged_on(AZURE, program, today, monkeypatch)
 
 
 @pytest.mark.parametrize("minor", sorted(AKS_CALENDAR))
@@ -278,10 +283,7 @@ def gke(version: str | None, channel=None):
 
 
 def gke_judged(program, today: date, monkeypatch) -> list[str]:
-    monkeypatch.setenv("COMPUTE_GUARD_TODAY", today.isoformat())
-    result = evaluate(program, stack_config=GCP)
-    assert {v.level for v in result.of(POLICY)} <= {"advisory"}
-    return result.findings(POLICY) + [note.finding for note in result.notes if note.policy == POLICY]
+    return judged_on(GCP, program, today, monkeypatch)
 
 
 @pytest.mark.parametrize("minor", sorted(GKE_STANDARD_END))
