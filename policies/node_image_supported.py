@@ -2,8 +2,9 @@
 (SPEC 23, policy 31).
 
 Platforms stop publishing node images at a version: EKS publishes no Amazon Linux 2 AMIs from Kubernetes 1.33 (the
-AL2_* AMI types, and Karpenter's al2@ alias), AKS runs no Windows Server 2019 pools from 1.33 and no Windows Server
-2022 pools from 1.37 (osSKU), GKE no Docker-based image (COS, UBUNTU, WINDOWS_LTSC) from 1.24 (imageType). A node
+AL2_* AMI types, and Karpenter's al2@ alias), AKS runs no Windows Server 2019 pools from 1.33, no Windows Server
+2022, Ubuntu2204 or AzureLinux3 pools from 1.37 and no Ubuntu2404 pools from 1.39 (osSKU; the unversioned Ubuntu and
+AzureLinux run at every version), GKE no Docker-based image (COS, UBUNTU, WINDOWS_LTSC) from 1.24 (imageType). A node
 group or node pool of such an image is neither created nor upgraded at those versions: the update fails, often after
 its control plane has already moved. The table is data (policies/platforms/data/node_images.json, every row cited, its
 date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, a Karpenter
@@ -29,7 +30,7 @@ from .model.clusters import KubeCluster
 from .model.pool import Pool
 from .model.stack import Stack
 from .model.values import derived, listed, undetermined
-from .platforms.images import ImageEnd, change, image_end, runs_at, table_date
+from .platforms.images import ImageEnd, change, image_end, runs_at
 
 
 def node_image_supported(stack: Stack) -> list[Finding]:
@@ -73,7 +74,7 @@ def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
     instead = [candidate for candidate in end.instead if runs_at(platform, candidate, minor)]
     why, source = derived(end.why, image), derived(end.source, image)  # they would tell a secret image
     return Violation(f"{subject} would run Kubernetes {version.shown()}, the version of its control plane, and {why} "
-                     f"(table of {table_date()}: {source}); use {_listed(end, image, instead)}", cluster.urn)
+                     f"(table of {end.held}: {source}); use {_listed(end, image, instead)}", cluster.urn)
 
 
 def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding | None:
@@ -100,22 +101,23 @@ def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding |
         return None
     instead = [candidate for candidate in end.instead if runs_at(platform, candidate, minor)]
     why, source = derived(end.why, image), derived(end.source, image)  # they would tell a secret image
-    changing = f"; {change(platform, field)}" if change(platform, field) else ""
+    changed = end.change or change(platform, field)
+    changing = f"; {changed}" if changed else ""
     fix = f"use {_listed(end, image, instead)}{changing}"
     where = cluster.ref.label if cluster is not None else "its cluster"
     if own is None and end.follows:  # every node it starts takes the image for its control plane's version
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {version.shown()}, the version of the control plane of its "
-            f"{where}, with {field} {image}, and {why} (table of {table_date()}: {source}); {fix}", pool.urn)
+            f"{where}, with {field} {image}, and {why} (table of {end.held}: {source}); {fix}", pool.urn)
     if own is None:
         return undetermined(
             f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only (table of "
-            f"{table_date()}: {source}), and the pool sets no version, so a new pool is created at Kubernetes "
+            f"{end.held}: {source}), and the pool sets no version, so a new pool is created at Kubernetes "
             f"{version.shown()}, the version of the control plane of its {where}: {why}; an existing pool stays at "
             f"its own version and can never be upgraded past {_last(end, image)}: {fix}")
     return Violation(
         f"{pool.label}: its nodes would run Kubernetes {version.shown()} with {field} {image}, and {why} (table of "
-        f"{table_date()}: {source}); {fix}", pool.urn)
+        f"{end.held}: {source}); {fix}", pool.urn)
 
 
 def _last(end: ImageEnd, image: str) -> str:
@@ -138,7 +140,8 @@ POLICY = Policy(
     description="A pool's image runs at the version its nodes move to.",
     severity=Severity.HIGH,
     remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
-                      "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server on AKS; a "
+                      "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server, or the "
+                      "unversioned Ubuntu or AzureLinux OS SKU, on AKS; a "
                       "containerd image on GKE) before its nodes move to it.",
     check=_check,
 )

@@ -1,7 +1,8 @@
 """The node images each platform stops running at a Kubernetes version (SPEC 23, policy 31 node-image-supported).
 
 The facts live in ``data/node_images.json``, kept by hand: each row names the platform's documentation it comes from,
-and tests/policies/test_node_image_supported.py holds every row to its source. The table's date is said in messages.
+and tests/policies/test_node_image_supported.py holds every row to its source. The day each row was held to its source
+(its own date, else the table's) is said in messages.
 """
 
 from __future__ import annotations
@@ -28,18 +29,21 @@ class ImageEnd:
     # every node takes the image made for its control plane's version (a Karpenter alias): a pool that sets no version
     # of its own cannot stay behind its cluster
     follows: bool = False
+    held: str = ""  # the day the row was held to its source (YYYY-MM-DD)
+    change: str = ""  # what changing a pool's image does, where it differs from its platform's (AKS's Linux OS SKUs)
 
 
 @functools.cache
-def _table() -> tuple[Mapping[tuple[str, str], ImageEnd], Mapping[str, str], str]:
+def _table() -> tuple[Mapping[tuple[str, str], ImageEnd], Mapping[str, str]]:
     document = json.loads(DATA.read_text())
     ends: dict[tuple[str, str], ImageEnd] = {}
     for row in document["rows"]:
         major, minor = (int(part) for part in row["last"].split("."))
         ends[(row["platform"], row["image"])] = ImageEnd(row["platform"], row["image"], (major, minor),
                                                          tuple(row["instead"]), row["why"], row["source"],
-                                                         bool(row.get("follows", False)))
-    return ends, dict(document["changes"]), document["date"]
+                                                         bool(row.get("follows", False)),
+                                                         row.get("date", document["date"]), row.get("change", ""))
+    return ends, dict(document["changes"])
 
 
 def image_end(platform: str, image: str) -> ImageEnd | None:
@@ -60,9 +64,4 @@ def change(platform: str, field: str = "") -> str:
     return changes.get(f"{platform}:{field}", changes.get(platform, ""))
 
 
-def table_date() -> str:
-    """The date the table was last held to its sources (YYYY-MM-DD)."""
-    return _table()[2]
-
-
-__all__ = ["ImageEnd", "change", "image_end", "runs_at", "table_date"]
+__all__ = ["ImageEnd", "change", "image_end", "runs_at"]

@@ -25,6 +25,7 @@ ROLE = "arn:aws:iam::123456789012:role/eks"
 TABLE = Path(__file__).resolve().parents[2] / "policies" / "platforms" / "data" / "node_images.json"
 EKS_VERSIONS = "docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions-standard.html"
 GKE_DOCKER = "docs.cloud.google.com/kubernetes-engine/docs/deprecations/docker-containerd"
+AKS_OS_SKUS = "learn.microsoft.com/azure/aks/upgrade-os-version"
 
 # (platform, image, the last minor it runs at, the images to use instead, where the platform says it)
 DOCUMENTED = [
@@ -42,6 +43,12 @@ DOCUMENTED = [
     ("azure", "Windows2019", (1, 32), ["Windows2022", "Windows2025"], "github.com/Azure/AKS/releases/tag/2026-05-29"),
     # AKS's release notes of 2026-06-19: "Windows Server 2022 is not supported in Kubernetes version 1.37 and above"
     ("azure", "Windows2022", (1, 36), ["Windows2025"], "github.com/Azure/AKS/releases/tag/2026-06-19"),
+    # AKS's OS SKU table (MicrosoftDocs/azure-aks-docs at fb060ab, 2026-08-21): Ubuntu2204 "is supported in Kubernetes
+    # versions 1.25 to 1.36", AzureLinux3 "in Kubernetes 1.28 to 1.36", Ubuntu2404 "will only be supported in
+    # Kubernetes 1.32 to 1.38"; Ubuntu and AzureLinux "in all Kubernetes versions"
+    ("azure", "Ubuntu2204", (1, 36), ["Ubuntu", "Ubuntu2404"], AKS_OS_SKUS),
+    ("azure", "AzureLinux3", (1, 36), ["AzureLinux"], AKS_OS_SKUS),
+    ("azure", "Ubuntu2404", (1, 38), ["Ubuntu"], AKS_OS_SKUS),
 ]
 
 
@@ -63,6 +70,10 @@ def eks(plane: str | None, node: str | None, ami: str | None, secret_ami: bool =
     return program
 
 
+def _os_type(sku: str) -> str:
+    return "Windows" if sku.startswith("Windows") else "Linux"
+
+
 def aks_native(plane: str, node: str | None, sku: str):
     def program():
         cluster = containerservice.ManagedCluster(
@@ -70,7 +81,7 @@ def aks_native(plane: str, node: str | None, sku: str):
             kubernetes_version=plane, windows_profile={"admin_username": "azureuser"},
             agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v5", "count": 1}])
         containerservice.AgentPool("win", resource_group_name="rg", resource_name_=cluster.name, agent_pool_name="win",
-                                   vm_size="Standard_D4s_v5", count=1, os_type="Windows", os_sku=sku,
+                                   vm_size="Standard_D4s_v5", count=1, os_type=_os_type(sku), os_sku=sku,
                                    orchestrator_version=node)
     return program
 
@@ -83,7 +94,7 @@ def aks_classic(plane: str, node: str, sku: str):
             default_node_pool={"name": "system", "vm_size": "Standard_D4s_v5", "node_count": 1})
         azure_classic.containerservice.KubernetesClusterNodePool(
             "win", name="win", kubernetes_cluster_id=cluster.id, vm_size="Standard_D4s_v5", node_count=1,
-            os_type="Windows", os_sku=sku, orchestrator_version=node)
+            os_type=_os_type(sku), os_sku=sku, orchestrator_version=node)
     return program
 
 
@@ -307,3 +318,22 @@ def test_the_image_node_auto_provisioning_creates_its_pools_with_runs_at_the_con
     assert unset.of(POLICY) == [] and any("every pool it creates on its own takes clusterAutoscaling."
                                           "autoProvisioningDefaults.imageType COS, which runs up to Kubernetes 1.23 "
                                           "only, and the cluster sets no version" in note for note in notes(unset))
+
+
+def test_an_aks_linux_os_sku_past_its_versions_is_refused_with_its_own_date_and_an_in_place_change():
+    """AKS's OS SKU table (held on 2026-08-21, the row's own date): an Ubuntu2204 pool moved to 1.37 is refused with
+    the OS SKUs that run there and the change AKS makes on the pool itself (a Linux OS SKU is updated in place; a
+    Windows one needs a new pool). Both sides, twice, through azure-native and pulumi-azure."""
+    for _ in range(2):
+        for build in (aks_native, aks_classic):
+            assert evaluate(build("1.36", "1.36", "Ubuntu2204"), stack_config=AZURE).findings(POLICY) == []
+            (message,) = evaluate(build("1.37", "1.37", "Ubuntu2204"), stack_config=AZURE).findings(POLICY)
+            assert "(table of 2026-08-21: learn.microsoft.com/azure/aks/upgrade-os-version" in message, message
+            assert message.endswith("use Ubuntu or Ubuntu2404; AKS updates a Linux node pool's osSKU on the pool "
+                                    "itself, reimaging its nodes, before its Kubernetes version moves (learn.microsoft."
+                                    "com/azure/aks/upgrade-os-version, \"Migrate to a new OS version\": \"If you're "
+                                    "using a Linux OS, you can update the OS SKU on an existing node pool\")"), message
+        (windows,) = evaluate(aks_native("1.37", "1.37", "Windows2022"), stack_config=AZURE).findings(POLICY)
+        assert "(table of 2026-06-19: github.com/Azure/AKS/releases/tag/2026-06-19" in windows
+        assert windows.endswith("AKS moves no Windows node pool to another Windows Server version: add a pool with one "
+                                "of them and move its workloads (learn.microsoft.com/azure/aks/upgrade-windows-os)")
