@@ -461,3 +461,21 @@ _k8s.apps.v1.Deployment("api", spec={"replicas": 4, "selector": {"matchLabels": 
     assert list(found) == [("workload-zone-spread", "api")], [n.finding for n in result.notes]
     assert "asks for 4 zones, but its pools offer 3 ('us-west-2a', 'us-west-2b', 'us-west-2c')" in \
         found[("workload-zone-spread", "api")]
+
+
+def test_azure_py_aks_pins_a_kubernetes_version_aks_no_longer_runs(tmp_path):
+    """Issue 68, SPEC 23: the example creates its cluster at kubernetesVersion 1.26.3, older than every version of
+    AKS's calendar (its oldest, 1.29, left long-term support on 2026-04-30): AKS creates no cluster at it, said
+    (advisory, with the version to move to); at 1.35 nothing is said."""
+    result = evaluate(user_project(tmp_path / "as-is", "azure-py-aks", AZUREAD_6), stack_config=AZURE)
+    (said,) = [v.finding for v in result.violations if v.policy == "cluster-support-window"]
+    assert [v.level for v in result.of("cluster-support-window")] == ["advisory"]
+    assert said.startswith("AKS cluster 'azure-native-aks': Kubernetes 1.26 (kubernetesVersion '1.26.3') is older "
+                           "than every version of the calendar, whose oldest, 1.29, left long-term support on "
+                           "2026-04-30"), said
+    assert said.endswith("AKS creates no cluster at it and may upgrade an existing one itself; upgrade it one minor at "
+                         "a time to 1.35, the oldest in standard support"), said
+    moved = evaluate(user_project(tmp_path / "moved", "azure-py-aks", (*AZUREAD_6, ('kubernetes_version="1.26.3"',
+                                                                                    'kubernetes_version="1.35"'))),
+                     stack_config=AZURE)
+    assert moved.of("cluster-support-window") == []
