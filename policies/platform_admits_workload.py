@@ -5,7 +5,9 @@ Each platform's admission lives with its source (policies/model/sources/), which
 (``KubeCluster.admission``, platform_admission.Admission): EKS Fargate (a Pod its Fargate profiles select runs on
 Fargate, which runs no privileged containers, no Pods on the host's network or with host ports, no GPUs and no
 DaemonSets; a Pod no profile selects, on a cluster with no node group of the stack, stays Pending), GKE Autopilot
-(privileged containers, the host's namespaces, hostPath outside /var/log/). Each workload is judged on the cluster its
+(privileged containers, the host's namespaces, hostPath outside /var/log/), AKS Automatic (the baseline Pod Security
+Standard its Deployment Safeguards enforce, in every namespace not excluded: the exclusions are set outside the stack,
+so its refusals are said, never certain). Each workload is judged on the cluster its
 Kubernetes provider targets (SPEC 14.2); where the pack cannot tell which, nothing is assumed. A value not known yet is
 said.
 """
@@ -49,7 +51,8 @@ def _judged(workload: Workload, cluster: KubeCluster, pooled: bool) -> Finding |
     gpus = request is not None and any(resource not in request.unknown and request.get(resource) > 0
                                        for resource in GPU_RESOURCES)
     namespace = workload.namespace
-    verdict = cluster.admission.judge(AdmittedPod(workload.kind, host, namespace, pod_labels(workload), gpus, pooled))
+    verdict = cluster.admission.judge(AdmittedPod(workload.kind, host, namespace, pod_labels(workload), gpus, pooled,
+                                                  workload.pod_security))
     if verdict is None:
         return None
     if isinstance(verdict, Unknown):
@@ -71,7 +74,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
 POLICY = Policy(
     name="platform-admits-workload",
     subject="stack",
-    description="EKS Fargate and GKE Autopilot admit the workloads placed on them; no Pod waits for a Fargate "
+    description="EKS Fargate, GKE Autopilot and AKS Automatic admit the Pods they run; no Pod waits for a Fargate "
                 "profile.",
     severity=Severity.HIGH,
     remediation_steps="Drop what the platform refuses (privileged containers, the host's network or ports, hostPath, "

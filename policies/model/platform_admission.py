@@ -15,8 +15,8 @@ and the namespace's:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .labels import ARCH, OS, OS_BETA, WINDOWS
@@ -60,6 +60,9 @@ class AdmittedPod:
     labels: Mapping[str, Any] | Unknown
     gpus: bool  # they request a GPU
     pooled: bool  # a pool of the stack may be on their cluster: nodes of its own may run them
+    # what of their Pods a Pod Security Standard level forbids (Workload.pod_security), asked only by an admission
+    # that enforces one (AKS Automatic's Deployment Safeguards)
+    security: Callable[[str], list[str] | Unknown] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

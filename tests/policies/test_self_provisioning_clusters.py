@@ -391,3 +391,21 @@ def test_an_aks_nodepool_s_nodes_carry_no_aws_label():
     azure_label = {"nodeSelector": {"kubernetes.azure.com/os-sku": "Ubuntu"}}
     said_only = evaluate(aks(sku="Automatic", pod=azure_label), stack_config=AZURE)
     assert said_only.violations == [] and "kubernetes.azure.com/os-sku" in said(said_only)
+
+
+def test_aks_automatic_s_baseline_pod_security_is_said_for_a_pod_it_forbids():
+    """SPEC 21: AKS Automatic enforces Deployment Safeguards and the baseline Pod Security Standard (learn.microsoft.com/
+    azure/aks/deployment-safeguards): a Pod on the host's network is denied unless its namespace is excluded, which is
+    set outside the stack, so it is said, never refused; a baseline Pod, and the same Pod on AKS Standard, say
+    nothing. Twice."""
+    for _ in range(2):
+        host = evaluate(aks(sku="Automatic", pod={"hostNetwork": True}), stack_config=AZURE)
+        assert host.violations == []
+        (note,) = [note.finding for note in host.notes if note.policy == "platform-admits-workload"]
+        assert note.endswith("Deployment 'api': on AKS cluster 'aks', AKS Automatic's Deployment Safeguards enforce "
+                             "the baseline Pod Security Standard: hostNetwork=true; drop what baseline forbids; but its "
+                             "namespace may be excluded from Deployment Safeguards (az aks safeguards update "
+                             "--excluded-ns), which the stack does not show, so this is not judged"), note
+        assert said(evaluate(aks(sku="Automatic"), stack_config=AZURE)) == ""
+        standard = evaluate(aks(mode="Auto", pod={"hostNetwork": True}), stack_config=AZURE)
+        assert [note for note in standard.notes if note.policy == "platform-admits-workload"] == []

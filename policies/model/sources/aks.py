@@ -27,12 +27,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS, WINDOWS, ZONE_KEYS
 from ..nodes import AKS_MAX_PODS
+from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pool import ClusterRef, Lifetime, Pool
 from ..resources import StackResource
 from ..scheduling import Taint
@@ -334,6 +336,25 @@ NO_DEFAULTS = ("has node auto-provisioning whose default NodePools are not known
 UNPROVISIONED = ((WINDOWS, "node auto-provisioning starts no Windows nodes"),)
 
 
+@dataclass(frozen=True)
+class Safeguards:
+    """AKS Automatic's admission (platform_admission.Admission), on every Pod of the cluster: "AKS Automatic: Deployment
+    Safeguards and baseline Pod Security Standards are enabled by default in Enforce mode. You can exclude namespaces,
+    but you can't switch the cluster-wide safeguard level to Warn" (learn.microsoft.com/azure/aks/deployment-safeguards,
+    at MicrosoftDocs/azure-aks-docs fb060ab). The excluded namespaces are set outside the ManagedCluster (az aks
+    safeguards update --excluded-ns), so the stack never shows them: a Pod baseline forbids is said, never refused."""
+
+    selects: tuple[tuple[Any, str], ...] = ()  # every Pod: nothing of the stack selects them
+
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None:
+        broken = pod.security("baseline") if pod.security is not None else []
+        if isinstance(broken, Unknown) or not broken:
+            return broken if isinstance(broken, Unknown) else None
+        return Refused(tuple(broken), "AKS Automatic's Deployment Safeguards enforce the baseline Pod Security "
+                       "Standard", "drop what baseline forbids", "its namespace may be excluded from Deployment "
+                       "Safeguards (az aks safeguards update --excluded-ns), which the stack does not show")
+
+
 def _provisioning(props: Any) -> bool | Unknown:
     """The cluster runs node auto-provisioning (mode Auto, or AKS Automatic); Unknown when that is not known yet."""
     mode = child(child(props, "nodeProvisioningProfile"), "mode")
@@ -376,8 +397,10 @@ def _cluster(resource: StackResource, name_key: str, found: Read, region: Any = 
                                    NO_DEFAULTS if _provisioning(resource.props) is True else AUTO_PROVISIONING))
     else:
         found.pools.extend((pool, Claim(resource, inline=resource.urn)) for pool in provisioned)
+    sku = child(child(resource.props, "sku"), "name")
     return KubeCluster(resource.urn, resource.name, "AKS cluster", names, platform="azure",
                        pools_known=not isinstance(provisioned, Unknown), unprovisioned=UNPROVISIONED,
+                       admission=Safeguards() if isinstance(sku, str) and sku.lower() == "automatic" else None,
                        version=Version("kubernetesVersion", child(resource.props, "kubernetesVersion"),
                                        least=_upgraded(resource.props)),
                        region=region if isinstance(region, str) else None, lifetime=_channel(resource.props),
