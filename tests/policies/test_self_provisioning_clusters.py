@@ -409,3 +409,22 @@ def test_aks_automatic_s_baseline_pod_security_is_said_for_a_pod_it_forbids():
         assert said(evaluate(aks(sku="Automatic"), stack_config=AZURE)) == ""
         standard = evaluate(aks(mode="Auto", pod={"hostNetwork": True}), stack_config=AZURE)
         assert [note for note in standard.notes if note.policy == "platform-admits-workload"] == []
+
+
+def test_aks_s_spot_label_on_the_capacity_a_nodepool_allows():
+    """AKS node auto-provisioning's nodes carry kubernetes.azure.com/scalesetpriority, spot or regular by their capacity
+    type (Azure/karpenter-provider-azure's labels.go: "we write it to make scheduling easier"): a Pod that selects
+    AKS's spot label is refused on the default NodePools (on-demand only), and runs on a NodePool that allows spot.
+    Twice."""
+    spot = {"nodeSelector": {"kubernetes.azure.com/scalesetpriority": "spot"},
+            "tolerations": [{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}]}
+    for _ in range(2):
+        refused = evaluate(aks(sku="Automatic", pod=spot), stack_config=AZURE)
+        assert [v.policy for v in refused.mandatory] == [SCHEDULABLE]
+        assert "NodePool 'default' of AKS cluster 'aks' does not have label kubernetes.azure.com/scalesetpriority=spot" \
+            in refused.findings(SCHEDULABLE)[0]
+        allowed = evaluate(aks(mode="Auto", defaults="None", pod=spot, azure_nodepool=True, requirements=[
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+            {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]},
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]), stack_config=AZURE)
+        assert allowed.violations == [] and said(allowed) == ""

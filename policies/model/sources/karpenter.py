@@ -300,6 +300,10 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
             labels.pop(key, None)
         elif not isinstance(labels.get(key), frozenset):
             labels[key] = ANY  # Exists, NotIn, Gt, Lt: on every node, with a value the pack does not pick
+    capacity = labels.get(CAPACITY_TYPE)
+    if azure and SCALE_SET_PRIORITY not in labels:  # (where a requirement or a template label sets it, theirs)
+        labels[SCALE_SET_PRIORITY] = frozenset(PRIORITIES[found] for found in capacity) \
+            if isinstance(capacity, frozenset) and capacity <= PRIORITIES.keys() else ANY
     if os is not None:  # its nodes run their AMIs' OS, whatever the requirements allow besides
         current = labels.get(OS)
         labels[OS] = labels[OS_BETA] = frozenset({os}) & current if isinstance(current, frozenset) \
@@ -316,11 +320,17 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 kubelet=dict(settings or {}), limits=dict(pool_limits or {}), zones=zones, named_types=named,
                 names_certain=_names_certain(by_machine, prefix),
                 member=(f"NodePool '{name}'" if azure else f"pool '{name}'") if inline else "",
-                karpenter=True, interruption=_interruption(labels.get(CAPACITY_TYPE), unknown),
+                karpenter=True, interruption=_interruption(capacity, unknown),
                 capacity_label=CAPACITY_TYPE, capacity_types=CAPACITY_TYPES)
 
 
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
+# AKS node auto-provisioning's nodes carry kubernetes.azure.com/scalesetpriority, "spot" or "regular" by their capacity
+# type ("Note that "regular" is never written by AKS as a label but we write it to make scheduling easier":
+# Azure/karpenter-provider-azure pkg/apis/v1beta1/labels.go at 352646f; its computeRequirements gives every size the
+# requirement In [regular, spot]), so a Pod that selects AKS's spot label runs on the spot capacity a NodePool allows.
+SCALE_SET_PRIORITY = "kubernetes.azure.com/scalesetpriority"
+PRIORITIES = {"spot": "spot", "on-demand": "regular"}
 # nodepools.md, "Capacity Type": spot, on-demand, reserved (capacity reservations); only spot is reclaimed
 CAPACITY_TYPES = {"spot": "spot", "on-demand": "", "reserved": ""}
 
