@@ -410,3 +410,38 @@ pulumi.export("otherKubeconfig", kubeconfig("elsewhere", "https://ELSEWHERE.exam
                   stacks={PLATFORM_NAME: platform})
     assert verdicts(fixed) == {} and not [reason for note in fixed.notes for reason in note.reasons
                                           if "Deployment 'arm'" in reason]
+
+
+AKS_AUTOMATIC = '''
+import json
+import pulumi
+from pulumi_azure_native import containerservice
+
+aks = containerservice.ManagedCluster(
+    "aks", resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
+    kubernetes_version="1.35", sku={"name": "Automatic", "tier": "Standard"},
+    agent_pool_profiles=[{"name": "systempool", "mode": "System", "vm_size": "Standard_D4ds_v5", "count": 3,
+                          "node_taints": ["CriticalAddonsOnly=true:NoSchedule"]}])
+pulumi.export("kubeconfig", pulumi.Output.secret(aks.name.apply(lambda name: json.dumps({
+    "apiVersion": "v1", "kind": "Config", "current-context": name,
+    "clusters": [{"name": name, "cluster": {"server": "https://aks-abc.hcp.westeurope.azmk8s.io:443"}}],
+    "contexts": [{"name": name, "context": {"cluster": name, "user": name}}], "users": [{"name": name, "user": {}}]}))))
+'''
+
+
+def test_an_app_stack_on_a_platform_stacks_aks_automatic_cluster(tmp_path):
+    """Issue 68 across stacks: the platform declares an AKS Automatic cluster (its one declared pool tainted for system
+    Pods); the app's Pods are judged on the NodePools AKS creates for it, read from the platform's state: a Pod of 2 GiB
+    fits the D family, one of 900 GiB fits no D size (the largest, 768 GiB), an arm64 one runs on no NodePool."""
+    platform = program(tmp_path / "platform", "platform", AKS_AUTOMATIC)
+    workloads = 'deploy("big", "900Gi")\ndeploy("ok", "2Gi")\ndeploy("arm", "64Mi", {"kubernetes.io/arch": "arm64"})'
+    result = twice(app(tmp_path, workloads), stack_config={"compute:platform": "azure"},
+                   stacks={PLATFORM_NAME: platform})
+    found = verdicts(result)
+    assert sorted(found) == [("workload-fits-pool", "big"), ("workload-schedulable", "arm")]
+    assert "NodePool 'default' of AKS cluster 'aks' (stack acme/platform/prod) has at most 768 GiB capacity" in \
+        found[("workload-fits-pool", "big")]
+    assert result.notes == []
+    assert [(p.source, p.name) for p in result.pools] == [
+        ("node auto-provisioning NodePool", "default"), ("node auto-provisioning NodePool", "system-surge"),
+        ("ManagedCluster", "systempool")]
