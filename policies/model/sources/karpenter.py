@@ -72,9 +72,10 @@ _INSTANCE_LABELS = ("instance-family", "instance-category", "instance-generation
 # Karpenter's prefix and EKS Auto Mode's.
 MACHINE_KEYS = (*GENERIC_MACHINE_KEYS, *(f"{AWS}{label}" for label in _INSTANCE_LABELS),
                 *(f"{AUTO}{label}" for label in _INSTANCE_LABELS))
-# Labels on every node Karpenter starts, with values the NodePool may narrow (scheduling.md, "Well-Known Labels").
-AZURE_EVERY_NODE = (OS, OS_BETA, ZONE, REGION, ZONE_BETA, REGION_BETA, HOSTNAME, "karpenter.sh/capacity-type")
-EVERY_NODE = (*AZURE_EVERY_NODE, "topology.k8s.aws/zone-id")
+# Labels on every node Karpenter starts, with values the NodePool may narrow (scheduling.md, "Well-Known Labels"), on
+# any cloud; and on EC2's, its zone id.
+EVERY_KARPENTER_NODE = (OS, OS_BETA, ZONE, REGION, ZONE_BETA, REGION_BETA, HOSTNAME, "karpenter.sh/capacity-type")
+EVERY_NODE = (*EVERY_KARPENTER_NODE, "topology.k8s.aws/zone-id")
 # Karpenter's AWS labels the pack does not derive (hypervisor, GPU name, bandwidth, ...) and its own
 # (karpenter.sh/initialized, karpenter.sh/registered, ...): present on some nodes; and every EC2 node's.
 MAYBE_PREFIXES = (AWS, "karpenter.sh/", *AWS_MAYBE, *EVERY_MAYBE)
@@ -269,7 +270,7 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
     are; ``os``: the operating system of its node class's AMIs)."""
     prefix = AZURE if azure else AUTO if auto_mode else AWS
     machine_keys = AZURE_MACHINE_KEYS if azure else MACHINE_KEYS
-    labels: dict[str, Domain] = dict.fromkeys(AZURE_EVERY_NODE if azure else EVERY_NODE, ANY)
+    labels: dict[str, Domain] = dict.fromkeys(EVERY_KARPENTER_NODE if azure else EVERY_NODE, ANY)
     labels[NODEPOOL_LABEL] = frozenset({declared}) if isinstance(declared, str) else ANY
     if auto_mode:
         labels[f"{AUTO}compute-type"] = frozenset({"auto"})  # associate-workload.html: "set ... to auto"
