@@ -70,6 +70,7 @@ class KubeCluster:
     # clusterAutoscaling.resourceLimits maximums: cpu in millicores, memory in bytes), by resource
     caps: tuple[tuple[str, Decimal], ...] = ()
     pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
+    class_label: str = ""  # the label that names the ComputeClass a node is for (ClusterRef.class_label)
     unprovisioned: tuple[tuple[str, str], ...] = ()  # what the nodes its platform adds never offer (ClusterRef's)
     # the image of the pools its platform creates on its own, each at its control plane's version (GKE node
     # auto-provisioning's autoProvisioningDefaults.imageType): (field, image) as Pool.image; None: not written
@@ -84,7 +85,19 @@ class KubeCluster:
     @property
     def ref(self) -> ClusterRef:
         return ClusterRef(self.urn, self.name, self.kind, declared=True, pools_known=self.pools_known,
-                          stack=self.stack, pool_label=self.pool_label, unprovisioned=self.unprovisioned)
+                          stack=self.stack, pool_label=self.pool_label, class_label=self.class_label,
+                          unprovisioned=self.unprovisioned)
+
+
+@dataclass(frozen=True)
+class ComputeClass:
+    """A GKE ComputeClass of the stack (SPEC 22), as far as where its Pods run goes: its name, and why the nodes it may
+    make are not all read ("" when they are: it auto-creates no node pool, so its Pods run on the pools labelled for
+    it, or it makes nodes only of the machines its priorities name, read as its pool)."""
+
+    urn: str
+    name: str | Unknown | None  # metadata.name: None when it cannot be read
+    open: str = ""  # why its nodes are not all known, as a clause after its name ("writes no whenUnsatisfiable ...")
 
 
 @dataclass(frozen=True)

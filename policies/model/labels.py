@@ -18,6 +18,12 @@ ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
 REGION_BETA = "failure-domain.beta.kubernetes.io/region"
 
+# GKE's ComputeClass label: its nodes carry cloud.google.com/compute-class=<class> and its taint of that key and value,
+# NoSchedule, and a Pod requests a class by a nodeSelector on it (cloud.google.com/kubernetes-engine/docs/concepts/
+# about-custom-compute-classes, "Configure manually-created node pools for ComputeClass use", "Request ComputeClasses in
+# workloads"). Here because admission (platform_admission.grants) and landing read it, as they read the OS labels.
+COMPUTE_CLASS = "cloud.google.com/compute-class"
+
 ARCH_LABELS = (ARCH, ARCH_BETA)
 ZONE_KEYS = (ZONE, ZONE_BETA)
 # the labels a node's machine decides

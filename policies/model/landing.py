@@ -206,8 +206,10 @@ class Landing:
         self.gate = gate  # whether the scheduler's rules place it on the platform pools (Unknown: not known yet)
         self.cluster = cluster  # the cluster its provider targets (PROVIDERS_CLUSTER: the pack cannot tell)
         self.pools = pools  # the platform pools of its candidates
-        if any(not candidate.complete and (candidate.cluster.pool_label or candidate.cluster.unprovisioned)
-               for candidate in candidates):
+        if isinstance(workload.compute_class, Unknown):  # GKE may make nodes for its class that no pool shows
+            candidates = tuple(replace(candidate, complete=False) for candidate in candidates)
+        if any(not candidate.complete and (candidate.cluster.pool_label or candidate.cluster.unprovisioned
+                                           or candidate.cluster.class_label) for candidate in candidates):
             candidates = tuple(_pinned(candidate, pools, workload.scheduling) for candidate in candidates)
         self.candidates = candidates
         # the candidate pools its nodeSelector does not certainly rule out (indexes), read when first asked: a
@@ -351,10 +353,14 @@ class Landing:
 def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlacement) -> Candidate:
     """The candidate, complete for a Pod that runs on its cluster's declared pools only: one that needs what the nodes
     its platform adds never offer (ClusterRef.unprovisioned), or that requires its cluster's pool-name label to name
-    declared pools (a pool's name is unique in its cluster, so no pool the platform adds carries one)."""
+    declared pools (a pool's name is unique in its cluster, so no pool the platform adds carries one), or that requires
+    its cluster's ComputeClass label (ClusterRef.class_label: the stack's pass left the placement known only where
+    every class it names is the stack's, with every node it may make read)."""
     cluster = candidate.cluster
     if candidate.complete or placement.unknown is not None or not candidate.indexes:
         return candidate
+    if cluster.class_label and required(placement, cluster.class_label):
+        return replace(candidate, complete=True)
     needed = needs(placement)
     why = next((why for need, why in cluster.unprovisioned if need in needed), "")
     if why:

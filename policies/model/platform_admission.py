@@ -2,7 +2,8 @@
 place). The scheduler's rules (scheduling.py) ask here; each platform's own refusals and defaults are its source's
 and the namespace's:
 
-* the tolerations a platform adds to the Pods it admits (:func:`grants`): GKE's for its Arm taint to Pods that select
+* the tolerations a platform adds to the Pods it admits (:func:`grants`): GKE's for a ComputeClass's taint to the Pods
+  that request the class, GKE's for its Arm taint to Pods that select
   arm64 (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment), for GKE Sandbox to Pods
   of runtimeClassName gvisor (.../how-to/sandbox-pods), for its Windows Server taint to Pods that select windows
   (.../how-to/creating-a-cluster-windows); a source marks the taint it sets with :attr:`Taint.granted`;
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .labels import ARCH, OS, OS_BETA, WINDOWS
+from .labels import ARCH, COMPUTE_CLASS, OS, OS_BETA, WINDOWS
 from .values import Unknown
 
 
@@ -100,8 +101,14 @@ class Admission(Protocol):
 def grants(placement: PodPlacement) -> frozenset[str]:
     """What a platform grants the Pods a toleration for: "arm64" when their nodeSelector or a required node affinity
     term selects arm64 (GKE), "gvisor" for runtimeClassName gvisor (GKE Sandbox), "windows" when they select windows
-    (GKE's Windows Server nodes)."""
-    found: set[str] = set()
+    (GKE's Windows Server nodes), and ``class_granted(name)`` for each GKE ComputeClass they request: its nodes' taint
+    cloud.google.com/compute-class=<class>:NoSchedule needs no toleration in the Pods that request the class
+    (cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes: the Pods of its "Request
+    ComputeClasses in workloads" carry the nodeSelector alone; GKE "performs this configuration" for auto-created
+    pools). A class named in a required node affinity term is granted too, so that no Pod is refused for the taint."""
+    found: set[str] = {class_granted(value) for key, value in placement.selector if key == COMPUTE_CLASS}
+    found.update(class_granted(value) for term in placement.terms or () for expression in term
+                 if expression.key == COMPUTE_CLASS and expression.operator == "In" for value in expression.values)
     if (ARCH, "arm64") in placement.selector or any(
             expression.key == ARCH and expression.operator == "In" and "arm64" in expression.values
             for term in placement.terms or () for expression in term):
@@ -113,6 +120,12 @@ def grants(placement: PodPlacement) -> frozenset[str]:
             for term in placement.terms or () for expression in term):
         found.add(WINDOWS)
     return frozenset(found)
+
+
+def class_granted(name: str) -> str:
+    """What a Pod that requests the GKE ComputeClass ``name`` is granted (:func:`grants`), as its nodes' taint names it
+    (Taint.granted)."""
+    return f"{COMPUTE_CLASS}={name}"
 
 
 def admitted(placement: PodPlacement, taint: Taint) -> bool:

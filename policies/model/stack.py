@@ -35,13 +35,13 @@ from .admission import (
 )
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
-from .clusters import ClusterIndex, KubeCluster, provider_namespace
-from .labels import ZONE_KEYS
+from .clusters import ClusterIndex, ComputeClass, KubeCluster, provider_namespace
+from .labels import COMPUTE_CLASS, ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource, type_of_urn
 from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
-from .values import Unknown, child, undetermined
+from .values import Unknown, child, is_list, is_mapping, undetermined
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
 
 
@@ -79,6 +79,7 @@ class Stack:
     priority_classes: list[str | Unknown | None] = field(default_factory=list)
     # the RuntimeClasses it (or a stack it reads) declares, by name; None: one whose name is not known yet
     runtime_classes: dict[str | None, RuntimeScheduling] = field(default_factory=dict)
+    compute_classes: list[ComputeClass] = field(default_factory=list)  # GKE's (it or a stack it reads declares)
     namespaces: list[Namespace] = field(default_factory=list)  # those whose labels enforce a Pod Security Standard
     _provider_namespaces: dict[str, str | Unknown] = field(default_factory=dict)  # namespace_of's, by provider URN
 
@@ -248,6 +249,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         for entry in read.entries:  # another stack's ComputeClusters too: its workloads' labels may name them
             stack.add_cluster(entry)
         stack.unread.extend(item for item in read.unread if item.urn not in stack.foreign)
+        stack.compute_classes.extend(read.classes)
         joined: list[Pool] = []
         for pool, claim in read.pools:
             if pool.group is not None:  # a ComputeCluster's pool: its cluster is its ComputeCluster
@@ -260,7 +262,73 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     stack.pools.extend(platform)
     stack.platform_pools = platform
     _runtime_classed(stack)
+    _compute_classed(stack)
     return stack
+
+
+def requested_classes(node_selector: Any, node_affinity: Any) -> frozenset[str]:
+    """The GKE ComputeClasses a Pod names (its nodeSelector's cloud.google.com/compute-class, and every In of a required
+    node affinity term on it); values not known yet are the Pod's own unknown (scheduling.pod_placement)."""
+    found = {node_selector[COMPUTE_CLASS]} if is_mapping(node_selector) and isinstance(
+        node_selector.get(COMPUTE_CLASS), str) else set()
+    terms = child(child(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    for term in terms if is_list(terms) else ():
+        expressions = child(term, "matchExpressions")
+        for expression in expressions if is_list(expressions) else ():
+            values = child(expression, "values")
+            if child(expression, "key") == COMPUTE_CLASS and child(expression, "operator") == "In" and is_list(values):
+                found.update(value for value in values if isinstance(value, str))
+    return frozenset(found)
+
+
+# GKE's own ComputeClasses: "The name of your ComputeClass can't begin with gke or autopilot" (cloud.google.com/
+# kubernetes-engine/docs/concepts/about-custom-compute-classes, "Limitations"; autopilot and autopilot-spot run Pods in
+# Autopilot mode in a Standard cluster); "default" may be the cluster-level default, whose Pods may run on pools not
+# labelled for it (the same page)
+GKE_CLASS_PREFIXES = ("gke", "autopilot")
+CLUSTER_DEFAULT_CLASS = "default"
+
+
+def _compute_classed(stack: Stack) -> None:
+    """Each workload whose Pods request a GKE ComputeClass that the stack does not show every node of (SPEC 22: one it
+    does not declare on their cluster, GKE's own, one whose nodes are not all read: sources/gke_compute_classes.py):
+    its placement is not known, said naming the class and what is missing. A class of the stack whose nodes are all read
+    leaves it judged, on the class's pool and the declared pools labelled for it (landing._pinned); a Pod on a cluster
+    of another platform is judged as written."""
+    for workloads in (stack.workloads, stack.foreign_workloads):
+        for index, workload in enumerate(workloads):
+            wanted = requested_classes(workload.node_selector, workload.node_affinity)
+            if not wanted or isinstance(workload.runtime, Unknown):
+                continue
+            cluster = stack.cluster_for(workload.urn)
+            if cluster is not None and cluster.platform != "gcp":
+                continue
+            for name in sorted(wanted):
+                why = _class_unread(stack, workload.urn, name)
+                if why:
+                    workloads[index] = dataclasses.replace(workload, compute_class=undetermined(
+                        f"{workload.subject}: its Pods request ComputeClass '{name}', which {why}, so the nodes GKE "
+                        "makes for them are not known and where they run is not judged"))
+                    break
+    stack.own = set(stack.workloads)
+
+
+def _class_unread(stack: Stack, urn: str, name: str) -> str:
+    """Why the nodes the ComputeClass ``name`` may make for the Pods of the workload ``urn`` are not all known, as a
+    clause; "" when they are."""
+    if name.startswith(GKE_CLASS_PREFIXES):
+        return "is GKE's own (no class of yours may begin with gke or autopilot), whose nodes GKE picks"
+    if name == CLUSTER_DEFAULT_CLASS:
+        return "may be the cluster's default class, whose Pods may run on pools not labelled for it"
+    scope = stack.scope(urn)
+    named = [found for found in stack.compute_classes if found.name == name]
+    here = [found for found in named if stack.scope(found.urn) == scope]
+    if here:
+        return here[0].open
+    if any(not isinstance(found.name, str) for found in stack.compute_classes):
+        return "may be the stack's ComputeClass whose name is not known yet"
+    return "the stack declares on another cluster, or on one the pack cannot tell is theirs" if named else \
+        "is not in the stack"
 
 
 def _runtime_class(stack: Stack, resource: StackResource) -> None:

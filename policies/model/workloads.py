@@ -212,6 +212,9 @@ class Workload:
     # what the RuntimeClass its Pods name gives them (admission.RuntimeScheduling; the stack's pass sets it): Unknown
     # when that class is not known, None when they name none or one that gives nothing the pack does not model
     runtime: Any = None
+    # Unknown when its Pods request a GKE ComputeClass whose nodes the stack does not show all of (the stack's pass sets
+    # it: stack._compute_classed); None otherwise
+    compute_class: Any = None
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
@@ -283,6 +286,8 @@ class Workload:
         runtime = self.runtime
         if isinstance(runtime, Unknown):
             return PodPlacement((), None, (), runtime)
+        if isinstance(self.compute_class, Unknown):
+            return PodPlacement((), None, (), self.compute_class)
         if runtime is not None:  # the RuntimeClass admission plugin's merge, before the scheduler sees the Pod
             merged = with_runtime(selector, tolerations, runtime, self.subject)
             if isinstance(merged, Unknown):

@@ -292,3 +292,32 @@ def test_a_platform_change_judged_against_its_dependent_through_the_engine(tmp_p
             assert found == expected, env
             assert all(f"stack {APP_NAME} (compute:dependents)" in v.finding for v in result.violations
                        if v.policy != "pool-safe-update")
+
+
+def test_gke_compute_classes_pods_judged_on_the_machines_their_class_makes_at_both_sides():
+    """A GKE ComputeClass (sources/gke_compute_classes.py) as the engine sends it: the N4 series only, DoNotScaleUp,
+    node pools auto-created. Its largest machine, n4-highcpu-80, holds 80 cores less GKE's 270m: a Pod of 79.73 cores
+    that requests the class fits, one of 79.731 is refused on the class's pool; one that requests a class the stack
+    does not declare is said and never refused (in process: tests/policies/test_gke_compute_classes.py)."""
+    import pulumi_kubernetes as k8s
+    from builders import gke_cluster
+
+    def batch():
+        return k8s.apiextensions.CustomResource(
+            "batch", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "batch"},
+            spec={"nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
+                  "priorities": [{"machineFamily": "n4"}]})
+
+    def api(cpu, name="batch"):
+        return deployment("api", node_selector={"cloud.google.com/compute-class": name},
+                          requests={"cpu": cpu, "memory": "1Gi"})
+
+    assert engine_run([gke_cluster("gke"), batch, api("79730m")], "gcp").violations == []
+    refused = engine_run([gke_cluster("gke"), batch, api("79731m")], "gcp")
+    assert verdicts(refused) == [("workload-fits-pool", "api")]
+    assert "pool 'batch' (ComputeClass) has at most 80 cores capacity - 270m kube-reserved = 79.73 cores " \
+           "allocatable of CPU (n4-highcpu-80)" in refused.violations[0].finding
+    other = engine_run([gke_cluster("gke"), batch, api("100", "other")], "gcp")
+    assert other.violations == []
+    assert any("its Pods request ComputeClass 'other', which is not in the stack" in reason
+               for note in other.notes for reason in note.reasons), other.notes

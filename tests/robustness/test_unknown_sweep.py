@@ -219,6 +219,19 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                    "labels": {"tier": "web"}, "spot": False,
                                    "taints": [{"key": "dedicated", "value": "web", "effect": "NO_SCHEDULE"}]}}),
                 deployment]
+    if platform == "gke-class":  # a GKE ComputeClass (issue 68) whose nodes are all read, which the Pods request
+        classed = {**api, "spec": {**api["spec"], "template": {**api["spec"]["template"], "spec": {
+            **api["spec"]["template"]["spec"], "nodeSelector": {
+                **api["spec"]["template"]["spec"]["nodeSelector"], "cloud.google.com/compute-class": "batch"}}}}}
+        return [*platform_stack("gcp")[:2], ("kubernetes:cloud.google.com/v1:ComputeClass", "batch", {
+                    "apiVersion": "cloud.google.com/v1", "kind": "ComputeClass", "metadata": {"name": "batch"},
+                    "spec": {"nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
+                             "nodePoolConfig": {"nodeLabels": {"tier": "web"},
+                                                "taints": [{"key": "dedicated", "value": "web",
+                                                            "effect": "NoSchedule"}]},
+                             "priorities": [{"machineFamily": "n2", "minCores": 4, "spot": True},
+                                            {"machineType": "n2-standard-8", "maxPodsPerNode": 64}]}}),
+                ("kubernetes:apps/v1:Deployment", "api", classed)]
     if platform == "karpenter":
         return [("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
                     "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
@@ -267,18 +280,19 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                "nodeTaints": ["dedicated=web:NoSchedule"], "maxPods": 50}]}), deployment]
 
 
-PLATFORM_SPOTS = [(platform, index, path) for platform in ("aws", "gcp", "azure", "karpenter", "aks-nap")
+PLATFORMS = ["aws", "gcp", "azure", "karpenter", "aks-nap", "gke-class"]
+PLATFORM_SPOTS = [(platform, index, path) for platform in PLATFORMS
                   for index, (_, _, props) in enumerate(platform_stack(platform)) for path in paths(props)]
 
 
-@pytest.mark.parametrize("platform", ["aws", "gcp", "azure", "karpenter", "aks-nap"])
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_violation(platform, tmp_path):
     """Each field of a valid stack of the platform's own pools and a workload on them, in turn not known yet: no
     violation, and every stack policy's note names the resource it is about (the platform sources' Unknown branches,
     each reached: issue 57)."""
     documents = platform_stack(platform)
     resources = [Resource.of(kind, name, props) for kind, name, props in documents]
-    config = {"compute:platform": {"karpenter": "aws", "aks-nap": "azure"}.get(platform, platform)}
+    config = {"compute:platform": {"karpenter": "aws", "aks-nap": "azure", "gke-class": "gcp"}.get(platform, platform)}
     with stack_environment(config, "project", "stack", True):
         clean = Analyzer().run(resources)
     assert clean.violations == [] and clean.notes == [], [(v.policy, v.finding) for v in clean.violations + clean.notes]

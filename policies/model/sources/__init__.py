@@ -6,6 +6,7 @@ declares its ``SOURCES``, and every one of them yields the same :class:`~policie
 * ``eks`` - EKS managed node groups, and a cluster's Auto Mode built-in NodePools;
 * ``eks_self_managed`` - autoscaling groups of EC2 instances joining a cluster (pulumi-eks's default node group);
 * ``gke`` - GKE node pools, and a GKE cluster's default and inline pools;
+* ``gke_compute_classes`` - GKE ComputeClasses, as the nodes GKE may make for the Pods that request them;
 * ``aks`` - AKS node pools (classic and native), and a cluster's inline agent pools.
 
 Adding a source is adding one module here with ``SOURCES`` (CONTRIBUTING.md, "Adding a pool source"): the package
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..addresses import Addresses
-from ..clusters import Claim, KubeCluster
+from ..clusters import Claim, ComputeClass, KubeCluster
 from ..pool import ClusterRef, Pool
 from ..resources import StackResource
 from ..values import plain
@@ -47,6 +48,7 @@ class Read:
     clusters: list[KubeCluster] = field(default_factory=list)  # the cluster resources among them
     unread: list[Unread] = field(default_factory=list)
     entries: list[Any] = field(default_factory=list)  # ComputeClusters (policies/model/stack.py ClusterEntry)
+    classes: list[ComputeClass] = field(default_factory=list)  # GKE ComputeClasses (sources/gke_compute_classes.py)
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,8 @@ from typing import Any
 from ...platforms.quantity import CPU, GIB, MEMORY
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
-from ..labels import ARCH, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
-from ..platform_admission import AdmittedPod, Refused, Unmatched
+from ..labels import ARCH, COMPUTE_CLASS, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
+from ..platform_admission import AdmittedPod, Refused, Unmatched, class_granted
 from ..pods import NVIDIA
 from ..pool import ClusterRef, Lifetime, Option, Pool
 from ..resources import StackResource
@@ -314,7 +314,9 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
         unknown = unknown or undetermined(f"node pool '{pool_name}' has taints its schema refuses")
     options = with_accelerators(machines_of("gcp", names), config, pool_name) if unknown is None else \
         machines_of("gcp", names)
-    own_taints = list(found_taints) if isinstance(found_taints, tuple) else []
+    # a ComputeClass's taint on a pool labelled for it: the Pods that request the class need no toleration of their own
+    own_taints = [replace(taint, granted=class_granted(taint.value)) if taint.key == COMPUTE_CLASS else taint
+                  for taint in (found_taints if isinstance(found_taints, tuple) else ())]
     os = image_os(config) if unknown is None else None
     set_os(labels, os)
     if os == WINDOWS:
@@ -340,6 +342,8 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
             interruption = interruption or None
         elif unknown is None:
             absent.add(key)  # GKE labels Spot and preemptible nodes only
+    if unknown is None and late is None and COMPUTE_CLASS not in labels:
+        absent.add(COMPUTE_CLASS)  # a pool it does not label is for no ComputeClass (sources/gke_compute_classes.py)
     accelerators = _accelerator(config, options) if unknown is None else None
     if accelerators:
         labels[ACCELERATOR] = accelerators
@@ -665,6 +669,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           max_pods=default_pods if isinstance(default_pods, Unknown)
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
+                                          class_label=COMPUTE_CLASS,
                                           caps=resource_caps(props) if provisioning is True else (),
                                           # its release channel (EXTENDED keeps a minor past standard support)
                                           support=child(child(props, "releaseChannel"), "channel"),

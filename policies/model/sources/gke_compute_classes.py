@@ -1,0 +1,188 @@
+"""GKE ComputeClasses (SPEC 22): a ComputeClass custom resource of the stack as the nodes GKE may make for the Pods that
+request it, read from cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes (last updated
+2026-04-13; the page the rules below cite):
+
+* A Pod requests a class by a nodeSelector on ``cloud.google.com/compute-class``; "GKE only schedules Pods that request
+  a specific ComputeClass on nodes in node pools that you associate with that ComputeClass": pools labelled with it and
+  tainted ``cloud.google.com/compute-class=<class>:NoSchedule`` (a declared pool so labelled is read as written), and
+  the pools GKE creates for it, which carry the same label and taint ("auto-created node pools ... perform this
+  configuration for you").
+* GKE creates pools for a class only with ``nodePoolAutoCreation.enabled: true`` ("Pods with ComputeClasses that don't
+  configure node pool auto-creation continue to only scale up existing node pools"). Each declarative priority rule
+  names what it makes: a ``machineType``; or a ``machineFamily`` (a machine series: "If unspecified, the default is e2")
+  of at least ``minCores`` vCPUs and ``minMemoryGb`` of memory, "a machine type that is large enough to run your Pods";
+  ``spot: true`` makes Spot VMs. A ``nodepools`` rule names manually created pools, which must carry the label anyway.
+* When no rule can be met, ``whenUnsatisfiable: DoNotScaleUp`` leaves the Pod Pending; ``ScaleUpAnyway`` creates "a new
+  node that uses the cluster's default machine configuration"; unwritten, the default "depends on the GKE version"
+  (ScaleUpAnyway before 1.33). Only DoNotScaleUp bounds the nodes to the rules.
+
+A class whose nodes are all read here (it creates no pool, or DoNotScaleUp with every rule read) makes its Pods' places
+known: its pool (one per class, each rule's machines with its Spot label) and the declared pools labelled for it,
+even on a cluster with node auto-provisioning. Any other class a Pod requests (one the stack does not declare, GKE's
+own autopilot classes, a rule of GPUs or TPUs without a machine type, a machine the catalog does not know) is said,
+naming the Pod and what is missing, and nothing is refused for it (stack._compute_classed).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from ...platforms.catalog import Machine, find_machine, machines
+from ..clusters import Claim, ComputeClass
+from ..labels import COMPUTE_CLASS, LINUX
+from ..platform_admission import class_granted
+from ..pool import Option, Pool, machine_hardware
+from ..resources import StackResource
+from ..scheduling import Domain, Taint
+from ..values import Unknown, as_int, child, first_unknown, is_list, is_mapping, plain
+from . import Context, Read, Source
+from .common import KUBERNETES_EFFECTS, base_labels, machine_labels, object_taint, set_os, taints
+from .gke import MACHINE_KEYS, MAYBE_PREFIXES, NODE_POOL_LABEL, SPOT_LABELS
+
+TYPE = "kubernetes:cloud.google.com/v1:ComputeClass"
+DEFAULT_SERIES = "e2"  # a declarative rule's machineFamily, "If unspecified, the default is e2"
+BOUNDED = "DoNotScaleUp"  # whenUnsatisfiable: "Leave the Pod in the Pending status"
+GB = Decimal(10) ** 9  # minMemoryGb counts gigabytes: the smaller unit keeps every machine GKE may count large enough
+SPOT = SPOT_LABELS["spot"]
+
+
+@functools.lru_cache(maxsize=64)
+def series(name: str) -> tuple[Machine, ...]:
+    """The catalog's machine types of a Compute Engine machine series (n4: n4-standard-2, n4-highmem-8, ...)."""
+    prefix = f"{name.lower()}-"
+    return tuple(machine for machine in machines("gcp") if machine.name.startswith(prefix))
+
+
+def _number(value: Any) -> Decimal | None:
+    """A minimum as written (a whole or decimal number), None when absent or not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return Decimal(str(value))
+
+
+def rule_machines(rule: Any, index: int) -> tuple[tuple[Machine, ...], str]:
+    """The machines one priority rule may make, or why they are not read (a clause); no machine and no reason for a
+    ``nodepools`` rule, whose pools are the stack's own."""
+    where = f"its priorities[{index}]"
+    if not is_mapping(rule):
+        return (), f"{where} cannot be read"
+    if "nodepools" in rule:
+        return (), ""
+    if rule.get("taints") is not None:
+        return (), f"{where} sets taints of its own, which the pack does not read"
+    if rule.get("nodeLabels") is not None and not _labels(rule.get("nodeLabels")):
+        return (), f"{where} sets nodeLabels that cannot be read"
+    if rule.get("tpu") is not None:
+        return (), f"{where} asks for TPUs, which the pack does not read"
+    machine_type, family, gpu = rule.get("machineType"), rule.get("machineFamily"), rule.get("gpu")
+    if isinstance(machine_type, str):
+        machine = find_machine("gcp", machine_type)
+        if machine is None:
+            return (), f"{where} names machineType '{machine_type}', which the catalog does not know"
+        if gpu is not None and not machine.gpu_count:
+            return (), f"{where} attaches GPUs to machineType '{machine_type}', which the pack does not read"
+        return (machine,), ""
+    if machine_type is not None or (family is not None and not isinstance(family, str)):
+        return (), f"{where} cannot be read"
+    if gpu is not None:
+        return (), f"{where} asks for GPUs, whose machines GKE picks"
+    found = series(family or DEFAULT_SERIES)
+    if not found:
+        return (), f"{where} names machineFamily '{family}', of which the catalog knows no machine type"
+    least_cores, least_memory = _number(rule.get("minCores")), _number(rule.get("minMemoryGb"))
+    return tuple(machine for machine in found
+                 if (least_cores is None or machine.vcpus is None or machine.vcpus >= least_cores)
+                 and (least_memory is None or machine.memory_mib is None
+                      or machine.memory_mib * 1024 * 1024 >= least_memory * GB)), ""
+
+
+def _labels(value: Any) -> dict[str, str] | None:
+    """Node labels as written (a mapping of names to values), None when not one."""
+    if not is_mapping(value) or not all(isinstance(key, str) and isinstance(item, str) for key, item in value.items()):
+        return None
+    return dict(value)
+
+
+def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
+    """One ComputeClass resource: the class, and the pool of the nodes GKE may make for it when they are all read."""
+    props = resource.props
+    name = child(child(props, "metadata"), "name")
+    spec = plain(child(props, "spec"))
+    unknown = first_unknown(name) or first_unknown(spec)
+    named = name if isinstance(name, (str, Unknown)) else None
+    if unknown is not None:
+        return ComputeClass(resource.urn, named, "is not known yet"), None
+    if not isinstance(name, str) or not is_mapping(spec):
+        return ComputeClass(resource.urn, named, "cannot be read"), None
+    if child(spec.get("nodePoolAutoCreation"), "enabled") is not True:
+        return ComputeClass(resource.urn, name), None  # its Pods run on the pools labelled for it
+    when = spec.get("whenUnsatisfiable")
+    if when != BOUNDED:
+        return ComputeClass(resource.urn, name, (
+            "writes no whenUnsatisfiable, whose default depends on the cluster's GKE version (ScaleUpAnyway before "
+            "1.33: a node of the cluster's default machine configuration when no priority can be met)" if when is None
+            else f"has whenUnsatisfiable {when}: a node of the cluster's default machine configuration when no "
+            "priority can be met")), None
+    config = spec.get("nodePoolConfig")
+    image = child(config, "imageType")
+    if isinstance(image, str) and image.lower().startswith("windows"):
+        return ComputeClass(resource.urn, name, f"makes nodes of imageType {image}, which the pack does not read"), None
+    config_labels = _labels(child(config, "nodeLabels")) if child(config, "nodeLabels") is not None else {}
+    config_taints = taints(child(config, "taints"), lambda item: object_taint(item, KUBERNETES_EFFECTS))
+    if config_labels is None or not isinstance(config_taints, tuple):
+        return ComputeClass(resource.urn, name, "sets nodePoolConfig nodeLabels or taints that cannot be read"), None
+    rules = spec.get("priorities")
+    options: list[Option] = []
+    spot_rules = 0
+    for index, rule in enumerate(rules if is_list(rules) else ()):
+        found, why = rule_machines(rule, index)
+        if why:
+            return ComputeClass(resource.urn, name, why), None
+        spot = is_mapping(rule) and rule.get("spot") is True
+        spot_rules += bool(found) and spot
+        own = _labels(rule.get("nodeLabels")) or {} if is_mapping(rule) else {}
+        for machine in found:
+            decided = {**machine_labels(machine), **own}
+            options.append(Option(machine_hardware(machine), {**decided, SPOT: "true"} if spot else decided))
+    if not options:  # only nodepools rules (the stack's labelled pools), or rules no machine meets
+        declarative = any(is_mapping(rule) and "nodepools" not in rule for rule in rules if is_list(rules)) \
+            if is_list(rules) else False
+        return ComputeClass(resource.urn, name, "has priorities no machine type of the catalog meets"
+                            if declarative else ""), None
+    labels: dict[str, Domain] = base_labels(NODE_POOL_LABEL, None)  # GKE names the pools it creates
+    labels.update((key, frozenset({value})) for key, value in config_labels.items())
+    labels[COMPUTE_CLASS] = frozenset({name})
+    set_os(labels, LINUX)  # node pool auto-creation makes no Windows pool (gke.UNPROVISIONED)
+    pool = Pool("ComputeClass", resource.urn, name, platform="gcp", options=tuple(options), labels=labels,
+                taints=(Taint(COMPUTE_CLASS, name, "NoSchedule", granted=class_granted(name)), *config_taints),
+                maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                absent=frozenset(SPOT_LABELS.values()) - ({SPOT} if spot_rules else set()),
+                kubelet=_max_pods(rules), interruption="spot" if spot_rules and len(options) == sum(
+                    option.labels.get(SPOT) == "true" for option in options) else "")
+    return ComputeClass(resource.urn, name), pool
+
+
+def _max_pods(rules: Any) -> dict[str, int]:
+    """The most Pods a node it makes runs, where every declarative rule sets maxPodsPerNode (the largest, so that no
+    Pod is refused for a slot another rule's nodes have)."""
+    found = [as_int(rule.get("maxPodsPerNode")) for rule in rules if is_mapping(rule) and "nodepools" not in rule] \
+        if is_list(rules) else []
+    return {"maxPods": max(found)} if found and all(isinstance(value, int) for value in found) else {}  # type: ignore
+
+
+def read(resources: Sequence[StackResource], context: Context) -> Read:
+    """The stack's ComputeClasses, and the pool of each whose nodes are all read (on the cluster its provider
+    targets)."""
+    found = Read()
+    for resource in resources:
+        compute_class, pool = parse(resource)
+        found.classes.append(compute_class)
+        if pool is not None:
+            found.pools.append((pool, Claim(resource, via_provider=True)))
+    return found
+
+
+SOURCES = (Source("GKE ComputeClass", (TYPE,), read),)

@@ -1,0 +1,170 @@
+"""GKE ComputeClasses (issue 68, SPEC 22), through the providers' SDKs: a pulumi-gcp Cluster and NodePool, and a
+ComputeClass as a kubernetes.apiextensions.CustomResource, as cloud.google.com/kubernetes-engine/docs/concepts/
+about-custom-compute-classes (last updated 2026-04-13) writes them. On main (ad5dd4a) a Pod that requested a class was a
+note whatever the class ("its platform sets labels under that prefix"), and a Pod too big for every machine the class
+may make passed. Now a class of the stack that auto-creates its node pools and never scales up outside its priorities
+(whenUnsatisfiable DoNotScaleUp) is the pool of the machines its priorities name, and its Pods run there and on the
+declared pools labelled for it, on a cluster with or without node auto-provisioning; any other class is said, naming
+the Pod, the class and what is missing, and nothing is refused for it."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+import pytest
+
+from compute_guard.testkit import evaluate
+
+GCP = {"compute:platform": "gcp", "gcp:project": "p", "gcp:region": "europe-west1"}
+FITS, SCHEDULABLE = "workload-fits-pool", "workload-schedulable"
+CLASS = "cloud.google.com/compute-class"
+N4 = {"nodePoolAutoCreation": {"enabled": True}, "priorities": [{"machineFamily": "n4"}],
+      "whenUnsatisfiable": "DoNotScaleUp"}
+
+
+def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap: bool = False, pool_labels=None,
+        pool_taints=None, replicas: int = 2):
+    """A zonal GKE cluster at 1.35 (node auto-provisioning when ``nap``) with one declared pool of e2-standard-4
+    (``pool_labels`` and ``pool_taints`` on its nodes), a ComputeClass 'batch' of spec ``compute_class`` when given,
+    and a Deployment of ``cpu`` per Pod whose nodeSelector requests the class ``selector``."""
+    def program():
+        cluster = gcp.container.Cluster(
+            "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
+            min_master_version="1.35", release_channel={"channel": "REGULAR"},
+            cluster_autoscaling={"enabled": True, "resource_limits": [
+                {"resource_type": "cpu", "maximum": 1000}, {"resource_type": "memory", "maximum": 10000}]}
+            if nap else None)
+        gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
+                               initial_node_count=1, autoscaling={"min_node_count": 1, "max_node_count": 3},
+                               node_config={"machine_type": "e2-standard-4", **({"labels": pool_labels}
+                                                                                if pool_labels else {}),
+                                            **({"taints": pool_taints} if pool_taints else {})})
+        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        if compute_class is not None:
+            k8s.apiextensions.CustomResource("batch", api_version="cloud.google.com/v1", kind="ComputeClass",
+                                             metadata={"name": "batch"}, spec=compute_class,
+                                             opts=pulumi.ResourceOptions(provider=provider))
+        k8s.apps.v1.Deployment("api", spec={
+            "replicas": replicas, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                "metadata": {"labels": {"app": "api"}}, "spec": {
+                    **({"nodeSelector": {CLASS: selector}} if selector else {}),
+                    "containers": [{"name": "api", "image": "nginx",
+                                    "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+def gke_reserved_cpu_millicores(cores: int) -> int:
+    """GKE's CPU reservation, written out (cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes: 6% of the
+    first core, 1% of the next, 0.5% of the next 2, 0.25% of any above 4)."""
+    tiers = ((1, 60), (1, 10), (2, 5), (cores, 2.5))
+    left, reserved = cores, 0.0
+    for size, per_core in tiers:
+        taken = min(left, size)
+        reserved += taken * per_core
+        left -= taken
+    return int(reserved)
+
+
+def said(result) -> str:
+    return " ".join(note.finding for note in result.notes)
+
+
+def test_a_pod_larger_than_every_machine_its_class_may_make_is_refused_with_the_largest_named():
+    """The class's only priority is the N4 series: its largest machine, n4-highcpu-80, holds 80 cores less GKE's
+    reservation (written out: 270m). A Pod of 79.73 cores fits with no note; one of 100 is refused with the
+    arithmetic, on the class's pool, whether or not the cluster provisions nodes of its own (a Pod that requests the
+    class runs only on nodes made for it). Twice in one process."""
+    assert gke_reserved_cpu_millicores(80) == 270
+    for nap in (False, True, False):
+        fits = evaluate(gke(N4, cpu="79730m", nap=nap), stack_config=GCP)
+        assert fits.violations == [], fits.violations
+        assert "ComputeClass" not in said(fits)
+        refused = evaluate(gke(N4, cpu="100", nap=nap), stack_config=GCP)
+        assert refused.findings(FITS) == [
+            "Deployment 'api': one Pod requests 100 cores of CPU and 1 GiB of memory, more than any node of the pools "
+            "that can take it: pool 'batch' (ComputeClass) has at most 80 cores capacity - 270m kube-reserved = 79.73 "
+            "cores allocatable of CPU (n4-highcpu-80); it can never be scheduled: lower its requests or allow larger "
+            "machine types (the smallest GCP machine whose node holds one Pod: c2d-highcpu-112, 112 vCPUs, 224 GiB)"]
+        assert [v.policy for v in refused.violations] == [FITS]
+
+
+def test_a_machine_type_priority_holds_its_allocatable_to_the_millicore():
+    """A priority that names n4-standard-8 (8 vCPUs): GKE reserves 90m (written out), so 7910m fits and 7911m is
+    refused; a second priority of spot n4-standard-16 makes 7911m fit again (every priority is a machine the class
+    may make)."""
+    reserved = gke_reserved_cpu_millicores(8)
+    assert reserved == 90
+    one = {**N4, "priorities": [{"machineType": "n4-standard-8"}]}
+    assert evaluate(gke(one, cpu=f"{8000 - reserved}m"), stack_config=GCP).violations == []
+    refused = evaluate(gke(one, cpu=f"{8000 - reserved + 1}m"), stack_config=GCP)
+    assert [v.policy for v in refused.violations] == [FITS]
+    assert "pool 'batch' (ComputeClass) has at most 8 cores capacity - 90m kube-reserved = 7910m allocatable of " \
+           "CPU (n4-standard-8)" in refused.findings(FITS)[0]
+    two = {**N4, "priorities": [{"machineType": "n4-standard-8"}, {"machineType": "n4-standard-16", "spot": True}]}
+    assert evaluate(gke(two, cpu=f"{8000 - reserved + 1}m"), stack_config=GCP).violations == []
+
+
+@pytest.mark.parametrize("compute_class, selector, why", [
+    (None, "batch", "which is not in the stack"),
+    ({**N4, "whenUnsatisfiable": "ScaleUpAnyway"}, "batch",
+     "which has whenUnsatisfiable ScaleUpAnyway: a node of the cluster's default machine configuration when no "
+     "priority can be met"),
+    ({key: value for key, value in N4.items() if key != "whenUnsatisfiable"}, "batch",
+     "which writes no whenUnsatisfiable, whose default depends on the cluster's GKE version (ScaleUpAnyway before "
+     "1.33"),
+    ({**N4, "priorities": [{"gpu": {"type": "nvidia-l4", "count": 1}}]}, "batch",
+     "which its priorities[0] asks for GPUs, whose machines GKE picks"),
+    ({**N4, "priorities": [{"machineType": "n4-custom-8-20480"}]}, "batch",
+     "which its priorities[0] names machineType 'n4-custom-8-20480', which the catalog does not know"),
+    (N4, "autopilot", "which is GKE's own (no class of yours may begin with gke or autopilot), whose nodes GKE picks"),
+    (N4, "default", "which may be the cluster's default class"),
+])
+def test_a_class_whose_nodes_are_not_all_known_is_said_and_refuses_nothing(compute_class, selector, why):
+    """A class the stack does not show every node of: GKE may make nodes of other machines (ScaleUpAnyway, an unwritten
+    whenUnsatisfiable, GPU priorities whose machine GKE picks, a custom machine type), the class is not the stack's,
+    or it is GKE's own. A Pod of 100 cores, too big for the declared pool, on a cluster without node
+    auto-provisioning: said, naming the Pod and the class, never refused."""
+    result = evaluate(gke(compute_class, cpu="100", selector=selector), stack_config=GCP)
+    assert result.mandatory == [], result.violations
+    assert f"Deployment 'api': its Pods request ComputeClass '{selector}', {why}" in said(result), said(result)
+
+
+def test_a_class_that_creates_no_pool_runs_its_pods_on_the_declared_pools_labelled_for_it():
+    """Without nodePoolAutoCreation, "Pods with ComputeClasses that don't configure node pool auto-creation continue to
+    only scale up existing node pools", and only those labelled and tainted for the class: with no such pool its Pods
+    never schedule (refused, naming the label); on a pool labelled cloud.google.com/compute-class=batch and tainted
+    for it (as the page's gcloud commands do) they run, with no toleration of their own, and are judged there."""
+    manual = {"priorities": [{"nodepools": ["apps"]}]}
+    refused = evaluate(gke(manual), stack_config=GCP)
+    assert refused.findings(SCHEDULABLE) == [
+        "Deployment 'api': no pool can run its Pods: pool 'apps' (GKE NodePool) does not have label "
+        "cloud.google.com/compute-class=batch. They would stay Pending: change its nodeSelector, node affinity or "
+        "tolerations to match a pool, or declare a pool that takes them"]
+    labelled = {"pool_labels": {CLASS: "batch"},
+                "pool_taints": [{"key": CLASS, "value": "batch", "effect": "NO_SCHEDULE"}]}
+    assert evaluate(gke(manual, **labelled), stack_config=GCP).violations == []
+    big = evaluate(gke(manual, cpu="8", **labelled), stack_config=GCP)
+    assert [v.policy for v in big.violations] == [FITS]
+    assert "pool 'apps' (GKE NodePool) has at most 4 cores" in big.findings(FITS)[0]
+
+
+def test_a_pod_that_requests_no_class_never_lands_on_a_class_s_nodes():
+    """The class's nodes are tainted for it, and only Pods that request it are given the toleration: a Pod of 8 cores
+    that requests no class is refused against the declared pool of 4-core machines, though the class's N4 machines
+    would hold it."""
+    result = evaluate(gke(N4, cpu="8", selector=None), stack_config=GCP)
+    assert [v.policy for v in result.violations] == [FITS]
+    assert "pool 'apps' (GKE NodePool)" in result.findings(FITS)[0]
+    assert "ComputeClass" not in result.findings(FITS)[0]
+
+
+def test_a_class_s_spot_priorities_are_its_nodes_interruption():
+    """Spot VMs only: one replica on them is said by workload-interruption-tolerant (SPEC 16); a class that also makes
+    on-demand nodes is not all reclaimable, and nothing is said."""
+    spot = {**N4, "priorities": [{"machineFamily": "n4", "spot": True}]}
+    said_spot = evaluate(gke(spot, replicas=1), stack_config=GCP)
+    assert said_spot.findings("workload-interruption-tolerant"), said_spot.violations
+    both = {**N4, "priorities": [{"machineFamily": "n4", "spot": True}, {"machineFamily": "n4"}]}
+    assert evaluate(gke(both, replicas=1), stack_config=GCP).findings("workload-interruption-tolerant") == []
