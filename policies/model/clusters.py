@@ -98,6 +98,9 @@ class ComputeClass:
     urn: str
     name: str | Unknown | None  # metadata.name: None when it cannot be read
     open: str = ""  # why its nodes are not all known, as a clause after its name ("writes no whenUnsatisfiable ...")
+    # the (major, minor) from which they are all known after all, where ``open`` depends on its cluster's version
+    # (an unwritten whenUnsatisfiable: DoNotScaleUp from GKE 1.33)
+    bounded_from: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -324,7 +324,11 @@ def _class_unread(stack: Stack, urn: str, name: str) -> str:
     named = [found for found in stack.compute_classes if found.name == name]
     here = [found for found in named if stack.scope(found.urn) == scope]
     if here:
-        return here[0].open
+        found = here[0]
+        cluster = stack.cluster_for(found.urn) if found.bounded_from is not None else None
+        least = cluster.version.minor if cluster is not None and cluster.version is not None else None
+        return "" if least is not None and found.bounded_from is not None and least >= found.bounded_from \
+            else found.open
     if any(not isinstance(found.name, str) for found in stack.compute_classes):
         return "may be the stack's ComputeClass whose name is not known yet"
     return "the stack declares on another cluster, or on one the pack cannot tell is theirs" if named else \

@@ -24,14 +24,14 @@ N4 = {"nodePoolAutoCreation": {"enabled": True}, "priorities": [{"machineFamily"
 
 
 def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap: bool = False, pool_labels=None,
-        pool_taints=None, replicas: int = 2):
-    """A zonal GKE cluster at 1.35 (node auto-provisioning when ``nap``) with one declared pool of e2-standard-4
+        pool_taints=None, replicas: int = 2, version: str = "1.35"):
+    """A zonal GKE cluster at ``version`` (node auto-provisioning when ``nap``) with one declared pool of e2-standard-4
     (``pool_labels`` and ``pool_taints`` on its nodes), a ComputeClass 'batch' of spec ``compute_class`` when given,
     and a Deployment of ``cpu`` per Pod whose nodeSelector requests the class ``selector``."""
     def program():
         cluster = gcp.container.Cluster(
             "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
-            min_master_version="1.35", release_channel={"channel": "REGULAR"},
+            min_master_version=version, release_channel={"channel": "REGULAR"},
             cluster_autoscaling={"enabled": True, "resource_limits": [
                 {"resource_type": "cpu", "maximum": 1000}, {"resource_type": "memory", "maximum": 10000}]}
             if nap else None)
@@ -111,9 +111,6 @@ def test_a_machine_type_priority_holds_its_allocatable_to_the_millicore():
     ({**N4, "whenUnsatisfiable": "ScaleUpAnyway"}, "batch",
      "which has whenUnsatisfiable ScaleUpAnyway: a node of the cluster's default machine configuration when no "
      "priority can be met"),
-    ({key: value for key, value in N4.items() if key != "whenUnsatisfiable"}, "batch",
-     "which writes no whenUnsatisfiable, whose default depends on the cluster's GKE version (ScaleUpAnyway before "
-     "1.33"),
     ({**N4, "priorities": [{"gpu": {"type": "nvidia-l4", "count": 1}}]}, "batch",
      "which its priorities[0] asks for GPUs, whose machines GKE picks"),
     ({**N4, "priorities": [{"machineType": "n4-custom-8-20480"}]}, "batch",
@@ -129,6 +126,23 @@ def test_a_class_whose_nodes_are_not_all_known_is_said_and_refuses_nothing(compu
     result = evaluate(gke(compute_class, cpu="100", selector=selector), stack_config=GCP)
     assert result.mandatory == [], result.violations
     assert f"Deployment 'api': its Pods request ComputeClass '{selector}', {why}" in said(result), said(result)
+
+
+def test_an_unwritten_when_unsatisfiable_bounds_the_nodes_from_gke_1_33():
+    """"In GKE version 1.33 and later, this [DoNotScaleUp] is the default behavior if you omit this field": on a
+    cluster whose minMasterVersion is 1.33 (GKE only upgrades past a minimum), a class that writes none is judged as
+    one that writes DoNotScaleUp; at 1.32, or with no version written, it may scale up anyway, so its Pods are said."""
+    unwritten = {key: value for key, value in N4.items() if key != "whenUnsatisfiable"}
+    for version in ("1.33", "1.35.1-gke.1396000"):
+        refused = evaluate(gke(unwritten, cpu="100", version=version), stack_config=GCP)
+        assert [v.policy for v in refused.mandatory] == [FITS], (version, refused.violations)
+    for version in ("1.32", None):
+        result = evaluate(gke(unwritten, cpu="100", version=version), stack_config=GCP)
+        assert result.mandatory == [], result.violations
+        assert "Deployment 'api': its Pods request ComputeClass 'batch', which writes no whenUnsatisfiable, whose " \
+               "default before GKE 1.33 (ScaleUpAnyway) makes a node of the cluster's default machine configuration " \
+               "when no priority can be met, and its cluster's version is not known to be 1.33 or later" \
+               in said(result), said(result)
 
 
 def test_a_class_that_creates_no_pool_runs_its_pods_on_the_declared_pools_labelled_for_it():

@@ -14,7 +14,8 @@ request it, read from cloud.google.com/kubernetes-engine/docs/concepts/about-cus
   ``spot: true`` makes Spot VMs. A ``nodepools`` rule names manually created pools, which must carry the label anyway.
 * When no rule can be met, ``whenUnsatisfiable: DoNotScaleUp`` leaves the Pod Pending; ``ScaleUpAnyway`` creates "a new
   node that uses the cluster's default machine configuration"; unwritten, the default "depends on the GKE version"
-  (ScaleUpAnyway before 1.33). Only DoNotScaleUp bounds the nodes to the rules.
+  (ScaleUpAnyway before 1.33, DoNotScaleUp from 1.33). Only DoNotScaleUp bounds the nodes to the rules: written, or
+  unwritten on a cluster whose minMasterVersion is 1.33 or later.
 
 A class whose nodes are all read here (it creates no pool, or DoNotScaleUp with every rule read) makes its Pods' places
 known: its pool (one per class, each rule's machines with its Spot label) and the declared pools labelled for it,
@@ -47,6 +48,12 @@ DEFAULT_SERIES = "e2"  # a declarative rule's machineFamily, "If unspecified, th
 BOUNDED = "DoNotScaleUp"  # whenUnsatisfiable: "Leave the Pod in the Pending status"
 GB = Decimal(10) ** 9  # minMemoryGb counts gigabytes: the smaller unit keeps every machine GKE may count large enough
 SPOT = SPOT_LABELS["spot"]
+# whenUnsatisfiable unwritten: "In GKE version 1.33 and later, this [DoNotScaleUp] is the default behavior if you omit
+# this field"; ScaleUpAnyway before 1.33
+BOUNDED_FROM = (1, 33)
+UNWRITTEN = ("writes no whenUnsatisfiable, whose default before GKE 1.33 (ScaleUpAnyway) makes a node of the cluster's "
+             "default machine configuration when no priority can be met, and its cluster's version is not known to be "
+             "1.33 or later")
 
 
 @functools.lru_cache(maxsize=64)
@@ -120,12 +127,9 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
     if child(spec.get("nodePoolAutoCreation"), "enabled") is not True:
         return ComputeClass(resource.urn, name), None  # its Pods run on the pools labelled for it
     when = spec.get("whenUnsatisfiable")
-    if when != BOUNDED:
-        return ComputeClass(resource.urn, name, (
-            "writes no whenUnsatisfiable, whose default depends on the cluster's GKE version (ScaleUpAnyway before "
-            "1.33: a node of the cluster's default machine configuration when no priority can be met)" if when is None
-            else f"has whenUnsatisfiable {when}: a node of the cluster's default machine configuration when no "
-            "priority can be met")), None
+    if when is not None and when != BOUNDED:
+        return ComputeClass(resource.urn, name, f"has whenUnsatisfiable {when}: a node of the cluster's default "
+                            "machine configuration when no priority can be met"), None
     config = spec.get("nodePoolConfig")
     image = child(config, "imageType")
     if isinstance(image, str) and image.lower().startswith("windows"):
@@ -162,6 +166,8 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
                 absent=frozenset(SPOT_LABELS.values()) - ({SPOT} if spot_rules else set()),
                 kubelet=_max_pods(rules), interruption="spot" if spot_rules and len(options) == sum(
                     option.labels.get(SPOT) == "true" for option in options) else "")
+    if when is None:  # DoNotScaleUp on a cluster at 1.33 or later (stack._class_unread reads its version)
+        return ComputeClass(resource.urn, name, UNWRITTEN, bounded_from=BOUNDED_FROM), pool
     return ComputeClass(resource.urn, name), pool
 
 
