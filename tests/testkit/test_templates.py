@@ -269,6 +269,10 @@ NAP = (('release_channel={"channel": "STABLE"},',
         'release_channel={"channel": "STABLE"},\n    cluster_autoscaling={"enabled": True, "resource_limits": ['
         '{"resource_type": "cpu", "maximum": 8}, {"resource_type": "memory", "maximum": 64}]},'),
        ('node_count=nodes_per_zone,', 'autoscaling={"min_node_count": 1, "max_node_count": 2},'))
+N4_CLASS = ('_k8s.apiextensions.CustomResource("n4-class", api_version="cloud.google.com/v1", kind="ComputeClass", '
+            'metadata={"name": "n4-class"}, spec={"priorities": [{"machineFamily": "n4", "spot": True}, '
+            '{"machineFamily": "n4"}], "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": '
+            '"DoNotScaleUp"}, opts=pulumi.ResourceOptions(provider=_provider))')
 NAP_NOTE = ("GKE cluster 'gke-cluster' has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools "
             "the stack does not declare for Pods its pools cannot take; the placement of workloads on it is not judged")
 
@@ -306,6 +310,17 @@ NAP_NOTE = ("GKE cluster 'gke-cluster' has node auto-provisioning (clusterAutosc
       "Deployment 'win': no pool can run its Pods: pool 'gke-nodepool-555a208' (GKE NodePool) does not have label "
       "kubernetes.io/os=windows; GKE cluster 'gke-cluster''s node auto-provisioning creates no pool of Windows nodes. "
       f"{PENDING}"}),
+    # a ComputeClass as GKE's page writes one (N4, Spot first; node pools auto-created; DoNotScaleUp): its Pods run only
+    # on the machines it names, so one larger than n4-highcpu-80 (80 cores - 270m) never runs, cap or not
+    ("a Pod too big for every machine its ComputeClass may make", f'{N4_CLASS}\n_deploy("batch", _provider, 1, '
+     '{"cpu": "79731m"}, {"nodeSelector": {"cloud.google.com/compute-class": "n4-class"}})',
+     {("workload-fits-pool", "mandatory", "batch"):
+      "Deployment 'batch': one Pod requests 79.731 cores of CPU, more than any node of the pools that can take it: "
+      "pool 'n4-class' (ComputeClass) has at most 80 cores capacity - 270m kube-reserved = 79.73 cores allocatable of "
+      "CPU (n4-highcpu-80); it can never be scheduled: lower its requests or allow larger machine types (the smallest "
+      "GCP machine whose node holds one Pod: c3-highcpu-88, 88 vCPUs, 176 GiB)"}),
+    ("valid: a Pod its ComputeClass's machines hold", f'{N4_CLASS}\n_deploy("batch", _provider, 1, {{"cpu": "2"}}, '
+     '{"nodeSelector": {"cloud.google.com/compute-class": "n4-class"}})', {}),
     ("valid: the same Pod beside a declared Windows pool",
      '_deploy("win", _provider, 1, {"cpu": "100m"}, {"nodeSelector": {"kubernetes.io/os": "windows"}})\n'
      'gcp.container.NodePool("windows", cluster=cluster.id, node_count=1, node_config={"machine_type": '
