@@ -182,3 +182,18 @@ def test_a_class_s_spot_priorities_are_its_nodes_interruption():
     assert said_spot.findings("workload-interruption-tolerant"), said_spot.violations
     both = {**N4, "priorities": [{"machineFamily": "n4", "spot": True}, {"machineFamily": "n4"}]}
     assert evaluate(gke(both, replicas=1), stack_config=GCP).findings("workload-interruption-tolerant") == []
+
+
+@pytest.mark.parametrize("spec, why", [
+    ({**N4, "autopilot": {"enabled": True}}, "which runs its Pods in Autopilot mode, on nodes GKE picks"),
+    ({**N4, "priorities": [{"podFamily": "general-purpose"}]},
+     "which its priorities[0] sets podFamily, which the pack does not read"),
+])
+def test_a_class_that_runs_its_pods_in_autopilot_mode_is_said(spec, why):
+    """An Autopilot ComputeClass (spec.autopilot.enabled, or a podFamily rule: Autopilot's container-optimized compute
+    platform; cloud.google.com/kubernetes-engine/docs/how-to/autopilot-classes-standard-clusters: "If a workload
+    selects a ComputeClass that has the autopilot field enabled, GKE runs the Pods in Autopilot mode") runs its Pods
+    on nodes GKE picks: a rule without a machine is not the e2 series there. Said, never refused."""
+    result = evaluate(gke(spec, cpu="100"), stack_config=GCP)
+    assert result.mandatory == [], result.violations
+    assert f"Deployment 'api': its Pods request ComputeClass 'batch', {why}" in said(result), said(result)

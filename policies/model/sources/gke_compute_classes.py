@@ -48,6 +48,12 @@ DEFAULT_SERIES = "e2"  # a declarative rule's machineFamily, "If unspecified, th
 BOUNDED = "DoNotScaleUp"  # whenUnsatisfiable: "Leave the Pod in the Pending status"
 GB = Decimal(10) ** 9  # minMemoryGb counts gigabytes: the smaller unit keeps every machine GKE may count large enough
 SPOT = SPOT_LABELS["spot"]
+# The fields of a declarative rule that leave its machines as machineType, machineFamily, minCores, minMemoryGb, gpu and
+# tpu say (the CRD reference, cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass: where the machine is
+# placed, reserved, stored or tuned); any other (podFamily: Autopilot's own platform) makes the class not read
+RULE_KEYS = frozenset({"machineType", "machineFamily", "minCores", "minMemoryGb", "spot", "gpu", "tpu", "nodeLabels",
+                       "taints", "maxPodsPerNode", "storage", "reservations", "location", "placement",
+                       "maxRunDurationSeconds", "minCpuPlatform", "nodeSystemConfig", "flexStart"})
 # whenUnsatisfiable unwritten: "In GKE version 1.33 and later, this [DoNotScaleUp] is the default behavior if you omit
 # this field"; ScaleUpAnyway before 1.33
 BOUNDED_FROM = (1, 33)
@@ -78,6 +84,9 @@ def rule_machines(rule: Any, index: int) -> tuple[tuple[Machine, ...], str]:
         return (), f"{where} cannot be read"
     if "nodepools" in rule:
         return (), ""
+    unread = sorted(key for key in rule if key not in RULE_KEYS)
+    if unread:  # podFamily (Autopilot's container-optimized platform), or a field of a later CRD
+        return (), f"{where} sets {unread[0]}, which the pack does not read"
     if rule.get("taints") is not None:
         return (), f"{where} sets taints of its own, which the pack does not read"
     if rule.get("nodeLabels") is not None and not _labels(rule.get("nodeLabels")):
@@ -124,6 +133,10 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
         return ComputeClass(resource.urn, named, "is not known yet"), None
     if not isinstance(name, str) or not is_mapping(spec):
         return ComputeClass(resource.urn, named, "cannot be read"), None
+    # "If a workload selects a ComputeClass that has the autopilot field enabled, GKE runs the Pods in Autopilot mode"
+    # (cloud.google.com/kubernetes-engine/docs/how-to/autopilot-classes-standard-clusters)
+    if child(spec.get("autopilot"), "enabled") is True:
+        return ComputeClass(resource.urn, name, "runs its Pods in Autopilot mode, on nodes GKE picks"), None
     if child(spec.get("nodePoolAutoCreation"), "enabled") is not True:
         return ComputeClass(resource.urn, name), None  # its Pods run on the pools labelled for it
     when = spec.get("whenUnsatisfiable")
