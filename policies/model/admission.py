@@ -26,6 +26,12 @@ LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 ENFORCE = "pod-security.kubernetes.io/enforce"  # kubernetes.io/docs/concepts/security/pod-security-admission
 ENFORCE_VERSION = "pod-security.kubernetes.io/enforce-version"
+# A namespace's default GKE ComputeClass: "If the namespace has a default ComputeClass, GKE modifies the Pod
+# specification to select that ComputeClass" (cloud.google.com/kubernetes-engine/docs/how-to/
+# run-pods-default-compute-classes), for every Pod that selects none, or (the -non-daemonset label) every such Pod but a
+# DaemonSet's
+DEFAULT_CLASS = "cloud.google.com/default-compute-class"
+DEFAULT_CLASS_NON_DAEMONSET = "cloud.google.com/default-compute-class-non-daemonset"
 PRIORITY_CLASS = re.compile(r"^kubernetes:scheduling\.k8s\.io/v1(beta1|alpha1)?:PriorityClass$")
 SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 RUNTIME_CLASS = re.compile(r"^kubernetes:node\.k8s\.io/v1(beta1|alpha1)?:RuntimeClass$")
@@ -177,6 +183,10 @@ class Namespace:
     provider: str
     enforce: str | Unknown | None  # privileged | baseline | restricted, as written
     version: str | Unknown | None  # its enforce-version, as written (None: latest)
+    # the GKE ComputeClass it makes the Pods that select none select (DEFAULT_CLASS, else DEFAULT_CLASS_NON_DAEMONSET),
+    # and a DaemonSet's (DEFAULT_CLASS only), as written
+    compute_class: str | Unknown | None = None
+    daemonset_class: str | Unknown | None = None
 
 
 def parse_namespace(urn: str, props: Any, provider: str) -> Namespace:
@@ -184,6 +194,10 @@ def parse_namespace(urn: str, props: Any, provider: str) -> Namespace:
     labels = child(metadata, "labels")
     name = child(metadata, "name")
     enforce, version = child(labels, ENFORCE), child(labels, ENFORCE_VERSION)
+    every, non_daemonset = child(labels, DEFAULT_CLASS), child(labels, DEFAULT_CLASS_NON_DAEMONSET)
+    chosen = every if every is not None else non_daemonset
     return Namespace(urn, name if isinstance(name, (str, Unknown)) else None, provider,
                      enforce if isinstance(enforce, (str, Unknown)) else None,
-                     version if isinstance(version, (str, Unknown)) else None)
+                     version if isinstance(version, (str, Unknown)) else None,
+                     chosen if isinstance(chosen, (str, Unknown)) else None,
+                     every if isinstance(every, (str, Unknown)) else None)

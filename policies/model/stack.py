@@ -80,7 +80,8 @@ class Stack:
     # the RuntimeClasses it (or a stack it reads) declares, by name; None: one whose name is not known yet
     runtime_classes: dict[str | None, RuntimeScheduling] = field(default_factory=dict)
     compute_classes: list[ComputeClass] = field(default_factory=list)  # GKE's (it or a stack it reads declares)
-    namespaces: list[Namespace] = field(default_factory=list)  # those whose labels enforce a Pod Security Standard
+    # those whose labels enforce a Pod Security Standard or give Pods a default GKE ComputeClass
+    namespaces: list[Namespace] = field(default_factory=list)
     _provider_namespaces: dict[str, str | Unknown] = field(default_factory=dict)  # namespace_of's, by provider URN
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
@@ -230,7 +231,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             _runtime_class(stack, resource)
         elif resource.type == NAMESPACE:
             namespace = parse_namespace(resource.urn, resource.props, resource.provider or "")
-            if namespace.enforce is not None:
+            if namespace.enforce is not None or namespace.compute_class is not None:
                 stack.namespaces.append(namespace)
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
@@ -297,20 +298,51 @@ def _compute_classed(stack: Stack) -> None:
     of another platform is judged as written."""
     for workloads in (stack.workloads, stack.foreign_workloads):
         for index, workload in enumerate(workloads):
-            wanted = requested_classes(workload.node_selector, workload.node_affinity)
-            if not wanted or isinstance(workload.runtime, Unknown):
+            if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
                 continue
             cluster = stack.cluster_for(workload.urn)
             if cluster is not None and cluster.platform != "gcp":
                 continue
+            wanted = requested_classes(workload.node_selector, workload.node_affinity)
+            given = ""
+            if not wanted:  # its namespace's default class, which GKE writes into its Pods
+                workload, given = _namespace_class(stack, workload)
+                if isinstance(workload.compute_class, Unknown):
+                    workloads[index] = workload
+                    continue
+                wanted = requested_classes(workload.node_selector, None)
             for name in sorted(wanted):
                 why = _class_unread(stack, workload.urn, name)
                 if why:
-                    workloads[index] = dataclasses.replace(workload, compute_class=undetermined(
-                        f"{workload.subject}: its Pods request ComputeClass '{name}', which {why}, so the nodes GKE "
-                        "makes for them are not known and where they run is not judged"))
+                    workload = dataclasses.replace(workload, compute_class=undetermined(
+                        f"{workload.subject}: its Pods request ComputeClass '{name}'{given}, which {why}, so the "
+                        "nodes GKE makes for them are not known and where they run is not judged"))
                     break
+            workloads[index] = workload
     stack.own = set(stack.workloads)
+
+
+def _namespace_class(stack: Stack, workload: Workload) -> tuple[Workload, str]:
+    """The workload with the default ComputeClass of its namespace (a Namespace of the stack on its cluster) in its
+    Pods' nodeSelector, as GKE writes it there (admission.DEFAULT_CLASS), and how messages say where it comes from; as
+    it is when its namespace gives none, and with its placement not known when the class is not known yet."""
+    namespace = workload.namespace
+    if not isinstance(namespace, str) or not stack.namespaces:
+        return workload, ""
+    scope = stack.scope(workload.urn)
+    found = next((item for item in stack.namespaces if item.name == namespace and stack.scope(item.urn) == scope), None)
+    if found is None:
+        return workload, ""
+    name = found.daemonset_class if workload.kind == "DaemonSet" else found.compute_class
+    if isinstance(name, Unknown):
+        return dataclasses.replace(workload, compute_class=undetermined(
+            f"{workload.subject}: the default ComputeClass of its namespace '{namespace}' is not known yet, so the "
+            "nodes GKE makes for its Pods are not known and where they run is not judged")), ""
+    selector = workload.node_selector
+    if not isinstance(name, str) or not (selector is None or is_mapping(selector)):
+        return workload, ""
+    return dataclasses.replace(workload, node_selector={**(selector or {}), COMPUTE_CLASS: name}), \
+        f" (its namespace '{namespace}''s default, which GKE writes into them)"
 
 
 def _class_unread(stack: Stack, urn: str, name: str) -> str:

@@ -197,3 +197,84 @@ def test_a_class_that_runs_its_pods_in_autopilot_mode_is_said(spec, why):
     result = evaluate(gke(spec, cpu="100"), stack_config=GCP)
     assert result.mandatory == [], result.violations
     assert f"Deployment 'api': its Pods request ComputeClass 'batch', {why}" in said(result), said(result)
+
+
+def test_a_cluster_whose_default_class_serves_pods_that_request_none_is_not_all_its_pools():
+    """clusterAutoscaling.defaultComputeClassEnabled: "cluster autoscaler will use Compute Class with name default for
+    all the workloads, if not overriden" (pulumi-gcp): a Pod of 8 cores that requests no class, refused on the
+    declared 4-core pool of a cluster without it, is said on one with it (the class named default may make larger
+    nodes for it), once, on the cluster."""
+    def program():
+        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True, min_master_version="1.35",
+                                        release_channel={"channel": "REGULAR"},
+                                        cluster_autoscaling={"default_compute_class_enabled": True})
+        gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
+                               initial_node_count=1, node_config={"machine_type": "e2-standard-4"})
+        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        k8s.apps.v1.Deployment("api", spec={
+            "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
+                    "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "8"}}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    assert [v.policy for v in evaluate(gke(None, cpu="8", selector=None), stack_config=GCP).violations] == [FITS]
+    for _ in range(2):
+        result = evaluate(program, stack_config=GCP)
+        assert result.violations == [], result.violations
+        reasons = [reason for note in result.notes for reason in note.reasons]
+        assert "GKE cluster 'gke' gives the Pods that request no ComputeClass the one named default (clusterAutoscaling" \
+               ".defaultComputeClassEnabled): GKE may create node pools the stack does not declare for them; the " \
+               "placement of workloads on it is not judged" in reasons, reasons
+
+
+def namespaced(labels: dict, cpu: str = "100", kind: str = "Deployment"):
+    """The N4 class, a Namespace 'apps' of ``labels``, and a workload of ``kind`` in it that requests no class."""
+    def program():
+        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True, min_master_version="1.35",
+                                        release_channel={"channel": "REGULAR"})
+        gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
+                               initial_node_count=1, node_config={"machine_type": "e2-standard-4"})
+        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        opts = pulumi.ResourceOptions(provider=provider)
+        k8s.apiextensions.CustomResource("batch", api_version="cloud.google.com/v1", kind="ComputeClass",
+                                         metadata={"name": "batch"}, spec=N4, opts=opts)
+        k8s.core.v1.Namespace("apps", metadata={"name": "apps", "labels": labels}, opts=opts)
+        template = {"metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
+            "name": "api", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}]}}
+        metadata = {"name": "api", "namespace": "apps"}
+        if kind == "DaemonSet":
+            k8s.apps.v1.DaemonSet("api", metadata=metadata, spec={"selector": {"matchLabels": {"app": "api"}},
+                                                                  "template": template}, opts=opts)
+        else:
+            k8s.apps.v1.Deployment("api", metadata=metadata, spec={"replicas": 1, "selector": {
+                "matchLabels": {"app": "api"}}, "template": template}, opts=opts)
+    return program
+
+
+def test_a_namespace_s_default_class_is_the_class_of_the_pods_that_request_none():
+    """"If the namespace has a default ComputeClass, GKE modifies the Pod specification to select that ComputeClass"
+    (cloud.google.com/kubernetes-engine/docs/how-to/run-pods-default-compute-classes): a Deployment that requests no
+    class in a namespace labelled cloud.google.com/default-compute-class=batch runs on the class's N4 machines, not the
+    declared 4-core pool: 8 cores fit, 100 are refused on the class's pool. A namespace whose default is a class the
+    stack does not declare is said. Twice in one process."""
+    for _ in range(2):
+        assert evaluate(namespaced({"cloud.google.com/default-compute-class": "batch"}, cpu="8"),
+                        stack_config=GCP).mandatory == []
+        refused = evaluate(namespaced({"cloud.google.com/default-compute-class": "batch"}), stack_config=GCP)
+        assert [v.policy for v in refused.mandatory] == [FITS]
+        assert "pool 'batch' (ComputeClass) has at most 80 cores" in refused.findings(FITS)[0]
+    other = evaluate(namespaced({"cloud.google.com/default-compute-class": "other"}), stack_config=GCP)
+    assert other.mandatory == [], other.violations
+    assert "Deployment 'api': its Pods request ComputeClass 'other' (its namespace 'apps''s default, which GKE writes " \
+           "into them), which is not in the stack" in said(other), said(other)
+
+
+def test_the_non_daemonset_default_leaves_a_daemonset_s_pods_as_they_are():
+    """cloud.google.com/default-compute-class-non-daemonset gives the class to every Pod but a DaemonSet's: a Deployment
+    of 8 cores there fits on the class's machines, a DaemonSet of 8 cores is refused on the declared 4-core pool."""
+    label = {"cloud.google.com/default-compute-class-non-daemonset": "batch"}
+    assert evaluate(namespaced(label, cpu="8"), stack_config=GCP).mandatory == []
+    refused = evaluate(namespaced(label, cpu="8", kind="DaemonSet"), stack_config=GCP)
+    assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
+    assert "pool 'apps' (GKE NodePool)" in refused.findings(FITS)[0]

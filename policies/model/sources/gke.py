@@ -113,6 +113,12 @@ SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 # node-auto-provisioning; pulumi-gcp ClusterClusterAutoscaling.enabled: "Whether node auto-provisioning is enabled").
 AUTO_PROVISIONING = ("has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools the stack does "
                      "not declare for Pods its pools cannot take")
+# clusterAutoscaling.defaultComputeClassEnabled: "If enabled, cluster autoscaler will use Compute Class with name
+# default for all the workloads, if not overriden" (pulumi-gcp's ClusterClusterAutoscaling), and a cluster-level
+# default class needs no label on the pools its Pods run on (cloud.google.com/kubernetes-engine/docs/concepts/
+# about-custom-compute-classes): the Pods that request no class may run on nodes that class makes
+DEFAULTED = ("gives the Pods that request no ComputeClass the one named default (clusterAutoscaling."
+                 "defaultComputeClassEnabled): GKE may create node pools the stack does not declare for them")
 # With node auto-provisioning on, clusterAutoscaling.resourceLimits cap every node of the cluster together, declared
 # pools and auto-provisioned ones: "the limits are for the entire cluster" (kubernetes/k8s.io#2003; cloud.google.com/
 # kubernetes-engine/docs/how-to/node-auto-provisioning, "Configuring resource limits"): the cluster autoscaler adds no
@@ -660,11 +666,14 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                        "is not known yet), so its pools are not known"))
             continue
         provisioning = child(child(props, "clusterAutoscaling"), "enabled")
+        defaulted = child(child(props, "clusterAutoscaling"), "defaultComputeClassEnabled")
         auto = provisioning is True or isinstance(provisioning, Unknown)
+        by_default = defaulted is True or isinstance(defaulted, Unknown)
         default_pods = child(props, "defaultMaxPodsPerNode")
         found.clusters.append(KubeCluster(resource.urn, resource.name, "GKE cluster", names, zones=zones,
                                           version=_master(props), platform="gcp",
-                                          pools_known=not auto, zone_count=zone_count(props, provider_props),
+                                          pools_known=not auto and not by_default,
+                                          zone_count=zone_count(props, provider_props),
                                           endpoints=endpoints(child(props, "endpoint")),
                                           max_pods=default_pods if isinstance(default_pods, Unknown)
                                           else as_int(default_pods),
@@ -683,6 +692,11 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
                                        "not known yet), so it may have pools the stack does not declare"))
+        if by_default:  # the Pods that request no class may run on nodes its class named default makes
+            found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", DEFAULTED if defaulted is True
+                                       else "may give the Pods that request no ComputeClass the one named default "
+                                       "(clusterAutoscaling.defaultComputeClassEnabled is not known yet), so it may "
+                                       "have pools the stack does not declare"))
         inline = child(props, "nodePools")
         removed = child(props, "removeDefaultNodePool")
         claim = Claim(resource, inline=resource.urn)
