@@ -295,7 +295,14 @@ def _compute_classed(stack: Stack) -> None:
     does not declare on their cluster, GKE's own, one whose nodes are not all read: sources/gke_compute_classes.py):
     its placement is not known, said naming the class and what is missing. A class of the stack whose nodes are all read
     leaves it judged, on the class's pool and the declared pools labelled for it (landing._pinned); a Pod on a cluster
-    of another platform is judged as written."""
+    of another platform is judged as written. Classes and namespaces are found by name, once per stack."""
+    classes: dict[Any, list[ComputeClass]] = {}
+    for found in stack.compute_classes:
+        classes.setdefault(found.name if isinstance(found.name, str) else None, []).append(found)
+    namespaces: dict[str, list[Namespace]] = {}
+    for item in stack.namespaces:
+        if isinstance(item.name, str) and item.compute_class is not None:
+            namespaces.setdefault(item.name, []).append(item)
     for workloads in (stack.workloads, stack.foreign_workloads):
         for index, workload in enumerate(workloads):
             if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
@@ -306,13 +313,13 @@ def _compute_classed(stack: Stack) -> None:
             wanted = requested_classes(workload.node_selector, workload.node_affinity)
             given = ""
             if not wanted:  # its namespace's default class, which GKE writes into its Pods
-                workload, given = _namespace_class(stack, workload)
+                workload, given = _namespace_class(stack, workload, namespaces)
                 if isinstance(workload.compute_class, Unknown):
                     workloads[index] = workload
                     continue
                 wanted = requested_classes(workload.node_selector, None)
             for name in sorted(wanted):
-                why = _class_unread(stack, workload.urn, name)
+                why = _class_unread(stack, workload.urn, name, classes)
                 if why:
                     workload = dataclasses.replace(workload, compute_class=undetermined(
                         f"{workload.subject}: its Pods request ComputeClass '{name}'{given}, which {why}, so the "
@@ -322,15 +329,16 @@ def _compute_classed(stack: Stack) -> None:
     stack.own = set(stack.workloads)
 
 
-def _namespace_class(stack: Stack, workload: Workload) -> tuple[Workload, str]:
+def _namespace_class(stack: Stack, workload: Workload,
+                     namespaces: Mapping[str, list[Namespace]]) -> tuple[Workload, str]:
     """The workload with the default ComputeClass of its namespace (a Namespace of the stack on its cluster) in its
     Pods' nodeSelector, as GKE writes it there (admission.DEFAULT_CLASS), and how messages say where it comes from; as
     it is when its namespace gives none, and with its placement not known when the class is not known yet."""
     namespace = workload.namespace
-    if not isinstance(namespace, str) or not stack.namespaces:
+    if not isinstance(namespace, str) or namespace not in namespaces:
         return workload, ""
     scope = stack.scope(workload.urn)
-    found = next((item for item in stack.namespaces if item.name == namespace and stack.scope(item.urn) == scope), None)
+    found = next((item for item in namespaces[namespace] if stack.scope(item.urn) == scope), None)
     if found is None:
         return workload, ""
     name = found.daemonset_class if workload.kind == "DaemonSet" else found.compute_class
@@ -345,7 +353,7 @@ def _namespace_class(stack: Stack, workload: Workload) -> tuple[Workload, str]:
         f" (its namespace '{namespace}''s default, which GKE writes into them)"
 
 
-def _class_unread(stack: Stack, urn: str, name: str) -> str:
+def _class_unread(stack: Stack, urn: str, name: str, classes: Mapping[Any, list[ComputeClass]]) -> str:
     """Why the nodes the ComputeClass ``name`` may make for the Pods of the workload ``urn`` are not all known, as a
     clause; "" when they are."""
     if name.startswith(GKE_CLASS_PREFIXES):
@@ -353,7 +361,7 @@ def _class_unread(stack: Stack, urn: str, name: str) -> str:
     if name == CLUSTER_DEFAULT_CLASS:
         return "may be the cluster's default class, whose Pods may run on pools not labelled for it"
     scope = stack.scope(urn)
-    named = [found for found in stack.compute_classes if found.name == name]
+    named = classes.get(name, [])
     here = [found for found in named if stack.scope(found.urn) == scope]
     if here:
         found = here[0]
@@ -361,7 +369,7 @@ def _class_unread(stack: Stack, urn: str, name: str) -> str:
         least = cluster.version.minor if cluster is not None and cluster.version is not None else None
         return "" if least is not None and found.bounded_from is not None and least >= found.bounded_from \
             else found.open
-    if any(not isinstance(found.name, str) for found in stack.compute_classes):
+    if None in classes:
         return "may be the stack's ComputeClass whose name is not known yet"
     return "the stack declares on another cluster, or on one the pack cannot tell is theirs" if named else \
         "is not in the stack"
