@@ -278,3 +278,19 @@ def test_the_non_daemonset_default_leaves_a_daemonset_s_pods_as_they_are():
     refused = evaluate(namespaced(label, cpu="8", kind="DaemonSet"), stack_config=GCP)
     assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
     assert "pool 'apps' (GKE NodePool)" in refused.findings(FITS)[0]
+
+
+def test_a_class_s_nodes_are_upgraded_by_gke_as_a_node_pool_s_are():
+    """The pools GKE creates for a class auto-upgrade unless nodePoolConfig.autoUpgrade is false (the CRD reference's
+    nodePoolConfig.autoUpgrade), and GKE's surge upgrade drains past a budget after an hour (gke.UPGRADES): a single
+    replica there is advised against where the class writes autoUpgrade: true, as on a node pool that writes
+    management.autoUpgrade; nothing where it writes false or leaves GKE's default."""
+    def one(config):
+        return evaluate(gke({**N4, **({"nodePoolConfig": config} if config is not None else {})}, replicas=1),
+                        stack_config=GCP).findings("workload-interruption-tolerant")
+    (message,) = one({"autoUpgrade": True})
+    assert "pool 'batch' (ComputeClass) (GKE replaces each node at each automatic upgrade of its version " \
+           "(nodePoolConfig.autoUpgrade), and deletes their Pods an hour into the drain whatever their budgets)), and " \
+           "it runs one replica" in message, message
+    assert one({"autoUpgrade": False}) == []
+    assert one(None) == []

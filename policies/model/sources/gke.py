@@ -256,7 +256,7 @@ def _upgrades(props: Any, default_pool: bool) -> Lifetime | None:
     return None
 
 
-def _image(config: Any, where: str = "nodeConfig") -> tuple[str, Any] | None:
+def image_of(config: Any, where: str = "nodeConfig") -> tuple[str, Any] | None:
     """Its nodes' image as node-image-supported reads it (SPEC 23): ``where``.imageType in upper case (GKE takes it
     in any case: cos_containerd is COS_CONTAINERD), secret when written so; None when it names none (COS_CONTAINERD,
     GKE's default)."""
@@ -384,7 +384,7 @@ def node_pool(kind: str, urn: str, props: Any, fallback: str, zones: tuple[str, 
     network = child(props, "networkConfig")
     own_range = child(network, "podRange") is not None or child(network, "podIpv4CidrBlock") is not None
     return Pool(kind, urn, pool_name, platform="gcp", options=options, labels=labels, taints=tuple(own_taints),
-                version=version, image=_image(config), lifetime=_upgrades(props, default_pool),
+                version=version, image=image_of(config), lifetime=_upgrades(props, default_pool),
                 network=Network(pod_subnet=own_range) if own_range else None,
                 unknown=unknown, labels_unknown=late, maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 kubelet=kubelet,
@@ -684,7 +684,7 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           support=child(child(props, "releaseChannel"), "channel"),
                                           unprovisioned=UNPROVISIONED, runtime_classes=RUNTIME_CLASSES,
                                           # the image of every pool auto-provisioning creates (SPEC 23)
-                                          image=_image(child(child(props, "clusterAutoscaling"),
+                                          image=image_of(child(child(props, "clusterAutoscaling"),
                                                              "autoProvisioningDefaults"),
                                                        "clusterAutoscaling.autoProvisioningDefaults")
                                           if provisioning is True else None))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -35,13 +36,13 @@ from ...platforms.catalog import Machine, find_machine, machines
 from ..clusters import Claim, ComputeClass
 from ..labels import COMPUTE_CLASS, LINUX
 from ..platform_admission import class_granted
-from ..pool import Option, Pool, machine_hardware
+from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
 from ..values import Unknown, as_int, child, first_unknown, is_list, is_mapping, plain
 from . import Context, Read, Source
 from .common import KUBERNETES_EFFECTS, base_labels, machine_labels, object_taint, set_os, taints
-from .gke import MACHINE_KEYS, MAYBE_PREFIXES, NODE_POOL_LABEL, SPOT_LABELS
+from .gke import MACHINE_KEYS, MAYBE_PREFIXES, NODE_POOL_LABEL, SPOT_LABELS, UPGRADES
 
 TYPE = "kubernetes:cloud.google.com/v1:ComputeClass"
 DEFAULT_SERIES = "e2"  # a declarative rule's machineFamily, "If unspecified, the default is e2"
@@ -177,11 +178,21 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
                 taints=(Taint(COMPUTE_CLASS, name, "NoSchedule", granted=class_granted(name)), *config_taints),
                 maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
                 absent=frozenset(SPOT_LABELS.values()) - ({SPOT} if spot_rules else set()),
-                kubelet=_max_pods(rules), interruption="spot" if spot_rules and len(options) == sum(
+                kubelet=_max_pods(rules), lifetime=_upgrades(config),
+                interruption="spot" if spot_rules and len(options) == sum(
                     option.labels.get(SPOT) == "true" for option in options) else "")
     if when is None:  # DoNotScaleUp on a cluster at 1.33 or later (stack._class_unread reads its version)
         return ComputeClass(resource.urn, name, UNWRITTEN, bounded_from=BOUNDED_FROM), pool
     return ComputeClass(resource.urn, name), pool
+
+
+def _upgrades(config: Any) -> Lifetime | None:
+    """How GKE replaces the nodes it makes for the class: at each automatic upgrade (nodePoolConfig.autoUpgrade, true
+    unless written false, as on a node pool: gke.UPGRADES); None when it is false."""
+    upgrade = child(config, "autoUpgrade")
+    if upgrade is None:
+        return UPGRADES
+    return replace(UPGRADES, field="nodePoolConfig.autoUpgrade", default=False) if upgrade is True else None
 
 
 def _max_pods(rules: Any) -> dict[str, int]:
