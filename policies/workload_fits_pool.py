@@ -220,10 +220,13 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
                "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
                f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
+        # where the platform adds pools of its own, why none of them takes the Pods either
+        only = listed([f"{cluster.label}'s {why}" for cluster, why in landed.declared_only], "; ")
+        only = f"; {only}" if only else ""
         message = (
             f"{workload.subject}: one Pod requests {asked}{_defaulted(request)}, more than any node of the pools that "
             "can take it: "
-            f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}; it can never be scheduled: {fix}")
+            f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}{only}; it can never be scheduled: {fix}")
         if all(misfit is not None and misfit.slots for misfit in per_pool):
             message = (f"{workload.subject}: no node of the pools that can take it has a Pod slot left: "
                        f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}; its Pods can never be "

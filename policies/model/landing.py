@@ -21,6 +21,7 @@ from typing import Any
 from .labels import OS, OS_BETA, WINDOWS
 from .memo import PerStack
 from .placement import Placement, placement_of, pool_of
+from .pods import NVIDIA
 from .pool import ClusterRef, Option, Pool
 from .scheduling import (
     MAYBE,
@@ -359,7 +360,7 @@ def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlaceme
     cluster = candidate.cluster
     if candidate.complete or placement.unknown is not None or not candidate.indexes:
         return candidate
-    if cluster.class_label and required(placement, cluster.class_label):
+    if cluster.class_label and required(placement, cluster.class_label):  # (before what the platform's own nodes lack)
         return replace(candidate, complete=True)
     needed = needs(placement)
     why = next((why for need, why in cluster.unprovisioned if need in needed), "")
@@ -381,8 +382,13 @@ def _pinned(candidate: Candidate, pools: tuple[Pool, ...], placement: PodPlaceme
 
 def needs(placement: PodPlacement) -> frozenset[str]:
     """What a Pod runs only where a node offers it, of what a platform's own nodes may lack (ClusterRef.unprovisioned):
-    "windows" when it requires kubernetes.io/os (or its beta alias) to be windows."""
-    return frozenset({WINDOWS}) if any(required(placement, key) == {WINDOWS} for key in (OS, OS_BETA)) else frozenset()
+    "windows" when it requires kubernetes.io/os (or its beta alias) to be windows; nvidia.com/gpu when it requests
+    NVIDIA GPUs."""
+    found = {WINDOWS} if any(required(placement, key) == {WINDOWS} for key in (OS, OS_BETA)) else set()
+    requested = placement.requested
+    if isinstance(requested, frozenset) and NVIDIA in requested:
+        found.add(NVIDIA)
+    return frozenset(found)
 
 
 def _named(stack: Stack, pool: Pool) -> PoolVerdict:

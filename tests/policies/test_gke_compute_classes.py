@@ -294,3 +294,36 @@ def test_a_class_s_nodes_are_upgraded_by_gke_as_a_node_pool_s_are():
            "it runs one replica" in message, message
     assert one({"autoUpgrade": False}) == []
     assert one(None) == []
+
+
+def test_node_auto_provisioning_makes_gpu_nodes_only_of_the_types_its_limits_cap():
+    """"Configure cluster-wide GPU limits for node auto-provisioning" (cloud.google.com/kubernetes-engine/docs/concepts/
+    node-auto-provisioning, "GPU selection"): a Pod that requests an NVIDIA GPU on a cluster whose resourceLimits cap
+    cpu and memory only runs on its declared pools, none of which has GPUs: refused, saying why auto-provisioning adds
+    none; with a T4 limit, auto-provisioning may add one, and the Pod is said, not refused. Twice in one process."""
+    def program(limits):
+        def declare():
+            cluster = gcp.container.Cluster(
+                "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
+                min_master_version="1.35", release_channel={"channel": "REGULAR"},
+                cluster_autoscaling={"enabled": True, "resource_limits": [
+                    {"resource_type": "cpu", "maximum": 100}, {"resource_type": "memory", "maximum": 1000}, *limits]})
+            gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
+                                   initial_node_count=1, node_config={"machine_type": "e2-standard-4"})
+            provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+            k8s.apps.v1.Deployment("api", spec={
+                "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                    "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
+                        "name": "api", "image": "nginx",
+                        "resources": {"requests": {"cpu": "1"}, "limits": {"nvidia.com/gpu": 1}}}]}}},
+                opts=pulumi.ResourceOptions(provider=provider))
+        return declare
+    for _ in range(2):
+        refused = evaluate(program([]), stack_config=GCP)
+        assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
+        assert "pool 'apps' (GKE NodePool) has at most 0 allocatable of nvidia.com/gpu (e2-standard-4); GKE cluster " \
+               "'gke''s node auto-provisioning creates GPU nodes only of the types its clusterAutoscaling." \
+               "resourceLimits cap, and they cap none; it can never be scheduled" in refused.findings(FITS)[0]
+    capped = evaluate(program([{"resource_type": "nvidia-tesla-t4", "maximum": 4}]), stack_config=GCP)
+    assert capped.mandatory == [], capped.violations
+    assert "may have pools this stack does not declare" in said(capped)

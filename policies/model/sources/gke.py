@@ -130,6 +130,27 @@ DEFAULTED = ("gives the Pods that request no ComputeClass the one named default 
 # a Pod that needs Windows nodes runs on the pools the stack declares, or nowhere. (GKE Sandbox is on that list too, but
 # the pack does not judge where a gvisor Pod's RuntimeClass places it, so such a Pod stays a note there.)
 UNPROVISIONED = ((WINDOWS, "node auto-provisioning creates no pool of Windows nodes"),)
+# GPUs for the Pods that request them, outside ComputeClasses: "Configure cluster-wide GPU limits for node
+# auto-provisioning" (cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning, "GPU selection"; the
+# limits are resourceLimits of a GPU type, nvidia-tesla-t4, ...): with none, such a Pod runs on declared pools only
+NO_GPU_LIMIT = (NVIDIA, "node auto-provisioning creates GPU nodes only of the types its clusterAutoscaling."
+                        "resourceLimits cap, and they cap none")
+
+
+def gpu_capped(props: Any) -> bool:
+    """The cluster's resourceLimits may let node auto-provisioning create GPU nodes: they name a GPU type (nvidia-...)
+    with a maximum above zero, or are not known yet."""
+    listed = plain(child(child(props, "clusterAutoscaling"), "resourceLimits"))
+    if not is_list(listed):
+        return isinstance(listed, Unknown)
+    for item in listed:
+        kind = item.get("resourceType") if is_mapping(item) else None
+        most = item.get("maximum") if is_mapping(item) else None
+        if isinstance(kind, Unknown) or isinstance(most, Unknown) or not is_mapping(item):
+            return True
+        if isinstance(kind, str) and kind.startswith("nvidia-") and (not isinstance(most, (int, float)) or most > 0):
+            return True
+    return False
 # GKE Sandbox's RuntimeClass gvisor is GKE's, and what it gives Pods is modelled (its toleration of the sandbox taint:
 # platform_admission.grants; .../how-to/sandbox-pods): a Pod of runtimeClassName gvisor is judged as written.
 RUNTIME_CLASSES = frozenset({"gvisor"})
@@ -682,7 +703,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           caps=resource_caps(props) if provisioning is True else (),
                                           # its release channel (EXTENDED keeps a minor past standard support)
                                           support=child(child(props, "releaseChannel"), "channel"),
-                                          unprovisioned=UNPROVISIONED, runtime_classes=RUNTIME_CLASSES,
+                                          unprovisioned=UNPROVISIONED if provisioning is not True or gpu_capped(props)
+                                          else (*UNPROVISIONED, NO_GPU_LIMIT), runtime_classes=RUNTIME_CLASSES,
                                           # the image of every pool auto-provisioning creates (SPEC 23)
                                           image=image_of(child(child(props, "clusterAutoscaling"),
                                                              "autoProvisioningDefaults"),
