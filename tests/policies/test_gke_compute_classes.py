@@ -327,3 +327,15 @@ def test_node_auto_provisioning_makes_gpu_nodes_only_of_the_types_its_limits_cap
     capped = evaluate(program([{"resource_type": "nvidia-tesla-t4", "maximum": 4}]), stack_config=GCP)
     assert capped.mandatory == [], capped.violations
     assert "may have pools this stack does not declare" in said(capped)
+
+
+def test_a_secret_machine_type_is_judged_and_never_told():
+    """A priority whose machineType is a secret: the Pod is still refused on it (7911m on n4-standard-8), and the
+    message names neither the machine nor its size."""
+    secret = {**N4, "priorities": [{"machineType": pulumi.Output.secret("n4-standard-8")}]}
+    refused = evaluate(gke(secret, cpu="7911m"), stack_config=GCP)
+    assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
+    (message,) = refused.findings(FITS)
+    assert "pool 'batch' (ComputeClass)" in message and "[secret]" in message, message
+    assert "n4-standard-8" not in message and "7910m" not in message and "8 cores" not in message, message
+    assert evaluate(gke(secret, cpu="7910m"), stack_config=GCP).mandatory == []

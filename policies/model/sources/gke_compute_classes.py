@@ -39,7 +39,7 @@ from ..platform_admission import class_granted
 from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
-from ..values import Unknown, as_int, child, first_unknown, is_list, is_mapping, plain
+from ..values import Unknown, as_int, child, derived, first_unknown, is_list, is_mapping, plain
 from . import Context, Read, Source
 from .common import KUBERNETES_EFFECTS, base_labels, machine_labels, object_taint, set_os, taints
 from .gke import MACHINE_KEYS, MAYBE_PREFIXES, NODE_POOL_LABEL, SPOT_LABELS, UPGRADES
@@ -162,9 +162,12 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
         spot = is_mapping(rule) and rule.get("spot") is True
         spot_rules += bool(found) and spot
         own = _labels(rule.get("nodeLabels")) or {} if is_mapping(rule) else {}
+        # as written: a machine of a secret machineType or machineFamily tells it, so its name is secret too
+        written = (rule.get("machineType") or rule.get("machineFamily")) if is_mapping(rule) else None
         for machine in found:
             decided = {**machine_labels(machine), **own}
-            options.append(Option(machine_hardware(machine), {**decided, SPOT: "true"} if spot else decided))
+            options.append(Option(machine_hardware(machine, derived(machine.name, written)),
+                                  {**decided, SPOT: "true"} if spot else decided))
     if not options:  # only nodepools rules (the stack's labelled pools), or rules no machine meets
         declarative = any(is_mapping(rule) and "nodepools" not in rule for rule in rules if is_list(rules)) \
             if is_list(rules) else False
