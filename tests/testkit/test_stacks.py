@@ -445,3 +445,46 @@ def test_an_app_stack_on_a_platform_stacks_aks_automatic_cluster(tmp_path):
     assert [(p.source, p.name) for p in result.pools] == [
         ("node auto-provisioning NodePool", "default"), ("node auto-provisioning NodePool", "system-surge"),
         ("ManagedCluster", "systempool")]
+
+
+GKE_CLASSES = '''
+import json
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                remove_default_node_pool=True, min_master_version="1.35",
+                                release_channel={"channel": "REGULAR"})
+gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b", initial_node_count=1,
+                       node_config={"machine_type": "e2-standard-4"})
+kubeconfig = cluster.endpoint.apply(lambda server: json.dumps({
+    "apiVersion": "v1", "kind": "Config", "current-context": "gke",
+    "clusters": [{"name": "gke", "cluster": {"server": f"https://{server}"}}],
+    "contexts": [{"name": "gke", "context": {"cluster": "gke", "user": "gke"}}], "users": [{"name": "gke", "user": {}}]}))
+provider = k8s.Provider("k8s", kubeconfig=kubeconfig)
+k8s.apiextensions.CustomResource("n4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "n4"},
+                                 spec={"nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
+                                       "priorities": [{"machineFamily": "n4"}]},
+                                 opts=pulumi.ResourceOptions(provider=provider))
+pulumi.export("kubeconfig", pulumi.Output.secret(kubeconfig))
+'''
+
+
+def test_an_app_stack_requests_its_platform_stacks_compute_class(tmp_path):
+    """Issue 68 across stacks: the platform declares a GKE cluster and a ComputeClass of the N4 series on it; the app's
+    Pods that request the class are judged on its machines, read from the platform's state: 64 GiB fits, 700 GiB fits
+    no N4 machine (the largest, n4-highmem-80, 640 GiB); one that requests a class neither stack declares is said."""
+    platform = program(tmp_path / "platform", "platform", GKE_CLASSES)
+    workloads = ('deploy("big", "700Gi", {"cloud.google.com/compute-class": "n4"})\n'
+                 'deploy("ok", "64Gi", {"cloud.google.com/compute-class": "n4"})\n'
+                 'deploy("other", "700Gi", {"cloud.google.com/compute-class": "c4"})')
+    result = twice(app(tmp_path, workloads), stack_config={"compute:platform": "gcp", "gcp:project": "p"},
+                   stacks={PLATFORM_NAME: platform})
+    found = verdicts(result)
+    assert sorted(found) == [("workload-fits-pool", "big")], found
+    assert "pool 'n4' (ComputeClass) of GKE cluster 'gke' (stack acme/platform/prod) has at most" in \
+        found[("workload-fits-pool", "big")]
+    assert "Deployment 'other': its Pods request ComputeClass 'c4', which is not in the stack, so the nodes GKE makes " \
+        "for them are not known and where they run is not judged" in [reason for note in result.notes
+                                                                     for reason in note.reasons]
