@@ -232,6 +232,13 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                              "priorities": [{"machineFamily": "n2", "minCores": 4, "spot": True},
                                             {"machineType": "n2-standard-8", "maxPodsPerNode": 64}]}}),
                 ("kubernetes:apps/v1:Deployment", "api", classed)]
+    if platform == "gke-default-class":  # the same class given by its namespace (GKE writes it into the Pods), on a
+        # cluster that gives Pods no cluster-level default class
+        gke, pool, compute_class, _ = platform_stack("gke-class")
+        gke = (gke[0], gke[1], {**gke[2], "clusterAutoscaling": {"defaultComputeClassEnabled": False}})
+        return [gke, pool, compute_class, ("kubernetes:core/v1:Namespace", "apps", {
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "apps", "labels": {"cloud.google.com/default-compute-class": "batch"}}}), deployment]
     if platform == "karpenter":
         return [("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "default", {
                     "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
@@ -280,7 +287,7 @@ def platform_stack(platform: str) -> list[tuple[str, str, dict[str, Any]]]:
                                "nodeTaints": ["dedicated=web:NoSchedule"], "maxPods": 50}]}), deployment]
 
 
-PLATFORMS = ["aws", "gcp", "azure", "karpenter", "aks-nap", "gke-class"]
+PLATFORMS = ["aws", "gcp", "azure", "karpenter", "aks-nap", "gke-class", "gke-default-class"]
 PLATFORM_SPOTS = [(platform, index, path) for platform in PLATFORMS
                   for index, (_, _, props) in enumerate(platform_stack(platform)) for path in paths(props)]
 
@@ -292,7 +299,8 @@ def test_an_unknown_anywhere_in_a_platforms_pools_gives_notes_naming_it_never_a_
     each reached: issue 57)."""
     documents = platform_stack(platform)
     resources = [Resource.of(kind, name, props) for kind, name, props in documents]
-    config = {"compute:platform": {"karpenter": "aws", "aks-nap": "azure", "gke-class": "gcp"}.get(platform, platform)}
+    config = {"compute:platform": {"karpenter": "aws", "aks-nap": "azure", "gke-class": "gcp",
+                                   "gke-default-class": "gcp"}.get(platform, platform)}
     with stack_environment(config, "project", "stack", True):
         clean = Analyzer().run(resources)
     assert clean.violations == [] and clean.notes == [], [(v.policy, v.finding) for v in clean.violations + clean.notes]
