@@ -24,15 +24,16 @@ N4 = {"nodePoolAutoCreation": {"enabled": True}, "priorities": [{"machineFamily"
 
 
 def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap: bool = False, pool_labels=None,
-        pool_taints=None, replicas: int = 2, version: str = "1.35"):
+        pool_taints=None, replicas: int = 2, version: str = "1.35", autoscaling=None, gpus: int = 0):
     """A zonal GKE cluster at ``version`` (node auto-provisioning when ``nap``) with one declared pool of e2-standard-4
     (``pool_labels`` and ``pool_taints`` on its nodes), a ComputeClass 'batch' of spec ``compute_class`` when given,
-    and a Deployment of ``cpu`` per Pod whose nodeSelector requests the class ``selector``."""
+    and a Deployment of ``cpu`` (and ``gpus``) per Pod whose nodeSelector requests the class ``selector``;
+    ``autoscaling``: the cluster's clusterAutoscaling instead."""
     def program():
         cluster = gcp.container.Cluster(
             "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
             min_master_version=version, release_channel={"channel": "REGULAR"},
-            cluster_autoscaling={"enabled": True, "resource_limits": [
+            cluster_autoscaling=autoscaling if autoscaling is not None else {"enabled": True, "resource_limits": [
                 {"resource_type": "cpu", "maximum": 1000}, {"resource_type": "memory", "maximum": 10000}]}
             if nap else None)
         gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
@@ -50,7 +51,8 @@ def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap:
                 "metadata": {"labels": {"app": "api"}}, "spec": {
                     **({"nodeSelector": {CLASS: selector}} if selector else {}),
                     "containers": [{"name": "api", "image": "nginx",
-                                    "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}}},
+                                    "resources": {"requests": {"cpu": cpu, "memory": "1Gi"},
+                                                  **({"limits": {"nvidia.com/gpu": gpus}} if gpus else {})}}]}}},
             opts=pulumi.ResourceOptions(provider=provider))
     return program
 
@@ -204,22 +206,10 @@ def test_a_cluster_whose_default_class_serves_pods_that_request_none_is_not_all_
     all the workloads, if not overriden" (pulumi-gcp): a Pod of 8 cores that requests no class, refused on the
     declared 4-core pool of a cluster without it, is said on one with it (the class named default may make larger
     nodes for it), once, on the cluster."""
-    def program():
-        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
-                                        remove_default_node_pool=True, min_master_version="1.35",
-                                        release_channel={"channel": "REGULAR"},
-                                        cluster_autoscaling={"default_compute_class_enabled": True})
-        gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
-                               initial_node_count=1, node_config={"machine_type": "e2-standard-4"})
-        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
-        k8s.apps.v1.Deployment("api", spec={
-            "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
-                "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
-                    "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "8"}}}]}}},
-            opts=pulumi.ResourceOptions(provider=provider))
     assert [v.policy for v in evaluate(gke(None, cpu="8", selector=None), stack_config=GCP).violations] == [FITS]
     for _ in range(2):
-        result = evaluate(program, stack_config=GCP)
+        result = evaluate(gke(None, cpu="8", selector=None, autoscaling={"default_compute_class_enabled": True}),
+                          stack_config=GCP)
         assert result.violations == [], result.violations
         reasons = [reason for note in result.notes for reason in note.reasons]
         assert "GKE cluster 'gke' gives the Pods that request no ComputeClass the one named default (clusterAutoscaling" \
@@ -302,22 +292,8 @@ def test_node_auto_provisioning_makes_gpu_nodes_only_of_the_types_its_limits_cap
     cpu and memory only runs on its declared pools, none of which has GPUs: refused, saying why auto-provisioning adds
     none; with a T4 limit, auto-provisioning may add one, and the Pod is said, not refused. Twice in one process."""
     def program(limits):
-        def declare():
-            cluster = gcp.container.Cluster(
-                "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
-                min_master_version="1.35", release_channel={"channel": "REGULAR"},
-                cluster_autoscaling={"enabled": True, "resource_limits": [
-                    {"resource_type": "cpu", "maximum": 100}, {"resource_type": "memory", "maximum": 1000}, *limits]})
-            gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
-                                   initial_node_count=1, node_config={"machine_type": "e2-standard-4"})
-            provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
-            k8s.apps.v1.Deployment("api", spec={
-                "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
-                    "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
-                        "name": "api", "image": "nginx",
-                        "resources": {"requests": {"cpu": "1"}, "limits": {"nvidia.com/gpu": 1}}}]}}},
-                opts=pulumi.ResourceOptions(provider=provider))
-        return declare
+        return gke(None, selector=None, gpus=1, autoscaling={"enabled": True, "resource_limits": [
+            {"resource_type": "cpu", "maximum": 100}, {"resource_type": "memory", "maximum": 1000}, *limits]})
     for _ in range(2):
         refused = evaluate(program([]), stack_config=GCP)
         assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
