@@ -38,7 +38,7 @@ from .model.loads import (
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
-from .model.pool import ClusterRef, Option
+from .model.pool import ClusterRef, Option, Pool
 from .model.stack import Stack
 from .model.values import Unknown, about, is_secret, undetermined
 from .model.workloads import Workload
@@ -191,7 +191,8 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                 findings.append(undetermined(
                     f"{workload.subject}: one Pod fits no node of the pools that certainly take it, only of pools that "
                     f"may: {unsure(landed, several)}, so whether it can be scheduled is not judged"))
-            elif request.get(MEMORY) > 0:
+            elif request.get(MEMORY) > 0 and not _fits_known(stack, possible, request, by_pool, settings):
+                # it fits only machines whose memory the catalog does not know
                 blind = [(verdict, nodes) for verdict in possible
                          if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)
                          and any(not node.knows(MEMORY) for _option, node in nodes)]
@@ -263,9 +264,24 @@ def _by_cluster(landed: Landing, possible: tuple[PoolVerdict, ...],
 
 
 def _asks(load: PoolLoad, resource: str) -> bool:
-    """Some Pod placed on the pool requests some of the resource."""
+    """Some Pod whose room on the pool's nodes ``_pool`` checks requests some of the resource: a DaemonSet's, or one a
+    ComputeCluster's labels place there (a Pod the scheduler places is checked by ``_platform_pools``, which says what
+    it does not check)."""
     return any(resource not in placed.request.unknown and placed.request.get(resource) > 0
-               for placed in (*load.workloads, *load.daemonsets))
+               for placed in (*(placed for placed in load.workloads if placed.named), *load.daemonsets))
+
+
+def _fits_known(stack: Stack, possible: tuple[PoolVerdict, ...], request: PodRequest, by_pool: Mapping[Pool, PoolLoad],
+                settings: Mapping[str, Any]) -> bool:
+    """One Pod certainly fits a node of some pool that may take it: a machine of its whose memory the catalog knows
+    holds it (after the pool's DaemonSets), so a machine whose memory it does not know decides nothing."""
+    for verdict in possible:
+        nodes = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
+        wanted = {id(option) for option in verdict.options}
+        if isinstance(nodes, list) and any(id(option) in wanted and node.knows(MEMORY)
+                                           and by_pool[verdict.pool].fit(node, request).fits for option, node in nodes):
+            return True
+    return False
 
 
 def _no_memory(nodes: list[tuple[Option, Node]], where: str) -> Unknown:

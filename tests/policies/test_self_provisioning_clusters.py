@@ -428,3 +428,17 @@ def test_aks_s_spot_label_on_the_capacity_a_nodepool_allows():
             {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]},
             {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]), stack_config=AZURE)
         assert allowed.violations == [] and said(allowed) == ""
+
+
+def test_a_nodepool_of_every_size_says_nothing_of_unknown_memory_where_a_known_size_holds_the_pod():
+    """An AKS NodePool that names no family allows the Azure sizes whose memory the catalog does not know (the
+    confidential EC sizes, HPC ones): a Pod of 128 MiB, which a size of known memory holds, is judged with no note
+    (it was said that its memory was not checked); one of 32 TiB, more than any size whose memory is known, is said,
+    never refused, since a size whose memory is not known may hold it."""
+    amd64 = [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]
+    small = evaluate(aks(mode="Auto", azure_nodepool=True, defaults="None", requirements=amd64), stack_config=AZURE)
+    assert small.violations == [] and small.notes == [], said(small)
+    huge = evaluate(aks(mode="Auto", azure_nodepool=True, defaults="None", requirements=amd64,
+                        requests={"cpu": "100m", "memory": "32Ti"}), stack_config=AZURE)
+    assert huge.mandatory == [], huge.violations
+    assert "the machine catalog has no memory for Standard_EC128eds_v5" in said(huge), said(huge)
