@@ -191,12 +191,12 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                 findings.append(undetermined(
                     f"{workload.subject}: one Pod fits no node of the pools that certainly take it, only of pools that "
                     f"may: {unsure(landed, several)}, so whether it can be scheduled is not judged"))
-            elif request.get(MEMORY) > 0 and not _fits_known(stack, possible, request, by_pool, settings):
-                # it fits only machines whose memory the catalog does not know
+            elif request.get(MEMORY) > 0:
                 blind = [(verdict, nodes) for verdict in possible
                          if isinstance(nodes := pool_nodes(stack, verdict.pool, verdict.pool.platform, settings), list)
                          and any(not node.knows(MEMORY) for _option, node in nodes)]
-                if blind:
+                # said where it fits only machines whose memory the catalog does not know
+                if blind and not _fits_known(stack, possible, request, by_pool, settings):
                     findings.append(_no_memory(blind[0][1], pool_name(blind[0][0].pool, several)))
             continue
         asked = listed([f"{show(resource, request.get(resource), resource in request.secret)} of {WHAT[resource]}"
