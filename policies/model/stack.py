@@ -307,10 +307,12 @@ def _compute_classed(stack: Stack) -> None:
         for index, workload in enumerate(workloads):
             if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
                 continue
+            wanted = requested_classes(workload.node_selector, workload.node_affinity)
+            if not wanted and not namespaces:  # (most workloads: nothing to read)
+                continue
             cluster = stack.cluster_for(workload.urn)
             if cluster is not None and cluster.platform != "gcp":
                 continue
-            wanted = requested_classes(workload.node_selector, workload.node_affinity)
             given = ""
             if not wanted:  # its namespace's default class, which GKE writes into its Pods
                 workload, given = _namespace_class(stack, workload, namespaces)
