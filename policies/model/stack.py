@@ -303,8 +303,10 @@ def _compute_classed(stack: Stack) -> None:
     for item in stack.namespaces:
         if isinstance(item.name, str) and item.compute_class is not None:
             namespaces.setdefault(item.name, []).append(item)
+    changed = False
     for workloads in (stack.workloads, stack.foreign_workloads):
-        for index, workload in enumerate(workloads):
+        for index, written in enumerate(workloads):
+            workload = written
             if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
                 continue
             wanted = requested_classes(workload.node_selector, workload.node_affinity)
@@ -317,7 +319,7 @@ def _compute_classed(stack: Stack) -> None:
             if not wanted:  # its namespace's default class, which GKE writes into its Pods
                 workload, given = _namespace_class(stack, workload, namespaces)
                 if isinstance(workload.compute_class, Unknown):
-                    workloads[index] = workload
+                    workloads[index], changed = workload, True
                     continue
                 wanted = requested_classes(workload.node_selector, None)
             for name in sorted(wanted):
@@ -327,8 +329,10 @@ def _compute_classed(stack: Stack) -> None:
                         f"{workload.subject}: its Pods request ComputeClass '{name}'{given}, which {why}, so the "
                         "nodes GKE makes for them are not known and where they run is not judged"))
                     break
-            workloads[index] = workload
-    stack.own = set(stack.workloads)
+            if workload is not written:
+                workloads[index], changed = workload, True
+    if changed:
+        stack.own = set(stack.workloads)
 
 
 def _namespace_class(stack: Stack, workload: Workload,
