@@ -24,11 +24,12 @@ N4 = {"nodePoolAutoCreation": {"enabled": True}, "priorities": [{"machineFamily"
 
 
 def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap: bool = False, pool_labels=None,
-        pool_taints=None, replicas: int = 2, version: str = "1.35", autoscaling=None, gpus: int = 0):
+        pool_taints=None, replicas: int = 2, version: str = "1.35", autoscaling=None, gpus: int = 0,
+        pod_selector=None):
     """A zonal GKE cluster at ``version`` (node auto-provisioning when ``nap``) with one declared pool of e2-standard-4
     (``pool_labels`` and ``pool_taints`` on its nodes), a ComputeClass 'batch' of spec ``compute_class`` when given,
     and a Deployment of ``cpu`` (and ``gpus``) per Pod whose nodeSelector requests the class ``selector``;
-    ``autoscaling``: the cluster's clusterAutoscaling instead."""
+    ``autoscaling``: the cluster's clusterAutoscaling instead; ``pod_selector``: more of its nodeSelector."""
     def program():
         cluster = gcp.container.Cluster(
             "gke", name="gke", location="europe-west1-b", initial_node_count=1, remove_default_node_pool=True,
@@ -44,17 +45,24 @@ def gke(compute_class=None, cpu: str = "1", selector: str | None = "batch", nap:
         provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
         if compute_class is not None:
             k8s.apiextensions.CustomResource("batch", api_version="cloud.google.com/v1", kind="ComputeClass",
-                                             metadata={"name": "batch"}, spec=compute_class,
+                                             metadata={"name": "batch"},
+                                             spec=compute_class() if callable(compute_class) else compute_class,
                                              opts=pulumi.ResourceOptions(provider=provider))
         k8s.apps.v1.Deployment("api", spec={
             "replicas": replicas, "selector": {"matchLabels": {"app": "api"}}, "template": {
                 "metadata": {"labels": {"app": "api"}}, "spec": {
-                    **({"nodeSelector": {CLASS: selector}} if selector else {}),
+                    **({"nodeSelector": {**({CLASS: selector} if selector else {}), **(pod_selector or {})}}
+                       if selector or pod_selector else {}),
                     "containers": [{"name": "api", "image": "nginx",
                                     "resources": {"requests": {"cpu": cpu, "memory": "1Gi"},
                                                   **({"limits": {"nvidia.com/gpu": gpus}} if gpus else {})}}]}}},
             opts=pulumi.ResourceOptions(provider=provider))
     return program
+
+
+def unknown(value):
+    """A value not known during preview, as the SDK sends it (call it while the program runs)."""
+    return k8s.core.v1.ConfigMap(f"source-{id(value)}", data={"a": "b"}).immutable.apply(lambda m: value)
 
 
 def gke_reserved_cpu_millicores(cores: int) -> int:
@@ -315,3 +323,105 @@ def test_a_secret_machine_type_is_judged_and_never_told():
     assert "pool 'batch' (ComputeClass)" in message and "[secret]" in message, message
     assert "n4-standard-8" not in message and "7910m" not in message and "8 cores" not in message, message
     assert evaluate(gke(secret, cpu="7910m"), stack_config=GCP).mandatory == []
+
+
+def class_said(spec) -> str:
+    """What is said of a Pod of 100 cores that requests the class of ``spec`` (never refused for it)."""
+    result = evaluate(gke(spec, cpu="100"), stack_config=GCP)
+    assert result.mandatory == [], result.violations
+    return said(result)
+
+
+@pytest.mark.parametrize("spec, why", [
+    ({**N4, "priorities": [{"machineFamily": "n4", "taints": [{"key": "a", "value": "b", "effect": "NoSchedule"}]}]},
+     "its priorities[0] sets taints of its own, which the pack does not read"),
+    ({**N4, "priorities": [{"tpu": {"type": "tpu-v5p-slice", "count": 4, "topology": "2x2x1"}}]},
+     "its priorities[0] asks for TPUs, which the pack does not read"),
+    # "minCores: Minimum vCPUs per node" and "minMemoryGb: Minimum memory per node": no N4 machine has 96 vCPUs, or
+    # 700 GB (n4-highmem-80: 640 GiB, 687 GB)
+    ({**N4, "priorities": [{"machineFamily": "n4", "minCores": 96}]},
+     "has priorities no machine type of the catalog meets"),
+    ({**N4, "priorities": [{"machineFamily": "n4", "minMemoryGb": 700}]},
+     "has priorities no machine type of the catalog meets"),
+    ({**N4, "nodePoolConfig": {"imageType": "windows_ltsc_containerd"}},
+     "makes nodes of imageType windows_ltsc_containerd, which the pack does not read"),
+    ({**N4, "nodePoolConfig": {"nodeLabels": {"tier": 1}}},
+     "sets nodePoolConfig nodeLabels or taints that cannot be read"),
+    (["not", "a", "spec"], "cannot be read"),
+])
+def test_what_a_class_makes_that_the_pack_does_not_read_is_said(spec, why):
+    """A class whose nodes are not all read: said, naming the class and why, never refused (a Pod of 100 cores)."""
+    assert f"Deployment 'api': its Pods request ComputeClass 'batch', which {why}" in class_said(spec)
+
+
+def test_a_class_whose_spec_is_not_known_yet_is_said_by_its_name():
+    """The class's name is known and its spec is not yet: its Pods are said with the class's own words."""
+    assert "Deployment 'api': its Pods request ComputeClass 'batch', which is not known yet" in class_said(
+        lambda: unknown({**N4}))
+
+
+def test_a_nodepools_rule_beside_declarative_ones_leaves_the_class_read():
+    """A `nodepools` rule names manually created pools, which must carry the class's label anyway: beside an N4 rule
+    the class is still read, and a Pod of 100 cores is refused on its N4 machines."""
+    spec = {**N4, "priorities": [{"nodepools": ["apps"]}, {"machineFamily": "n4", "minMemoryGb": 64}]}
+    refused = evaluate(gke(spec, cpu="100"), stack_config=GCP)
+    assert [v.policy for v in refused.mandatory] == [FITS], refused.violations
+    assert "pool 'batch' (ComputeClass) has at most 80 cores" in refused.findings(FITS)[0]
+
+
+def test_a_class_s_node_labels_and_taints_are_its_nodes():
+    """nodePoolConfig's nodeLabels and taints are on every node the class makes, a rule's nodeLabels on that rule's
+    nodes: a Pod that requests the class and selects tier=batch runs there; one that does not tolerate the class's own
+    taint dedicated=batch is refused, naming it; a Pod that requests no class but selects tier=batch is refused for
+    the class's taint cloud.google.com/compute-class=batch, which only the Pods that request the class tolerate."""
+    config = {"nodeLabels": {"tier": "batch"}}
+    assert evaluate(gke({**N4, "nodePoolConfig": config}, pod_selector={"tier": "batch"}),
+                    stack_config=GCP).mandatory == []
+    rule = {**N4, "priorities": [{"machineFamily": "n4", "nodeLabels": {"tier": "batch"}}]}
+    assert evaluate(gke(rule, pod_selector={"tier": "batch"}), stack_config=GCP).mandatory == []
+    tainted = {**N4, "nodePoolConfig": {"taints": [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]}}
+    refused = evaluate(gke(tainted), stack_config=GCP)
+    assert "pool 'batch' (ComputeClass) has taint dedicated=batch:NoSchedule that it does not tolerate" in \
+        refused.findings(SCHEDULABLE)[0], refused.violations
+    unclassed = evaluate(gke({**N4, "nodePoolConfig": config}, selector=None, pod_selector={"tier": "batch"}),
+                         stack_config=GCP)
+    assert "pool 'batch' (ComputeClass) has taint cloud.google.com/compute-class=batch:NoSchedule that it does not " \
+           "tolerate" in unclassed.findings(SCHEDULABLE)[0], unclassed.violations
+
+
+def test_a_class_without_spot_rules_makes_no_spot_node():
+    """GKE labels Spot nodes only: a Pod that requests a class of no spot rule and selects cloud.google.com/gke-spot
+    never runs (GKE also rejects a Pod that requests a class and Spot VMs together)."""
+    refused = evaluate(gke(N4, pod_selector={"cloud.google.com/gke-spot": "true"}), stack_config=GCP)
+    assert [v.policy for v in refused.mandatory] == [SCHEDULABLE], refused.violations
+
+
+def test_a_class_is_on_the_cluster_its_provider_targets():
+    """Two GKE clusters, each with its Kubernetes provider: the class and the Pod that requests it are on cluster 'a',
+    and the refusal names the class's pool with its cluster; the same Pod on cluster 'b', where no class of that name
+    is, is said."""
+    def program(pod_on: str):
+        def declare():
+            providers = {}
+            for name in ("a", "b"):
+                cluster = gcp.container.Cluster(name, name=name, location="europe-west1-b", initial_node_count=1,
+                                                remove_default_node_pool=True, min_master_version="1.35",
+                                                release_channel={"channel": "REGULAR"})
+                gcp.container.NodePool(f"{name}-apps", name=f"{name}-apps", cluster=cluster.name,
+                                       location="europe-west1-b", initial_node_count=1,
+                                       node_config={"machine_type": "e2-standard-4"})
+                providers[name] = k8s.Provider(f"k8s-{name}", kubeconfig=cluster.endpoint)
+            k8s.apiextensions.CustomResource("batch", api_version="cloud.google.com/v1", kind="ComputeClass",
+                                             metadata={"name": "batch"}, spec=N4,
+                                             opts=pulumi.ResourceOptions(provider=providers["a"]))
+            k8s.apps.v1.Deployment("api", spec={
+                "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                    "metadata": {"labels": {"app": "api"}}, "spec": {"nodeSelector": {CLASS: "batch"}, "containers": [{
+                        "name": "api", "image": "nginx", "resources": {"requests": {"cpu": "100"}}}]}}},
+                opts=pulumi.ResourceOptions(provider=providers[pod_on]))
+        return declare
+    refused = evaluate(program("a"), stack_config=GCP)
+    assert "pool 'batch' (ComputeClass) of GKE cluster 'a' has at most 80 cores" in refused.findings(FITS)[0]
+    elsewhere = evaluate(program("b"), stack_config=GCP)
+    assert elsewhere.mandatory == [], elsewhere.violations
+    assert "its Pods request ComputeClass 'batch', which the stack declares on another cluster" in said(elsewhere)

@@ -179,7 +179,10 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
     set_os(labels, LINUX)  # node pool auto-creation makes no Windows pool (gke.UNPROVISIONED)
     pool = Pool("ComputeClass", resource.urn, name, platform="gcp", options=tuple(options), labels=labels,
                 taints=(Taint(COMPUTE_CLASS, name, "NoSchedule", granted=class_granted(name)), *config_taints),
-                maybe_prefixes=MAYBE_PREFIXES, machine_keys=MACHINE_KEYS,
+                maybe_prefixes=MAYBE_PREFIXES,
+                # the labels each rule decides of its own nodes: its machines', its Spot label, its nodeLabels
+                machine_keys=tuple(dict.fromkeys((*MACHINE_KEYS, SPOT, *(key for option in options
+                                                                          for key in option.labels)))),
                 absent=frozenset(SPOT_LABELS.values()) - ({SPOT} if spot_rules else set()),
                 kubelet=_max_pods(rules), lifetime=_upgrades(config),
                 interruption="spot" if spot_rules and len(options) == sum(
