@@ -425,3 +425,25 @@ def test_a_class_is_on_the_cluster_its_provider_targets():
     elsewhere = evaluate(program("b"), stack_config=GCP)
     assert elsewhere.mandatory == [], elsewhere.violations
     assert "its Pods request ComputeClass 'batch', which the stack declares on another cluster" in said(elsewhere)
+
+
+def test_a_rule_s_max_pods_per_node_is_its_nodes_pod_slots():
+    """maxPodsPerNode on every rule (the CRD's priorities[].maxPodsPerNode, 8 here) is each node's Pod slots: eight
+    DaemonSets that tolerate everything take every slot of the class's nodes, so a Pod that requests the class never
+    schedules; with GKE's default of 110 it does."""
+    def program(max_pods):
+        def declare():
+            gke({**N4, "priorities": [{"machineType": "n4-standard-8", **max_pods}]})()
+            provider = k8s.Provider("k8s-ds", kubeconfig="{}")
+            for index in range(8):
+                k8s.apps.v1.DaemonSet(f"agent-{index}", spec={
+                    "selector": {"matchLabels": {"app": f"agent-{index}"}}, "template": {
+                        "metadata": {"labels": {"app": f"agent-{index}"}}, "spec": {
+                            "tolerations": [{"operator": "Exists"}], "containers": [{
+                                "name": "agent", "image": "agent", "resources": {"requests": {"cpu": "1m"}}}]}}},
+                    opts=pulumi.ResourceOptions(provider=provider))
+        return declare
+    full = evaluate(program({"maxPodsPerNode": 8}), stack_config=GCP)
+    assert "no node of the pools that can take it has a Pod slot left: pool 'batch' (ComputeClass): a node " \
+           "(machine n4-standard-8) holds at most 8 Pods" in " ".join(full.findings(FITS)), full.violations
+    assert evaluate(program({}), stack_config=GCP).findings(FITS) == []
