@@ -31,10 +31,11 @@ from pulumi_policy import Severity
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.admission import MADE_BY, QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Namespace, Quota
-from .model.stack import Stack
+from .model.stack import Place, Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
 from .platforms.quantity import CPU, MEMORY, amount
+from .words import namespace_named
 
 # the kinds whose Pods run all the time at their replicas (a Job's finish, a CronJob's come and go, a DaemonSet's are
 # one a node)
@@ -76,40 +77,41 @@ def namespace_admits_workload(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
     if not (stack.quotas or stack.limit_ranges or stack.namespaces):
         return _priority(stack)
-    provider = {workload.urn: resource.provider or "" for workload in stack.workloads
-                if (resource := stack.resources.get(workload.urn)) is not None}
+    # the stack's workloads by where they are (Stack.place: a namespace of a cluster, or a provider's one namespace
+    # while its name is not known yet); a quota, a LimitRange and a Namespace judge those of their own place
+    members: dict[Place, list[Workload]] = {}
+    for workload in stack.workloads:
+        if not workload.patch:
+            members.setdefault(stack.place(workload.urn, workload.namespace), []).append(workload)
     for quota in stack.quotas:
         if quota.urn in stack.foreign:
             continue
-        if not isinstance(quota.namespace, str) or quota.scoped:
-            if quota.scoped:
-                findings.append(undetermined(f"{quota.label} counts only the Pods its scopes select, which the pack "
-                                             "does not read: its hard limits are not judged"))
-            elif isinstance(quota.namespace, Unknown):
-                findings.append(about(quota.label, quota.namespace))
-            continue
-        findings.extend(_quota(stack, quota, _members(stack, provider, quota.namespace, quota.provider)))
+        place = stack.place(quota.urn, quota.namespace)
+        if quota.scoped:
+            findings.append(undetermined(f"{quota.label} counts only the Pods its scopes select, which the pack does "
+                                         "not read: its hard limits are not judged"))
+        elif place.late is not None:
+            findings.append(about(quota.label, place.late))
+        elif place.known:
+            findings.extend(_quota(stack, quota, place, members.get(place, [])))
     for bounds in stack.limit_ranges:
-        if bounds.urn in stack.foreign or not isinstance(bounds.namespace, str):
-            continue
-        findings.extend(_bounded(bounds, _members(stack, provider, bounds.namespace, bounds.provider)))
+        place = stack.place(bounds.urn, bounds.namespace)
+        if bounds.urn not in stack.foreign and place.known:
+            findings.extend(_bounded(bounds, members.get(place, [])))
     for namespace in stack.namespaces:
         if namespace.urn in stack.foreign or not isinstance(namespace.name, str):
             continue
-        findings.extend(_pod_security(namespace, _members(stack, provider, namespace.name, namespace.provider)))
+        place = stack.place(namespace.urn, namespace.name)
+        maybe = [workload for other, found in members.items() if place.meets(other) is None for workload in found]
+        findings.extend(_pod_security(namespace, members.get(place, []), maybe))
     findings.extend(_priority(stack))
     return findings
 
 
-def _members(stack: Stack, provider: dict[str, str], namespace: str, through: str) -> list[Workload]:
-    """The stack's workloads in ``namespace`` on the same Kubernetes provider (``through``)."""
-    return [workload for workload in stack.workloads if not workload.patch and workload.namespace == namespace
-            and provider.get(workload.urn) == through]
-
-
-def _pod_security(namespace: Namespace, members: list[Workload]) -> list[Finding]:
+def _pod_security(namespace: Namespace, members: list[Workload], maybe: list[Workload]) -> list[Finding]:
     """The Pod Security Standard the namespace's enforce label names, at its latest version, on each workload's
-    Pods: the API server refuses those it forbids (Pod Security Admission)."""
+    Pods: the API server refuses those it forbids (Pod Security Admission). ``maybe``: workloads whose namespace may be
+    this one (not known yet): those the level forbids are said, each."""
     level, version = namespace.enforce, namespace.version
     where = f"namespace '{namespace.name}'"
     late = level if isinstance(level, Unknown) else version if isinstance(version, Unknown) else None
@@ -122,6 +124,14 @@ def _pod_security(namespace: Namespace, members: list[Workload]) -> list[Finding
                              "pack does not model (it checks latest): its workloads are not judged")] if members \
             else []
     findings: list[Finding] = []
+    for workload in maybe:  # refused there only if its namespace is this one
+        found = workload.pod_security(level)
+        if isinstance(found, Unknown):
+            findings.append(about(workload.subject, found))
+        elif found:
+            findings.append(undetermined(
+                f"{workload.subject}: {where} enforces the Pod Security Standard {level}, which forbids what its Pods "
+                f"ask ({listed(found, '; ')}), and its namespace may be that one: {_unsure(workload)}"))
     for workload in members:
         found = workload.pod_security(level)
         if isinstance(found, Unknown):
@@ -134,6 +144,13 @@ def _pod_security(namespace: Namespace, members: list[Workload]) -> list[Finding
                 "(kubernetes.io/docs/concepts/security/pod-security-standards), or lower the namespace's level",
                 workload.urn))
     return findings
+
+
+def _unsure(workload: Workload) -> str:
+    """Why a workload's namespace may or may not be another's, as a clause."""
+    namespace = workload.namespace
+    return namespace.words if isinstance(namespace, Unknown) else \
+        f"it is '{namespace}' on a provider that may target the same cluster"
 
 
 def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
@@ -163,15 +180,15 @@ def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
                                   f"maxLimitRequestRatio {ratio:f}")
         if broken:
             findings.append(Violation(
-                f"{workload.subject}: {bounds.label} of namespace '{bounds.namespace}' bounds each container: "
+                f"{workload.subject}: {bounds.label} of {namespace_named(bounds.namespace)} bounds each container: "
                 f"{listed(broken, '; ')}: the API server refuses its Pods (LimitRanger admission); bring the "
                 "container's resources within the LimitRange, or change the LimitRange", workload.urn))
     return findings
 
 
-def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]:
+def _quota(stack: Stack, quota: Quota, place: Place, members: list[Workload]) -> list[Finding]:
     findings: list[Finding] = []
-    where = f"namespace '{quota.namespace}'"
+    where = namespace_named(quota.namespace)
     running = [(workload, count) for workload in members if workload.kind in LONG_RUNNING
                and isinstance(count := workload.replicas.count, int) and count > 0 and not workload.replicas.secret]
     for key, hard in quota.hard.items():
@@ -216,16 +233,15 @@ def _quota(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]
                 f"{quota.label} of {where} allows {most:f} of spec.hard['{key}'], but {there} ({parts}): the API "
                 f"server refuses every one past {most:f}; raise spec.hard['{key}'] to at least {total}, or move one "
                 "to another namespace", quota.urn))
-    findings.extend(_must_specify(stack, quota, members))
+    findings.extend(_must_specify(stack, quota, place, members))
     return findings
 
 
-def _must_specify(stack: Stack, quota: Quota, members: list[Workload]) -> list[Finding]:
+def _must_specify(stack: Stack, quota: Quota, place: Place, members: list[Workload]) -> list[Finding]:
     """A container that sets nothing of a resource the quota tracks, where no LimitRange of the namespace gives it a
     default: the quota admission refuses the Pod (its evaluator's "must specify")."""
     findings: list[Finding] = []
-    ranges = [item for item in stack.limit_ranges if item.namespace == quota.namespace
-              and item.provider == quota.provider]
+    ranges = [item for item in stack.limit_ranges if stack.place(item.urn, item.namespace) == place]
     late = next((item.unknown for item in ranges if item.unknown is not None), None)
     defaulted = {"requests": frozenset().union(*(item.requests for item in ranges)),
                  "limits": frozenset().union(*(item.limits for item in ranges))}
@@ -245,9 +261,9 @@ def _must_specify(stack: Stack, quota: Quota, members: list[Workload]) -> list[F
             kind = "request or limit" if what == "requests" else "limit"
             findings.append(Violation(
                 f"{workload.subject}: its container{'s' if len(names) > 1 else ''} {listed(repr(n) for n in names)} "
-                f"set{'' if len(names) > 1 else 's'} no {resource} {kind}, and {quota.label} of namespace "
-                f"'{quota.namespace}' tracks {key} with no LimitRange default for it: the API server refuses its Pods "
-                f"(must specify {what}.{resource}); set resources.{what}.{resource} on "
+                f"set{'' if len(names) > 1 else 's'} no {resource} {kind}, and {quota.label} of "
+                f"{namespace_named(quota.namespace)} tracks {key} with no LimitRange default for it: the API server "
+                f"refuses its Pods (must specify {what}.{resource}); set resources.{what}.{resource} on "
                 f"{'each' if len(names) > 1 else 'it'}, or give the namespace a LimitRange default", workload.urn))
     return findings
 

@@ -20,11 +20,12 @@ from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.budgets import pod_labels
 from .model.clusters import KubeCluster
-from .model.platform_admission import AdmittedPod, Refused
+from .model.platform_admission import AdmittedPod, Refused, Whichever
 from .model.pods import GPU_RESOURCES
 from .model.stack import Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
+from .words import namespace_named
 
 
 def platform_admits_workload(stack: Stack) -> list[Finding]:
@@ -58,6 +59,8 @@ def _judged(workload: Workload, cluster: KubeCluster, pooled: bool) -> Finding |
     if isinstance(verdict, Unknown):
         return about(workload.subject, verdict)
     where = f"{cluster.kind} '{cluster.name}'"
+    if isinstance(verdict, Whichever):
+        return _whichever(workload, where, verdict)
     if not isinstance(verdict, Refused):
         return Violation(f"{workload.subject}: its Pods (namespace '{namespace}') match no {verdict.runner} of "
                          f"{where}, and {verdict.why}; {verdict.fix}", workload.urn)
@@ -65,6 +68,25 @@ def _judged(workload: Workload, cluster: KubeCluster, pooled: bool) -> Finding |
     if verdict.unsure:
         return undetermined(f"{message}; but {verdict.unsure}, so this is not judged")
     return Violation(message, workload.urn)
+
+
+def _whichever(workload: Workload, where: str, verdict: Whichever) -> Finding:
+    """Its namespace is its provider's, not known yet: the verdict in each namespace it may be (SPEC 14.2)."""
+    parts = []
+    if verdict.refused is not None:
+        parts.append(f"where {verdict.refused.what.replace('its Pods may match', 'they match', 1)}: "
+                     f"{listed(verdict.refused.reasons, '; ')}")
+    else:
+        parts.append("where a Fargate profile selects them, Fargate runs them")
+    if verdict.unmatched is not None:
+        parts.append(f"where they match no {verdict.unmatched.runner}, {verdict.unmatched.why}")
+    else:
+        parts.append("where they match no Fargate profile, the cluster's node groups run them")
+    said = f"{workload.subject}: on {where}, its Pods are created in {namespace_named(verdict.namespace)}"
+    if not verdict.certain:
+        return undetermined(f"{said}: {listed(parts, '; ')}: whether they run is not judged")
+    return Violation(f"{said}, and in every namespace that may be, nothing runs them: {listed(parts, '; ')}; drop "
+                     "what Fargate refuses, or add a node group to run them", workload.urn)
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from .model.clusters import Unwritten
 from .model.labels import OS
 from .model.landing import Landing
 from .model.loads import Placed, PoolLoad
@@ -53,6 +54,14 @@ def pool_subject(pool: Pool, several: bool = False) -> str:
 def subjects(workloads: list[Workload]) -> str:
     """The first LISTED workloads as messages name them (Pod 'a', Deployment 'b'), and how many more."""
     return listed(workload.subject for workload in workloads[:LISTED]) + more(workloads, LISTED)
+
+
+def namespace_named(namespace: object) -> str:
+    """A namespace as messages name it: namespace 'team'; or, while the name its provider gives what names none is not
+    known yet (clusters.Unwritten), which one it is."""
+    if isinstance(namespace, Unwritten):
+        return f"the namespace provider '{namespace.provider_name}' gives what names none (its name not known yet)"
+    return f"namespace '{namespace}'"
 
 
 def machine(node: Node) -> str:
@@ -138,6 +147,16 @@ def unknown_cluster(stack: Stack, workload: Workload, verdicts: Iterable[tuple[C
 def its_cluster(cluster: ClusterRef) -> str:
     """A pool's cluster in a note: its label, or "its cluster" when its name is not known."""
     return cluster.label if cluster.name else "its cluster"
+
+
+def unshown(stack: Stack, clusters: list[ClusterRef]) -> str:
+    """Why these clusters may have pools the stack does not declare (the clause after "but"), in the words of what
+    the pack does not read of each (its source's Unread: GKE's node auto-provisioning, a Fargate profile, ...), else
+    that they may."""
+    whys = {item.urn: f"{item.kind} '{item.name}' {item.why}" for item in stack.unread}
+    said = [whys.get(cluster.key) or f"{its_cluster(cluster)} may have pools this stack does not declare"
+            for cluster in clusters]
+    return listed(dict.fromkeys(said), "; and ")
 
 
 def unsure(landed: Landing, several: bool) -> str:

@@ -64,7 +64,7 @@ class Amount:
 class Budget:
     urn: str
     name: str
-    namespace: Any  # str, None (the provider's namespace) or Unknown
+    namespace: Any  # str, None (the provider's namespace: Stack.namespace_of gives it) or Unknown
     selector: Any  # plain; None selects nothing
     empty_selects_all: bool  # policy/v1
     min_available: Amount | Unknown | None
@@ -77,7 +77,8 @@ class Budget:
 
     @property
     def unknown(self) -> Unknown | None:
-        for value in (self.min_available, self.max_unavailable, self.selector, self.namespace):
+        """What of it is not known yet (its namespace's is where it is compared: Stack.place)."""
+        for value in (self.min_available, self.max_unavailable, self.selector):
             if isinstance(value, Unknown):
                 return value
         return None

@@ -81,6 +81,9 @@ class KubeCluster:
     # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
     # its source's ``join`` gives it to them); SPEC 23
     lifetime: Lifetime | None = None
+    # the machines its platform adds for a Pod that asks for nothing in particular, each within its caps (GKE node
+    # auto-provisioning's E2 series: its source's); a Pod one of them holds is scheduled there (SPEC 22)
+    defaults: tuple[str, ...] = ()
 
     @property
     def ref(self) -> ClusterRef:
@@ -132,17 +135,44 @@ def endpoints(*values: Any) -> frozenset[str]:
 DEFAULT_NAMESPACE = "default"
 
 
-def provider_namespace(props: Any) -> str | Unknown:
+@dataclass(frozen=True, eq=False)
+class Unwritten(Unknown):
+    """The namespace a Kubernetes provider gives what names none, while it is not known yet (a first preview: the
+    provider's kubeconfig, or its ``namespace``, is built from outputs not known yet). Its name is not known, but it is
+    one namespace: every resource of that provider that names none is created in it, whatever the kubeconfig says (SPEC
+    14.2, 21). So it equals the same provider's (a workload and its budgets, quotas and LimitRanges match there), and
+    only a match against a namespace's name (another provider's, a written one, a Fargate profile's selector, a
+    Namespace's labels) is not known."""
+
+    provider: str = ""  # the provider's URN
+    provider_name: str = ""  # its resource name, as messages name it
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unwritten) and other.provider == self.provider
+
+    def __hash__(self) -> int:
+        return hash((Unwritten, self.provider))
+
+    @property
+    def words(self) -> str:
+        return (f"its namespace is the one its provider '{self.provider_name}' gives what names none, which is not "
+                f"known yet ({super().words})")
+
+
+def provider_namespace(props: Any, urn: str = "", name: str = "") -> str | Unknown:
     """The namespace a Kubernetes provider creates an object in that names none (SPEC 21): its ``namespace``, else its
     kubeconfig's current context's namespace, else ``default`` (pulumi-kubernetes' provider docs: "If not present, the
     namespace of the current context is used", and the API server's default). ``props``: the provider's inputs; None
-    for the ambient kubeconfig, whose context the pack cannot read (``default``)."""
+    for the ambient kubeconfig, whose context the pack cannot read (``default``). Not known yet, it is
+    :class:`Unwritten`: the provider (``urn``, ``name``)'s one namespace."""
     given = child(props, "namespace") if props is not None else None
-    if isinstance(given, Unknown) or (isinstance(given, str) and given):
+    if isinstance(given, Unknown):
+        return Unwritten(given.error, provider=urn, provider_name=name)
+    if isinstance(given, str) and given:
         return given
     kubeconfig = child(props, "kubeconfig") if props is not None else None
     if isinstance(kubeconfig, Unknown):
-        return kubeconfig
+        return Unwritten(kubeconfig.error, provider=urn, provider_name=name)
     document = kubeconfig
     if isinstance(kubeconfig, str):
         try:

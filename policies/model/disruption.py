@@ -12,8 +12,8 @@ from typing import Any
 
 from .budgets import NOT_DRAINED, Amount, Budget, parse_budget, pod_labels, selection
 from .memo import PerStack
-from .stack import Stack
-from .values import Unknown, child, is_list, is_mapping, is_secret, plain, undetermined
+from .stack import Place, Stack
+from .values import Unknown, about, child, is_list, is_mapping, is_secret, plain, undetermined
 from .workloads import Workload
 
 # --- the stack's budgets and the workloads they protect -------------------------------------------------------
@@ -46,45 +46,42 @@ def protection(stack: Stack) -> Protection:
     return _PROTECTION.of(stack)
 
 
-def _namespace(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _protection(stack: Stack) -> Protection:
     found = Protection()
     if not stack.budgets:
         return found
-    # the workloads by where they run and by each label their Pods carry: a budget looks up the workloads that
-    # carry its first matchLabels pair, not every workload of the stack
-    by_label: dict[tuple[str, str | None, str, Any], list[Workload]] = {}
+    # the workloads by where they run (Stack.place: a cluster, or a provider, and a namespace, or a provider's one
+    # namespace while its name is not known yet) and by each label their Pods carry: a budget looks up the workloads
+    # that carry its first matchLabels pair, not every workload of the stack
+    by_label: dict[tuple[Place, str, Any], list[Workload]] = {}
     anywhere: dict[tuple[str, Any], list[Workload]] = {}  # by label alone, whatever their cluster and namespace
-    whole: dict[tuple[str, str | None], list[Workload]] = {}
+    whole: dict[Place, list[Workload]] = {}
     loose: list[tuple[Workload, Any]] = []  # namespace or labels not known: they may be anywhere
     labels_of: dict[Workload, Any] = {}
+    place_of: dict[Workload, Place] = {}
     for workload in stack.workloads:
         if not drained(workload):
             continue
         labels = labels_of[workload] = pod_labels(workload)
-        namespace = workload.namespace
-        if isinstance(labels, Unknown) or isinstance(namespace, Unknown):
+        place = place_of[workload] = stack.place(workload.urn, workload.namespace)
+        if isinstance(labels, Unknown) or not place.known:
             loose.append((workload, labels))
             continue
-        scope = (stack.scope(workload.urn), _namespace(namespace))
-        whole.setdefault(scope, []).append(workload)
+        whole.setdefault(place, []).append(workload)
         for key, value in labels.items():
             if isinstance(value, str):
-                by_label.setdefault((*scope, key, value), []).append(workload)
+                by_label.setdefault((place, key, value), []).append(workload)
                 anywhere.setdefault((key, value), []).append(workload)
     for budget in stack.budgets:
-        namespace = budget.namespace
-        scope = (stack.scope(budget.urn), _namespace(namespace))
+        place = stack.place(budget.urn, budget.namespace)
         first = _first_pair(budget.selector)
-        candidates = whole.get(scope, []) if first is None else by_label.get((*scope, *first), [])
+        candidates = [] if not place.known else whole.get(place, []) if first is None else \
+            by_label.get((place, *first), [])
         certain: list[Workload] = []
         unknown: Unknown | None = budget.unknown
         for workload in candidates:
             chosen = selection(budget, labels_of[workload])
-            if chosen is True and not isinstance(namespace, Unknown):
+            if chosen is True:
                 certain.append(workload)
                 found.of_workload.setdefault(workload, []).append(budget)
                 if budget.selector_secret or any(is_secret(value) for value in labels_of[workload].values()):
@@ -96,32 +93,41 @@ def _protection(stack: Stack) -> Protection:
             chosen = selection(budget, labels)
             if chosen is not False:
                 late = chosen if isinstance(chosen, Unknown) else labels if isinstance(labels, Unknown) \
-                    else workload.namespace
+                    else place_of[workload].late
                 unknown = unknown or late
-                found.unknown_of.setdefault(workload, late)
-        if isinstance(namespace, Unknown):
-            unknown = unknown or namespace
+                found.unknown_of.setdefault(workload, late or undetermined("its namespace is not known"))
+        if place.late is not None:
+            unknown = unknown or about(budget.subject, place.late)
+        else:
+            # a workload the pack cannot place with it for certain (a namespace not known yet on one side, a provider
+            # that may target the same cluster) that it selects: it may select those Pods too
+            for workload in stack.workloads if first is None else anywhere.get(first, []):
+                theirs = place_of.get(workload)
+                if theirs is None or place.meets(theirs) is not None or isinstance(labels_of[workload], Unknown):
+                    continue  # (judged already, certainly elsewhere, or loose)
+                if selection(budget, labels_of[workload]) is True:  # (which budget and workload: labels may be secret)
+                    late = undetermined("a PodDisruptionBudget selects the Pods of a workload whose cluster or "
+                                        "namespace may not be its own")
+                    unknown = unknown or late
+                    found.unknown_of.setdefault(workload, late)
         found.selected[budget] = certain
+        if unknown is None and not certain:
+            unknown = _operated(stack, budget)
         if unknown is not None:
             found.unknown[budget] = unknown
-        if not certain and unknown is None:
-            others = stack.workloads if first is None else anywhere.get(first, [])
-            unknown = _elsewhere(stack, budget, others, labels_of) or _operated(stack, budget)
-            if unknown is not None:
-                found.unknown[budget] = unknown
-            else:
-                near = _near(budget, scope, whole, labels_of)
-                if near is not None:
-                    found.near[budget] = near
+        elif not certain:
+            near = _near(budget, place, whole, labels_of)
+            if near is not None:
+                found.near[budget] = near
     return found
 
 
 def _operated(stack: Stack, budget: Budget) -> Unknown | None:
     """A custom resource of the budget's namespace whose operator may create the Pods it is for."""
-    namespace = _namespace(budget.namespace)
-    spaces = [(resource, stack.namespace_of(resource.urn)) for resource in stack.operated]
-    same = [resource for resource, theirs in spaces if theirs == namespace]
-    maybe = [resource for resource, theirs in spaces if not isinstance(theirs, str) or namespace is None]
+    place = stack.place(budget.urn, budget.namespace)
+    spaces = [(resource, place.meets(stack.place(resource.urn))) for resource in stack.operated]
+    same = [resource for resource, meets in spaces if meets]
+    maybe = [resource for resource, meets in spaces if meets is None]
     for resource in same or maybe[:1]:
         kind = resource.type.rsplit(":", 1)[-1]
         # the budget is not named: which one selects nothing may follow from a secret label of a workload
@@ -142,28 +148,7 @@ def _first_pair(selector: Any) -> tuple[str, Any] | None:
     return None
 
 
-def _elsewhere(stack: Stack, budget: Budget, workloads: list[Workload], labels_of: Mapping[Workload, Any]
-               ) -> Unknown | None:
-    """A budget that selects no workload of its own cluster and namespace for certain may still select one the pack
-    cannot place with it: one on a provider whose namespace is not written (the provider's may be the budget's),
-    or on another provider that may target the same cluster. What says it may (never a finding then)."""
-    namespace = _namespace(budget.namespace)
-    for workload in workloads:
-        labels = labels_of.get(workload)
-        if labels is None or isinstance(labels, Unknown):
-            continue
-        theirs = _namespace(workload.namespace)
-        if theirs != namespace and theirs is not None and namespace is not None:
-            continue
-        if stack.scope(workload.urn) == stack.scope(budget.urn) and theirs == namespace:
-            continue  # judged already
-        if selection(budget, labels) is True:  # (which budget and workload: the labels may be secret)
-            return undetermined("a PodDisruptionBudget selects the Pods of a workload whose cluster or namespace may "
-                                "not be its own")
-    return None
-
-
-def _near(budget: Budget, scope: tuple[str, str | None], whole: Mapping[tuple[str, str | None], list[Workload]],
+def _near(budget: Budget, scope: Place, whole: Mapping[Place, list[Workload]],
           labels_of: Mapping[Workload, Any]) -> tuple[str, Workload] | None:
     """A workload of its namespace whose Pods it would select if one of its matchLabels values (or keys) were
     spelled as theirs: the label it likely meant, and the workload."""

@@ -19,14 +19,15 @@ from typing import Any
 from ..platforms.architectures import node_label
 from ..platforms.catalog import UNSUPPORTED_GPUS, Machine, family_of, general_purpose, machines
 from ..platforms.quantity import CPU, MEMORY, PODS
+from .clusters import KubeCluster
 from .fit import CHECKED, Fit, Room, fit, packing, room
-from .labels import OS, WINDOWS
+from .labels import ARCH, ARCH_BETA, LINUX, OS, OS_BETA, WINDOWS
 from .landing import Landing, PoolVerdict, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
 from .pods import GPU_RESOURCES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
-from .stack import Stack
+from .stack import Place, Stack
 from .values import Unknown, is_secret, undetermined
 from .workloads import Autoscaler, Workload
 
@@ -193,7 +194,7 @@ def _loads(stack: Stack) -> Loads:
             continue
         daemon = workload.kind == "DaemonSet"
         named = landed.named
-        placed = _placed(workload, request, autoscalers, named is not None) if not daemon else \
+        placed = _placed(workload, request, autoscalers, named is not None, stack) if not daemon else \
             Placed(workload, request, Replicas(None), named=named is not None)
         if isinstance(landed.placement, Unknown):  # its role or its labels' pool is not known yet
             if workload in stack.own:
@@ -248,10 +249,13 @@ def _maybe(landed: Landing, placed: Placed, daemon: bool, by_pool: Mapping[Pool,
         by_pool[verdict.pool].shared.append(placed)
 
 
-def _placed(workload: Workload, request: PodRequest,
-            autoscalers: Mapping[tuple[str | None, Any, str | None], Autoscaler], named: bool = False) -> Placed:
-    autoscaler = autoscalers.get((_text(workload.namespace), workload.kind, _text(workload.metadata_name))) \
-        if autoscalers else None
+Scaled = Mapping[tuple[Place, Any, str | None], Autoscaler]  # an HPA by where its target is (Stack.place), kind, name
+
+
+def _placed(workload: Workload, request: PodRequest, autoscalers: Scaled, named: bool = False,
+            stack: Stack | None = None) -> Placed:
+    autoscaler = autoscalers.get((stack.place(workload.urn, workload.namespace), workload.kind,
+                                  _text(workload.metadata_name))) if autoscalers and stack is not None else None
     count = workload.replicas
     if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
                                        and autoscaler.min_replicas > count.count):
@@ -263,7 +267,7 @@ def placed_of(stack: Stack, workload: Workload) -> Placed:
     """A workload's Pods as policy 12 counts them (its replicas, its HPA's minReplicas when that asks for more), on
     no particular pool: what a disruption budget or a rollout counts."""
     request = workload.request or PodRequest({})
-    return _placed(workload, request, autoscaling(stack))
+    return _placed(workload, request, autoscaling(stack), stack=stack)
 
 
 def pods_of(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unknown | None:
@@ -282,8 +286,10 @@ def pods_of(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unkno
     return total, secret
 
 
-def autoscaling(stack: Stack) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
-    """The stack's HPAs by their target, once per stack."""
+def autoscaling(stack: Stack) -> Scaled:
+    """The stack's HPAs by their target, once per stack: an HPA scales the workload of its name and kind in its own
+    namespace of its own cluster (Stack.place: a namespace not known yet matches none, a provider's one namespace the
+    same provider's)."""
     return _AUTOSCALING.of(stack)
 
 
@@ -291,15 +297,18 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _autoscalers(autoscalers: list[Autoscaler]) -> Mapping[tuple[str | None, Any, str | None], Autoscaler]:
-    """(namespace, kind, name) of the target -> the HPA that keeps the most replicas of it."""
-    found: dict[tuple[str | None, Any, str | None], Autoscaler] = {}
-    for autoscaler in autoscalers:
+def _autoscalers(stack: Stack) -> Scaled:
+    """(where, kind, name) of the target -> the HPA that keeps the most replicas of it."""
+    found: dict[tuple[Place, Any, str | None], Autoscaler] = {}
+    for autoscaler in stack.autoscalers:
         if not isinstance(autoscaler.target_name, str) or not isinstance(autoscaler.target_kind, str):
             continue
         if not isinstance(autoscaler.min_replicas, int):
             continue
-        key = (_text(autoscaler.namespace), autoscaler.target_kind, autoscaler.target_name)
+        place = stack.place(autoscaler.urn, autoscaler.namespace)
+        if not place.known:
+            continue
+        key = (place, autoscaler.target_kind, autoscaler.target_name)
         other = found.get(key)
         if other is None or (isinstance(other.min_replicas, int) and autoscaler.min_replicas > other.min_replicas):
             found[key] = autoscaler
@@ -409,6 +418,51 @@ def _catalog_nodes(stack: Stack, platform: str, settings: Mapping[str, Any]) -> 
     return found
 
 
+# what a Pod may select and still ask nothing in particular of a node the platform adds for it
+_PLAIN = frozenset({(ARCH, "amd64"), (ARCH_BETA, "amd64"), (OS, LINUX), (OS_BETA, LINUX)})
+
+
+def held_by_defaults(stack: Stack, workload: Workload, cluster: KubeCluster, settings: Mapping[str, Any]) -> bool:
+    """The workload's Pods ask nothing in particular of a node (no node selector but amd64 Linux, no required node
+    affinity, no RuntimeClass, no extended resource), and a machine the cluster's platform adds for such a Pod
+    (KubeCluster.defaults: GKE node auto-provisioning's E2 series within its caps) holds one of them after every
+    DaemonSet that may run on the cluster: the platform schedules them there, whatever the pools the stack declares
+    (SPEC 22: no note for a Pod the documented default machines hold within the caps)."""
+    if not cluster.defaults or cluster.platform is None or workload.kind == "DaemonSet":
+        return False
+    placement = workload.scheduling
+    if placement.unknown is not None or placement.terms is not None or placement.runtime_class is not None \
+            or placement.requested != frozenset() or not set(placement.selector) <= _PLAIN \
+            or isinstance(workload.compute_class, Unknown):
+        return False
+    request = workload.request
+    if request is None or request.unknown:
+        return False
+    taken = {CPU: Decimal(0), MEMORY: Decimal(0), PODS: Decimal(0)}
+    for daemonset in (*stack.workloads, *stack.foreign_workloads):
+        if daemonset.kind != "DaemonSet" or cluster not in stack.clusters_of(daemonset.urn):
+            continue
+        each = daemonset.request
+        if each is None or each.unknown:
+            return False
+        taken = {CPU: taken[CPU] + each.get(CPU), MEMORY: taken[MEMORY] + each.get(MEMORY), PODS: taken[PODS] + 1}
+    defaults = frozenset(cluster.defaults)
+    return any(machine.name in defaults and architecture == "amd64"
+               and all(request.get(resource) + taken[resource] <= (node.allocatable(resource) or Decimal(0))
+                       for resource in (CPU, MEMORY))
+               and (node.allocatable(PODS) or 0) >= taken[PODS] + 1
+               for machine, architecture, node in _catalog_nodes(stack, cluster.platform, settings))
+
+
+def provisioned(stack: Stack, landed: Landing, settings: Mapping[str, Any]) -> bool:
+    """Every cluster the workload's Pods may land on whose pools the stack does not all show adds a node for them that
+    holds one (held_by_defaults): they are scheduled whatever the declared pools do."""
+    found = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
+    clusters = stack.index.clusters if stack.index is not None else {}
+    return bool(found) and all((cluster := clusters.get(ref.key)) is not None
+                               and held_by_defaults(stack, landed.workload, cluster, settings) for ref in found)
+
+
 def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: frozenset[str],
                      family: str | None, settings: Mapping[str, Any],
                      taken: Mapping[str, Decimal] | None = None) -> tuple[Machine | None, bool]:
@@ -445,8 +499,7 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
 # by (id(pool), platform, id(settings)), each hardware's node by (id(hardware), platform, reservations), and the
 # catalog's nodes by platform and allocatable setting
 _LOADS: PerStack[Stack, dict[str | None, Loads]] = PerStack(lambda stack: {})
-_AUTOSCALING: PerStack[Stack, Mapping[tuple[str | None, Any, str | None], Autoscaler]] = PerStack(
-    lambda stack: _autoscalers(stack.autoscalers))
+_AUTOSCALING: PerStack[Stack, Scaled] = PerStack(_autoscalers)
 _POOL_NODES: PerStack[Stack, dict[tuple[int, str | None, int], tuple[Pool, Any, Any]]] = PerStack(lambda stack: {})
 _NODES: PerStack[Stack, dict[tuple[int, str, str], tuple[Any, Node]]] = PerStack(lambda stack: {})
 _CATALOG_NODES: PerStack[Stack, dict[tuple[str, ...], list[tuple[Machine, str, Node]]]] = PerStack(lambda stack: {})

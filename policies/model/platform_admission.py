@@ -57,7 +57,7 @@ class AdmittedPod:
 
     kind: str  # Deployment, DaemonSet, ...
     host: Any  # what they ask of the host (pods.HostAccess)
-    namespace: str | Unknown | None  # as the API server decides it (SPEC 21)
+    namespace: str | Unknown | None  # as the API server decides it (SPEC 21; clusters.Unwritten: its provider's)
     labels: Mapping[str, Any] | Unknown
     gpus: bool  # they request a GPU
     pooled: bool  # a pool of the stack may be on their cluster: nodes of its own may run them
@@ -87,12 +87,25 @@ class Unmatched:
     fix: str
 
 
+@dataclass(frozen=True)
+class Whichever:
+    """The Pods' namespace is their provider's, whose name is not known yet (clusters.Unwritten), and the verdict
+    depends on it: where something of the platform selects them (``refused``) and where nothing does (``unmatched``),
+    each as in a known namespace. ``certain``: both refuse them (SPEC 14.2: a verdict every candidate namespace gives
+    is that verdict); else what is not known is said."""
+
+    namespace: Any  # clusters.Unwritten
+    refused: Refused | None
+    unmatched: Unmatched | None
+    certain: bool = True
+
+
 class Admission(Protocol):
     """What runs a cluster's Pods on nodes of the platform's own (EKS Fargate, GKE Autopilot), as its source reads it:
     what it refuses of a Pod (None: it admits them, or they do not run there), and what selects the Pods it runs, each
     with the URN of the resource that declares it (a change that adds one is the change that places Pods there)."""
 
-    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None: ...
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Whichever | Unknown | None: ...
 
     @property
     def selects(self) -> tuple[tuple[Any, str], ...] | Unknown: ...

@@ -35,7 +35,7 @@ from .admission import (
 )
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
-from .clusters import ClusterIndex, ComputeClass, KubeCluster, provider_namespace
+from .clusters import ClusterIndex, ComputeClass, KubeCluster, Unwritten, provider_namespace
 from .labels import COMPUTE_CLASS, ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import StackResource, type_of_urn
@@ -43,6 +43,39 @@ from .scheduling import ANY
 from .sources import Context, Unread, compute_cluster, source_of
 from .values import Unknown, child, is_list, is_mapping, undetermined
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a namespaced resource is (Stack.place): its scope (the cluster its provider targets, or the provider
+    itself when the pack cannot tell which cluster: Stack.scope) and its namespace: a name, the provider's one namespace
+    while its name is not known yet (clusters.Unwritten), or None with ``late`` when it is not known at all."""
+
+    scope: str
+    namespace: str | Unwritten | None
+    late: Unknown | None = None
+
+    @property
+    def known(self) -> bool:
+        """Whether it can be compared at all (its namespace is a name or its provider's one namespace)."""
+        return self.namespace is not None
+
+    def meets(self, other: Place) -> bool | None:
+        """True: the two are certainly in one namespace of one cluster; False: certainly not; None: they may be (a
+        namespace not known yet against another, or a scope the pack cannot tell from the other's)."""
+        if self.known and self == other:
+            return True
+        if not self.known or not other.known:
+            return None
+        if isinstance(self.namespace, str) and isinstance(other.namespace, str) and self.namespace != other.namespace:
+            return False
+        if self.scope != other.scope and not (self.scope.startswith(PROVIDER_SCOPE) or other.scope.startswith(
+                PROVIDER_SCOPE)):
+            return False  # two clusters the pack tells apart
+        return None
+
+
+PROVIDER_SCOPE = "provider:"
 
 
 @dataclass(eq=False)  # one stack is one analysis: its derivations are kept by it (memo.PerStack)
@@ -77,8 +110,9 @@ class Stack:
     quotas: list[Quota] = field(default_factory=list)
     limit_ranges: list[LimitRange] = field(default_factory=list)
     priority_classes: list[str | Unknown | None] = field(default_factory=list)
-    # the RuntimeClasses it (or a stack it reads) declares, by name; None: one whose name is not known yet
-    runtime_classes: dict[str | None, RuntimeScheduling] = field(default_factory=dict)
+    # the RuntimeClasses it (or a stack it reads) declares, by name (None: one whose name is not known yet), each with
+    # its URN: a RuntimeClass is its cluster's (two clusters may each declare kata)
+    runtime_classes: dict[str | None, list[tuple[str, RuntimeScheduling]]] = field(default_factory=dict)
     compute_classes: list[ComputeClass] = field(default_factory=list)  # GKE's (it or a stack it reads declares)
     # those whose labels enforce a Pod Security Standard or give Pods a default GKE ComputeClass
     namespaces: list[Namespace] = field(default_factory=list)
@@ -141,8 +175,16 @@ class Stack:
         if found is None:
             declared = self.resources.get(provider)
             found = self._provider_namespaces[provider] = provider_namespace(
-                declared.props if declared is not None else None)
+                declared.props if declared is not None else None, provider, declared.name if declared else "")
         return found
+
+    def place(self, urn: str, namespace: Any = None) -> Place:
+        """Where a namespaced Kubernetes resource (by URN) is, as two such resources are compared (SPEC 14.2, 21): its
+        scope and its namespace (``namespace``: the one the resource's reader holds, else namespace_of's). Two places
+        are certainly one when they are equal; see :meth:`Place.meets`."""
+        found = self.namespace_of(urn) if namespace is None else namespace
+        key = found if isinstance(found, (str, Unwritten)) else None
+        return Place(self.scope(urn), key, found if isinstance(found, Unknown) and key is None else None)
 
     def owner(self, urn: str) -> KubeCluster | None:
         """The cluster a resource is, or is part of (a cluster resource; what a cluster component such as pulumi-eks's
@@ -161,8 +203,8 @@ class Stack:
         certainly on one cluster)."""
         resource = self.resources.get(urn)
         if resource is None:
-            return "provider:"
-        return self.target(urn).key or f"provider:{resource.provider or ''}"
+            return PROVIDER_SCOPE
+        return self.target(urn).key or f"{PROVIDER_SCOPE}{resource.provider or ''}"
 
     @property
     def several_clusters(self) -> bool:
@@ -237,14 +279,14 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             stack.operated.append(resource)
     stack.resources = by_urn
     _namespaced(stack)
-    _defaulted(stack)
-    stack.own = set(stack.workloads)
     context = Context(by_urn, seen_inputs, remembered or {})
     reads = [(source, source.read(found, context)) for source, found in by_source.items()]
     clusters = [dataclasses.replace(cluster, stack=stack.foreign[cluster.urn]) if cluster.urn in stack.foreign
                 else cluster for _, read in reads for cluster in read.clusters]
     index = stack.index = ClusterIndex(clusters, by_urn)
     stack.kube_clusters = index.own
+    _defaulted(stack)  # (per cluster and namespace: after the index)
+    stack.own = set(stack.workloads)
     platform: list[Pool] = []
     for source, read in reads:
         for entry in read.entries:  # another stack's ComputeClusters too: its workloads' labels may name them
@@ -341,6 +383,17 @@ def _namespace_class(stack: Stack, workload: Workload,
     Pods' nodeSelector, as GKE writes it there (admission.DEFAULT_CLASS), and how messages say where it comes from; as
     it is when its namespace gives none, and with its placement not known when the class is not known yet."""
     namespace = workload.namespace
+    if isinstance(namespace, Unknown):  # (not known yet: one that gives a class may be it)
+        place = stack.place(workload.urn, namespace)
+        maybe = sorted(name for name, items in namespaces.items() for item in items
+                       if (item.daemonset_class if workload.kind == "DaemonSet" else item.compute_class) is not None
+                       and place.meets(stack.place(item.urn, name)) is not False)
+        if maybe:
+            return dataclasses.replace(workload, compute_class=undetermined(
+                f"{workload.subject}: its namespace may be '{maybe[0]}', whose default ComputeClass GKE writes into "
+                f"its Pods ({namespace.words}), so the nodes GKE makes for them are not known and where they run is "
+                "not judged")), ""
+        return workload, ""
     if not isinstance(namespace, str) or namespace not in namespaces:
         return workload, ""
     scope = stack.scope(workload.urn)
@@ -383,14 +436,15 @@ def _class_unread(stack: Stack, urn: str, name: str, classes: Mapping[Any, list[
 
 def _runtime_class(stack: Stack, resource: StackResource) -> None:
     name, scheduling = parse_runtime_class(resource.props)
-    stack.runtime_classes[name if isinstance(name, str) else None] = scheduling
+    stack.runtime_classes.setdefault(name if isinstance(name, str) else None, []).append((resource.urn, scheduling))
 
 
 def _runtime_classed(stack: Stack) -> None:
     """Each workload whose Pods name a RuntimeClass, with what that class gives them (SPEC 21: an admission plugin
-    before the scheduler): the scheduling of the stack's RuntimeClass of that name; nothing for a class its cluster's
-    platform creates and models (GKE Sandbox's gvisor: KubeCluster.runtime_classes); else not known, since a class
-    the stack does not show may add tolerations (a Pod refused for a taint would be a false violation)."""
+    before the scheduler): the scheduling of the RuntimeClass of that name on its cluster (Stack.scope: the stack's, or
+    a stack's it reads); nothing for a class its cluster's platform creates and models (GKE Sandbox's gvisor:
+    KubeCluster.runtime_classes); else not known, since a class the stack does not show may add tolerations (a Pod
+    refused for a taint would be a false violation)."""
     changed = False
     for workloads in (stack.workloads, stack.foreign_workloads):
         for index, workload in enumerate(workloads):
@@ -398,13 +452,23 @@ def _runtime_classed(stack: Stack) -> None:
                 else None
             if not isinstance(name, str):
                 continue  # (none; one not known yet is the Pod's own unknown: scheduling.pod_placement)
-            runtime: Any = stack.runtime_classes.get(name)
+            scope = stack.scope(workload.urn)
+            declared = stack.runtime_classes.get(name, [])
+            here: list[RuntimeScheduling] = []
+            for urn, scheduling in declared:
+                if stack.scope(urn) == scope and scheduling not in here:  # (equal schedulings are one)
+                    here.append(scheduling)
+            runtime: Any = here[0] if len(here) == 1 else None
             if runtime is None:
                 cluster = stack.cluster_for(workload.urn)
-                if cluster is not None and name in cluster.runtime_classes:
+                if not declared and cluster is not None and name in cluster.runtime_classes:
                     continue
-                # (a class of the stack whose name is not known yet may be this one)
-                which = "may be one whose name is not known yet" if None in stack.runtime_classes else \
+                elsewhere = not any(stack.scope(urn).startswith(PROVIDER_SCOPE) for urn, _ in declared) and \
+                    not scope.startswith(PROVIDER_SCOPE)
+                which = "is declared twice on its cluster, differently" if here else \
+                    "is declared only on other clusters of the stack" if declared and elsewhere else \
+                    "is declared on a cluster the pack cannot tell is its own" if declared else \
+                    "may be one whose name is not known yet" if None in stack.runtime_classes else \
                     "is not in the stack"
                 runtime = undetermined(
                     f"{workload.subject}: its Pods' RuntimeClass '{name}' {which}, so the node selector and "
@@ -440,20 +504,18 @@ def _defaulted(stack: Stack) -> None:
     """Each workload of a namespace whose LimitRanges give containers a default request, with those defaults (the
     LimitRanger admission runs before the scheduler sees the Pod: SPEC 21). A resource two LimitRanges of the
     namespace default differently is left as written."""
-    by_namespace: dict[tuple[str, str], dict[str, Any]] = {}
+    by_place: dict[Place, dict[str, Any]] = {}
     for item in stack.limit_ranges:
-        if not isinstance(item.namespace, str) or item.unknown is not None:
+        place = stack.place(item.urn, item.namespace)
+        if not place.known or item.unknown is not None:
             continue
-        merged = by_namespace.setdefault((item.namespace, item.provider), {})
+        merged = by_place.setdefault(place, {})
         for resource, amount in item.requests.items():
             merged[resource] = amount if merged.get(resource, amount) == amount else None
-    if not by_namespace:
+    if not by_place:
         return
     for index, workload in enumerate(stack.workloads):
-        declared = stack.resources.get(workload.urn)
-        namespace = workload.namespace
-        found = by_namespace.get((namespace, declared.provider or "")) if isinstance(namespace, str) and \
-            declared is not None else None
+        found = by_place.get(stack.place(workload.urn, workload.namespace))
         defaults = {key: value for key, value in (found or {}).items() if value is not None}
         if defaults:
             stack.workloads[index] = dataclasses.replace(workload, defaults=defaults)

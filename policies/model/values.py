@@ -10,6 +10,7 @@ known and report what is not.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
@@ -197,7 +198,9 @@ def about(subject: str, unknown: Unknown) -> Unknown:
     """An unknown as a stack policy's note says it of one resource (``Deployment 'api': string value at
     .spec.replicas ...``): a stack policy's note has no URN, and lists every check the policy could not make
     (adapters/findings.py), each naming its resource."""
-    return unknown if unknown.about == subject else Unknown(unknown.error, subject)
+    if unknown.about == subject:
+        return unknown
+    return Unknown(unknown.error, subject) if type(unknown) is Unknown else dataclasses.replace(unknown, about=subject)
 
 
 def plain(value: Any) -> Any:

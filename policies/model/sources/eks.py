@@ -36,9 +36,9 @@ from typing import Any
 import yaml
 
 from ..addresses import Addresses, Draw, Network
-from ..clusters import Claim, KubeCluster, endpoints
+from ..clusters import Claim, KubeCluster, Unwritten, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS
-from ..platform_admission import AdmittedPod, Refused, Unmatched
+from ..platform_admission import AdmittedPod, Refused, Unmatched, Whichever
 from ..pods import NVIDIA
 from ..pool import Option, Pool
 from ..resources import StackResource
@@ -427,23 +427,45 @@ class Fargate:
             return self.selectors
         return tuple(((pattern, wanted), profile) for pattern, wanted, profile in self.selectors)
 
-    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Unknown | None:
-        for value in (self.selectors, pod.namespace, pod.labels):
-            if isinstance(value, Unknown):
+    def judge(self, pod: AdmittedPod) -> Refused | Unmatched | Whichever | Unknown | None:
+        namespace = pod.namespace
+        for value in (self.selectors, pod.labels, namespace):
+            if isinstance(value, Unknown) and not isinstance(value, Unwritten):
                 return value
-        if not isinstance(pod.namespace, str) or isinstance(pod.labels, Unknown) \
-                or isinstance(self.selectors, Unknown):
+        if isinstance(pod.labels, Unknown) or isinstance(self.selectors, Unknown):
             return None
-        profiles = on_fargate(self.selectors, pod.namespace, pod.labels)
-        if not profiles:
-            return None if pod.pooled else Unmatched(
-                "Fargate profile", "the cluster has no node group in the stack: no node ever runs them, and they stay "
-                "Pending", "add a Fargate profile selector for them, or a node group")
+        if isinstance(namespace, str):
+            profiles = on_fargate(self.selectors, namespace, pod.labels)
+            return self._matched(pod, profiles) if profiles else self._unmatched(pod)
+        if not isinstance(namespace, Unwritten):
+            return None
+        # its namespace is its provider's, whose name is not known yet: every namespace it may be (SPEC 14.2), each
+        # selector its labels match may take it, and unless one selects every namespace, none may
+        labelled = [(pattern, profile) for pattern, wanted, profile in self.selectors if all(
+            isinstance(pod.labels.get(key), str) and _wildcard(value, pod.labels[key]) for key, value in wanted)]
+        everywhere = tuple(dict.fromkeys(profile for pattern, profile in labelled if pattern == "*"))
+        if everywhere:  # (it selects every namespace)
+            return self._matched(pod, everywhere)
+        refused = self._matched(pod, tuple(dict.fromkeys(profile for _, profile in labelled)), maybe=True) \
+            if labelled else None
+        unmatched = self._unmatched(pod)
+        if not labelled or (refused is None and unmatched is None):
+            return unmatched
+        return Whichever(namespace, refused, unmatched, certain=refused is not None and unmatched is not None)
+
+    @staticmethod
+    def _matched(pod: AdmittedPod, profiles: tuple[str, ...], maybe: bool = False) -> Refused | None:
         reasons = fargate_refusals(pod.host, pod.kind, pod.gpus, not pod.pooled)
         matched = quoted(profile.rsplit("::", 1)[-1] for profile in profiles)
-        return Refused(tuple(reasons), f"its Pods match Fargate profile {matched}, and Fargate does not run them",
-                       "run it on a node group (a selector its Pods do not match), or drop what Fargate refuses") \
-            if reasons else None
+        return Refused(tuple(reasons), f"its Pods {'may ' if maybe else ''}match Fargate profile {matched}, and "
+                       "Fargate does not run them", "run it on a node group (a selector its Pods do not match), or "
+                       "drop what Fargate refuses") if reasons else None
+
+    @staticmethod
+    def _unmatched(pod: AdmittedPod) -> Unmatched | None:
+        return None if pod.pooled else Unmatched(
+            "Fargate profile", "the cluster has no node group in the stack: no node ever runs them, and they stay "
+            "Pending", "add a Fargate profile selector for them, or a node group")
 
 
 def fargate_refusals(host: Any, kind: str, gpus: bool, alone: bool) -> list[str]:
