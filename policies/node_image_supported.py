@@ -14,13 +14,17 @@ node auto-provisioning's ``autoProvisioningDefaults.imageType``: ``KubeCluster.i
 control plane's version: refused on the cluster there.
 
 A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
-its control plane is said in a note: a new pool is created at the control plane's version and fails; an existing one
-stays at its own and can no longer be upgraded. A Karpenter alias is the image for the control plane's version on
+its control plane is created at the control plane's version: one this preview creates (SPEC 5, "new or deployed": the
+previous deployment the pack read does not hold it; every pool of a stack never deployed) is refused there; a
+deployed one stays at its own version and can no longer be upgraded, which is said in a note, as is a pool whose
+previous deployment the pack cannot read. A Karpenter alias is the image for the control plane's version on
 every node Karpenter starts (the row's ``follows``): refused at the control plane's version. A version or image not
 known yet is said; an image the table does not know (a custom AMI, a newer image) is not judged by it.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from pulumi_policy import Severity
 
@@ -32,13 +36,16 @@ from .model.stack import Stack
 from .model.values import derived, listed, undetermined
 from .platforms.images import ImageEnd, change, image_end, runs_at
 
+Created = Callable[[str], bool | None]  # whether this preview creates a resource (by URN); None: not known
 
-def node_image_supported(stack: Stack) -> list[Finding]:
+
+def node_image_supported(stack: Stack, created: Created = lambda urn: None) -> list[Finding]:
+    """``created``: whether this preview creates a pool's resource (asked only of a pool that sets no version)."""
     findings: list[Finding] = []
     for pool in stack.platform_pools:
         if pool.urn in stack.foreign or pool.image is None or pool.platform is None:
             continue
-        finding = _judged(pool, pool.platform, stack.cluster_for(pool))
+        finding = _judged(pool, pool.platform, stack.cluster_for(pool), created)
         if finding is not None:
             findings.append(finding)
     for cluster in stack.kube_clusters:  # the pools a cluster's platform creates on its own (GKE auto-provisioning)
@@ -77,7 +84,7 @@ def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
                      f"(table of {end.held}: {source}); use {_listed(end, image, instead)}", cluster.urn)
 
 
-def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding | None:
+def _judged(pool: Pool, platform: str, cluster: KubeCluster | None, created: Created) -> Finding | None:
     field, image = pool.image or ("", None)
     own = pool.version if pool.version is not None and pool.version.value is not None else None
     plane = cluster.version if cluster is not None and cluster.version is not None else None
@@ -109,6 +116,11 @@ def _judged(pool: Pool, platform: str, cluster: KubeCluster | None) -> Finding |
         return Violation(
             f"{pool.label}: its nodes would run Kubernetes {version.shown()}, the version of the control plane of its "
             f"{where}, with {field} {image}, and {why} (table of {end.held}: {source}); {fix}", pool.urn)
+    if own is None and created(pool.urn):  # (an inline pool of a deployed cluster is not known to be new)
+        return Violation(
+            f"{pool.label}: this preview creates it (the previous deployment does not hold it), and a pool that sets "
+            f"no version is created at its control plane's, Kubernetes {version.shown()} (its {where}), with {field} "
+            f"{image}, and {why} (table of {end.held}: {source}): its creation fails; {fix}", pool.urn)
     if own is None:
         return undetermined(
             f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only (table of "
@@ -131,7 +143,11 @@ def _listed(end: ImageEnd, image: str, instead: list[str] | None = None) -> str:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    return node_image_supported(stack)
+    def created(urn: str) -> bool | None:
+        previous = context.previous()
+        return None if previous is None else urn not in previous.urns
+
+    return node_image_supported(stack, created)
 
 
 POLICY = Policy(
@@ -139,6 +155,7 @@ POLICY = Policy(
     subject="stack",
     description="A pool's image runs at the version its nodes move to.",
     severity=Severity.HIGH,
+    previous="whether a pool that sets no version is new (created at its control plane's version)",
     remediation_steps="Move the pool to an image its platform publishes for that version (Amazon Linux 2023 or "
                       "Bottlerocket on EKS and in a Karpenter EC2NodeClass's alias; a later Windows Server, or the "
                       "unversioned Ubuntu or AzureLinux OS SKU, on AKS; a "

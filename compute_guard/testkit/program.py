@@ -251,8 +251,21 @@ class _CapturingMonitor(mocks.MockMonitor):
             built = self._construct(request, urn)
             if built is not None:
                 outputs.update(built.outputs)
+        elif request.custom and self.preview and self._unconfigured(provider):
+            # the engine's own: a provider whose configuration holds a value not known yet (a first preview's kubeconfig
+            # built from its cluster's outputs) is not configured, so its resources are neither checked nor planned:
+            # Check hands back the program's inputs, a create's preview an empty bag, which the SDK reads as every
+            # output not known yet (pulumi sdk/go/common/resource/plugin/provider_plugin.go, Configure, Check, Create)
+            pass
         elif request.custom:
             resource_id, inputs, state_inputs, outputs = self._custom(request, urn, inputs)
+        if request.custom and request.type.startswith("pulumi:providers:"):
+            # an explicit provider, as the engine keeps its inputs: with the plugin's version its SDK asks for, and
+            # its __internal settings in the state (sent to Remediate only)
+            if request.version and "version" not in inputs.fields:
+                inputs.update({"version": request.version})
+            state_inputs = struct_pb2.Struct()
+            state_inputs.update({**json_format.MessageToDict(inputs), "__internal": {}})
         self.captured[urn] = Resource(
             request.type, request.name, urn, inputs, outputs if (request.custom or built) else struct_pb2.Struct(),
             request.parent, provider, tuple(request.dependencies),
@@ -270,6 +283,13 @@ class _CapturingMonitor(mocks.MockMonitor):
                 self.captured[child.urn] = child if child.provider else dataclasses.replace(child, provider=provider)
                 self.order.append(child.urn)
         return resource_pb2.RegisterResourceResponse(urn=urn, id=resource_id, object=outputs)
+
+    def _unconfigured(self, provider: str) -> bool:
+        """The provider's configuration holds a value not known yet (its inputs, but its version): the engine leaves
+        it unconfigured (provider_plugin.go's Configure)."""
+        found = self.captured.get(provider) if provider else None
+        return found is not None and any(key != "version" and _holds_unknown(value) for key, value in
+                                         json_format.MessageToDict(found.inputs).items())
 
     def _custom(self, request: Any, urn: str, inputs: struct_pb2.Struct
                 ) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]:
@@ -830,6 +850,33 @@ def _state_values(value: Any, opened: Callable[[str], str | None]) -> Any:
 _STATE_SECRET = "1b47061264138c4ac30d75fd1eb44270"  # a secret's signature in a state document
 
 
+def first_preview_backend(project: str, stack: str) -> Path:
+    """A local backend that holds the stack never deployed (its checkpoint as `pulumi stack init` writes it), for this
+    process: the same path each time, so messages that name it do not change between evaluations."""
+    digest = hashlib.sha256(f"{project}/{stack}".encode()).hexdigest()[:12]
+    root = Path(tempfile.gettempdir()) / f"compute-guard-first-preview-{os.getpid()}-{digest}"
+    checkpoint = root / ".pulumi" / "stacks" / project / f"{stack.rsplit('/', 1)[-1]}.json"
+    if not checkpoint.is_file():
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        checkpoint.write_text(json.dumps(never_deployed(project, stack)))
+    return root
+
+
+def _holds_unknown(value: Any) -> bool:
+    """A value as the SDK serializes it holds the engine's unknown value somewhere."""
+    if isinstance(value, dict):
+        return any(_holds_unknown(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_unknown(item) for item in value)
+    return value == _UNKNOWN
+
+
+def never_deployed(project: str, stack: str) -> dict[str, Any]:
+    """The checkpoint `pulumi stack init` writes in a local backend (pulumi v3.260.0): a stack with no resources."""
+    return {"version": 3, "checkpoint": {"stack": f"organization/{project}/{stack.rsplit('/', 1)[-1]}", "latest": {
+        "manifest": {"time": "2026-01-01T00:00:00Z", "magic": "", "version": "v3.260.0"}, "metadata": {}}}}
+
+
 def _previous_path(deployed: Path | str | None, policy_config: Mapping[str, Any] | None, project: str,
                    stack: str) -> Path | None:
     """The previous deployment a preview is made against: ``deployed``, else a policy's configured ``baseline``, else
@@ -1128,11 +1175,17 @@ def evaluate(program: Program | str | Path, *, stack_config: Mapping[str, Any] |
         previous = {}  # a baseline setting the pack cannot read says nothing of what is deployed (the pack refuses it)
     with tempfile.TemporaryDirectory(prefix="compute-guard-stacks-") as scratch:
         backend: dict[str, str] = {}
+        checkpoint = Path(scratch) / "backend" / ".pulumi" / "stacks" / project / f"{stack.rsplit('/', 1)[-1]}.json"
         if deployed is not None:  # the stack's checkpoint in a local backend, where the pack finds it (SPEC 5)
-            checkpoint = Path(scratch) / "backend" / ".pulumi" / "stacks" / project / f"{stack.rsplit('/', 1)[-1]}.json"
             checkpoint.parent.mkdir(parents=True)
             checkpoint.write_bytes(decompressed(Path(deployed).read_bytes()))
             backend["PULUMI_BACKEND_URL"] = f"file://{Path(scratch) / 'backend'}"
+        elif found is None and _backend_url() is None:
+            # a first preview: the stack as `pulumi stack init` leaves it in a local backend, never deployed (SPEC 5,
+            # "new or deployed": every resource of it is created by this preview); one such backend per process and
+            # stack, so that what the pack says of it is the same each time the program is evaluated
+            root = first_preview_backend(project, stack)
+            backend["PULUMI_BACKEND_URL"] = f"file://{root}"
         given = {**{name: file for name, file in named_stacks(config, STACKS)[0] if file}, **(stacks or {})}
         files, outputs = _stacks(given, Path(scratch))
         outputs = {**_references_of(previous), **_local_stacks(config, given), **outputs}

@@ -92,12 +92,44 @@ _CONFIGURED = "_compute_guard_runtime_configured"  # the servicer's threading.lo
 APPLIES = "compute_guard_applies"  # a resource policy's test of a type token: does it judge such resources?
 
 
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's value not known yet, as it marshals it
+STATE = "compute_guard_state"  # a policy's PackState: what one request learns for the next
+
+
+def unconfigured(provider: Any) -> bool:
+    """A provider (a request's ProviderResource message) whose configuration holds a value not known yet, but its
+    version: the engine leaves it unconfigured, so a preview's outputs of its resources are an empty bag (pulumi
+    sdk/go/common/resource/plugin/provider_plugin.go, Configure and Create)."""
+    def holds(value: Any) -> bool:
+        kind = value.WhichOneof("kind")
+        if kind == "string_value":
+            return bool(value.string_value == UNKNOWN)
+        if kind == "struct_value":
+            return any(holds(item) for item in value.struct_value.fields.values())
+        if kind == "list_value":
+            return any(holds(item) for item in value.list_value.values)
+        return False
+    return any(key != "version" and holds(value) for key, value in provider.properties.fields.items())
+
+
+def _remember_unconfigured(self: Any, request: Any) -> None:
+    """The inputs Analyze receives of a resource whose provider is not configured in this preview, kept for the
+    stack's policies, whose AnalyzeStack outputs of it are empty (PackState.remember_unconfigured)."""
+    if not request.HasField("provider") or not unconfigured(request.provider):
+        return
+    state = next((found for policy in getattr(self, "_PolicyAnalyzerServicer__policies", None) or ()
+                  if (found := getattr(policy, STATE, None)) is not None), None)
+    if state is not None:
+        state.remember_unconfigured(request.urn, StructProps(request.properties))
+
+
 def _analyze(self: Any, request: Any, context: Any) -> Any:
     """The SDK's Analyze, run only for the policies that judge the resource's type, with its props, options and
     provider read once: the SDK would, for every resource policy, deserialize the props, read the options and
     call a validate that returns on the type (a Service, a ConfigMap: a third of a typical stack, judged by
     none), and send the same response. Only when every enabled resource policy is the pack's, which say which
     types they judge; an organisation's own policy makes it the SDK's path."""
+    _remember_unconfigured(self, request)
     judging = _judging(self, request.type)
     if judging is None:
         return _SDK_ANALYZE(self, request, context)

@@ -60,10 +60,18 @@ class Unused:
     matches: bool  # it matches a resource of the stack (which passes the policy), else none at all
 
 
-def settle(raw: Any, remembered: Mapping[str, Any]) -> Any:
+def settle(raw: Any, remembered: Mapping[str, Any], unconfigured: Mapping[str, Any] | None = None) -> Any:
     """A pool or cluster resource of a preview read with the checked inputs Analyze saw (resources.Settled): its
-    outputs not known yet that the program left unset are its provider's defaults. Any other resource as it is."""
-    kept = remembered.get(getattr(raw, "urn", ""))
+    outputs not known yet that the program left unset are its provider's defaults. A resource whose provider is not
+    configured in this preview (``unconfigured``: its inputs as Analyze saw them), whose outputs the engine sends as
+    an empty bag, read with those inputs. Any other resource as it is."""
+    urn = getattr(raw, "urn", "")
+    inputs = (unconfigured or {}).get(urn)
+    if inputs is not None:
+        resource = StackResource.of(raw)
+        if not plain(resource.props):  # (the empty bag: every output not known yet)
+            return Settled(resource, inputs)
+    kept = remembered.get(urn)
     given = kept.get("inputs") if isinstance(kept, Mapping) else None
     if not isinstance(given, Mapping):
         return raw
@@ -90,6 +98,9 @@ class PackState:
         self._unsure: set[str] = set()  # policies that could not check everything (a value not known yet)
         self.seen_inputs: dict[str, Cluster] = {}
         self.remembered: dict[str, Any] = {}  # what pool sources kept of the inputs Analyze saw (Source.remember)
+        # the inputs Analyze saw of each resource whose provider is not configured in this preview (a kubeconfig built
+        # from a cluster's outputs, not known yet): the engine sends their outputs as an empty bag (settle)
+        self.unconfigured: dict[str, Any] = {}
         self._referenced: dict[tuple[str, str | None, bool], Referenced] = {}  # other stacks read (SPEC 18), once each
         # the dependents' views (adapters/dependents.py): before this change, once per process; now, per request
         self._before: dict[tuple[str, str | None], Stack | None] = {}
@@ -116,6 +127,13 @@ class PackState:
         if source is not None:
             self._cluster = (source, urn, parsed)
         return parsed
+
+    def remember_unconfigured(self, urn: str, props: Any) -> None:
+        """A resource's inputs as Analyze sees them, where its provider is not configured in this preview: the stack
+        policies read them instead of its outputs, which the engine sends as an empty bag (SPEC 14.2: a first
+        preview's workloads are judged as surely as a deployed stack's)."""
+        with self._lock:
+            self.unconfigured[urn] = props
 
     def remember(self, resource_type: str, urn: str, props: Any) -> None:
         """What a pool source keeps of a resource's inputs as Analyze sees them (a component's, which AnalyzeStack's
@@ -162,7 +180,7 @@ class PackState:
                 a is b for a, b in zip(last[0], sources, strict=True)):
             return last[1]
         referenced = self.referenced(resources)
-        resources = [settle(resource, self.remembered) for resource in resources]
+        resources = [settle(resource, self.remembered, self.unconfigured) for resource in resources]
         stack = parse_stack(resources, self.seen_inputs, self.remembered,
                             [(found.name, found.resources) for found in referenced if not found.error])
         stack.referenced = referenced
@@ -221,7 +239,7 @@ class PackState:
         if last is not None and last[0] is stack:
             return last[1]
         previous = self.baseline(None)
-        ours = [StackResource.of(settle(resource, self.remembered)) for resource in resources]
+        ours = [StackResource.of(settle(resource, self.remembered, self.unconfigured)) for resource in resources]
         views = []
         for found in readable:
             now = parse_stack(found.resources, {}, self.remembered, [(THIS_STACK, ours)])

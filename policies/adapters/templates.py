@@ -34,7 +34,7 @@ from pulumi_policy import (
 
 from ..model.cluster import is_compute_cluster
 from ..model.sources import pools_of, source_of
-from ..model.values import undetermined
+from ..model.values import first_unknown, plain, undetermined
 from ..model.workloads import parse_workload, workload_kind
 from ..platforms.platform import PLATFORM_SCHEMA, implied_platform, platform_unset, resolve_platform
 from . import dependents, exemptions, props, sdk
@@ -233,6 +233,8 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
 
     @never_raises
     def validate(args: ResourceValidationArgs, report_violation: Report) -> None:
+        if not sdk.is_installed() and _unconfigured(args.provider):  # (the shim's Analyze keeps them itself)
+            state.remember_unconfigured(args.urn, args.props)
         if policy.platform_pool_check is not None and is_platform_pool(args.resource_type):
             state.remember(args.resource_type, args.urn, args.props)
             pools = pools_of(args.resource_type, args.props, args.urn, args.name) or []
@@ -288,7 +290,18 @@ def resource_policy(policy: Policy, state: PackState) -> ResourceValidationPolic
             return (not policy.pools_only and is_compute_cluster(resource_type)) or is_platform_pool(resource_type)
     setattr(sdk_policy, sdk.APPLIES, applies)
     setattr(sdk_policy, sdk.REFUSES, functools.partial(_refusals, state))
+    setattr(sdk_policy, sdk.STATE, state)
     return sdk_policy
+
+
+def _unconfigured(provider: Any) -> bool:
+    """A resource's provider (the SDK's PolicyProviderResource) whose configuration holds a value not known yet: the
+    engine leaves it unconfigured (sdk.unconfigured, on the SDK's own path)."""
+    if provider is None:
+        return False
+    found = plain(provider.props)
+    return isinstance(found, Mapping) and any(key != "version" and first_unknown(value) is not None
+                                              for key, value in found.items())
 
 
 def stack_policy(policy: Policy, state: PackState) -> StackValidationPolicy:

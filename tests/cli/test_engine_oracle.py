@@ -27,7 +27,7 @@ import pytest
 from google.protobuf import json_format
 from pulumi_cli import ROOT, Stack, Toolchain, open_stack, policy_findings
 
-from compute_guard.testkit import bridged, evaluate
+from compute_guard.testkit import evaluate
 from compute_guard.testkit import program as testkit_program
 from compute_guard.testkit.analyzer import Analyzer
 
@@ -149,8 +149,10 @@ def normalized(requests: list[dict[str, Any]], names: set[str]) -> list[dict[str
 
 
 def covered(kind: str) -> bool:
-    """The resources the stand-ins cover, their providers and the stack: held equal field by field."""
-    return bridged.covered(kind) or kind in ("pulumi:providers:aws", "pulumi:providers:gcp", "pulumi:pulumi:Stack")
+    """Every resource the pack receives: the ones the stand-ins cover, the Kubernetes resources, every provider and the
+    stack, held equal field by field (issue 76: a test kit that sent a Deployment of 5 replicas for 2 passed when only
+    the bridged resources were compared)."""
+    return True
 
 
 def by_urn(requests: list[dict[str, Any]], method: str) -> dict[str, dict[str, Any]]:
@@ -227,7 +229,8 @@ class Trial:
         result, ours = kit(self.stack, monkeypatch)
         compared = {request["type"] for request in by_urn(theirs, "AnalyzeStack").values()}
         assert compared >= {"pulumi:pulumi:Stack", f"pulumi:providers:{self.provider}"} and len(compared) >= 4
-        assert list(differences(theirs, ours)) == []
+        found = list(differences(theirs, ours))
+        assert found == [], "\n".join(found)
         assert printed(cli) == findings(result)
         return printed(cli), findings(result)
 
@@ -262,6 +265,25 @@ def test_a_fixed_name_node_group_replaced_under_its_only_workloads(oracle, tmp_p
     assert plan(run.stack)["general"] == ["delete-replaced", "replace", "create-replacement"]
 
 
+def test_a_first_preview_judges_budgets_and_fargate_as_a_deployed_stack_is_judged(oracle, tmp_path, monkeypatch):
+    """Issue 75 under the real CLI: a first preview of a stack that creates its cluster, its Kubernetes provider (its
+    kubeconfig built from the cluster's outputs: not known yet) and its workloads. Two budgets select the Deployment's
+    Pods: refused, as the test kit refuses them (on main: "can't run policy ... string value at .kubeconfig can't be
+    known during preview", naming no resource). With a Fargate profile selecting `default` and no node group, a
+    DaemonSet and the Deployment that write no namespace: the DaemonSet is refused whichever namespace the kubeconfig
+    gives it; the requests the engine sends and every finding equal the test kit's."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", kubeconfig="true", budgets="true")
+    cli, _ = run.both(monkeypatch)
+    assert [(policy, name) for policy, name, _ in cli if policy == "workload-disruption-allowed"] == [
+        ("workload-disruption-allowed", "api")]
+    assert not [item for item in cli if "kubeconfig can't be known" in item[2]], cli
+    run = trial(oracle, tmp_path / "fargate", "oracle-eks", "aws", kubeconfig="true", fargate="true", noGroup="true")
+    cli, _ = run.both(monkeypatch)
+    refused = {name: message for policy, name, message in cli if policy == "platform-admits-workload" and name}
+    assert set(refused) == {"agent"}, cli
+    assert "and in every namespace that may be, nothing runs them" in refused["agent"]
+
+
 def test_an_auto_named_node_group_is_created_first(oracle, tmp_path, monkeypatch):
     run = trial(oracle, tmp_path, "oracle-eks", "aws")
     run.up()
@@ -291,7 +313,7 @@ def test_a_cluster_that_provisions_its_own_nodes_in_the_real_preview(oracle, tmp
     """Issue 68 under the real CLI: the GKE template's cluster with node auto-provisioning on, its auto-provisioned
     pools of the Docker-based COS image at 1.30, and Pods that select Windows nodes beside its one Linux pool. Both are
     refused in the engine's preview as in the test kit's (auto-provisioning creates no Windows pools, and no pool of
-    COS from 1.24), beside the stack's note that the cluster adds pools; with a containerd image and Linux Pods,
+    COS from 1.24), with no note on the whole cluster beside them (issue 75); with a containerd image and Linux Pods,
     neither."""
     run = trial(oracle, tmp_path, "oracle-gke", "gcp", poolName="apps", nap="true", napImage="cos", version="1.30",
                 windows="true")
@@ -302,8 +324,9 @@ def test_a_cluster_that_provisions_its_own_nodes_in_the_real_preview(oracle, tmp
         "GKE cluster 'gke-cluster': every pool it creates on its own takes clusterAutoscaling.autoProvisioningDefaults."
         "imageType COS, which would run Kubernetes 1.30")
     assert "node auto-provisioning creates no pool of Windows nodes" in refused[("workload-schedulable", "api")]
-    assert any(name == "" and "has node auto-provisioning (clusterAutoscaling.enabled)" in message
-               for _, name, message in cli)  # the stack's note, as the engine prints it
+    # (issue 75: no note on the whole cluster beside a verdict on its one workload, which is judged)
+    assert not any(name == "" and "has node auto-provisioning (clusterAutoscaling.enabled)" in message
+                   for _, name, message in cli)
     run.stack.config("napImage", "cos_containerd")
     run.stack.config("windows", "false")
     cli, _ = run.both(monkeypatch)
@@ -326,3 +349,24 @@ def test_an_unchanged_secret_input_against_the_encrypted_state(oracle, tmp_path,
     cli, _ = run.both(monkeypatch)
     said = " ".join(message for _, _, message in cli)
     assert "arn:aws:iam" not in said and "Unknown(" not in said
+
+
+def test_the_oracle_holds_every_resource_field_by_field():
+    """Issue 76: the oracle compared only the bridged resources, so a test kit that sent a Deployment of 5 replicas for
+    2, or dropped a resource's option, passed it. Its comparison, mutated as a faulty test kit would be: each fails."""
+    deployment = {"type": "kubernetes:apps/v1:Deployment", "urn": "urn:pulumi:dev::fleet::kubernetes:apps/v1:"
+                  "Deployment::api", "name": "api", "properties": {"spec": {"replicas": 2.0}},
+                  "options": {"deleteBeforeReplace": True}}
+    engine = [{"method": "Analyze", "request": deployment},
+              {"method": "AnalyzeStack", "request": {"resources": [deployment]}}]
+    assert list(differences(engine, json.loads(json.dumps(engine)))) == []
+    replicas = json.loads(json.dumps(engine))
+    replicas[0]["request"]["properties"]["spec"]["replicas"] = 5.0
+    assert list(differences(engine, replicas)) == [
+        "Analyze urn:pulumi:dev::fleet::kubernetes:apps/v1:Deployment::api.properties.spec.replicas: engine 2.0 != "
+        "test kit 5.0"]
+    dropped = json.loads(json.dumps(engine))
+    del dropped[1]["request"]["resources"][0]["options"]["deleteBeforeReplace"]
+    assert list(differences(engine, dropped)) == [
+        "AnalyzeStack urn:pulumi:dev::fleet::kubernetes:apps/v1:Deployment::api.options.deleteBeforeReplace: engine "
+        "true != test kit null"]

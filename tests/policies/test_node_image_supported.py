@@ -190,21 +190,76 @@ def test_a_windows_2019_pool_lists_only_the_images_that_run_at_its_version():
     assert "; use Windows2022 or Windows2025; " in message
 
 
-def test_a_pool_that_follows_its_control_plane_is_a_note_never_a_refusal():
-    """A node group that sets no version is created at its control plane's (a new one fails) but an existing one
-    stays at its own: which it is, the preview does not say, so it is a note with the arithmetic."""
-    result = evaluate(eks("1.33", None, "AL2_x86_64"), stack_config=AWS)
+FOLLOWS = (
+    "pool 'general' (NodeGroup): its amiType AL2_x86_64 runs up to Kubernetes 1.32 only (table of 2026-06-19: "
+    f"{EKS_VERSIONS} (\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon "
+    "Linux 2 (AL2) AMIs\")), and the pool sets no version, so a new pool is created at Kubernetes 1.33, the "
+    "version of the control plane of its EKS cluster 'fleet': EKS publishes no Amazon Linux 2 AMIs from "
+    "Kubernetes 1.33: a node group of it is neither created nor updated at that version; an existing pool stays "
+    "at its own version and can never be upgraded past 1.32: use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; "
+    "changing amiType replaces the node group, which pool-replacement-safe judges")
+
+
+def test_a_pool_that_follows_its_control_plane_is_refused_where_this_preview_creates_it(tmp_path):
+    """Issue 75 (SPEC 5, "new or deployed"): a node group that sets no version is created at its control plane's.
+    In a first preview (the stack never deployed) and where the previous deployment does not hold it (added to a
+    deployed stack), this preview creates it there and its creation fails: refused. One the previous deployment holds
+    stays at its own version: a note with the arithmetic. Where no previous deployment can be read, which it is is
+    not known: the same note. On main every case was the note."""
+    from builders import exported
+
+    for _ in range(2):
+        result = evaluate(eks("1.33", None, "AL2_x86_64"), stack_config=AWS)
+        (message,) = result.findings(POLICY)
+        assert [v.level for v in result.of(POLICY)] == ["mandatory"]
+        assert message == (
+            "pool 'general' (NodeGroup): this preview creates it (the previous deployment does not hold it), and a "
+            "pool that sets no version is created at its control plane's, Kubernetes 1.33 (its EKS cluster 'fleet'), "
+            "with amiType AL2_x86_64, and EKS publishes no Amazon Linux 2 AMIs from Kubernetes 1.33: a node group of "
+            "it is neither created nor updated at that version (table of 2026-06-19: "
+            f"{EKS_VERSIONS} (\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized "
+            "Amazon Linux 2 (AL2) AMIs\")): its creation fails; use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; "
+            "changing amiType replaces the node group, which pool-replacement-safe judges")
+        assert notes(result) == []
+    # deployed: the same program against its own deployment
+    deployed = exported(eks("1.33", None, "AL2_x86_64"), tmp_path / "deployed.json", AWS)
+    result = evaluate(eks("1.33", None, "AL2_x86_64"), stack_config=AWS, deployed=deployed)
     assert result.of(POLICY) == []
-    (note,) = notes(result)
-    assert note == (
-        "pool 'general' (NodeGroup): its amiType AL2_x86_64 runs up to Kubernetes 1.32 only (table of 2026-06-19: "
-        f"{EKS_VERSIONS} (\"For Kubernetes versions 1.33 and later, EKS will not provide pre-built optimized Amazon "
-        "Linux 2 (AL2) AMIs\")), and the pool sets no version, so a new pool is created at Kubernetes 1.33, the "
-        "version of the control plane of its EKS cluster 'fleet': EKS publishes no Amazon Linux 2 AMIs from "
-        "Kubernetes 1.33: a node group of it is neither created nor updated at that version; an existing pool stays "
-        "at its own version and can never be upgraded past 1.32: use AL2023_x86_64_STANDARD or BOTTLEROCKET_x86_64; "
-        "changing amiType replaces the node group, which pool-replacement-safe judges")
+    assert notes(result) == [FOLLOWS]
+    # added to a deployed stack: the deployment holds the cluster only
+    def cluster_only():
+        aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE, version="1.33",
+                        vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+    before = exported(cluster_only, tmp_path / "cluster.json", AWS)
+    result = evaluate(eks("1.33", None, "AL2_x86_64"), stack_config=AWS, deployed=before)
+    assert "this preview creates it" in result.findings(POLICY)[0]
+    # no previous deployment the pack can read (the engine's analyzer alone, no backend): said, not judged
+    from compute_guard.testkit import capture_program
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    with stack_environment(AWS, "project", "stack", True):
+        result = Analyzer().run(capture_program(eks("1.33", None, "AL2_x86_64"), stack_config=AWS))
+    assert result.of(POLICY) == []
+    assert notes(result)[0].startswith("2 checks could not be made: (1) " + FOLLOWS[:60])
+    assert notes(result)[0].endswith("(2) whether a pool that sets no version is new (created at its control "
+                                     "plane's version) is not judged: no previous deployment to compare with: set "
+                                     "this policy's 'baseline' config to the output of `pulumi stack export --file "
+                                     "<path>` taken before the preview, or use a local (file://) backend")
     assert notes(evaluate(eks("1.32", None, "AL2_x86_64"), stack_config=AWS)) == []
+    assert evaluate(eks("1.32", None, "AL2_x86_64"), stack_config=AWS).findings(POLICY) == []
+
+
+@pytest.mark.parametrize("platform", ["azure-native", "azure", "gcp"])
+def test_a_new_pool_of_an_image_its_control_planes_version_does_not_run_is_refused(platform):
+    """Issue 75's others: a Windows2019 AgentPool on AKS 1.33 (azure-native and the classic provider), a GKE pool of
+    imageType UBUNTU (Docker) at 1.34: created in this first preview at the control plane's version, refused."""
+    build = {"azure-native": lambda: aks_native("1.33", None, "Windows2019"),
+             "azure": lambda: aks_classic("1.34", None, "Windows2019"),
+             "gcp": lambda: gke("1.34", None, "UBUNTU")}[platform]()
+    config = GCP if platform == "gcp" else AZURE
+    (message,) = evaluate(build, stack_config=config).findings(POLICY)
+    assert ": this preview creates it (the previous deployment does not hold it), and a pool that sets no version is " \
+           "created at its control plane's, Kubernetes 1.3" in message and ": its creation fails; use " in message
 
 
 def test_no_version_anywhere_or_one_not_known_yet_is_said_not_judged():

@@ -27,9 +27,10 @@ AWS = {"compute:platform": "aws", "aws:region": "us-west-2"}
 
 
 def program(node_version: str = "1.34", budget: int = 0, machine: str = "m7i.large"):
-    """An EKS cluster at 1.34 whose node group runs a Deployment that a budget keeps, and a ComputeCluster: every
-    policy that reads the previous deployment asks for it here (a cluster naming its version, a pool, a budget that
-    allows no eviction, a ComputeCluster, any stack)."""
+    """An EKS cluster at 1.34 whose node group runs a Deployment that a budget keeps, a node group of Amazon Linux 2
+    that sets no version, and a ComputeCluster: every policy that reads the previous deployment asks for it here (a
+    cluster naming its version, a pool, a budget that allows no eviction, a pool that follows its control plane at a
+    version its image does not run, a ComputeCluster, any stack)."""
     def build() -> None:
         from compute_guard.component import CapacityGroup, ComputeCluster, ComputeClusterArgs
 
@@ -38,6 +39,10 @@ def program(node_version: str = "1.34", budget: int = 0, machine: str = "m7i.lar
         aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
                           subnet_ids=["subnet-1"], instance_types=[machine], version=node_version,
                           scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=2, min_size=2, max_size=3))
+        aws.eks.NodeGroup("legacy", cluster_name=cluster.name, node_group_name="legacy", node_role_arn=ROLE,
+                          subnet_ids=["subnet-1"], instance_types=[machine], ami_type="AL2_x86_64",
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=1),
+                          taints=[aws.eks.NodeGroupTaintArgs(key="legacy", value="true", effect="NO_SCHEDULE")])
         labels = {"app": "api"}
         opts = pulumi.ResourceOptions(depends_on=[cluster])
         k8s.apps.v1.Deployment("api", metadata={"name": "api"}, spec={
@@ -59,8 +64,8 @@ def no_backend(monkeypatch, tmp_path):
 
 
 def test_the_policies_that_judge_a_change_each_declare_it():
-    assert sorted(ASKING) == ["cluster-version-skew", "compute-cluster-safe-update", "pool-replacement-safe",
-                              "pool-safe-update", "workload-disruption-allowed"]
+    assert sorted(ASKING) == ["cluster-version-skew", "compute-cluster-safe-update", "node-image-supported",
+                              "pool-replacement-safe", "pool-safe-update", "workload-disruption-allowed"]
     for policy in ASKING.values():
         assert policy.settings["baseline"]["type"] == "string"  # the template gives them the setting
 
@@ -90,12 +95,31 @@ def test_a_configured_baseline_that_cannot_be_read_is_one_violation_of_each(tmp_
 
 
 def test_without_a_previous_deployment_each_says_what_it_did_not_judge_and_how_to_give_one(no_backend):
-    result = evaluate(program(), stack_config=AWS)
+    """No previous deployment the pack can read: the engine's analyzer alone, no backend (the test kit's own first
+    preview is a stack never deployed, whose empty state the pack reads: tests below)."""
+    from compute_guard.testkit import capture_program
+    from compute_guard.testkit.analyzer import Analyzer, stack_environment
+
+    with stack_environment(AWS, "project", "stack", True):
+        result = Analyzer().run(capture_program(program(), stack_config=AWS))
     for name, policy in ASKING.items():
         said = f"{policy.previous} is not judged: {HOW_TO}"
         reasons = [n.reason for n in result.not_applicable if n.policy == name]
         notes = [n.finding for n in result.notes if n.policy == name and said in n.finding]
         assert (reasons and set(reasons) == {said}) or len(notes) == 1, (name, reasons, notes)
+
+
+def test_a_stack_never_deployed_is_every_policys_previous_deployment(no_backend):
+    """Issue 75 (SPEC 5): the test kit's first preview is a stack never deployed, as `pulumi stack init` leaves it: the
+    pack reads its empty state, so no policy says a previous deployment is missing, nothing is compared as changed,
+    and a pool that follows its control plane is created by this preview (node-image-supported refuses the AL2 group
+    at 1.34; on main it was a note)."""
+    result = evaluate(program(), stack_config=AWS)
+    assert [n for n in result.not_applicable if n.policy in ASKING] == []
+    assert [n for n in result.notes if n.policy in ASKING and "not judged" in n.finding] == []
+    assert [name for name in ASKING if result.findings(name)] == ["node-image-supported"]
+    assert result.findings("node-image-supported")[0].startswith(
+        "pool 'legacy' (NodeGroup): this preview creates it (the previous deployment does not hold it)")
 
 
 def test_with_the_previous_deployment_none_says_it_is_missing(tmp_path, no_backend):

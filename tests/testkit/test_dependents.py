@@ -9,6 +9,7 @@ program runs as deployed, its StackReference reading the platform's outputs (eva
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -137,14 +138,16 @@ def test_what_the_app_stack_had_already_is_its_own_previews(tmp_path, monkeypatc
     assert judged(tmp_path, larger, 'deploy("api", "9Gi")') == {"violations": [], "notes": []}
 
 
-def test_without_a_previous_deployment_on_its_cluster(tmp_path, monkeypatch):
-    """No previous deployment to compare with: what fails is reported on the cluster its workloads run on; the app's
-    secret kubeconfig is never shown."""
+def test_in_a_first_preview_on_the_pools_it_adds(tmp_path, monkeypatch):
+    """The platform stack's first preview (a stack never deployed: every pool of it is added by this change, SPEC 5):
+    what fails is reported on the pool its workloads would run on, the node group, not the cluster (issue 75: on main
+    it landed on the cluster, as where no previous deployment can be read); the app's secret kubeconfig is never
+    shown."""
     monkeypatch.delenv("PULUMI_BACKEND_URL", raising=False)
     monkeypatch.setenv("PULUMI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     found = judged(tmp_path, ARM, 'deploy("api", "64Mi", {"kubernetes.io/arch": "amd64"})')
-    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-schedulable", "prod")]
+    assert [(policy, urn) for policy, urn, _ in found["violations"]] == [("workload-schedulable", "prod-general")]
     assert "ABCDEF" not in json.dumps(found)
 
 
@@ -155,9 +158,12 @@ def test_a_dependent_that_cannot_be_read_is_said(tmp_path, monkeypatch):
     result = evaluate(program(tmp_path / "platform", "platform", PLATFORM), stack_config={
         **AWS, "compute:dependents": json.dumps([APP_NAME])})
     assert result.violations == []
-    assert [reason for note in result.notes for reason in note.reasons] == [
-        f"stack {APP_NAME} cannot be read (the Pulumi CLI is not on PATH), so what this change does to its workloads "
-        "on this stack's pools is not judged"]
+    # (the test kit's first preview is a stack never deployed in a local backend of its own: the app stack is not
+    # there, as it would not be in a real one)
+    (reason,) = [reason for note in result.notes for reason in note.reasons]
+    assert re.fullmatch(f"stack {APP_NAME} cannot be read \\(the local backend \\(.*compute-guard-first-preview-"
+                        "[0-9a-f-]+\\) holds no checkpoint of it: it was never deployed there\\), so what this change "
+                        "does to its workloads on this stack's pools is not judged", reason), reason
 
 
 def test_through_compute_dependents_and_an_export_file(tmp_path, monkeypatch):

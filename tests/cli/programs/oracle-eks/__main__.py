@@ -4,7 +4,10 @@ cluster, a managed node group, and a Deployment on the cluster (rendered to a di
 Config: `machine` (the group's instance type), `groupName` (unset: the provider names it), `second` (a second group
 that takes the Deployment too), `secretRole` (the group's role ARN a secret), `deleteFirst` (deleteBeforeReplace), and a
 self-managed group (`selfManaged`: a launch template and an autoscaling group, for another cluster) whose machine is
-`selfMachine`."""
+`selfMachine`. A stack's first preview as a team writes it (issue 75): `kubeconfig` (the Kubernetes provider's
+kubeconfig built from the cluster's endpoint and certificate, as aws-py-eks builds it: not known in a first preview),
+`budgets` (two PodDisruptionBudgets select the Deployment's Pods; none writes a namespace), `fargate` (a Fargate profile
+selecting `default`, and a DaemonSet that writes no namespace) and `noGroup` (no managed node group)."""
 
 import json
 
@@ -18,11 +21,16 @@ role = aws.iam.Role("nodes", assume_role_policy=json.dumps({"Version": "2012-10-
 cluster = aws.eks.Cluster("fleet", role_arn=role.arn, version="1.34",
                           vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]))
 node_role = pulumi.Output.secret(role.arn) if config.get_bool("secretRole") else role.arn
-aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name=config.get("groupName"),
-                  node_role_arn=node_role, subnet_ids=["subnet-1", "subnet-2"],
-                  instance_types=[config.get("machine") or "m7i.large"],
-                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3),
-                  opts=pulumi.ResourceOptions(delete_before_replace=config.get_bool("deleteFirst") or None))
+if not config.get_bool("noGroup"):
+    aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name=config.get("groupName"),
+                      node_role_arn=node_role, subnet_ids=["subnet-1", "subnet-2"],
+                      instance_types=[config.get("machine") or "m7i.large"],
+                      scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3),
+                      opts=pulumi.ResourceOptions(delete_before_replace=config.get_bool("deleteFirst") or None))
+if config.get_bool("fargate"):
+    aws.eks.FargateProfile("default", cluster_name=cluster.name, pod_execution_role_arn=role.arn,
+                           subnet_ids=["subnet-1", "subnet-2"],
+                           selectors=[aws.eks.FargateProfileSelectorArgs(namespace="default")])
 if config.get_bool("second"):
     aws.eks.NodeGroup("spare", cluster_name=cluster.name, node_group_name="spare", node_role_arn=role.arn,
                       subnet_ids=["subnet-1"], instance_types=["m7i.large"],
@@ -35,11 +43,30 @@ if config.get_bool("selfManaged"):
                           tags=[aws.autoscaling.GroupTagArgs(key="kubernetes.io/cluster/batch", value="owned",
                                                              propagate_at_launch=True)])
 
-provider = k8s.Provider("k8s", render_yaml_to_directory="rendered")
+kubeconfig = pulumi.Output.all(cluster.endpoint, cluster.certificate_authority.data, cluster.name).apply(
+    lambda values: json.dumps({
+        "apiVersion": "v1", "clusters": [{"name": "kubernetes", "cluster": {
+            "server": values[0], "certificate-authority-data": values[1]}}],
+        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}], "current-context": "aws",
+        "users": [{"name": "aws", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                                                    "command": "aws", "args": ["eks", "get-token", "--cluster-name",
+                                                                               values[2]]}}}]})) \
+    if config.get_bool("kubeconfig") else None
+provider = k8s.Provider("k8s", kubeconfig=kubeconfig, render_yaml_to_directory="rendered")
+opts = pulumi.ResourceOptions(provider=provider)
 labels = {"app": "api"}
 k8s.apps.v1.Deployment("api", metadata={"name": "api"}, spec={
     "replicas": 2, "selector": {"match_labels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
         "containers": [{"name": "api", "image": "nginx", "resources": {"requests": {"cpu": "100m",
                                                                                     "memory": "128Mi"}}}]}}},
-    opts=pulumi.ResourceOptions(provider=provider))
+    opts=opts)
+if config.get_bool("budgets"):
+    for name in ("api-a", "api-b"):
+        k8s.policy.v1.PodDisruptionBudget(name, metadata={"name": name}, spec={
+            "max_unavailable": 1, "selector": {"match_labels": labels}}, opts=opts)
+if config.get_bool("fargate"):
+    k8s.apps.v1.DaemonSet("agent", metadata={"name": "agent"}, spec={
+        "selector": {"match_labels": {"app": "agent"}}, "template": {"metadata": {"labels": {"app": "agent"}}, "spec": {
+            "containers": [{"name": "agent", "image": "agent", "resources": {"requests": {"cpu": "50m"}}}]}}},
+        opts=opts)
 pulumi.export("clusterName", cluster.name)
