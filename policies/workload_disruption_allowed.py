@@ -18,7 +18,8 @@ DaemonSets are not judged.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pulumi_policy import Severity
 
@@ -39,9 +40,10 @@ from .words import LISTED, drain_events, drain_fails, pool_name
 Previous = Snapshot | None  # the previous deployment (None: the policy template says why there is none)
 
 
-def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) -> list[Finding]:
+def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous],
+                                remembered: Mapping[str, Any] | None = None) -> list[Finding]:
     """``previous``: the previous deployment's inputs and types by URN (or why there are none), asked for only when a
-    workload's budget allows no eviction."""
+    workload's budget allows no eviction; ``remembered``: what Analyze saw of each resource (its checked inputs)."""
     findings: list[Finding] = []
     protected = protection(stack)
     blocked: list[tuple[Workload, Budget, int, bool]] = []
@@ -84,7 +86,8 @@ def workload_disruption_allowed(stack: Stack, previous: Callable[[], Previous]) 
     foreign = found.foreign(stack.resources)
     if foreign is not None:  # another stack's state: no pool of this one is in it, so none would read as replaced
         return [*findings, undetermined(foreign)]
-    changed, maybe_changed = replaced(stack.pools, found.inputs, found.types)
+    changed, maybe_changed = replaced(stack.pools, found.inputs, found.types, stack.resources, found.outputs,
+                                      remembered or {})
     for workload, budget, count, secret in blocked:
         pools = landing(stack, workload).runs_on()
         if isinstance(pools, Unknown):
@@ -120,7 +123,7 @@ def _changes(changes: tuple[Change, ...]) -> str:
 
 
 def _check(stack: Stack, context: Context) -> list[Finding]:
-    return workload_disruption_allowed(stack, context.previous)
+    return workload_disruption_allowed(stack, context.previous, context.state.remembered)
 
 
 POLICY = Policy(

@@ -110,10 +110,14 @@ def _template(value: Any) -> str:
     return f"{shown} version {version}" if isinstance(version, (str, int)) else shown
 
 
-def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, str]
+def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, str],
+             resources: Mapping[str, StackResource] | None = None, outputs: Mapping[str, Any] | None = None,
+             remembered: Mapping[str, Any] | None = None
              ) -> tuple[dict[Pool, tuple[Change, ...]], dict[Pool, Unknown]]:
-    """The pools whose nodes this preview replaces, with what changed; and those it may replace (a value
-    not known yet)."""
+    """The pools whose nodes this preview replaces or recreates, with what changed; and those it may (a value not known
+    yet). ``resources``: this preview's, whose inputs its source says are applied by recreating every node
+    (Replacing.recreates) are compared with the previous deployment's (its ``outputs`` where its inputs hold
+    nothing)."""
     before = previous_pools(inputs, types)
     found: dict[Pool, tuple[Change, ...]] = {}
     maybe: dict[Pool, Unknown] = {}
@@ -122,11 +126,36 @@ def replaced(pools: list[Pool], inputs: Mapping[str, Any], types: Mapping[str, s
         if old is None:
             continue  # a new pool: nothing to drain
         changed = changes(old, pool)
+        if not isinstance(changed, Unknown) and resources is not None:
+            recreated = _recreated(pool, old, inputs, types, resources, outputs or {}, remembered or {})
+            changed = recreated if isinstance(recreated, Unknown) else (*changed, *recreated)
         if isinstance(changed, Unknown):
             maybe[pool] = changed
         elif changed:
             found[pool] = changed
     return found, maybe
+
+
+def _recreated(pool: Pool, old: Pool, inputs: Mapping[str, Any], types: Mapping[str, str],
+               resources: Mapping[str, StackResource], outputs: Mapping[str, Any], remembered: Mapping[str, Any]
+               ) -> tuple[Change, ...] | Unknown:
+    """What changed of the inputs the platform applies by recreating every node of the pool (Replacing.recreates):
+    a node pool's own, a cluster's for its default pool (one that is the cluster's only inline pool)."""
+    rule = replacing_of(types.get(pool.urn, ""))
+    now = resources.get(pool.urn)
+    previous = inputs.get(pool.urn)
+    if rule is None or not rule.recreates or now is None or not isinstance(previous, Mapping):
+        return ()
+    if rule.whole_cluster and value_at(previous, "nodePools") is not None:
+        return ()  # an inline nodePools entry: a change there replaces the whole cluster (pool-replacement-safe)
+    deployed = outputs.get(pool.urn)
+    if isinstance(deployed, Mapping):
+        previous = _written(previous, deployed)
+    checked = remembered.get(pool.urn)
+    kept = checked.get("inputs") if isinstance(checked, Mapping) else None
+    compared = _Compared(rule.recreates, previous, kept if isinstance(kept, Mapping) else plain(now.props),
+                         not isinstance(kept, Mapping))
+    return compared.late if compared.late is not None else tuple(compared.found)
 
 
 @dataclass(frozen=True)
@@ -211,7 +240,7 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         kept = checked.get("inputs") if isinstance(checked, Mapping) else None
         new = kept if isinstance(kept, Mapping) else plain(now.props)
         loose = not isinstance(kept, Mapping)
-        changed = _Compared(rule.inputs, old, new, loose)
+        changed = _Compared(rule.inputs, old, new, loose, rule.self_links)
         rotated = _Compared(rule.rotated if rule.rotated and value_at(new, rule.rotation) is None else (), old, new,
                             loose)
         refused = _Compared(rule.refused, old, new, loose)
@@ -228,35 +257,67 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
 
 def _written(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str, Any]:
     """The previous inputs, with what the previous outputs hold where the inputs hold nothing (objects merged key by
-    key; lists of objects by their name)."""
+    key; lists of objects by their name, or, unnamed, entry by entry where both lists have as many: a provider's list
+    keeps the program's order), never an internal key of the state (``__defaults``, ``__meta``)."""
     merged: dict[str, Any] = dict(inputs)
     for key, value in outputs.items():
+        if str(key).startswith("__"):
+            continue
         now = merged.get(key)
         if now is None:
-            if value is not None and not str(key).startswith("__"):
+            if value is not None:
                 merged[key] = value
         elif isinstance(now, Mapping) and isinstance(value, Mapping):
             merged[key] = _written(now, value)
         elif isinstance(now, list) and isinstance(value, list):
-            named = {entry.get("name"): entry for entry in value if isinstance(entry, Mapping)}
-            merged[key] = [_written(entry, named[entry.get("name")]) if isinstance(entry, Mapping)
-                           and entry.get("name") in named else entry for entry in now]
+            named = {name: entry for entry in value if isinstance(entry, Mapping)
+                     and isinstance(name := entry.get("name"), str)}
+            if len(now) == len(value) and _named(now) is None:
+                merged[key] = [_written(entry, given) if isinstance(entry, Mapping) and isinstance(given, Mapping)
+                               else entry for entry, given in zip(now, value, strict=True)]
+            else:
+                merged[key] = [_written(entry, named[entry["name"]]) if isinstance(entry, Mapping)
+                               and entry.get("name") in named else entry for entry in now]
     return merged
 
 
 def _same(old: Any, new: Any) -> bool:
     """Whether two values of an input are the same: a list compared as a set (a provider may store it in any order),
-    a list of named objects entry by entry by name, and objects on the keys both sides set (as a whole input is: the
-    previous side holds what the provider computed and the program never wrote, such as an inline node pool's taints,
-    and its internal keys)."""
+    a list of named objects entry by entry by name, a list of unnamed objects entry for entry in any order, and objects
+    on the keys both sides set (as a whole input is: the previous side holds what the provider computed and the
+    program never wrote, such as an inline node pool's taints, an empty string for a field it leaves unset, and its
+    internal keys)."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
         return all(_same(old[key], new[key]) for key in old.keys() & new.keys() if not str(key).startswith("__"))
     if isinstance(old, list) and isinstance(new, list):
         before, after = _named(old), _named(new)
         if before is not None and after is not None:
             return before.keys() == after.keys() and all(_same(before[name], after[name]) for name in before)
+        if any(isinstance(item, Mapping) for item in (*old, *new)):
+            return len(old) == len(new) and _matched(old, list(new))
         return sorted(map(_text, old)) == sorted(map(_text, new))
     return _text(old) == _text(new)
+
+
+def _matched(old: list[Any], new: list[Any]) -> bool:
+    """Each entry of ``old`` the same as a distinct entry of ``new`` (as many of each)."""
+    if not old:
+        return True
+    first, rest = old[0], old[1:]
+    return any(_same(first, candidate) and _matched(rest, new[:index] + new[index + 1:])
+               for index, candidate in enumerate(new))
+
+
+def same_link(old: Any, new: Any) -> bool:
+    """A self-link and a name of one resource, as the Google provider's compareSelfLinkOrResourceName suppresses their
+    diff (hashicorp/terraform-provider-google google/tpgresource/self_link_helpers.go): a name equals a self-link
+    ending in it; two self-links are equal from their projects/ part on."""
+    if not isinstance(old, str) or not isinstance(new, str):
+        return False
+    if "/" not in new or "/" not in old:
+        return old.rsplit("/", 1)[-1] == new.rsplit("/", 1)[-1] and ("/" in old) != ("/" in new)
+    return old[old.find("projects/"):] == new[new.find("projects/"):] if "projects/" in old and "projects/" in new \
+        else False
 
 
 def _named(entries: list[Any]) -> dict[str, Any] | None:
@@ -290,7 +351,8 @@ class _Compared:
 
     __slots__ = ("found", "late", "sealed")
 
-    def __init__(self, paths: tuple[str, ...], old: Mapping[str, Any], new: Any, loose: bool) -> None:
+    def __init__(self, paths: tuple[str, ...], old: Mapping[str, Any], new: Any, loose: bool,
+                 links: tuple[str, ...] = ()) -> None:
         self.found: list[Change] = []
         self.late: Unknown | None = None
         self.sealed: list[str] = []
@@ -305,6 +367,8 @@ class _Compared:
                     continue
                 if before is None or after is None or _same(before, after) or (loose and (_object(before)
                                                                                            or _object(after))):
+                    continue
+                if path in links and same_link(before, after):
                     continue
                 self.found.append(Change(shown, _shown(before), _shown(after)))
 
@@ -343,8 +407,19 @@ def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
     return pairs
 
 
+def _public(value: Any) -> Any:
+    """A value without the internal keys a state keeps (``__defaults``): what the program wrote."""
+    if isinstance(value, Mapping):
+        return {key: _public(item) for key, item in value.items() if not str(key).startswith("__")}
+    if isinstance(value, list):
+        return [_public(item) for item in value]
+    return value
+
+
 def _shown(value: Any) -> str:
-    """An input's value as messages show it (a secret one, or one that holds a secret anywhere, never)."""
+    """An input's value as messages show it (a secret one, or one that holds a secret anywhere, never; never an
+    internal key of the state)."""
+    value = _public(value)
     if holds_secret(value):
         return "[secret]"
     if isinstance(value, str):

@@ -244,3 +244,66 @@ def test_a_secret_pod_label_that_decides_a_second_budget_hides_both_names():
     assert message.startswith("Deployment 'checkout': its Pods are selected by [secret] PodDisruptionBudgets "
                               "([secret]); the eviction API refuses")
     assert "shop-b" not in message and "'shop'" not in message
+
+
+def _gke_pool(disk: int | None, image: str | None = None):
+    """A GKE cluster and its NodePool 'data' of two n2-standard-4 nodes (its boot disk ``disk`` GB, its image
+    ``image``, each unwritten when None), and a StatefulSet there whose budget allows no eviction."""
+    import pulumi
+    import pulumi_gcp as gcp
+    import pulumi_kubernetes as k8s
+
+    def program():
+        cluster = gcp.container.Cluster("gke", name="gke", location="us-central1-a", initial_node_count=1,
+                                        remove_default_node_pool=True)
+        config = {"machine_type": "n2-standard-4", **({"disk_size_gb": disk} if disk else {}),
+                  **({"image_type": image} if image else {})}
+        gcp.container.NodePool("data", name="data", cluster=cluster.name, location="us-central1-a", node_count=2,
+                               node_config=config)
+        opts = pulumi.ResourceOptions(provider=k8s.Provider("gke", kubeconfig=cluster.endpoint))
+        labels = {"app": "db"}
+        k8s.apps.v1.StatefulSet("db", metadata={"name": "db"}, spec={
+            "replicas": 2, "serviceName": "db", "selector": {"matchLabels": labels}, "template": {
+                "metadata": {"labels": labels}, "spec": {"containers": [{
+                    "name": "db", "image": "db", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
+            opts=opts)
+        k8s.policy.v1.PodDisruptionBudget("db", metadata={"name": "db"}, spec={
+            "minAvailable": 2, "selector": {"matchLabels": labels}}, opts=opts)
+    return program
+
+
+def test_a_gke_update_that_recreates_every_node_is_a_drain(tmp_path):
+    """Issue 75: GKE applies a node pool's boot disk size, disk type and image type in place by recreating every node
+    with its upgrade strategy (cloud.google.com/kubernetes-engine/docs/how-to/node-pools, "Vertically scale the nodes
+    in a node pool"), each drained as in an upgrade: a budget that allows no eviction blocks it as a machine change
+    would (on main only disruption-budget-useful's advisory said anything). Both sides, against the program's own
+    deployment: unchanged, and a change the provider and GKE make without touching the nodes (the node count), are
+    clean; a disk the program never wrote (GKE's 100 GB, in the deployment's outputs) written as 100 is no change."""
+    from builders import exported
+
+    from compute_guard.testkit import evaluate
+
+    gcp_config = {"compute:platform": "gcp", "gcp:project": "acme", "gcp:region": "us-central1"}
+    deployed = exported(_gke_pool(100), tmp_path / "disk.json", gcp_config)
+    for _ in range(2):
+        (finding,) = evaluate(_gke_pool(200), stack_config=gcp_config, deployed=deployed).findings(POLICY)
+        assert finding.startswith(
+            "StatefulSet 'db': its PodDisruptionBudget 'db' allows no eviction (minAvailable 2 keeps all 2 of its "
+            "Pods), and this preview replaces the nodes its Pods run on (pool 'data' (GKE NodePool): its "
+            "nodeConfig.diskSizeGb changes from 100 to 200): the replacement drains every node and the budget lets "
+            "none of them go (GKE waits up to an hour on the budget, then evicts them anyway)"), finding
+        assert evaluate(_gke_pool(100), stack_config=gcp_config, deployed=deployed).findings(POLICY) == []
+    cos = exported(_gke_pool(100, "COS_CONTAINERD"), tmp_path / "cos.json", gcp_config)
+    (finding,) = evaluate(_gke_pool(100, "UBUNTU_CONTAINERD"), stack_config=gcp_config, deployed=cos).findings(POLICY)
+    assert "(pool 'data' (GKE NodePool): its nodeConfig.imageType changes from 'COS_CONTAINERD' to " \
+           "'UBUNTU_CONTAINERD')" in finding, finding
+    # GKE's own default disk, which the deployment's outputs hold (the program never wrote it)
+    unwritten = exported(_gke_pool(None), tmp_path / "unwritten.json", gcp_config)
+    document = json.loads(unwritten.read_text())
+    for entry in document["deployment"]["resources"]:
+        if entry["type"] == "gcp:container/nodePool:NodePool":
+            entry["outputs"]["nodeConfig"]["diskSizeGb"] = 100
+    unwritten.write_text(json.dumps(document))
+    assert evaluate(_gke_pool(100), stack_config=gcp_config, deployed=unwritten).findings(POLICY) == []
+    (finding,) = evaluate(_gke_pool(200), stack_config=gcp_config, deployed=unwritten).findings(POLICY)
+    assert "its nodeConfig.diskSizeGb changes from 100 to 200" in finding

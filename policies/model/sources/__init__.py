@@ -128,6 +128,12 @@ class Replacing:
     # their name.
     refused: tuple[str, ...] = ()
     refusal: str = ""  # why, with its source, as a clause
+    # inputs whose diff the provider suppresses between a resource's self-link and its name (the Google provider's
+    # compareSelfLinkOrResourceName): the state holds the self-link the cloud returned, the program writes the name
+    self_links: tuple[str, ...] = ()
+    # inputs the provider updates in place but the platform applies by recreating every node of the pool, a few at a
+    # time (each node drained as in an upgrade: SPEC 19); on a cluster resource, of its own default pool only
+    recreates: tuple[str, ...] = ()
     # whether its provider deletes it before creating its replacement, from this preview's inputs and the previous
     # deployment's (True, False, or None: the previous deployment does not say); and why, as a clause
     deletes_first: Callable[[Replacing, Any, Mapping[str, Any], str], bool | None] = bridged_deletes_first

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from ...platforms.catalog import family_of, machines
 from ...platforms.quantity import CPU, GIB, MEMORY
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, endpoints
@@ -155,6 +156,23 @@ def gpu_capped(props: Any) -> bool:
 # platform_admission.grants; .../how-to/sandbox-pods): a Pod of runtimeClassName gvisor is judged as written.
 RUNTIME_CLASSES = frozenset({"gvisor"})
 CAPPED = {"cpu": (CPU, Decimal(1000)), "memory": (MEMORY, Decimal(GIB))}  # resourceType: resource, base units each
+
+
+# "If you don't explicitly select a machine, GKE uses the E2 machine series or a machine type that's compatible with the
+# hardware that your workload requests" (cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning): for
+# a Pod that asks for no hardware, a node of the E2 series, no larger than the cluster's caps let one node be
+DEFAULT_SERIES = "e2"
+
+
+def default_machines(caps: tuple[tuple[str, Decimal], ...]) -> tuple[str, ...]:
+    """The E2 machines node auto-provisioning may add for a Pod that asks for no hardware, each within the caps (cpu in
+    millicores, memory in bytes); none where the cluster caps neither (GKE requires both to enable it)."""
+    limits = dict(caps)
+    if CPU not in limits or MEMORY not in limits:
+        return ()
+    return tuple(machine.name for machine in machines("gcp") if family_of("gcp", machine.name) == DEFAULT_SERIES
+                 and machine.vcpus is not None and machine.memory_mib is not None and not machine.gpu_count
+                 and machine.vcpus * 1000 <= limits[CPU] and machine.memory_mib * 2**20 <= limits[MEMORY])
 
 
 def resource_caps(props: Any) -> tuple[tuple[str, Decimal], ...]:
@@ -701,6 +719,8 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           class_label=COMPUTE_CLASS,
                                           caps=resource_caps(props) if provisioning is True else (),
+                                          defaults=default_machines(resource_caps(props)) if provisioning is True
+                                          else (),
                                           # its release channel (EXTENDED keeps a minor past standard support)
                                           support=child(child(props, "releaseChannel"), "channel"),
                                           unprovisioned=UNPROVISIONED if provisioning is not True or gpu_capped(props)
@@ -767,14 +787,22 @@ CLUSTER_INPUTS = ("clusterIpv4Cidr", "description", "enableKubernetesAlpha", "en
                   "privateClusterConfig.privateEndpointSubnetwork", "defaultMaxPodsPerNode", "datapathProvider",
                   "clusterAutoscaling.autoProvisioningDefaults.bootDiskKmsKey")
 CLUSTER_NODE_CONFIG = ("nodeConfig.labels", "nodeConfig.workloadMetadataConfig")
+# What GKE applies in place by recreating every node of the pool with its upgrade strategy (each drained as in an
+# upgrade): a change of machine type, boot disk type or boot disk size (cloud.google.com/kubernetes-engine/docs/how-to/
+# node-pools, "Vertically scale the nodes in a node pool"), and of image type (.../docs/how-to/node-images, "Changing
+# the node image"). The machine type is the pool's machine (replacement.changes compares it); these are the rest.
+RECREATES = ("nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType")
 REPLACES = {
     NODE_POOL: Replacing(("cluster", "location", "project", "name", "namePrefix", "initialNodeCount",
                           "maxPodsPerNode", "placementPolicy", "queuedProvisioning", "networkConfig.podRange",
                           "networkConfig.podIpv4CidrBlock", "networkConfig.createPodRange",
                           "networkConfig.subnetwork", *NODE_CONFIG), "name", "namePrefix",
-                         provider="the Google Cloud provider"),
+                         provider="the Google Cloud provider", recreates=RECREATES),
+    # network and subnetwork: "DiffSuppressFunc: tpgresource.CompareSelfLinkOrResourceName" (the same file): GKE
+    # returns a self-link (projects/p/regions/r/subnetworks/default) where the program writes "default"
     CLUSTER: Replacing(("name", "location", "project", *CLUSTER_INPUTS, *NODE_CONFIG, *CLUSTER_NODE_CONFIG), "name",
-                       whole_cluster=True, provider="the Google Cloud provider"),
+                       whole_cluster=True, provider="the Google Cloud provider", self_links=("network", "subnetwork"),
+                       recreates=RECREATES),
 }
 
 def join(pool: Pool, ref: ClusterRef, cluster: KubeCluster) -> Pool:
