@@ -12,7 +12,9 @@ is the clock's (``COMPUTE_GUARD_TODAY`` in tests). The version is the one the cl
 preview.
 
 AKS (learn.microsoft.com/azure/aks/supported-kubernetes-versions): a minor version has community support until its end
-of life, then platform support only ("Kubernetes components", "Applying security patches": not supported; "Cluster
+of life (a cluster on the stable or rapid upgrade channel, whose version is a minimum, is moved past it on AKS's
+schedule: learn.microsoft.com/azure/aks/auto-upgrade-cluster), then platform support only ("Kubernetes components",
+"Applying security patches": not supported; "Cluster
 creation: Not supported"; "If a cluster is out of support for more than three minor versions ... Azure reserves the
 right to automatically upgrade your cluster"); long-term support (``supportPlan`` AKSLongTermSupport, which "requires
 moving your cluster to the Premium tier": learn.microsoft.com/azure/aks/long-term-support) keeps it supported for a
@@ -160,6 +162,11 @@ def _aks(cluster: KubeCluster, known: Calendar, window: Window, said: str) -> Fi
     if isinstance(plan, str) and plan.lower() == LONG_TERM:
         return None
     ended = _left(cluster, "AKS's community support", window)
+    if cluster.version is not None and cluster.version.least:  # its version is a minimum: AKS moves it on
+        return Violation(
+            f"{ended}: its upgrade channel (stable or rapid, or one not known yet) moves it to a supported minor on "
+            f"AKS's schedule, not the stack's {said} before it does, so that the stack says the version it runs",
+            cluster.urn)
     if isinstance(plan, Unknown):
         return undetermined(f"{ended}, and whether the cluster has {known.extended} (supportPlan) is not known yet "
                             f"{said}")

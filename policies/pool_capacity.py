@@ -48,6 +48,7 @@ from .words import (
     its_cluster,
     machine,
     more_nodes,
+    pool_name,
     pool_subject,
     show,
     size_unknown,
@@ -78,18 +79,26 @@ def pool_capacity(stack: Stack, platform: str, settings: dict) -> list[Finding]:
     return findings
 
 
-def _declared(stack: Stack, cluster: str, resource: str) -> Decimal | None:
-    """The CPU or memory the cluster's declared pools keep at their minimum size, on their largest machines (nodes
-    that exist whatever its cap); None when a pool's minimum or machine is not known."""
+def _declared(stack: Stack, cluster: str, resource: str) -> Decimal | Pool:
+    """The CPU or memory the cluster's pools keep at their minimum size, on their largest machines (nodes that exist
+    whatever its cap); a pool whose minimum or machine is not known, where one is."""
     total = Decimal(0)
     for pool in stack.platform_pools:
         if (joined := stack.cluster_for(pool)) is None or joined.urn != cluster:
             continue
         found = machine_capacities(pool, resource)
         if not isinstance(pool.min_size, int) or not found:
-            return None
+            return pool
         total += pool.min_size * max(found)
     return total
+
+
+def _kept(resource: str, floor: Decimal | Pool, cap: Decimal) -> str:
+    """What the cluster's pools keep at their minimum sizes, where that is more than its cap (those nodes exist
+    whatever the cap), as a clause."""
+    if not isinstance(floor, Decimal) or floor <= cap:
+        return ""
+    return f" or the {show(resource, floor, False)} its pools keep at their minimum sizes"
 
 
 # what a cluster's cap on each resource is called, and what the cluster autoscaler says when it stops there (GKE's
@@ -131,16 +140,21 @@ def _over_cap(stack: Stack, cluster: KubeCluster, resource: str, cap: Decimal) -
             consumers.append((count * each, placed))
             secret = secret or placed.secret or resource in placed.request.secret
     floor = _declared(stack, cluster.urn, resource)
-    if floor is None or demand <= max(cap, floor):
+    if demand <= cap or (isinstance(floor, Decimal) and demand <= floor):
         return []  # (nodes its pools keep at their minimum size exist whatever the cap)
     consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
     largest = listed(_consumer(placed, resource, secret) for _, placed in consumers[:LARGEST])
-    return [Violation(
-        f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, demand, secret)} of {what} "
-        f"(largest: {largest}{more(consumers, LARGEST)}), more than the {show(resource, cap, False)} its "
-        f"clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and auto-provisioned ones "
-        f"alike{unit}), so at least {show(resource, demand - cap, secret)} of Pods never schedule (\"{event}\"): "
-        f"raise the {field} maximum, or run fewer replicas", cluster.urn)]
+    message = (f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, demand, secret)} of {what} "
+               f"(largest: {largest}{more(consumers, LARGEST)}), more than the {show(resource, cap, False)} its "
+               "clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and "
+               f"auto-provisioned ones alike{unit}){_kept(resource, floor, cap)}, so at least "
+               f"{show(resource, demand - max(cap, floor if isinstance(floor, Decimal) else cap), secret)} of Pods "
+               f"never schedule (\"{event}\"): raise the {field} maximum, or run fewer replicas")
+    if not isinstance(floor, Decimal):  # its minimum nodes exist whatever the cap, and they are not known
+        which = pool_name(floor, stack.several_clusters)
+        return [undetermined(f"{message}; but the minimum size or machine of {which} is not known, and its minimum "
+                             "nodes exist whatever the cap: this is not judged")]
+    return [Violation(message, cluster.urn)]
 
 
 def _foreign(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any], several: bool,

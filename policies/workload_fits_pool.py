@@ -34,6 +34,7 @@ from .model.loads import (
     PoolLoad,
     loads,
     pool_nodes,
+    provisioned,
     smallest_machine,
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
@@ -50,13 +51,13 @@ from .words import (
     LISTED,
     WHAT,
     allocatable_sum,
-    its_cluster,
     machine,
     pool_name,
     show,
     subjects,
     suggestion,
     unknown_cluster,
+    unshown,
     unsure,
 )
 
@@ -233,10 +234,10 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
                        f"{listed([misfit.text for misfit in per_pool if misfit], '; ')}; its Pods can never be "
                        "scheduled: move "
                        "DaemonSets to other pools or raise the nodes' maxPods")
+        if elsewhere and provisioned(stack, landed, settings):
+            continue  # its platform adds a node that holds it (GKE's default machines within the caps: SPEC 22)
         if elsewhere:  # its cluster may have pools the stack does not show (SPEC 14.2): a note naming those seen
-            where = listed(its_cluster(cluster) for cluster in elsewhere)
-            findings.append(undetermined(f"{message}; but {where} may have pools this stack does not declare, so "
-                                         "this is not judged"))
+            findings.append(undetermined(f"{message}; but {unshown(stack, elsewhere)}, so this is not judged"))
         else:
             findings.append(Violation(message, workload.urn))
     return findings

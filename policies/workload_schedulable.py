@@ -22,10 +22,12 @@ from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
 from .model.labels import ARCH_LABELS
 from .model.landing import Landing, PoolVerdict, landing
+from .model.loads import held_by_defaults, provisioned
 from .model.scheduling import LabelMismatch
 from .model.stack import Stack
 from .model.values import Unknown, quoted, undetermined
-from .words import pool_name, subjects, unknown_cluster
+from .model.workloads import Workload
+from .words import pool_name, subjects, unknown_cluster, unshown
 
 
 def reason(verdict: PoolVerdict, several: bool = False) -> str:
@@ -73,8 +75,11 @@ def workload_schedulable(stack: Stack) -> list[Finding]:
                 f"{workload.subject}: no pool can run its Pods: {reasons}. They would stay Pending: change its "
                 "nodeSelector, node affinity or tolerations to match a pool, or declare a pool that takes them",
                 workload.urn))
+        elif (landed.refuses_everywhere() or (not landed.taking and landed.unknown is not None)) \
+                and provisioned(stack, landed, {}):
+            continue  # its platform adds a node that holds it (GKE's default machines within the caps)
         elif landed.refuses_everywhere():
-            findings.append(_elsewhere(landed, several))
+            findings.append(_elsewhere(stack, landed, several))
         elif landed.unknown_cluster and any(landed.refused_by(candidate) for candidate in landed.candidates):
             findings.append(_which_cluster(stack, landed, several))
         elif not landed.taking and landed.unknown is not None:
@@ -95,21 +100,28 @@ def _which_cluster(stack: Stack, landed: Landing, several: bool) -> Unknown:
     return undetermined(unknown_cluster(stack, landed.workload, verdicts))
 
 
-def _elsewhere(landed: Landing, several: bool) -> Unknown:
-    """Every pool the stack shows refuses the Pods, but their cluster may have pools it does not show: a note."""
+def _elsewhere(stack: Stack, landed: Landing, several: bool) -> Unknown:
+    """Every pool the stack shows refuses the Pods, but their cluster may have pools it does not show: a note, saying
+    why (what the pack does not read of that cluster)."""
     clusters = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
-    named = listed(f"{cluster.label}" if cluster.kind else f"cluster '{cluster.name}'" if cluster.name
-                   else "a cluster whose name is not known yet" for cluster in clusters)
     reasons = listed([reason(verdict, several) for verdict in landed.verdicts], "; ") or "the stack shows none"
     return undetermined(f"{landed.workload.subject}: no pool this stack declares can run its Pods ({reasons}), but "
-                        f"{named} may have pools this stack does not declare, so this is not judged")
+                        f"{unshown(stack, clusters)}, so this is not judged")
 
 
 def _unread(stack: Stack) -> list[Finding]:
-    """One note per cluster or pool resource whose pools the pack cannot read, and per declared cluster of which the
-    stack declares no pool: the workloads' placement on them is not judged."""
-    notes: list[Finding] = [undetermined(f"{item.kind} '{item.name}' {item.why}; the placement of workloads on it is "
-                                         "not judged") for item in stack.unread]
+    """One note per pool resource whose pools the pack cannot read, per cluster whose platform adds nodes the stack does
+    not show (naming the workloads on it this leaves unjudged: one the scheduler's rules judge on its declared pools
+    says what it leaves unjudged itself), and per declared cluster of which the stack declares no pool."""
+    notes: list[Finding] = []
+    for item in stack.unread:
+        unjudged = _unjudged(stack, item.urn)
+        if unjudged is None:
+            notes.append(undetermined(f"{item.kind} '{item.name}' {item.why}; the placement of workloads on it is not "
+                                      "judged"))
+        elif unjudged:
+            notes.append(undetermined(f"{item.kind} '{item.name}' {item.why}; the placement of {subjects(unjudged)} "
+                                      "on it is not judged"))
     seen = {item.urn for item in stack.unread} | stack.pooled
     empty = [cluster.name for cluster in stack.kube_clusters if cluster.urn not in seen and not cluster.component]
     if empty:
@@ -137,6 +149,19 @@ def _unread(stack: Stack) -> list[Finding]:
                 "config compute:stacks (a JSON list of org/project/stack names, or of names to `pulumi stack export` "
                 "files)"))
     return notes
+
+
+def _unjudged(stack: Stack, urn: str) -> list[Workload] | None:
+    """The workloads whose placement on the cluster ``urn`` this policy leaves unjudged: those that may run on it and
+    that no declared pool is judged for (the stack declares none the scheduler's rules place them on); None when
+    ``urn`` is not a cluster of the stack (a pool resource whose pools are not read: said whole)."""
+    cluster = next((found for found in stack.kube_clusters if found.urn == urn), None)
+    if cluster is None:
+        return None
+    return [workload for workload in stack.workloads if workload.kind != "DaemonSet" and workload.has_pod_spec
+            and not workload.patch and cluster in stack.clusters_of(workload.urn)
+            and not landing(stack, workload).scheduled and landing(stack, workload).named is None
+            and not held_by_defaults(stack, workload, cluster, {})]
 
 
 def _dependents(stack: Stack) -> list[Finding]:

@@ -226,8 +226,10 @@ def test_node_auto_provisioning_adds_pools_the_stack_does_not_show_so_nothing_is
                                                                  declare_cluster=False)
         result = run(cluster, declared, big, platform=platform)
         assert result.violations == [], platform
-        if platform == "gcp":
-            assert any("has node auto-provisioning" in note for note in notes(result)), (platform, notes(result))
+        if platform == "gcp":  # (issue 75: said of the workload it leaves unjudged, why included)
+            assert any("Deployment 'api': one Pod requests 64 GiB of memory" in note and "but GKE cluster 'fleet' has "
+                       "node auto-provisioning" in note for note in notes(result, FITS)), notes(result, FITS)
+            assert notes(result) == []  # no note on the whole cluster
         else:  # AKS's default NodePools are read (test_self_provisioning_clusters): the Pod fits a D-family size
             assert notes(result) == [], notes(result)
         assert verdicts(run(fixed, declared, big, platform=platform)) == [(FITS, "api")], platform
@@ -405,8 +407,9 @@ def test_an_auto_mode_compute_config_not_known_yet_makes_its_pools_not_known():
             "spec": {"nodeSelector": ARM64, "containers": [{"name": "a", "image": "i"}]}}}})
         result = Analyzer().run([cluster, api])
     assert result.violations == []
+    # (issue 75: the note names the workload it leaves unjudged)
     assert any("EKS cluster 'auto' has an Auto Mode computeConfig that is not known yet, so its built-in NodePools are "
-               "not; the placement of workloads on it is not judged" in note for note in notes(result))
+               "not; the placement of Deployment 'api' on it is not judged" in note for note in notes(result))
 
 
 @pytest.mark.parametrize("kind, props, expected", [

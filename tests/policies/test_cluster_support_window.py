@@ -163,13 +163,15 @@ def test_the_calendar_says_what_aks_documents():
         {minor: (_day(end), _day(lts)) for minor, (end, lts) in AKS_CALENDAR.items()}
 
 
-def aks(version: str | None, plan=None):
+def aks(version: str | None, plan=None, channel: str | None = None):
     from pulumi_azure_native import containerservice
 
     def program():
         args = dict(resource_group_name="rg", resource_name_="aks", location="westeurope", dns_prefix="aks",
                     kubernetes_version=version, agent_pool_profiles=[
                         {"name": "system", "mode": "System", "vm_size": "Standard_D4ds_v5", "count": 3}])
+        if channel is not None:
+            args["auto_upgrade_profile"] = {"upgrade_channel": channel}
         if plan is not None:
             args["support_plan"] = plan() if callable(plan) else plan
             args["sku"] = {"name": "Base", "tier": "Premium"}
@@ -218,6 +220,23 @@ def test_an_aks_cluster_past_community_support_is_said_with_the_version_to_move_
             "without a day is its last day, as the page says; today 2026-12-06); upgrade it one minor at a time to "
             "1.35, the oldest in standard support, or keep it supported until 2027-11-30 with long-term support "
             "(supportPlan AKSLongTermSupport, on the Premium tier)"]
+
+
+def test_an_aks_cluster_on_a_channel_that_moves_its_minor_is_said_as_gkes_is(monkeypatch):
+    """Issue 75: on the stable or rapid upgrade channel an AKS cluster's kubernetesVersion is a minimum AKS upgrades
+    past (learn.microsoft.com/azure/aks/auto-upgrade-cluster): past community support it is moved on AKS's schedule,
+    not left in platform support (on main the message said "AKS gives it platform support only" whatever the channel).
+    The patch and node-image channels stay in the minor: said as before."""
+    for channel in ("stable", "rapid"):
+        (message,) = aks_judged(aks("1.34", channel=channel), date(2026, 12, 6), monkeypatch)
+        assert message.startswith("AKS cluster 'aks': Kubernetes 1.34 left AKS's community support on 2026-11-30: its "
+                                  "upgrade channel (stable or rapid, or one not known yet) moves it to a supported "
+                                  "minor on AKS's schedule, not the stack's (calendar of "), message
+        assert "upgrade it one minor at a time to 1.35, the oldest in standard support before it does" in message
+        assert "platform support only" not in message
+    for channel in ("patch", "node-image", "none"):
+        (message,) = aks_judged(aks("1.34", channel=channel), date(2026, 12, 6), monkeypatch)
+        assert "AKS gives it platform support only" in message, (channel, message)
 
 
 def test_aks_versions_the_calendar_does_not_know_and_a_plan_not_known_yet(monkeypatch):

@@ -213,16 +213,19 @@ def test_a_cluster_whose_default_class_serves_pods_that_request_none_is_not_all_
     """clusterAutoscaling.defaultComputeClassEnabled: "cluster autoscaler will use Compute Class with name default for
     all the workloads, if not overriden" (pulumi-gcp): a Pod of 8 cores that requests no class, refused on the
     declared 4-core pool of a cluster without it, is said on one with it (the class named default may make larger
-    nodes for it), once, on the cluster."""
+    nodes for it), once, naming the workload it leaves unjudged and why (issue 75: it was said of the whole cluster,
+    beside the fit note)."""
     assert [v.policy for v in evaluate(gke(None, cpu="8", selector=None), stack_config=GCP).violations] == [FITS]
     for _ in range(2):
         result = evaluate(gke(None, cpu="8", selector=None, autoscaling={"default_compute_class_enabled": True}),
                           stack_config=GCP)
         assert result.violations == [], result.violations
         reasons = [reason for note in result.notes for reason in note.reasons]
-        assert "GKE cluster 'gke' gives the Pods that request no ComputeClass the one named default (clusterAutoscaling" \
-               ".defaultComputeClassEnabled): GKE may create node pools the stack does not declare for them; the " \
-               "placement of workloads on it is not judged" in reasons, reasons
+        (reason,) = reasons
+        assert reason.startswith("Deployment 'api': one Pod requests 8 cores of CPU"), reason
+        assert reason.endswith("; but GKE cluster 'gke' gives the Pods that request no ComputeClass the one named "
+                               "default (clusterAutoscaling.defaultComputeClassEnabled): GKE may create node pools the "
+                               "stack does not declare for them, so this is not judged"), reason
 
 
 def namespaced(labels: dict, cpu: str = "100", kind: str = "Deployment"):
@@ -310,7 +313,8 @@ def test_node_auto_provisioning_makes_gpu_nodes_only_of_the_types_its_limits_cap
                "resourceLimits cap, and they cap none; it can never be scheduled" in refused.findings(FITS)[0]
     capped = evaluate(program([{"resource_type": "nvidia-tesla-t4", "maximum": 4}]), stack_config=GCP)
     assert capped.mandatory == [], capped.violations
-    assert "may have pools this stack does not declare" in said(capped)
+    assert "; but GKE cluster 'gke' has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools " \
+           "the stack does not declare for Pods its pools cannot take, so this is not judged" in said(capped)
 
 
 def test_a_secret_machine_type_is_judged_and_never_told():

@@ -221,8 +221,8 @@ def test_unread_platforms_a_digitalocean_cluster_is_said_its_workloads_not_judge
     assert result.mandatory == [] and result.pools == []
     assert [note.finding.split("during preview: ", 1)[1] for note in result.notes if note.policy == SCHEDULABLE] == [
         "DigitalOcean cluster 'do' is of a platform whose pools the pack does not read (its machines are not in the "
-        "catalog), so the workloads on it are not judged for fit, capacity or placement; the placement of workloads on "
-        "it is not judged"]
+        "catalog), so the workloads on it are not judged for fit, capacity or placement; the placement of Deployment "
+        "'api' on it is not judged"]  # (issue 75: naming the workload it leaves unjudged)
     plain = evaluate(digitalocean("64Gi", with_cluster=False), stack_config={"compute:platform": "kubernetes"})
     assert [note for note in plain.notes if "DigitalOcean" in note.finding] == []
 

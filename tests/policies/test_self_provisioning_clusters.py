@@ -8,6 +8,8 @@ declared pools are. GKE's resource limits cap the whole cluster."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
@@ -191,10 +193,11 @@ def test_arm64_and_gpu_pods_run_only_where_a_nodepool_allows_them():
             stack_config=AZURE).violations == []
 
 
-def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_min: int = 0, memory_limit: int = 1024):
+def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_min: Any = 0, memory_limit: int = 1024,
+        compute_class: bool = False):
     """A zonal GKE cluster with node auto-provisioning and a cpu limit, a declared pool of e2-standard-4 (4 vCPUs)
-    autoscaling to ``max_nodes``, another of ``other_min`` e2-standard-2 nodes at least, and a Deployment of 1-CPU
-    Pods."""
+    autoscaling to ``max_nodes``, another of ``other_min`` e2-standard-2 nodes at least (a function: one not known
+    yet), a Deployment of 1-CPU Pods, and with ``compute_class`` a ComputeClass of n4 machines that no Pod requests."""
     import pulumi_gcp as gcp
 
     def program():
@@ -208,12 +211,19 @@ def gke(cpu_limit: int | None, max_nodes: int = 10, replicas: int = 20, other_mi
                                initial_node_count=1, autoscaling={"min_node_count": 1, "max_node_count": max_nodes},
                                node_config={"machine_type": "e2-standard-4"})
         if other_min:
+            least = other_min(cluster) if callable(other_min) else other_min
             gcp.container.NodePool("system", name="system", cluster=cluster.name, location="europe-west1-b",
-                                   autoscaling={"min_node_count": other_min, "max_node_count": other_min + 2},
+                                   autoscaling={"min_node_count": least, "max_node_count": 30},
                                    node_config={"machine_type": "e2-standard-2",
                                                 "taints": [{"key": "dedicated", "value": "system",
                                                             "effect": "NO_SCHEDULE"}]})
         provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        if compute_class:
+            k8s.apiextensions.CustomResource("n4", api_version="cloud.google.com/v1", kind="ComputeClass",
+                                             metadata={"name": "n4"}, spec={
+                                                 "priorities": [{"machineFamily": "n4"}], "whenUnsatisfiable":
+                                                 "DoNotScaleUp", "nodePoolAutoCreation": {"enabled": True}},
+                                             opts=pulumi.ResourceOptions(provider=provider))
         k8s.apps.v1.Deployment("api", spec={
             "replicas": replicas, "selector": {"matchLabels": {"app": "api"}}, "template": {
                 "metadata": {"labels": {"app": "api"}}, "spec": {"containers": [{
@@ -241,6 +251,31 @@ def test_gke_resource_limits_cap_the_whole_cluster_with_the_arithmetic():
             "reached\"): raise the cpu maximum, or run fewer replicas"]
         assert result.of("pool-capacity")[0].urn.endswith("gcp:container/cluster:Cluster::gke")
     assert evaluate(gke(16, replicas=16), stack_config=GCP).findings("pool-capacity") == []
+
+
+def test_a_compute_class_on_the_cluster_leaves_its_cap_judged():
+    """Issue 75: a ComputeClass on the cluster (its pools start from no node) silenced the cap's refusal: the class's
+    pool had no minimum size. 20 cores of Pods under a 16-core cap are refused with or without the class."""
+    for with_class in (False, True):
+        (message,) = evaluate(gke(16, compute_class=with_class), stack_config=GCP).findings("pool-capacity")
+        assert message.startswith("GKE cluster 'gke': its workloads request 20 cores of CPU"), message
+
+
+def test_nodes_the_pools_keep_at_their_minimum_count_above_the_cap():
+    """Issue 76's ninth survivor: the declared pools' minimum nodes exist whatever the cap. A system pool of at least
+    12 e2-standard-2 nodes (24 cores) under a 16-core cap: 20 cores of Pods may run there (nothing refused), 30 do
+    not, and the shortfall is counted from the 24 cores (+4 of the apps pool's one node: 28), not the cap. A minimum
+    not known yet: the refusal is said, not made."""
+    assert evaluate(gke(16, replicas=20, other_min=12), stack_config=GCP).findings("pool-capacity") == []
+    (message,) = evaluate(gke(16, replicas=30, other_min=12), stack_config=GCP).findings("pool-capacity")
+    assert "more than the 16 cores its clusterAutoscaling.resourceLimits let all its nodes have together (declared " \
+           "pools and auto-provisioned ones alike) or the 28 cores its pools keep at their minimum sizes, so at " \
+           "least 2 cores of Pods never schedule" in message, message
+    late = evaluate(gke(16, replicas=30, other_min=lambda cluster: cluster.endpoint.apply(lambda _: 12)),
+                    stack_config=GCP)
+    assert late.findings("pool-capacity") == []
+    assert any("but the minimum size or machine of pool 'system'" in note.finding for note in late.notes
+               if note.policy == "pool-capacity"), late.notes
 
 
 def test_a_declared_pool_is_counted_at_the_nodes_the_cap_allows():
@@ -442,3 +477,58 @@ def test_a_nodepool_of_every_size_says_nothing_of_unknown_memory_where_a_known_s
                         requests={"cpu": "100m", "memory": "32Ti"}), stack_config=AZURE)
     assert huge.mandatory == [], huge.violations
     assert "the machine catalog has no memory for Standard_EC128eds_v5" in said(huge), said(huge)
+
+
+def nap(cpu: str, *, declared: bool = True, selector: dict[str, str] | None = None, cap: int = 16):
+    """A GKE cluster with node auto-provisioning capped at ``cap`` cores and 64 GB, with or without a declared pool of
+    e2-standard-4, and a Deployment of one ``cpu`` Pod (``selector``: its nodeSelector)."""
+    import pulumi_gcp as gcp
+
+    def program():
+        cluster = gcp.container.Cluster("gke", name="gke", location="europe-west1-b", initial_node_count=1,
+                                        remove_default_node_pool=True, min_master_version="1.35",
+                                        release_channel={"channel": "REGULAR"},
+                                        cluster_autoscaling={"enabled": True, "resource_limits": [
+                                            {"resource_type": "cpu", "maximum": cap},
+                                            {"resource_type": "memory", "maximum": 64}]})
+        if declared:
+            gcp.container.NodePool("apps", name="apps", cluster=cluster.name, location="europe-west1-b",
+                                   initial_node_count=1, autoscaling={"min_node_count": 1, "max_node_count": 3},
+                                   node_config={"machine_type": "e2-standard-4"})
+        provider = k8s.Provider("k8s", kubeconfig=cluster.endpoint)
+        k8s.apps.v1.Deployment("api", spec={
+            "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                "metadata": {"labels": {"app": "api"}}, "spec": {
+                    **({"nodeSelector": selector} if selector else {}),
+                    "containers": [{"name": "api", "image": "nginx",
+                                    "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}}},
+            opts=pulumi.ResourceOptions(provider=provider))
+    return program
+
+
+def placement_notes(result) -> list[str]:
+    return [reason for note in result.notes if note.policy in ("workload-schedulable", "workload-fits-pool")
+            for reason in note.reasons]
+
+
+def test_a_pod_the_default_machines_hold_within_the_caps_is_judged_without_a_note():
+    """Issue 75, SPEC 22: node auto-provisioning adds an E2 node ("If you don't explicitly select a machine, GKE uses
+    the E2 machine series") for a Pod that asks nothing in particular, within the cluster's caps. A 2-core Pod, and a
+    6-core one no declared pool holds (e2-standard-8 does), are scheduled: no note, with or without a declared pool
+    (on main: "the placement of workloads on it is not judged" for the whole cluster, and a fit note for 6 cores).
+    What they do not hold is still said, naming the workload: 20 cores under a 16-core cap (no E2 node within it
+    holds them), a Pod that selects a label the pack does not know GKE gives its nodes. A Windows Pod is refused, with
+    no note on the whole cluster beside it."""
+    for declared in (True, False):
+        for cpu in ("2", "6"):
+            result = evaluate(nap(cpu, declared=declared), stack_config=GCP)
+            assert placement_notes(result) == [] and result.mandatory == [], (declared, cpu, result.notes)
+    big = placement_notes(evaluate(nap("20", declared=False), stack_config=GCP))
+    assert big == ["GKE cluster 'gke' has node auto-provisioning (clusterAutoscaling.enabled): GKE creates node pools "
+                   "the stack does not declare for Pods its pools cannot take; the placement of Deployment 'api' on it "
+                   "is not judged"], big
+    assert placement_notes(evaluate(nap("20"), stack_config=GCP)) != []
+    assert placement_notes(evaluate(nap("2", selector={"team": "batch"}), stack_config=GCP)) != []
+    windows = evaluate(nap("2", selector={"kubernetes.io/os": "windows"}), stack_config=GCP)
+    assert [v.policy for v in windows.mandatory] == ["workload-schedulable"]
+    assert placement_notes(windows) == []

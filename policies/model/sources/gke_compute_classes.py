@@ -177,7 +177,9 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
     labels.update((key, frozenset({value})) for key, value in config_labels.items())
     labels[COMPUTE_CLASS] = frozenset({name})
     set_os(labels, LINUX)  # node pool auto-creation makes no Windows pool (gke.UNPROVISIONED)
-    pool = Pool("ComputeClass", resource.urn, name, platform="gcp", options=tuple(options), labels=labels,
+    # its pools start from no node ("GKE ... scales the node pool down to zero nodes" when nothing runs there: node pool
+    # auto-creation's pools have no minimum, cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning)
+    pool = Pool("ComputeClass", resource.urn, name, platform="gcp", options=tuple(options), labels=labels, min_size=0,
                 taints=(Taint(COMPUTE_CLASS, name, "NoSchedule", granted=class_granted(name)), *config_taints),
                 maybe_prefixes=MAYBE_PREFIXES,
                 # the labels each rule decides of its own nodes: its machines', its Spot label, its nodeLabels
