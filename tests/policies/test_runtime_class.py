@@ -73,3 +73,44 @@ def test_a_runtime_class_whose_selector_disagrees_with_the_pods_is_said():
     assert said(result) == ["Deployment 'api': its nodeSelector and its RuntimeClass's disagree on "
                             "'kubernetes.io/arch': the RuntimeClass admission plugin rejects such a Pod, so where it "
                             "runs is not judged"]
+
+
+def test_two_clusters_that_each_declare_kata_give_each_its_own():
+    """Issue 75: RuntimeClasses were kept by name for the whole stack, so of two clusters that each declare 'kata' the
+    one declared last gave every workload its scheduling: a Pod on the cluster whose kata tolerates its tainted pool
+    was refused for the taint when the other cluster's kata came last (a false violation one way round). Each cluster
+    gives its own, in either order."""
+    import pulumi
+    import pulumi_aws as aws
+
+    role = "arn:aws:iam::123456789012:role/eks"
+
+    def program(order: tuple[str, ...]):
+        def declare():
+            providers = {}
+            for name in ("east", "west"):
+                cluster = aws.eks.Cluster(name, name=name, role_arn=role, vpc_config={"subnet_ids": ["subnet-1"]})
+                aws.eks.NodeGroup(f"{name}-kata", cluster_name=cluster.name, node_group_name="kata",
+                                  node_role_arn=role, subnet_ids=["subnet-1"], instance_types=["m7i.large"],
+                                  labels={"kata": "true"}, scaling_config={"desired_size": 1, "min_size": 1,
+                                                                           "max_size": 2},
+                                  taints=[{"key": "kata", "value": "true", "effect": "NO_SCHEDULE"}] if name == "east"
+                                  else None)
+                providers[name] = pulumi.ResourceOptions(provider=k8s.Provider(name, kubeconfig=cluster.endpoint))
+            for name in order:  # east's kata tolerates its taint; west's gives nothing
+                scheduling = {"node_selector": {"kata": "true"}, "tolerations": [
+                    {"key": "kata", "operator": "Exists", "effect": "NoSchedule"}]} if name == "east" else None
+                k8s.node.v1.RuntimeClass(f"{name}-kata", metadata={"name": "kata"}, handler="kata",
+                                         scheduling=scheduling, opts=providers[name])
+            k8s.apps.v1.Deployment("api", metadata={"name": "api"}, spec={
+                "replicas": 1, "selector": {"matchLabels": {"app": "api"}}, "template": {
+                    "metadata": {"labels": {"app": "api"}}, "spec": {
+                        "runtimeClassName": "kata", "nodeSelector": AMD64,
+                        "containers": [{"name": "api", "image": "api", "resources": {"requests": {"cpu": "100m"}}}]}}},
+                opts=providers["east"])
+        return declare
+
+    for order in (("east", "west"), ("west", "east")):
+        result = run(program(order), platform="aws")
+        assert [v.policy for v in result.violations if v.policy == "workload-schedulable"] == [], (order, result)
+        assert said(result) == [], order
