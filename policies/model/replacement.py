@@ -21,7 +21,7 @@ from .pool import Pool
 from .resources import StackResource
 from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of, value_at
 from .stack import Stack, parse_stack
-from .values import Unknown, holds_secret, plain, quoted
+from .values import Unknown, child, holds_secret, plain, quoted
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,8 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         refused = _Compared(rule.refused, old, new, loose)
         late = changed.late or rotated.late or refused.late
         sealed = tuple(dict.fromkeys((*changed.sealed, *rotated.sealed, *refused.sealed)))
+        if sealed and late is None and _kept(now, deployed):
+            sealed = ()  # the engine keeps it: in a preview a replaced resource's ID is not known yet
         if late is None and not changed.found and not rotated.found and not refused.found and not sealed:
             continue
         name = value_at(new, rule.name)
@@ -253,6 +255,15 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
                               _shown(name) if name is not None else "", rule.deletes_first(rule, new, old, now.name),
                               () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed))
     return found
+
+
+def _kept(now: StackResource, deployed: Any) -> bool:
+    """This preview keeps the resource it was (its ID is the deployed one): the engine plans a replacement's ID as not
+    known yet, and an update or no change keeps it (docs/testing.md). What the engine decided whatever an encrypted
+    secret of the state holds."""
+    old = deployed.get("id") if isinstance(deployed, Mapping) else None
+    new = child(now.props, "id")
+    return isinstance(old, str) and bool(old) and isinstance(new, str) and new == old
 
 
 def _written(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str, Any]:

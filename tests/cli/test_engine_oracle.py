@@ -342,6 +342,9 @@ def test_an_unchanged_secret_input_against_the_encrypted_state(oracle, tmp_path,
                        run.stack.run("stack", "export").stdout)
     group = next(entry for entry in state["deployment"]["resources"] if entry["type"] == "aws:eks/nodeGroup:NodeGroup")
     assert "ciphertext" in json.dumps(group["inputs"]["nodeRoleArn"])  # encrypted, as a backend keeps it
+    # unchanged, the lone group: nothing is unjudged, so nothing is said (issue 76: "not judged" on every preview)
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] in ("pool-replacement-safe", "pool-safe-update")] == [], cli
     run.stack.config("second", "true")  # a second group: an in-place change of the stack, not of this group
     cli, _ = run.both(monkeypatch)
     assert [item for item in cli if item[0] == "pool-replacement-safe"] == []

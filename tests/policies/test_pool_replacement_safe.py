@@ -570,3 +570,62 @@ def test_a_secret_of_this_preview_never_reaches_a_replacement_message(tmp_path):
                   tmp_path).findings(POLICY)
     assert len(found) == 1 and "[secret]" in found[0], found
     assert not any(text in found[0] for text in ("m7i.large", "m7i.xlarge", "general-secret")), found
+
+
+def _sealed(path, monkeypatch):
+    """The export as a local backend keeps it: the node group's nodeRoleArn encrypted by the passphrase secrets
+    provider (AES-256-GCM under PBKDF2-SHA256 of the passphrase and the state's salt, as compute_guard/testkit/
+    secrets.py reads it), the passphrase in the environment as the CLI takes it."""
+    import base64
+    import hashlib
+    import os
+
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "compute-guard")
+    salt = os.urandom(8)
+    key = hashlib.pbkdf2_hmac("sha256", b"compute-guard", salt, 1_000_000, 32)
+
+    def sealed(text: str) -> str:
+        nonce = os.urandom(12)
+        opaque = AESGCM(key).encrypt(nonce, text.encode(), None)
+        return f"v1:{base64.b64encode(nonce).decode()}:{base64.b64encode(opaque).decode()}"
+
+    document = json.loads(path.read_text())
+    deployment = document["deployment"]
+    deployment["secrets_providers"] = {"type": "passphrase", "state": {
+        "salt": f"v1:{base64.b64encode(salt).decode()}:{sealed('pulumi')[3:]}"}}
+    for entry in deployment["resources"]:
+        if entry["type"] == "aws:eks/nodeGroup:NodeGroup":
+            entry["id"] = entry["outputs"]["id"] = "fleet:general"  # (the provider's ID: cluster:group)
+            for kept in (entry["inputs"], entry["outputs"]):
+                kept["nodeRoleArn"] = {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+                                       "ciphertext": sealed(ROLE)}
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_lone_group_whose_sealed_input_is_unchanged_is_no_note(tmp_path, monkeypatch):
+    """Issue 76: the previous deployment holds the group's nodeRoleArn as an encrypted secret (what the pack reads from
+    a backend). Previewed unchanged, the lone fixed-name group was said on every preview ("whether this preview
+    changes them ... is not known ... not judged"): the engine keeps its deployed ID in the update preview, which it
+    does only when it does not replace it, so nothing is unjudged (the real CLI's twin: tests/cli/
+    test_engine_oracle.py, test_an_unchanged_secret_input_against_the_encrypted_state). Where the preview does not
+    keep its ID, whether the sealed input changed decides: said, as before; and a certain change is still refused."""
+    from compute_guard.policies.model.replacement import _kept
+    from compute_guard.policies.model.resources import StackResource
+    from compute_guard.testkit.program import _UNKNOWN
+
+    deployed = _sealed(exported(eks(), tmp_path / "export.json", AWS), monkeypatch)
+    for _ in range(2):
+        result = evaluate(eks(), stack_config=AWS, deployed=deployed)
+        assert [n for n in result.notes if n.policy == POLICY] == [] and result.findings(POLICY) == []
+    found = evaluate(eks("m7i.xlarge"), stack_config=AWS, deployed=deployed).findings(POLICY)
+    assert len(found) == 1 and found[0].startswith("pool 'general' (NodeGroup): its instanceTypes changes from "
+                                                   "'m7i.large' to 'm7i.xlarge'"), found
+    # the rule written out: kept only where this preview's ID is the deployed one
+    kept = StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", {"id": "fleet:general"})
+    assert _kept(kept, {"id": "fleet:general"}) is True
+    assert _kept(StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", {"id": _UNKNOWN}),
+                 {"id": "fleet:general"}) is False
+    assert _kept(kept, {"id": "another"}) is False and _kept(kept, {}) is False
