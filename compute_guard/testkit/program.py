@@ -303,6 +303,10 @@ class _CapturingMonitor(mocks.MockMonitor):
         old_inputs = old.get("inputs") if isinstance(old, dict) and isinstance(old.get("inputs"), dict) else None
         old_outputs = old.get("outputs") if isinstance(old, dict) and isinstance(old.get("outputs"), dict) else None
         old_id = old.get("id") if isinstance(old, dict) and isinstance(old.get("id"), str) else None
+        if old_inputs is not None and request.ignoreChanges:
+            plain = _ignored(plain, old_inputs, request.ignoreChanges)
+            inputs = struct_pb2.Struct()
+            inputs.update(plain)
         checked = bridged.check(request.type, plain, urn, request.name, old_inputs)
         if checked is not None:
             verdict = bridged.change(request.type, checked, old_inputs, old_outputs) if old_inputs is not None else None
@@ -860,6 +864,43 @@ def first_preview_backend(project: str, stack: str) -> Path:
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         checkpoint.write_text(json.dumps(never_deployed(project, stack)))
     return root
+
+
+def _ignored(inputs: dict[str, Any], old: dict[str, Any], paths: Iterable[str]) -> dict[str, Any]:
+    """The program's inputs with the ignoreChanges option applied, as the engine applies it before Check to a resource
+    its state holds (pulumi pkg/resource/deploy/step_generator.go, processIgnoreChanges): each path's value is the old
+    inputs' where they hold one, else the path is removed. Dotted property paths; a path through a list is left to the
+    program's value."""
+    found = json.loads(json.dumps(inputs))
+    for path in paths:
+        keys = path.split(".")
+        if any("[" in key for key in keys):
+            continue
+        before: Any = old
+        for key in keys:
+            before = before.get(key, _ABSENT) if isinstance(before, dict) else _ABSENT
+        target: Any = found
+        for key in keys[:-1]:
+            target = target.setdefault(key, {}) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            continue
+        if before is _ABSENT:
+            target.pop(keys[-1], None)
+        else:
+            target[keys[-1]] = _as_input(before)
+    return found
+
+
+_ABSENT = object()
+
+
+def _as_input(value: Any) -> Any:
+    """A state's input value as a program would have sent it: without the internal keys its provider's Check added."""
+    if isinstance(value, dict):
+        return {key: _as_input(item) for key, item in value.items() if not str(key).startswith("__")}
+    if isinstance(value, list):
+        return [_as_input(item) for item in value]
+    return value
 
 
 def _holds_unknown(value: Any) -> bool:

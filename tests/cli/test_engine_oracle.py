@@ -284,6 +284,17 @@ def test_a_first_preview_judges_budgets_and_fargate_as_a_deployed_stack_is_judge
     assert "and in every namespace that may be, nothing runs them" in refused["agent"]
 
 
+def test_a_change_the_program_ignores_is_no_change(oracle, tmp_path, monkeypatch):
+    """Issue 76: with ignore_changes=["instanceTypes"] on the fixed-name group, the engine sends the deployed machine
+    in the update preview and the pack passes; the test kit sent the program's new one and refused. Now it applies
+    the option as the engine does (processIgnoreChanges), and the requests and verdicts are the engine's."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", groupName="general", ignoreMachine="true")
+    run.up()
+    run.stack.config("machine", "m7i.xlarge")
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] in ("pool-replacement-safe", "pool-safe-update")] == [], cli
+
+
 def test_an_auto_named_node_group_is_created_first(oracle, tmp_path, monkeypatch):
     run = trial(oracle, tmp_path, "oracle-eks", "aws")
     run.up()

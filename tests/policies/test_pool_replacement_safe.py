@@ -629,3 +629,26 @@ def test_a_lone_group_whose_sealed_input_is_unchanged_is_no_note(tmp_path, monke
     assert _kept(StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", {"id": _UNKNOWN}),
                  {"id": "fleet:general"}) is False
     assert _kept(kept, {"id": "another"}) is False and _kept(kept, {}) is False
+
+
+def test_a_change_the_program_ignores_is_no_change(tmp_path):
+    """Issue 76, the in-process twin of the oracle's: ignore_changes=["instanceTypes"] on the fixed-name group; its
+    machine changed in the program against its deployment is no change (the engine sends the deployed machine); the
+    same change without the option is refused."""
+    def program(machine: str, ignored: bool):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name="general", node_role_arn=ROLE,
+                              subnet_ids=["subnet-1"], instance_types=[machine],
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=3),
+                              opts=pulumi.ResourceOptions(ignore_changes=["instanceTypes"] if ignored else None))
+            api(cluster)
+        return declare
+
+    deployed = exported(program("m7i.large", True), tmp_path / "export.json", AWS)
+    for _ in range(2):
+        assert evaluate(program("m7i.xlarge", True), stack_config=AWS, deployed=deployed).findings(POLICY) == []
+    refused = evaluate(program("m7i.xlarge", False), stack_config=AWS, deployed=deployed).findings(POLICY)
+    assert len(refused) == 1 and "its instanceTypes changes from 'm7i.large' to 'm7i.xlarge'" in refused[0]

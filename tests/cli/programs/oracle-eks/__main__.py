@@ -7,7 +7,8 @@ self-managed group (`selfManaged`: a launch template and an autoscaling group, f
 `selfMachine`. A stack's first preview as a team writes it (issue 75): `kubeconfig` (the Kubernetes provider's
 kubeconfig built from the cluster's endpoint and certificate, as aws-py-eks builds it: not known in a first preview),
 `budgets` (two PodDisruptionBudgets select the Deployment's Pods; none writes a namespace), `fargate` (a Fargate profile
-selecting `default`, and a DaemonSet that writes no namespace) and `noGroup` (no managed node group)."""
+selecting `default`, and a DaemonSet that writes no namespace) and `noGroup` (no managed node group). `ignoreMachine`:
+the group ignores changes to its instanceTypes (the ignoreChanges option)."""
 
 import json
 
@@ -26,7 +27,9 @@ if not config.get_bool("noGroup"):
                       node_role_arn=node_role, subnet_ids=["subnet-1", "subnet-2"],
                       instance_types=[config.get("machine") or "m7i.large"],
                       scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3),
-                      opts=pulumi.ResourceOptions(delete_before_replace=config.get_bool("deleteFirst") or None))
+                      opts=pulumi.ResourceOptions(delete_before_replace=config.get_bool("deleteFirst") or None,
+                                                  ignore_changes=["instanceTypes"] if config.get_bool("ignoreMachine")
+                                                  else None))
 if config.get_bool("fargate"):
     aws.eks.FargateProfile("default", cluster_name=cluster.name, pod_execution_role_arn=role.arn,
                            subnet_ids=["subnet-1", "subnet-2"],
