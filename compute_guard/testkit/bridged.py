@@ -51,24 +51,29 @@ def _opaque(value: Any) -> bool:
     return value == UNKNOWN or (isinstance(value, Mapping) and SPECIAL in value)
 
 
-def auto_name(urn: str, name: str) -> str:
+def auto_name(urn: str, name: str, generation: int = 0) -> str:
     """The name pulumi-aws and pulumi-gcp give a resource whose name the program leaves out: its resource name, "-" and
-    7 hex digits (tfbridge.AutoName(..., 255, "-"): random there, the URN's hash here, so that a test is repeatable)."""
-    return f"{name}-{hashlib.sha256(urn.encode()).hexdigest()[:7]}"[:255]
+    7 hex digits (tfbridge.AutoName(..., 255, "-"): random there, the URN's hash here, so that a test is repeatable; a
+    replacement's, ``generation`` 1, another one, as the bridge makes a new name for it)."""
+    seed = urn if not generation else f"{urn}#{generation}"
+    return f"{name}-{hashlib.sha256(seed.encode()).hexdigest()[:7]}"[:255]
 
 
 def check(token: str, news: Mapping[str, Any], urn: str, name: str,
-          olds: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+          olds: Mapping[str, Any] | None = None, replacing: bool = False) -> dict[str, Any] | None:
     """The inputs the provider's Check returns for the program's ``news`` (``olds``: the previous deployment's inputs
-    of the same URN); None for a type the test kit does not know."""
+    of the same URN); None for a type the test kit does not know. ``replacing``: Check again for a replacement, which
+    the engine makes without the old inputs (pulumi pkg/resource/deploy/step_generator.go: \"we need to recompute the
+    default values\" of a replaced resource), so an auto-name is a new one."""
     resource = _table().get(token)
     if resource is None:
         return None
-    return _checked(resource["fields"], news, olds, (urn, name), tuple(resource.get("autoNamed", ())))
+    return _checked(resource["fields"], news, None if replacing else olds, (urn, name, 1 if replacing else 0),
+                    tuple(resource.get("autoNamed", ())))
 
 
 def _checked(fields: Mapping[str, Any], news: Mapping[str, Any], olds: Mapping[str, Any] | None,
-             urn: tuple[str, str] | None = None, autonamed: tuple[str, ...] = ()) -> dict[str, Any]:
+             urn: tuple[str, str, int] | None = None, autonamed: tuple[str, ...] = ()) -> dict[str, Any]:
     result: dict[str, Any] = {}
     olds = olds if isinstance(olds, Mapping) else {}
     for key, value in news.items():

@@ -310,6 +310,8 @@ class _CapturingMonitor(mocks.MockMonitor):
         checked = bridged.check(request.type, plain, urn, request.name, old_inputs)
         if checked is not None:
             verdict = bridged.change(request.type, checked, old_inputs, old_outputs) if old_inputs is not None else None
+            if verdict == bridged.REPLACE:  # checked again without the old inputs, as the engine does: a new auto-name
+                checked = bridged.check(request.type, plain, urn, request.name, old_inputs, replacing=True) or checked
             if not self.preview:
                 given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked),
                                                          request.name), \

@@ -19,7 +19,7 @@ from .clusters import KubeCluster
 from .memo import PerStack
 from .pool import Pool
 from .resources import StackResource
-from .sources import Context, Read, Replacing, pools_of, replacing_of, source_of, value_at
+from .sources import Context, Read, Replacing, pools_of, renamed_by_provider, replacing_of, source_of, value_at
 from .stack import Stack, parse_stack
 from .values import Unknown, child, holds_secret, plain, quoted
 
@@ -240,7 +240,9 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         kept = checked.get("inputs") if isinstance(checked, Mapping) else None
         new = kept if isinstance(kept, Mapping) else plain(now.props)
         loose = not isinstance(kept, Mapping)
-        changed = _Compared(rule.inputs, old, new, loose, rule.self_links)
+        provider_named = (rule.name,) if renamed_by_provider(rule, new, old, now.name) else ()
+        changed = _Compared(tuple(path for path in rule.inputs if path not in provider_named), old, new, loose,
+                            rule.self_links)
         rotated = _Compared(rule.rotated if rule.rotated and value_at(new, rule.rotation) is None else (), old, new,
                             loose)
         refused = _Compared(rule.refused, old, new, loose)

@@ -141,11 +141,15 @@ def _names(requests: list[dict[str, Any]]) -> set[str]:
 def normalized(requests: list[dict[str, Any]], names: set[str]) -> list[dict[str, Any]]:
     """Requests with a bridge's auto-names' random suffixes made one (`<name>-<7 hex>`: random in the engine, the URN's
     hash in the test kit), wherever they are written."""
-    text = json.dumps(requests)
+    found: list[dict[str, Any]] = json.loads(unsuffixed(json.dumps(requests), names))
+    return found
+
+
+def unsuffixed(text: str, names: set[str]) -> str:
+    """A text with the bridge's auto-names' random suffixes made one."""
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"(?<![\w-]){re.escape(name)}-[0-9a-f]{{7}}(?![0-9a-f])", f"{name}-<auto>", text)
-    found: list[dict[str, Any]] = json.loads(text)
-    return found
+    return text
 
 
 def covered(kind: str) -> bool:
@@ -231,7 +235,9 @@ class Trial:
         assert compared >= {"pulumi:pulumi:Stack", f"pulumi:providers:{self.provider}"} and len(compared) >= 4
         found = list(differences(theirs, ours))
         assert found == [], "\n".join(found)
-        assert printed(cli) == findings(result)
+        names = _names(theirs) | _names(ours)  # (a replacement's fresh auto-name is random in the engine)
+        said = [(policy, name, unsuffixed(message, names)) for policy, name, message in printed(cli)]
+        assert said == [(policy, name, unsuffixed(message, names)) for policy, name, message in findings(result)]
         return printed(cli), findings(result)
 
     def up(self) -> None:
@@ -282,6 +288,21 @@ def test_a_first_preview_judges_budgets_and_fargate_as_a_deployed_stack_is_judge
     refused = {name: message for policy, name, message in cli if policy == "platform-admits-workload" and name}
     assert set(refused) == {"agent"}, cli
     assert "and in every namespace that may be, nothing runs them" in refused["agent"]
+
+
+def test_an_auto_named_group_deleted_first_is_replaced_under_a_new_name(oracle, tmp_path, monkeypatch):
+    """Issue 76: an auto-named group with deleteBeforeReplace, its machine changed: the engine checks the replacement
+    anew and its provider names it anew (a fresh random suffix), which the test kit sent as the old name; the pack
+    refuses the replacement (its option deletes the old group first) naming the machine change, never the name's,
+    in the engine's words as in the test kit's, and the engine plans the deletion first."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", deleteFirst="true")
+    run.up()
+    run.stack.config("machine", "m7i.xlarge")
+    cli, ours = run.both(monkeypatch)
+    refused = [message for policy, _, message in cli if policy == "pool-replacement-safe"]
+    assert len(refused) == 1 and "its instanceTypes changes from 'm7i.large' to 'm7i.xlarge', which" in refused[0]
+    assert "its nodeGroupName changes" not in refused[0], refused[0]
+    assert plan(run.stack)["general"] == ["delete-replaced", "replace", "create-replacement"]
 
 
 def test_a_change_the_program_ignores_is_no_change(oracle, tmp_path, monkeypatch):

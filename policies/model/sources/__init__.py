@@ -77,6 +77,21 @@ def value_at(props: Any, path: str) -> Any:
     return value
 
 
+def auto_named(value: Any, resource_name: str) -> bool:
+    """A name of the bridge's auto-name form for this resource (its name, "-" and 7 lowercase hex digits)."""
+    return isinstance(value, str) and value.startswith(resource_name) and \
+        _AUTO_NAMED.fullmatch(value[len(resource_name):]) is not None
+
+
+def renamed_by_provider(rule: Replacing, new: Any, old: Mapping[str, Any], resource_name: str) -> bool:
+    """The resource's name changed only because its provider named its replacement anew: the previous name was the
+    provider's (its state's ``__defaults`` lists it) and the new one has the provider's form. The change is the
+    replacement's effect, never its cause."""
+    listed = old.get("__defaults")
+    return isinstance(listed, (list, tuple)) and rule.name in listed and \
+        auto_named(value_at(old, rule.name), resource_name) and auto_named(value_at(new, rule.name), resource_name)
+
+
 def bridged_deletes_first(rule: Replacing, new: Any, old: Mapping[str, Any], resource_name: str) -> bool | None:
     """Whether a Terraform-bridged provider deletes the resource before creating its replacement: when its name is
     one the program set, pulumi-terraform-bridge's nameRequiresDeleteBeforeReplace, "an autonameable property with a
@@ -98,7 +113,7 @@ def bridged_deletes_first(rule: Replacing, new: Any, old: Mapping[str, Any], res
         return None
     if isinstance(now, str) and now == value_at(old, rule.name):
         return rule.name not in listed
-    if isinstance(now, str) and now.startswith(resource_name) and _AUTO_NAMED.fullmatch(now[len(resource_name):]):
+    if auto_named(now, resource_name):
         return False
     return True
 
