@@ -479,3 +479,41 @@ def test_azure_py_aks_pins_a_kubernetes_version_aks_no_longer_runs(tmp_path):
                                                                                     'kubernetes_version="1.35"'))),
                      stack_config=AZURE)
     assert moved.of("cluster-support-window") == []
+
+
+# --- every program deployed, then previewed unchanged (issue 75: an unchanged program is never a change) ----------
+
+UNCHANGED_POLICIES = ("pool-replacement-safe", "workload-disruption-allowed", "pool-safe-update",
+                      "compute-cluster-safe-update")
+TEMPLATES = OWN / "templates"
+
+
+# Not yet (issue 76, "components in update previews"; strict: each fails until the test kit writes what a deployment
+# holds): pulumi-eks's children exported with null outputs (its cluster role's ARN), which an update preview reads as
+# not known yet; and a Service's status, null in an export, which gcp-py-gke's program reads (status.load_balancer).
+COMPONENT_OUTPUTS = pytest.mark.xfail(strict=True, reason="export_program writes pulumi-eks children's and Services' "
+                                                         "cloud-filled outputs as null (issue 76)")
+
+
+@pytest.mark.parametrize("name, config, replace", [
+    ("aws-py-eks", AWS, ()), ("aws-ts-eks", AWS, ()),
+    pytest.param("aws-ts-eks-gpu-dra", AWS, (), marks=COMPONENT_OUTPUTS),
+    pytest.param("gcp-py-gke", GCP, (), marks=COMPONENT_OUTPUTS),
+    ("gcp-ts-gke", GCP, ()), ("gcp-ts-agent-sandbox", GCP, ()), ("azure-py-aks", AZURE, AZUREAD_6),
+    ("classic-azure-py-aks-multicluster", MULTI, ()),
+    ("templates/kubernetes-aws-python", AWS, ()), ("templates/kubernetes-gcp-python", GCP, ()),
+    ("templates/kubernetes-azure-python", AZURE, ()),
+])
+def test_each_program_deployed_then_previewed_unchanged_is_no_change(tmp_path, name, config, replace):
+    """Each program the suite runs (pulumi/examples', the `pulumi new` templates), exported as deployed
+    (export_program: its inputs as its provider's Check returned them, its outputs after an up) and previewed again
+    unchanged against that deployment: no policy that judges a change finds one, and none says it could not compare
+    (twice in one process)."""
+    from compute_guard.testkit import export_program
+
+    project = user_project(tmp_path, name, replace)
+    deployed = export_program(project, tmp_path / "deployed.json", stack_config=config)
+    for _ in range(2):
+        result = evaluate(project, stack_config=config, deployed=deployed)
+        assert [(v.policy, v.finding) for v in result.violations if v.policy in UNCHANGED_POLICIES] == [], name
+        assert [note.finding for note in result.notes if note.policy in UNCHANGED_POLICIES] == [], name
