@@ -174,3 +174,40 @@ def test_two_policies_configured_differently_on_one_stack_each_count_their_own_n
     assert both.findings("workload-rollout-fits") == [] and both.findings("pool-capacity") == []
     (refused,) = run({"workload-rollout-fits": reserved}).findings("workload-rollout-fits")
     assert refused.startswith("Deployment 'api': it rolls out 3 replicas with maxUnavailable 0, maxSurge 1"), refused
+
+
+@pytest.mark.parametrize("machine, ami", [("m7g.large", "AL2023_ARM_64_STANDARD"), ("c8g.xlarge", "AL2023_ARM_64_STANDARD"),
+                                          ("a1.large", "AL2023_ARM_64_STANDARD"), ("m7i.large", "AL2023_x86_64_STANDARD"),
+                                          ("g5.xlarge", "AL2023_x86_64_STANDARD")])
+def test_the_test_kits_deployed_ami_type_is_the_machines_architectures(tmp_path, machine, ami):
+    """(11) The test kit's deployed amiType (EKS's default: the AL2023 AMI of the instance types' architecture) for a
+    group that writes none: Graviton families arm64 (m7g, c8g, a1), the others x86_64 (g5: a "g" not after the
+    generation digit). Wrong, an unchanged program previewed against its own deployment was refused as an AMI type
+    change under the test kit."""
+    import builders
+
+    from compute_guard.testkit import evaluate, export_program
+
+    program = builders.node_group("general", [machine])
+    deployed = export_program(program, tmp_path / "deployed.json", stack_config={"compute:platform": "aws"})
+    (group,) = [entry for entry in json.loads(deployed.read_text())["deployment"]["resources"]
+                if entry["type"] == "aws:eks/nodeGroup:NodeGroup"]
+    assert group["outputs"]["amiType"] == ami
+    result = evaluate(program, stack_config={"compute:platform": "aws"}, deployed=deployed)
+    assert [v for v in result.violations if v.policy in ("pool-replacement-safe", "pool-safe-update")] == []
+
+
+def test_each_provider_has_its_own_namespace_not_known_yet():
+    """A provider's namespace not known yet (its kubeconfig, or its own namespace input) is one namespace: the same
+    provider's, never another's; a context list with a malformed entry still gives the current context's."""
+    from pulumi_policy.proxy import UNKNOWN_OBJECT_VALUE, UnknownValueError
+
+    from compute_guard.policies.model.values import Unknown
+
+    late = Unknown(UnknownValueError(UNKNOWN_OBJECT_VALUE, []))
+    for key in ("namespace", "kubeconfig"):
+        east = provider_namespace({key: late}, "urn:east", "east")
+        assert east == provider_namespace({key: late}, "urn:east", "east")
+        assert east != provider_namespace({key: late}, "urn:west", "west")
+    kubeconfig = json.dumps({"current-context": "b", "contexts": ["junk", {"name": "b", "context": {"namespace": "x"}}]})
+    assert provider_namespace({"kubeconfig": kubeconfig}) == "x"
