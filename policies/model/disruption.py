@@ -72,6 +72,8 @@ def _protection(stack: Stack) -> Protection:
             if isinstance(value, str):
                 by_label.setdefault((place, key, value), []).append(workload)
                 anywhere.setdefault((key, value), []).append(workload)
+        if any(isinstance(value, Unknown) for value in labels.values()):
+            loose.append((workload, labels))  # (a label not known yet: looked up by no value of it)
     for budget in stack.budgets:
         place = stack.place(budget.urn, budget.namespace)
         first = _first_pair(budget.selector)
@@ -90,8 +92,15 @@ def _protection(stack: Stack) -> Protection:
                 unknown = unknown or chosen
                 found.unknown_of.setdefault(workload, chosen)
         for workload, labels in loose:
+            if workload in certain:
+                continue
             chosen = selection(budget, labels)
-            if chosen is not False:
+            if chosen is True and place.known and place.meets(place_of[workload]):  # (by a label that is known)
+                certain.append(workload)
+                found.of_workload.setdefault(workload, []).append(budget)
+                if budget.selector_secret or any(is_secret(value) for value in labels.values()):
+                    found.secret.add((budget, workload))
+            elif chosen is not False:
                 late = chosen if isinstance(chosen, Unknown) else labels if isinstance(labels, Unknown) \
                     else place_of[workload].late
                 unknown = unknown or late

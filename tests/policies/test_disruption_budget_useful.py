@@ -182,3 +182,49 @@ def test_a_blocking_budget_says_what_its_platforms_drain_does(platform, pools, s
     (message,) = builders.run(*parts, api, budget_of(maxUnavailable=0), platform=platform).findings(POLICY)
     assert f"every drain of a node they run on {says}allow one (maxUnavailable: 1)" in message, message
     assert builders.run(*parts, api, budget_of(maxUnavailable=1), platform=platform).findings(POLICY) == []
+
+
+def test_what_a_budget_may_select_is_said_of_it_and_of_the_workload():
+    """A workload whose Pods' labels are not known yet may be selected by any budget of the stack: a budget that
+    selects nothing for certain then protects nothing only maybe (said, not advised against), and a workload it
+    certainly selects with one budget may have a second (workload-disruption-allowed says so of it); a budget whose
+    selector is not known yet is said too. The loose workload's labels known, each is judged."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    loose = deployment("loose", labels={"team": UNKNOWN_STRING_VALUE})
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer({}).run([deployment(), loose, budget(maxUnavailable=1),
+                                   budget("other", selector={"matchLabels": {"team": "x"}}, maxUnavailable=1)])
+    assert result.findings(POLICY) == [] and result.findings("workload-disruption-allowed") == []
+    said = " ".join(note.finding for note in result.notes if note.policy in (POLICY, "workload-disruption-allowed"))
+    assert "string value at .spec.template.metadata.labels.team" in said or "labels" in said, said
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        known = Analyzer({}).run([deployment(), deployment("loose", labels={"team": "y"}), budget(maxUnavailable=1),
+                                  budget("other", selector={"matchLabels": {"team": "x"}}, maxUnavailable=1)])
+    assert [found.split(":")[0] for found in known.findings(POLICY)] == ["PodDisruptionBudget 'other'"]
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        late = Analyzer({}).run([deployment(), budget(selector={"matchLabels": {"app": UNKNOWN_STRING_VALUE}},
+                                                      maxUnavailable=0)])
+    assert late.findings(POLICY) == []
+    assert [note for note in late.notes if note.policy == POLICY], late.notes
+
+
+def test_a_budget_that_selects_nothing_beside_an_operators_resource_is_said_naming_it():
+    """A budget that selects no workload of its namespace, beside a custom resource there whose operator may make the
+    Pods it is for: said, naming the resource, not advised against; the resource in another namespace of the same
+    cluster: advised against as protecting nothing."""
+    runners = Resource.of("kubernetes:actions.example.com/v1:RunnerSet", "runners",
+                          {"metadata": {"name": "runners", "namespace": "ci"}})
+    elsewhere = Resource.of("kubernetes:actions.example.com/v1:RunnerSet", "runners",
+                            {"metadata": {"name": "runners", "namespace": "other"}})
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        result = Analyzer({}).run([runners, budget("ci", selector={"matchLabels": {"app": "runner"}}, namespace="ci",
+                                                   maxUnavailable=1)])
+    assert result.findings(POLICY) == []
+    assert any(note.finding.endswith("a PodDisruptionBudget selects no workload of the stack, and the Pods it is for "
+                                     "may be those an operator creates for RunnerSet 'runners'")
+               for note in result.notes if note.policy == POLICY), result.notes
+    with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+        other = Analyzer({}).run([elsewhere, budget("ci", selector={"matchLabels": {"app": "runner"}}, namespace="ci",
+                                                    maxUnavailable=1)])
+    assert [found.split(":")[0] for found in other.findings(POLICY)] == ["PodDisruptionBudget 'ci'"]

@@ -122,8 +122,31 @@ def test_a_self_link_and_a_name_compare_as_the_google_provider_compares_them():
     google/tpgresource/self_link_helpers.go): a name is the self-link that ends in it; two self-links the same from
     projects/ on; anything else a change."""
     assert same_link(SELF_LINK, "default")
+    assert same_link("default", SELF_LINK)  # the program moved from the name to the self-link
     assert same_link(f"https://www.googleapis.com/compute/v1/{SELF_LINK}", SELF_LINK)
+    assert not same_link("regions/r/subnetworks/default", "zones/z/subnetworks/default")  # no projects/: compared
+    assert not same_link(SELF_LINK, SELF_LINK.replace("default", "other"))
     assert not same_link(SELF_LINK, "apps")
     assert not same_link(SELF_LINK, "projects/acme/regions/us-east1/subnetworks/default")
     assert not same_link("default", "apps")
     assert not same_link(SELF_LINK, None)
+
+
+def test_unnamed_objects_compare_entry_for_entry_in_any_order():
+    """A list of unnamed objects (guest accelerators) is the same in any order, entry for entry on the keys both sides
+    set; one more entry, or one of its values changed, is a change."""
+    from compute_guard.policies.model.replacement import _same
+
+    t4, l4 = {"type": "nvidia-tesla-t4", "count": 1}, {"type": "nvidia-l4", "count": 2}
+    assert _same([{**t4, "gpuPartitionSize": ""}, l4], [l4, t4])
+    assert not _same([t4, l4], [l4, {**t4, "count": 2}])
+    assert not _same([t4], [t4, l4]) and not _same([t4, t4], [t4, l4])
+
+
+def test_a_partition_size_the_deployment_left_unset_and_the_program_now_writes_replaces_the_pool(tmp_path):
+    """The deployment's outputs hold what the provider wrote for the unset field (an empty string): a value the program
+    writes now is a change from it (gpuPartitionSize forces a new pool), where the inputs alone held nothing."""
+    deployed = as_written(exported(gke([T4]), tmp_path / "gpu.json", GCP), accelerators=[WRITTEN_T4])
+    changed = findings(evaluate(gke([{**T4, "gpu_partition_size": "1g.5gb"}]), stack_config=GCP, deployed=deployed))
+    replaced = [message for policy, message in changed if policy == "pool-replacement-safe"]
+    assert replaced and "its nodeConfig.guestAccelerators changes from " in replaced[0], changed
