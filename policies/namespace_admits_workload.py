@@ -124,18 +124,14 @@ def _pod_security(namespace: Namespace, members: list[Workload], maybe: list[Wor
                              "pack does not model (it checks latest): its workloads are not judged")] if members \
             else []
     findings: list[Finding] = []
-    for workload in maybe:  # refused there only if its namespace is this one
+    for workload, certain in (*((workload, False) for workload in maybe), *((workload, True) for workload in members)):
         found = workload.pod_security(level)
         if isinstance(found, Unknown):
             findings.append(about(workload.subject, found))
-        elif found:
+        elif found and not certain:  # refused there only if its namespace is this one
             findings.append(undetermined(
                 f"{workload.subject}: {where} enforces the Pod Security Standard {level}, which forbids what its Pods "
                 f"ask ({listed(found, '; ')}), and its namespace may be that one: {_unsure(workload)}"))
-    for workload in members:
-        found = workload.pod_security(level)
-        if isinstance(found, Unknown):
-            findings.append(about(workload.subject, found))
         elif found:
             findings.append(Violation(
                 f"{workload.subject}: {where} enforces the Pod Security Standard {level} "

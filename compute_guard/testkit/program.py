@@ -42,6 +42,7 @@ from compute_guard.policies import Policy
 from compute_guard.policies.adapters.baseline import _backend_url, _local_backend_root, decompressed, local_checkpoint
 from compute_guard.policies.adapters.stacks import STACKS
 from compute_guard.policies.adapters.stacks import named as named_stacks
+from compute_guard.policies.model.values import public
 from compute_guard.policies.platforms.platform import NOT_KNOWN
 
 from . import bridged, components, invokes, secrets
@@ -889,20 +890,11 @@ def _ignored(inputs: dict[str, Any], old: dict[str, Any], paths: Iterable[str]) 
         if before is _ABSENT:
             target.pop(keys[-1], None)
         else:
-            target[keys[-1]] = _as_input(before)
+            target[keys[-1]] = public(before)  # (as the program sent it: no internal key)
     return found
 
 
 _ABSENT = object()
-
-
-def _as_input(value: Any) -> Any:
-    """A state's input value as a program would have sent it: without the internal keys its provider's Check added."""
-    if isinstance(value, dict):
-        return {key: _as_input(item) for key, item in value.items() if not str(key).startswith("__")}
-    if isinstance(value, list):
-        return [_as_input(item) for item in value]
-    return value
 
 
 def _holds_unknown(value: Any) -> bool:

@@ -21,7 +21,7 @@ from .pool import Pool
 from .resources import StackResource
 from .sources import Context, Read, Replacing, pools_of, renamed_by_provider, replacing_of, source_of, value_at
 from .stack import Stack, parse_stack
-from .values import Unknown, child, holds_secret, plain, quoted
+from .values import Unknown, child, holds_secret, plain, public, quoted
 
 
 @dataclass(frozen=True)
@@ -420,19 +420,10 @@ def _pairs(path: str, old: Any, new: Any) -> list[tuple[str, Any, Any]]:
     return pairs
 
 
-def _public(value: Any) -> Any:
-    """A value without the internal keys a state keeps (``__defaults``): what the program wrote."""
-    if isinstance(value, Mapping):
-        return {key: _public(item) for key, item in value.items() if not str(key).startswith("__")}
-    if isinstance(value, list):
-        return [_public(item) for item in value]
-    return value
-
-
 def _shown(value: Any) -> str:
     """An input's value as messages show it (a secret one, or one that holds a secret anywhere, never; never an
     internal key of the state)."""
-    value = _public(value)
+    value = public(value)
     if holds_secret(value):
         return "[secret]"
     if isinstance(value, str):

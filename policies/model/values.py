@@ -203,6 +203,16 @@ def about(subject: str, unknown: Unknown) -> Unknown:
     return Unknown(unknown.error, subject) if type(unknown) is Unknown else dataclasses.replace(unknown, about=subject)
 
 
+def public(value: Any) -> Any:
+    """A plain value without the internal keys a state keeps at any depth (``__defaults``, ``__meta``): what the
+    program wrote."""
+    if isinstance(value, Mapping):
+        return {key: public(item) for key, item in value.items() if not str(key).startswith("__")}
+    if isinstance(value, list):
+        return [public(item) for item in value]
+    return value
+
+
 def plain(value: Any) -> Any:
     """Convert a proxy (or anything) into dicts, lists and scalars; unknowns become Unknown."""
     kind = type(value)
