@@ -25,6 +25,7 @@ known yet is said; an image the table does not know (a custom AMI, a newer image
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 
 from pulumi_policy import Severity
 
@@ -35,29 +36,66 @@ from .model.pool import Pool
 from .model.stack import Stack
 from .model.values import derived, listed, undetermined
 from .platforms.images import ImageEnd, change, image_end, runs_at
+from .platforms.support import Window, calendar
 
 Created = Callable[[str], bool | None]  # whether this preview creates a resource (by URN); None: not known
 
 
-def node_image_supported(stack: Stack, created: Created = lambda urn: None) -> list[Finding]:
-    """``created``: whether this preview creates a pool's resource (asked only of a pool that sets no version)."""
+def node_image_supported(stack: Stack, created: Created = lambda urn: None, today: date | None = None
+                         ) -> list[Finding]:
+    """``created``: whether this preview creates a resource (asked only of a pool or cluster that sets no version);
+    ``today``: the day the platforms' calendars are read on (what versions a new cluster may be created at)."""
     findings: list[Finding] = []
     for pool in stack.platform_pools:
         if pool.urn in stack.foreign or pool.image is None or pool.platform is None:
             continue
-        finding = _judged(pool, pool.platform, stack.cluster_for(pool), created)
+        finding = _judged(pool, pool.platform, stack.cluster_for(pool), created, today)
         if finding is not None:
             findings.append(finding)
     for cluster in stack.kube_clusters:  # the pools a cluster's platform creates on its own (GKE auto-provisioning)
         if cluster.urn in stack.foreign or cluster.image is None or cluster.platform is None:
             continue
-        finding = _provisioned(cluster, cluster.platform)
+        finding = _provisioned(cluster, cluster.platform, created, today)
         if finding is not None:
             findings.append(finding)
     return findings
 
 
-def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
+# A platform creates a new cluster, and its pools, only at a version it still supports: GKE supports a minor "up to a
+# total of 24 months", about 10 months past its end of standard support (cloud.google.com/kubernetes-engine/versioning;
+# its calendar holds no end of extended support: 12 months are counted past the standard end, a margin); EKS and AKS
+# until the end of their extended (long-term) support, which their calendars hold.
+GKE_EXTENDED_MONTHS = 12
+
+
+def _oldest_created(platform: str, today: date | None) -> tuple[int, int] | None:
+    """The oldest minor version a new cluster of the platform may be created at today, by its calendar; None where
+    the calendar or the day is not known."""
+    known = calendar(platform) if today is not None else None
+    if known is None or today is None:
+        return None
+    def last_day(window: Window) -> date:
+        if window.extended_end is not None:
+            return window.extended_end
+        end = window.standard_end
+        month = end.month - 1 + GKE_EXTENDED_MONTHS
+        return date(end.year + month // 12, month % 12 + 1, min(end.day, 28))
+    supported = [minor for minor, window in known.windows.items() if today <= last_day(window)]
+    return min(supported) if supported else (max(known.windows)[0], max(known.windows)[1] + 1)
+
+
+def _never_created(platform: str, end: ImageEnd, today: date | None) -> str:
+    """Where the platform creates no new cluster at a version the image runs at: why, as a clause ("" otherwise)."""
+    oldest = _oldest_created(platform, today)
+    if oldest is None or oldest[0] != end.last[0] or oldest[1] <= end.last[1]:
+        return ""
+    known = calendar(platform)
+    held = known.held if known is not None else ""
+    return (f"the platform creates a new cluster only at a version it still supports, {oldest[0]}.{oldest[1]} or "
+            f"later today (its support calendar of {held}; today {today})")
+
+
+def _provisioned(cluster: KubeCluster, platform: str, created: Created, today: date | None) -> Finding | None:
     """The image of every pool a cluster's platform creates on its own: each is new, so at its control plane's
     version."""
     field, image = cluster.image or ("", None)
@@ -68,6 +106,12 @@ def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
         return None
     subject = f"{cluster.ref.label}: every pool it creates on its own takes {field} {image}, which"
     version = cluster.version
+    never = _never_created(platform, end, today) if (version is None or version.value is None) else ""
+    if never and created(cluster.urn):  # a new cluster that sets no version: created at one the image cannot run
+        why, source = derived(end.why, image), derived(end.source, image)
+        return Violation(f"{subject} runs up to Kubernetes {_last(end, image)} only: this preview creates the cluster "
+                         f"and it sets no version, and {never}; {why} (table of {end.held}: {source}); use "
+                         f"{_listed(end, image)}", cluster.urn)
     if version is None or version.value is None:
         return undetermined(f"{subject} runs up to Kubernetes {_last(end, image)} only, and the cluster sets no "
                             "version, so the platform picks its default: whether its image runs there is not "
@@ -84,7 +128,8 @@ def _provisioned(cluster: KubeCluster, platform: str) -> Finding | None:
                      f"(table of {end.held}: {source}); use {_listed(end, image, instead)}", cluster.urn)
 
 
-def _judged(pool: Pool, platform: str, cluster: KubeCluster | None, created: Created) -> Finding | None:
+def _judged(pool: Pool, platform: str, cluster: KubeCluster | None, created: Created,
+            today: date | None = None) -> Finding | None:
     field, image = pool.image or ("", None)
     own = pool.version if pool.version is not None and pool.version.value is not None else None
     plane = cluster.version if cluster is not None and cluster.version is not None else None
@@ -95,6 +140,12 @@ def _judged(pool: Pool, platform: str, cluster: KubeCluster | None, created: Cre
     if end is None:
         return None
     if version is None:
+        never = _never_created(platform, end, today)
+        if never and cluster is not None and created(cluster.urn) and created(pool.urn):
+            why, source = derived(end.why, image), derived(end.source, image)
+            return Violation(f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only: this "
+                             f"preview creates it and its cluster, neither sets a version, and {never}; {why} (table "
+                             f"of {end.held}: {source}); use {_listed(end, image)}", pool.urn)
         return undetermined(f"{pool.label}: its {field} {image} runs up to Kubernetes {_last(end, image)} only, and "
                             "neither the pool nor its cluster sets a version, so the platform picks its default: "
                             f"whether its image runs there is not judged; set the version, or use "
@@ -147,7 +198,7 @@ def _check(stack: Stack, context: Context) -> list[Finding]:
         previous = context.previous()
         return None if previous is None else urn not in previous.urns
 
-    return node_image_supported(stack, created)
+    return node_image_supported(stack, created, context.state.today)
 
 
 POLICY = Policy(

@@ -369,10 +369,35 @@ def test_the_image_node_auto_provisioning_creates_its_pools_with_runs_at_the_con
                     gke_nap("1.30", "COS", enabled=False)):
         result = evaluate(program, stack_config=GCP)
         assert result.of(POLICY) == [] and notes(result) == []
-    unset = evaluate(gke_nap(None, "COS"), stack_config=GCP)
-    assert unset.of(POLICY) == [] and any("every pool it creates on its own takes clusterAutoscaling."
-                                          "autoProvisioningDefaults.imageType COS, which runs up to Kubernetes 1.23 "
-                                          "only, and the cluster sets no version" in note for note in notes(unset))
+
+
+
+def test_a_new_cluster_that_sets_no_version_is_created_at_one_its_platform_still_supports(tmp_path):
+    """Issue 75: GKE's node auto-provisioning with autoProvisioningDefaults.imageType COS on a new cluster that sets no
+    version: GKE creates a cluster only at a version it still supports (a minor's support ends at most about 10
+    months past its end of standard support: cloud.google.com/kubernetes-engine/versioning), every one far past COS's
+    1.23, so each pool it creates fails: refused (it was a note). The same cluster deployed keeps its version: said,
+    as where no previous deployment can be read. A new GKE pool of UBUNTU (Docker) with no version anywhere, the same.
+    An EKS AL2 group on a new cluster with no version is not refused: EKS still creates clusters at 1.32 in extended
+    support, where AL2 runs (its calendar)."""
+    from builders import exported
+
+    for _ in range(2):
+        (message,) = evaluate(gke_nap(None, "COS"), stack_config=GCP).findings(POLICY)
+        assert message.startswith(
+            "GKE cluster 'gke': every pool it creates on its own takes clusterAutoscaling.autoProvisioningDefaults."
+            "imageType COS, which runs up to Kubernetes 1.23 only: this preview creates the cluster and it sets no "
+            "version, and the platform creates a new cluster only at a version it still supports, 1.3"), message
+        assert message.endswith("use COS_CONTAINERD or UBUNTU_CONTAINERD"), message
+    deployed = exported(gke_nap(None, "COS"), tmp_path / "nap.json", GCP)
+    kept = evaluate(gke_nap(None, "COS"), stack_config=GCP, deployed=deployed)
+    assert kept.of(POLICY) == [] and any("every pool it creates on its own takes clusterAutoscaling."
+                                         "autoProvisioningDefaults.imageType COS, which runs up to Kubernetes 1.23 "
+                                         "only, and the cluster sets no version" in note for note in notes(kept))
+    (message,) = evaluate(gke(None, None, "UBUNTU"), stack_config=GCP).findings(POLICY)
+    assert message.startswith("pool 'general' (GKE NodePool): its nodeConfig.imageType UBUNTU runs up to Kubernetes "
+                              "1.23 only: this preview creates it and its cluster, neither sets a version"), message
+    assert evaluate(eks(None, None, "AL2_x86_64"), stack_config=AWS).findings(POLICY) == []
 
 
 def test_an_aks_linux_os_sku_past_its_versions_is_refused_with_its_own_date_and_an_in_place_change():
