@@ -17,7 +17,9 @@ A pool that sets its own version is judged: at a version its image does not run,
 its control plane is created at the control plane's version: one this preview creates (SPEC 5, "new or deployed": the
 previous deployment the pack read does not hold it; every pool of a stack never deployed) is refused there; a
 deployed one stays at its own version and can no longer be upgraded, which is said in a note, as is a pool whose
-previous deployment the pack cannot read. A Karpenter alias is the image for the control plane's version on
+previous deployment the pack cannot read. Where neither a new pool nor its new cluster sets a version, the platform
+creates them at a version it still supports today (its support calendar): an image that runs at none of those is
+refused (GKE node auto-provisioning's COS pools on a new cluster). A Karpenter alias is the image for the control plane's version on
 every node Karpenter starts (the row's ``follows``): refused at the control plane's version. A version or image not
 known yet is said; an image the table does not know (a custom AMI, a newer image) is not judged by it.
 """
