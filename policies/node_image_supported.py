@@ -19,9 +19,10 @@ previous deployment the pack read does not hold it; every pool of a stack never 
 deployed one stays at its own version and can no longer be upgraded, which is said in a note, as is a pool whose
 previous deployment the pack cannot read. Where neither a new pool nor its new cluster sets a version, the platform
 creates them at a version it still supports today (its support calendar): an image that runs at none of those is
-refused (GKE node auto-provisioning's COS pools on a new cluster). A Karpenter alias is the image for the control plane's version on
-every node Karpenter starts (the row's ``follows``): refused at the control plane's version. A version or image not
-known yet is said; an image the table does not know (a custom AMI, a newer image) is not judged by it.
+refused (GKE node auto-provisioning's COS pools on a new cluster). A Karpenter alias is the image for the control
+plane's version on every node Karpenter starts (the row's ``follows``): refused at the control plane's version. A
+version or image not known yet is said; an image the table does not know (a custom AMI, a newer image) is not judged
+by it.
 """
 
 from __future__ import annotations
