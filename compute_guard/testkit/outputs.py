@@ -161,6 +161,14 @@ DEPLOYED: dict[str, Filled] = {
     "gcp:container/nodePool:NodePool": lambda name, out: {"nodeConfig": {
         "machineType": "e2-medium", "diskSizeGb": 100, "diskType": "pd-balanced", "imageType": "COS_CONTAINERD",
         "spot": False, "preemptible": False}},
+    # a Service of type LoadBalancer once its cloud's load balancer is up: its address in status.loadBalancer.ingress
+    # (kubernetes.io/docs/concepts/services-networking/service/#loadbalancer; a documentation address here)
+    "kubernetes:core/v1:Service": lambda name, out: {"status": {"loadBalancer": {"ingress": [{"ip": (
+        f"203.0.113.{10 + int(_digest(name)[:2], 16) % 200}")}]}}} if isinstance(out.get("spec"), dict)
+    and out["spec"].get("type") == "LoadBalancer" else {},
+    # a launch template's first version (docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateLaunchTemplate.html:
+    # "LatestVersionNumber")
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda name, out: {"latestVersion": 1, "defaultVersion": 1},
     "aws:eks/cluster:Cluster": lambda name, out: {
         "endpoint": f"https://{_digest(out.get('name') or name)[:32].upper()}.gr7.us-west-2.eks.amazonaws.com",
         "arn": f"arn:aws:eks:us-west-2:123456789012:cluster/{out.get('name') or name}",

@@ -204,6 +204,7 @@ class _CapturingMonitor(mocks.MockMonitor):
         self.rendered_used: set[str] = set()
         self.preview = preview
         self.built: dict[str, components.Built] = {}  # remote components, by URN
+        self.answers: dict[str, tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]] = {}
         self.ids: dict[str, str] = {}
         self.failures: list[tuple[str, BaseException]] = []  # the test kit's own errors, not the program's
         self._lock = threading.Lock()
@@ -299,40 +300,44 @@ class _CapturingMonitor(mocks.MockMonitor):
         outputs. A resource of the previous deployment (an update preview) that does not change has its deployed ID
         and outputs; one updated in place, its deployed outputs with what the program sets now; a new or replaced
         one, what a preview knows of it (bridged.py)."""
+        return self._answer(request.type, request.name, urn, inputs, tuple(request.ignoreChanges))
+
+    def _answer(self, type_: str, name: str, urn: str, inputs: struct_pb2.Struct, ignore: tuple[str, ...] = ()
+                ) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]:
+        """:meth:`_custom` for a resource the program or a component registers (its type, name, URN, inputs and
+        ignoreChanges)."""
         plain = json_format.MessageToDict(inputs)
         old = self.previous.get(urn)
         old_inputs = old.get("inputs") if isinstance(old, dict) and isinstance(old.get("inputs"), dict) else None
         old_outputs = old.get("outputs") if isinstance(old, dict) and isinstance(old.get("outputs"), dict) else None
         old_id = old.get("id") if isinstance(old, dict) and isinstance(old.get("id"), str) else None
-        if old_inputs is not None and request.ignoreChanges:
-            plain = _ignored(plain, old_inputs, request.ignoreChanges)
+        if old_inputs is not None and ignore:
+            plain = _ignored(plain, old_inputs, ignore)
             inputs = struct_pb2.Struct()
             inputs.update(plain)
-        checked = bridged.check(request.type, plain, urn, request.name, old_inputs)
+        checked = bridged.check(type_, plain, urn, name, old_inputs)
         if checked is not None:
-            verdict = bridged.change(request.type, checked, old_inputs, old_outputs) if old_inputs is not None else None
+            verdict = bridged.change(type_, checked, old_inputs, old_outputs) if old_inputs is not None else None
             if verdict == bridged.REPLACE:  # checked again without the old inputs, as the engine does: a new auto-name
-                checked = bridged.check(request.type, plain, urn, request.name, old_inputs, replacing=True) or checked
+                checked = bridged.check(type_, plain, urn, name, old_inputs, replacing=True) or checked
             if not self.preview:
-                given, resource_id = outputs_of.deployed(request.type, bridged.deployed(request.type, checked),
-                                                         request.name), \
-                    old_id or f"{request.name}-id"
+                given, resource_id = outputs_of.deployed(type_, bridged.deployed(type_, checked), name), \
+                    old_id or f"{name}-id"
             elif verdict == bridged.SAME and old_outputs is not None:
                 given, resource_id = _without_internal(old_outputs), old_id or ""
             elif verdict == bridged.UPDATE and old_outputs is not None:
-                given, resource_id = bridged.planned(request.type, checked, _without_internal(old_outputs)), \
-                    old_id or ""
+                given, resource_id = bridged.planned(type_, checked, _without_internal(old_outputs)), old_id or ""
             else:
-                given, resource_id = bridged.planned(request.type, checked), ""
+                given, resource_id = bridged.planned(type_, checked), ""
             given.pop("id", None)
             analyzed, kept = struct_pb2.Struct(), struct_pb2.Struct()
             analyzed.update({key: value for key, value in checked.items() if not key.startswith("__")})
             kept.update(checked)
             outputs = struct_pb2.Struct()
-            outputs.update({**outputs_of.shaped_outputs(request.type, given), "id": resource_id or UNKNOWN_ID})
+            outputs.update({**outputs_of.shaped_outputs(type_, given), "id": resource_id or UNKNOWN_ID})
             return resource_id, analyzed, kept, outputs
-        named = outputs_of.auto_named(request.type, urn, request.name, plain)
-        named, create_first = outputs_of.azure_named(request.type, urn, request.name, named)
+        named = outputs_of.auto_named(type_, urn, name, plain)
+        named, create_first = outputs_of.azure_named(type_, urn, name, named)
         state: struct_pb2.Struct | None = None
         if named is not plain:
             inputs = struct_pb2.Struct()
@@ -347,15 +352,15 @@ class _CapturingMonitor(mocks.MockMonitor):
             given = _without_internal(old_outputs) if _same_inputs(named, old_inputs) else \
                 {**_without_internal(old_outputs), **named}
             outputs = struct_pb2.Struct()
-            outputs.update(outputs_of.shaped_outputs(request.type, given))
-            return old_id or f"{request.name}-id", inputs, state, outputs
-        given = named if self.preview else outputs_of.deployed(request.type, named, request.name)
-        shaped = outputs_of.shaped_outputs(request.type, given)
+            outputs.update(outputs_of.shaped_outputs(type_, given))
+            return old_id or f"{name}-id", inputs, state, outputs
+        given = named if self.preview else outputs_of.deployed(type_, named, name)
+        shaped = outputs_of.shaped_outputs(type_, given)
         if shaped == named:  # the provider echoes its inputs: one object, as Driver.remediate expects
-            return f"{request.name}-id", inputs, state, inputs
+            return f"{name}-id", inputs, state, inputs
         outputs = struct_pb2.Struct()
         outputs.update(shaped)
-        return f"{request.name}-id", inputs, state, outputs
+        return f"{name}-id", inputs, state, outputs
 
     def _aliases(self, request: Any, urn: str) -> tuple[str, ...]:
         """The alias the engine gives a resource (its state's Aliases, which Analyze's options carry): the URN of its
@@ -383,6 +388,11 @@ class _CapturingMonitor(mocks.MockMonitor):
         """A remote component, as its provider's Construct would build it; one the test kit cannot build is listed
         as not checked (awsx's networking components are said, not refused: they declare no pool or workload)."""
         builder = components.BUILDERS.get(request.type)
+        construct = components.Construct(
+            request.type, request.name, urn, json_format.MessageToDict(request.object),
+            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()},
+            self.preview, self.built.get, lambda child: json_format.MessageToDict(self._child_answer(child)[3]),
+            self._registered_outputs, self._deployed_outputs)
         if builder is None:
             package = request.type.split(":", 1)[0]
             what = components.NO_COMPUTE.get(request.type)
@@ -390,11 +400,8 @@ class _CapturingMonitor(mocks.MockMonitor):
                       "run under the test kit's mocks")
             self._unseen(request, urn, reason + (f" ({what}: no pool or workload)" if what else ""),
                          refuse=what is None)
-            return None
-        construct = components.Construct(
-            request.type, request.name, urn, json_format.MessageToDict(request.object),
-            {key: tuple(value.urns) for key, value in request.propertyDependencies.items()},
-            self.preview, self.built.get)
+            answers = components.OUTPUTS_ONLY.get(request.type)
+            return None if answers is None else components.Built([], answers(construct))
         built = builder(construct)
         self.built[urn] = built
         return built
@@ -404,18 +411,46 @@ class _CapturingMonitor(mocks.MockMonitor):
         the one the component was given for it), with the dependencies the provider's SDK records."""
         children = []
         for child in built.children:
-            package = child.type.split(":", 1)[0]
-            given = request.providers.get(package) if hasattr(request, "providers") else None
-            provider = str(given).rsplit("::", 1)[0] if given else self.default_provider(package, _version(package))
-            struct = struct_pb2.Struct()
-            struct.update(child.inputs)
             child_urn = child.urn or self.make_urn(urn, child.type, child.name)
             depends = {key: urns for key, urns in child.depends.items() if urns}
             everything = tuple(dict.fromkeys(u for urns in depends.values() for u in urns))
-            children.append(Resource(child.type, child.name, child_urn, struct, struct, urn, provider if
-                                     child.custom else "", everything, depends))
-            self.ids[child_urn] = f"{child.name}-id"
+            if not child.custom:  # a component of the component (pulumi-eks's ServiceRole): its inputs, no outputs
+                struct = struct_pb2.Struct()
+                struct.update(child.inputs)
+                children.append(Resource(child.type, child.name, child_urn, struct, struct_pb2.Struct(),
+                                         child.parent or urn, "", everything, depends))
+                continue
+            resource_id, inputs, state_inputs, outputs = self._child_answer(dataclasses.replace(child, urn=child_urn))
+            children.append(Resource(child.type, child.name, child_urn, inputs, outputs, child.parent or urn,
+                                     self._child_provider(request, child), everything, depends,
+                                     state_inputs=state_inputs))
+            self.ids[child_urn] = resource_id
         return children
+
+    def _child_provider(self, request: Any, child: components.Child) -> str:
+        """A component's child's provider: the one the component was given for its package, else the default one."""
+        package = child.type.split(":", 1)[0]
+        given = request.providers.get(package) if hasattr(request, "providers") else None
+        return str(given).rsplit("::", 1)[0] if given else self.default_provider(package, _version(package))
+
+    def _child_answer(self, child: components.Child
+                      ) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]:
+        """A component's custom child as its provider answers the engine (:meth:`_answer`), once per URN: what the
+        builder reads of its outputs and what the policies receive are one answer."""
+        if child.urn not in self.answers:
+            struct = struct_pb2.Struct()
+            struct.update(child.inputs)
+            self.answers[child.urn] = self._answer(child.type, child.name, child.urn, struct)
+        return self.answers[child.urn]
+
+    def _registered_outputs(self, urn: str) -> dict[str, Any] | None:
+        found = self.captured.get(urn)
+        return json_format.MessageToDict(found.outputs) if found is not None else None
+
+    def _deployed_outputs(self, urn: str) -> dict[str, Any] | None:
+        old = self.previous.get(urn)
+        return _without_internal(old["outputs"]) if isinstance(old, dict) and isinstance(old.get("outputs"), dict) \
+            else None
 
     def Invoke(self, request: Any) -> Any:
         """``pulumi:pulumi:getResource`` (the SDK rehydrating a resource reference, such as a component's

@@ -219,7 +219,7 @@ def test_eks_self_managed_a_pulumi_eks_default_groups_taint_from_its_inputs_in_a
     for env in (None, {"COMPUTE_GUARD_SDK_SHIM": "off"}):
         refused = engine_run([stack(False)], "aws", env=env)
         assert verdicts(refused) == [("workload-schedulable", "api")], env
-        assert "pool 'eks' (autoscaling Group) has taint dedicated=batch:NoSchedule that it does not tolerate" in \
+        assert "pool 'eks-06bed9e' (autoscaling Group) has taint dedicated=batch:NoSchedule that it does not tolerate" in \
             refused.violations[0].finding
         assert engine_run([stack(True)], "aws", env=env).violations == [], env
 

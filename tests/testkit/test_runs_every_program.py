@@ -106,12 +106,19 @@ def test_pulumi_eks_components_are_built_into_what_pulumi_eks_registers(tmp_path
     the mocks the program's workloads met no pool and got no word; the test kit builds them as pulumi-eks does."""
     resources = capture_program(_project(tmp_path, EKS_TWO_GROUPS, "eks"), project="eks", stack="dev")
     children = sorted((r.type, r.urn) for r in resources if r.parent and "::eks:index:" in r.parent)
+    role = "urn:pulumi:dev::eks::eks:index:Cluster$eks:index:ServiceRole"
     assert children == [
         ("aws:autoscaling/group:Group", "urn:pulumi:dev::eks::eks:index:NodeGroupV2$aws:autoscaling/group:Group::arm"),
         ("aws:ec2/launchTemplate:LaunchTemplate",
          "urn:pulumi:dev::eks::eks:index:NodeGroupV2$aws:ec2/launchTemplate:LaunchTemplate::arm-launchTemplate"),
         ("aws:eks/cluster:Cluster", "urn:pulumi:dev::eks::eks:index:Cluster$aws:eks/cluster:Cluster::cluster-eksCluster"),
-        ("aws:eks/nodeGroup:NodeGroup", "urn:pulumi:dev::eks::eks:index:ManagedNodeGroup$aws:eks/nodeGroup:NodeGroup::amd")]
+        ("aws:eks/nodeGroup:NodeGroup", "urn:pulumi:dev::eks::eks:index:ManagedNodeGroup$aws:eks/nodeGroup:NodeGroup::amd"),
+        # the cluster's service role (createCore), a ServiceRole component and its Role; no instance role (the
+        # program skips the default node group and sets no createInstanceRole)
+        ("aws:iam/role:Role", f"{role}$aws:iam/role:Role::cluster-eksRole-role"),
+        ("eks:index:ServiceRole", f"{role}::cluster-eksRole")]
+    cluster = next(r for r in resources if r.type == "aws:eks/cluster:Cluster")
+    assert cluster.property_dependencies["roleArn"] == (f"{role}$aws:iam/role:Role::cluster-eksRole-role",)
     group = next(r for r in resources if r.type == "aws:eks/nodeGroup:NodeGroup")
     cluster_urn = "urn:pulumi:dev::eks::eks:index:Cluster$aws:eks/cluster:Cluster::cluster-eksCluster"
     assert group.property_dependencies["clusterName"] == (cluster_urn,)
@@ -138,7 +145,8 @@ eks.NodeGroupV2("self", cluster=cluster)
 '''
     resources = capture_program(_project(tmp_path, program, "eks"), project="eks", stack="dev")
     groups = {r.inputs["nodeGroupName"]: r.inputs for r in resources if r.type == "aws:eks/nodeGroup:NodeGroup"}
-    assert dict(groups["plain"]["scalingConfig"]) == {"desiredSize": 2, "minSize": 1, "maxSize": 2}
+    assert {key: value for key, value in groups["plain"]["scalingConfig"].items() if not key.startswith("__")} == {
+        "desiredSize": 2, "minSize": 1, "maxSize": 2}  # (with the __defaults the AWS provider's Check adds)
     assert "amiType" not in groups["plain"]  # no operatingSystem: EKS picks the AMI type
     assert {name: groups[name]["amiType"] for name in ("gpu", "rocket", "std")} == {
         "gpu": "AL2023_x86_64_NVIDIA", "rocket": "BOTTLEROCKET_ARM_64_NVIDIA", "std": "AL2023_x86_64_STANDARD"}
@@ -157,7 +165,7 @@ def test_a_program_with_two_pulumi_eks_node_groups_gets_its_workloads_judged(tmp
     result = evaluate(_project(tmp_path, EKS_TWO_GROUPS, "eks"), stack="dev", stack_config=AWS)
     assert sorted((pool.source, pool.name, pool.cluster, pool.machines, pool.max_size) for pool in result.pools) == [
         ("NodeGroup", "amd", "EKS cluster 'cluster'", ("m7i.large",), 2),
-        ("autoscaling Group", "arm", "EKS cluster 'cluster'", ("t4g.medium",), 3)]
+        ("autoscaling Group", "arm-6e2c0a7", "EKS cluster 'cluster'", ("t4g.medium",), 3)]
     assert [v.finding.split(":", 1)[0] for v in result.of("workload-fits-pool")] == ["Deployment 'big'"]
     assert "16 GiB of memory, more than any node of the pools that can take it" in \
         result.of("workload-fits-pool")[0].finding

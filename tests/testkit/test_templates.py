@@ -77,7 +77,7 @@ def verdicts(result) -> dict[tuple[str, str, str], str]:
 # --- as they ship ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("template, config, pools", [
-    ("kubernetes-aws-python", AWS, [("autoscaling Group", "eks-cluster", "EKS cluster 'eks-cluster'", ("t3.medium",),
+    ("kubernetes-aws-python", AWS, [("autoscaling Group", "eks-cluster-475905a", "EKS cluster 'eks-cluster'", ("t3.medium",),
                                      6)]),
     ("kubernetes-gcp-python", GCP, [("GKE NodePool", "gke-nodepool-555a208", "GKE cluster 'gke-cluster'",
                                      ("e2-medium",), 3)]),
@@ -113,7 +113,7 @@ _eks.ManagedNodeGroup("win", cluster=cluster, node_group_name="win", ami_type="W
 SPOT = '{"nodeSelector": {"eks.amazonaws.com/nodegroup": "spot"}}'
 OS_FIX = ("but nothing pins them to one operating system, and a Pod on a node of another never starts; set "
           "spec.template.spec.nodeSelector['kubernetes.io/os'] to the one its images are built for")
-OS_POOLS = ("(pool 'eks-cluster' (autoscaling Group) runs linux, pool 'spot' (NodeGroup) runs linux, pool 'win' "
+OS_POOLS = ("(pool 'eks-cluster-475905a' (autoscaling Group) runs linux, pool 'spot' (NodeGroup) runs linux, pool 'win' "
             "(NodeGroup) runs windows)")
 
 
@@ -157,7 +157,7 @@ OS_POOLS = ("(pool 'eks-cluster' (autoscaling Group) runs linux, pool 'spot' (No
     ("a Pod larger than any node", '_deploy("web", _provider, 1, {"memory": "9Gi"})',
      {("workload-fits-pool", "mandatory", "web"):
       "Deployment 'web': one Pod requests 9 GiB of memory, more than any node of the pools that can take it: pool "
-      "'eks-cluster' (autoscaling Group) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB eviction "
+      "'eks-cluster-475905a' (autoscaling Group) has at most 4 GiB capacity - 442 MiB kube-reserved - 100 MiB eviction "
       "threshold = 3554 MiB allocatable of memory (t3.medium); pool 'spot' (NodeGroup) has at most 8 GiB capacity - "
       "640 MiB kube-reserved - 100 MiB eviction threshold = 7452 MiB allocatable of memory (t3.large); it can never "
       "be scheduled: lower its requests or allow larger instance types (the smallest AWS machine of its family whose "
@@ -165,7 +165,7 @@ OS_POOLS = ("(pool 'eks-cluster' (autoscaling Group) runs linux, pool 'spot' (No
     ("pinned to arm64 on amd64 groups", '_deploy("web", _provider, 1, {"cpu": "100m"}, '
      '{"nodeSelector": {"kubernetes.io/arch": "arm64"}})',
      {("workload-schedulable", "mandatory", "web"):
-      "Deployment 'web': no pool can run its Pods: pool 'eks-cluster' (autoscaling Group) runs amd64 nodes, not arm64 "
+      "Deployment 'web': no pool can run its Pods: pool 'eks-cluster-475905a' (autoscaling Group) runs amd64 nodes, not arm64 "
       "(its nodeSelector's kubernetes.io/arch); pool 'spot' (NodeGroup) runs amd64 nodes, not arm64 (its "
       f"nodeSelector's kubernetes.io/arch). {PENDING}"}),
 ])
@@ -190,7 +190,7 @@ def test_the_eks_default_group_whose_user_data_is_its_own_is_said_where_it_decid
     (note,) = [reason for n in result.notes if n.policy == "pool-capacity" for reason in n.reasons]
     assert note.startswith("NodeGroup 'spot': at its maxSize of 2 nodes (machine t3.large) it has room for "), note
     assert note.endswith(
-        "; but Deployment 'web' may run on pool 'eks-cluster' (autoscaling Group) instead, which may take it (the user "
+        "; but Deployment 'web' may run on pool 'eks-cluster-475905a' (autoscaling Group) instead, which may take it (the user "
         "data of LaunchTemplate 'eks-cluster-launchTemplate', which sets its nodes' labels and taints, is not known "
         "yet), so this is not judged"), note
 

@@ -1,20 +1,28 @@
 """pulumi/examples' aws-ts-eks-gpu-dra (../shared/third_party/pulumi-examples/aws-ts-eks-gpu-dra/index.ts) in Python,
 with the real pulumi_eks SDK: its Cluster without its default node group, two ManagedNodeGroups (system m6i.large; gpu p4d.24xlarge,
 tainted nvidia.com/gpu), a Kubernetes provider from the cluster's kubeconfig, the Helm v3 Releases (GPU operator, DRA
-driver, monitoring) and the MIG test Pods. Its IAM roles, add-ons, StorageClass, ConfigMap of scripts and
-ResourceClaimTemplates declare no pool and no workload and are left out."""
+driver, monitoring) and the MIG test Pods, and the node role both groups take (pulumi-eks refuses a managed node group
+without one). Its role policy attachments, add-ons, StorageClass, ConfigMap of scripts and ResourceClaimTemplates declare
+no pool and no workload and are left out."""
+
+import json
 
 import pulumi
+import pulumi_aws as aws
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
 cluster = eks.Cluster("gpu-cluster", name="gpu-dra-cluster", public_subnet_ids=["subnet-a", "subnet-b"],
                       private_subnet_ids=["subnet-c", "subnet-d"], authentication_mode=eks.AuthenticationMode.API,
                       skip_default_node_group=True, version="1.34")
-eks.ManagedNodeGroup("system-nodes", cluster=cluster, node_group_name="system-nodes", instance_types=["m6i.large"],
+node_role = aws.iam.Role("system-node-role", assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+    "Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}}]}))
+eks.ManagedNodeGroup("system-nodes", cluster=cluster, node_group_name="system-nodes", node_role=node_role,
+                     instance_types=["m6i.large"],
                      capacity_type="ON_DEMAND", scaling_config={"desired_size": 2, "min_size": 1, "max_size": 4},
                      labels={"node-role": "system"}, taints=[], opts=pulumi.ResourceOptions(depends_on=[cluster]))
-eks.ManagedNodeGroup("gpu-nodes", cluster=cluster, node_group_name="gpu-nodes", instance_types=["p4d.24xlarge"],
+eks.ManagedNodeGroup("gpu-nodes", cluster=cluster, node_group_name="gpu-nodes", node_role=node_role,
+                     instance_types=["p4d.24xlarge"],
                      capacity_type="ON_DEMAND", scaling_config={"desired_size": 1, "min_size": 0, "max_size": 2},
                      disk_size=100, ami_type="AL2023_x86_64_NVIDIA",
                      labels={"node-role": "gpu", "nvidia.com/gpu.present": "true",
