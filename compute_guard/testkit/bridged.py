@@ -198,10 +198,38 @@ def change(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any],
     update in place, or a replacement (a ForceNew field changed, or is not known yet). An input the state keeps
     encrypted (which the engine decrypts and the kit cannot) is read from the deployed ``outputs`` where they hold it in
     plain text, as a bridged resource's outputs repeat its inputs."""
-    readable = {key: outputs[key] if _contains_unknown(value) and outputs is not None and key in outputs
-                and not _contains_unknown(outputs[key]) and not _sealed(outputs[key]) else value
-                for key, value in olds.items()}
-    return _compare(_table()[token]["fields"], checked, readable)
+    return _compare(_table()[token]["fields"], checked, _readable(olds, outputs))
+
+
+def _readable(olds: Mapping[str, Any], outputs: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {key: outputs[key] if _contains_unknown(value) and outputs is not None and key in outputs
+            and not _contains_unknown(outputs[key]) and not _sealed(outputs[key]) else value
+            for key, value in olds.items()}
+
+
+def changed_paths(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any],
+                  outputs: Mapping[str, Any] | None = None) -> list[tuple[str, ...]]:
+    """The paths of what :func:`change` finds changed, as the bridge's detailed diff names them (an object followed
+    into its fields, a list whole): what the engine matches a ``replaceOnChanges`` option against."""
+    found: list[tuple[str, ...]] = []
+    _paths(_table()[token]["fields"], checked, _readable(olds, outputs), (), found)
+    return found
+
+
+def _paths(fields: Mapping[str, Any], new: Mapping[str, Any], old: Mapping[str, Any], at: tuple[str, ...],
+           found: list[tuple[str, ...]]) -> None:
+    for key in sorted({*new, *old}):
+        if key.startswith("__"):
+            continue
+        fact = fields.get(key) or {}
+        before, after = old.get(key), new.get(key)
+        if after is None and fact.get("computed"):
+            continue
+        if fact.get("kind") == "object" and "fields" in fact and isinstance(before, Mapping) \
+                and isinstance(after, Mapping) and not _contains_unknown(after) and not _contains_unknown(before):
+            _paths(fact["fields"], after, before, (*at, key), found)
+        elif _compared(fact, before, after) != SAME:
+            found.append((*at, key))
 
 
 def _sealed(value: Any) -> bool:

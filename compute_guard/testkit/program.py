@@ -300,12 +300,14 @@ class _CapturingMonitor(mocks.MockMonitor):
         outputs. A resource of the previous deployment (an update preview) that does not change has its deployed ID
         and outputs; one updated in place, its deployed outputs with what the program sets now; a new or replaced
         one, what a preview knows of it (bridged.py)."""
-        return self._answer(request.type, request.name, urn, inputs, tuple(request.ignoreChanges))
+        return self._answer(request.type, request.name, urn, inputs, tuple(request.ignoreChanges),
+                            tuple(request.replaceOnChanges))
 
-    def _answer(self, type_: str, name: str, urn: str, inputs: struct_pb2.Struct, ignore: tuple[str, ...] = ()
-                ) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None, struct_pb2.Struct]:
-        """:meth:`_custom` for a resource the program or a component registers (its type, name, URN, inputs and
-        ignoreChanges)."""
+    def _answer(self, type_: str, name: str, urn: str, inputs: struct_pb2.Struct, ignore: tuple[str, ...] = (),
+                replace_on: tuple[str, ...] = ()) -> tuple[str, struct_pb2.Struct, struct_pb2.Struct | None,
+                                                          struct_pb2.Struct]:
+        """:meth:`_custom` for a resource the program or a component registers (its type, name, URN, inputs,
+        ignoreChanges and replaceOnChanges)."""
         plain = json_format.MessageToDict(inputs)
         old = self.previous.get(urn)
         old_inputs = old.get("inputs") if isinstance(old, dict) and isinstance(old.get("inputs"), dict) else None
@@ -318,6 +320,9 @@ class _CapturingMonitor(mocks.MockMonitor):
         checked = bridged.check(type_, plain, urn, name, old_inputs)
         if checked is not None:
             verdict = bridged.change(type_, checked, old_inputs, old_outputs) if old_inputs is not None else None
+            if verdict == bridged.UPDATE and replace_on and old_inputs is not None and _replaces_on(
+                    replace_on, bridged.changed_paths(type_, checked, old_inputs, old_outputs)):
+                verdict = bridged.REPLACE  # the option makes the engine replace what its provider updates in place
             if verdict == bridged.REPLACE:  # checked again without the old inputs, as the engine does: a new auto-name
                 checked = bridged.check(type_, plain, urn, name, old_inputs, replacing=True) or checked
             if not self.preview:
@@ -930,6 +935,15 @@ def _ignored(inputs: dict[str, Any], old: dict[str, Any], paths: Iterable[str]) 
 
 
 _ABSENT = object()
+
+
+def _replaces_on(paths: Iterable[str], changed: Iterable[tuple[str, ...]]) -> bool:
+    """Whether a ``replaceOnChanges`` path holds a changed one, as the engine matches them (pulumi
+    pkg/resource/deploy/step_generator.go applyReplaceOnChanges: PropertyPath.Contains, a prefix, ``*`` any key)."""
+    patterns = [tuple(part for part in re.split(r"\.|\[|\]", path) if part) for path in paths]
+    return any(len(pattern) <= len(found) and all(part in ("*", key) for part, key in
+                                                   zip(pattern, found[:len(pattern)], strict=True))
+               for pattern in patterns for found in changed)
 
 
 def _holds_unknown(value: Any) -> bool:

@@ -316,6 +316,20 @@ def test_a_change_the_program_ignores_is_no_change(oracle, tmp_path, monkeypatch
     assert [item for item in cli if item[0] in ("pool-replacement-safe", "pool-safe-update")] == [], cli
 
 
+def test_a_change_the_program_replaces_on_is_a_replacement(oracle, tmp_path, monkeypatch):
+    """Issue 76: with replace_on_changes=["scalingConfig.maxSize"] on the auto-named group, a maxSize change the
+    provider updates in place is a replacement for the engine: it checks the group anew (a fresh auto-name) and plans
+    it as a create (its ID not known yet). The test kit sent an update in place; now it applies the option as the
+    engine does (applyReplaceOnChanges), and the requests and verdicts are the engine's (in-process twin:
+    tests/policies/test_pool_replacement_safe.py)."""
+    run = trial(oracle, tmp_path, "oracle-eks", "aws", replaceOnSize="true")
+    run.up()
+    run.stack.config("maxSize", "4")
+    cli, _ = run.both(monkeypatch)
+    assert [item for item in cli if item[0] == "pool-replacement-safe"] == [], cli
+    assert plan(run.stack)["general"] == ["create-replacement", "replace", "delete-replaced"]
+
+
 def test_an_auto_named_node_group_is_created_first(oracle, tmp_path, monkeypatch):
     run = trial(oracle, tmp_path, "oracle-eks", "aws")
     run.up()

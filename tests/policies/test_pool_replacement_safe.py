@@ -652,3 +652,41 @@ def test_a_change_the_program_ignores_is_no_change(tmp_path):
         assert evaluate(program("m7i.xlarge", True), stack_config=AWS, deployed=deployed).findings(POLICY) == []
     refused = evaluate(program("m7i.xlarge", False), stack_config=AWS, deployed=deployed).findings(POLICY)
     assert len(refused) == 1 and "its instanceTypes changes from 'm7i.large' to 'm7i.xlarge'" in refused[0]
+
+
+def test_a_change_the_program_replaces_on_is_a_replacement(tmp_path):
+    """Issue 76, the in-process twin of the oracle's: replace_on_changes=["scalingConfig.maxSize"] on the auto-named
+    group; a maxSize change its provider updates in place is a replacement for the engine (applyReplaceOnChanges): it
+    is checked anew (a fresh auto-name) and planned as a create (its ID not known yet), and the pack does not refuse
+    a replacement its provider names anew (created first). Without the option, the same change keeps the group's ID
+    and name; with it, a change of another field is an update."""
+    from compute_guard.testkit.program import UNKNOWN_ID, capture, previous_deployment
+
+    def program(max_size: int, replace_on: list[str] | None, desired: int = 1):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_role_arn=ROLE, subnet_ids=["subnet-1"],
+                              instance_types=["m7i.large"],
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=desired, min_size=1,
+                                                                               max_size=max_size),
+                              opts=pulumi.ResourceOptions(replace_on_changes=replace_on))
+            api(cluster)
+        return declare
+
+    def group(max_size: int, replace_on: list[str] | None, desired: int = 1) -> tuple[str, str]:
+        captured = capture(program(max_size, replace_on, desired), stack_config=AWS, previous=previous)
+        (found,) = [r for r in captured.resources if r.type == "aws:eks/nodeGroup:NodeGroup"]
+        return found.outputs["id"], found.inputs["nodeGroupName"]
+
+    for option in (["scalingConfig.maxSize"], ["scalingConfig"], ["*"]):
+        deployed = export_program(program(3, option), tmp_path / "export.json", stack_config=AWS)
+        previous = previous_deployment(deployed)
+        (old,) = [entry for entry in previous.values() if entry["type"] == "aws:eks/nodeGroup:NodeGroup"]
+        assert group(3, option) == (old["id"], old["inputs"]["nodeGroupName"]), option  # unchanged: kept
+        replaced_id, renamed = group(4, option)
+        assert replaced_id == UNKNOWN_ID and renamed != old["inputs"]["nodeGroupName"], option
+        assert renamed.startswith("general-"), renamed
+        assert evaluate(program(4, option), stack_config=AWS, deployed=deployed).findings(POLICY) == []
+    assert group(4, None) == (old["id"], old["inputs"]["nodeGroupName"])  # updated in place
+    assert group(3, ["scalingConfig.maxSize"], desired=2) == (old["id"], old["inputs"]["nodeGroupName"])

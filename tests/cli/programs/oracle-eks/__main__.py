@@ -8,7 +8,9 @@ self-managed group (`selfManaged`: a launch template and an autoscaling group, f
 kubeconfig built from the cluster's endpoint and certificate, as aws-py-eks builds it: not known in a first preview),
 `budgets` (two PodDisruptionBudgets select the Deployment's Pods; none writes a namespace), `fargate` (a Fargate profile
 selecting `default`, and a DaemonSet that writes no namespace) and `noGroup` (no managed node group). `ignoreMachine`:
-the group ignores changes to its instanceTypes (the ignoreChanges option)."""
+the group ignores changes to its instanceTypes (the ignoreChanges option); `maxSize` (its scalingConfig's, 3 unset) and
+`replaceOnSize` (the replaceOnChanges option on scalingConfig.maxSize: a change the provider updates in place that the
+engine replaces)."""
 
 import json
 
@@ -26,10 +28,13 @@ if not config.get_bool("noGroup"):
     aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name=config.get("groupName"),
                       node_role_arn=node_role, subnet_ids=["subnet-1", "subnet-2"],
                       instance_types=[config.get("machine") or "m7i.large"],
-                      scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3),
+                      scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                        max_size=config.get_int("maxSize") or 3),
                       opts=pulumi.ResourceOptions(delete_before_replace=config.get_bool("deleteFirst") or None,
                                                   ignore_changes=["instanceTypes"] if config.get_bool("ignoreMachine")
-                                                  else None))
+                                                  else None,
+                                                  replace_on_changes=["scalingConfig.maxSize"]
+                                                  if config.get_bool("replaceOnSize") else None))
 if config.get_bool("fargate"):
     aws.eks.FargateProfile("default", cluster_name=cluster.name, pod_execution_role_arn=role.arn,
                            subnet_ids=["subnet-1", "subnet-2"],
