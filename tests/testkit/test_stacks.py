@@ -493,3 +493,19 @@ def test_an_app_stack_requests_its_platform_stacks_compute_class(tmp_path):
     assert "Deployment 'other': its Pods request ComputeClass 'c4', which is not in the stack, so the nodes GKE makes " \
         "for them are not known and where they run is not judged" in [reason for note in result.notes
                                                                      for reason in note.reasons]
+
+
+def test_a_platforms_secret_output_stays_secret_in_the_app_stack(tmp_path):
+    """Issue 76, survivor 12: the platform exports a pool label as a secret; the app pins a Deployment to it through
+    its StackReference (no pool carries it: refused). The test kit answers the reference with the output's name among
+    its secretOutputNames, as the engine does, so the app's nodeSelector value is secret and never printed; a test kit
+    that dropped the mark printed it in clear."""
+    platform = program(tmp_path / "platform", "platform",
+                       PLATFORM + 'pulumi.export("poolLabel", pulumi.Output.secret("gpu-a7x"))\n')
+    workloads = 'deploy("pinned", "64Mi", {"pool": platform.get_output("poolLabel")})'
+    for given in (platform, export_program(platform, tmp_path / "platform.json")):
+        result = twice(app(tmp_path, workloads), stack_config=AWS, stacks={PLATFORM_NAME: given})
+        (finding,) = [v.finding for v in result.violations if v.policy == "workload-schedulable"]
+        assert finding.startswith(f"Deployment 'pinned': no pool can run its Pods: {POOL} "), finding
+        assert "gpu-a7x" not in finding and "gpu-a7x" not in " ".join(r for n in result.notes for r in n.reasons)
+        assert "[secret]" in finding, finding
