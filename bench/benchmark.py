@@ -541,6 +541,145 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path, app_share: float = 1.0
     return rows
 
 
+# --- rollouts: an app stack's Deployments rolling out on its platform's pools (issue 77) ---------------------------
+
+def _eks_kubeconfig(cluster: str) -> str:
+    server = f"https://{cluster.upper().replace('-', '')}.gr7.us-west-2.eks.amazonaws.com"
+    return json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": cluster,
+                       "clusters": [{"name": cluster, "cluster": {"server": server}}],
+                       "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": cluster}}],
+                       "users": [{"name": cluster, "user": {"exec": {"command": "aws", "args": [
+                           "eks", "get-token", "--cluster-name", cluster]}}}]})
+
+
+def rollout_platform_export(size: int, path: Path) -> Path:
+    """A platform stack's `pulumi stack export` of ``size`` resources (acme/platform/prod): 3 EKS clusters (each with
+    its endpoint) of 5 node groups (m7i.2xlarge, up to 10 nodes, labelled tier=apps), each cluster's Kubernetes provider
+    (its kubeconfig from the cluster) and two DaemonSets on it, then Deployments (2 replicas) with a budget, an
+    autoscaler and a Service each, on the clusters in turn."""
+    import dataclasses
+
+    theirs = "urn:pulumi:prod::platform::"
+    resources: list[Resource] = []
+    providers = []
+    for c in range(3):
+        name = f"eks-{c}"
+        cluster = Resource.of("aws:eks/cluster:Cluster", name, {
+            "name": name, "roleArn": "arn:aws:iam::1:r", "version": "1.34",
+            "endpoint": f"https://{name.upper().replace('-', '')}.gr7.us-west-2.eks.amazonaws.com"})
+        resources.append(cluster)
+        resources += [Resource.of("aws:eks/nodeGroup:NodeGroup", f"{name}-g{g}", {
+            "clusterName": name, "nodeGroupName": f"g{g}", "instanceTypes": ["m7i.2xlarge"],
+            "amiType": "AL2023_x86_64_STANDARD", "labels": {"tier": f"g{g}"},
+            "scalingConfig": {"minSize": 1, "maxSize": 10, "desiredSize": 2}}) for g in range(5)]
+        provider = dataclasses.replace(Resource.of("pulumi:providers:kubernetes", f"{name}-k8s", {
+            "kubeconfig": _eks_kubeconfig(name)}), property_dependencies={"kubeconfig": (cluster.urn,)})
+        resources.append(provider)
+        providers.append(provider.urn)
+        for d in range(2):
+            daemon = Resource.of("kubernetes:apps/v1:DaemonSet", f"{name}-agent-{d}", {
+                "metadata": {"name": f"agent-{d}", "namespace": "kube-system"}, "spec": KINDS[2][1]({
+                    "metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "agent", "image": "agent",
+                                                                                  "resources": {"requests": {
+                                                                                      "cpu": "100m",
+                                                                                      "memory": "128Mi"}}}]}})})
+            resources.append(dataclasses.replace(daemon, provider=provider.urn))
+    i = 0
+    while len(resources) < size:
+        name = f"svc-{i}"
+        provider = providers[i % len(providers)]
+        labels = {"app": name}
+        made = [Resource.of("kubernetes:apps/v1:Deployment", name, {
+            "metadata": {"name": name, "namespace": "apps"}, "spec": {
+                "replicas": 2, "selector": {"matchLabels": labels}, "template": {
+                    "metadata": {"labels": labels}, "spec": {
+                    "nodeSelector": {"kubernetes.io/arch": "amd64", "tier": f"g{i // 3 % 5}"}, "containers": [{
+                        "name": name, "image": "nginx", "resources": {"requests": {"cpu": "50m",
+                                                                                   "memory": "64Mi"}}}]}}}}),
+                Resource.of("kubernetes:policy/v1:PodDisruptionBudget", f"{name}-pdb", {
+                    "metadata": {"name": f"{name}-pdb", "namespace": "apps"},
+                    "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}}}),
+                Resource.of("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", f"{name}-hpa", {
+                    "metadata": {"name": name, "namespace": "apps"}, "spec": {
+                        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                        "minReplicas": 2, "maxReplicas": 4}}),
+                Resource.of("kubernetes:core/v1:Service", f"{name}-svc", {
+                    "metadata": {"name": name, "namespace": "apps"},
+                    "spec": {"selector": labels, "ports": [{"port": 80, "targetPort": 8080}]}})]
+        resources += [dataclasses.replace(resource, provider=provider) for resource in made]
+        i += 1
+    entries = []
+    for resource in resources[:size]:
+        entry: dict[str, Any] = {"urn": resource.urn.replace("urn:pulumi:stack::project::", theirs),
+                                 "type": resource.type, "custom": True,
+                                 "outputs": json_format.MessageToDict(resource.outputs)}
+        if resource.provider:
+            entry["provider"] = f"{resource.provider.replace('urn:pulumi:stack::project::', theirs)}::id"
+        if resource.property_dependencies:
+            entry["propertyDependencies"] = {key: [urn.replace("urn:pulumi:stack::project::", theirs) for urn in urns]
+                                             for key, urns in resource.property_dependencies.items()}
+        entries.append(entry)
+    path.write_text(json.dumps({"version": 3, "deployment": {"resources": entries}}))
+    return path
+
+
+def rollout_app_stack(deployments: int) -> list[Resource]:
+    """An app stack of ``deployments`` Deployments (2 replicas, the default rolling update, which keeps every Pod until
+    a new one is up: maxUnavailable 25% of 2 is 0) pinned to amd64 and tier=g0, in namespace apps, through one
+    provider whose kubeconfig names the platform's cluster eks-0 by its endpoint; one in ten asks for more memory than
+    an m7i.2xlarge holds."""
+    import dataclasses
+
+    provider = Resource.of("pulumi:providers:kubernetes", "k8s", {"kubeconfig": _eks_kubeconfig("eks-0")})
+    resources = [provider]
+    for i in range(deployments):
+        name = f"app-{i}"
+        labels = {"app": name}
+        memory = "40Gi" if i % 10 == 0 else "256Mi"
+        resources.append(dataclasses.replace(Resource.of("kubernetes:apps/v1:Deployment", name, {
+            "metadata": {"name": name, "namespace": "apps"}, "spec": {
+                "replicas": 2, "selector": {"matchLabels": labels}, "template": {
+                    "metadata": {"labels": labels}, "spec": {
+                    "nodeSelector": {"kubernetes.io/arch": "amd64", "tier": "g0"}, "containers": [{
+                        "name": name, "image": "nginx", "resources": {"requests": {"cpu": "100m",
+                                                                                   "memory": memory}}}]}}}}),
+            provider=provider.urn))
+    return resources
+
+
+def rollouts(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, Any]]:
+    """The pack on :func:`rollout_app_stack` of each size over :func:`rollout_platform_export` of ten times its size,
+    against the raw floor and the answering floor on the same app stack."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as raw_scratch:
+        raw = raw_floor_pack(Path(raw_scratch))
+        print(f"{'apps':>6} {'export':>7} {'pack s':>8} {'raw s':>7} {'answering s':>12} {'ratio':>6} {'pack MiB':>9} "
+              f"{'raw MiB':>8} {'answering MiB':>14}", flush=True)
+        for size in sizes:
+            export = rollout_platform_export(10 * size, Path(scratch) / f"platform-{size}.json")
+            config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
+            app = rollout_app_stack(size)
+            answer = Path(raw_scratch) / "answer.bin"
+            pack_runs, raw_runs, answering_runs = [], [], []
+            for _ in range(repeat):
+                pack_runs.append(measure(app, pack_dir, keep=answer, config=config))
+                raw_runs.append(measure(app, raw, config=config))
+                answering_runs.append(measure(app, raw, answer=answer, config=config))
+            pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
+            answering_s = min(run[0] for run in answering_runs)
+            pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
+            answering_mib = max(run[1] for run in answering_runs)
+            rows.append({"deployments": size, "export_resources": 10 * size, "pack_s": round(pack_s, 3),
+                         "raw_floor_s": round(raw_s, 3), "answering_floor_s": round(answering_s, 3),
+                         "answering_ratio": round(pack_s / answering_s, 3), "pack_peak_mib": round(pack_mib, 1),
+                         "raw_floor_peak_mib": round(raw_mib, 1), "answering_floor_peak_mib": round(answering_mib, 1),
+                         "findings": pack_runs[0][2]})
+            print(f"{size:>6} {10 * size:>7} {pack_s:>8.2f} {raw_s:>7.2f} {answering_s:>12.2f} "
+                  f"{pack_s / answering_s:>6.2f} {pack_mib:>9.0f} {raw_mib:>8.0f} {answering_mib:>14.0f} "
+                  f"({pack_runs[0][2]:,} findings)", flush=True)
+    return rows
+
+
 # --- elsewhere: workloads on a pool of a cluster that may have pools the stack does not show -----------------------
 
 def elsewhere_stack(workloads: int) -> list[Resource]:
@@ -745,6 +884,9 @@ def main() -> int:
     parser.add_argument("--elsewhere", action="store_true",
                         help="Deployments on a pool of a cluster that may have pools the stack does not show (--sizes "
                              "are the Deployments)")
+    parser.add_argument("--rollouts", action="store_true",
+                        help="an app stack of Deployments rolling out on its platform's pools, over an export ten "
+                             "times its size (--sizes are the Deployments; issue 77)")
     parser.add_argument("--app-share", type=float, default=1.0,
                         help="--stacks: the app stack's size as a share of the platform export's (0.1: 1,000 over "
                              "10,000)")
@@ -776,6 +918,11 @@ def main() -> int:
         rows = elsewhere(args.sizes, args.repeat, args.pack_dir)
         if args.json:
             args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        return 0
+    if args.rollouts:
+        found = rollouts(args.sizes, args.repeat, args.pack_dir)
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
         return 0
     if args.stacks:
         found = stacks(args.sizes, args.repeat, args.pack_dir, args.app_share)

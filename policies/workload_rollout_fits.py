@@ -56,12 +56,24 @@ def workload_rollout_fits(stack: Stack, platform: str, settings: Mapping[str, An
         for placed in load.elsewhere:  # it may run elsewhere (SPEC 14.2, or a pool not known yet): notes
             found = _rollouts(stack, whole, [placed], platform, settings, several)
             findings.extend(_noted(found, f"but {instead(load, [placed], several, named=False)}"))
-        for placed in load.maybe:  # of a workload whose cluster the pack cannot tell (SPEC 14.4): notes
-            who, fix = which_cluster(stack, placed.workload)
-            found = _rollouts(stack, load.counting([placed], load.maybe_daemonsets), [placed], platform, settings,
-                              several)
-            findings.extend(_noted(found, f"but which cluster {who} targets is not known", fix))
+        for together in _together(stack, load.maybe):  # whose cluster the pack cannot tell (SPEC 14.4): notes
+            whole = load.counting(together, load.maybe_daemonsets)  # (its totals: one lookup for them all)
+            for placed in together:
+                who, fix = which_cluster(stack, placed.workload)
+                found = _rollouts(stack, whole, [placed], platform, settings, several)
+                findings.extend(_noted(found, f"but which cluster {who} targets is not known", fix))
     return findings
+
+
+def _together(stack: Stack, maybe: list[Placed]) -> list[list[Placed]]:
+    """The workloads whose cluster the pack cannot tell, by their Kubernetes provider: whatever cluster it targets,
+    they all run there together (SPEC 14.2), so the pool holds them all if it holds one of them."""
+    groups: dict[str, list[Placed]] = {}
+    for placed in maybe:
+        resource = stack.resources.get(placed.workload.urn)
+        provider = resource.provider if resource is not None else None
+        groups.setdefault(provider or placed.workload.urn, []).append(placed)
+    return list(groups.values())
 
 
 def _noted(findings: list[Finding], but: str, fix: str = "") -> list[Finding]:

@@ -471,6 +471,19 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
     vCPUs, then memory, then name. (machine, of the family)."""
     if request.unknown:
         return None, False
+    setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
+    key = (platform, tuple(request.get(resource) for resource in (CPU, MEMORY, *GPU_RESOURCES)), allowed, family,
+           tuple(sorted((taken or {}).items())), json.dumps(setting, sort_keys=True, default=str))
+    cache = _SMALLEST.of(stack)  # the same request, again and again in a stack: one scan of the catalog
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _smallest_machine(stack, platform, request, allowed, family, settings, taken)
+    return found
+
+
+def _smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: frozenset[str],
+                      family: str | None, settings: Mapping[str, Any],
+                      taken: Mapping[str, Decimal] | None) -> tuple[Machine | None, bool]:
     gpus = any(request.get(resource) > 0 for resource in GPU_RESOURCES)
     best: tuple[tuple[bool, bool, int, int, str], Machine] | None = None
     for machine, architecture, node in _catalog_nodes(stack, platform, settings):
@@ -497,9 +510,10 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
 
 # what this module derives, per stack (memo.py): the loads by platform, the HPAs by their target, each pool's nodes
 # by (id(pool), platform, id(settings)), each hardware's node by (id(hardware), platform, reservations), and the
-# catalog's nodes by platform and allocatable setting
+# catalog's nodes by platform and allocatable setting, the smallest machine that holds a request by the request
 _LOADS: PerStack[Stack, dict[str | None, Loads]] = PerStack(lambda stack: {})
 _AUTOSCALING: PerStack[Stack, Scaled] = PerStack(_autoscalers)
 _POOL_NODES: PerStack[Stack, dict[tuple[int, str | None, int], tuple[Pool, Any, Any]]] = PerStack(lambda stack: {})
 _NODES: PerStack[Stack, dict[tuple[int, str, str], tuple[Any, Node]]] = PerStack(lambda stack: {})
 _CATALOG_NODES: PerStack[Stack, dict[tuple[str, ...], list[tuple[Machine, str, Node]]]] = PerStack(lambda stack: {})
+_SMALLEST: PerStack[Stack, dict[tuple[Any, ...], tuple[Machine | None, bool]]] = PerStack(lambda stack: {})

@@ -157,6 +157,24 @@ def test_a_rollout_that_cannot_finish_on_its_own_cluster_is_a_note(tmp_path):
     assert fixed.mandatory[0].finding == notes[0].split("; but which cluster")[0]
 
 
+def test_workloads_of_one_provider_whose_cluster_is_not_known_roll_out_together(tmp_path):
+    """Issue 77: two Deployments through the one unlinked provider k8s-east run on the same cluster whichever it is
+    (SPEC 14.2): on east's 2 x 6044 MiB they take 2 x 2 x 2500 MiB = 10000 MiB, leaving 2088 MiB, less than one more
+    Pod, so each rollout is a note; each was counted alone (7088 MiB left: no word), and a pool's totals were counted
+    again for each such workload (an app stack's cost grew with the square of its Deployments). Through two
+    providers (east, west) they may run apart: counted alone, no note."""
+    rolling = {"memory": "2500Mi", "spec": TOLERATES, "replicas": 2,
+               "strategy": {"rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}}
+    result = evaluate(project(tmp_path, "a", "east", False, ("b", "east", rolling), **rolling), stack_config=AZURE)
+    assert result.mandatory == []
+    notes = [note for note in notes_of(result, "workload-rollout-fits") if "AKS cluster 'east' pool" in note]
+    assert [note.split(":", 1)[0] for note in notes] == ["Deployment 'a'", "Deployment 'b'"], notes
+    assert "what is placed on it takes 10000 MiB, leaving 2088 MiB, less than one more Pod's 2500 MiB" in notes[0], notes
+    apart = evaluate(project(tmp_path / "apart", "a", "east", False, ("b", "west", rolling), **rolling),
+                     stack_config=AZURE)
+    assert notes_of(apart, "workload-rollout-fits") == []
+
+
 def test_a_daemonset_of_one_cluster_is_not_counted_on_the_other(tmp_path):
     # a 20 GiB DaemonSet of west (Standard_D8s_v5, 32 GiB) beside a Deployment of east that fits a D2s_v5 node:
     # counted on east's nodes too, it left no room there, a false violation of the Deployment
