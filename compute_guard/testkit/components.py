@@ -420,6 +420,12 @@ def _node_group(construct: Construct) -> Built:
 
 def _managed_node_group(construct: Construct) -> Built:
     """createManagedNodeGroup: an EKS managed node group with the component's own inputs."""
+    if construct.get("nodeRole") is None and construct.get("nodeRoleArn") is None:  # nodes/nodegroup.ts, its roleArn
+        raise ComponentError("The input properties for the managed node group are invalid: nodeRole: An IAM role, or "
+                             "role ARN must be provided to create a managed node group")
+    if construct.get("nodeRole") is not None and construct.get("nodeRoleArn") is not None:
+        raise ComponentError("The input properties for the managed node group are invalid: nodeRole: You cannot "
+                             "specify both nodeRole and nodeRoleArn when creating a managed node group.")
     facts = _target(construct)
     inputs = {key: value for key, value in construct.inputs.items() if key not in (
         "cluster", "kubeletExtraArgs", "bootstrapExtraArgs", "nodeadmExtraOptions", "bottlerocketSettings",

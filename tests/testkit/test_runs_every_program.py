@@ -87,9 +87,10 @@ import pulumi
 import pulumi_eks as eks
 import pulumi_kubernetes as k8s
 
+ROLE = "arn:aws:iam::123456789012:role/nodes"
 cluster = eks.Cluster("cluster", skip_default_node_group=True)
 eks.NodeGroupV2("arm", cluster=cluster, instance_type="t4g.medium", min_size=1, max_size=3)
-eks.ManagedNodeGroup("amd", cluster=cluster, node_group_name="amd", instance_types=["m7i.large"],
+eks.ManagedNodeGroup("amd", cluster=cluster, node_group_name="amd", instance_types=["m7i.large"], node_role_arn=ROLE,
                      scaling_config={"desired_size": 1, "min_size": 1, "max_size": 2})
 provider = k8s.Provider("k8s", kubeconfig=cluster.kubeconfig)
 labels = {"app": "big"}
@@ -133,13 +134,16 @@ def test_pulumi_eks_defaults_are_its_own(tmp_path):
     program = '''
 import pulumi_eks as eks
 
+ROLE = "arn:aws:iam::123456789012:role/nodes"
 cluster = eks.Cluster("cluster", skip_default_node_group=True)
-eks.ManagedNodeGroup("plain", cluster=cluster, node_group_name="plain", instance_types=["m7i.large"])
-eks.ManagedNodeGroup("gpu", cluster=cluster, node_group_name="gpu", instance_types=["g5.xlarge"],
+eks.ManagedNodeGroup("plain", cluster=cluster, node_group_name="plain", instance_types=["m7i.large"],
+                     node_role_arn=ROLE)
+eks.ManagedNodeGroup("gpu", cluster=cluster, node_group_name="gpu", instance_types=["g5.xlarge"], node_role_arn=ROLE,
                      operating_system="AL2023", gpu=True)
 eks.ManagedNodeGroup("rocket", cluster=cluster, node_group_name="rocket", instance_types=["g5g.xlarge"],
+                     node_role_arn=ROLE,
                      operating_system="Bottlerocket", gpu=True)
-eks.ManagedNodeGroup("std", cluster=cluster, node_group_name="std", instance_types=["m7i.large"],
+eks.ManagedNodeGroup("std", cluster=cluster, node_group_name="std", instance_types=["m7i.large"], node_role_arn=ROLE,
                      operating_system="AL2023")
 eks.NodeGroupV2("self", cluster=cluster)
 '''
@@ -156,9 +160,15 @@ eks.NodeGroupV2("self", cluster=cluster)
     # pulumi-eks 4.3 has no AL2023 AMI type with GPUs on Graviton: its getAmiType throws, and so does the program
     from compute_guard.testkit import ProgramError
     arm = "import pulumi_eks as eks\ncluster = eks.Cluster('c', skip_default_node_group=True)\n" \
-          "eks.ManagedNodeGroup('g', cluster=cluster, instance_types=['g5g.xlarge'], operating_system='AL2023', gpu=True)\n"
+          "eks.ManagedNodeGroup('g', cluster=cluster, instance_types=['g5g.xlarge'], operating_system='AL2023', " \
+          "gpu=True,\n                     node_role_arn='arn:aws:iam::123456789012:role/nodes')\n"
     with pytest.raises(ProgramError, match="No AMI type found for OS: AL2023, GPU support: true, architecture: arm64"):
         capture_program(_project(tmp_path / "arm", arm, "eks"))
+    # and a managed node group without a role (nodes/nodegroup.ts: "An IAM role, or role ARN must be provided")
+    bare = "import pulumi_eks as eks\ncluster = eks.Cluster('c', skip_default_node_group=True)\n" \
+           "eks.ManagedNodeGroup('g', cluster=cluster, instance_types=['m7i.large'])\n"
+    with pytest.raises(ProgramError, match="An IAM role, or role ARN must be provided to create a managed node group"):
+        capture_program(_project(tmp_path / "bare", bare, "eks"))
 
 
 def test_a_program_with_two_pulumi_eks_node_groups_gets_its_workloads_judged(tmp_path):
