@@ -68,6 +68,8 @@ def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[
             finding, workloads = _replaced(stack, replaced)
         elif replaced.sealed:
             finding = _maybe(stack, replaced)
+        elif replaced.unseen:  # the engine replaces it for a reason its inputs do not show
+            finding, workloads = _replaced(stack, replaced)
         else:
             continue
         if isinstance(finding, Violation) and view:
@@ -150,7 +152,18 @@ def _on_cluster(stack: Stack, urn: str) -> list[Workload]:
 
 
 def _what(replaced: Replaced) -> str:
+    if replaced.unseen:
+        return (f"this preview replaces it (the engine plans a new ID for it), though no input that "
+                f"{replaced.rule.provider} replaces it for changes: a replaceOnChanges resource option (which the "
+                "engine does not send a policy) replaces what its provider would update in place")
     return listed(replaced.changes, "; ")
+
+
+def _head(replaced: Replaced, what: str) -> str:
+    """The change and what it does to the resource, as a clause: ``what`` ("the pool", "the whole cluster")."""
+    if replaced.unseen:
+        return f"{_what(replaced)}: it replaces {what}"
+    return f"{_what(replaced)}, which {replaced.rule.provider} cannot apply in place: it replaces {what}"
 
 
 def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Workload]]:
@@ -161,14 +174,17 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
         if not workloads:
             return None, []
         label = _cluster_label(stack, now)
+        keep = "drop the option" if replaced.unseen else "keep the input"
         return Violation(
-            f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the whole cluster, "
+            f"{label}: {_head(replaced, 'the whole cluster')}, "
             f"and {subjects(workloads)} run on it: every Pod, and everything else on the cluster, goes with the old "
-            "one; keep the input, or create the new cluster beside it and move the workloads there first",
+            f"one; {keep}, or create the new cluster beside it and move the workloads there first",
             now.urn), workloads
     pools = _pools(stack, now.urn)
     option = now.delete_before_replace is True  # the program asked for delete-before-replace itself
-    first = True if option else replaced.fixed  # the old pool is deleted before its replacement exists
+    # the old pool is deleted before its replacement exists (a replacement the engine makes for a reason the inputs do
+    # not show, of a pool whose name the program set: deleted first, or the replacement's creation fails on the name)
+    first = True if option else replaced.fixed
     if not pools or first is False:
         return None, []  # (a new name: the replacement is made before the old pool goes)
     stranded, maybe = _stranded(stack, now.urn)
@@ -190,16 +206,24 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
             f"provider filled in): if it was, the old pool is deleted before its replacement exists, and "
             f"{subjects(stranded)} run on no other pool, so this is not judged"), []
     drain = DELETE_DRAINS.get(pools[0].platform or "", "")
+    unset = f"leave {rule.name} unset" if rule.unset_names_anew else None
+    if replaced.unseen and not option:  # the engine's order is its provider's answer, which the pack does not see
+        other = f", or {unset} so the new pool is created before the old one goes" if unset else ""
+        return Violation(
+            f"{label}: {_head(replaced, 'the pool')}. Its {rule.name} {name} {rule.fixed_words}, so the old pool and "
+            f"its replacement cannot both hold it: either the old pool is deleted first, and {subjects(stranded)} run "
+            f"on no other pool of its cluster (every Pod of them is down until the new nodes join{drain}), or the "
+            "replacement's creation fails on the name, and the update with it; drop the replaceOnChanges option, add "
+            f"a second pool that takes them first{other}", now.urn), stranded
     deleted = ("Its deleteBeforeReplace resource option deletes the old pool before its replacement is created" if
                option else f"Its {rule.name} {name} {rule.fixed_words}, so the replacement cannot be created while "
                f"the old pool holds the name: {rule.first_why}")
-    unset = f"leave {rule.name} unset" if rule.unset_names_anew else None
     fix = "drop the deleteBeforeReplace option" if option else unset
     if option and replaced.fixed:
         fix = f"{unset} and drop the deleteBeforeReplace option" if unset else None
     other = f", or {fix} so the new pool is created before the old one goes" if fix else ""
     return Violation(
-        f"{label}: {_what(replaced)}, which {rule.provider} cannot apply in place: it replaces the pool. {deleted}, "
+        f"{label}: {_head(replaced, 'the pool')}. {deleted}, "
         f"and {subjects(stranded)} run on no other pool of its cluster: every Pod of them is down until the new nodes "
         f"join{drain}; add a second pool that takes them first{other}", now.urn), stranded
 

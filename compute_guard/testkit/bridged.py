@@ -198,13 +198,26 @@ def change(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any],
     update in place, or a replacement (a ForceNew field changed, or is not known yet). An input the state keeps
     encrypted (which the engine decrypts and the kit cannot) is read from the deployed ``outputs`` where they hold it in
     plain text, as a bridged resource's outputs repeat its inputs."""
-    return _compare(_table()[token]["fields"], checked, _readable(olds, outputs))
+    return _compare(_table()[token]["fields"], _revealed(checked), _readable(olds, outputs))
 
 
 def _readable(olds: Mapping[str, Any], outputs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The previous inputs as the provider's Diff compares them: a secret as its value (the engine decrypts it), and an
+    input the kit cannot read from the deployed outputs where they hold it in plain text."""
     return {key: outputs[key] if _contains_unknown(value) and outputs is not None and key in outputs
-            and not _contains_unknown(outputs[key]) and not _sealed(outputs[key]) else value
+            and not _contains_unknown(outputs[key]) and not _sealed(outputs[key]) else _revealed(value)
             for key, value in olds.items()}
+
+
+def _revealed(value: Any) -> Any:
+    """A value with each secret whose value is there as that value: a provider's Diff sees plain values."""
+    if isinstance(value, Mapping):
+        if value.get(SPECIAL) == SECRET and "value" in value:
+            return _revealed(value["value"])
+        return {key: _revealed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_revealed(item) for item in value]
+    return value
 
 
 def changed_paths(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any],
@@ -212,7 +225,7 @@ def changed_paths(token: str, checked: Mapping[str, Any], olds: Mapping[str, Any
     """The paths of what :func:`change` finds changed, as the bridge's detailed diff names them (an object followed
     into its fields, a list whole): what the engine matches a ``replaceOnChanges`` option against."""
     found: list[tuple[str, ...]] = []
-    _paths(_table()[token]["fields"], checked, _readable(olds, outputs), (), found)
+    _paths(_table()[token]["fields"], _revealed(checked), _readable(olds, outputs), (), found)
     return found
 
 

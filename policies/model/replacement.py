@@ -176,6 +176,10 @@ class Replaced:
     refusals: tuple[Change, ...] = ()
     # replacing inputs whose previous value is an encrypted secret of the state: whether they change is not known
     sealed: tuple[str, ...] = ()
+    # the engine replaces it though none of the inputs its source knows to replace it changes: this preview plans a
+    # new ID for it (a replaceOnChanges resource option, which the engine does not send a policy, or another reason
+    # the pack does not see)
+    unseen: bool = False
 
 
 _REPLACED: PerStack[Stack, dict[int, tuple[Any, list[Replaced]]]] = PerStack(lambda stack: {})
@@ -250,12 +254,15 @@ def replacements(resources: Mapping[str, StackResource], inputs: Mapping[str, An
         sealed = tuple(dict.fromkeys((*changed.sealed, *rotated.sealed, *refused.sealed)))
         if sealed and late is None and _kept(now, deployed):
             sealed = ()  # the engine keeps it: in a preview a replaced resource's ID is not known yet
-        if late is None and not changed.found and not rotated.found and not refused.found and not sealed:
+        unseen = late is None and not changed.found and not sealed and _renewed(now, deployed)
+        if late is None and not changed.found and not rotated.found and not refused.found and not sealed \
+                and not unseen:
             continue
         name = value_at(new, rule.name)
         found.append(Replaced(now, rule, () if late else tuple(changed.found), late,
                               _shown(name) if name is not None else "", rule.deletes_first(rule, new, old, now.name),
-                              () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed))
+                              () if late else tuple(rotated.found), () if late else tuple(refused.found), sealed,
+                              unseen))
     return found
 
 
@@ -266,6 +273,14 @@ def _kept(now: StackResource, deployed: Any) -> bool:
     old = deployed.get("id") if isinstance(deployed, Mapping) else None
     new = child(now.props, "id")
     return isinstance(old, str) and bool(old) and isinstance(new, str) and new == old
+
+
+def _renewed(now: StackResource, deployed: Any) -> bool:
+    """This preview replaces the resource it was: the previous deployment holds its ID, and the engine sends its ID as
+    not known yet, which it does for a resource it creates or replaces only (an update or no change keeps it; a
+    resource whose provider is not configured has no ID at all)."""
+    old = deployed.get("id") if isinstance(deployed, Mapping) else None
+    return isinstance(old, str) and bool(old) and isinstance(child(now.sent.props, "id"), Unknown)
 
 
 def _written(inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,11 @@ class StackResource:
         return self._name
 
     @property
+    def sent(self) -> StackResource:
+        """The resource as the engine sent it (a Settled one's props are read with its checked inputs)."""
+        return self
+
+    @property
     def props(self) -> Any:
         """Its properties (outputs, or the inputs the engine sent), as the SDK hands them: read them as values.py
         reads them."""
@@ -146,6 +151,10 @@ class Settled(StackResource):
     @property
     def property_dependencies(self) -> Any:
         return self._inner.property_dependencies
+
+    @property
+    def sent(self) -> StackResource:
+        return self._inner
 
 
 _ABSENT = object()

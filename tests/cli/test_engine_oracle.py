@@ -320,13 +320,25 @@ def test_a_change_the_program_replaces_on_is_a_replacement(oracle, tmp_path, mon
     """Issue 76: with replace_on_changes=["scalingConfig.maxSize"] on the auto-named group, a maxSize change the
     provider updates in place is a replacement for the engine: it checks the group anew (a fresh auto-name) and plans
     it as a create (its ID not known yet). The test kit sent an update in place; now it applies the option as the
-    engine does (applyReplaceOnChanges), and the requests and verdicts are the engine's (in-process twin:
-    tests/policies/test_pool_replacement_safe.py)."""
+    engine does (applyReplaceOnChanges), and the requests and verdicts are the engine's (in-process twins:
+    tests/policies/test_pool_replacement_safe.py, test_a_change_the_program_replaces_on_is_a_replacement and
+    test_a_replacement_only_an_option_makes_is_judged_by_the_id_the_engine_plans)."""
     run = trial(oracle, tmp_path, "oracle-eks", "aws", replaceOnSize="true")
     run.up()
     run.stack.config("maxSize", "4")
     cli, _ = run.both(monkeypatch)
     assert [item for item in cli if item[0] == "pool-replacement-safe"] == [], cli
+    assert plan(run.stack)["general"] == ["create-replacement", "replace", "delete-replaced"]
+    # the group's name set by the program: the engine creates the replacement first (its provider asked for no
+    # deletion first), whose creation fails on the name, under the group's only workloads; the pack, which is not sent
+    # the option, reads the replacement from the ID the engine plans, and refuses it
+    run = trial(oracle, tmp_path / "named", "oracle-eks", "aws", replaceOnSize="true", groupName="general")
+    run.up()
+    run.stack.config("maxSize", "4")
+    cli, _ = run.both(monkeypatch)
+    refused = [message for policy, _, message in cli if policy == "pool-replacement-safe"]
+    assert len(refused) == 1 and refused[0].startswith(
+        "pool 'general' (NodeGroup): this preview replaces it (the engine plans a new ID for it)"), refused
     assert plan(run.stack)["general"] == ["create-replacement", "replace", "delete-replaced"]
 
 

@@ -690,3 +690,63 @@ def test_a_change_the_program_replaces_on_is_a_replacement(tmp_path):
         assert evaluate(program(4, option), stack_config=AWS, deployed=deployed).findings(POLICY) == []
     assert group(4, None) == (old["id"], old["inputs"]["nodeGroupName"])  # updated in place
     assert group(3, ["scalingConfig.maxSize"], desired=2) == (old["id"], old["inputs"]["nodeGroupName"])
+
+
+UNSEEN = ("pool 'general' (NodeGroup): this preview replaces it (the engine plans a new ID for it), though no input that "
+          "the AWS provider replaces it for changes: a replaceOnChanges resource option (which the engine does not "
+          "send a policy) replaces what its provider would update in place: it replaces the pool. Its nodeGroupName "
+          "'general' is set by the program, so the old pool and its replacement cannot both hold it: either the old "
+          "pool is deleted first, and Deployment 'api' run on no other pool of its cluster (every Pod of them is down "
+          "until the new nodes join")
+
+
+def test_a_replacement_only_an_option_makes_is_judged_by_the_id_the_engine_plans(tmp_path):
+    """Issue 76: the engine does not send replaceOnChanges to a policy, so a maxSize change the option turns into a
+    replacement looked like an update in place to the pack, and a fixed-name group replaced under its only workloads
+    passed (deleted first, or its replacement's creation fails on the name: either fails). What the engine sends says
+    it: the group's ID is not known yet, which it is only for a resource it creates or replaces. Refused; clean with a
+    second group that takes the workloads, clean auto-named (created first), clean where the ID is kept; and the
+    previous deployment's ID is what decides (a group it does not hold is new, not replaced)."""
+    from compute_guard.policies.model.replacement import _renewed
+    from compute_guard.policies.model.resources import StackResource
+    from compute_guard.testkit.program import _UNKNOWN
+
+    def program(max_size: int, name: str | None = "general", second: bool = False):
+        def declare():
+            cluster = aws.eks.Cluster("fleet", name="fleet", role_arn=ROLE,
+                                      vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1"]))
+            aws.eks.NodeGroup("general", cluster_name=cluster.name, node_group_name=name, node_role_arn=ROLE,
+                              subnet_ids=["subnet-1"], instance_types=["m7i.large"],
+                              scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                               max_size=max_size),
+                              opts=pulumi.ResourceOptions(replace_on_changes=["scalingConfig.maxSize"]))
+            if second:
+                aws.eks.NodeGroup("spare", cluster_name=cluster.name, node_group_name="spare", node_role_arn=ROLE,
+                                  subnet_ids=["subnet-1"], instance_types=["m7i.large"],
+                                  scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1,
+                                                                                   max_size=3))
+            api(cluster)
+        return declare
+
+    for name, second, refused in (("general", False, True), ("general", True, False), (None, False, False)):
+        deployed = export_program(program(3, name, second), tmp_path / f"{name}-{second}.json", stack_config=AWS)
+        for _ in range(2):
+            found = evaluate(program(4, name, second), stack_config=AWS, deployed=deployed).findings(POLICY)
+            assert (found == [] if not refused else len(found) == 1 and found[0].startswith(UNSEEN)), found
+            assert evaluate(program(3, name, second), stack_config=AWS, deployed=deployed).findings(POLICY) == []
+    assert "drop the replaceOnChanges option, add a second pool that takes them first, or leave nodeGroupName unset" \
+        in evaluate(program(4), stack_config=AWS, deployed=tmp_path / "general-False.json").findings(POLICY)[0]
+    # the rule written out: replaced where the previous deployment holds an ID and this preview's is not known yet
+    from google.protobuf import struct_pb2
+
+    from compute_guard.policies.adapters.props import StructProps
+
+    planned = struct_pb2.Struct()
+    planned.update({"id": _UNKNOWN})  # as the engine sends a planned ID (a plain dict's string is no unknown)
+    renewed = StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", StructProps(planned))
+    assert _renewed(renewed, {"id": "fleet:general"}) is True
+    assert _renewed(renewed, {}) is False and _renewed(renewed, {"id": ""}) is False
+    assert _renewed(StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", {"id": "fleet:general"}),
+                    {"id": "fleet:general"}) is False
+    assert _renewed(StackResource("aws:eks/nodeGroup:NodeGroup", "urn:g", "general", {}), {"id": "fleet:general"}) \
+        is False  # (an unconfigured provider's resource: no ID at all)
