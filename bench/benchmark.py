@@ -473,9 +473,14 @@ def representative_stack(size: int, requests: bool = True) -> list[Resource]:
 def platform_export(size: int, path: Path) -> Path:
     """The representative stack of ``size`` resources as the platform stack acme/platform/prod's `pulumi stack export`
     (its URNs of that project and stack, its providers and dependencies as a state writes them)."""
+    return _exported(representative_stack(size), path)
+
+
+def _exported(resources: list[Resource], path: Path) -> Path:
+    """The resources as the platform stack acme/platform/prod's `pulumi stack export`, written at ``path``."""
     ours, theirs = "urn:pulumi:stack::project::", "urn:pulumi:prod::platform::"
     entries = []
-    for resource in representative_stack(size):
+    for resource in resources:
         entry: dict[str, Any] = {"urn": resource.urn.replace(ours, theirs), "type": resource.type, "custom": True,
                                  "outputs": json_format.MessageToDict(resource.outputs)}
         if resource.provider:
@@ -518,15 +523,8 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path, app_share: float = 1.0
             export = platform_export(size, Path(scratch) / f"platform-{size}.json")
             config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
             app = app_stack(max(2, int(size * app_share)))
-            pack_runs, raw_runs, answering_runs = [], [], []
-            answer = Path(raw_scratch) / "answer.bin"  # the pack's AnalyzeStack answer, for the answering floor
-            for _ in range(repeat):  # interleaved, as main() measures
-                pack_runs.append(measure(app, pack_dir, keep=answer, config=config))
-                raw_runs.append(measure(app, raw, config=config))
-                answering_runs.append(measure(app, raw, answer=answer, config=config))
-            pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
-            pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
-            answering_s, answering_mib = min(run[0] for run in answering_runs), max(run[1] for run in answering_runs)
+            pack_runs, (pack_s, pack_mib), (raw_s, raw_mib), (answering_s, answering_mib) = _over_export(
+                app, config, repeat, pack_dir, raw, Path(raw_scratch) / "answer.bin")
             rows.append({"resources": size, "app_resources": len(app), "pack_s": round(pack_s, 3),
                          "raw_floor_s": round(raw_s, 3),
                          "raw_ratio": round(pack_s / raw_s, 3), "pack_peak_mib": round(pack_mib, 1),
@@ -539,6 +537,22 @@ def stacks(sizes: list[int], repeat: int, pack_dir: Path, app_share: float = 1.0
                   f"({pack_s / answering_s:.3f}x), {answering_mib:.0f} MiB ({pack_mib / answering_mib:.2f}x)",
                   flush=True)
     return rows
+
+
+Measured = tuple[float, float]  # the fastest run's seconds, the largest peak MiB
+
+
+def _over_export(app: list[Resource], config: dict[str, str], repeat: int, pack_dir: Path, raw: Path, answer: Path
+                 ) -> tuple[list[tuple[float, float, int]], Measured, Measured, Measured]:
+    """The pack, the raw floor and the raw floor answering the pack's findings (``answer``: the pack's AnalyzeStack
+    answer) on one app stack, interleaved as main() measures: the pack's runs, and each one's fastest and largest."""
+    pack_runs, raw_runs, answering_runs = [], [], []
+    for _ in range(repeat):
+        pack_runs.append(measure(app, pack_dir, keep=answer, config=config))
+        raw_runs.append(measure(app, raw, config=config))
+        answering_runs.append(measure(app, raw, answer=answer, config=config))
+    return pack_runs, *((min(run[0] for run in runs), max(run[1] for run in runs))  # type: ignore[return-value]
+                        for runs in (pack_runs, raw_runs, answering_runs))
 
 
 # --- rollouts: an app stack's Deployments rolling out on its platform's pools (issue 77) ---------------------------
@@ -559,7 +573,6 @@ def rollout_platform_export(size: int, path: Path) -> Path:
     autoscaler and a Service each, on the clusters in turn."""
     import dataclasses
 
-    theirs = "urn:pulumi:prod::platform::"
     resources: list[Resource] = []
     providers = []
     for c in range(3):
@@ -608,19 +621,7 @@ def rollout_platform_export(size: int, path: Path) -> Path:
                     "spec": {"selector": labels, "ports": [{"port": 80, "targetPort": 8080}]}})]
         resources += [dataclasses.replace(resource, provider=provider) for resource in made]
         i += 1
-    entries = []
-    for resource in resources[:size]:
-        entry: dict[str, Any] = {"urn": resource.urn.replace("urn:pulumi:stack::project::", theirs),
-                                 "type": resource.type, "custom": True,
-                                 "outputs": json_format.MessageToDict(resource.outputs)}
-        if resource.provider:
-            entry["provider"] = f"{resource.provider.replace('urn:pulumi:stack::project::', theirs)}::id"
-        if resource.property_dependencies:
-            entry["propertyDependencies"] = {key: [urn.replace("urn:pulumi:stack::project::", theirs) for urn in urns]
-                                             for key, urns in resource.property_dependencies.items()}
-        entries.append(entry)
-    path.write_text(json.dumps({"version": 3, "deployment": {"resources": entries}}))
-    return path
+    return _exported(resources[:size], path)
 
 
 def rollout_app_stack(deployments: int) -> list[Resource]:
@@ -659,16 +660,8 @@ def rollouts(sizes: list[int], repeat: int, pack_dir: Path) -> list[dict[str, An
             export = rollout_platform_export(10 * size, Path(scratch) / f"platform-{size}.json")
             config = {"compute:platform": "aws", "compute:stacks": json.dumps({"acme/platform/prod": str(export)})}
             app = rollout_app_stack(size)
-            answer = Path(raw_scratch) / "answer.bin"
-            pack_runs, raw_runs, answering_runs = [], [], []
-            for _ in range(repeat):
-                pack_runs.append(measure(app, pack_dir, keep=answer, config=config))
-                raw_runs.append(measure(app, raw, config=config))
-                answering_runs.append(measure(app, raw, answer=answer, config=config))
-            pack_s, raw_s = min(run[0] for run in pack_runs), min(run[0] for run in raw_runs)
-            answering_s = min(run[0] for run in answering_runs)
-            pack_mib, raw_mib = max(run[1] for run in pack_runs), max(run[1] for run in raw_runs)
-            answering_mib = max(run[1] for run in answering_runs)
+            pack_runs, (pack_s, pack_mib), (raw_s, raw_mib), (answering_s, answering_mib) = _over_export(
+                app, config, repeat, pack_dir, raw, Path(raw_scratch) / "answer.bin")
             rows.append({"deployments": size, "export_resources": 10 * size, "pack_s": round(pack_s, 3),
                          "raw_floor_s": round(raw_s, 3), "answering_floor_s": round(answering_s, 3),
                          "answering_ratio": round(pack_s / answering_s, 3), "pack_peak_mib": round(pack_mib, 1),
