@@ -25,6 +25,8 @@ os.environ["COMPUTE_GUARD_TODAY"] = "2026-12-01"
 # scripts/mutation: a property that fails under a mutant fails at once, instead of spending its time
 # budget shrinking the example (which turned mutants that were caught into timeouts).
 settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
+# scripts/digest: the same examples on every run, so that two runs' verdicts can be compared
+settings.register_profile("digest", derandomize=True, database=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 

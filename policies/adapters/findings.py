@@ -12,6 +12,7 @@ unknown field never hides a violation elsewhere, nor another unknown.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -37,6 +38,10 @@ Report = Callable[..., None]
 
 _log = logging.getLogger("compute-guard")
 STRICT = "COMPUTE_GUARD_STRICT"
+# scripts/digest: a file every reported violation and note is appended to, one JSON line each, so that a refactor's
+# verdicts over the whole suite can be compared before and after (read once: the pack process inherits it)
+DIGEST = "COMPUTE_GUARD_DIGEST"
+_DIGEST = os.environ.get(DIGEST)
 INTERNAL_ERROR = ("compute-guard could not evaluate this ({}); this is a bug in the policy pack, please report it "
                   "with the resource's shape")
 
@@ -49,6 +54,8 @@ def report(findings: Iterable[Finding], report_violation: Report, named: bool = 
     one that lists each distinct one, in order (the first NOTED, and how many more). ``named``: a stack policy's, whose
     one note has no URN: each check says which resource it is about."""
     unknowns: dict[str, Unknown] = {}
+    if _DIGEST:
+        findings = _recorded(list(findings), named)
     for finding in findings:
         if isinstance(finding, Violation):
             report_violation(finding.message, finding.urn)
@@ -66,6 +73,17 @@ def report(findings: Iterable[Finding], report_violation: Report, named: bool = 
         items = listed((f"({number}) {message}" for number, message in enumerate(every[:NOTED], 1)), "; ")
         rest = f"; and {len(every) - NOTED:,} more not listed" if len(every) > NOTED else ""
         raise Undetermined(f"{len(every)} checks could not be made: {items}{rest}")
+
+
+def _recorded(findings: list[Finding], named: bool) -> list[Finding]:
+    """The findings, each appended to the digest file as a line (one write: lines of parallel processes stay whole)."""
+    lines = "".join(json.dumps(["violation", finding.message, finding.urn] if isinstance(finding, Violation) else
+                               ["note", format(finding.said if named or finding.about else finding.words)]) + "\n"
+                    for finding in findings)
+    if lines and _DIGEST:
+        with open(_DIGEST, "a", encoding="utf-8") as out:
+            out.write(lines)
+    return findings
 
 
 F = TypeVar("F", bound=Callable[..., None])
