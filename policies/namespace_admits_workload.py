@@ -1,7 +1,7 @@
 """namespace-admits-workload: the namespace a workload's Pods are created in admits them (SPEC 21, policy 29).
 
 A Deployment whose Pods the API server refuses previews and applies cleanly and then has no Pod. What decides it is
-often in the same stack (policies/model/admission.py):
+often in the same stack (policies/model/admission/):
 
 * a ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/resource-quotas): the namespace's workloads at
   their replicas need more Pods, CPU or memory (requested, or limited) than it allows, so the Pods past it are
@@ -12,8 +12,8 @@ often in the same stack (policies/model/admission.py):
 * a LimitRange's Container ``min``, ``max`` and ``maxLimitRequestRatio`` that a container's written request or limit
   breaks (kubernetes.io/docs/concepts/policy/limit-range: the LimitRanger admission refuses the Pod);
 * a Namespace's ``pod-security.kubernetes.io/enforce`` level (baseline, restricted) that a Pod breaks, at the
-  standards' latest version (policies/model/podsecurity.py, held to k8s.io/pod-security-admission by the Go oracle;
-  a pinned enforce-version is said, not judged);
+  standards' latest version (policies/model/admission/pod_security.py, held to k8s.io/pod-security-admission by the
+  Go oracle; a pinned enforce-version is said, not judged);
 * a ``priorityClassName`` no PriorityClass of the stack (or of a stack it reads) has, and not a system one: the
   Priority admission refuses the Pod ("no PriorityClass with name ... was found").
 
@@ -30,7 +30,10 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission import MADE_BY, QUOTA_KEYS, SYSTEM_PRIORITY_CLASSES, LimitRange, Namespace, Quota
+from .model.admission.limit_ranger import LimitRange
+from .model.admission.namespace import Namespace
+from .model.admission.priority import SYSTEM_PRIORITY_CLASSES
+from .model.admission.resource_quota import MADE_BY, QUOTA_KEYS, Quota
 from .model.stack import Place, Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload

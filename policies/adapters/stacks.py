@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model.admission import RUNTIME_CLASS
+from ..model.admission.runtime_class import RUNTIME_CLASS
 from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack

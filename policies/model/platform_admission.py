@@ -7,11 +7,13 @@ and the namespace's:
   arm64 (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment), for GKE Sandbox to Pods
   of runtimeClassName gvisor (.../how-to/sandbox-pods), for its Windows Server taint to Pods that select windows
   (.../how-to/creating-a-cluster-windows); a source marks the taint it sets with :attr:`Taint.granted`;
-* the ExtendedResourceToleration admission plugin (:func:`admitted`), which EKS, GKE and AKS run;
+* the ExtendedResourceToleration admission plugin (admission/extended_resource_toleration.py), which EKS, GKE and
+  AKS run;
 * what a platform that runs Pods on nodes of its own refuses (:class:`Admission`, which a cluster's source sets on its
   :class:`~policies.model.clusters.KubeCluster`: sources/eks.py Fargate, sources/gke.py Autopilot), read by
   platform-admits-workload through the cluster alone; and what a namespace's LimitRange gives a container that sets no
-  request (stack.py ``_defaulted``) or its Pod Security level forbids (podsecurity.py: namespace-admits-workload).
+  request (admission/limit_ranger.py) or its Pod Security level forbids (admission/pod_security.py:
+  namespace-admits-workload).
 """
 
 from __future__ import annotations
@@ -139,18 +141,3 @@ def class_granted(name: str) -> str:
     """What a Pod that requests the GKE ComputeClass ``name`` is granted (:func:`grants`), as its nodes' taint names it
     (Taint.granted)."""
     return f"{COMPUTE_CLASS}={name}"
-
-
-def admitted(placement: PodPlacement, taint: Taint) -> bool:
-    """The ExtendedResourceToleration admission tolerates the taint for the Pod: NoSchedule, keyed by an extended
-    resource the Pod requests or limits (by any, while what it requests is not known yet: never refused for it).
-    EKS enables the plugin on every platform version (docs.aws.amazon.com/eks/latest/userguide/platform-versions.html,
-    "admission controllers enabled"), GKE runs it for its GPU taints (cloud.google.com/kubernetes-engine/docs/how-to/
-    gpus), AKS added it (github.com/Azure/AKS/issues/1449, resolution shipped); on a cluster without it the Pod is
-    passed, never refused."""
-    if taint.effect != "NoSchedule":
-        return False
-    requested = placement.requested
-    if isinstance(requested, Unknown):
-        return "/" in taint.key
-    return taint.key in requested

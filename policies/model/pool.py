@@ -124,9 +124,9 @@ class ClusterRef:
     # show, where its platform adds pools (node auto-provisioning); "" where the pack does not rely on one
     pool_label: str = ""
     # the node label whose value names the ComputeClass a node was made for (GKE's cloud.google.com/compute-class): a
-    # Pod that requires it runs only on the nodes of the classes it names, which the stack's pass has found each in the
-    # stack with every node it may make read (stack._compute_classed; any other makes the Pod's placement not known):
-    # the pools of those classes and the declared pools labelled for them; "" where the platform has none
+    # Pod that requires it runs only on the nodes of the classes it names, which GKE's admission step has found each in
+    # the stack with every node it may make read (sources/gke_compute_classes.py; any other makes the Pod's placement
+    # not known): the pools of those classes and the declared pools labelled for them; "" where the platform has none
     class_label: str = ""
     # what the nodes its platform adds on its own never offer (GKE node auto-provisioning: "windows"), each with why as
     # its source says it: a Pod that needs one runs on the pools the stack declares only

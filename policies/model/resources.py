@@ -14,6 +14,10 @@ from typing import Any
 
 from .values import is_mapping
 
+# how Stack.scope names a scope the pack cannot tell is a cluster (a resource's provider): two resources of one such
+# scope are on one cluster, which may be any
+PROVIDER_SCOPE = "provider:"
+
 
 def _urn(value: Any) -> str | None:
     """The URN of a linked resource: the SDK's PolicyResource links objects, the pack's shim their URNs."""

@@ -32,7 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .platform_admission import admitted, grants
+from .admission.extended_resource_toleration import admitted
+from .platform_admission import grants
 from .selectors import NODE_OPERATORS, holds
 from .values import Unknown, first_unknown, is_list, is_mapping
 

@@ -17,31 +17,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .admission import (
-    LIMIT_RANGE,
-    NAMESPACE,
-    PRIORITY_CLASS,
-    RESOURCE_QUOTA,
-    RUNTIME_CLASS,
-    LimitRange,
-    Namespace,
-    Quota,
-    RuntimeScheduling,
-    object_name,
-    parse_limit_range,
-    parse_namespace,
-    parse_quota,
-    parse_runtime_class,
-)
+from . import admission
+from .admission import runtime_class
+from .admission.limit_ranger import LIMIT_RANGE, LimitRange, parse_limit_range
+from .admission.namespace import NAMESPACE, Namespace, object_name, parse_namespace
+from .admission.priority import PRIORITY_CLASS
+from .admission.resource_quota import RESOURCE_QUOTA, Quota, parse_quota
+from .admission.runtime_class import RUNTIME_CLASS, RuntimeScheduling
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, ComputeClass, KubeCluster, Unwritten, provider_namespace
-from .labels import COMPUTE_CLASS, ZONE_KEYS
+from .labels import ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
-from .resources import StackResource, type_of_urn
+from .resources import PROVIDER_SCOPE, StackResource, type_of_urn
 from .scheduling import ANY
-from .sources import Context, Unread, compute_cluster, source_of
-from .values import Unknown, child, is_list, is_mapping, undetermined
+from .sources import Context, Unread, compute_cluster, source_of, sources
+from .values import Unknown, child
 from .workloads import Autoscaler, HelmRelease, Workload, parse_autoscaler, parse_helm_release, parse_workload
 
 
@@ -75,9 +66,6 @@ class Place:
         return None
 
 
-PROVIDER_SCOPE = "provider:"
-
-
 @dataclass(eq=False)  # one stack is one analysis: its derivations are kept by it (memo.PerStack)
 class Stack:
     clusters: list[ClusterEntry] = field(default_factory=list)  # the ComputeClusters
@@ -105,7 +93,7 @@ class Stack:
     # preview judges (adapters/dependents.py), where this stack's resources are the foreign ones
     name: str = ""
     dependents: list[Any] = field(default_factory=list)  # the app stacks compute:dependents names, each read or not
-    # what decides whether a namespace admits a Pod (SPEC 21, policies/model/admission.py): the stack's ResourceQuotas
+    # what decides whether a namespace admits a Pod (SPEC 21, policies/model/admission/): the stack's ResourceQuotas
     # and LimitRanges, and the PriorityClasses it (or a stack it reads) declares
     quotas: list[Quota] = field(default_factory=list)
     limit_ranges: list[LimitRange] = field(default_factory=list)
@@ -242,7 +230,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             elif PRIORITY_CLASS.match(resource.type):
                 stack.priority_classes.append(object_name(resource.props))
             elif RUNTIME_CLASS.match(resource.type):
-                _runtime_class(stack, resource)
+                runtime_class.add(stack, resource)
     for raw in resources:
         resource = StackResource.of(raw)
         workload = taken(resource)
@@ -270,7 +258,7 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         elif PRIORITY_CLASS.match(resource.type):
             stack.priority_classes.append(object_name(resource.props))
         elif RUNTIME_CLASS.match(resource.type):
-            _runtime_class(stack, resource)
+            runtime_class.add(stack, resource)
         elif resource.type == NAMESPACE:
             namespace = parse_namespace(resource.urn, resource.props, resource.provider or "")
             if namespace.enforce is not None or namespace.compute_class is not None:
@@ -278,14 +266,12 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn
-    _namespaced(stack)
     context = Context(by_urn, seen_inputs, remembered or {})
     reads = [(source, source.read(found, context)) for source, found in by_source.items()]
     clusters = [dataclasses.replace(cluster, stack=stack.foreign[cluster.urn]) if cluster.urn in stack.foreign
                 else cluster for _, read in reads for cluster in read.clusters]
     index = stack.index = ClusterIndex(clusters, by_urn)
     stack.kube_clusters = index.own
-    _defaulted(stack)  # (per cluster and namespace: after the index)
     stack.own = set(stack.workloads)
     platform: list[Pool] = []
     for source, read in reads:
@@ -304,221 +290,9 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
     platform.sort(key=lambda pool: (pool.name, pool.urn))
     stack.pools.extend(platform)
     stack.platform_pools = platform
-    _runtime_classed(stack)
-    _compute_classed(stack)
+    # each workload as the API server admits its Pods (policies/model/admission/), once its cluster can be told
+    admission.admit(stack, [source.admission for source in sources() if source.admission is not None])
     return stack
-
-
-def requested_classes(node_selector: Any, node_affinity: Any) -> frozenset[str]:
-    """The GKE ComputeClasses a Pod names (its nodeSelector's cloud.google.com/compute-class, and every In of a required
-    node affinity term on it); values not known yet are the Pod's own unknown (scheduling.pod_placement)."""
-    found = {node_selector[COMPUTE_CLASS]} if is_mapping(node_selector) and isinstance(
-        node_selector.get(COMPUTE_CLASS), str) else set()
-    terms = child(child(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
-    for term in terms if is_list(terms) else ():
-        expressions = child(term, "matchExpressions")
-        for expression in expressions if is_list(expressions) else ():
-            values = child(expression, "values")
-            if child(expression, "key") == COMPUTE_CLASS and child(expression, "operator") == "In" and is_list(values):
-                found.update(value for value in values if isinstance(value, str))
-    return frozenset(found)
-
-
-# GKE's own ComputeClasses: "The name of your ComputeClass can't begin with gke or autopilot" (cloud.google.com/
-# kubernetes-engine/docs/concepts/about-custom-compute-classes, "Limitations"; autopilot and autopilot-spot run Pods in
-# Autopilot mode in a Standard cluster); "default" may be the cluster-level default, whose Pods may run on pools not
-# labelled for it (the same page)
-GKE_CLASS_PREFIXES = ("gke", "autopilot")
-CLUSTER_DEFAULT_CLASS = "default"
-
-
-def _compute_classed(stack: Stack) -> None:
-    """Each workload whose Pods request a GKE ComputeClass that the stack does not show every node of (SPEC 22: one it
-    does not declare on their cluster, GKE's own, one whose nodes are not all read: sources/gke_compute_classes.py):
-    its placement is not known, said naming the class and what is missing. A class of the stack whose nodes are all read
-    leaves it judged, on the class's pool and the declared pools labelled for it (landing._pinned); a Pod on a cluster
-    of another platform is judged as written. Classes and namespaces are found by name, once per stack."""
-    classes: dict[Any, list[ComputeClass]] = {}
-    for found in stack.compute_classes:
-        classes.setdefault(found.name if isinstance(found.name, str) else None, []).append(found)
-    namespaces: dict[str, list[Namespace]] = {}
-    for item in stack.namespaces:
-        if isinstance(item.name, str) and item.compute_class is not None:
-            namespaces.setdefault(item.name, []).append(item)
-    changed = False
-    for workloads in (stack.workloads, stack.foreign_workloads):
-        for index, written in enumerate(workloads):
-            workload = written
-            if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
-                continue
-            wanted = requested_classes(workload.node_selector, workload.node_affinity)
-            if not wanted and not namespaces:  # (most workloads: nothing to read)
-                continue
-            cluster = stack.cluster_for(workload.urn)
-            if cluster is not None and cluster.platform != "gcp":
-                continue
-            given = ""
-            if not wanted:  # its namespace's default class, which GKE writes into its Pods
-                workload, given = _namespace_class(stack, workload, namespaces)
-                if isinstance(workload.compute_class, Unknown):
-                    workloads[index], changed = workload, True
-                    continue
-                wanted = requested_classes(workload.node_selector, None)
-            for name in sorted(wanted):
-                why = _class_unread(stack, workload.urn, name, classes)
-                if why:
-                    workload = dataclasses.replace(workload, compute_class=undetermined(
-                        f"{workload.subject}: its Pods request ComputeClass '{name}'{given}, which {why}, so the "
-                        "nodes GKE makes for them are not known and where they run is not judged"))
-                    break
-            if workload is not written:
-                workloads[index], changed = workload, True
-    if changed:
-        stack.own = set(stack.workloads)
-
-
-def _namespace_class(stack: Stack, workload: Workload,
-                     namespaces: Mapping[str, list[Namespace]]) -> tuple[Workload, str]:
-    """The workload with the default ComputeClass of its namespace (a Namespace of the stack on its cluster) in its
-    Pods' nodeSelector, as GKE writes it there (admission.DEFAULT_CLASS), and how messages say where it comes from; as
-    it is when its namespace gives none, and with its placement not known when the class is not known yet."""
-    namespace = workload.namespace
-    if isinstance(namespace, Unknown):  # (not known yet: one that gives a class may be it)
-        place = stack.place(workload.urn, namespace)
-        maybe = sorted(name for name, items in namespaces.items() for item in items
-                       if (item.daemonset_class if workload.kind == "DaemonSet" else item.compute_class) is not None
-                       and place.meets(stack.place(item.urn, name)) is not False)
-        if maybe:
-            return dataclasses.replace(workload, compute_class=undetermined(
-                f"{workload.subject}: its namespace may be '{maybe[0]}', whose default ComputeClass GKE writes into "
-                f"its Pods ({namespace.words}), so the nodes GKE makes for them are not known and where they run is "
-                "not judged")), ""
-        return workload, ""
-    if not isinstance(namespace, str) or namespace not in namespaces:
-        return workload, ""
-    scope = stack.scope(workload.urn)
-    found = next((item for item in namespaces[namespace] if stack.scope(item.urn) == scope), None)
-    if found is None:
-        return workload, ""
-    name = found.daemonset_class if workload.kind == "DaemonSet" else found.compute_class
-    if isinstance(name, Unknown):
-        return dataclasses.replace(workload, compute_class=undetermined(
-            f"{workload.subject}: the default ComputeClass of its namespace '{namespace}' is not known yet, so the "
-            "nodes GKE makes for its Pods are not known and where they run is not judged")), ""
-    selector = workload.node_selector
-    if not isinstance(name, str) or not (selector is None or is_mapping(selector)):
-        return workload, ""
-    return dataclasses.replace(workload, node_selector={**(selector or {}), COMPUTE_CLASS: name}), \
-        f" (its namespace '{namespace}''s default, which GKE writes into them)"
-
-
-def _class_unread(stack: Stack, urn: str, name: str, classes: Mapping[Any, list[ComputeClass]]) -> str:
-    """Why the nodes the ComputeClass ``name`` may make for the Pods of the workload ``urn`` are not all known, as a
-    clause; "" when they are."""
-    if name.startswith(GKE_CLASS_PREFIXES):
-        return "is GKE's own (no class of yours may begin with gke or autopilot), whose nodes GKE picks"
-    if name == CLUSTER_DEFAULT_CLASS:
-        return "may be the cluster's default class, whose Pods may run on pools not labelled for it"
-    scope = stack.scope(urn)
-    named = classes.get(name, [])
-    here = [found for found in named if stack.scope(found.urn) == scope]
-    if here:
-        found = here[0]
-        cluster = stack.cluster_for(found.urn) if found.bounded_from is not None else None
-        least = cluster.version.minor if cluster is not None and cluster.version is not None else None
-        return "" if least is not None and found.bounded_from is not None and least >= found.bounded_from \
-            else found.open
-    if None in classes:
-        return "may be the stack's ComputeClass whose name is not known yet"
-    return "the stack declares on another cluster, or on one the pack cannot tell is theirs" if named else \
-        "is not in the stack"
-
-
-def _runtime_class(stack: Stack, resource: StackResource) -> None:
-    name, scheduling = parse_runtime_class(resource.props)
-    stack.runtime_classes.setdefault(name if isinstance(name, str) else None, []).append((resource.urn, scheduling))
-
-
-def _runtime_classed(stack: Stack) -> None:
-    """Each workload whose Pods name a RuntimeClass, with what that class gives them (SPEC 21: an admission plugin
-    before the scheduler): the scheduling of the RuntimeClass of that name on its cluster (Stack.scope: the stack's, or
-    a stack's it reads); nothing for a class its cluster's platform creates and models (GKE Sandbox's gvisor:
-    KubeCluster.runtime_classes); else not known, since a class the stack does not show may add tolerations (a Pod
-    refused for a taint would be a false violation)."""
-    changed = False
-    for workloads in (stack.workloads, stack.foreign_workloads):
-        for index, workload in enumerate(workloads):
-            name = child(workload.pod_spec, "runtimeClassName") if not isinstance(workload.pod_spec, Unknown) \
-                else None
-            if not isinstance(name, str):
-                continue  # (none; one not known yet is the Pod's own unknown: scheduling.pod_placement)
-            scope = stack.scope(workload.urn)
-            declared = stack.runtime_classes.get(name, [])
-            here: list[RuntimeScheduling] = []
-            for urn, scheduling in declared:
-                if stack.scope(urn) == scope and scheduling not in here:  # (equal schedulings are one)
-                    here.append(scheduling)
-            runtime: Any = here[0] if len(here) == 1 else None
-            if runtime is None:
-                cluster = stack.cluster_for(workload.urn)
-                if not declared and cluster is not None and name in cluster.runtime_classes:
-                    continue
-                elsewhere = not any(stack.scope(urn).startswith(PROVIDER_SCOPE) for urn, _ in declared) and \
-                    not scope.startswith(PROVIDER_SCOPE)
-                which = "is declared twice on its cluster, differently" if here else \
-                    "is declared only on other clusters of the stack" if declared and elsewhere else \
-                    "is declared on a cluster the pack cannot tell is its own" if declared else \
-                    "may be one whose name is not known yet" if None in stack.runtime_classes else \
-                    "is not in the stack"
-                runtime = undetermined(
-                    f"{workload.subject}: its Pods' RuntimeClass '{name}' {which}, so the node selector and "
-                    "tolerations it gives them (RuntimeClass scheduling) are not known and where they can run is not "
-                    "judged")
-            workloads[index] = dataclasses.replace(workload, runtime=runtime)
-            changed = True
-    if changed:
-        stack.own = set(stack.workloads)
-
-
-def _namespaced(stack: Stack) -> None:
-    """Each namespaced object that names no namespace, in the one its provider creates it in (SPEC 21: its provider's
-    namespace, else its kubeconfig's current context's, else default; clusters.provider_namespace): every rule that
-    reads a namespace (quotas, LimitRanges, Pod Security, budgets, autoscalers, Fargate selectors) reads this one."""
-    default = stack.namespace_of  # (called for what names no namespace: its provider's)
-
-    for items in (stack.workloads, stack.foreign_workloads):
-        for index, workload in enumerate(items):
-            if child(child(workload.props, "metadata"), "namespace") is None:
-                items[index] = dataclasses.replace(workload, default_namespace=default(workload.urn))
-    stack.quotas = [item if item.namespace is not None else dataclasses.replace(item, namespace=default(item.urn))
-                    for item in stack.quotas]
-    stack.limit_ranges = [item if item.namespace is not None else dataclasses.replace(
-        item, namespace=default(item.urn)) for item in stack.limit_ranges]
-    stack.budgets = [item if item.namespace is not None else dataclasses.replace(item, namespace=default(item.urn))
-                     for item in stack.budgets]
-    stack.autoscalers = [item if item.namespace is not None else dataclasses.replace(
-        item, namespace=default(item.urn)) for item in stack.autoscalers]
-
-
-def _defaulted(stack: Stack) -> None:
-    """Each workload of a namespace whose LimitRanges give containers a default request, with those defaults (the
-    LimitRanger admission runs before the scheduler sees the Pod: SPEC 21). A resource two LimitRanges of the
-    namespace default differently is left as written."""
-    by_place: dict[Place, dict[str, Any]] = {}
-    for item in stack.limit_ranges:
-        place = stack.place(item.urn, item.namespace)
-        if not place.known or item.unknown is not None:
-            continue
-        merged = by_place.setdefault(place, {})
-        for resource, amount in item.requests.items():
-            merged[resource] = amount if merged.get(resource, amount) == amount else None
-    if not by_place:
-        return
-    for index, workload in enumerate(stack.workloads):
-        found = by_place.get(stack.place(workload.urn, workload.namespace))
-        defaults = {key: value for key, value in (found or {}).items() if value is not None}
-        if defaults:
-            stack.workloads[index] = dataclasses.replace(workload, defaults=defaults)
 
 
 def _joined(pool: Pool, ref: ClusterRef, index: ClusterIndex) -> Pool:

@@ -16,7 +16,8 @@ from decimal import Decimal
 from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
-from .admission import RuntimeScheduling
+from .admission.pod_security import violations
+from .admission.runtime_class import with_runtime
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
 from .pods import (
@@ -33,7 +34,6 @@ from .pods import (
     replicas,
     unset,
 )
-from .podsecurity import violations
 from .rollout import Rollout, rollout
 from .scheduling import PodPlacement, pod_placement
 from .spread import Spread, spreads
@@ -47,11 +47,9 @@ from .values import (
     is_mapping,
     listed,
     plain,
-    quoted,
     reading,
     shared,
     type_name,
-    undetermined,
 )
 
 ROLE_KEY = "compute.alien.dev/workload"
@@ -203,17 +201,17 @@ class Workload:
     props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
     pod_spec: Any = None
     template: Any = None
-    # the request its namespace's LimitRange gives a container that sets none (admission.LimitRange.requests; the
-    # stack's pass sets it, before any rule reads the workload)
+    # the request its namespace's LimitRange gives a container that sets none (admission/limit_ranger.py sets it,
+    # before any rule reads the workload)
     defaults: Mapping[str, Decimal] = dataclasses.field(default_factory=dict)
-    # the namespace its provider creates it in when it names none (clusters.provider_namespace; the stack's pass sets
-    # it): the API server's answer, which every rule reads through ``namespace``
+    # the namespace its provider creates it in when it names none (clusters.provider_namespace;
+    # admission/namespace.py sets it): the API server's answer, which every rule reads through ``namespace``
     default_namespace: Any = None
-    # what the RuntimeClass its Pods name gives them (admission.RuntimeScheduling; the stack's pass sets it): Unknown
+    # what the RuntimeClass its Pods name gives them (admission/runtime_class.py sets it): Unknown
     # when that class is not known, None when they name none or one that gives nothing the pack does not model
     runtime: Any = None
-    # Unknown when its Pods request a GKE ComputeClass whose nodes the stack does not show all of (the stack's pass sets
-    # it: stack._compute_classed); None otherwise
+    # Unknown when its Pods request a GKE ComputeClass whose nodes the stack does not show all of (GKE's admission
+    # step sets it: sources/gke_compute_classes.py); None otherwise
     compute_class: Any = None
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
@@ -406,29 +404,6 @@ def _shared_selector(selector: Any) -> Any:
                                                  for key, value in selector.items()):
         return selector
     return shared(_SELECTORS, tuple(selector.items()), selector, _MOST_SELECTORS)
-
-
-def with_runtime(selector: Any, tolerations: Any, runtime: RuntimeScheduling,
-                 subject: str) -> tuple[Any, Any] | Unknown:
-    """A Pod's nodeSelector and tolerations with its RuntimeClass's scheduling merged in (kubernetes.io/docs/concepts/
-    containers/runtime-class, "Scheduling": the class's nodeSelector is merged with the Pod's, a conflict rejects the
-    Pod; its tolerations are added to the Pod's). Unknown when a part is not known yet, or when they conflict."""
-    extra_selector, extra_tolerations = runtime.node_selector, runtime.tolerations
-    for value in (extra_selector, extra_tolerations):
-        if isinstance(value, Unknown):
-            return value
-    if is_mapping(extra_selector) and extra_selector:
-        if selector is not None and not is_mapping(selector):
-            return selector  # (not readable: the pod_placement of the Pod's own says so)
-        own = dict(selector or {})
-        clash = sorted(key for key, value in extra_selector.items() if key in own and own[key] != value)
-        if clash:
-            return undetermined(f"{subject}: its nodeSelector and its RuntimeClass's disagree on {quoted(clash)}: "
-                                "the RuntimeClass admission plugin rejects such a Pod, so where it runs is not judged")
-        selector = {**own, **extra_selector}
-    if is_list(extra_tolerations) and extra_tolerations and (tolerations is None or is_list(tolerations)):
-        tolerations = [*(tolerations or []), *extra_tolerations]
-    return selector, tolerations
 
 
 def parse_workload(resource_type: str, props: Any, urn: str, name: str) -> Workload | None:

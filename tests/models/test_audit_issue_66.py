@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from compute_guard.policies.model.admission import parse_limit_range
+from compute_guard.policies.model.admission.limit_ranger import parse_limit_range
 from compute_guard.policies.model.clusters import ClusterIndex, KubeCluster
 from compute_guard.policies.model.nodes import AKS_MAX_PODS
 from compute_guard.policies.model.sources import aks

@@ -1,4 +1,4 @@
-"""The Pod Security Standards namespace-admits-workload enforces (policies/model/podsecurity.py) held to Kubernetes'
+"""The Pod Security Standards namespace-admits-workload enforces (policies/model/admission/pod_security.py) held to Kubernetes'
 own k8s.io/pod-security-admission/policy (issue 61, SPEC 21): on generated Pods, at baseline and restricted and the
 latest version, the pack finds something to refuse exactly when the evaluator does not allow the Pod.
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from kube_oracle import ask
 
-from compute_guard.policies.model.podsecurity import violations
+from compute_guard.policies.model.admission.pod_security import violations
 
 SEED = int(os.environ.get("ORACLE_SEED", "61"))
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "3000"))

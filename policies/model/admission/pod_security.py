@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .values import Unknown, child, first_unknown, is_list, is_mapping, listed, plain
+from ..values import Unknown, child, first_unknown, is_list, is_mapping, listed, plain
 
 LEVELS = ("privileged", "baseline", "restricted")
 BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",

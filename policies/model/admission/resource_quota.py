@@ -1,40 +1,22 @@
-"""What a namespace admits (SPEC 21): the ResourceQuotas, LimitRanges and PriorityClasses a stack declares, read once
-into facts that namespace-admits-workload judges its workloads' Pods against.
-
-* A ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/resource-quotas): ``pods``, ``requests.cpu`` and
-  ``requests.memory`` (``cpu`` and ``memory`` are the same), ``limits.cpu`` and ``limits.memory``. A quota with
-  ``scopes`` or a ``scopeSelector`` counts only the Pods they match: not read.
-* A LimitRange's ``Container`` limits with a ``default`` or ``defaultRequest`` give the containers that set none one
-  (its LimitRanger admission runs before the quota's, kubernetes.io/docs/concepts/policy/limit-range).
-* A PriorityClass by its name; ``system-cluster-critical`` and ``system-node-critical`` exist in every cluster
-  (kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption).
+"""The ResourceQuota admission plugin (SPEC 21): a ResourceQuota's ``spec.hard`` (kubernetes.io/docs/concepts/policy/
+resource-quotas): ``pods``, ``requests.cpu`` and ``requests.memory`` (``cpu`` and ``memory`` are the same),
+``limits.cpu`` and ``limits.memory``, and object counts. A quota with ``scopes`` or a ``scopeSelector`` counts only the
+Pods they match: not read. The API server runs it last (admission/__init__.py); namespace-admits-workload judges a
+namespace's Pods together against it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..platforms.quantity import CPU, MEMORY, parse_quantity
-from .values import Unknown, child, is_list, is_mapping, plain
+from ...platforms.quantity import CPU, MEMORY, parse_quantity
+from ..values import Unknown, child, is_mapping
+from .namespace import written_namespace
 
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
-LIMIT_RANGE = "kubernetes:core/v1:LimitRange"
-NAMESPACE = "kubernetes:core/v1:Namespace"
-ENFORCE = "pod-security.kubernetes.io/enforce"  # kubernetes.io/docs/concepts/security/pod-security-admission
-ENFORCE_VERSION = "pod-security.kubernetes.io/enforce-version"
-# A namespace's default GKE ComputeClass: "If the namespace has a default ComputeClass, GKE modifies the Pod
-# specification to select that ComputeClass" (cloud.google.com/kubernetes-engine/docs/how-to/
-# run-pods-default-compute-classes), for every Pod that selects none, or (the -non-daemonset label) every such Pod but a
-# DaemonSet's
-DEFAULT_CLASS = "cloud.google.com/default-compute-class"
-DEFAULT_CLASS_NON_DAEMONSET = "cloud.google.com/default-compute-class-non-daemonset"
-PRIORITY_CLASS = re.compile(r"^kubernetes:scheduling\.k8s\.io/v1(beta1|alpha1)?:PriorityClass$")
-SYSTEM_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
-RUNTIME_CLASS = re.compile(r"^kubernetes:node\.k8s\.io/v1(beta1|alpha1)?:RuntimeClass$")
 
 PODS_KEY = "pods"
 # a hard key -> (what it counts: "pods", or a resource of the Pod's request or limits, and which)
@@ -72,33 +54,6 @@ class Quota:
         return f"ResourceQuota '{self.name}'"
 
 
-@dataclass(frozen=True)
-class LimitRange:
-    urn: str
-    name: str
-    namespace: str | Unknown | None
-    provider: str
-    # what its Container limits give a container that sets none, per resource (millicores, bytes), as the API server
-    # defaults a LimitRange (pkg/apis/core/v1 SetDefaults_LimitRangeItem: default from max, defaultRequest from
-    # default, then from min) and the LimitRanger admission applies it
-    requests: Mapping[str, Decimal] = field(default_factory=dict)
-    limits: Mapping[str, Decimal] = field(default_factory=dict)
-    unknown: Unknown | None = None
-    # its Container limits' min, max and maxLimitRequestRatio, per resource (millicores, bytes; a ratio as is)
-    minimum: Mapping[str, Decimal] = field(default_factory=dict)
-    maximum: Mapping[str, Decimal] = field(default_factory=dict)
-    ratio: Mapping[str, Decimal] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        return f"LimitRange '{self.name}'"
-
-
-def _namespace(props: Any) -> str | Unknown | None:
-    found = child(child(props, "metadata"), "namespace")
-    return found if isinstance(found, (str, Unknown)) else None
-
-
 def parse_quota(urn: str, name: str, props: Any, provider: str) -> Quota:
     spec = child(props, "spec")
     hard = child(spec, "hard")
@@ -122,82 +77,7 @@ def parse_quota(urn: str, name: str, props: Any, provider: str) -> Quota:
                 counts[key] = (kind, amount)
     scoped = child(spec, "scopes") is not None or child(spec, "scopeSelector") is not None
     written = child(child(props, "metadata"), "name")
-    return Quota(urn, written if isinstance(written, str) else name, _namespace(props), provider, found, scoped,
+    return Quota(urn, written if isinstance(written, str) else name, written_namespace(props), provider, found, scoped,
                  counts)
 
 
-def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRange:
-    limits = plain(child(child(props, "spec"), "limits"))
-    if isinstance(limits, Unknown):
-        return LimitRange(urn, name, _namespace(props), provider, unknown=limits)
-    bounds: dict[str, dict[str, Decimal]] = {"min": {}, "max": {}, "maxLimitRequestRatio": {}, "default": {},
-                                             "defaultRequest": {}}
-    for item in limits if is_list(limits) else ():
-        if not is_mapping(item) or item.get("type") not in ("Container", None):
-            continue
-        for key, found in bounds.items():
-            given = item.get(key)
-            for resource in (CPU, MEMORY):
-                value = parse_quantity(given.get(resource)) if is_mapping(given) else None
-                if value is not None:
-                    found[resource] = value * 1000 if resource == CPU and key != "maxLimitRequestRatio" else value
-    limit_defaults = {**bounds["max"], **bounds["default"]}
-    request_defaults = {**bounds["min"], **limit_defaults, **bounds["defaultRequest"]}
-    written = child(child(props, "metadata"), "name")
-    return LimitRange(urn, written if isinstance(written, str) else name, _namespace(props), provider,
-                      request_defaults, limit_defaults, None, bounds["min"], bounds["max"],
-                      bounds["maxLimitRequestRatio"])
-
-
-def object_name(props: Any) -> str | Unknown | None:
-    """A cluster-scoped object's metadata.name (a PriorityClass's, a RuntimeClass's): what Pods name it by."""
-    found = child(child(props, "metadata"), "name")
-    return found if isinstance(found, (str, Unknown)) else None
-
-
-@dataclass(frozen=True)
-class RuntimeScheduling:
-    """What a RuntimeClass gives the Pods that name it: its scheduling's nodeSelector, merged into theirs, and its
-    tolerations, added to theirs, by the RuntimeClass admission plugin before the scheduler sees them
-    (kubernetes.io/docs/concepts/containers/runtime-class, "Scheduling"). Plain values, or Unknown."""
-
-    node_selector: Any = None
-    tolerations: Any = None
-
-
-def parse_runtime_class(props: Any) -> tuple[str | Unknown | None, RuntimeScheduling]:
-    """A RuntimeClass's name and scheduling."""
-    scheduling = child(props, "scheduling")
-    if isinstance(scheduling, Unknown):
-        return object_name(props), RuntimeScheduling(scheduling, scheduling)
-    return object_name(props), RuntimeScheduling(plain(child(scheduling, "nodeSelector")),
-                                                         plain(child(scheduling, "tolerations")))
-
-
-@dataclass(frozen=True)
-class Namespace:
-    """A Namespace of the stack and the Pod Security Standard its enforce label makes the API server enforce."""
-
-    urn: str
-    name: str | Unknown | None
-    provider: str
-    enforce: str | Unknown | None  # privileged | baseline | restricted, as written
-    version: str | Unknown | None  # its enforce-version, as written (None: latest)
-    # the GKE ComputeClass it makes the Pods that select none select (DEFAULT_CLASS, else DEFAULT_CLASS_NON_DAEMONSET),
-    # and a DaemonSet's (DEFAULT_CLASS only), as written
-    compute_class: str | Unknown | None = None
-    daemonset_class: str | Unknown | None = None
-
-
-def parse_namespace(urn: str, props: Any, provider: str) -> Namespace:
-    metadata = child(props, "metadata")
-    labels = child(metadata, "labels")
-    name = child(metadata, "name")
-    enforce, version = child(labels, ENFORCE), child(labels, ENFORCE_VERSION)
-    every, non_daemonset = child(labels, DEFAULT_CLASS), child(labels, DEFAULT_CLASS_NON_DAEMONSET)
-    chosen = every if every is not None else non_daemonset
-    return Namespace(urn, name if isinstance(name, (str, Unknown)) else None, provider,
-                     enforce if isinstance(enforce, (str, Unknown)) else None,
-                     version if isinstance(version, (str, Unknown)) else None,
-                     chosen if isinstance(chosen, (str, Unknown)) else None,
-                     every if isinstance(every, (str, Unknown)) else None)

@@ -186,6 +186,10 @@ class Source:
     # what one of its pools takes of the address space (SPEC 20; pool-address-space), on its cluster: its draws,
     # Unknown when they are not known yet, None when it takes none the stack shows
     addresses: Callable[[Pool, KubeCluster | None], Addresses | None] | None = None
+    # what its platform's admission does to a Pod, where it runs Pods' admission (policies/model/admission/ WEBHOOKS:
+    # GKE's default ComputeClass): for one stack, a step from a workload to the workload admitted, or None when it
+    # changes nothing there
+    admission: Callable[[Any], Callable[[Any], Any] | None] | None = None
 
     def reads(self, resource_type: str) -> bool:
         return resource_type in self.types or (self.accepts is not None and self.accepts(resource_type))

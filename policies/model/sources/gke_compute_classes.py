@@ -21,25 +21,27 @@ A class whose nodes are all read here (it creates no pool, or DoNotScaleUp with 
 known: its pool (one per class, each rule's machines with its Spot label) and the declared pools labelled for it,
 even on a cluster with node auto-provisioning. Any other class a Pod requests (one the stack does not declare, GKE's
 own autopilot classes, a rule of GPUs or TPUs without a machine type, a machine the catalog does not know) is said,
-naming the Pod and what is missing, and nothing is refused for it (stack._compute_classed).
+naming the Pod and what is missing, and nothing is refused for it (:func:`admission`, which also gives a Pod
+its namespace's default class).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 from ...platforms.catalog import Machine, find_machine, machines
+from ..admission.namespace import Namespace
 from ..clusters import Claim, ComputeClass
 from ..labels import COMPUTE_CLASS, LINUX
 from ..platform_admission import class_granted
 from ..pool import Lifetime, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..scheduling import Domain, Taint
-from ..values import Unknown, as_int, child, derived, first_unknown, is_list, is_mapping, plain
+from ..values import Unknown, as_int, child, derived, first_unknown, is_list, is_mapping, plain, undetermined
 from . import Context, Read, Source
 from .common import KUBERNETES_EFFECTS, base_labels, machine_labels, object_taint, set_os, taints
 from .gke import MACHINE_KEYS, MAYBE_PREFIXES, NODE_POOL_LABEL, SPOT_LABELS, UPGRADES
@@ -189,7 +191,7 @@ def parse(resource: StackResource) -> tuple[ComputeClass, Pool | None]:
                 kubelet=_max_pods(rules), lifetime=_upgrades(config),
                 interruption="spot" if spot_rules and len(options) == sum(
                     option.labels.get(SPOT) == "true" for option in options) else "")
-    if when is None:  # DoNotScaleUp on a cluster at 1.33 or later (stack._class_unread reads its version)
+    if when is None:  # DoNotScaleUp on a cluster at 1.33 or later (_class_unread reads its version)
         return ComputeClass(resource.urn, name, UNWRITTEN, bounded_from=BOUNDED_FROM), pool
     return ComputeClass(resource.urn, name), pool
 
@@ -223,4 +225,127 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
     return found
 
 
-SOURCES = (Source("GKE ComputeClass", (TYPE,), read),)
+def requested_classes(node_selector: Any, node_affinity: Any) -> frozenset[str]:
+    """The GKE ComputeClasses a Pod names (its nodeSelector's cloud.google.com/compute-class, and every In of a required
+    node affinity term on it); values not known yet are the Pod's own unknown (scheduling.pod_placement)."""
+    found = {node_selector[COMPUTE_CLASS]} if is_mapping(node_selector) and isinstance(
+        node_selector.get(COMPUTE_CLASS), str) else set()
+    terms = child(child(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms")
+    for term in terms if is_list(terms) else ():
+        expressions = child(term, "matchExpressions")
+        for expression in expressions if is_list(expressions) else ():
+            values = child(expression, "values")
+            if child(expression, "key") == COMPUTE_CLASS and child(expression, "operator") == "In" and is_list(values):
+                found.update(value for value in values if isinstance(value, str))
+    return frozenset(found)
+
+
+# GKE's own ComputeClasses: "The name of your ComputeClass can't begin with gke or autopilot" (cloud.google.com/
+# kubernetes-engine/docs/concepts/about-custom-compute-classes, "Limitations"; autopilot and autopilot-spot run Pods in
+# Autopilot mode in a Standard cluster); "default" may be the cluster-level default, whose Pods may run on pools not
+# labelled for it (the same page)
+GKE_CLASS_PREFIXES = ("gke", "autopilot")
+CLUSTER_DEFAULT_CLASS = "default"
+
+
+def admission(stack: Any) -> Any:
+    """GKE's mutating webhook for ComputeClasses (admission/__init__.py ``WEBHOOKS``): a Pod that selects no class gets
+    its namespace's default class in its nodeSelector; a Pod that requests a class the stack does not show every node of
+    (SPEC 22: one it does not declare on its cluster, GKE's own, one whose nodes are not all read) has its placement not
+    known, said naming the class and what is missing. A class of the stack whose nodes are all read leaves it judged, on
+    the class's pool and the declared pools labelled for it (landing._pinned); a Pod on a cluster of another platform is
+    judged as written. Classes and namespaces are found by name, once per stack."""
+    classes: dict[Any, list[ComputeClass]] = {}
+    for found in stack.compute_classes:
+        classes.setdefault(found.name if isinstance(found.name, str) else None, []).append(found)
+    namespaces: dict[str, list[Namespace]] = {}
+    for item in stack.namespaces:
+        if isinstance(item.name, str) and item.compute_class is not None:
+            namespaces.setdefault(item.name, []).append(item)
+
+    def admit(written: Any) -> Any:
+        workload = written
+        if isinstance(workload.runtime, Unknown) or workload.patch or not workload.has_pod_spec:
+            return workload
+        wanted = requested_classes(workload.node_selector, workload.node_affinity)
+        if not wanted and not namespaces:  # (most workloads: nothing to read)
+            return workload
+        cluster = stack.cluster_for(workload.urn)
+        if cluster is not None and cluster.platform != "gcp":
+            return workload
+        given = ""
+        if not wanted:  # its namespace's default class, which GKE writes into its Pods
+            workload, given = _namespace_class(stack, workload, namespaces)
+            if isinstance(workload.compute_class, Unknown):
+                return workload
+            wanted = requested_classes(workload.node_selector, None)
+        for name in sorted(wanted):
+            why = _class_unread(stack, workload.urn, name, classes)
+            if why:
+                return replace(workload, compute_class=undetermined(
+                    f"{workload.subject}: its Pods request ComputeClass '{name}'{given}, which {why}, so the "
+                    "nodes GKE makes for them are not known and where they run is not judged"))
+        return workload
+
+    return admit
+
+
+def _namespace_class(stack: Any, workload: Any,
+                     namespaces: Mapping[str, list[Namespace]]) -> tuple[Any, str]:
+    """The workload with the default ComputeClass of its namespace (a Namespace of the stack on its cluster) in its
+    Pods' nodeSelector, as GKE writes it there (admission/namespace.py DEFAULT_CLASS), and how messages say where it
+    comes from; as it is when its namespace gives none, and with its placement not known when the class is not known
+    yet."""
+    namespace = workload.namespace
+    if isinstance(namespace, Unknown):  # (not known yet: one that gives a class may be it)
+        place = stack.place(workload.urn, namespace)
+        maybe = sorted(name for name, items in namespaces.items() for item in items
+                       if (item.daemonset_class if workload.kind == "DaemonSet" else item.compute_class) is not None
+                       and place.meets(stack.place(item.urn, name)) is not False)
+        if maybe:
+            return replace(workload, compute_class=undetermined(
+                f"{workload.subject}: its namespace may be '{maybe[0]}', whose default ComputeClass GKE writes into "
+                f"its Pods ({namespace.words}), so the nodes GKE makes for them are not known and where they run is "
+                "not judged")), ""
+        return workload, ""
+    if not isinstance(namespace, str) or namespace not in namespaces:
+        return workload, ""
+    scope = stack.scope(workload.urn)
+    found = next((item for item in namespaces[namespace] if stack.scope(item.urn) == scope), None)
+    if found is None:
+        return workload, ""
+    name = found.daemonset_class if workload.kind == "DaemonSet" else found.compute_class
+    if isinstance(name, Unknown):
+        return replace(workload, compute_class=undetermined(
+            f"{workload.subject}: the default ComputeClass of its namespace '{namespace}' is not known yet, so the "
+            "nodes GKE makes for its Pods are not known and where they run is not judged")), ""
+    selector = workload.node_selector
+    if not isinstance(name, str) or not (selector is None or is_mapping(selector)):
+        return workload, ""
+    return replace(workload, node_selector={**(selector or {}), COMPUTE_CLASS: name}), \
+        f" (its namespace '{namespace}''s default, which GKE writes into them)"
+
+
+def _class_unread(stack: Any, urn: str, name: str, classes: Mapping[Any, list[ComputeClass]]) -> str:
+    """Why the nodes the ComputeClass ``name`` may make for the Pods of the workload ``urn`` are not all known, as a
+    clause; "" when they are."""
+    if name.startswith(GKE_CLASS_PREFIXES):
+        return "is GKE's own (no class of yours may begin with gke or autopilot), whose nodes GKE picks"
+    if name == CLUSTER_DEFAULT_CLASS:
+        return "may be the cluster's default class, whose Pods may run on pools not labelled for it"
+    scope = stack.scope(urn)
+    named = classes.get(name, [])
+    here = [found for found in named if stack.scope(found.urn) == scope]
+    if here:
+        found = here[0]
+        cluster = stack.cluster_for(found.urn) if found.bounded_from is not None else None
+        least = cluster.version.minor if cluster is not None and cluster.version is not None else None
+        return "" if least is not None and found.bounded_from is not None and least >= found.bounded_from \
+            else found.open
+    if None in classes:
+        return "may be the stack's ComputeClass whose name is not known yet"
+    return "the stack declares on another cluster, or on one the pack cannot tell is theirs" if named else \
+        "is not in the stack"
+
+
+SOURCES = (Source("GKE ComputeClass", (TYPE,), read, admission=admission),)
