@@ -41,6 +41,7 @@ from .model.clusters import KubeCluster
 from .model.stack import Stack
 from .model.values import Unknown, derived, undetermined
 from .model.versions import release
+from .platforms.managed import managed
 from .platforms.support import Calendar, Window, calendar
 
 HOURS_A_MONTH = 730  # 24 hours x 365 days / 12 months, the month cloud prices are quoted in
@@ -78,8 +79,8 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
     target = known.in_standard(today)
     upgrade = (f"upgrade it one minor at a time to {release(target, value)}, the oldest in standard support"
                if target is not None and target > minor else "upgrade it one minor at a time")
-    gone = GONE.get(cluster.platform or "", "the platform upgrades such a control plane itself and creates no cluster "
-                                              "at it")
+    gone = managed(cluster.platform).past_support or \
+        "the platform upgrades such a control plane itself and creates no cluster at it"
     if window is None:
         last = oldest.extended_end or oldest.standard_end
         if minor >= oldest.minor or today <= last:
@@ -96,9 +97,10 @@ def _judged(cluster: KubeCluster, known: Calendar, today: date) -> Finding | Non
         return Violation(
             f"{where}: Kubernetes {shown} left {known.extended} on "
             f"{derived(window.extended_end.isoformat(), value)} {said}: {gone}; {upgrade}", cluster.urn)
-    if cluster.platform == "azure":
+    support_model = managed(cluster.platform).support
+    if support_model == "long-term":
         return _aks(cluster, known, window, f"{said}; {upgrade}")
-    if cluster.platform == "gcp":
+    if support_model == "channel":
         return _gke(cluster, window, f"{said}; {upgrade}")
     support = cluster.support
     ended = _left(cluster, "standard support", window)
@@ -129,9 +131,6 @@ def _left(cluster: KubeCluster, support: str, window: Window) -> str:
             f"{derived(window.standard_end.isoformat(), value)}")
 
 
-# what each platform does with a control plane past all its support
-GONE = {"azure": "AKS creates no cluster at it and may upgrade an existing one itself",
-        "gcp": "GKE upgrades such a cluster to a supported minor itself, on its own schedule"}
 EXTENDED_CHANNEL = "EXTENDED"  # releaseChannel.channel: UNSPECIFIED, RAPID, REGULAR, STABLE, EXTENDED
 
 

@@ -42,7 +42,8 @@ from .model.resources import StackResource
 from .model.stack import Stack
 from .model.values import Unknown, undetermined
 from .model.workloads import Workload
-from .words import DELETE_DRAINS, subjects
+from .platforms.managed import managed
+from .words import subjects
 
 
 def pool_replacement_safe(stack: Stack, previous: Snapshot, remembered: Mapping[str, Any]) -> list[Finding]:
@@ -205,7 +206,7 @@ def _replaced(stack: Stack, replaced: Replaced) -> tuple[Finding | None, list[Wo
             f"{rule.name} {name} was set by the program (its state keeps no __defaults, the list of inputs the "
             f"provider filled in): if it was, the old pool is deleted before its replacement exists, and "
             f"{subjects(stranded)} run on no other pool, so this is not judged"), []
-    drain = DELETE_DRAINS.get(pools[0].platform or "", "")
+    drain = managed(pools[0].platform).delete_drain
     unset = f"leave {rule.name} unset" if rule.unset_names_anew else None
     if replaced.unseen and not option:  # the engine's order is its provider's answer, which the pack does not see
         other = f", or {unset} so the new pool is created before the old one goes" if unset else ""

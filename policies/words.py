@@ -21,6 +21,7 @@ from .model.totals import Totals
 from .model.values import REDACTED, Unknown, listed, more, undetermined
 from .model.workloads import Workload
 from .platforms.catalog import PLATFORM_NAMES, Machine
+from .platforms.managed import managed
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
 
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
@@ -105,15 +106,6 @@ def because(need: Need) -> str:
     return f"the stack's compute pools {'run' if need.provided else 'declare'} {need.architecture}"
 
 
-# An output invoke whose arguments are not known yet drops its dependencies in a first preview: each platform's usual
-# one for a kubeconfig, as the fix names it
-KUBECONFIG_INVOKES = {
-    "azure": "azure_native.containerservice.list_managed_cluster_user_credentials_output(resource_name=cluster.name)",
-    "gcp": "gcp.container.get_cluster_output(name=cluster.name)",
-    "aws": "aws.eks.get_cluster_output(name=cluster.name)",
-}
-
-
 def which_cluster(stack: Stack, workload: Workload) -> tuple[str, str]:
     """Who decides a workload's cluster, and the fix, when the pack cannot tell which it is (SPEC 14.4)."""
     resource = stack.resources.get(workload.urn)
@@ -125,8 +117,9 @@ def which_cluster(stack: Stack, workload: Workload) -> tuple[str, str]:
             return (who, "give that Provider the kubeconfig of one cluster of its platform stack (the pack matches its "
                          "clusters' and contexts' names, its server and an exec plugin's --cluster-name to the "
                          "platform's clusters, and this one names none of them, or more than one)")
-        platforms = {pool.platform for pool in stack.platform_pools if pool.platform in KUBECONFIG_INVOKES}
-        example = f", such as {KUBECONFIG_INVOKES[next(iter(platforms))]}" if len(platforms) == 1 else ""
+        # (an output invoke whose arguments are not known yet drops its dependencies: the platform's usual one)
+        invokes = {managed(pool.platform).kubeconfig_invoke for pool in stack.platform_pools} - {""}
+        example = f", such as {next(iter(invokes))}" if len(invokes) == 1 else ""
         return (who, "give the Provider opts=ResourceOptions(depends_on=[<its cluster>]) (its kubeconfig depends on "
                      f"no cluster resource: an output invoke whose arguments are not known yet{example} in a first "
                      "preview, drops its dependencies)")
@@ -284,20 +277,9 @@ __all__ = ["WHAT", "allocatable_sum", "because", "instead", "its_cluster", "list
            "suggestion", "unknown_cluster", "unsure", "which_cluster"]
 
 
-# How each platform's drain meets a budget that allows no eviction, in its own words: EKS fails a managed node group
-# update with PodEvictionFailure (docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html, "Upgrade
-# phase"); AKS stops an upgrade on an undrainable node (learn.microsoft.com/azure/aks/upgrade-cluster, "Optimize for
-# undrainable node behavior"); GKE respects the budget for up to an hour, then drains the node anyway
-# (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"); Karpenter never
-# evicts a Pod its budget protects and waits (karpenter.sh/docs/concepts/disruption, "Pod-level controls"); kubectl
-# drain retries the eviction until its --timeout, infinite by default.
-DRAIN_FAILURES = {"aws": "EKS fails the update with PodEvictionFailure",
-                  "azure": "AKS stops the upgrade on the blocking budget",
-                  "gcp": "GKE waits up to an hour on the budget, then evicts them anyway"}
-# what a platform's drain does with the Pods of a pool it deletes, where it says (a clause after the deletion):
-# GKE waits at most an hour (cloud.google.com/kubernetes-engine/docs/how-to/node-pools, "Delete a node pool")
-DELETE_DRAINS = {"gcp": " (GKE waits at most an hour on PodDisruptionBudgets when it deletes a pool's nodes: "
-                        "cloud.google.com/kubernetes-engine/docs/how-to/node-pools, \"Delete a node pool\")"}
+# How each platform's drain meets a budget that allows no eviction, in its own words (platforms/managed.py
+# drain_failure); Karpenter never evicts a Pod its budget protects and waits (karpenter.sh/docs/concepts/disruption,
+# "Pod-level controls"); kubectl drain retries the eviction until its --timeout, infinite by default.
 KARPENTER_WAITS = "Karpenter waits on the budget and never finishes replacing the nodes"
 DRAIN_WAITS = "a drain fails, or retries until the budget allows an eviction"
 
@@ -307,7 +289,7 @@ def drain_fails(pools: Iterable[Pool]) -> str:
     known: what any drain does)."""
     said: list[str] = []
     for pool in pools:
-        text = KARPENTER_WAITS if pool.karpenter else DRAIN_FAILURES.get(pool.platform or "", DRAIN_WAITS)
+        text = KARPENTER_WAITS if pool.karpenter else managed(pool.platform).drain_failure or DRAIN_WAITS
         if text not in said:
             said.append(text)
     return listed(said, "; ") if said else DRAIN_WAITS

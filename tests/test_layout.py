@@ -544,3 +544,56 @@ def test_no_module_imports_a_layer_above_its_own():
                 if theirs > mine:
                     upward.append(f"{'/'.join(parts)} imports {'.'.join(full)}")
     assert upward == []
+
+
+def _literals(path: Path) -> list[tuple[int, str]]:
+    """Every string constant of a module's code (its docstrings left out), with its line."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and (body := node.body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def _outside(*allowed: str) -> list[Path]:
+    return [path for path in sorted((ROOT / "policies").rglob("*.py"))
+            if not any(path.relative_to(ROOT / "policies").as_posix().startswith(prefix) for prefix in allowed)]
+
+
+# what a Pod's spec writes of where it runs, and the namespace labels that change or refuse a Pod
+ADMITTED_FIELDS = {"nodeSelector", "nodeAffinity", "runtimeClassName"}
+NAMESPACE_LABELS = ("pod-security.kubernetes.io/", "cloud.google.com/default-compute-class")
+
+
+def test_only_admission_and_the_sources_read_where_a_pod_runs_or_a_namespace_label():
+    """Issue 77: a Pod's nodeSelector, node affinity and runtimeClassName are read once (admission/written.py) and
+    changed by the admission steps (model/admission/, a source's own step), and a Namespace's labels are read by its
+    step; a module that reads them itself again (the stack's four passes did) fails here."""
+    slips = [f"{path.relative_to(ROOT / 'policies')}:{line} {value!r}"
+             for path in _outside("model/admission/", "model/sources/") for line, value in _literals(path)
+             if value in ADMITTED_FIELDS or value.startswith(NAMESPACE_LABELS)]
+    assert slips == []
+
+
+def test_the_stack_rebuilds_no_workload():
+    """Issue 77: stack.py parses; what admission does to a workload is model/admission/'s (it rebuilt workloads with
+    dataclasses.replace in four passes)."""
+    tree = ast.parse((ROOT / "policies" / "model" / "stack.py").read_text())
+    rebuilt = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+               and (getattr(node.func, "attr", None) == "replace" or getattr(node.func, "id", None) == "replace")
+               and node.args and "workload" in ast.unparse(node.args[0]).lower()]
+    assert rebuilt == []
+
+
+PLATFORM_NAMES = {"aws", "gcp", "azure"}
+
+
+def test_no_platform_name_is_compared_outside_the_sources_and_the_platforms():
+    """Issue 77: what differs by platform is a capability its record (platforms/managed.py) or its source
+    (model/sources/) gives; no policy or generic model module names a platform to branch on it (support windows,
+    reservations, Pod slots and drains did)."""
+    slips = [f"{path.relative_to(ROOT / 'policies')}:{line} {value!r}"
+             for path in _outside("model/sources/", "platforms/") for line, value in _literals(path)
+             if value in PLATFORM_NAMES]
+    assert slips == []

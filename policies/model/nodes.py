@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..platforms.quantity import CPU, GIB, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
+from ..platforms.managed import managed
+from ..platforms.platform import PLATFORMS
+from ..platforms.quantity import CPU, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
 from .pods import GPU_RESOURCES
 from .pool import Hardware
 from .values import Unknown, as_int, is_mapping
@@ -34,84 +36,19 @@ _SCHEDULED = (CPU, MEMORY, STORAGE)
 # (kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/#hard-eviction-thresholds;
 # EKS nodeadm internal/kubelet, GKE's and AKS's node-resource documentation use the same).
 EVICTION_MEMORY = Decimal(100 * MIB)
-# The kubelet's default maxPods (kubelet configuration reference: maxPods, default 110); GKE's
-# default for Standard clusters (cloud.google.com/kubernetes-engine/docs/how-to/flexible-pod-cidr).
-DEFAULT_MAX_PODS = 110
-# AKS with Azure CNI Overlay, the default network plugin: 250 Pods per node
-# (learn.microsoft.com/azure/aks/concepts-network-azure-cni-overlay, "Pods per node").
-AKS_MAX_PODS = 250
-# EKS: kube-reserved ephemeral storage 1 GiB (awslabs/amazon-eks-ami, nodeadm internal/kubelet config).
-EKS_STORAGE_RESERVED = Decimal(GIB)
-
-
-def _tiered(amount: Decimal, tiers: tuple[tuple[Decimal | None, Decimal], ...]) -> Decimal:
-    """``amount`` split into consecutive tiers (width, rate); a width of None is the rest."""
-    reserved = Decimal(0)
-    left = amount
-    for width, rate in tiers:
-        part = left if width is None else min(left, width)
-        reserved += part * rate
-        left -= part
-        if left <= 0:
-            break
-    return reserved
-
-
-# CPU reserved by EKS and GKE, per core of the node: 6% of the first core, 1% of the second, 0.5% of
-# cores 3 and 4, 0.25% of every core above 4 (awslabs/amazon-eks-ami nodeadm internal/kubelet
-# getCPUMillicoresToReserve; cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes,
-# "Memory and CPU reservations"). In millicores per core: 60, 10, 5, 2.5.
-_EKS_GKE_CPU = ((Decimal(1000), Decimal("0.06")), (Decimal(1000), Decimal("0.01")),
-                (Decimal(2000), Decimal("0.005")), (None, Decimal("0.0025")))
-# CPU reserved by AKS 1.29+ (learn.microsoft.com/azure/aks/node-resource-reservations, "CPU
-# reservations"): 60m for 1 core, 100m for 2, 140m for 4, 180m for 8, 260m for 16, 420m for 32, 740m
-# for 64: 60m for the first core, 40m for the second, 20m each for cores 3-4 and 10m for every core
-# above 4, which gives every documented value and the sizes in between.
-_AKS_CPU = ((Decimal(1000), Decimal("0.06")), (Decimal(1000), Decimal("0.04")),
-            (Decimal(2000), Decimal("0.02")), (None, Decimal("0.01")))
-# Memory reserved by GKE (plan-node-sizes, "Memory and CPU reservations"): 255 MiB on machines with
-# less than 1 GiB, else 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next
-# 112 and 2% of everything above 128 GiB.
-_GKE_MEMORY = ((Decimal(4 * GIB), Decimal("0.25")), (Decimal(4 * GIB), Decimal("0.20")),
-               (Decimal(8 * GIB), Decimal("0.10")), (Decimal(112 * GIB), Decimal("0.06")), (None, Decimal("0.02")))
-GKE_SMALL_MACHINE_MEMORY = Decimal(255 * MIB)
-MB = Decimal(1000**2)
-
-
 def default_reservations(platform: str, capacity: Mapping[str, Decimal],
                          max_pods: int) -> dict[str, dict[str, Decimal]]:
-    """resource -> {part -> amount} the platform's node bootstrap reserves by default."""
+    """resource -> {part -> amount} the platform's node bootstrap reserves by default (platforms/managed.py)."""
     reserved: dict[str, dict[str, Decimal]] = {resource: {} for resource in _SCHEDULED}
     reserved[MEMORY][EVICTION] = EVICTION_MEMORY
-    cpu = capacity.get(CPU)
-    memory = capacity.get(MEMORY)
-    if platform == "aws":
-        if cpu is not None:
-            reserved[CPU][KUBE_RESERVED] = floor(_tiered(cpu, _EKS_GKE_CPU))
-        # EKS: kube-reserved memory = 11 MiB x maxPods + 255 MiB (nodeadm internal/kubelet
-        # getMemoryMebibytesToReserve; ../shared/third_party/eks-instance-info/README.md).
-        reserved[MEMORY][KUBE_RESERVED] = Decimal((11 * max_pods + 255) * MIB)
-        reserved[STORAGE][KUBE_RESERVED] = EKS_STORAGE_RESERVED
-    elif platform == "gcp":
-        if cpu is not None:
-            reserved[CPU][KUBE_RESERVED] = floor(_tiered(cpu, _EKS_GKE_CPU))
-        if memory is not None:
-            reserved[MEMORY][KUBE_RESERVED] = (GKE_SMALL_MACHINE_MEMORY if memory < GIB
-                                               else floor(_tiered(memory, _GKE_MEMORY)))
-    elif platform == "azure":
-        if cpu is not None:
-            reserved[CPU][KUBE_RESERVED] = floor(_tiered(cpu, _AKS_CPU))
-        if memory is not None:
-            # AKS 1.29+ (node-resource-reservations, "Memory reservations"): the lesser of
-            # 20 MB x maxPods + 50 MB and 25% of the node's memory.
-            reserved[MEMORY][KUBE_RESERVED] = floor(min(20 * MB * max_pods + 50 * MB, memory * Decimal("0.25")))
+    for resource, amount in managed(platform).kube_reserved(capacity, max_pods).items():
+        reserved[resource][KUBE_RESERVED] = amount
     return reserved
 
 
 def default_max_pods(platform: str, machine_max_pods: int | None) -> int:
-    if platform == "aws" and machine_max_pods is not None:
-        return machine_max_pods
-    return AKS_MAX_PODS if platform == "azure" else DEFAULT_MAX_PODS
+    found = managed(platform)
+    return machine_max_pods if found.machine_max_pods and machine_max_pods is not None else found.max_pods
 
 
 # --- the node -----------------------------------------------------------------------------------
@@ -156,8 +93,8 @@ def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> N
             capacity[resource] = Decimal(0)
     max_pods = default_max_pods(platform, hardware.max_pods)
     source = (hardware.max_pods_why or f"EKS's maximum for {hardware.name}"
-              if platform == "aws" and hardware.max_pods is not None
-              else f"the {_PLATFORM_NAMES.get(platform, platform)} default")
+              if managed(platform).machine_max_pods and hardware.max_pods is not None
+              else managed(platform).max_pods_words)
     configured = as_int(override.get("maxPods"))  # numbers arrive as floats over the wire
     if configured is not None and configured > 0:
         max_pods, source = int(configured), "the allocatable setting"
@@ -176,10 +113,6 @@ def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> N
                 overridden.add(f"{resource} {part}")
     return Node(platform, hardware.name, capacity, reserved, dict(hardware.unknown), hardware.gpu_type, source,
                 frozenset(overridden), hardware.secret, hardware.driverless)
-
-
-_PLATFORM_NAMES = {"aws": "EKS", "gcp": "GKE", "azure": "AKS (Azure CNI Overlay)", "kubernetes": "kubelet",
-                   "local": "kubelet"}
 
 
 def override(settings: Mapping[str, Any], platform: str, keys: Iterable[str] = (),
@@ -227,7 +160,7 @@ ALLOCATABLE_SCHEMA: dict[str, Any] = {
                    "{'<pool>': ...} for a pool of that name on any cluster), reserve, when it differs from the "
                    "platform's default (docs/allocatable.md). Each field given replaces the default of that field.",
     "properties": {
-        **{platform: _RESERVATION for platform in ("aws", "gcp", "azure", "kubernetes", "local")},
+        **{platform: _RESERVATION for platform in PLATFORMS},
         "pools": {"type": "object", "additionalProperties": _RESERVATION,
                   "propertyNames": {"pattern": "^([A-Za-z0-9_.-]+/)?[A-Za-z0-9_.-]+$"}},
     },

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar, overload
 from ..platforms.quantity import MAX_REPLICAS
 from .admission.pod_security import violations
 from .admission.runtime_class import with_runtime
+from .admission.written import node_placement, pin, runtime_class_name
 from .architecture import Constraint, architecture_constraint
 from .labels import ARCH
 from .pods import (
@@ -291,7 +292,7 @@ class Workload:
             if isinstance(merged, Unknown):
                 return PodPlacement((), None, (), merged)
             selector, tolerations = merged
-        return pod_placement(selector, self.node_affinity, tolerations, child(self.pod_spec, "runtimeClassName"),
+        return pod_placement(selector, self.node_affinity, tolerations, runtime_class_name(self.pod_spec),
                              extended_resources(self.pod_spec))
 
     @kept
@@ -428,12 +429,9 @@ def _parse_workload(kind: Kind, props: Any, urn: str, name: str) -> Workload:
             break
         template = child(template, field)
     pod_spec = child(template, path[-1]) if not isinstance(template, Unknown) else template
-    if isinstance(pod_spec, Unknown):
-        node_selector = node_affinity = pod_spec
-    else:
-        node_selector = _shared_selector(plain(child(pod_spec, "nodeSelector")))
-        affinity = child(pod_spec, "affinity")
-        node_affinity = affinity if isinstance(affinity, Unknown) else plain(child(affinity, "nodeAffinity"))
+    node_selector, node_affinity = node_placement(pod_spec)
+    if not isinstance(pod_spec, Unknown):
+        node_selector = _shared_selector(node_selector)
 
     places = _metadata_maps(child(props, "metadata"), "metadata")
     if template_path and not isinstance(template, Unknown):
@@ -520,18 +518,4 @@ def pin_architecture(props: Any, kind: str, node_architecture: str) -> bool:
     pod_spec = props
     for field in POD_SPEC_PATHS[kind]:
         pod_spec = pod_spec.get(field) if is_mapping(pod_spec) else None
-    if not _writable(pod_spec):
-        return False
-    selector = pod_spec.get("nodeSelector")
-    if selector is None:
-        pod_spec["nodeSelector"] = {ARCH: node_architecture}
-    elif _writable(selector):
-        selector[ARCH] = node_architecture
-    else:
-        return False
-    return True
-
-
-def _writable(value: Any) -> bool:
-    """A mapping that takes assignments (the SDK's secret-preserving proxies are not MutableMappings)."""
-    return is_mapping(value) and hasattr(value, "__setitem__")
+    return pin(pod_spec, ARCH, node_architecture)

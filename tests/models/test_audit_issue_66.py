@@ -12,10 +12,10 @@ import pytest
 
 from compute_guard.policies.model.admission.limit_ranger import parse_limit_range
 from compute_guard.policies.model.clusters import ClusterIndex, KubeCluster
-from compute_guard.policies.model.nodes import AKS_MAX_PODS
 from compute_guard.policies.model.sources import aks
 from compute_guard.policies.model.sources.gke import autopilot_refusals
 from compute_guard.policies.model.values import undetermined
+from compute_guard.policies.platforms.managed import AKS_MAX_PODS
 
 MIB = 1024 * 1024
 

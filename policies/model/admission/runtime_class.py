@@ -13,6 +13,7 @@ from typing import Any
 from ..resources import PROVIDER_SCOPE
 from ..values import Unknown, child, is_list, is_mapping, plain, quoted, undetermined
 from .namespace import object_name
+from .written import runtime_class_name
 
 RUNTIME_CLASS = re.compile(r"^kubernetes:node\.k8s\.io/v1(beta1|alpha1)?:RuntimeClass$")
 
@@ -73,7 +74,7 @@ def prepare(stack: Any) -> Any:
     stack does not show may add tolerations (a Pod refused for a taint would be a false violation)."""
 
     def admit(workload: Any) -> Any:
-        name = child(workload.pod_spec, "runtimeClassName") if not isinstance(workload.pod_spec, Unknown) else None
+        name = runtime_class_name(workload.pod_spec)
         if not isinstance(name, str):
             return workload  # (none; one not known yet is the Pod's own unknown: scheduling.pod_placement)
         scope = stack.scope(workload.urn)

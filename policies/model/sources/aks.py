@@ -30,10 +30,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...platforms.managed import AKS_MAX_PODS
 from ..addresses import Addresses, Draw, Network, Space, space_of
 from ..clusters import Claim, KubeCluster, endpoints
 from ..labels import ARCH, LINUX, MACHINE_KEYS, OS, WINDOWS, ZONE_KEYS
-from ..nodes import AKS_MAX_PODS
 from ..platform_admission import AdmittedPod, Refused, Unmatched
 from ..pool import ClusterRef, Lifetime, Pool
 from ..resources import StackResource
@@ -103,7 +103,7 @@ def read_taint(item: Any) -> Taint | Unknown | None:
 # A pool's maxPods when it sets none: its cluster's network plugin's default (learn.microsoft.com/azure/aks/
 # concepts-network-legacy-cni, "Maximum pods per node": Azure CNI node subnet 30, kubenet 110;
 # .../concepts-network-azure-cni-overlay: Azure CNI Overlay 250). A cluster that names no plugin, or a pool with a pod
-# subnet of its own (Azure CNI pod subnet), keeps the pack's default (policies/model/nodes.py AKS_MAX_PODS).
+# subnet of its own (Azure CNI pod subnet), keeps the pack's default (policies/platforms/managed.py AKS_MAX_PODS).
 NODE_SUBNET_MAX_PODS = 30
 KUBENET_MAX_PODS = 110
 
@@ -434,7 +434,7 @@ def _upgraded(props: Any) -> bool:
 # one surge at a time (learn.microsoft.com/azure/aks/upgrade-cluster): the cluster's upgrade channel (any but none:
 # patch, stable, rapid, node-image; learn.microsoft.com/azure/aks/auto-upgrade-cluster), else the node OS channel
 # NodeImage ("a new VHD ... weekly": learn.microsoft.com/azure/aks/auto-upgrade-node-os-image). A blocking budget stops
-# the upgrade (words.DRAIN_FAILURES): no grace forces the Pods out. As each provider names the inputs.
+# the upgrade (platforms/managed.py drain_failure): no grace forces the Pods out. As each provider names the inputs.
 UPGRADE_CHANNELS = ("autoUpgradeProfile.upgradeChannel", "automaticUpgradeChannel", "automaticChannelUpgrade")
 NODE_OS_CHANNELS = ("autoUpgradeProfile.nodeOSUpgradeChannel", "nodeOsUpgradeChannel", "nodeOsChannelUpgrade")
 

@@ -277,7 +277,7 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
 # registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool; a cluster on a release
 # channel cannot turn it off), and its surge upgrade respects a PodDisruptionBudget for up to an hour, then drains the
 # node anyway (cloud.google.com/kubernetes-engine/docs/concepts/node-pool-upgrade-strategies, "surge upgrades"; the
-# drain words of words.DRAIN_FAILURES).
+# drain words of platforms/managed.py drain_failure).
 UPGRADES = Lifetime("at each automatic upgrade of its version", "an hour", "", "GKE", grace_field="", default=True)
 
 
