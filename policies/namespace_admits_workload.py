@@ -153,36 +153,53 @@ def _unsure(workload: Workload) -> str:
 
 
 def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
-    """A LimitRange's Container min, max and maxLimitRequestRatio against what each container writes (its LimitRanger
-    admission: min <= request, limit <= max, limit / request <= the ratio): what it refuses, one finding a workload."""
+    """A LimitRange's Container min, max and maxLimitRequestRatio against each container as LimitRanger admits it
+    (its namespace's defaults in: Workload.admitted_containers), as the plugin validates them
+    (plugin/pkg/admission/limitranger: min <= request, and <= limit where there is one; limit <= max, and request <=
+    max; a ratio needs a request and a limit, limit / request <= it): what it refuses, one finding a workload. A
+    min or max gives every container a default request or limit, so only the ratio can find one missing. A resource
+    whose default depends on the order of two LimitRanges (``undecided``) is not judged."""
     findings: list[Finding] = []
     for workload in members:
-        containers = workload.containers
+        containers = workload.admitted_containers
         if isinstance(containers, Unknown):
             continue
         broken: list[str] = []
         for container in containers:
             for resource in (CPU, MEMORY):
-                request, limit = container.requests.get(resource), container.limits.get(resource)
-                most, least = bounds.maximum.get(resource), bounds.minimum.get(resource)
-                ratio = bounds.ratio.get(resource)
-                for part, value in (("request", request), ("limit", limit)):
-                    if value is not None and most is not None and value > most:
-                        broken.append(f"'{container.name}' {resource} {part} {amount(resource, value)} is above its "
-                                      f"max {amount(resource, most)}")
-                    if value is not None and least is not None and value < least:
-                        broken.append(f"'{container.name}' {resource} {part} {amount(resource, value)} is below its "
-                                      f"min {amount(resource, least)}")
-                if ratio is not None and request and limit is not None and limit / request > ratio:
-                    broken.append(f"'{container.name}' {resource} limit / request {amount(resource, limit)} / "
-                                  f"{amount(resource, request)} = {limit / request:.3g} is above its "
-                                  f"maxLimitRequestRatio {ratio:f}")
+                if resource in container.undecided:
+                    continue
+                broken.extend(_broken(container.name, resource, container.requests.get(resource),
+                                      container.limits.get(resource), bounds))
         if broken:
             findings.append(Violation(
                 f"{workload.subject}: {bounds.label} of {namespace_named(bounds.namespace)} bounds each container: "
                 f"{listed(broken, '; ')}: the API server refuses its Pods (LimitRanger admission); bring the "
                 "container's resources within the LimitRange, or change the LimitRange", workload.urn))
     return findings
+
+
+def _broken(name: str, resource: str, request: Decimal | None, limit: Decimal | None,
+            bounds: LimitRange) -> list[str]:
+    """What of one container's admitted request and limit of ``resource`` the LimitRange refuses, as clauses."""
+    broken: list[str] = []
+    most, least, ratio = bounds.maximum.get(resource), bounds.minimum.get(resource), bounds.ratio.get(resource)
+    for part, value in (("request", request), ("limit", limit)):
+        if value is not None and most is not None and value > most:
+            broken.append(f"'{name}' {resource} {part} {amount(resource, value)} is above its max "
+                          f"{amount(resource, most)}")
+        if value is not None and least is not None and value < least:
+            broken.append(f"'{name}' {resource} {part} {amount(resource, value)} is below its min "
+                          f"{amount(resource, least)}")
+    if ratio is not None:
+        if not request or not limit:
+            broken.append(f"'{name}' sets no {resource} {'request' if not request else 'limit'} (or 0), and its "
+                          f"maxLimitRequestRatio {ratio:f} needs both")
+        elif limit / request > ratio:
+            broken.append(f"'{name}' {resource} limit / request {amount(resource, limit)} / "
+                          f"{amount(resource, request)} = {limit / request:.3g} is above its maxLimitRequestRatio "
+                          f"{ratio:f}")
+    return broken
 
 
 def _quota(stack: Stack, quota: Quota, place: Place, members: list[Workload]) -> list[Finding]:

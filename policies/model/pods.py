@@ -499,6 +499,9 @@ class ContainerResources:
     requests: Mapping[str, Decimal]
     limits: Mapping[str, Decimal]
     init: bool = False  # an init container (a sidecar among them)
+    # as admitted (admission/limit_ranger.py admitted_containers): the resources whose request or limit the LimitRanges
+    # of its namespace default differently, so that what the API server gives it depends on the order it lists them
+    undecided: frozenset[str] = frozenset()
 
 
 def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unknown:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Generic, TypeVar, overload
 
 from ..platforms.quantity import MAX_REPLICAS
+from .admission.limit_ranger import Defaults, admitted_containers
 from .admission.pod_security import violations
 from .admission.runtime_class import with_runtime
 from .admission.written import node_placement, pin, runtime_class_name
@@ -202,9 +202,9 @@ class Workload:
     props: Any = None  # the resource's inputs, and its pod spec and template, as read (for fit and capacity)
     pod_spec: Any = None
     template: Any = None
-    # the request its namespace's LimitRange gives a container that sets none (admission/limit_ranger.py sets it,
-    # before any rule reads the workload)
-    defaults: Mapping[str, Decimal] = dataclasses.field(default_factory=dict)
+    # the request and limit its namespace's LimitRanges give a container that sets none (admission/limit_ranger.py sets
+    # it, before any rule reads the workload); None: they give none
+    defaults: Defaults | None = None
     # the namespace its provider creates it in when it names none (clusters.provider_namespace;
     # admission/namespace.py sets it): the API server's answer, which every rule reads through ``namespace``
     default_namespace: Any = None
@@ -231,7 +231,8 @@ class Workload:
     @kept
     def request(self) -> PodRequest | None:
         """One Pod's request per resource; None without a pod spec."""
-        return None if self.pod_spec is None else pod_request(self.pod_spec, self.pod_spec_path, self.defaults)
+        return None if self.pod_spec is None else pod_request(
+            self.pod_spec, self.pod_spec_path, self.defaults.known_requests if self.defaults is not None else None)
 
     @kept
     def replicas(self) -> Replicas:
@@ -247,6 +248,12 @@ class Workload:
     def containers(self) -> tuple[ContainerResources, ...] | Unknown:
         """Each container's cpu and memory requests and limits as written (pods.container_resources)."""
         return container_resources(self.pod_spec) if self.pod_spec is not None else ()
+
+    @kept
+    def admitted_containers(self) -> tuple[ContainerResources, ...] | Unknown:
+        """Each container as LimitRanger admits it: its namespace's default request and limit where it writes none
+        (admission/limit_ranger.py)."""
+        return admitted_containers(self.containers, self.defaults)
 
     @kept
     def host(self) -> HostAccess | Unknown:

@@ -10,7 +10,8 @@
 //	 "rollout": [{"maxSurge": IntOrString, "maxUnavailable": IntOrString, "replicas": N}...],
 //	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...],
 //	 "removed": true,
-//	 "podSecurity": [{"level": "baseline" | "restricted", "pod": Pod}...]}
+//	 "podSecurity": [{"level": "baseline" | "restricted", "pod": Pod}...],
+//	 "admission": [{"limitRanges": [LimitRange...], "runtimeClasses": [RuntimeClass...], "pod": Pod}...]}
 //
 //	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
 //	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
@@ -18,7 +19,9 @@
 //	 "rollout": [{"maxSurge": N, "maxUnavailable": N}...],
 //	 "eviction": [[[<index of a budget the eviction API finds for the pod>...] per pod]...],
 //	 "removed": [{"group": G, "version": V, "kind": K, "removed": "1.25", "replacement": "policy/v1"}...],
-//	 "podSecurity": [{"allowed": bool, "reasons": ["<forbidden reason>"...]}...]}
+//	 "podSecurity": [{"allowed": bool, "reasons": ["<forbidden reason>"...]}...],
+//	 "admission": [{"refused": "" | "<plugin>: <why>", "requests": {...}, "nodeSelector": {...},
+//	                "tolerations": [Toleration...]}...]}
 //
 // "filter": per node, whether the default Filter plugins admit the Pod on an empty cluster holding "pods" (the
 // first failing plugin and its reasons), the Pod first handed through the ExtendedResourceToleration admission
@@ -33,7 +36,11 @@
 // (APILifecycleRemoved, generated from the "+k8s:prerelease-lifecycle-gen:removed" tags), with the version its
 // APILifecycleReplacement names: scripts/generate_removed_apis writes the pack's table from it. "podSecurity":
 // k8s.io/pod-security-admission/policy's own evaluator at the level and the latest version, on the Pod's metadata
-// and spec (the Pod Security Admission a namespace's enforce label turns on).
+// and spec (the Pod Security Admission a namespace's enforce label turns on). "admission": the Pod (defaulted as the
+// API server defaults it) through the LimitRanger and RuntimeClass admission plugins of k8s.io/kubernetes, in the API
+// server's order (AllOrderedPlugins: LimitRanger, then RuntimeClass; every mutation before every validation), over the
+// namespace's LimitRanges and the cluster's RuntimeClasses (each defaulted as the API server stores it): the first
+// refusal, else the admitted Pod's requests (as "requests" counts them), nodeSelector and tolerations.
 package main
 
 import (
@@ -46,6 +53,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -82,6 +90,8 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	schedulermetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
 	"k8s.io/kubernetes/plugin/pkg/admission/extendedresourcetoleration"
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
+	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
 	psapi "k8s.io/pod-security-admission/api"
 	pspolicy "k8s.io/pod-security-admission/policy"
 )
@@ -113,13 +123,20 @@ type evictionCase struct {
 }
 
 type request struct {
-	Filter     []filterCase   `json:"filter"`
-	Requests   []*v1.Pod      `json:"requests"`
-	Disruption []budgetCase   `json:"disruption"`
-	Rollout    []rolloutCase  `json:"rollout"`
-	Eviction   []evictionCase `json:"eviction"`
-	Removed    bool           `json:"removed"`
-	Security   []securityCase `json:"podSecurity"`
+	Filter     []filterCase    `json:"filter"`
+	Requests   []*v1.Pod       `json:"requests"`
+	Disruption []budgetCase    `json:"disruption"`
+	Rollout    []rolloutCase   `json:"rollout"`
+	Eviction   []evictionCase  `json:"eviction"`
+	Removed    bool            `json:"removed"`
+	Security   []securityCase  `json:"podSecurity"`
+	Admission  []admissionCase `json:"admission"`
+}
+
+type admissionCase struct {
+	LimitRanges    []*v1.LimitRange       `json:"limitRanges"`
+	RuntimeClasses []*nodev1.RuntimeClass `json:"runtimeClasses"`
+	Pod            *v1.Pod                `json:"pod"`
 }
 
 type securityCase struct {
@@ -141,6 +158,7 @@ type answer struct {
 	Eviction   [][][]int          `json:"eviction"`
 	Removed    []removedAPI       `json:"removed"`
 	Security   []map[string]any   `json:"podSecurity"`
+	Admission  []map[string]any   `json:"admission"`
 }
 
 type removedAPI struct {
@@ -308,6 +326,77 @@ func admit(ctx context.Context, pod *v1.Pod) error {
 	return legacyscheme.Scheme.Convert(internal, pod, nil)
 }
 
+// admitted hands the Pod through the LimitRanger and RuntimeClass admission plugins as the API server runs them: each
+// one's Admit in AllOrderedPlugins' order, then each one's Validate; the plugins find the LimitRanges and RuntimeClasses
+// through a client that holds them (their live lookup).
+func admitted(ctx context.Context, c admissionCase) (map[string]any, error) {
+	objects := []runtime.Object{}
+	for _, item := range c.LimitRanges {
+		legacyscheme.Scheme.Default(item)
+		objects = append(objects, item)
+	}
+	for _, item := range c.RuntimeClasses {
+		legacyscheme.Scheme.Default(item)
+		objects = append(objects, item)
+	}
+	client := fake.NewClientset(objects...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	ranger, err := limitranger.NewLimitRanger(&limitranger.DefaultLimitRangerActions{})
+	if err != nil {
+		return nil, err
+	}
+	ranger.SetExternalKubeClientSet(client)
+	ranger.SetExternalKubeInformerFactory(factory)
+	classes := runtimeclass.NewRuntimeClass()
+	classes.SetExternalKubeClientSet(client)
+	classes.SetExternalKubeInformerFactory(factory)
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+	pod := c.Pod
+	defaults(pod)
+	internal := &core.Pod{}
+	if err := legacyscheme.Scheme.Convert(pod, internal, nil); err != nil {
+		return nil, err
+	}
+	attributes := admission.NewAttributesRecord(internal, nil, core.Kind("Pod").WithVersion("v1"), pod.Namespace,
+		pod.Name, core.Resource("pods").WithVersion("v1"), "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	steps := []struct {
+		name   string
+		plugin admission.Interface
+	}{{"LimitRanger", ranger}, {"RuntimeClass", classes}}
+	for _, step := range steps {
+		if err := step.plugin.(admission.MutationInterface).Admit(ctx, attributes, nil); err != nil {
+			return map[string]any{"refused": step.name + ": " + err.Error()}, nil
+		}
+	}
+	for _, step := range steps {
+		if err := step.plugin.(admission.ValidationInterface).Validate(ctx, attributes, nil); err != nil {
+			return map[string]any{"refused": step.name + ": " + err.Error()}, nil
+		}
+	}
+	out := &v1.Pod{}
+	if err := legacyscheme.Scheme.Convert(internal, out, nil); err != nil {
+		return nil, err
+	}
+	requests := map[string]int64{}
+	for name, quantity := range resourcehelper.PodRequests(out, resourcehelper.PodResourcesOptions{}) {
+		if name == v1.ResourceCPU {
+			requests[string(name)] = quantity.MilliValue()
+		} else {
+			requests[string(name)] = quantity.Value()
+		}
+	}
+	selector := out.Spec.NodeSelector
+	if selector == nil {
+		selector = map[string]string{}
+	}
+	tolerations := out.Spec.Tolerations
+	if tolerations == nil {
+		tolerations = []v1.Toleration{}
+	}
+	return map[string]any{"refused": "", "requests": requests, "nodeSelector": selector, "tolerations": tolerations}, nil
+}
+
 func filter(ctx context.Context, c filterCase) (filterAnswer, error) {
 	for _, pod := range c.Pods {
 		defaults(pod)
@@ -473,7 +562,8 @@ func main() {
 	schedulermetrics.Register()    // the plugins record metrics as kube-scheduler does
 	ctx := context.Background()
 	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
-		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}, Security: []map[string]any{}}
+		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}, Security: []map[string]any{},
+		Admission: []map[string]any{}}
 	if in.Removed {
 		out.Removed = removedAPIs()
 	}
@@ -542,6 +632,14 @@ func main() {
 			}
 			out.Security = append(out.Security, map[string]any{"allowed": result.Allowed, "reasons": reasons})
 		}
+	}
+	for _, c := range in.Admission {
+		found, err := admitted(ctx, c)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "oracle: admission:", err)
+			os.Exit(1)
+		}
+		out.Admission = append(out.Admission, found)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle: writing the answer:", err)

@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...platforms.quantity import CPU, MEMORY, parse_quantity
+from ..pods import ContainerResources
 from ..values import Unknown, child, is_list, is_mapping, plain
 from .namespace import written_namespace
 
@@ -62,24 +63,67 @@ def parse_limit_range(urn: str, name: str, props: Any, provider: str) -> LimitRa
                       bounds["maxLimitRequestRatio"])
 
 
+@dataclass(frozen=True)
+class Defaults:
+    """What a namespace's LimitRanges give a container that sets no request or limit, per resource (millicores,
+    bytes); None where two of them give different ones: the API server applies each LimitRange in the order it lists
+    them, so what such a container gets is not known."""
+
+    requests: Mapping[str, Decimal | None] = field(default_factory=dict)
+    limits: Mapping[str, Decimal | None] = field(default_factory=dict)
+
+    @property
+    def known_requests(self) -> dict[str, Decimal]:
+        """The default requests every order gives (what one Pod's request counts: pods.pod_request)."""
+        return {resource: amount for resource, amount in self.requests.items() if amount is not None}
+
+
+def _merged(into: dict[str, Decimal | None], given: Mapping[str, Decimal]) -> None:
+    for resource, amount in given.items():
+        into[resource] = amount if into.get(resource, amount) == amount else None
+
+
+def admitted_containers(containers: tuple[ContainerResources, ...] | Unknown,
+                        defaults: Defaults | None) -> tuple[ContainerResources, ...] | Unknown:
+    """Each container as LimitRanger admits it (plugin/pkg/admission/limitranger mergeContainerResources): a limit it
+    does not write is its namespace's default limit, a request it does not write (nor defaults from its own limit)
+    its default request; a resource whose default two LimitRanges disagree on, for a container that takes it, is
+    ``undecided``."""
+    if isinstance(containers, Unknown) or defaults is None:
+        return containers
+    found: list[ContainerResources] = []
+    for container in containers:
+        requests, limits = dict(container.requests), dict(container.limits)
+        undecided: set[str] = set()
+        for given, taken in ((defaults.limits, limits), (defaults.requests, requests)):
+            for resource, amount in given.items():
+                if resource in taken:
+                    continue
+                if amount is None:
+                    undecided.add(resource)
+                else:
+                    taken[resource] = amount
+        found.append(ContainerResources(container.name, requests, limits, container.init, frozenset(undecided)))
+    return tuple(found)
+
+
 def prepare(stack: Any) -> Any:
-    """Each workload of a namespace whose LimitRanges give containers a default request, with those defaults (by
-    cluster and namespace: Stack.place). A resource two LimitRanges of the namespace default differently is left as
-    written. None when no LimitRange of the stack gives one."""
-    by_place: dict[Any, dict[str, Any]] = {}
+    """Each workload of a namespace whose LimitRanges give containers a default request or limit, with those defaults
+    (by cluster and namespace: Stack.place). None when no LimitRange of the stack gives one."""
+    merged: dict[Any, tuple[dict[str, Decimal | None], dict[str, Decimal | None]]] = {}
     for item in stack.limit_ranges:
         place = stack.place(item.urn, item.namespace)
-        if not place.known or item.unknown is not None:
+        if not place.known or item.unknown is not None or not (item.requests or item.limits):
             continue
-        merged = by_place.setdefault(place, {})
-        for resource, amount in item.requests.items():
-            merged[resource] = amount if merged.get(resource, amount) == amount else None
-    if not by_place:
+        requests, limits = merged.setdefault(place, ({}, {}))
+        _merged(requests, item.requests)
+        _merged(limits, item.limits)
+    if not merged:
         return None
+    by_place = {place: Defaults(requests, limits) for place, (requests, limits) in merged.items()}
 
     def admit(workload: Any) -> Any:
         found = by_place.get(stack.place(workload.urn, workload.namespace))
-        defaults = {key: value for key, value in (found or {}).items() if value is not None}
-        return replace(workload, defaults=defaults) if defaults else workload
+        return replace(workload, defaults=found) if found is not None else workload
 
     return admit

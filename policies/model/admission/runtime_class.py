@@ -63,8 +63,47 @@ def with_runtime(selector: Any, tolerations: Any, runtime: RuntimeScheduling,
                                 "the RuntimeClass admission plugin rejects such a Pod, so where it runs is not judged")
         selector = {**own, **extra_selector}
     if is_list(extra_tolerations) and extra_tolerations and (tolerations is None or is_list(tolerations)):
-        tolerations = [*(tolerations or []), *extra_tolerations]
+        tolerations = merge_tolerations([*(tolerations or []), *extra_tolerations])
     return selector, tolerations
+
+
+def _fields(toleration: Any) -> tuple[Any, ...]:
+    """A toleration as the API compares two (a field not written is its zero value)."""
+    return tuple(toleration.get(key) or ("" if key != "tolerationSeconds" else None)
+                 for key in ("key", "operator", "value", "effect", "tolerationSeconds")) \
+        if is_mapping(toleration) else (toleration,)
+
+
+def _superset(wide: Any, narrow: Any) -> bool:
+    """``wide`` tolerates every taint ``narrow`` does (pkg/util/tolerations isSuperset)."""
+    (key, operator, value, effect, seconds), (t_key, t_operator, t_value, t_effect, t_seconds) = \
+        _fields(wide), _fields(narrow)
+    if (key, operator, value, effect, seconds) == (t_key, t_operator, t_value, t_effect, t_seconds):
+        return True
+    if t_key != key and (key != "" or operator != "Exists"):
+        return False
+    if t_effect != effect and effect != "":
+        return False
+    if effect == "NoExecute" and seconds is not None and (t_seconds is None or t_seconds > seconds):
+        return False
+    if operator in ("Equal", ""):
+        return t_operator == "Equal" and t_value == value
+    return operator == "Exists"
+
+
+def merge_tolerations(every: list[Any]) -> list[Any]:
+    """The Pod's tolerations and its RuntimeClass's as the plugin merges them (k8s.io/kubernetes pkg/util/tolerations
+    MergeTolerations): a toleration another one tolerates a superset of is dropped, the first of equal ones kept."""
+    if not all(is_mapping(item) and len(_fields(item)) == 5 for item in every):
+        return every
+    merged: list[Any] = []
+    for index, item in enumerate(every):
+        if any(_superset(kept, item) for kept in merged):
+            continue
+        if any(_fields(item) != _fields(later) and _superset(later, item) for later in every[index + 1:]):
+            continue
+        merged.append(item)
+    return merged
 
 
 def prepare(stack: Any) -> Any:
