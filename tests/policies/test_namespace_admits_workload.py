@@ -121,6 +121,44 @@ def test_a_limit_range_refuses_containers_outside_its_bounds():
     assert "'api' cpu request 1500m is above its max 1 core; 'api' cpu limit 1500m is above its max 1 core" in over
 
 
+
+def ranges(*limits):
+    """LimitRanges of namespace team, one per Container item given."""
+    def declare():
+        for number, item in enumerate(limits):
+            k8s.core.v1.LimitRange(f"bounds{number}", metadata={"name": f"bounds{number}", "namespace": "team"},
+                                   spec={"limits": [{"type": "Container", **item}]})
+    return declare
+
+
+def test_a_limit_range_judges_the_container_limitranger_admits():
+    """Issue 77, found by tests/oracle/test_admission_oracle.py: LimitRanger validates each container after it has
+    given it the namespace's defaults. A default limit of 2 cores (from max) on a 500m request breaks a
+    maxLimitRequestRatio of 2 (2 cores / 500m = 4); a ratio needs a request and a limit, so a container that sets no
+    cpu (its default request 500m, no default limit) is refused under a ratio alone. (A default below another
+    LimitRange's min, or above its max, cannot be told: a min or max is a default too, and two defaults that differ
+    leave the resource undecided, below.)"""
+    (ratio,) = findings(ranges({"max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "2"}}),
+                        deployment("api", 1, {"cpu": "500m"}))
+    assert "'api' cpu limit / request 2 cores / 500m = 4 is above its maxLimitRequestRatio 2" in ratio
+    assert findings(ranges({"max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "4"}}),
+                    deployment("api", 1, {"cpu": "500m"})) == []
+    (missing,) = findings(ranges({"defaultRequest": {"cpu": "500m"}, "maxLimitRequestRatio": {"cpu": "2"}}),
+                          deployment("api", 1, {"memory": "64Mi"}))
+    assert "'api' sets no cpu limit (or 0), and its maxLimitRequestRatio 2 needs both" in missing
+
+
+def test_two_limit_ranges_that_default_differently_leave_the_resource_unjudged():
+    """The API server applies each LimitRange in the order it lists them, so a container that takes a resource's
+    default gets the first one's: 100m or 500m here, and a min of 250m refuses one and not the other. The pack
+    counts no default for it and judges no bound of it; the memory it writes is still judged."""
+    both = ranges({"defaultRequest": {"cpu": "100m"}}, {"defaultRequest": {"cpu": "500m"}, "min": {"cpu": "250m"}})
+    assert findings(both, deployment("api", 1, {"memory": "64Mi"})) == []
+    bounded = ranges({"defaultRequest": {"cpu": "100m"}},
+                     {"defaultRequest": {"cpu": "500m"}, "min": {"cpu": "250m", "memory": "128Mi"}})
+    (memory,) = findings(bounded, deployment("api", 1, {"memory": "64Mi"}))
+    assert "'api' memory request 64 MiB is below its min 128 MiB" in memory and "cpu" not in memory.split(":")[1]
+
 def namespace(level, version=None):
     def declare():
         labels = {"pod-security.kubernetes.io/enforce": level,
