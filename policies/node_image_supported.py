@@ -10,7 +10,7 @@ its control plane has already moved. The table is data (policies/platforms/data/
 date said in each message); each pool's image is its source's fact (``Pool.image``: EKS ``amiType``, a Karpenter
 EC2NodeClass's ``amiSelectorTerms`` alias, AKS ``osSKU``, GKE ``nodeConfig.imageType``), its version the pool's own
 (``Pool.version``) or, where it sets none, its control plane's. The pools a cluster's platform creates on its own (GKE
-node auto-provisioning's ``autoProvisioningDefaults.imageType``: ``KubeCluster.image``) are each new, so at its
+node auto-provisioning's ``autoProvisioningDefaults.imageType``: ``Provisioning.image``) are each new, so at its
 control plane's version: refused on the cluster there.
 
 A pool that sets its own version is judged: at a version its image does not run, it is refused. A pool that follows
@@ -56,7 +56,8 @@ def node_image_supported(stack: Stack, created: Created = lambda urn: None, toda
         if finding is not None:
             findings.append(finding)
     for cluster in stack.kube_clusters:  # the pools a cluster's platform creates on its own (GKE auto-provisioning)
-        if cluster.urn in stack.foreign or cluster.image is None or cluster.platform is None:
+        if cluster.urn in stack.foreign or cluster.provisioning is None or cluster.provisioning.image is None \
+                or cluster.platform is None:
             continue
         finding = _provisioned(cluster, cluster.platform, created, today)
         if finding is not None:
@@ -101,7 +102,7 @@ def _never_created(platform: str, end: ImageEnd, today: date | None) -> str:
 def _provisioned(cluster: KubeCluster, platform: str, created: Created, today: date | None) -> Finding | None:
     """The image of every pool a cluster's platform creates on its own: each is new, so at its control plane's
     version."""
-    field, image = cluster.image or ("", None)
+    field, image = (cluster.provisioning.image if cluster.provisioning else None) or ("", None)
     if not isinstance(image, str):
         return None  # which image is not known yet (the cluster says it is not known: its unknown)
     end = image_end(platform, image)

@@ -117,7 +117,7 @@ def _cluster_caps(stack: Stack) -> list[Finding]:
     for cluster in stack.kube_clusters:
         if cluster.urn in stack.foreign:
             continue
-        for resource, cap in cluster.caps:
+        for resource, cap in cluster.provisioning.caps if cluster.provisioning is not None else ():
             findings.extend(_over_cap(stack, cluster, resource, cap))
     return findings
 

@@ -36,6 +36,22 @@ MAX_HOPS = 4  # how far a kubeconfig's dependencies are followed to find the clu
 
 
 @dataclass(frozen=True)
+class Provisioning:
+    """What a cluster's platform provisions on its own for Pods no pool of the stack holds, as its source reads it
+    (GKE node auto-provisioning: sources/gke.py)."""
+
+    # the most of a resource all its nodes together may have (SPEC 22: clusterAutoscaling.resourceLimits maximums:
+    # cpu in millicores, memory in bytes), by resource
+    caps: tuple[tuple[str, Decimal], ...] = ()
+    # the machines it adds for a Pod that asks for nothing in particular, each within the caps (GKE's E2 series); a
+    # Pod one of them holds is scheduled there (SPEC 22)
+    defaults: tuple[str, ...] = ()
+    # the image of every pool it creates, at its control plane's version (autoProvisioningDefaults.imageType):
+    # (field, image) as Pool.image; None: not written (SPEC 23)
+    image: tuple[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class KubeCluster:
     """A cluster resource of the stack."""
 
@@ -66,24 +82,17 @@ class KubeCluster:
     # or AKSLongTermSupport); None: the input is not set
     support: Any = None
     platform: str | None = None  # whose cluster it is (aws, gcp, azure), as its source says
-    # the most of a resource all its nodes together may have, where its platform caps it (SPEC 22: GKE's
-    # clusterAutoscaling.resourceLimits maximums: cpu in millicores, memory in bytes), by resource
-    caps: tuple[tuple[str, Decimal], ...] = ()
+    # what its platform provisions on its own for Pods no pool holds (GKE node auto-provisioning); None: nothing
+    provisioning: Provisioning | None = None
     pool_label: str = ""  # the label that names a node's pool, unique in the cluster (ClusterRef.pool_label)
     class_label: str = ""  # the label that names the ComputeClass a node is for (ClusterRef.class_label)
     unprovisioned: tuple[tuple[str, str], ...] = ()  # what the nodes its platform adds never offer (ClusterRef's)
-    # the image of the pools its platform creates on its own, each at its control plane's version (GKE node
-    # auto-provisioning's autoProvisioningDefaults.imageType): (field, image) as Pool.image; None: not written
-    image: tuple[str, Any] | None = None
     # the RuntimeClasses its platform creates whose scheduling the pack models (GKE Sandbox's gvisor: the toleration
     # its admission gives, platform_admission.grants): a Pod that names one is judged as it is written
     runtime_classes: frozenset[str] = frozenset()
     # how its platform replaces the nodes of the pools that join it, where the cluster says (AKS's upgrade channels:
     # its source's ``join`` gives it to them); SPEC 23
     lifetime: Lifetime | None = None
-    # the machines its platform adds for a Pod that asks for nothing in particular, each within its caps (GKE node
-    # auto-provisioning's E2 series: its source's); a Pod one of them holds is scheduled there (SPEC 22)
-    defaults: tuple[str, ...] = ()
 
     @property
     def ref(self) -> ClusterRef:
@@ -233,8 +242,8 @@ def _merged(component: KubeCluster, resource: KubeCluster) -> KubeCluster:
                                                       "plugin", "pod_range", "admission", "support",
                                                       "platform")
              if getattr(component, key) is None and getattr(resource, key) is not None}
-    if not component.caps and resource.caps:
-        facts["caps"] = resource.caps
+    if component.provisioning is None and resource.provisioning is not None:
+        facts["provisioning"] = resource.provisioning
     return dataclasses.replace(component, names=component.names | resource.names,
                                endpoints=component.endpoints | resource.endpoints,
                                pools_known=component.pools_known and resource.pools_known, **facts)

@@ -425,10 +425,11 @@ _PLAIN = frozenset({(ARCH, "amd64"), (ARCH_BETA, "amd64"), (OS, LINUX), (OS_BETA
 def held_by_defaults(stack: Stack, workload: Workload, cluster: KubeCluster, settings: Mapping[str, Any]) -> bool:
     """The workload's Pods ask nothing in particular of a node (no node selector but amd64 Linux, no required node
     affinity, no RuntimeClass, no extended resource), and a machine the cluster's platform adds for such a Pod
-    (KubeCluster.defaults: GKE node auto-provisioning's E2 series within its caps) holds one of them after every
+    (Provisioning.defaults: GKE node auto-provisioning's E2 series within its caps) holds one of them after every
     DaemonSet that may run on the cluster: the platform schedules them there, whatever the pools the stack declares
     (SPEC 22: no note for a Pod the documented default machines hold within the caps)."""
-    if not cluster.defaults or cluster.platform is None or workload.kind == "DaemonSet":
+    provisioning = cluster.provisioning
+    if provisioning is None or not provisioning.defaults or cluster.platform is None or workload.kind == "DaemonSet":
         return False
     placement = workload.scheduling
     if placement.unknown is not None or placement.terms is not None or placement.runtime_class is not None \
@@ -446,7 +447,7 @@ def held_by_defaults(stack: Stack, workload: Workload, cluster: KubeCluster, set
         if each is None or each.unknown:
             return False
         taken = {CPU: taken[CPU] + each.get(CPU), MEMORY: taken[MEMORY] + each.get(MEMORY), PODS: taken[PODS] + 1}
-    defaults = frozenset(cluster.defaults)
+    defaults = frozenset(provisioning.defaults)
     return any(machine.name in defaults and architecture == "amd64"
                and all(request.get(resource) + taken[resource] <= (node.allocatable(resource) or Decimal(0))
                        for resource in (CPU, MEMORY))

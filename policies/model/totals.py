@@ -169,7 +169,7 @@ def cluster_cap(stack: Stack, pool: Pool) -> Limit | None:
     minimum size (on their smallest machine), over the cores of this pool's smallest machine. None when the cap allows
     its maxSize, or a size or machine is not known."""
     cluster = stack.cluster_for(pool)
-    caps = dict(cluster.caps) if cluster is not None else {}
+    caps = dict(cluster.provisioning.caps) if cluster is not None and cluster.provisioning else {}
     cap, size = caps.get(CPU), pool.max_size
     if cap is None or cluster is None or not isinstance(size, int):
         return None

@@ -47,7 +47,7 @@ from typing import Any
 from ...platforms.catalog import family_of, machines
 from ...platforms.quantity import CPU, GIB, MEMORY
 from ..addresses import Addresses, Draw, Network, Space, block, space_of
-from ..clusters import Claim, KubeCluster, endpoints
+from ..clusters import Claim, KubeCluster, Provisioning, endpoints
 from ..labels import ARCH, COMPUTE_CLASS, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
 from ..platform_admission import AdmittedPod, Refused, Unmatched, class_granted
 from ..pods import NVIDIA
@@ -189,6 +189,15 @@ def resource_caps(props: Any) -> tuple[tuple[str, Decimal], ...]:
                 found.setdefault(capped[0], Decimal(int(most)) * capped[1])
     return tuple(sorted(found.items()))
 
+
+
+def _provisioned(props: Any) -> Provisioning:
+    """What node auto-provisioning adds on the cluster: its caps, its default machines within them, and the image of
+    every pool it creates (SPEC 22, 23)."""
+    caps = resource_caps(props)
+    return Provisioning(caps, default_machines(caps), image_of(child(child(props, "clusterAutoscaling"),
+                                                                     "autoProvisioningDefaults"),
+                                                               "clusterAutoscaling.autoProvisioningDefaults"))
 
 UNSIZED = ("its number of nodes is not known: it counts nodes per zone, and its cluster's zones are not known (set "
            "nodeLocations, or its cluster's location to a zone)")
@@ -718,18 +727,11 @@ def read(resources: Sequence[StackResource], context: Context) -> Read:
                                           else as_int(default_pods),
                                           pod_range=pod_range(resource, context), pool_label=NODE_POOL_LABEL,
                                           class_label=COMPUTE_CLASS,
-                                          caps=resource_caps(props) if provisioning is True else (),
-                                          defaults=default_machines(resource_caps(props)) if provisioning is True
-                                          else (),
+                                          provisioning=_provisioned(props) if provisioning is True else None,
                                           # its release channel (EXTENDED keeps a minor past standard support)
                                           support=child(child(props, "releaseChannel"), "channel"),
                                           unprovisioned=UNPROVISIONED if provisioning is not True or gpu_capped(props)
-                                          else (*UNPROVISIONED, NO_GPU_LIMIT), runtime_classes=RUNTIME_CLASSES,
-                                          # the image of every pool auto-provisioning creates (SPEC 23)
-                                          image=image_of(child(child(props, "clusterAutoscaling"),
-                                                             "autoProvisioningDefaults"),
-                                                       "clusterAutoscaling.autoProvisioningDefaults")
-                                          if provisioning is True else None))
+                                          else (*UNPROVISIONED, NO_GPU_LIMIT), runtime_classes=RUNTIME_CLASSES))
         if auto:  # its pools are read; the ones GKE may add are not in the stack
             found.unread.append(Unread(resource.urn, resource.name, "GKE cluster", AUTO_PROVISIONING if provisioning
                                        is True else "may have node auto-provisioning (clusterAutoscaling.enabled is "
