@@ -36,7 +36,7 @@ from .model.loads import Placed, PoolLoad, counted, loads, placed_of, pool_nodes
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pool import Option, Pool, stack_named
 from .model.stack import Stack
-from .model.totals import Row, Totals, machine_capacities, node_limit, pool_totals
+from .model.totals import Row, Totals, demand, machine_capacities, node_limit, pool_totals
 from .model.values import REDACTED, Unknown, more, undetermined
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import CPU, MEMORY, PODS, exact
@@ -124,31 +124,26 @@ def _cluster_caps(stack: Stack) -> list[Finding]:
 
 def _over_cap(stack: Stack, cluster: KubeCluster, resource: str, cap: Decimal) -> list[Finding]:
     what, field, event, unit = _CAPPED[resource]
-    demand, consumers, secret = Decimal(0), [], False
+    chosen = []
     for workload in stack.workloads:
         if workload.kind == "DaemonSet" or workload.patch or not workload.has_pod_spec:
             continue
         if stack.cluster_for(workload.urn) is not cluster:
             continue
         placed = placed_of(stack, workload)
-        count = placed.count
-        if resource in placed.request.unknown or not isinstance(count, int) or count <= 0:
-            continue
-        each = placed.request.get(resource)
-        if each > 0:
-            demand += count * each
-            consumers.append((count * each, placed))
-            secret = secret or placed.secret or resource in placed.request.secret
+        if isinstance(placed.count, int) and placed.count > 0:
+            chosen.append((placed, placed.count))
+    summed = demand(chosen, resource)
+    total, consumers, secret = summed.total, summed.consumers, summed.secret
     floor = _declared(stack, cluster.urn, resource)
-    if demand <= cap or (isinstance(floor, Decimal) and demand <= floor):
+    if total <= cap or (isinstance(floor, Decimal) and total <= floor):
         return []  # (nodes its pools keep at their minimum size exist whatever the cap)
-    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-    largest = listed(_consumer(placed, resource, secret) for _, placed in consumers[:LARGEST])
-    message = (f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, demand, secret)} of {what} "
+    largest = listed(_consumer(placed, resource, secret) for _, placed, _ in consumers[:LARGEST])
+    message = (f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, total, secret)} of {what} "
                f"(largest: {largest}{more(consumers, LARGEST)}), more than the {show(resource, cap, False)} its "
                "clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and "
                f"auto-provisioned ones alike{unit}){_kept(resource, floor, cap)}, so at least "
-               f"{show(resource, demand - max(cap, floor if isinstance(floor, Decimal) else cap), secret)} of Pods "
+               f"{show(resource, total - max(cap, floor if isinstance(floor, Decimal) else cap), secret)} of Pods "
                f"never schedule (\"{event}\"): raise the {field} maximum, or run fewer replicas")
     if not isinstance(floor, Decimal):  # its minimum nodes exist whatever the cap, and they are not known
         which = pool_name(floor, stack.several_clusters)
@@ -242,7 +237,9 @@ def _limits(load: PoolLoad, several: bool) -> list[Finding]:
         if isinstance(limit, Unknown):
             findings.append(limit)
             continue
-        total, consumers, hidden = _demand(load.workloads, resource)
+        summed = demand([(placed, placed.count) for placed in load.workloads
+                         if isinstance(placed.count, int) and placed.count != 0], resource)
+        total, consumers, hidden = summed.total, summed.consumers, summed.secret
         if total > limit:
             needed = show(resource, total, hidden)
             findings.append(Violation(
@@ -254,21 +251,9 @@ def _limits(load: PoolLoad, several: bool) -> list[Finding]:
     return findings
 
 
-def _demand(workloads: list[Placed], resource: str) -> tuple[Decimal, list[tuple[Decimal, Placed, int, bool]], bool]:
-    """What the workloads' replicas request of a resource together (a count or request not known is counted as
-    nothing, so the total is never overstated), the consumers largest first, and whether a secret is in it."""
-    consumers = []
-    for placed in workloads:
-        request, count = placed.request, placed.count
-        if resource in request.unknown or not isinstance(count, int) or count == 0:
-            continue
-        consumers.append((count * request.get(resource), placed, count, placed.secret or resource in request.secret))
-    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-    return sum((item[0] for item in consumers), Decimal(0)), consumers, any(item[3] for item in consumers)
-
-
-def _largest(consumers: list[tuple[Decimal, Placed, int, bool]], resource: str) -> str:
-    largest = listed(_consumer(placed, resource, secret) for _amount, placed, _count, secret in consumers[:LARGEST])
+def _largest(consumers: tuple[tuple[Decimal, Placed, int], ...], resource: str) -> str:
+    largest = listed(_consumer(placed, resource, placed.secret or resource in placed.request.secret)
+                     for _amount, placed, _count in consumers[:LARGEST])
     return f"largest: {largest}{more(consumers, LARGEST)}"
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
@@ -253,6 +253,34 @@ def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, A
                   else "")
 
 
+@dataclass(frozen=True)
+class Demand:
+    """What workloads' replicas request of one resource together: the one sum pool-capacity's totals, a cluster's caps
+    and a NodePool's limits read."""
+
+    total: Decimal
+    consumers: tuple[tuple[Decimal, Placed, int], ...]  # each workload that requests some: its share, largest first
+    secret: bool  # a secret is in it
+    unknown: Unknown | None = None  # the first request of it not known yet (counted as nothing)
+
+
+def demand(chosen: Iterable[tuple[Placed, int]], resource: str) -> Demand:
+    """What the workloads (each with the replicas counted) request of ``resource`` together, a Pod slot each for
+    PODS; a request not known yet counts nothing and is kept, so the total is never overstated."""
+    total, consumers, secret, unknown = Decimal(0), [], False, None
+    for placed, count in chosen:
+        if resource != PODS and resource in placed.request.unknown:
+            unknown = unknown or placed.request.unknown[resource]
+            continue
+        each = Decimal(1) if resource == PODS else placed.request.get(resource)
+        if each > 0:
+            total += count * each
+            consumers.append((count * each, placed, count))
+            secret = secret or placed.secret or (resource != PODS and resource in placed.request.secret)
+    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
+    return Demand(total, tuple(consumers), secret, unknown)
+
+
 def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,
          chosen: list[tuple[Placed, int]]) -> Row | Unknown | None:
     found = load.room(nodes, resource)
@@ -260,16 +288,8 @@ def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: 
         return next((node.unknown[resource] for _option, node in nodes if resource in node.unknown), None)
     if isinstance(found, Unknown):
         return found
-    demand = Decimal(0)
-    consumers: list[tuple[Decimal, Placed, int]] = []
-    secret = found.secret or resource in found.node.secret
-    for placed, count in chosen:
-        if resource != PODS and resource in placed.request.unknown:
-            return placed.request.unknown[resource]
-        each = Decimal(1) if resource == PODS else placed.request.get(resource)
-        if each > 0:
-            demand += count * each
-            consumers.append((count * each, placed, count))
-            secret = secret or placed.secret or (resource != PODS and resource in placed.request.secret)
-    consumers.sort(key=lambda item: (-item[0], item[1].workload.name))
-    return Row(resource, found.node, found.allocatable, found.daemons, demand, tuple(consumers), secret, size)
+    summed = demand(chosen, resource)
+    if summed.unknown is not None:
+        return summed.unknown
+    return Row(resource, found.node, found.allocatable, found.daemons, summed.total, summed.consumers,
+               summed.secret or found.secret or resource in found.node.secret, size)
