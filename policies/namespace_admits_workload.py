@@ -30,14 +30,14 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission.limit_ranger import LimitRange
+from .model.admission.limit_ranger import Broken, LimitRange, broken
 from .model.admission.namespace import Namespace
 from .model.admission.priority import SYSTEM_PRIORITY_CLASSES
 from .model.admission.resource_quota import MADE_BY, QUOTA_KEYS, Quota
 from .model.stack import Place, Stack
 from .model.values import Unknown, about, listed, undetermined
 from .model.workloads import Workload
-from .platforms.quantity import CPU, MEMORY, amount
+from .platforms.quantity import amount
 from .words import namespace_named
 
 # the kinds whose Pods run all the time at their replicas (a Job's finish, a CronJob's come and go, a DaemonSet's are
@@ -154,52 +154,35 @@ def _unsure(workload: Workload) -> str:
 
 def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
     """A LimitRange's Container min, max and maxLimitRequestRatio against each container as LimitRanger admits it
-    (its namespace's defaults in: Workload.admitted_containers), as the plugin validates them
-    (plugin/pkg/admission/limitranger: min <= request, and <= limit where there is one; limit <= max, and request <=
-    max; a ratio needs a request and a limit, limit / request <= it): what it refuses, one finding a workload. A
-    min or max gives every container a default request or limit, so only the ratio can find one missing. A resource
-    whose default depends on the order of two LimitRanges (``undecided``) is not judged."""
+    (admission/limit_ranger.py broken): what it refuses, one finding a workload."""
     findings: list[Finding] = []
     for workload in members:
         containers = workload.admitted_containers
         if isinstance(containers, Unknown):
             continue
-        broken: list[str] = []
-        for container in containers:
-            for resource in (CPU, MEMORY):
-                if resource in container.undecided:
-                    continue
-                broken.extend(_broken(container.name, resource, container.requests.get(resource),
-                                      container.limits.get(resource), bounds))
-        if broken:
+        found = broken(bounds, containers)
+        if found:
             findings.append(Violation(
                 f"{workload.subject}: {bounds.label} of {namespace_named(bounds.namespace)} bounds each container: "
-                f"{listed(broken, '; ')}: the API server refuses its Pods (LimitRanger admission); bring the "
-                "container's resources within the LimitRange, or change the LimitRange", workload.urn))
+                f"{listed((_said(item) for item in found), '; ')}: the API server refuses its Pods (LimitRanger "
+                "admission); bring the container's resources within the LimitRange, or change the LimitRange",
+                workload.urn))
     return findings
 
 
-def _broken(name: str, resource: str, request: Decimal | None, limit: Decimal | None,
-            bounds: LimitRange) -> list[str]:
-    """What of one container's admitted request and limit of ``resource`` the LimitRange refuses, as clauses."""
-    broken: list[str] = []
-    most, least, ratio = bounds.maximum.get(resource), bounds.minimum.get(resource), bounds.ratio.get(resource)
-    for part, value in (("request", request), ("limit", limit)):
-        if value is not None and most is not None and value > most:
-            broken.append(f"'{name}' {resource} {part} {amount(resource, value)} is above its max "
-                          f"{amount(resource, most)}")
-        if value is not None and least is not None and value < least:
-            broken.append(f"'{name}' {resource} {part} {amount(resource, value)} is below its min "
-                          f"{amount(resource, least)}")
-    if ratio is not None:
-        if not request or not limit:
-            broken.append(f"'{name}' sets no {resource} {'request' if not request else 'limit'} (or 0), and its "
-                          f"maxLimitRequestRatio {ratio:f} needs both")
-        elif limit / request > ratio:
-            broken.append(f"'{name}' {resource} limit / request {amount(resource, limit)} / "
-                          f"{amount(resource, request)} = {limit / request:.3g} is above its maxLimitRequestRatio "
-                          f"{ratio:f}")
-    return broken
+def _said(item: Broken) -> str:
+    """One broken bound, as a clause."""
+    name, resource = f"'{item.container}'", item.resource
+    if item.kind == "missing":
+        return (f"{name} sets no {resource} {item.part} (or 0), and its maxLimitRequestRatio {item.bound:f} needs "
+                "both")
+    value = item.value if item.value is not None else Decimal(0)
+    if item.kind == "ratio":
+        request = item.request or Decimal(1)
+        return (f"{name} {resource} limit / request {amount(resource, value)} / {amount(resource, request)} = "
+                f"{value / request:.3g} is above its maxLimitRequestRatio {item.bound:f}")
+    where = "above its max" if item.kind == "max" else "below its min"
+    return f"{name} {resource} {item.part} {amount(resource, value)} is {where} {amount(resource, item.bound)}"
 
 
 def _quota(stack: Stack, quota: Quota, place: Place, members: list[Workload]) -> list[Finding]:

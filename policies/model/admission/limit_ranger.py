@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from ...platforms.quantity import CPU, MEMORY, parse_quantity
 from ..pods import ContainerResources
@@ -127,3 +127,46 @@ def prepare(stack: Any) -> Any:
         return replace(workload, defaults=found) if found is not None else workload
 
     return admit
+
+
+@dataclass(frozen=True)
+class Broken:
+    """One bound of a LimitRange that one admitted container breaks, as LimitRanger's validation finds it
+    (plugin/pkg/admission/limitranger PodValidateLimitFunc: minConstraint, maxConstraint, limitRequestRatioConstraint):
+    ``kind`` "max" or "min" with ``part`` the request or the limit above or below it; "ratio", limit / request above
+    maxLimitRequestRatio; "missing", a ratio with no request or no limit (``part``: the one missing, or 0)."""
+
+    container: str
+    resource: str
+    kind: Literal["max", "min", "ratio", "missing"]
+    bound: Decimal  # the max, min or maxLimitRequestRatio
+    part: Literal["request", "limit"] = "limit"
+    value: Decimal | None = None  # the request or the limit (for a ratio: the limit)
+    request: Decimal | None = None  # for a ratio: the request
+
+
+def broken(bounds: LimitRange, containers: tuple[ContainerResources, ...]) -> list[Broken]:
+    """What of each container's admitted requests and limits (Workload.admitted_containers) the LimitRange refuses,
+    cpu then memory, in its containers' order. A min or max gives every container a default request or limit, so only
+    a ratio can find one missing; a resource whose default depends on the order of two LimitRanges (``undecided``) is
+    not judged."""
+    found: list[Broken] = []
+    for container in containers:
+        for resource in (CPU, MEMORY):
+            if resource in container.undecided:
+                continue
+            request, limit = container.requests.get(resource), container.limits.get(resource)
+            most, least = bounds.maximum.get(resource), bounds.minimum.get(resource)
+            for part, value in (("request", request), ("limit", limit)):
+                if value is not None and most is not None and value > most:
+                    found.append(Broken(container.name, resource, "max", most, part, value))  # type: ignore[arg-type]
+                if value is not None and least is not None and value < least:
+                    found.append(Broken(container.name, resource, "min", least, part, value))  # type: ignore[arg-type]
+            ratio = bounds.ratio.get(resource)
+            if ratio is None:
+                continue
+            if not request or not limit:
+                found.append(Broken(container.name, resource, "missing", ratio, "request" if not request else "limit"))
+            elif limit / request > ratio:
+                found.append(Broken(container.name, resource, "ratio", ratio, "limit", limit, request))
+    return found
