@@ -32,7 +32,7 @@ from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
 from .model.admission.limit_ranger import Broken, LimitRange, broken
 from .model.admission.namespace import Namespace
-from .model.admission.priority import SYSTEM_PRIORITY_CLASSES
+from .model.admission.priority import SYSTEM_PRIORITY_CLASSES, missing
 from .model.admission.resource_quota import MADE_BY, QUOTA_KEYS, Quota
 from .model.stack import Place, Stack
 from .model.values import Unknown, about, listed, undetermined
@@ -269,20 +269,16 @@ def _must_specify(stack: Stack, quota: Quota, place: Place, members: list[Worklo
 
 def _priority(stack: Stack) -> list[Finding]:
     findings: list[Finding] = []
-    declared = {name for name in stack.priority_classes if isinstance(name, str)}
-    late = next((name for name in stack.priority_classes if isinstance(name, Unknown)), None)
-    unseen = [f"Helm Release '{release.name}'" for release in stack.helm_releases]  # it may declare PriorityClasses
-    for workload in stack.workloads:
-        name = workload.priority_class
-        if workload.patch or not isinstance(name, str) or name in declared or name in SYSTEM_PRIORITY_CLASSES:
-            continue
+    for found in missing(stack):
+        workload, name = found.workload, found.name
         text = (f"{workload.subject}: its Pods name priorityClassName '{name}', but no PriorityClass of the stack "
                 f"has that name and it is not a system one ({listed(SYSTEM_PRIORITY_CLASSES)}): the API server "
                 f"refuses every Pod of it (no PriorityClass with name {name} was found); declare the PriorityClass "
                 "or remove the field")
-        if late is not None:
-            findings.append(about(workload.subject, late))
-        elif unseen:
+        if found.late is not None:
+            findings.append(about(workload.subject, found.late))
+        elif found.unseen:
+            unseen = [f"Helm Release '{release}'" for release in found.unseen]  # it may declare PriorityClasses
             findings.append(undetermined(f"{text}; but {subjects_of(unseen)} may declare it, so this is not judged"))
         else:
             findings.append(Violation(text, workload.urn))
