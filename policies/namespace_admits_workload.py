@@ -30,7 +30,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation
 from .adapters.templates import Context, Policy
-from .model.admission.limit_ranger import Broken, LimitRange, broken
+from .model.admission.limit_ranger import Broken, LimitRange, broken, over_limits
 from .model.admission.namespace import Namespace
 from .model.admission.priority import SYSTEM_PRIORITY_CLASSES, missing
 from .model.admission.resource_quota import MADE_BY, QUOTA_KEYS, Quota
@@ -101,6 +101,7 @@ def namespace_admits_workload(stack: Stack) -> list[Finding]:
         place = stack.place(bounds.urn, bounds.namespace)
         if bounds.urn not in stack.foreign and place.known:
             findings.extend(_bounded(bounds, members.get(place, [])))
+    findings.extend(_over_limit(stack))
     for namespace in stack.namespaces:
         if namespace.urn in stack.foreign or not isinstance(namespace.name, str):
             continue
@@ -167,6 +168,26 @@ def _bounded(bounds: LimitRange, members: list[Workload]) -> list[Finding]:
                 f"{listed((_said(item) for item in found), '; ')}: the API server refuses its Pods (LimitRanger "
                 "admission); bring the container's resources within the LimitRange, or change the LimitRange",
                 workload.urn))
+    return findings
+
+
+def _over_limit(stack: Stack) -> list[Finding]:
+    """A container that writes a request and no limit, to which its namespace's LimitRanges give a default limit below
+    that request (limit_ranger.over_limits): the Pod's own validation refuses it."""
+    findings: list[Finding] = []
+    for workload in stack.workloads:
+        containers = workload.admitted_containers
+        if workload.patch or workload.defaults is None or isinstance(containers, Unknown):
+            continue
+        found = over_limits(containers)
+        if found:
+            said = listed((f"'{item.container}' a default {item.resource} limit of {amount(item.resource, item.bound)}"
+                           f", below the {amount(item.resource, item.value or item.bound)} request it writes"
+                           for item in found), "; ")
+            findings.append(Violation(
+                f"{workload.subject}: the LimitRanges of {namespace_named(workload.namespace)} give {said}: the API "
+                "server refuses its Pods (a request above its limit fails the Pod's validation); give each such "
+                "container a limit at least its request, or change the LimitRange's default", workload.urn))
     return findings
 
 

@@ -502,6 +502,7 @@ class ContainerResources:
     # as admitted (admission/limit_ranger.py admitted_containers): the resources whose request or limit the LimitRanges
     # of its namespace default differently, so that what the API server gives it depends on the order it lists them
     undecided: frozenset[str] = frozenset()
+    defaulted: frozenset[str] = frozenset()  # as admitted: the resources whose limit is its LimitRanges' default
 
 
 def container_resources(pod_spec: Any) -> tuple[ContainerResources, ...] | Unknown:

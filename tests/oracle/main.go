@@ -39,8 +39,9 @@
 // and spec (the Pod Security Admission a namespace's enforce label turns on). "admission": the Pod (defaulted as the
 // API server defaults it) through the LimitRanger and RuntimeClass admission plugins of k8s.io/kubernetes, in the API
 // server's order (AllOrderedPlugins: LimitRanger, then RuntimeClass; every mutation before every validation), over the
-// namespace's LimitRanges and the cluster's RuntimeClasses (each defaulted as the API server stores it): the first
-// refusal, else the admitted Pod's requests (as "requests" counts them), nodeSelector and tolerations.
+// namespace's LimitRanges and the cluster's RuntimeClasses (each defaulted as the API server stores it), the Pod's own
+// validation between the mutating and the validating plugins: the first refusal, else the admitted Pod's requests (as
+// "requests" counts them), nodeSelector and tolerations.
 package main
 
 import (
@@ -70,9 +71,11 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	podutil "k8s.io/kubernetes/pkg/api/pod"
 	core "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // the core API's conversions, as the API server registers them
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
+	corevalidation "k8s.io/kubernetes/pkg/apis/core/validation"
 	"k8s.io/kubernetes/pkg/apis/policy"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install" // the policy API's conversions, as the API server registers them
 	"k8s.io/kubernetes/pkg/controller/deployment/util"
@@ -368,6 +371,11 @@ func admitted(ctx context.Context, c admissionCase) (map[string]any, error) {
 		if err := step.plugin.(admission.MutationInterface).Admit(ctx, attributes, nil); err != nil {
 			return map[string]any{"refused": step.name + ": " + err.Error()}, nil
 		}
+	}
+	// the Pod's own validation, between the mutating and the validating plugins (a request above its limit)
+	options := podutil.GetValidationOptionsFromPodSpecAndMeta(&internal.Spec, nil, &internal.ObjectMeta, nil)
+	if errs := corevalidation.ValidatePodCreate(internal, options); len(errs) > 0 {
+		return map[string]any{"refused": "validation: " + errs.ToAggregate().Error()}, nil
 	}
 	for _, step := range steps {
 		if err := step.plugin.(admission.ValidationInterface).Validate(ctx, attributes, nil); err != nil {

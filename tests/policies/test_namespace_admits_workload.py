@@ -148,6 +148,21 @@ def test_a_limit_range_judges_the_container_limitranger_admits():
     assert "'api' sets no cpu limit (or 0), and its maxLimitRequestRatio 2 needs both" in missing
 
 
+
+def test_a_request_above_the_limit_a_limit_range_gives_is_refused():
+    """A container that writes a cpu request of 2 cores and no limit, in a namespace whose LimitRange gives a default
+    cpu limit of 1 core: LimitRanger sets the limit, and the Pod's own validation refuses a request above its limit
+    (found by tests/oracle/test_admission_oracle.py: the API server refuses it, the pack said nothing). Its own limit
+    of 2 cores, or a request of 1 core, is admitted."""
+    default = ranges({"default": {"cpu": "1"}})
+    (message,) = findings(default, deployment("api", 1, {"cpu": "2"}))
+    assert message == (
+        "Deployment 'api': the LimitRanges of namespace 'team' give 'api' a default cpu limit of 1 core, below the 2 "
+        "cores request it writes: the API server refuses its Pods (a request above its limit fails the Pod's "
+        "validation); give each such container a limit at least its request, or change the LimitRange's default")
+    assert findings(default, deployment("api", 1, {"cpu": "2"}, limits={"cpu": "2"})) == []
+    assert findings(default, deployment("api", 1, {"cpu": "1"})) == []
+
 def test_two_limit_ranges_that_default_differently_leave_the_resource_unjudged():
     """The API server applies each LimitRange in the order it lists them, so a container that takes a resource's
     default gets the first one's: 100m or 500m here, and a min of 250m refuses one and not the other. The pack

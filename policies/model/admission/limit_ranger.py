@@ -103,7 +103,8 @@ def admitted_containers(containers: tuple[ContainerResources, ...] | Unknown,
                     undecided.add(resource)
                 else:
                     taken[resource] = amount
-        found.append(ContainerResources(container.name, requests, limits, container.init, frozenset(undecided)))
+        found.append(ContainerResources(container.name, requests, limits, container.init, frozenset(undecided),
+                                        frozenset(limits) - frozenset(container.limits)))
     return tuple(found)
 
 
@@ -134,11 +135,12 @@ class Broken:
     """One bound of a LimitRange that one admitted container breaks, as LimitRanger's validation finds it
     (plugin/pkg/admission/limitranger PodValidateLimitFunc: minConstraint, maxConstraint, limitRequestRatioConstraint):
     ``kind`` "max" or "min" with ``part`` the request or the limit above or below it; "ratio", limit / request above
-    maxLimitRequestRatio; "missing", a ratio with no request or no limit (``part``: the one missing, or 0)."""
+    maxLimitRequestRatio; "missing", a ratio with no request or no limit (``part``: the one missing, or 0); "over"
+    (over_limits), a written request above the default limit (``bound``) the LimitRanges gave the container."""
 
     container: str
     resource: str
-    kind: Literal["max", "min", "ratio", "missing"]
+    kind: Literal["max", "min", "ratio", "missing", "over"]
     bound: Decimal  # the max, min or maxLimitRequestRatio
     part: Literal["request", "limit"] = "limit"
     value: Decimal | None = None  # the request or the limit (for a ratio: the limit)
@@ -170,3 +172,14 @@ def broken(bounds: LimitRange, containers: tuple[ContainerResources, ...]) -> li
             elif limit / request > ratio:
                 found.append(Broken(container.name, resource, "ratio", ratio, "limit", limit, request))
     return found
+
+
+def over_limits(containers: tuple[ContainerResources, ...]) -> list[Broken]:
+    """Each admitted container whose request of a resource is above the limit its LimitRanges gave it (it wrote a
+    request and no limit): the Pod's own validation, which runs after the mutating plugins, refuses a request above its
+    limit (pkg/apis/core/validation: "must be less than or equal to ... limit")."""
+    return [Broken(container.name, resource, "over", container.limits[resource], "request",
+                   container.requests[resource])
+            for container in containers for resource in (CPU, MEMORY)
+            if resource in container.defaulted and resource in container.requests
+            and container.requests[resource] > container.limits[resource]]
