@@ -49,8 +49,6 @@ def admit(stack: Any, webhooks: Iterable[Prepare]) -> None:
             found = each(stack)
             if found is not None:
                 steps.append((name, found))
-    if not steps:
-        return
     foreign = [step for name, step in steps if name != "LimitRanger"]
     for workloads, run in ((stack.workloads, [step for _, step in steps]), (stack.foreign_workloads, foreign)):
         for index, workload in enumerate(workloads):
