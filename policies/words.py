@@ -14,7 +14,7 @@ from .model.landing import Landing
 from .model.loads import Placed, PoolLoad
 from .model.nodes import PARTS, Node
 from .model.placement import Need
-from .model.pods import GPU_RESOURCES
+from .model.pods import DEVICE_CLASSES, GPU_RESOURCES
 from .model.pool import THIS_STACK, ClusterRef, Pool
 from .model.stack import Stack
 from .model.totals import Totals
@@ -25,7 +25,8 @@ from .platforms.managed import managed
 from .platforms.quantity import CPU, MEMORY, PODS, STORAGE, amount
 
 WHAT = {CPU: "CPU", MEMORY: "memory", STORAGE: "ephemeral storage", PODS: "Pod slots",
-        **{resource: resource for resource in GPU_RESOURCES}}
+        **{resource: resource for resource in GPU_RESOURCES},
+        **{name: f"DRA {name} devices" for name in DEVICE_CLASSES}}
 LISTED = 10  # how many names a message lists before "and N more" (a cluster may have thousands of pools)
 
 

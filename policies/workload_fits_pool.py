@@ -12,6 +12,14 @@ rules, after the DaemonSets that pool runs: a Karpenter NodePool starts whicheve
 must fit one of them. It is judged only where the workload's cluster's pools are all known. A message names the
 smallest machine of the platform's catalog, of an architecture the Pod allows, whose node would hold one Pod.
 
+GPUs a Pod claims through Dynamic Resource Allocation (SPEC 24) are counted with the rest of its request: the
+devices of NVIDIA's DRA driver's classes (gpu.nvidia.com, one per GPU; mig.nvidia.com, at most seven per GPU that MIG
+splits) that its ResourceClaimTemplates ask exactly, against the most a node of the pool's machine can publish
+(policies/model/devices.py); a request that takes every device of a class (allocationMode All) beside another of that
+class fits no node. What it cannot count (a shared ResourceClaim, a firstAvailable list, another DeviceClass, a
+template not in the stack) and, where the Pod fits, what it does not check (CEL selectors, how many devices All takes,
+a driver whose release the stack does not show) is said, naming the workload.
+
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """
 
@@ -38,11 +46,10 @@ from .model.loads import (
     smallest_machine,
 )
 from .model.nodes import ALLOCATABLE_SCHEMA, Node
-from .model.pods import GPU_RESOURCES, BadQuantity, PodRequest
+from .model.pods import DEVICE_CLASSES, DEVICES, MIG_CLASS, BadQuantity, PodRequest
 from .model.pool import ClusterRef, Option, Pool
 from .model.stack import Stack
 from .model.values import Unknown, about, is_secret, undetermined
-from .model.workloads import Workload
 from .platforms.architectures import node_label
 from .platforms.catalog import MACHINE_KINDS
 from .platforms.platform import PLATFORMS
@@ -54,7 +61,6 @@ from .words import (
     machine,
     pool_name,
     show,
-    subjects,
     suggestion,
     unknown_cluster,
     unshown,
@@ -64,6 +70,14 @@ from .words import (
 _PROBLEMS = {"malformed": "is not a Kubernetes quantity such as 500m, 0.5, 128Mi or 1G",
              "negative": "is negative", "fraction": "is not a whole number of devices",
              "too large": "is larger than Kubernetes can count (2^63 - 1 in its base unit)"}
+
+
+def _named_device(resource: str) -> str:
+    """A device a machine must have, as a fix names it: a device plugin's resource by its name, a DRA class's devices
+    by the GPUs that give them."""
+    if resource not in DEVICE_CLASSES:
+        return resource
+    return f"{DEVICES[resource].upper()} GPUs{' that MIG splits' if resource == MIG_CLASS else ''}"
 
 
 def _defaulted(request: PodRequest) -> str:
@@ -125,28 +139,36 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
             continue
         findings.extend(_pool(stack, pool_load, nodes, platform, settings, several))
     findings.extend(_platform_pools(stack, load, platform, settings, several))
-    findings.extend(_device_claims(stack))
+    refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
+    findings.extend(_device_claims(stack, refused))
     return findings
 
 
-def _device_claims(stack: Stack) -> list[Finding]:
-    """Pods that claim devices through Dynamic Resource Allocation on pools of the stack: whether a node offers the
-    devices is the DRA driver's ResourceSlices' to say, which the pack does not see (said once, never a pass)."""
-    claiming: list[Workload] = []
-    unknown: Unknown | None = None
+def _device_claims(stack: Stack, refused: set[str]) -> list[Finding]:
+    """Pods that claim devices through Dynamic Resource Allocation on pools of the stack (SPEC 24): the devices the
+    pack counts are judged with the rest of one Pod's request; what it cannot count, and, for a Pod it does not refuse,
+    what decides whether the counted devices are there that it does not check, said once per workload."""
+    findings: list[Finding] = []
     for workload in stack.workloads:
-        claims = workload.claims_devices
-        if claims is True and landing(stack, workload).scheduled:
-            claiming.append(workload)
-        elif isinstance(claims, Unknown):
-            unknown = unknown or claims
-    if not claiming:
-        return [unknown] if unknown is not None else []
-    names = subjects(claiming)
-    verb, their = ("claims", "its") if len(claiming) == 1 else ("claim", "their")
-    return [undetermined(f"{names} {verb} devices through Dynamic Resource Allocation (spec.resourceClaims), which "
-                         f"the pack does not check: whether a node of {their} pools has them is for the DRA driver's "
-                         f"ResourceSlices to say; {their} CPU, memory and other requests are checked")]
+        claims = workload.claims
+        if claims is None or claims.unknown is not None or not landing(stack, workload).scheduled:
+            continue  # (claims not known yet: their devices are the request's unknown, said with it)
+        if claims.impossible is not None:
+            findings.append(Violation(
+                f"{workload.subject}: {claims.impossible}: a node's devices are allocated once each, so no node can "
+                "ever hold its claims and its Pods are never scheduled: ask a count instead of All, or narrow the "
+                "requests by selectors to devices apart", workload.urn))
+            refused = refused | {workload.urn}
+        said = []
+        if claims.uncounted:
+            said.append(f"the devices of its Pods' {listed(list(claims.uncounted))} are not counted (the pack counts "
+                        f"what a ResourceClaimTemplate asks exactly of DeviceClass {listed(DEVICE_CLASSES, ' and ')})")
+        if claims.unchecked and workload.urn not in refused:
+            said.append(f"its claims' devices fit a node of its pools by count; not checked: "
+                        f"{listed(list(claims.unchecked))}")
+        if said:
+            findings.append(undetermined(f"{workload.subject}: {listed(said, '; ')}"))
+    return findings
 
 
 def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[str, Any],
@@ -215,12 +237,13 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
             found = None  # which machine holds the Pod would tell what the secret is
         images = sorted({image for verdict in possible for image in _driverless(stack, verdict, settings)})
         # GPUs asked of pools whose machines have none of them: machines with those GPUs, not larger ones
-        without = [resource for resource in GPU_RESOURCES if request.get(resource) > 0 and all(
+        without = [resource for resource in DEVICES if request.get(resource) > 0 and all(
             option.hardware.capacity.get(resource, 0) == 0 for verdict in possible for option in verdict.options)]
         kinds = MACHINE_KINDS.get(first.pool.platform or platform, "machines")
-        wanted = f"{kinds} with {listed(without, ' and ')}" if without else f"larger {kinds}"
+        wanted = f"{kinds} with {listed([_named_device(resource) for resource in without], ' and ')}" if without \
+            else f"larger {kinds}"
         fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
-               "requests" if images and any(request.get(resource) > 0 for resource in GPU_RESOURCES) else
+               "requests" if images and any(request.get(resource) > 0 for resource in DEVICES) else
                f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
         # where the platform adds pools of its own, why none of them takes the Pods either
         only = listed([f"{cluster.label}'s {why}" for cluster, why in landed.declared_only], "; ")
@@ -308,7 +331,7 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
     rooms = {resource: each for resource in CHECKED if isinstance(each := load.room(nodes, resource), Room)}
     short = [found for found in rooms.values() if request.get(found.resource) > found.free]
     where = pool_name(verdict.pool, several)
-    blind = [found for found in short if found.resource in GPU_RESOURCES and found.node.driverless]
+    blind = [found for found in short if found.resource in DEVICES and found.node.driverless]
     if blind:  # its machines have the GPUs, and its nodes' image advertises none of them
         node = blind[0].node
         return Misfit(f"{where} runs {node.machine}, whose GPUs its AMI type {node.driverless} does not advertise: "
@@ -406,12 +429,13 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: M
         # a GPU request names the smallest machine that has the GPUs, as a CPU or memory one names the one that has
         # the room (SPEC 16)
         suggested = _suggested(stack, load, placed, platform, settings) if not node.secret else ""
-        if resource in GPU_RESOURCES and node.capacity[resource] == 0:
+        if resource in DEVICES and node.capacity[resource] == 0:
             has = f"GPUs '{node.gpu_type}'" if node.gpu_type else "no GPU"
             findings.append(Violation(
                 f"{subject}: its Pods request {show(resource, asked, hidden)} {resource}, but the machines of "
                 f"{where} ({machine(node)}) have {has}; they can never be scheduled there: place the "
-                f"workload on a pool whose machines have {GPU_RESOURCES[resource].upper()} GPUs{suggested}",
+                f"workload on a pool whose machines have {DEVICES[resource].upper()} GPUs"
+                f"{' that MIG splits' if resource == MIG_CLASS else ''}{suggested}",
                 placed.workload.urn))
             continue
         daemons = ""
@@ -420,7 +444,7 @@ def _workload(stack: Stack, load: PoolLoad, node: Node, placed: Placed, rooms: M
         if load.daemonsets and not room.overflows and room.daemons != 0:
             daemons = (f", - {show(resource, room.daemons, left_hidden)} for DaemonSets "
                        f"({daemonset_list(load.daemonsets, resource)}) = {show(resource, free, left_hidden)} left")
-        larger = "machines with more GPUs" if resource in GPU_RESOURCES else "larger machines"
+        larger = "machines with more GPUs" if resource in DEVICES else "larger machines"
         fix = (f"request at most {show(resource, free, left_hidden)}, or place the workload on a pool of {larger}"
                if free > 0 else f"place the workload on a pool of {larger}")
         if resource != STORAGE:  # the catalog's machines say nothing of their disks

@@ -815,3 +815,36 @@ def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = 
          "inputs": _as_stored(json_format.MessageToDict(r.state_inputs or r.inputs)),
          "outputs": _as_stored(json_format.MessageToDict(r.outputs))} for r in resources]}}))
     return path
+
+
+# --- Dynamic Resource Allocation (issue 78) ---------------------------------------------------------------------
+
+def dra_parts(machine: str, requests: list, *, version: str = "v1", driver: bool = True, shared: bool = False,
+               device_class: dict | None = None, replicas: int = 1, max_size: int = 3, pool: Part | None = None) -> list:
+    """A GPU node group of ``machine`` (or ``pool``), NVIDIA's DRA driver's Helm release (or not), a ResourceClaimTemplate (or a
+    shared ResourceClaim) of ``requests`` in the pulumi-kubernetes class of ``version``, and a Deployment whose Pods
+    claim it, as the driver's docs write them."""
+    def declare() -> None:
+        api = getattr(k8s.resource, version)
+        if driver:
+            k8s.helm.v3.Release("nvidia-dra-driver", chart="nvidia-dra-driver-gpu",
+                                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://helm.ngc.nvidia.com/nvidia"))
+        if device_class is not None:
+            api.DeviceClass("class", metadata={"name": "gpu.nvidia.com"}, spec=device_class)
+        devices = {"requests": requests}
+        if shared:
+            api.ResourceClaim("gpus", metadata={"name": "gpus", "namespace": "default"}, spec={"devices": devices})
+        else:
+            api.ResourceClaimTemplate("gpus", metadata={"name": "gpus", "namespace": "default"},
+                                      spec={"spec": {"devices": devices}})
+
+    ref = {"name": "gpus", ("resourceClaimName" if shared else "resourceClaimTemplateName"): "gpus"}
+    pods = deployment("train", spec={"replicas": replicas}, requests={"cpu": "100m"}, pod={"resourceClaims": [ref]})
+    return [pool or node_group("gpu", [machine], ami_type="AL2023_x86_64_NVIDIA", max_size=max_size), declare, pods]
+
+
+def exact_request(device_class: str = "gpu.nvidia.com", count: int | None = 1, **more: object) -> dict:
+    fields: dict = {"deviceClassName": device_class, **more}
+    if count is not None:
+        fields["count"] = count
+    return {"name": "gpu", "exactly": fields}

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from ..model.admission.runtime_class import RUNTIME_CLASS
+from ..model.devices import DRA
 from ..model.resources import StackResource
 from ..model.sources import source_of
 from ..model.stack import Stack
-from ..model.workloads import BESIDE_WORKLOADS, workload_kind
+from ..model.workloads import BESIDE_WORKLOADS, HELM_RELEASE, workload_kind
 from .baseline import (
     _backend_url,
     _describe,
@@ -86,10 +87,11 @@ def named(config: Mapping[str, Any], key: str = STACKS) -> tuple[list[tuple[str,
 
 
 def _kept(kind: str) -> bool:
-    """What the model reads of a platform stack: all but the Kubernetes objects that are neither workloads, pools nor
-    RuntimeClasses (Services, ConfigMaps, budgets: nothing its pools or their links depend on)."""
+    """What the model reads of a platform stack: all but the Kubernetes objects that are neither workloads, pools,
+    RuntimeClasses, Dynamic Resource Allocation objects nor Helm releases (a DRA driver's) (Services, ConfigMaps,
+    budgets: nothing its pools or their links depend on)."""
     return not kind.startswith("kubernetes:") or workload_kind(kind) is not None or source_of(kind) is not None \
-        or RUNTIME_CLASS.match(kind) is not None
+        or RUNTIME_CLASS.match(kind) is not None or DRA.match(kind) is not None or kind == HELM_RELEASE
 
 
 def _kept_of_dependent(kind: str) -> bool:

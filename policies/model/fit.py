@@ -16,10 +16,10 @@ from decimal import Decimal
 
 from ..platforms.quantity import CPU, MEMORY, PODS, STORAGE
 from .nodes import Node
-from .pods import GPU_RESOURCES, PodRequest
+from .pods import DEVICES, PodRequest
 from .values import Unknown
 
-CHECKED = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)  # the resources a Pod requests (and Pod slots besides)
+CHECKED = (CPU, MEMORY, STORAGE, *DEVICES)  # the resources a Pod requests (and Pod slots besides)
 
 
 @dataclass(frozen=True, slots=True)

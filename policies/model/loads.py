@@ -25,7 +25,7 @@ from .labels import ARCH, ARCH_BETA, LINUX, OS, OS_BETA, WINDOWS
 from .landing import Landing, PoolVerdict, landing
 from .memo import PerStack
 from .nodes import Node, node_of, override
-from .pods import GPU_RESOURCES, PodRequest, Replicas
+from .pods import DEVICES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
 from .stack import Place, Stack
 from .values import Unknown, is_secret, undetermined
@@ -473,7 +473,7 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
     if request.unknown:
         return None, False
     setting = settings.get("allocatable") if isinstance(settings, Mapping) else None
-    key = (platform, tuple(request.get(resource) for resource in (CPU, MEMORY, *GPU_RESOURCES)), allowed, family,
+    key = (platform, tuple(request.get(resource) for resource in (CPU, MEMORY, *DEVICES)), allowed, family,
            tuple(sorted((taken or {}).items())), json.dumps(setting, sort_keys=True, default=str))
     cache = _SMALLEST.of(stack)  # the same request, again and again in a stack: one scan of the catalog
     found = cache.get(key)
@@ -485,14 +485,14 @@ def smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: 
 def _smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed: frozenset[str],
                       family: str | None, settings: Mapping[str, Any],
                       taken: Mapping[str, Decimal] | None) -> tuple[Machine | None, bool]:
-    gpus = any(request.get(resource) > 0 for resource in GPU_RESOURCES)
+    gpus = any(request.get(resource) > 0 for resource in DEVICES)
     best: tuple[tuple[bool, bool, int, int, str], Machine] | None = None
     for machine, architecture, node in _catalog_nodes(stack, platform, settings):
         if architecture not in allowed or (gpus and machine.gpu_type in UNSUPPORTED_GPUS):
             continue
         if not all(request.get(resource) + (taken or {}).get(resource, Decimal(0)) <= (node.allocatable(resource)
                                                                                        or Decimal(0))
-                   for resource in (CPU, MEMORY, *GPU_RESOURCES) if request.get(resource) > 0):
+                   for resource in (CPU, MEMORY, *DEVICES) if request.get(resource) > 0):
             continue
         if (node.allocatable(PODS) or 0) < 1 + (taken or {}).get(PODS, Decimal(0)):
             continue

@@ -21,7 +21,7 @@ from typing import Any
 from ..platforms.managed import managed
 from ..platforms.platform import PLATFORMS
 from ..platforms.quantity import CPU, MAX_AMOUNT, MEMORY, MIB, PODS, STORAGE, floor, parse_quantity
-from .pods import GPU_RESOURCES
+from .pods import DEVICES
 from .pool import Hardware
 from .values import Unknown, as_int, is_mapping
 
@@ -88,7 +88,7 @@ def node_of(hardware: Hardware, platform: str, override: Mapping[str, Any]) -> N
     """One node of ``hardware`` on ``platform``: its capacity (and a Pod slot per maxPods), the platform's default
     reservations, and the ``allocatable`` setting's ``override`` for its pool (:func:`override`) over them."""
     capacity = dict(hardware.capacity)
-    for resource in GPU_RESOURCES:
+    for resource in DEVICES:
         if resource not in capacity and resource not in hardware.unknown:
             capacity[resource] = Decimal(0)
     max_pods = default_max_pods(platform, hardware.max_pods)

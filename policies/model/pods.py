@@ -45,7 +45,33 @@ from .values import (
 
 NVIDIA = "nvidia.com/gpu"  # the NVIDIA device plugin's resource
 GPU_RESOURCES = {NVIDIA: "nvidia", "amd.com/gpu": "amd"}  # device plugin resource -> GPU vendor
-RESOURCES = (CPU, MEMORY, STORAGE, *GPU_RESOURCES)
+# The DeviceClasses of NVIDIA's DRA driver whose devices the pack counts (model/devices.py): one per GPU, one per MIG
+# instance. A Pod's amount of each is what its per-Pod ResourceClaims ask (Workload.claims), a node's is at most what
+# its machine's GPUs give (gpu_devices)
+GPU_CLASS = "gpu.nvidia.com"
+MIG_CLASS = "mig.nvidia.com"
+DEVICE_CLASSES = (GPU_CLASS, MIG_CLASS)
+DEVICES = {**GPU_RESOURCES, GPU_CLASS: "nvidia", MIG_CLASS: "nvidia"}  # every counted device -> GPU vendor
+RESOURCES = (CPU, MEMORY, STORAGE, *DEVICES)
+# the most MIG instances one GPU is split into (NVIDIA's MIG User Guide, docs.nvidia.com/datacenter/tesla/
+# mig-user-guide, "Supported MIG Profiles": seven 1g profiles on the A100, H100, H200, B200 and B300; fewer on the
+# RTX PRO Blackwell GPUs), and the GPUs of the catalog that may be split (the RTX PRO 4500 with the other RTX PRO
+# Blackwell ones; the T4, A10, A10G, L4, L40S, V100 and older split into none): an upper bound on a node's
+# mig.nvidia.com devices
+MIG_PER_GPU = 7
+MIG_GPUS = frozenset({"nvidia-a100", "nvidia-a100-80gb", "nvidia-h100", "nvidia-h200", "nvidia-b200", "nvidia-b300",
+                      "nvidia-rtx-pro-4500", "nvidia-rtx-pro-6000"})
+
+
+def gpu_devices(resource: str, gpu_type: str | None, gpu_count: int | None) -> Decimal:
+    """The most of a counted device (DEVICES) a node with ``gpu_count`` GPUs of ``gpu_type`` (the catalog's name:
+    nvidia-a10g) has: a device plugin advertises and the DRA driver publishes one per GPU of its vendor; MIG instances
+    at most MIG_PER_GPU per GPU that supports MIG."""
+    if gpu_type is None or not gpu_type.startswith(f"{DEVICES[resource]}-"):
+        return Decimal(0)
+    if resource == MIG_CLASS:
+        return Decimal(MIG_PER_GPU * (gpu_count or 0)) if gpu_type in MIG_GPUS else Decimal(0)
+    return Decimal(gpu_count or 0)
 _POD_LEVEL = (CPU, MEMORY)  # the resources pod-level requests may set
 _COUNTED = frozenset(RESOURCES)
 

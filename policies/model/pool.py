@@ -21,7 +21,7 @@ from ..platforms.quantity import CPU, MEMORY, MIB, PODS
 from .addresses import Network
 from .cluster import CapacityGroup, ClusterEntry
 from .labels import ARCH
-from .pods import GPU_RESOURCES
+from .pods import DEVICES, gpu_devices
 from .scheduling import MAYBE, Domain, NodeSpace, Taint
 from .values import Unknown, about, derived, is_secret
 from .versions import Version
@@ -59,12 +59,11 @@ def machine_hardware(machine: Machine, name: Any = None) -> Hardware:
     if machine.memory_mib is not None:
         capacity[MEMORY] = Decimal(machine.memory_mib * MIB)
     if machine.gpu_type is None or machine.gpu_count is not None:  # a GPU count not known: GPUs not checked
-        for resource, vendor in GPU_RESOURCES.items():
-            ours = machine.gpu_type is not None and machine.gpu_type.startswith(f"{vendor}-")
-            capacity[resource] = Decimal(machine.gpu_count or 0) if ours else Decimal(0)
+        for resource in DEVICES:
+            capacity[resource] = gpu_devices(resource, machine.gpu_type, machine.gpu_count)
     shown = name if name is not None else machine.name
     # every fact of a secret machine tells which machine it is
-    secret = frozenset({CPU, MEMORY, PODS, *GPU_RESOURCES}) if is_secret(shown) else frozenset()
+    secret = frozenset({CPU, MEMORY, PODS, *DEVICES}) if is_secret(shown) else frozenset()
     return Hardware(derived(machine.name, shown), derived(machine.architecture, shown), capacity, {}, secret,
                     machine.gpu_type, machine.max_pods, machine)
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import admission
+from . import admission, devices
 from .admission import runtime_class
 from .admission.limit_ranger import LIMIT_RANGE, LimitRange, parse_limit_range
 from .admission.namespace import NAMESPACE, Namespace, object_name, parse_namespace
@@ -27,6 +27,7 @@ from .admission.runtime_class import RUNTIME_CLASS, RuntimeScheduling
 from .budgets import Budget, may_make_pods, parse_budget
 from .cluster import Cluster, ClusterEntry
 from .clusters import ClusterIndex, ComputeClass, KubeCluster, Unwritten, provider_namespace
+from .devices import Claim, DeviceClass
 from .labels import ZONE_KEYS
 from .pool import PROVIDERS_CLUSTER, ClusterRef, Pool, stamped
 from .resources import PROVIDER_SCOPE, StackResource, type_of_urn
@@ -104,6 +105,10 @@ class Stack:
     compute_classes: list[ComputeClass] = field(default_factory=list)  # GKE's (it or a stack it reads declares)
     # those whose labels enforce a Pod Security Standard or give Pods a default GKE ComputeClass
     namespaces: list[Namespace] = field(default_factory=list)
+    # Dynamic Resource Allocation (SPEC 24, devices.py): its ResourceClaims and templates, its DeviceClasses
+    claims: list[Claim] = field(default_factory=list)
+    device_classes: list[DeviceClass] = field(default_factory=list)
+    foreign_charts: set[str] = field(default_factory=set)  # the charts the stacks it reads install (a DRA driver's)
     _provider_namespaces: dict[str, str | Unknown] = field(default_factory=dict)  # namespace_of's, by provider URN
 
     def add_compute_cluster(self, entry: ClusterEntry) -> None:
@@ -231,6 +236,10 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
                 stack.priority_classes.append(object_name(resource.props))
             elif RUNTIME_CLASS.match(resource.type):
                 runtime_class.add(stack, resource)
+            elif (dra := devices.parse(resource.type, resource.urn, resource.props)) is not None:
+                (stack.device_classes if isinstance(dra, DeviceClass) else stack.claims).append(dra)  # type: ignore[arg-type]
+            elif (release := parse_helm_release(resource.type, resource.props, resource.urn, resource.name)):
+                stack.foreign_charts.add(release.chart or "")
     for raw in resources:
         resource = StackResource.of(raw)
         workload = taken(resource)
@@ -263,6 +272,8 @@ def parse_stack(resources: Iterable[Any], seen_inputs: Mapping[str, Cluster],
             namespace = parse_namespace(resource.urn, resource.props, resource.provider or "")
             if namespace.enforce is not None or namespace.compute_class is not None:
                 stack.namespaces.append(namespace)
+        elif (dra := devices.parse(resource.type, resource.urn, resource.props)) is not None:
+            (stack.device_classes if isinstance(dra, DeviceClass) else stack.claims).append(dra)  # type: ignore[arg-type]
         elif may_make_pods(resource.type):
             stack.operated.append(resource)
     stack.resources = by_urn

@@ -20,6 +20,7 @@ from .admission.pod_security import violations
 from .admission.runtime_class import with_runtime
 from .admission.written import node_placement, pin, runtime_class_name
 from .architecture import Constraint, architecture_constraint
+from .devices import PodClaims, claim_refs, with_claims
 from .labels import ARCH
 from .pods import (
     ContainerResources,
@@ -44,7 +45,6 @@ from .values import (
     Unknown,
     as_int,
     child,
-    is_list,
     is_mapping,
     listed,
     plain,
@@ -214,6 +214,9 @@ class Workload:
     # Unknown when its Pods request a GKE ComputeClass whose nodes the stack does not show all of (GKE's admission
     # step sets it: sources/gke_compute_classes.py); None otherwise
     compute_class: Any = None
+    # what one Pod's ResourceClaims ask of the devices the pack counts (devices.py's step sets it, after admission);
+    # None when its Pods claim none
+    claims: PodClaims | None = None
     _kept: list[Any] = dataclasses.field(default_factory=_unread, init=False, repr=False, compare=False)
 
     @property
@@ -231,8 +234,16 @@ class Workload:
     @kept
     def request(self) -> PodRequest | None:
         """One Pod's request per resource; None without a pod spec."""
-        return None if self.pod_spec is None else pod_request(
-            self.pod_spec, self.pod_spec_path, self.defaults.known_requests if self.defaults is not None else None)
+        if self.pod_spec is None:
+            return None
+        request = pod_request(self.pod_spec, self.pod_spec_path,
+                              self.defaults.known_requests if self.defaults is not None else None)
+        return request if self.claims is None else with_claims(request, self.claims)
+
+    @kept
+    def claim_refs(self) -> tuple[tuple[bool, Any], ...] | Unknown | None:
+        """The ResourceClaims its Pods name (spec.resourceClaims: a template's or a shared claim's name each)."""
+        return claim_refs(self.pod_spec) if self.pod_spec is not None else None
 
     @kept
     def replicas(self) -> Replicas:
@@ -307,15 +318,6 @@ class Workload:
         """The operating system its Pods declare (spec.os.name: linux or windows; the kubelet refuses a Pod on a node
         of another, kubernetes.io/docs/concepts/workloads/pods/#pod-os); None when not declared."""
         return child(child(self.pod_spec, "os"), "name")
-
-    @kept
-    def claims_devices(self) -> bool | Unknown:
-        """Its Pods claim devices through Dynamic Resource Allocation (spec.resourceClaims, each container's
-        resources.claims naming one): the scheduler's DynamicResources plugin places them where a DRA driver's
-        ResourceSlices offer the devices (kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation),
-        which no program's props say. Unknown when the claims are not known yet."""
-        claims = self.pod_spec if isinstance(self.pod_spec, Unknown) else child(self.pod_spec, "resourceClaims")
-        return claims if isinstance(claims, Unknown) else is_list(claims) and len(claims) > 0
 
     @kept
     def scheduler_bypassed(self) -> bool | Unknown:

@@ -91,7 +91,7 @@ def test_aks_standard_d2s_v5():
     node = node_of(machine_pool("Standard_D2s_v5"), "azure", {}, "compute")
     # 25% of 8 GiB (2 GiB) is less than 20 MB x 250 + 50 MB (5050 MB)
     assert allocatable(node) == {"cpu": 1900, "memory": 8 * GI - 2 * GI - 100 * MI, "pods": 250,
-                                 "nvidia.com/gpu": 0, "amd.com/gpu": 0}
+                                 "nvidia.com/gpu": 0, "amd.com/gpu": 0, "gpu.nvidia.com": 0, "mig.nvidia.com": 0}
 
 
 @pytest.mark.parametrize(("cores", "millicores"), [
@@ -114,8 +114,10 @@ def test_eks_and_gke_cpu_tiers_round_down(cores, millicores):
 def test_a_profile_on_an_existing_cluster_loses_only_the_eviction_threshold():
     node = node_of(profile_pool(2000, 4 * GI, 20 * GI, Gpu("nvidia-t4", 2)), "kubernetes", {}, "compute")
     assert node.machine is None
+    # two T4s: two devices for the device plugin or NVIDIA's DRA driver, and no MIG instance (a T4 is not split)
     assert allocatable(node) == {"cpu": 2000, "memory": 4 * GI - 100 * MI, "ephemeral-storage": 20 * GI,
-                                 "pods": 110, "nvidia.com/gpu": 2, "amd.com/gpu": 0}
+                                 "pods": 110, "nvidia.com/gpu": 2, "amd.com/gpu": 0, "gpu.nvidia.com": 2,
+                                 "mig.nvidia.com": 0}
 
 
 def test_a_machine_wins_over_its_profile_which_states_only_the_disk_and_eks_reserves_storage():

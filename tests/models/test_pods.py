@@ -161,7 +161,8 @@ def test_unknown_values_make_only_their_resource_unknown():
     request = pod_request(spec, "spec")
     assert set(request.unknown) == {"cpu"} and request.get("memory") == GI
     everything = pod_request({"containers": unknown}, "spec")
-    assert set(everything.unknown) == {"cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "amd.com/gpu"}
+    assert set(everything.unknown) == {"cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "amd.com/gpu",
+                                       "gpu.nvidia.com", "mig.nvidia.com"}
     restart = pod_request({"containers": [container("a", {"cpu": "1"})],
                            "initContainers": [{"name": "i", "restartPolicy": unknown}]}, "spec")
     assert "cpu" in restart.unknown and isinstance(restart.unknown["cpu"], Unknown)

@@ -352,3 +352,19 @@ def test_the_node_that_holds_the_most_bounds_a_workloads_pods_not_each_resources
     two = workload("Deployment", "api", node_selector=AMD64, requests={"cpu": "2", "memory": "8Gi"},
                    spec={"replicas": 2})
     assert run(group, two, platform="aws").findings("pool-capacity") == []
+
+
+def test_gpus_claimed_through_dra_are_counted_at_max_size():
+    """issue 78: each Pod's ResourceClaimTemplate gives it its own claim, so three Pods claiming one GPU each need three
+    GPUs, and two g5.xlarge (one A10G each) at maxSize hold two."""
+    from builders import dra_parts, exact_request
+
+    (message,) = run(*dra_parts("g5.xlarge", [exact_request()], replicas=3, max_size=2),
+                     platform="aws").findings("pool-capacity")
+    assert message == (
+        "NodeGroup 'gpu': at its maxSize of 2 nodes (machine g5.xlarge) it has room for 2 x 1 = 2 of DRA "
+        "gpu.nvidia.com devices allocatable; the workloads only it can take request 3 (largest: Deployment 'train' "
+        "3 x 1), 3 in all, more than it has: raise scalingConfig.maxSize to at least 3, use larger machines or move "
+        "workloads to another pool")
+    assert run(*dra_parts("g5.xlarge", [exact_request()], replicas=2, max_size=2),
+               platform="aws").findings("pool-capacity") == []

@@ -10,6 +10,8 @@ from builders import (
     ComputeClusterArgs,
     MachineProfile,
     cluster,
+    dra_parts,
+    exact_request,
     names,
     placed,
     raw_cluster,
@@ -501,37 +503,108 @@ def test_an_eks_gpu_group_with_a_standard_ami_type_advertises_no_gpu():
                platform="aws").findings("workload-fits-pool") == []
 
 
-def test_a_pod_that_claims_devices_through_dra_is_a_note_never_a_silent_pass():
-    """A Pod claiming a GPU through Dynamic Resource Allocation (spec.resourceClaims, as NVIDIA's DRA driver and
-    aws-ts-eks-gpu-dra's MIG Pods write it) is placed where the driver's ResourceSlices offer the device, which no
-    program says: the pack cannot tell whether a node of its pool has one, and says so once, naming the Pods; what it
-    does request (its memory) is still judged, and a Pod that claims nothing gives no such note."""
-    from builders import node_group, workload
+# --- Dynamic Resource Allocation (issue 78, SPEC 24) -----------------------------------------------------------------
 
-    def pod(name: str, memory: str, claimed: bool) -> object:
-        spec: dict = {"containers": [{"name": "c", "image": "i", "resources": {
-            "requests": {"memory": memory}, **({"claims": [{"name": "gpu"}]} if claimed else {})}}]}
-        if claimed:
-            spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "mig-small"}]
-        return workload("Pod", name, pod=spec)
+def _dra(*parts: object) -> tuple[list[str], list[str]]:
+    result = run(*parts, platform="aws")
+    return result.findings(FITS), [n.finding.split(": ", 1)[1] if n.finding.startswith("can't") else n.finding
+                                   for n in result.notes if n.policy == FITS]
 
-    group = node_group("gpu", ["p4d.24xlarge"], ami_type="AL2023_x86_64_NVIDIA")
-    claiming = run(group, pod("infer", "1Gi", True), pod("train", "1Gi", True), pod("web", "1Gi", False),
-                   platform="aws")
-    assert claiming.findings(FITS) == []
-    (note,) = [n.finding for n in claiming.notes if n.policy == FITS]
-    assert note.endswith(": Pod 'infer', Pod 'train' claim devices through Dynamic Resource Allocation (spec.resourceClaims), which the "
-        "pack does not check: whether a node of their pools has them is for the DRA driver's ResourceSlices to say; "
-        "their CPU, memory and other requests are checked"), note
-    plain = run(group, pod("web", "1Gi", False), platform="aws")
-    assert [n for n in plain.notes if n.policy == FITS] == []
-    too_big = run(group, pod("infer", "2Ti", True), platform="aws")
-    (message,) = too_big.findings(FITS)
-    assert message.startswith("Pod 'infer': one Pod requests 2048 GiB of memory"), message
-    assert [n.finding for n in too_big.notes if n.policy == FITS][0].endswith(
-        ": Pod 'infer' claims devices through Dynamic Resource Allocation (spec.resourceClaims), which the pack does "
-        "not check: whether a node of its pools has them is for the DRA driver's ResourceSlices to say; its CPU, "
-        "memory and other requests are checked")
+
+def test_gpus_claimed_through_dra_are_counted_against_the_gpus_of_a_node():
+    """NVIDIA's DRA driver publishes one gpu.nvidia.com device per GPU: two on a g5.xlarge (one A10G) never fit, one
+    does, eight fit a p4d.24xlarge (eight A100s); with the driver's release in the stack nothing is left unsaid."""
+    (message,) = _dra(*dra_parts("g5.xlarge", [exact_request(count=2)]))[0]
+    assert message == (
+        "Deployment 'train': one Pod requests 100m of CPU and 2 of DRA gpu.nvidia.com devices, more than any node of "
+        "the pools that can take it: pool 'gpu' (NodeGroup) has at most 1 allocatable of DRA gpu.nvidia.com devices "
+        "(g5.xlarge); it can never be scheduled: lower its requests or allow larger instance types (the smallest AWS "
+        "machine of its family whose node holds one Pod: g5.12xlarge, 48 vCPUs, 192 GiB)")
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(count=1)])) == ([], [])
+    assert _dra(*dra_parts("p4d.24xlarge", [exact_request(count=8)])) == ([], [])
+    (nine,) = _dra(*dra_parts("p4d.24xlarge", [exact_request(count=9)]))[0]
+    assert "has at most 8 allocatable of DRA gpu.nvidia.com devices (p4d.24xlarge)" in nine
+
+
+def test_a_claim_on_a_machine_without_gpus_names_the_gpus_it_needs():
+    (message,) = _dra(*dra_parts("m6i.large", [exact_request()]))[0]
+    assert message == (
+        "Deployment 'train': one Pod requests 100m of CPU and 1 of DRA gpu.nvidia.com devices, more than any node of "
+        "the pools that can take it: pool 'gpu' (NodeGroup) has at most 0 allocatable of DRA gpu.nvidia.com devices "
+        "(m6i.large); it can never be scheduled: lower its requests or allow instance types with NVIDIA GPUs (the "
+        "smallest AWS machine whose node holds one Pod: g4dn.xlarge, 4 vCPUs, 16 GiB)")
+
+
+def test_mig_devices_only_where_the_gpus_are_split():
+    """An A10G is split into no MIG instance; an H100 into at most seven (NVIDIA's MIG user guide)."""
+    (message,) = _dra(*dra_parts("g5.xlarge", [exact_request("mig.nvidia.com")]))[0]
+    assert "has at most 0 allocatable of DRA mig.nvidia.com devices (g5.xlarge)" in message, message
+    assert "allow instance types with NVIDIA GPUs that MIG splits (the smallest AWS machine whose node holds one Pod: " \
+        "p5.4xlarge, 16 vCPUs, 170.67 GiB)" in message, message
+    assert _dra(*dra_parts("p5.4xlarge", [exact_request("mig.nvidia.com", count=7)])) == ([], [])
+    (more,) = _dra(*dra_parts("p5.4xlarge", [exact_request("mig.nvidia.com", count=8)]))[0]
+    assert "has at most 7 allocatable of DRA mig.nvidia.com devices (p5.4xlarge)" in more, more
+
+
+def test_every_version_of_the_claim_as_clusters_serve_it():
+    """resource.k8s.io v1beta1 writes a request's class and count on the request itself; v1beta2 as v1 (exactly)."""
+    flat = {"name": "gpu", "deviceClassName": "gpu.nvidia.com", "count": 2}
+    assert len(_dra(*dra_parts("g5.xlarge", [flat], version="v1beta1"))[0]) == 1
+    assert len(_dra(*dra_parts("g5.xlarge", [exact_request(count=2)], version="v1beta2"))[0]) == 1
+    assert _dra(*dra_parts("g5.xlarge", [{**flat, "count": 1}], version="v1beta1")) == ([], [])
+
+
+def test_all_devices_needs_at_least_one():
+    """allocationMode All: every matching device of the node, and at least one (the structured allocator)."""
+    assert len(_dra(*dra_parts("m6i.large", [exact_request(count=None, allocationMode="All")]))[0]) == 1
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(count=None, allocationMode="All")]))[0] == []
+
+
+def test_two_requests_of_one_claim_take_distinct_devices():
+    assert len(_dra(*dra_parts("g5.xlarge", [exact_request(), {**exact_request(), "name": "other"}]))[0]) == 1
+
+
+def test_what_the_pack_cannot_count_or_check_is_said():
+    """A firstAvailable list, a shared claim, a class the pack does not count, a class of the stack that selects
+    otherwise than the driver's, and selectors are said, never refused; without the driver's release, whether it runs
+    there is said."""
+    first = {"name": "gpu", "firstAvailable": [{"name": "two", "deviceClassName": "gpu.nvidia.com", "count": 2},
+                                               {"name": "one", "deviceClassName": "gpu.nvidia.com", "count": 1}]}
+    assert _dra(*dra_parts("m6i.large", [first])) == ([], [
+        "Deployment 'train': the devices of its Pods' request 'gpu' of ResourceClaimTemplate 'gpus' (firstAvailable) "
+        "are not counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
+        "mig.nvidia.com)"])
+    assert _dra(*dra_parts("m6i.large", [exact_request()], shared=True)) == ([], [
+        "Deployment 'train': the devices of its Pods' ResourceClaim 'gpus' (shared by the Pods that name it) are not "
+        "counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
+        "mig.nvidia.com)"])
+    (other,) = _dra(*dra_parts("m6i.large", [exact_request("neuron.aws.com")]))[1]
+    assert "request 'gpu' of ResourceClaimTemplate 'gpus' (DeviceClass 'neuron.aws.com')" in other
+    elsewhere = {"selectors": [{"cel": {"expression": "device.driver == 'example.com'"}}]}
+    assert _dra(*dra_parts("m6i.large", [exact_request()], device_class=elsewhere))[0] == []
+    same = {"selectors": [{"cel": {"expression":
+                                   'device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"].type == "gpu"'}}]}
+    assert len(_dra(*dra_parts("m6i.large", [exact_request()], device_class=same))[0]) == 1
+    selected = exact_request(selectors=[{"cel": {"expression": "device.attributes['gpu.nvidia.com'].productName == 'x'"}}])
+    assert _dra(*dra_parts("g5.xlarge", [selected])) == ([], [
+        "Deployment 'train': its claims' devices fit a node of its pools by count; not checked: the CEL selectors of "
+        "request 'gpu' of ResourceClaimTemplate 'gpus'"])
+    assert _dra(*dra_parts("g5.xlarge", [exact_request()], driver=False)) == ([], [
+        "Deployment 'train': its claims' devices fit a node of its pools by count; not checked: whether NVIDIA's DRA "
+        "driver runs on its nodes (no release of its chart dra-driver-nvidia-gpu or nvidia-dra-driver-gpu is in the "
+        "stack)"])
+    # a refusal stands without the driver: a node without the GPUs publishes none, whichever driver runs there
+    assert len(_dra(*dra_parts("g5.xlarge", [exact_request(count=2)], driver=False))[0]) == 1
+
+
+def test_a_pod_that_claims_a_template_the_stack_does_not_have_is_said():
+    from builders import deployment, node_group
+    pods = deployment("train", requests={"cpu": "100m"},
+                      pod={"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "missing"}]})
+    assert _dra(node_group("gpu", ["m6i.large"]), pods) == ([], [
+        "Deployment 'train': the devices of its Pods' ResourceClaimTemplate 'missing' (not in the stack) are not "
+        "counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
+        "mig.nvidia.com)"])
 
 
 def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", **accelerator: object):
@@ -690,3 +763,41 @@ def test_a_gpu_hint_names_the_platforms_machines_and_works_when_applied(platform
                             f"{ {'aws': 'AWS', 'gcp': 'GCP', 'azure': 'Azure'}[platform]} machine whose node holds "
                             f"one Pod: {suggested})"), message
     assert run(declared(suggested.split(",")[0]), train, platform=platform).findings(FITS) == []
+
+
+def test_every_device_of_a_class_beside_another_request_of_it_never_fits():
+    """allocationMode All takes every matching device of the node, each device is allocated once: another request of
+    the class finds none on any node (the structured allocator); narrowed by selectors, the two may take devices
+    apart, and nothing is refused."""
+    every = exact_request(count=None, allocationMode="All")
+    (message,) = _dra(*dra_parts("p4d.24xlarge", [every, {**exact_request(), "name": "one"}]))[0]
+    assert message == (
+        "Deployment 'train': request 'gpu' of ResourceClaimTemplate 'gpus' asks every gpu.nvidia.com device of its "
+        "node (allocationMode All) and request 'one' of ResourceClaimTemplate 'gpus' asks another: a node's devices "
+        "are allocated once each, so no node can ever hold its claims and its Pods are never scheduled: ask a count "
+        "instead of All, or narrow the requests by selectors to devices apart")
+    narrowed = {**exact_request(selectors=[{"cel": {"expression": "device.attributes['gpu.nvidia.com'].index == 0"}}]),
+                "name": "one"}
+    assert _dra(*dra_parts("p4d.24xlarge", [every, narrowed]))[0] == []
+    # alone, it takes what the node has: at least one, and how many is said (a claim holds at most 32)
+    assert _dra(*dra_parts("p4d.24xlarge", [every])) == ([], [
+        "Deployment 'train': its claims' devices fit a node of its pools by count; not checked: how many devices "
+        "request 'gpu' of ResourceClaimTemplate 'gpus' takes (allocationMode All: every one of its node, which the "
+        "allocator refuses past 32 in a claim)"])
+
+
+def test_gpus_claimed_through_dra_on_a_gke_pool_set_up_for_dra():
+    """GKE's DRA setup: a node pool whose attached GPUs GKE installs no driver for (gpuDriverVersion
+    INSTALLATION_DISABLED), NVIDIA's driver and DRA driver installed by the user. nvidia.com/gpu is not known there, but
+    the DRA driver publishes at most one device per attached T4: one fits, two never do."""
+    from builders import cluster_resource
+
+    def pool():
+        cluster_resource("gcp")()
+        _gke_gpu_node_pool(gpu_driver_installation_config={"gpu_driver_version": "INSTALLATION_DISABLED"})()
+
+    result = run(*dra_parts("n1-standard-4", [exact_request()], pool=pool), platform="gcp")
+    assert result.findings(FITS) == []
+    (message,) = run(*dra_parts("n1-standard-4", [exact_request(count=2)], pool=pool), platform="gcp").findings(FITS)
+    assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of DRA gpu.nvidia.com devices (n1-standard-4)" \
+        in message, message

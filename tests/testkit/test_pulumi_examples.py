@@ -106,12 +106,15 @@ def test_the_gpu_dra_programs_helm_releases_are_said_unchecked(tmp_path):
     result = evaluate(user_project(tmp_path, "aws-ts-eks-gpu-dra"), stack_config=AWS)
     assert sorted(v.urn.rsplit("::", 1)[-1] for v in result.of("helm-release-unchecked")) == [
         "gpu-operator", "kube-prometheus-stack", "nvidia-dra-driver"]
-    # its MIG Pods claim their GPU slices through DRA: not checked, and said so (they pass only on what is checked)
+    # its MIG Pods claim one MIG slice each through DRA (issue 78): a p4d.24xlarge's eight A100s give at most 56, so
+    # they fit by count; which profile a slice has is their CEL selectors', not checked, and said so
     (dra,) = [note.finding for note in result.notes if note.policy == "workload-fits-pool"]
-    assert dra.endswith("Pod 'mig-large-training', Pod 'mig-medium-training', Pod 'mig-small-inference' claim devices "
-                        "through Dynamic Resource Allocation (spec.resourceClaims), which the pack does not check: "
-                        "whether a node of their pools has them is for the DRA driver's ResourceSlices to say; their "
-                        "CPU, memory and other requests are checked"), dra
+    assert dra.endswith(": (1) Pod 'mig-large-training': its claims' devices fit a node of its pools by count; not "
+                        "checked: the CEL selectors of request 'mig-large' of ResourceClaimTemplate 'mig-large-template'; "
+                        "(2) Pod 'mig-medium-training': its claims' devices fit a node of its pools by count; not checked: "
+                        "the CEL selectors of request 'mig-medium' of ResourceClaimTemplate 'mig-medium-template'; (3) Pod "
+                        "'mig-small-inference': its claims' devices fit a node of its pools by count; not checked: the "
+                        "CEL selectors of request 'mig-small' of ResourceClaimTemplate 'mig-small-template'"), dra
 
 
 # --- planted faults: a Pod too large for its machine, an arm64 pin on an amd64 pool, an untolerated taint ----------
@@ -205,7 +208,8 @@ def test_aws_ts_eks_gpu_dra_with_planted_faults(tmp_path):
         "arm64 (its nodeSelector's kubernetes.io/arch); pool 'system-nodes' (NodeGroup) runs amd64 nodes, not arm64 "
         f"(its nodeSelector's kubernetes.io/arch). {PENDING}")
     assert found[("workload-fits-pool", "mig-large-training")].startswith(
-        "Pod 'mig-large-training': one Pod requests 2048 GiB of memory, more than any node of the pools that can take it: "
+        "Pod 'mig-large-training': one Pod requests 2048 GiB of memory and 1 of DRA mig.nvidia.com devices, more than "
+        "any node of the pools that can take it: "
         "pool 'gpu-nodes' (NodeGroup) has at most 1152 GiB capacity")
     assert len(found) == 3
 
@@ -230,6 +234,60 @@ def test_aws_ts_eks_gpu_dra_with_a_gpu_group_that_advertises_no_gpu(tmp_path):
         "type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its requests")}
     as_written = evaluate(user_project(tmp_path / "written", "aws-ts-eks-gpu-dra", append=cuda), stack_config=AWS)
     assert verdicts(as_written) == {}
+
+
+GPU_CLAIM = """
+k8s.apiextensions.CustomResource("gpus", api_version="resource.k8s.io/v1", kind="ResourceClaimTemplate",
+                                 metadata={{"name": "gpus", "namespace": "mig-test"}},
+                                 spec={{"spec": {{"devices": {{"requests": [{{"name": "gpus", "exactly": {{
+                                     "deviceClassName": "gpu.nvidia.com", "count": {count}}}}}]}}}}}}, opts=on_cluster)
+k8s.apps.v1.Deployment("trainer", metadata={{"name": "trainer", "namespace": "mig-test"}}, spec={{
+    "selector": {{"matchLabels": {{"app": "trainer"}}}},
+    "template": {{"metadata": {{"labels": {{"app": "trainer"}}}}, "spec": {{
+        "tolerations": [GPU_TOLERATION], "nodeSelector": {{"node-role": "gpu"}},
+        "containers": [{{"name": "train", "image": "nvcr.io/nvidia/pytorch:25.12-py3",
+                        "resources": {{"claims": [{{"name": "gpus"}}]}}}}],
+        "resourceClaims": [{{"name": "gpus", "resourceClaimTemplateName": "gpus"}}]}}}}}}, opts=on_cluster)
+"""
+
+
+@pytest.mark.parametrize("machine, count, refused", [
+    # issue 78's cases: two GPUs where every GPU node is a g5.xlarge with one; one GPU where no node has any
+    ("g5.xlarge", 2, "one Pod requests 2 of DRA gpu.nvidia.com devices, more than any node of the pools that can take "
+                     "it: pool 'gpu-nodes' (NodeGroup) has at most 1 allocatable of DRA gpu.nvidia.com devices "
+                     "(g5.xlarge); it can never be scheduled: lower its requests or allow larger instance types (the "
+                     "smallest AWS machine of its family whose node holds one Pod: g5.12xlarge, 48 vCPUs, 192 GiB)"),
+    ("m7i.large", 1, "one Pod requests 1 of DRA gpu.nvidia.com devices, more than any node of the pools that can take "
+                     "it: pool 'gpu-nodes' (NodeGroup) has at most 0 allocatable of DRA gpu.nvidia.com devices "
+                     "(m7i.large); it can never be scheduled: lower its requests or allow instance types with NVIDIA "
+                     "GPUs (the smallest AWS machine whose node holds one Pod: g4dn.xlarge, 4 vCPUs, 16 GiB)"),
+    ("g5.xlarge", 1, None),  # the valid twins: one GPU on a node that has one, eight on a p4d.24xlarge's eight A100s
+    ("p4d.24xlarge", 8, None),
+])
+def test_aws_ts_eks_gpu_dra_with_gpus_claimed_through_dra(tmp_path, machine, count, refused):
+    """A Deployment whose Pods each claim ``count`` gpu.nvidia.com devices through a ResourceClaimTemplate, on the GPU
+    group of ``machine``: NVIDIA's DRA driver (its Helm release is in the program) publishes one device per GPU, so a
+    node holds the claim only with that many GPUs. The program's MIG Pods ask a mig.nvidia.com device each: an A10G
+    or no GPU is split into none, so they are refused too where the group has no A100. Twice in one process."""
+    program = user_project(tmp_path, "aws-ts-eks-gpu-dra", [('instance_types=["p4d.24xlarge"]',
+                                                             f'instance_types=["{machine}"]')],
+                           append=GPU_CLAIM.format(count=count))
+    for _ in range(2):
+        result = evaluate(program, stack_config=AWS)
+        found = verdicts(result)
+        assert found.pop(("workload-fits-pool", "trainer"), None) == (
+            f"Deployment 'trainer': {refused}" if refused else None)
+        assert not [note for note in result.notes if "trainer" in note.finding]
+        mig = "p4d" not in machine  # (an A100 is split into seven: the MIG Pods fit there)
+        assert sorted(found) == ([("workload-fits-pool", name) for name in (
+            "mig-large-training", "mig-medium-training", "mig-small-inference")] if mig else [])
+        if mig:
+            assert found[("workload-fits-pool", "mig-small-inference")] == (
+                "Pod 'mig-small-inference': one Pod requests 1 of DRA mig.nvidia.com devices, more than any node of "
+                "the pools that can take it: pool 'gpu-nodes' (NodeGroup) has at most 0 allocatable of DRA "
+                f"mig.nvidia.com devices ({machine}); it can never be scheduled: lower its requests or allow instance "
+                "types with NVIDIA GPUs that MIG splits (the smallest AWS machine whose node holds one Pod: "
+                "p5.4xlarge, 16 vCPUs, 170.67 GiB)")
 
 
 def test_gcp_py_gke_with_planted_faults(tmp_path):

@@ -509,3 +509,40 @@ def test_a_platforms_secret_output_stays_secret_in_the_app_stack(tmp_path):
         assert finding.startswith(f"Deployment 'pinned': no pool can run its Pods: {POOL} "), finding
         assert "gpu-a7x" not in finding and "gpu-a7x" not in " ".join(r for n in result.notes for r in n.reasons)
         assert "[secret]" in finding, finding
+
+
+DRA_DRIVER = '''
+_provider = k8s.Provider("k8s", kubeconfig=prod.name.apply(lambda name: kubeconfig(name, "https://x")),
+                         opts=pulumi.ResourceOptions(depends_on=[prod]))
+k8s.helm.v3.Release("nvidia-dra-driver", chart="nvidia-dra-driver-gpu", namespace="nvidia-dra-driver",
+                    repository_opts={"repo": "https://helm.ngc.nvidia.com/nvidia"},
+                    opts=pulumi.ResourceOptions(provider=_provider))
+'''
+CLAIMING = '''
+k8s.resource.v1.ResourceClaimTemplate("gpus", metadata={{"name": "gpus", "namespace": "default"}}, spec={{"spec": {{
+    "devices": {{"requests": [{{"name": "gpus", "exactly": {{"deviceClassName": "gpu.nvidia.com", "count": {count}}}}}]}}}}}},
+    opts=pulumi.ResourceOptions(provider=provider))
+k8s.apps.v1.Deployment("train", metadata={{"namespace": "default"}}, spec={{
+    "selector": {{"matchLabels": {{"app": "train"}}}}, "template": {{"metadata": {{"labels": {{"app": "train"}}}}, "spec": {{
+        "containers": [{{"name": "train", "image": "nvcr.io/nvidia/pytorch:25.12-py3",
+                        "resources": {{"requests": {{"cpu": "100m"}}, "claims": [{{"name": "gpus"}}]}}}}],
+        "resourceClaims": [{{"name": "gpus", "resourceClaimTemplateName": "gpus"}}]}}}}}},
+    opts=pulumi.ResourceOptions(provider=provider))
+'''
+
+
+def test_gpus_an_app_claims_through_dra_on_its_platforms_gpu_pool(tmp_path):
+    """Issue 78 across stacks: the platform's node group of g5.xlarge (one A10G, the accelerated AMI type) and NVIDIA's
+    DRA driver's release are
+    in the platform stack, the ResourceClaimTemplate and the Deployment in the app: two GPUs a Pod never gets, one it
+    does, and the driver the platform installs is seen (nothing is left unsaid)."""
+    gpus = PLATFORM.replace("m7i.large", "g5.xlarge").replace('"AL2023_x86_64_STANDARD"', '"AL2023_x86_64_NVIDIA"')
+    platform = program(tmp_path / "platform", "platform", gpus + DRA_DRIVER)
+    two = twice(app(tmp_path / "two", CLAIMING.format(count=2)), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    assert verdicts(two) == {("workload-fits-pool", "train"): (
+        "Deployment 'train': one Pod requests 100m of CPU and 2 of DRA gpu.nvidia.com devices, more than any node of "
+        f"the pools that can take it: {POOL} has at most 1 allocatable of DRA gpu.nvidia.com devices (g5.xlarge); it "
+        "can never be scheduled: lower its requests or allow larger instance types (the smallest AWS machine of its "
+        "family whose node holds one Pod: g5.12xlarge, 48 vCPUs, 192 GiB)")}
+    one = twice(app(tmp_path / "one", CLAIMING.format(count=1)), stack_config=AWS, stacks={PLATFORM_NAME: platform})
+    assert verdicts(one) == {} and one.notes == []

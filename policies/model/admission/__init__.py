@@ -13,6 +13,9 @@ platform runs them (a source's ``admission``: GKE's default ComputeClass is a mu
 * the platforms' mutating webhooks (``Source.admission``: GKE's namespace default ComputeClass);
 * ``resource_quota`` - ResourceQuota, last: a namespace's quotas over all its Pods.
 
+After them, before the scheduler sees the Pod, the resourceclaim controller's step (model/devices.py): the claims a
+Pod's ResourceClaimTemplates give it, counted in its request.
+
 :func:`admit` runs the steps that change a Pod once per stack, after parsing and before anything is placed, so that
 every policy reads each workload as admitted. The validating plugins' refusals are worded by namespace-admits-workload
 (the namespace's) and platform-admits-workload (the platform's). A new admission rule is one module here, and its
@@ -24,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .. import devices
 from . import limit_ranger, namespace, runtime_class
 
 Admit = Callable[[Any], Any]  # a workload in, as the step admits it out (the same object: unchanged)
@@ -49,6 +53,8 @@ def admit(stack: Any, webhooks: Iterable[Prepare]) -> None:
             found = each(stack)
             if found is not None:
                 steps.append((name, found))
+    # then the resourceclaim controller: each Pod's claims from its templates, before the scheduler sees it
+    steps.append(("ResourceClaims", devices.prepare(stack)))
     foreign = [step for name, step in steps if name != "LimitRanger"]
     for workloads, run in ((stack.workloads, [step for _, step in steps]), (stack.foreign_workloads, foreign)):
         for index, workload in enumerate(workloads):

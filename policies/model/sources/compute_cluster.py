@@ -33,7 +33,7 @@ from ..cluster import (
     parse_cluster,
 )
 from ..clusters import Claim
-from ..pods import GPU_RESOURCES
+from ..pods import DEVICES, gpu_devices
 from ..pool import ClusterRef, Hardware, Machines, Option, Pool, machine_hardware
 from ..resources import StackResource
 from ..values import Unknown, derived, is_mapping, undetermined
@@ -109,17 +109,17 @@ def group_hardware(group: CapacityGroup, platform: str | None) -> Hardware | Unk
             capacity[resource] = Decimal(value)
     gpu, gpu_type = group.gpu, None
     if isinstance(gpu, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu))
+        unknown.update(dict.fromkeys(DEVICES, gpu))
     elif gpu is None:
-        capacity.update(dict.fromkeys(GPU_RESOURCES, Decimal(0)))
+        capacity.update(dict.fromkeys(DEVICES, Decimal(0)))
     elif isinstance(gpu.type, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu.type))
+        unknown.update(dict.fromkeys(DEVICES, gpu.type))
     elif isinstance(gpu.count, Unknown):
-        unknown.update(dict.fromkeys(GPU_RESOURCES, gpu.count))
+        unknown.update(dict.fromkeys(DEVICES, gpu.count))
     elif isinstance(gpu.type, str) and isinstance(gpu.count, int):
         gpu_type = gpu.type
-        for resource, vendor in GPU_RESOURCES.items():
-            capacity[resource] = Decimal(gpu.count if gpu.type.startswith(f"{vendor}-") else 0)
+        for resource in DEVICES:
+            capacity[resource] = gpu_devices(resource, gpu.type, gpu.count)
     architecture = group.architecture if isinstance(group.architecture, str) else None
     return Hardware(None, architecture, capacity, unknown, profile.secret, gpu_type)
 

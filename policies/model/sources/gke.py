@@ -50,7 +50,7 @@ from ..addresses import Addresses, Draw, Network, Space, block, space_of
 from ..clusters import Claim, KubeCluster, Provisioning, endpoints
 from ..labels import ARCH, COMPUTE_CLASS, LINUX, MACHINE_KEYS, WINDOWS, ZONE_KEYS
 from ..platform_admission import AdmittedPod, Refused, Unmatched, class_granted
-from ..pods import NVIDIA
+from ..pods import DEVICE_CLASSES, GPU_CLASS, MIG_CLASS, NVIDIA
 from ..pool import ClusterRef, Lifetime, Option, Pool
 from ..resources import StackResource
 from ..scheduling import ANY, MAYBE, Taint
@@ -242,41 +242,48 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
     listed = plain(child(config, "guestAccelerators"))
     if listed is None or (is_list(listed) and not listed):
         return options
-    cards = Decimal(0)
+    cards = Decimal(0)  # the GPUs its device plugin advertises (the driver GKE installs)
+    attached = Decimal(0)  # the GPUs attached, whichever driver runs: the most a DRA driver publishes
     kind: str | None = None
-    unknown: Unknown | None = listed if isinstance(listed, Unknown) else None
+    unknown: Unknown | None = listed if isinstance(listed, Unknown) else None  # how many GPUs is not known
+    driverless: Unknown | None = None
     for entry in listed if is_list(listed) else ():
         count, name = (entry.get("count"), entry.get("type")) if is_mapping(entry) else (None, None)
         shared = is_mapping(entry) and any(entry.get(key) is not None for key in ("gpuSharingConfig",
                                                                                    "gpuPartitionSize"))
         driver = child(child(entry, "gpuDriverInstallationConfig"), "gpuDriverVersion")
         found = next((value for value in (entry, count, name, driver) if isinstance(value, Unknown)), None)
-        if driver == NO_DRIVER:
-            unknown = unknown or undetermined(
-                f"node pool '{pool_name}' installs no NVIDIA driver (gpuDriverVersion {NO_DRIVER}): its nodes "
-                "advertise nvidia.com/gpu only once a driver DaemonSet of your own runs there, so the GPUs its Pods "
-                "request are not checked")
-            continue
         if found is not None or shared or as_int(count) is None or not isinstance(name, str):
             unknown = unknown or found or undetermined(
                 f"how many GPUs a node of node pool '{pool_name}' advertises is not known (its guestAccelerators "
                 "share or partition them, or cannot be read), so the GPUs its Pods request are not checked")
             continue
+        if driver == NO_DRIVER:  # (as GKE's page "Prepare GKE infrastructure for DRA workloads" sets up a GPU pool)
+            driverless = driverless or undetermined(
+                f"node pool '{pool_name}' installs no NVIDIA driver (gpuDriverVersion {NO_DRIVER}): its nodes "
+                "advertise nvidia.com/gpu only once a driver DaemonSet of your own runs there, so the GPUs its Pods "
+                "request are not checked")
         if name.startswith("nvidia-"):
-            cards += Decimal(as_int(count) or 0)
+            attached += Decimal(as_int(count) or 0)
+            cards += Decimal(as_int(count) or 0) if driver != NO_DRIVER else Decimal(0)
             kind = kind or name
     if not is_list(listed) and unknown is None:
         return options
     found_options = []
     for option in options:
         hardware = option.hardware
-        capacity = {key: value for key, value in hardware.capacity.items() if key != NVIDIA}
+        capacity = {key: value for key, value in hardware.capacity.items() if key not in (NVIDIA, GPU_CLASS)}
         missing = dict(hardware.unknown)
-        if unknown is not None:
-            missing[NVIDIA] = unknown
+        if unknown is not None or driverless is not None:
+            missing[NVIDIA] = unknown or driverless  # type: ignore[assignment]
         else:
             # an A2 or G2 machine's own GPUs are the ones its accelerators name: never counted twice
             capacity[NVIDIA] = max(cards, hardware.capacity.get(NVIDIA, Decimal(0)))
+        if unknown is not None:
+            missing.update(dict.fromkeys(DEVICE_CLASSES, unknown))
+            capacity.pop(MIG_CLASS, None)
+        else:  # one device per attached GPU (no attachable GPU of an N1 machine is split by MIG)
+            capacity[GPU_CLASS] = max(attached, hardware.capacity.get(GPU_CLASS, Decimal(0)))
         found_options.append(replace(option, hardware=replace(hardware, capacity=capacity, unknown=missing,
                                                                gpu_type=kind or hardware.gpu_type)))
     return tuple(found_options)

@@ -1,9 +1,9 @@
 """pulumi/examples' aws-ts-eks-gpu-dra (../shared/third_party/pulumi-examples/aws-ts-eks-gpu-dra/index.ts) in Python,
 with the real pulumi_eks SDK: its Cluster without its default node group, two ManagedNodeGroups (system m6i.large; gpu p4d.24xlarge,
 tainted nvidia.com/gpu), a Kubernetes provider from the cluster's kubeconfig, the Helm v3 Releases (GPU operator, DRA
-driver, monitoring) and the MIG test Pods, and the node role both groups take (pulumi-eks refuses a managed node group
-without one). Its role policy attachments, add-ons, StorageClass, ConfigMap of scripts and ResourceClaimTemplates declare
-no pool and no workload and are left out."""
+driver, monitoring), the MIG test Pods and the ResourceClaimTemplates they name (one mig.nvidia.com device of a profile
+each), and the node role both groups take (pulumi-eks refuses a managed node group without one). Its role policy
+attachments, add-ons, StorageClass and ConfigMap of scripts declare no pool and no workload and are left out."""
 
 import json
 
@@ -37,6 +37,15 @@ for release, chart, repo in (("gpu-operator", "gpu-operator", "https://helm.ngc.
                               "https://prometheus-community.github.io/helm-charts")):
     k8s.helm.v3.Release(release, chart=chart, repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=repo),
                         skip_await=True, opts=on_cluster)
+
+for claim, profile in (("mig-large", "3g.20gb"), ("mig-medium", "2g.10gb"), ("mig-small", "1g.5gb")):
+    k8s.apiextensions.CustomResource(f"{claim}-template", api_version="resource.k8s.io/v1", kind="ResourceClaimTemplate",
+                                     metadata={"name": f"{claim}-template", "namespace": "mig-test"},
+                                     spec={"spec": {"devices": {"requests": [{"name": claim, "exactly": {
+                                         "deviceClassName": "mig.nvidia.com", "count": 1, "selectors": [{"cel": {
+                                             "expression": 'device.attributes["gpu.nvidia.com"].type == "mig" && '
+                                                           f'device.attributes["gpu.nvidia.com"].profile == "{profile}"'
+                                         }}]}}]}}}, opts=on_cluster)
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 for name, claim in (("mig-large-training", "mig-large"), ("mig-medium-training", "mig-medium"),

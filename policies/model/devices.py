@@ -1,0 +1,306 @@
+"""Devices Pods claim through Dynamic Resource Allocation (SPEC 24; resource.k8s.io, GA in Kubernetes 1.34).
+
+A Pod names ResourceClaims in spec.resourceClaims: a ResourceClaimTemplate (the resourceclaim controller creates one
+claim per Pod from it) or a ResourceClaim shared by every Pod that names it. Each request of a claim asks for devices of
+one DeviceClass (``exactly``), or of the first of several that can be had (``firstAvailable``), and the scheduler's
+DynamicResources plugin allocates all of a Pod's claims on one node, each device once, from the ResourceSlices the DRA
+driver on that node publishes (k8s.io/dynamic-resource-allocation structured/internal/stable allocator_stable.go).
+
+ResourceSlices do not exist before deploy. What a node can publish is bounded by its machine: NVIDIA's DRA driver for
+GPUs (github.com/NVIDIA/k8s-dra-driver-gpu, deployments/helm/dra-driver-nvidia-gpu; NGC's chart nvidia-dra-driver-gpu)
+publishes one device per GPU (DeviceClass gpu.nvidia.com: templates/deviceclass-gpu.yaml) and, on GPUs in MIG mode, one
+per MIG instance (mig.nvidia.com: templates/deviceclass-mig.yaml); a machine with no NVIDIA GPU publishes neither.
+The pack counts the devices a Pod's per-Pod claims ask of these two classes beside its CPU and memory
+(pods.DEVICE_CLASSES; a node's at-most count is pods.gpu_devices'), so that a claim no node of its pools can hold is
+refused as a request no node can hold is; what it cannot count (another class, a shared claim, a firstAvailable
+list, a claim not in the stack) and what it does not check (selectors, whether the driver runs on the pool) is said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from .admission.namespace import object_name, written_namespace
+from .pods import DEVICE_CLASSES, GPU_CLASS, MIG_CLASS, PodRequest
+from .values import Unknown, child, is_list, is_mapping, listed, plain
+
+DRA = re.compile(r"^kubernetes:resource\.k8s\.io/(v1|v1beta1|v1beta2):"
+                 r"(DeviceClass|ResourceClaim|ResourceClaimTemplate)$")
+# the chart's names: NGC publishes it as nvidia-dra-driver-gpu, the repository's chart is dra-driver-nvidia-gpu
+DRIVER_CHARTS = frozenset({"nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu"})
+# what the chart's DeviceClasses select (templates/deviceclass-gpu.yaml, deviceclass-mig.yaml): a stack's DeviceClass of
+# one of these names selects what the pack counts only when it selects the same
+DRIVER_SELECTORS = {
+    GPU_CLASS: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+    MIG_CLASS: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'",
+}
+# resource.k8s.io AllocationResultsMaxSize: no claim is allocated more devices (the structured allocator's "exceeds the
+# claim limit of 32")
+MAX_COUNT = 32
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One way a request may be met: ``count`` devices of ``device_class`` (None: allocationMode All, every matching
+    device of the node, at least one), narrowed by CEL ``selectors`` or not."""
+
+    device_class: str | Unknown | None
+    count: int | Unknown | None
+    selectors: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a claim: one Ask (``exactly``), or the first of several that can be met (``firstAvailable``)."""
+
+    name: str
+    asks: tuple[Ask, ...]
+    first_available: bool = False
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A ResourceClaim or a ResourceClaimTemplate's claim."""
+
+    urn: str
+    kind: str  # ResourceClaim | ResourceClaimTemplate
+    name: str | Unknown | None
+    namespace: str | Unknown | None
+    requests: tuple[Request, ...] | Unknown
+
+
+@dataclass(frozen=True)
+class DeviceClass:
+    urn: str
+    name: str | Unknown | None
+    selectors: Any  # plain: its spec.selectors
+
+
+def parse(resource_type: str, urn: str, props: Any) -> Claim | DeviceClass | None:
+    """A DRA object of the stack, in any version clusters serve (v1; v1beta2 as v1; v1beta1 with a request's fields
+    on the request itself)."""
+    found = DRA.match(resource_type)
+    if found is None:
+        return None
+    version, kind = found.groups()
+    if kind == "DeviceClass":
+        return DeviceClass(urn, object_name(props), plain(child(child(props, "spec"), "selectors")))
+    spec = child(props, "spec")
+    if kind == "ResourceClaimTemplate":
+        spec = child(spec, "spec")
+    requests = child(child(spec, "devices"), "requests")
+    return Claim(urn, kind, object_name(props), written_namespace(props), _requests(requests, version))
+
+
+def _requests(requests: Any, version: str) -> tuple[Request, ...] | Unknown:
+    requests = plain(requests)
+    if isinstance(requests, Unknown):
+        return requests
+    read: list[Request] = []
+    for item in requests if is_list(requests) else ():
+        if not is_mapping(item):
+            continue
+        name = item.get("name")
+        name = name if isinstance(name, str) else "?"
+        alternatives = item.get("firstAvailable")
+        if is_list(alternatives) and alternatives:
+            read.append(Request(name, tuple(_ask(each) for each in alternatives if is_mapping(each)), True))
+            continue
+        read.append(Request(name, (_ask(item if version == "v1beta1" else item.get("exactly")),)))
+    return tuple(read)
+
+
+def _ask(fields: Any) -> Ask:
+    """deviceClassName, allocationMode (ExactCount, the default, or All) and count (1 by default) of one request or
+    subrequest (resource.k8s.io/v1 ExactDeviceRequest, DeviceSubRequest)."""
+    if not is_mapping(fields):
+        return Ask(None, None)
+    name = fields.get("deviceClassName")
+    mode = fields.get("allocationMode")
+    count = fields.get("count", 1)
+    if isinstance(mode, Unknown):
+        count = mode
+    elif mode == "All":
+        count = None
+    elif isinstance(count, float) and count == int(count):  # (numbers arrive as floats over the wire)
+        count = int(count)
+    if isinstance(count, bool) or not isinstance(count, (int, Unknown, type(None))):
+        count = 0  # a count the API server refuses (the claim is not created): counted as none
+    selectors = fields.get("selectors")
+    return Ask(name if isinstance(name, (str, Unknown)) else None, count,
+               isinstance(selectors, Unknown) or (is_list(selectors) and len(selectors) > 0))
+
+
+# --- what one Pod claims --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PodClaims:
+    """What one Pod's claims ask of the classes the pack counts (per Pod: its template claims), and what is not counted
+    or not checked, in words for the notes."""
+
+    amounts: Mapping[str, Decimal] = field(default_factory=dict)
+    unknown: Unknown | None = None
+    uncounted: tuple[str, ...] = ()  # the requests or claims the pack cannot count, each in words
+    unchecked: tuple[str, ...] = ()  # what decides whether counted devices are there, not checked (selectors, driver)
+    claims: tuple[str, ...] = ()  # the claims counted, as messages name them ("ResourceClaimTemplate 'gpu'")
+    # requests no node can ever meet together: one that takes every device of a class on the node (allocationMode
+    # All) beside another of that class, neither narrowed by selectors (the allocator gives each device once), in words
+    impossible: str | None = None
+
+
+_Counted = tuple[dict[str, Decimal], list[str], list[str], Unknown | None, list[tuple[str, str, Ask]]]
+
+
+def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
+    """What one claim asks of each counted class, what of it is not counted or not checked (in words), whether it is
+    not known yet, and each counted request (its class, its words, its ask)."""
+    amounts: dict[str, Decimal] = {}
+    uncounted: list[str] = []
+    unchecked: list[str] = []
+    asked: list[tuple[str, str, Ask]] = []
+    if isinstance(claim.requests, Unknown):
+        return amounts, uncounted, unchecked, claim.requests, asked
+    for request in claim.requests:
+        where = f"request '{request.name}' of {claim.kind} '{claim.name}'"
+        if request.first_available:
+            uncounted.append(f"{where} (firstAvailable)")
+            continue
+        (ask,) = request.asks
+        if isinstance(ask.device_class, Unknown) or isinstance(ask.count, Unknown):
+            late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count
+            return amounts, uncounted, unchecked, late, asked  # type: ignore[return-value]
+        if ask.device_class not in DEVICE_CLASSES or not classes.get(ask.device_class, True):
+            uncounted.append(f"{where} (DeviceClass '{ask.device_class}')")
+            continue
+        count = 1 if ask.count is None else min(ask.count, MAX_COUNT + 1)  # All: every device there, at least one
+        amounts[ask.device_class] = amounts.get(ask.device_class, Decimal(0)) + Decimal(max(count, 0))
+        if ask.selectors:
+            unchecked.append(f"the CEL selectors of {where}")
+        if ask.count is None:
+            unchecked.append(f"how many devices {where} takes (allocationMode All: every one of its node, which the "
+                             f"allocator refuses past {MAX_COUNT} in a claim)")
+        asked.append((ask.device_class, where, ask))
+    return amounts, uncounted, unchecked, None, asked
+
+
+def _impossible(asked: list[tuple[str, str, Ask]]) -> str | None:
+    """A request for every device of a class (allocationMode All) beside another request of the class, neither
+    narrowed by selectors: the allocator gives every device of the node to the first and each device once, so the
+    other finds none on any node (k8s.io/dynamic-resource-allocation structured allocator)."""
+    for device_class, where, ask in asked:
+        if ask.count is not None or ask.selectors:
+            continue
+        others = [other for klass, other, each in asked if klass == device_class and other != where
+                  and not each.selectors]
+        if others:
+            return (f"{where} asks every {device_class} device of its node (allocationMode All) and "
+                    f"{listed(others)} asks another")
+    return None
+
+def prepare(stack: Any) -> Any:
+    """Each workload whose Pods claim devices, with what its claims ask (``Workload.claims``): a template by name in
+    the Pod's namespace and cluster (Stack.place; the stack's, or a stack's it reads: SPEC 18), once per Pod; a shared
+    claim is allocated once for every Pod that names it, and is said, not counted. A workload whose Pods claim none is
+    returned as it is."""
+    templates: dict[tuple[Any, str], list[Claim]] = {}
+    shared: dict[tuple[Any, str], list[Claim]] = {}
+    for claim in stack.claims:
+        if isinstance(claim.name, str):
+            place = stack.place(claim.urn, claim.namespace)
+            (templates if claim.kind == "ResourceClaimTemplate" else shared).setdefault((place, claim.name), []) \
+                .append(claim)
+    # a class of the stack of a counted name counts only when it selects what the driver's does
+    classes = {name: _selects_as_driver(found.selectors, name)
+               for found in stack.device_classes if isinstance(name := found.name, str) and name in DEVICE_CLASSES}
+    driver = any(release.chart in DRIVER_CHARTS for release in stack.helm_releases) or \
+        bool(DRIVER_CHARTS & stack.foreign_charts)
+
+    def admit(workload: Any) -> Any:
+        refs = workload.claim_refs
+        if refs is None or refs == ():
+            return workload
+        if isinstance(refs, Unknown):
+            return replace(workload, claims=PodClaims(unknown=refs))
+        place = stack.place(workload.urn, workload.namespace)
+        amounts: dict[str, Decimal] = {}
+        uncounted: list[str] = []
+        unchecked: list[str] = []
+        named: list[str] = []
+        asked: list[tuple[str, str, Ask]] = []
+        for template, name in refs:
+            if isinstance(name, Unknown):
+                return replace(workload, claims=PodClaims(unknown=name))
+            if not isinstance(name, str):
+                continue  # (the API server refuses a claim that names neither)
+            kind = "ResourceClaimTemplate" if template else "ResourceClaim"
+            if not template:
+                uncounted.append(f"{kind} '{name}' (shared by the Pods that name it)")
+                continue
+            found = templates.get((place, name), [])
+            if len(found) != 1:
+                uncounted.append(f"{kind} '{name}' ({'not in the stack' if not found else 'declared twice'})")
+                continue
+            counted, missed, open_, late, each = _counted(found[0], classes)
+            if late is not None:
+                return replace(workload, claims=PodClaims(unknown=late))
+            asked.extend(each)
+            for device_class, count in counted.items():
+                amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
+            uncounted.extend(missed)
+            unchecked.extend(open_)
+            named.append(f"{kind} '{name}'")
+        if amounts and not driver:
+            unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
+                             f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
+        return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked), tuple(named),
+                                                  _impossible(asked)))
+
+    return admit
+
+
+def _selects_as_driver(selectors: Any, name: str) -> bool:
+    if not is_list(selectors) or len(selectors) != 1:
+        return False
+    expression = child(child(selectors[0], "cel"), "expression")
+    return isinstance(expression, str) and _normal(expression) == _normal(DRIVER_SELECTORS[name])
+
+
+def _normal(expression: str) -> str:
+    return re.sub(r"\s+", "", expression).replace('"', "'")
+
+
+def claim_refs(pod_spec: Any) -> tuple[tuple[bool, Any], ...] | Unknown | None:
+    """A pod spec's spec.resourceClaims: (a template, its name) each; None when it names none."""
+    if isinstance(pod_spec, Unknown):
+        return pod_spec
+    claims = plain(child(pod_spec, "resourceClaims"))
+    if isinstance(claims, Unknown):
+        return claims
+    if not is_list(claims) or not claims:
+        return None
+    refs: list[tuple[bool, Any]] = []
+    for item in claims:
+        if not is_mapping(item):
+            continue
+        template = item.get("resourceClaimTemplateName")
+        refs.append((True, template) if template is not None else (False, item.get("resourceClaimName")))
+    return tuple(refs)
+
+
+def with_claims(request: PodRequest, claims: PodClaims) -> PodRequest:
+    """One Pod's request with the devices its claims ask (not known while its claims are not)."""
+    if claims.unknown is not None:
+        return replace(request, amounts={resource: value for resource, value in request.amounts.items()
+                                         if resource not in DEVICE_CLASSES},
+                       unknown={**dict.fromkeys(DEVICE_CLASSES, claims.unknown), **request.unknown})
+    if not claims.amounts:
+        return request
+    amounts = dict(request.amounts)
+    for device_class, count in claims.amounts.items():
+        if device_class in amounts:
+            amounts[device_class] += count
+    return replace(request, amounts=amounts)
