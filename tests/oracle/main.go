@@ -11,7 +11,8 @@
 //	 "eviction": [{"budgets": [PodDisruptionBudget (policy/v1 or policy/v1beta1)...], "pods": [Pod...]}...],
 //	 "removed": true,
 //	 "podSecurity": [{"level": "baseline" | "restricted", "pod": Pod}...],
-//	 "admission": [{"limitRanges": [LimitRange...], "runtimeClasses": [RuntimeClass...], "pod": Pod}...]}
+//	 "admission": [{"limitRanges": [LimitRange...], "runtimeClasses": [RuntimeClass...], "pod": Pod}...],
+//	 "devices": [{"node": Node, "slices": [...], "classes": [...], "claims": [...]}...] (devices.go)}
 //
 //	{"filter": [{"nodes": {"<node>": "" | "<plugin>: <reasons>"}, "placed": K, "on": ["<node>"...]}...],
 //	 "requests": [{"<resource>": <millicores for cpu, else units>}...],
@@ -134,6 +135,7 @@ type request struct {
 	Removed    bool            `json:"removed"`
 	Security   []securityCase  `json:"podSecurity"`
 	Admission  []admissionCase `json:"admission"`
+	Devices    []devicesCase   `json:"devices"`
 }
 
 type admissionCase struct {
@@ -162,6 +164,7 @@ type answer struct {
 	Removed    []removedAPI       `json:"removed"`
 	Security   []map[string]any   `json:"podSecurity"`
 	Admission  []map[string]any   `json:"admission"`
+	Devices    []map[string]any   `json:"devices"`
 }
 
 type removedAPI struct {
@@ -571,7 +574,7 @@ func main() {
 	ctx := context.Background()
 	out := answer{Filter: []filterAnswer{}, Requests: []map[string]int64{}, Disruption: []map[string]any{},
 		Rollout: []map[string]any{}, Eviction: [][][]int{}, Removed: []removedAPI{}, Security: []map[string]any{},
-		Admission: []map[string]any{}}
+		Admission: []map[string]any{}, Devices: []map[string]any{}}
 	if in.Removed {
 		out.Removed = removedAPIs()
 	}
@@ -648,6 +651,9 @@ func main() {
 			os.Exit(1)
 		}
 		out.Admission = append(out.Admission, found)
+	}
+	for _, c := range in.Devices {
+		out.Devices = append(out.Devices, allocate(ctx, c))
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		fmt.Fprintln(os.Stderr, "oracle: writing the answer:", err)
