@@ -10,6 +10,8 @@ from builders import (
     DECLARED,
     arch_requirement,
     deployment,
+    dra_parts,
+    exact_request,
     instance_types,
     node_class,
     node_group,
@@ -63,6 +65,15 @@ def test_eks_node_groups_at_both_sides():
         ("workload-schedulable", "api")]
     mixed = node_group("mixed", ["m7g.large", "m7i.large"], ami_type="AL2023_ARM_64_STANDARD")
     assert verdicts(engine_run([mixed], "aws")) == [("cloud-machine-catalog", "mixed")]
+
+
+def test_gpus_claimed_through_dra_at_both_sides():
+    """issue 78 through the engine's door (tests/policies/test_workload_fits_pool.py's twins): a ResourceClaimTemplate
+    of one gpu.nvidia.com device fits a g5.xlarge (one A10G), of two never does."""
+    one = engine_run(dra_parts("g5.xlarge", [exact_request(count=1)]), "aws")
+    assert verdicts(one) == [("helm-release-unchecked", "nvidia-dra-driver")] and one.notes == []
+    assert verdicts(engine_run(dra_parts("g5.xlarge", [exact_request(count=2)]), "aws")) == [
+        ("helm-release-unchecked", "nvidia-dra-driver"), ("workload-fits-pool", "train")]
 
 
 def test_gke_and_aks_node_pools_at_both_sides():
