@@ -102,11 +102,15 @@ def _requests(requests: Any, version: str) -> tuple[Request, ...] | Unknown:
         return requests
     read: list[Request] = []
     for item in requests if is_list(requests) else ():
+        if isinstance(item, Unknown):
+            return item
         if not is_mapping(item):
-            continue
+            continue  # (the API server refuses such a claim)
         name = item.get("name")
         name = name if isinstance(name, str) else "?"
         alternatives = item.get("firstAvailable")
+        if isinstance(alternatives, Unknown):
+            return alternatives
         if is_list(alternatives) and alternatives:
             read.append(Request(name, tuple(_ask(each) for each in alternatives if is_mapping(each)), True))
             continue
@@ -117,11 +121,15 @@ def _requests(requests: Any, version: str) -> tuple[Request, ...] | Unknown:
 def _ask(fields: Any) -> Ask:
     """deviceClassName, allocationMode (ExactCount, the default, or All) and count (1 by default) of one request or
     subrequest (resource.k8s.io/v1 ExactDeviceRequest, DeviceSubRequest)."""
+    if isinstance(fields, Unknown):
+        return Ask(fields, fields)
     if not is_mapping(fields):
-        return Ask(None, None)
+        return Ask(None, 0)  # (a request that asks nothing the API server takes)
     name = fields.get("deviceClassName")
     mode = fields.get("allocationMode")
-    count = fields.get("count", 1)
+    count = fields.get("count")
+    if count is None:
+        count = 1
     if isinstance(mode, Unknown):
         count = mode
     elif mode == "All":
@@ -174,7 +182,8 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count
             return amounts, uncounted, unchecked, late, asked  # type: ignore[return-value]
         if ask.device_class not in DEVICE_CLASSES or not classes.get(ask.device_class, True):
-            uncounted.append(f"{where} (DeviceClass '{ask.device_class}')")
+            uncounted.append(f"{where} (DeviceClass '{ask.device_class}')" if ask.device_class is not None
+                             else f"{where} (no DeviceClass)")
             continue
         count = 1 if ask.count is None else min(ask.count, MAX_COUNT + 1)  # All: every device there, at least one
         amounts[ask.device_class] = amounts.get(ask.device_class, Decimal(0)) + Decimal(max(count, 0))
@@ -284,6 +293,8 @@ def claim_refs(pod_spec: Any) -> tuple[tuple[bool, Any], ...] | Unknown | None:
         return None
     refs: list[tuple[bool, Any]] = []
     for item in claims:
+        if isinstance(item, Unknown):
+            return item
         if not is_mapping(item):
             continue
         template = item.get("resourceClaimTemplateName")

@@ -1,0 +1,130 @@
+"""The Dynamic Resource Allocation readers on their own (policies/model/devices.py, issue 78): what each reads of a
+DeviceClass, a ResourceClaim, a ResourceClaimTemplate and a pod spec's resourceClaims in every version, what it makes
+of a value not known yet or of a shape the API server refuses, and how a Pod's request takes its claims. The policies'
+tests (tests/policies/test_workload_fits_pool.py) and the Go oracle (tests/oracle/test_devices_oracle.py) judge them
+through whole stacks."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from compute_guard.policies.model import devices
+from compute_guard.policies.model.devices import Ask, Claim, DeviceClass, PodClaims, Request
+from compute_guard.policies.model.pods import PodRequest, pod_request
+from compute_guard.policies.model.values import Undetermined, Unknown
+
+UNKNOWN = Unknown(Undetermined("not known during preview"))
+V1 = "kubernetes:resource.k8s.io/v1:"
+
+
+def test_only_resource_k8s_io_objects_are_read():
+    assert devices.parse("kubernetes:core/v1:ConfigMap", "urn", {}) is None
+    assert devices.parse("kubernetes:resource.k8s.io/v1alpha3:ResourceClaim", "urn", {}) is None
+    assert devices.parse("kubernetes:resource.k8s.io/v1:ResourceSlice", "urn", {}) is None
+
+
+def test_a_device_class_its_name_and_selectors():
+    selectors = [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]
+    assert devices.parse(V1 + "DeviceClass", "urn:c", {"metadata": {"name": "gpu.nvidia.com"},
+                                                      "spec": {"selectors": selectors}}) == \
+        DeviceClass("urn:c", "gpu.nvidia.com", selectors)
+
+
+def test_a_claim_and_a_template_in_each_version():
+    exactly = {"deviceClassName": "gpu.nvidia.com", "count": 2}
+    claim = devices.parse(V1 + "ResourceClaim", "urn:a", {"metadata": {"name": "a", "namespace": "ml"},
+                                                          "spec": {"devices": {"requests": [
+                                                              {"name": "r", "exactly": exactly}]}}})
+    assert claim == Claim("urn:a", "ResourceClaim", "a", "ml", (Request("r", (Ask("gpu.nvidia.com", 2),)),))
+    template = devices.parse("kubernetes:resource.k8s.io/v1beta2:ResourceClaimTemplate", "urn:t", {
+        "metadata": {"name": "t"}, "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}}})
+    assert template == Claim("urn:t", "ResourceClaimTemplate", "t", None, (Request("r", (Ask("gpu.nvidia.com", 2),)),))
+    flat = devices.parse("kubernetes:resource.k8s.io/v1beta1:ResourceClaimTemplate", "urn:f", {
+        "metadata": {"name": "f"}, "spec": {"spec": {"devices": {"requests": [{"name": "r", **exactly}]}}}})
+    assert isinstance(flat, Claim) and flat.requests == (Request("r", (Ask("gpu.nvidia.com", 2),)),)
+
+
+def _asks(*requests: object, version: str = "v1") -> object:
+    return devices._requests(list(requests), version)
+
+
+def test_a_requests_count_mode_and_selectors():
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x"}}) == (Request("r", (Ask("x", 1),)),)  # count 1
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "count": None}}) == (Request("r", (Ask("x", 1),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "count": 3.0}}) == (Request("r", (Ask("x", 3),)),)
+    assert _asks({"exactly": {"deviceClassName": "x", "allocationMode": "All", "count": 3}}) == \
+        (Request("?", (Ask("x", None),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "allocationMode": UNKNOWN}}) == \
+        (Request("r", (Ask("x", UNKNOWN),)),)
+    for refused in (True, 1.5, "2"):  # counts the API server refuses: nothing is counted
+        assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "count": refused}}) == \
+            (Request("r", (Ask("x", 0),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": 7}}) == (Request("r", (Ask(None, 1),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": [{"cel": {}}]}}) == \
+        (Request("r", (Ask("x", 1, True),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": UNKNOWN}}) == \
+        (Request("r", (Ask("x", 1, True),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": []}}) == (Request("r", (Ask("x", 1),)),)
+    assert _asks({"name": "r"}) == (Request("r", (Ask(None, 0),)),)  # neither exactly nor firstAvailable
+
+
+def test_first_available_is_each_of_its_subrequests():
+    first = {"name": "r", "firstAvailable": [{"deviceClassName": "a", "count": 2}, "bad", {"deviceClassName": "b"}]}
+    assert _asks(first) == (Request("r", (Ask("a", 2), Ask("b", 1)), True),)
+    assert _asks({"name": "r", "firstAvailable": [], "exactly": {"deviceClassName": "x"}}) == \
+        (Request("r", (Ask("x", 1),)),)
+
+
+def test_what_is_not_known_yet_makes_the_requests_not_known():
+    assert devices._requests(UNKNOWN, "v1") is UNKNOWN
+    assert _asks({"name": "r", "exactly": UNKNOWN}) == (Request("r", (Ask(UNKNOWN, UNKNOWN),)),)
+    assert _asks({"name": "r", "firstAvailable": UNKNOWN}) is UNKNOWN
+    assert _asks({"name": "a", "exactly": {"deviceClassName": "x"}}, UNKNOWN) is UNKNOWN
+    assert _asks("not a request", {"name": "a", "exactly": {"deviceClassName": "x"}}) == (Request("a", (Ask("x", 1),)),)
+    assert devices._requests("not a list", "v1") == ()
+
+
+def test_a_pod_specs_claims():
+    spec = {"resourceClaims": [{"name": "a", "resourceClaimTemplateName": "t"}, {"name": "b", "resourceClaimName": "c"},
+                               "bad"]}
+    assert devices.claim_refs(spec) == ((True, "t"), (False, "c"))
+    assert devices.claim_refs({}) is None and devices.claim_refs({"resourceClaims": []}) is None
+    assert devices.claim_refs(UNKNOWN) is UNKNOWN
+    assert devices.claim_refs({"resourceClaims": UNKNOWN}) is UNKNOWN
+    assert devices.claim_refs({"resourceClaims": [UNKNOWN]}) is UNKNOWN
+    assert devices.claim_refs({"resourceClaims": [{"name": "a"}]}) == ((False, None),)
+
+
+def test_a_stacks_class_counts_only_when_it_selects_as_the_drivers():
+    same = [{"cel": {"expression": 'device.driver == "gpu.nvidia.com"  &&  device.attributes["gpu.nvidia.com"].type'
+                                   ' == "gpu"'}}]
+    assert devices._selects_as_driver(same, "gpu.nvidia.com")
+    assert not devices._selects_as_driver(same, "mig.nvidia.com")
+    assert not devices._selects_as_driver(same * 2, "gpu.nvidia.com")
+    assert not devices._selects_as_driver([{"cel": {"expression": UNKNOWN}}], "gpu.nvidia.com")
+    assert not devices._selects_as_driver(None, "gpu.nvidia.com")
+
+
+def test_every_device_beside_another_of_its_class_is_impossible():
+    every, one, narrowed = Ask("gpu.nvidia.com", None), Ask("gpu.nvidia.com", 1), Ask("gpu.nvidia.com", 1, True)
+    assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", one)]) == (
+        "a asks every gpu.nvidia.com device of its node (allocationMode All) and b asks another")
+    assert devices._impossible([("gpu.nvidia.com", "a", one), ("gpu.nvidia.com", "b", every)]) == (
+        "b asks every gpu.nvidia.com device of its node (allocationMode All) and a asks another")
+    assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", narrowed)]) is None
+    assert devices._impossible([("gpu.nvidia.com", "a", Ask("gpu.nvidia.com", None, True)),
+                                ("gpu.nvidia.com", "b", one)]) is None
+    assert devices._impossible([("gpu.nvidia.com", "a", every), ("mig.nvidia.com", "b", Ask("mig.nvidia.com", 1))]) \
+        is None
+    assert devices._impossible([("gpu.nvidia.com", "a", every)]) is None
+
+
+def test_a_pods_request_takes_its_claims():
+    request = pod_request({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}, "spec")
+    taken = devices.with_claims(request, PodClaims({"gpu.nvidia.com": Decimal(2)}))
+    assert taken.get("gpu.nvidia.com") == 2 and taken.get("mig.nvidia.com") == 0 and taken.get("cpu") == 1000
+    assert devices.with_claims(request, PodClaims()) is request
+    late = devices.with_claims(request, PodClaims(unknown=UNKNOWN))
+    assert late.unknown == {"gpu.nvidia.com": UNKNOWN, "mig.nvidia.com": UNKNOWN}
+    assert "gpu.nvidia.com" not in late.amounts and late.get("cpu") == 1000
+    assert isinstance(late, PodRequest)
