@@ -151,8 +151,11 @@ def _device_claims(stack: Stack, refused: set[str]) -> list[Finding]:
     findings: list[Finding] = []
     for workload in stack.workloads:
         claims = workload.claims
-        if claims is None or claims.unknown is not None or not landing(stack, workload).scheduled:
-            continue  # (claims not known yet: their devices are the request's unknown, said with it)
+        if claims is not None and claims.unknown is not None:
+            findings.append(claims.unknown)  # (whether, and what, its Pods claim is not known: not judged)
+            continue
+        if claims is None or not landing(stack, workload).scheduled:
+            continue
         if claims.impossible is not None:
             findings.append(Violation(
                 f"{workload.subject}: {claims.impossible}: a node's devices are allocated once each, so no node can "
