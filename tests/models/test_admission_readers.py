@@ -211,3 +211,54 @@ def test_a_platform_the_pack_models_nothing_of_is_the_kubelets():
     assert managed.managed(None) is managed.KUBELET
     assert managed.managed("openstack") is managed.KUBELET
     assert managed.managed("openstack").kube_reserved({CPU: Decimal(4000)}, 110) == {}
+
+
+# --- the RuntimeClass plugin's merge (k8s.io/kubernetes plugin/pkg/admission/runtimeclass) ----------------------------
+
+KATA = RuntimeScheduling({"sandbox": "kata"}, None)
+EXISTS = {"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def test_a_runtime_class_selector_is_merged_into_the_pods():
+    assert runtime_class.with_runtime({"disk": "ssd"}, None, KATA, "Pod 'p'") == ({"disk": "ssd", "sandbox": "kata"},
+                                                                                 None)
+    assert runtime_class.with_runtime(None, None, KATA, "Pod 'p'") == ({"sandbox": "kata"}, None)
+    assert runtime_class.with_runtime({"sandbox": "kata"}, None, KATA, "Pod 'p'") == ({"sandbox": "kata"}, None)
+    assert runtime_class.with_runtime("not a selector", None, KATA, "Pod 'p'") == "not a selector"
+    assert runtime_class.with_runtime({"disk": "ssd"}, None, RuntimeScheduling({}, None), "Pod 'p'") == \
+        ({"disk": "ssd"}, None)
+
+
+def test_a_runtime_class_selector_that_disagrees_is_not_judged():
+    clash = runtime_class.with_runtime({"sandbox": "gvisor", "disk": "ssd"}, None, KATA, "Pod 'p'")
+    assert isinstance(clash, Unknown)
+    assert format(clash.words) == (
+        "Pod 'p': its nodeSelector and its RuntimeClass's disagree on 'sandbox': the RuntimeClass admission plugin "
+        "rejects such a Pod, so where it runs is not judged")
+    late = RuntimeScheduling(UNKNOWN, None)
+    assert runtime_class.with_runtime({"disk": "ssd"}, None, late, "Pod 'p'") is UNKNOWN
+
+
+def test_a_runtime_class_tolerations_are_merged_into_the_pods():
+    with_class = RuntimeScheduling(None, [EXISTS])
+    assert runtime_class.with_runtime(None, None, with_class, "Pod 'p'") == (None, [EXISTS])
+    assert runtime_class.with_runtime(None, [TAINT], with_class, "Pod 'p'") == (None, [EXISTS])
+    other = {"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}
+    assert runtime_class.with_runtime(None, [other], with_class, "Pod 'p'") == (None, [other, EXISTS])
+    assert runtime_class.with_runtime(None, "not a list", with_class, "Pod 'p'") == (None, "not a list")
+    assert runtime_class.with_runtime(None, [other], RuntimeScheduling(None, []), "Pod 'p'") == (None, [other])
+    assert runtime_class.with_runtime(None, [other], RuntimeScheduling(None, "bad"), "Pod 'p'") == (None, [other])
+
+
+def test_merge_tolerations_keeps_the_first_of_equal_ones_and_leaves_what_it_cannot_read():
+    first, again = dict(TAINT), dict(TAINT)
+    (kept,) = merge_tolerations([first, again])
+    assert kept is first
+    assert merge_tolerations([TAINT, "bad"]) == [TAINT, "bad"]
+
+
+def test_two_limit_ranges_that_default_differently_leave_the_default_undecided():
+    one = LimitRange("urn:a", "a", "team", "p", {CPU: Decimal(250)}, {CPU: Decimal(500)})
+    two = LimitRange("urn:b", "b", "team", "p", {CPU: Decimal(300)}, {CPU: Decimal(500)})
+    admit = limit_ranger.prepare(_Stack([one, two]))
+    assert admit(_Workload("urn:w", "team")).defaults == Defaults({CPU: None}, {CPU: Decimal(500)})
