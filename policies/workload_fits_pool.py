@@ -157,10 +157,9 @@ def _device_claims(stack: Stack, refused: set[str]) -> list[Finding]:
         if claims is None or not landing(stack, workload).scheduled:
             continue
         if claims.impossible is not None:
-            findings.append(Violation(
-                f"{workload.subject}: {claims.impossible}: a node's devices are allocated once each, so no node can "
-                "ever hold its claims and its Pods are never scheduled: ask a count instead of All, or narrow the "
-                "requests by selectors to devices apart", workload.urn))
+            why, fix = claims.impossible
+            findings.append(Violation(f"{workload.subject}: {why}: no node can ever hold its claims, so its Pods are "
+                                      f"never scheduled: {fix}", workload.urn))
             refused = refused | {workload.urn}
         said = []
         if claims.uncounted:

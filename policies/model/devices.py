@@ -155,48 +155,57 @@ class PodClaims:
     uncounted: tuple[str, ...] = ()  # the requests or claims the pack cannot count, each in words
     unchecked: tuple[str, ...] = ()  # what decides whether counted devices are there, not checked (selectors, driver)
     claims: tuple[str, ...] = ()  # the claims counted, as messages name them ("ResourceClaimTemplate 'gpu'")
-    # requests no node can ever meet together: one that takes every device of a class on the node (allocationMode
-    # All) beside another of that class, neither narrowed by selectors (the allocator gives each device once), in words
-    impossible: str | None = None
+    # claims no node can ever hold, in words: one whose requests ask more devices than the allocator gives a claim
+    # (MAX_COUNT), or one request that takes every device of a class on the node (allocationMode All) beside another of
+    # that class, neither narrowed by selectors (the allocator gives each device once)
+    impossible: tuple[str, str] | None = None  # (why, what to do)
 
 
-_Counted = tuple[dict[str, Decimal], list[str], list[str], Unknown | None, list[tuple[str, str, Ask]]]
+@dataclass
+class _Counted:
+    """What one claim asks of each counted class, what of it is not counted or not checked (in words), whether it is
+    not known yet, each counted request (its class, its words, its ask), and how many devices its exact requests ask
+    in all (of any class)."""
+
+    amounts: dict[str, Decimal] = field(default_factory=dict)
+    uncounted: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    late: Unknown | None = None
+    asked: list[tuple[str, str, Ask]] = field(default_factory=list)
+    total: int = 0
 
 
 def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
-    """What one claim asks of each counted class, what of it is not counted or not checked (in words), whether it is
-    not known yet, and each counted request (its class, its words, its ask)."""
-    amounts: dict[str, Decimal] = {}
-    uncounted: list[str] = []
-    unchecked: list[str] = []
-    asked: list[tuple[str, str, Ask]] = []
+    found = _Counted()
     if isinstance(claim.requests, Unknown):
-        return amounts, uncounted, unchecked, claim.requests, asked
+        found.late = claim.requests
+        return found
     for request in claim.requests:
         where = f"request '{request.name}' of {claim.kind} '{claim.name}'"
         if request.first_available:
-            uncounted.append(f"{where} (firstAvailable)")
+            found.uncounted.append(f"{where} (firstAvailable)")
             continue
         (ask,) = request.asks
         if isinstance(ask.device_class, Unknown) or isinstance(ask.count, Unknown):
-            late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count
-            return amounts, uncounted, unchecked, late, asked  # type: ignore[return-value]
+            found.late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count  # type: ignore[assignment]
+            return found
+        found.total += ask.count or 0
         if ask.device_class not in DEVICE_CLASSES or not classes.get(ask.device_class, True):
-            uncounted.append(f"{where} (DeviceClass '{ask.device_class}')" if ask.device_class is not None
-                             else f"{where} (no DeviceClass)")
+            found.uncounted.append(f"{where} (DeviceClass '{ask.device_class}')" if ask.device_class is not None
+                                   else f"{where} (no DeviceClass)")
             continue
-        count = 1 if ask.count is None else min(ask.count, MAX_COUNT + 1)  # All: every device there, at least one
-        amounts[ask.device_class] = amounts.get(ask.device_class, Decimal(0)) + Decimal(max(count, 0))
+        count = 1 if ask.count is None else ask.count  # All: every device there, at least one
+        found.amounts[ask.device_class] = found.amounts.get(ask.device_class, Decimal(0)) + Decimal(count)
         if ask.selectors:
-            unchecked.append(f"the CEL selectors of {where}")
+            found.unchecked.append(f"the CEL selectors of {where}")
         if ask.count is None:
-            unchecked.append(f"how many devices {where} takes (allocationMode All: every one of its node, which the "
-                             f"allocator refuses past {MAX_COUNT} in a claim)")
-        asked.append((ask.device_class, where, ask))
-    return amounts, uncounted, unchecked, None, asked
+            found.unchecked.append(f"how many devices {where} takes (allocationMode All: every one of its node, "
+                                   f"which the allocator refuses past {MAX_COUNT} in a claim)")
+        found.asked.append((ask.device_class, where, ask))
+    return found
 
 
-def _impossible(asked: list[tuple[str, str, Ask]]) -> str | None:
+def _impossible(asked: list[tuple[str, str, Ask]]) -> tuple[str, str] | None:
     """A request for every device of a class (allocationMode All) beside another request of the class, neither
     narrowed by selectors: the allocator gives every device of the node to the first and each device once, so the
     other finds none on any node (k8s.io/dynamic-resource-allocation structured allocator)."""
@@ -207,8 +216,10 @@ def _impossible(asked: list[tuple[str, str, Ask]]) -> str | None:
                   and not each.selectors]
         if others:
             return (f"{where} asks every {device_class} device of its node (allocationMode All) and "
-                    f"{listed(others)} asks another")
+                    f"{listed(others)} asks another, and a node's devices are allocated once each",
+                    "ask a count instead of All, or narrow the requests by selectors to devices apart")
     return None
+
 
 def prepare(stack: Any) -> Any:
     """Each workload whose Pods claim devices, with what its claims ask (``Workload.claims``): a template by name in
@@ -240,6 +251,7 @@ def prepare(stack: Any) -> Any:
         unchecked: list[str] = []
         named: list[str] = []
         asked: list[tuple[str, str, Ask]] = []
+        over: tuple[str, str] | None = None
         for template, name in refs:
             if isinstance(name, Unknown):
                 return replace(workload, claims=PodClaims(unknown=name))
@@ -253,20 +265,23 @@ def prepare(stack: Any) -> Any:
             if len(found) != 1:
                 uncounted.append(f"{kind} '{name}' ({'not in the stack' if not found else 'declared twice'})")
                 continue
-            counted, missed, open_, late, each = _counted(found[0], classes)
-            if late is not None:
-                return replace(workload, claims=PodClaims(unknown=late))
-            asked.extend(each)
-            for device_class, count in counted.items():
+            counted = _counted(found[0], classes)
+            if counted.late is not None:
+                return replace(workload, claims=PodClaims(unknown=counted.late))
+            if counted.total > MAX_COUNT:
+                over = over or (f"{kind} '{name}' asks {counted.total} devices in all, more than the {MAX_COUNT} "
+                                "the allocator gives one claim", "split its requests across claims")
+            asked.extend(counted.asked)
+            for device_class, count in counted.amounts.items():
                 amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
-            uncounted.extend(missed)
-            unchecked.extend(open_)
+            uncounted.extend(counted.uncounted)
+            unchecked.extend(counted.unchecked)
             named.append(f"{kind} '{name}'")
         if amounts and not driver:
             unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
                              f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
         return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked), tuple(named),
-                                                  _impossible(asked)))
+                                                  over or _impossible(asked)))
 
     return admit
 

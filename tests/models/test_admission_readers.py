@@ -262,3 +262,21 @@ def test_two_limit_ranges_that_default_differently_leave_the_default_undecided()
     two = LimitRange("urn:b", "b", "team", "p", {CPU: Decimal(300)}, {CPU: Decimal(500)})
     admit = limit_ranger.prepare(_Stack([one, two]))
     assert admit(_Workload("urn:w", "team")).defaults == Defaults({CPU: None}, {CPU: Decimal(500)})
+
+
+def test_limit_ranger_admits_each_resource_of_each_container_on_its_own():
+    """A resource whose default is undecided is left as written (and marked), the next one still takes its default;
+    an init container stays one."""
+    defaults = Defaults({CPU: None, MEMORY: Decimal(64 * MIB)}, {})
+    (admitted,) = limit_ranger.admitted_containers((ContainerResources("init", {}, {}, init=True),), defaults)
+    assert admitted == ContainerResources("init", {MEMORY: Decimal(64 * MIB)}, {}, True, frozenset({CPU}))
+
+
+def test_a_limit_range_keeps_its_provider():
+    read = limit_ranger.parse_limit_range("urn:lr", "n", {"metadata": {"name": "w"}, "spec": {"limits": []}}, "p")
+    assert (read.name, read.provider) == ("w", "p")
+
+
+def test_gke_reserves_cpu_by_its_tiers():
+    """plan-node-sizes: 6% of the first core, 1% of the second, 0.5% of cores 3 and 4: 60 + 10 + 5 + 5 = 80m of 4."""
+    assert managed.managed("gcp").kube_reserved({CPU: Decimal(4000)}, 110) == {CPU: 80}

@@ -107,10 +107,13 @@ def test_a_stacks_class_counts_only_when_it_selects_as_the_drivers():
 
 def test_every_device_beside_another_of_its_class_is_impossible():
     every, one, narrowed = Ask("gpu.nvidia.com", None), Ask("gpu.nvidia.com", 1), Ask("gpu.nvidia.com", 1, True)
+    fix = "ask a count instead of All, or narrow the requests by selectors to devices apart"
     assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", one)]) == (
-        "a asks every gpu.nvidia.com device of its node (allocationMode All) and b asks another")
+        "a asks every gpu.nvidia.com device of its node (allocationMode All) and b asks another, and a node's devices "
+        "are allocated once each", fix)
     assert devices._impossible([("gpu.nvidia.com", "a", one), ("gpu.nvidia.com", "b", every)]) == (
-        "b asks every gpu.nvidia.com device of its node (allocationMode All) and a asks another")
+        "b asks every gpu.nvidia.com device of its node (allocationMode All) and a asks another, and a node's devices "
+        "are allocated once each", fix)
     assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", narrowed)]) is None
     assert devices._impossible([("gpu.nvidia.com", "a", Ask("gpu.nvidia.com", None, True)),
                                 ("gpu.nvidia.com", "b", one)]) is None
@@ -128,3 +131,32 @@ def test_a_pods_request_takes_its_claims():
     assert late.unknown == {"gpu.nvidia.com": UNKNOWN, "mig.nvidia.com": UNKNOWN}
     assert "gpu.nvidia.com" not in late.amounts and late.get("cpu") == 1000
     assert isinstance(late, PodRequest)
+
+
+def _claim(*asks: Ask, first: bool = False) -> Claim:
+    return Claim("urn:t", "ResourceClaimTemplate", "t", "ml",
+                 tuple(Request(f"r{index}", (ask,), first) for index, ask in enumerate(asks)))
+
+
+def test_what_one_claim_asks_of_each_counted_class():
+    counted = devices._counted(_claim(Ask("gpu.nvidia.com", 2), Ask("gpu.nvidia.com", 1), Ask("mig.nvidia.com", 0),
+                                      Ask("neuron.aws.com", 4)), {})
+    assert counted.amounts == {"gpu.nvidia.com": 3, "mig.nvidia.com": 0}
+    assert counted.total == 7  # (every exact request counts toward a claim's limit, whatever its class)
+    assert counted.uncounted == ["request 'r3' of ResourceClaimTemplate 't' (DeviceClass 'neuron.aws.com')"]
+    assert counted.late is None and counted.unchecked == []
+    assert devices._counted(_claim(Ask(None, 1)), {}).uncounted == [
+        "request 'r0' of ResourceClaimTemplate 't' (no DeviceClass)"]
+    every = devices._counted(_claim(Ask("gpu.nvidia.com", None)), {})
+    assert every.amounts == {"gpu.nvidia.com": 1} and every.total == 0 and len(every.unchecked) == 1
+    # a class of the stack that selects otherwise than the driver's is not counted
+    assert devices._counted(_claim(Ask("gpu.nvidia.com", 1)), {"gpu.nvidia.com": False}).amounts == {}
+    assert devices._counted(_claim(Ask("gpu.nvidia.com", 1), first=True), {}).uncounted == [
+        "request 'r0' of ResourceClaimTemplate 't' (firstAvailable)"]
+
+
+def test_a_claim_not_known_yet_is_not_counted():
+    assert devices._counted(_claim(Ask("gpu.nvidia.com", UNKNOWN)), {}).late is UNKNOWN
+    assert devices._counted(_claim(Ask(UNKNOWN, 1)), {}).late is UNKNOWN
+    late = Claim("urn:t", "ResourceClaimTemplate", "t", "ml", UNKNOWN)
+    assert devices._counted(late, {}).late is UNKNOWN

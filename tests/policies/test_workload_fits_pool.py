@@ -773,9 +773,9 @@ def test_every_device_of_a_class_beside_another_request_of_it_never_fits():
     (message,) = _dra(*dra_parts("p4d.24xlarge", [every, {**exact_request(), "name": "one"}]))[0]
     assert message == (
         "Deployment 'train': request 'gpu' of ResourceClaimTemplate 'gpus' asks every gpu.nvidia.com device of its "
-        "node (allocationMode All) and request 'one' of ResourceClaimTemplate 'gpus' asks another: a node's devices "
-        "are allocated once each, so no node can ever hold its claims and its Pods are never scheduled: ask a count "
-        "instead of All, or narrow the requests by selectors to devices apart")
+        "node (allocationMode All) and request 'one' of ResourceClaimTemplate 'gpus' asks another, and a node's "
+        "devices are allocated once each: no node can ever hold its claims, so its Pods are never scheduled: ask a "
+        "count instead of All, or narrow the requests by selectors to devices apart")
     narrowed = {**exact_request(selectors=[{"cel": {"expression": "device.attributes['gpu.nvidia.com'].index == 0"}}]),
                 "name": "one"}
     assert _dra(*dra_parts("p4d.24xlarge", [every, narrowed]))[0] == []
@@ -801,3 +801,17 @@ def test_gpus_claimed_through_dra_on_a_gke_pool_set_up_for_dra():
     (message,) = run(*dra_parts("n1-standard-4", [exact_request(count=2)], pool=pool), platform="gcp").findings(FITS)
     assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of DRA gpu.nvidia.com devices (n1-standard-4)" \
         in message, message
+
+
+def test_a_claim_of_more_devices_than_the_allocator_gives_one_never_fits():
+    """The structured allocator gives one claim at most 32 devices (resource.k8s.io AllocationResultsMaxSize: "exceeds
+    the claim limit of 32"), whatever the node: 40 MIG slices of a p5.48xlarge's 56 never come in one claim; 32 do,
+    and requests of a DeviceClass the pack does not count are counted toward the limit."""
+    (message,) = _dra(*dra_parts("p5.48xlarge", [exact_request("mig.nvidia.com", count=40)]))[0]
+    assert message == (
+        "Deployment 'train': ResourceClaimTemplate 'gpus' asks 40 devices in all, more than the 32 the allocator gives "
+        "one claim: no node can ever hold its claims, so its Pods are never scheduled: split its requests across "
+        "claims")
+    assert _dra(*dra_parts("p5.48xlarge", [exact_request("mig.nvidia.com", count=32)]))[0] == []
+    other = {**exact_request("neuron.aws.com", count=2), "name": "other"}
+    assert len(_dra(*dra_parts("p5.48xlarge", [exact_request("mig.nvidia.com", count=31), other]))[0]) == 1
