@@ -50,7 +50,7 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
             if rng.random() < 0.15:
                 exactly["allocationMode"] = "All"
             else:
-                exactly["count"] = rng.choice((1, 1, 1, 2, 2, 4, 8, 9))
+                exactly["count"] = rng.choice((1, 1, 1, 2, 2, 4, 8, 9, 1, 2, 33))  # (33: past a claim's limit)
             requests.append({"name": f"r{request}", "exactly": exactly})
         claims.append({"name": f"c{index}-{claim}", "requests": requests})
     return {"index": index, "machine": machine, "claims": claims}
