@@ -15,8 +15,8 @@ smallest machine of the platform's catalog, of an architecture the Pod allows, w
 GPUs a Pod claims through Dynamic Resource Allocation (SPEC 24) are counted with the rest of its request: the
 devices of NVIDIA's DRA driver's classes (gpu.nvidia.com, one per GPU; mig.nvidia.com, at most seven per GPU that MIG
 splits) that its ResourceClaimTemplates ask exactly, against the most a node of the pool's machine can publish
-(policies/model/devices.py); a request that takes every device of a class (allocationMode All) beside another of that
-class fits no node. What it cannot count (a shared ResourceClaim, a firstAvailable list, another DeviceClass, a
+(policies/model/devices.py); a claim of more than the 32 devices the allocator gives one, or a request that takes
+every device of a class (allocationMode All) beside another of that class, fits no node. What it cannot count (a shared ResourceClaim, a firstAvailable list, another DeviceClass, a
 template not in the stack) and, where the Pod fits, what it does not check (CEL selectors, how many devices All takes,
 a driver whose release the stack does not show) is said, naming the workload.
 
