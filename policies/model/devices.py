@@ -51,6 +51,7 @@ class Ask:
     device_class: str | Unknown | None
     count: int | Unknown | None
     selectors: bool = False
+    admin: bool = False  # adminAccess: the devices may be allocated to other claims too (not taken)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class Claim:
     name: str | Unknown | None
     namespace: str | Unknown | None
     requests: tuple[Request, ...] | Unknown
+    constraints: bool = False  # spec.devices.constraints (matchAttribute: devices alike) narrow what is allocated
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,11 @@ def parse(resource_type: str, urn: str, props: Any) -> Claim | DeviceClass | Non
     spec = child(props, "spec")
     if kind == "ResourceClaimTemplate":
         spec = child(spec, "spec")
-    requests = child(child(spec, "devices"), "requests")
-    return Claim(urn, kind, object_name(props), written_namespace(props), _requests(requests, version))
+    devices = child(spec, "devices")
+    constraints = plain(child(devices, "constraints"))
+    requests = _requests(child(devices, "requests"), version)
+    return Claim(urn, kind, object_name(props), written_namespace(props), requests,
+                 isinstance(constraints, Unknown) or (is_list(constraints) and len(constraints) > 0))
 
 
 def _requests(requests: Any, version: str) -> tuple[Request, ...] | Unknown:
@@ -139,8 +144,10 @@ def _ask(fields: Any) -> Ask:
     if isinstance(count, bool) or not isinstance(count, (int, Unknown, type(None))):
         count = 0  # a count the API server refuses (the claim is not created): counted as none
     selectors = fields.get("selectors")
+    admin = fields.get("adminAccess")
     return Ask(name if isinstance(name, (str, Unknown)) else None, count,
-               isinstance(selectors, Unknown) or (is_list(selectors) and len(selectors) > 0))
+               isinstance(selectors, Unknown) or (is_list(selectors) and len(selectors) > 0),
+               admin is True or isinstance(admin, Unknown))
 
 
 # --- what one Pod claims --------------------------------------------------------------------------------------------
@@ -190,6 +197,9 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             found.late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count  # type: ignore[assignment]
             return found
         found.total += ask.count or 0
+        if ask.admin:
+            found.uncounted.append(f"{where} (adminAccess: devices other claims may hold too)")
+            continue
         if ask.device_class not in DEVICE_CLASSES or not classes.get(ask.device_class, True):
             found.uncounted.append(f"{where} (DeviceClass '{ask.device_class}')" if ask.device_class is not None
                                    else f"{where} (no DeviceClass)")
@@ -202,6 +212,8 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             found.unchecked.append(f"how many devices {where} takes (allocationMode All: every one of its node, "
                                    f"which the allocator refuses past {MAX_COUNT} in a claim)")
         found.asked.append((ask.device_class, where, ask))
+    if claim.constraints and found.amounts:
+        found.unchecked.append(f"the constraints of {claim.kind} '{claim.name}'")
     return found
 
 

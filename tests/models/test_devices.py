@@ -160,3 +160,22 @@ def test_a_claim_not_known_yet_is_not_counted():
     assert devices._counted(_claim(Ask(UNKNOWN, 1)), {}).late is UNKNOWN
     late = Claim("urn:t", "ResourceClaimTemplate", "t", "ml", UNKNOWN)
     assert devices._counted(late, {}).late is UNKNOWN
+
+
+def test_admin_access_is_not_counted_and_constraints_are_said():
+    """adminAccess: the devices may be allocated to other claims too, so two requests of one GPU, one of them with
+    admin access, may share a node's one GPU; matchAttribute constraints narrow what is allocated (said, not checked)."""
+    shared = devices._counted(_claim(Ask("gpu.nvidia.com", 1), Ask("gpu.nvidia.com", 1, admin=True)), {})
+    assert shared.amounts == {"gpu.nvidia.com": 1} and shared.total == 2
+    assert shared.uncounted == ["request 'r1' of ResourceClaimTemplate 't' (adminAccess: devices other claims may "
+                                "hold too)"]
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "adminAccess": True}}) == \
+        (Request("r", (Ask("x", 1, False, True),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "adminAccess": UNKNOWN}}) == \
+        (Request("r", (Ask("x", 1, False, True),)),)
+    alike = Claim("urn:t", "ResourceClaimTemplate", "t", "ml", (Request("r0", (Ask("gpu.nvidia.com", 2),)),), True)
+    assert devices._counted(alike, {}).unchecked == ["the constraints of ResourceClaimTemplate 't'"]
+    parsed = devices.parse(V1 + "ResourceClaim", "urn:a", {"metadata": {"name": "a"}, "spec": {"devices": {
+        "requests": [], "constraints": [{"requests": ["a", "b"], "matchAttribute": "gpu.nvidia.com/productName"}]}}})
+    assert isinstance(parsed, Claim) and parsed.constraints
+    assert not devices.parse(V1 + "ResourceClaim", "urn:a", {"spec": {"devices": {"constraints": []}}}).constraints
