@@ -280,3 +280,12 @@ def test_a_limit_range_keeps_its_provider():
 def test_gke_reserves_cpu_by_its_tiers():
     """plan-node-sizes: 6% of the first core, 1% of the second, 0.5% of cores 3 and 4: 60 + 10 + 5 + 5 = 80m of 4."""
     assert managed.managed("gcp").kube_reserved({CPU: Decimal(4000)}, 110) == {CPU: 80}
+
+
+def test_limit_ranger_defaults_each_resource_a_container_does_not_write():
+    """A container that writes a CPU limit and no memory limit takes the default memory limit (and the default
+    requests of both, by its own limit for CPU)."""
+    defaults = Defaults({CPU: Decimal(100), MEMORY: Decimal(64 * MIB)}, {CPU: Decimal(500), MEMORY: Decimal(GIB)})
+    (admitted,) = limit_ranger.admitted_containers((ContainerResources("app", {}, {CPU: Decimal(1000)}),), defaults)
+    assert admitted.limits == {CPU: Decimal(1000), MEMORY: Decimal(GIB)}
+    assert admitted.defaulted == frozenset({MEMORY})
