@@ -161,7 +161,6 @@ class PodClaims:
     unknown: Unknown | None = None
     uncounted: tuple[str, ...] = ()  # the requests or claims the pack cannot count, each in words
     unchecked: tuple[str, ...] = ()  # what decides whether counted devices are there, not checked (selectors, driver)
-    claims: tuple[str, ...] = ()  # the claims counted, as messages name them ("ResourceClaimTemplate 'gpu'")
     # claims no node can ever hold, in words: one whose requests ask more devices than the allocator gives a claim
     # (MAX_COUNT), or one request that takes every device of a class on the node (allocationMode All) beside another of
     # that class, neither narrowed by selectors (the allocator gives each device once)
@@ -239,12 +238,9 @@ def prepare(stack: Any) -> Any:
     claim is allocated once for every Pod that names it, and is said, not counted. A workload whose Pods claim none is
     returned as it is."""
     templates: dict[tuple[Any, str], list[Claim]] = {}
-    shared: dict[tuple[Any, str], list[Claim]] = {}
     for claim in stack.claims:
-        if isinstance(claim.name, str):
-            place = stack.place(claim.urn, claim.namespace)
-            (templates if claim.kind == "ResourceClaimTemplate" else shared).setdefault((place, claim.name), []) \
-                .append(claim)
+        if isinstance(claim.name, str) and claim.kind == "ResourceClaimTemplate":
+            templates.setdefault((stack.place(claim.urn, claim.namespace), claim.name), []).append(claim)
     # a class of the stack of a counted name counts only when it selects what the driver's does
     classes = {name: _selects_as_driver(found.selectors, name)
                for found in stack.device_classes if isinstance(name := found.name, str) and name in DEVICE_CLASSES}
@@ -261,7 +257,6 @@ def prepare(stack: Any) -> Any:
         amounts: dict[str, Decimal] = {}
         uncounted: list[str] = []
         unchecked: list[str] = []
-        named: list[str] = []
         asked: list[tuple[str, str, Ask]] = []
         over: tuple[str, str] | None = None
         for template, name in refs:
@@ -288,11 +283,10 @@ def prepare(stack: Any) -> Any:
                 amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)
             unchecked.extend(counted.unchecked)
-            named.append(f"{kind} '{name}'")
         if amounts and not driver:
             unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
                              f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
-        return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked), tuple(named),
+        return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked),
                                                   over or _impossible(asked)))
 
     return admit
