@@ -12,8 +12,10 @@ publishes one device per GPU (DeviceClass gpu.nvidia.com: templates/deviceclass-
 per MIG instance (mig.nvidia.com: templates/deviceclass-mig.yaml); a machine with no NVIDIA GPU publishes neither.
 The pack counts the devices a Pod's per-Pod claims ask of these two classes beside its CPU and memory
 (pods.DEVICE_CLASSES; a node's at-most count is pods.gpu_devices'), so that a claim no node of its pools can hold is
-refused as a request no node can hold is; what it cannot count (another class, a shared claim, a firstAvailable
-list, a claim not in the stack) and what it does not check (selectors, whether the driver runs on the pool) is said.
+refused as a request no node can hold is. A request's CEL selectors are decided over what every device of its class
+publishes alike (PUBLISHED; model/cel.py): one that no such device matches is refused too, one every device matches
+narrows nothing. What it cannot count (another class, a shared claim, a firstAvailable list, a claim not in the stack)
+and what it does not check (a selector over what differs per GPU, whether the driver runs on the pool) is said.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from . import cel
 from .admission.namespace import object_name, written_namespace
 from .pods import DEVICE_CLASSES, GPU_CLASS, MIG_CLASS, PodRequest
-from .values import Unknown, child, is_list, is_mapping, listed, plain
+from .values import Unknown, child, is_list, is_mapping, is_secret, listed, plain
 
 DRA = re.compile(r"^kubernetes:resource\.k8s\.io/(v1|v1beta1|v1beta2):"
                  r"(DeviceClass|ResourceClaim|ResourceClaimTemplate)$")
@@ -38,6 +41,20 @@ DRIVER_SELECTORS = {
     GPU_CLASS: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
     MIG_CLASS: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'",
 }
+# What NVIDIA's DRA driver publishes for each device of its two classes (cmd/gpu-kubelet-plugin/deviceinfo.go of
+# NVIDIA/k8s-dra-driver-gpu, GpuInfo.GetDevice and MigDeviceInfo.GetDevice, in its v1beta1 and v1 releases alike): its
+# type, the same for every device of a class (the class selects by it); the other attributes and capacities are there
+# on every device with values that differ per GPU (productName, architecture, a MIG instance's profile, memory), not
+# known before deploy. Attributes only some releases publish (index, minor, pcieBusID, addressingMode, the
+# resource.kubernetes.io/pcieRoot attribute) are not listed: a selector over them is not decided.
+_GPU_ATTRIBUTES = frozenset({"uuid", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion",
+                             "cudaDriverVersion"})
+PUBLISHED = {
+    GPU_CLASS: cel.Device("gpu.nvidia.com", (("type", "gpu"),), _GPU_ATTRIBUTES, frozenset({"memory"})),
+    MIG_CLASS: cel.Device("gpu.nvidia.com", (("type", "mig"),), _GPU_ATTRIBUTES | {"parentUUID", "profile"},
+                          frozenset({"multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines",
+                                     "ofaEngines", "memory"})),
+}
 # resource.k8s.io AllocationResultsMaxSize: no claim is allocated more devices (the structured allocator's "exceeds the
 # claim limit of 32")
 MAX_COUNT = 32
@@ -46,12 +63,15 @@ MAX_COUNT = 32
 @dataclass(frozen=True)
 class Ask:
     """One way a request may be met: ``count`` devices of ``device_class`` (None: allocationMode All, every matching
-    device of the node, at least one), narrowed by CEL ``selectors`` or not."""
+    device of the node, at least one), narrowed by CEL ``selectors`` (None: not known yet, or secret) or not;
+    ``selected``: whether they select every device of a class the pack counts (True, also without selectors), none
+    (False), or not decided (None; also for a class it does not count)."""
 
     device_class: str | Unknown | None
     count: int | Unknown | None
-    selectors: bool = False
+    selectors: tuple[str, ...] | None = ()
     admin: bool = False  # adminAccess: the devices may be allocated to other claims too (not taken)
+    selected: bool | None = True
 
 
 @dataclass(frozen=True)
@@ -143,11 +163,30 @@ def _ask(fields: Any) -> Ask:
         count = int(count)
     if isinstance(count, bool) or not isinstance(count, (int, Unknown, type(None))):
         count = 0  # a count the API server refuses (the claim is not created): counted as none
-    selectors = fields.get("selectors")
+    expressions = _expressions(fields.get("selectors"))
     admin = fields.get("adminAccess")
-    return Ask(name if isinstance(name, (str, Unknown)) else None, count,
-               isinstance(selectors, Unknown) or (is_list(selectors) and len(selectors) > 0),
-               admin is True or isinstance(admin, Unknown))
+    device = PUBLISHED.get(name) if isinstance(name, str) else None
+    selected: bool | None = None
+    if expressions == ():
+        selected = True
+    elif expressions is not None and device is not None:
+        selected = cel.selects(expressions, device)
+    return Ask(name if isinstance(name, (str, Unknown)) else None, count, expressions,
+               admin is True or isinstance(admin, Unknown), selected)
+
+
+def _expressions(selectors: Any) -> tuple[str, ...] | None:
+    """A request's CEL selectors, each one's expression; None when some is not known yet, a secret (what it decides
+    would tell of it), or not text."""
+    if isinstance(selectors, Unknown):
+        return None
+    found: list[str] = []
+    for selector in selectors if is_list(selectors) else ():
+        expression = child(child(selector, "cel"), "expression")
+        if not isinstance(expression, str) or is_secret(expression):
+            return None
+        found.append(expression)
+    return tuple(found)
 
 
 # --- what one Pod claims --------------------------------------------------------------------------------------------
@@ -179,6 +218,7 @@ class _Counted:
     late: Unknown | None = None
     asked: list[tuple[str, str, Ask]] = field(default_factory=list)
     total: int = 0
+    never: list[tuple[str, Ask]] = field(default_factory=list)  # requests whose selectors no device of theirs matches
 
 
 def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
@@ -205,7 +245,9 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             continue
         count = 1 if ask.count is None else ask.count  # All: every device there, at least one
         found.amounts[ask.device_class] = found.amounts.get(ask.device_class, Decimal(0)) + Decimal(count)
-        if ask.selectors:
+        if ask.selected is False:
+            found.never.append((where, ask))
+        elif ask.selected is None:
             found.unchecked.append(f"the CEL selectors of {where}")
         if ask.count is None:
             found.unchecked.append(f"how many devices {where} takes (allocationMode All: every one of its node, "
@@ -216,15 +258,25 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
     return found
 
 
+def _selects_none(where: str, ask: Ask) -> tuple[str, str]:
+    """A request whose CEL selectors no device of its class matches, in words: the first selector that is false."""
+    device = PUBLISHED[str(ask.device_class)]
+    false = next(expression for expression in ask.selectors or () if cel.selects((expression,), device) is False)
+    published = listed([f"{name} '{value}'" for name, value in device.known])
+    return (f"{where} selects no {ask.device_class} device: its CEL selector `{false}` is false for every device of "
+            f"that class, each of which NVIDIA's DRA driver publishes with driver '{device.driver}' and {published}",
+            "correct the selector")
+
+
 def _impossible(asked: list[tuple[str, str, Ask]]) -> tuple[str, str] | None:
     """A request for every device of a class (allocationMode All) beside another request of the class, neither
     narrowed by selectors: the allocator gives every device of the node to the first and each device once, so the
     other finds none on any node (k8s.io/dynamic-resource-allocation structured allocator)."""
     for device_class, where, ask in asked:
-        if ask.count is not None or ask.selectors:
+        if ask.count is not None or ask.selected is not True:
             continue
         others = [other for klass, other, each in asked if klass == device_class and other != where
-                  and not each.selectors]
+                  and each.selected is True]
         if others:
             return (f"{where} asks every {device_class} device of its node (allocationMode All) and "
                     f"{listed(others)} asks another, and a node's devices are allocated once each",
@@ -279,6 +331,7 @@ def prepare(stack: Any) -> Any:
                 over = over or (f"{kind} '{name}' asks {counted.total} devices in all, more than the {MAX_COUNT} "
                                 "the allocator gives one claim", "split its requests across claims")
             asked.extend(counted.asked)
+            over = over or next((_selects_none(where, ask) for where, ask in counted.never), None)
             for device_class, count in counted.amounts.items():
                 amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)

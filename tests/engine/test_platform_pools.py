@@ -74,6 +74,12 @@ def test_gpus_claimed_through_dra_at_both_sides():
     assert verdicts(one) == [("helm-release-unchecked", "nvidia-dra-driver")] and one.notes == []
     assert verdicts(engine_run(dra_parts("g5.xlarge", [exact_request(count=2)]), "aws")) == [
         ("helm-release-unchecked", "nvidia-dra-driver"), ("workload-fits-pool", "train")]
+    # CEL selectors, by cel-python in the engine-started pack: a gpu.nvidia.com request for MIG instances never fits;
+    # one for what every GPU device is fits (test_selectors_decided_over_what_every_device_of_the_class_publishes)
+    for kind, refused in (("mig", [("workload-fits-pool", "train")]), ("gpu", [])):
+        selectors = [{"cel": {"expression": f"device.attributes['gpu.nvidia.com'].type == '{kind}'"}}]
+        run = engine_run(dra_parts("g5.xlarge", [exact_request(selectors=selectors)]), "aws")
+        assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused] and run.notes == [], kind
 
 
 def test_gke_and_aks_node_pools_at_both_sides():

@@ -11,7 +11,7 @@ from decimal import Decimal
 from compute_guard.policies.model import devices
 from compute_guard.policies.model.devices import Ask, Claim, DeviceClass, PodClaims, Request
 from compute_guard.policies.model.pods import PodRequest, pod_request
-from compute_guard.policies.model.values import Undetermined, Unknown
+from compute_guard.policies.model.values import SecretText, Undetermined, Unknown
 
 UNKNOWN = Unknown(Undetermined("not known during preview"))
 V1 = "kubernetes:resource.k8s.io/v1:"
@@ -60,11 +60,24 @@ def test_a_requests_count_mode_and_selectors():
         assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "count": refused}}) == \
             (Request("r", (Ask("x", 0),)),)
     assert _asks({"name": "r", "exactly": {"deviceClassName": 7}}) == (Request("r", (Ask(None, 1),)),)
+    # selectors: not decided where the class is not the driver's, or some expression is not text, not known or secret
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": [{"cel": {}}]}}) == \
-        (Request("r", (Ask("x", 1, True),)),)
+        (Request("r", (Ask("x", 1, None, selected=None),)),)
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": UNKNOWN}}) == \
-        (Request("r", (Ask("x", 1, True),)),)
+        (Request("r", (Ask("x", 1, None, selected=None),)),)
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": []}}) == (Request("r", (Ask("x", 1),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": [{"cel": {"expression": "true"}}]}}) \
+        == (Request("r", (Ask("x", 1, ("true",), selected=None),)),)
+    gpu = "device.attributes['gpu.nvidia.com'].type == 'gpu'"
+    secret = SecretText(gpu)
+    for selectors, selected in (([gpu], True), ([gpu, "device.attributes['gpu.nvidia.com'].type == 'mig'"], False),
+                                ([gpu, "device.attributes['gpu.nvidia.com'].productName == 'x'"], None)):
+        asked = [{"cel": {"expression": expression}} for expression in selectors]
+        assert _asks({"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": asked}}) == \
+            (Request("r", (Ask("gpu.nvidia.com", 1, tuple(selectors), selected=selected),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": [
+        {"cel": {"expression": gpu}}, {"cel": {"expression": secret}}]}}) == \
+        (Request("r", (Ask("gpu.nvidia.com", 1, None, selected=None),)),)
     assert _asks({"name": "r"}) == (Request("r", (Ask(None, 0),)),)  # neither exactly nor firstAvailable
 
 
@@ -106,7 +119,8 @@ def test_a_stacks_class_counts_only_when_it_selects_as_the_drivers():
 
 
 def test_every_device_beside_another_of_its_class_is_impossible():
-    every, one, narrowed = Ask("gpu.nvidia.com", None), Ask("gpu.nvidia.com", 1), Ask("gpu.nvidia.com", 1, True)
+    every, one = Ask("gpu.nvidia.com", None), Ask("gpu.nvidia.com", 1)
+    narrowed = Ask("gpu.nvidia.com", 1, ("x",), selected=None)
     fix = "ask a count instead of All, or narrow the requests by selectors to devices apart"
     assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", one)]) == (
         "a asks every gpu.nvidia.com device of its node (allocationMode All) and b asks another, and a node's devices "
@@ -115,8 +129,11 @@ def test_every_device_beside_another_of_its_class_is_impossible():
         "b asks every gpu.nvidia.com device of its node (allocationMode All) and a asks another, and a node's devices "
         "are allocated once each", fix)
     assert devices._impossible([("gpu.nvidia.com", "a", every), ("gpu.nvidia.com", "b", narrowed)]) is None
-    assert devices._impossible([("gpu.nvidia.com", "a", Ask("gpu.nvidia.com", None, True)),
+    assert devices._impossible([("gpu.nvidia.com", "a", Ask("gpu.nvidia.com", None, ("x",), selected=None)),
                                 ("gpu.nvidia.com", "b", one)]) is None
+    # selectors every device of the class matches narrow nothing
+    assert devices._impossible([("gpu.nvidia.com", "a", Ask("gpu.nvidia.com", None, ("true",))),
+                                ("gpu.nvidia.com", "b", Ask("gpu.nvidia.com", 1, ("true",)))]) is not None
     assert devices._impossible([("gpu.nvidia.com", "a", every), ("mig.nvidia.com", "b", Ask("mig.nvidia.com", 1))]) \
         is None
     assert devices._impossible([("gpu.nvidia.com", "a", every)]) is None
@@ -170,9 +187,9 @@ def test_admin_access_is_not_counted_and_constraints_are_said():
     assert shared.uncounted == ["request 'r1' of ResourceClaimTemplate 't' (adminAccess: devices other claims may "
                                 "hold too)"]
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "adminAccess": True}}) == \
-        (Request("r", (Ask("x", 1, False, True),)),)
+        (Request("r", (Ask("x", 1, admin=True),)),)
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "adminAccess": UNKNOWN}}) == \
-        (Request("r", (Ask("x", 1, False, True),)),)
+        (Request("r", (Ask("x", 1, admin=True),)),)
     alike = Claim("urn:t", "ResourceClaimTemplate", "t", "ml", (Request("r0", (Ask("gpu.nvidia.com", 2),)),), True)
     assert devices._counted(alike, {}).unchecked == ["the constraints of ResourceClaimTemplate 't'"]
     parsed = devices.parse(V1 + "ResourceClaim", "urn:a", {"metadata": {"name": "a"}, "spec": {"devices": {

@@ -3,9 +3,10 @@ k8s.io/dynamic-resource-allocation (tests/oracle/devices.go), as kube-scheduler'
 
 Generated cases, all in one pulumi-kubernetes program parsed once: an EKS node group of one machine (labelled with its
 case), NVIDIA's DRA driver's Helm release, one to two ResourceClaimTemplates of one to two requests each (gpu.nvidia.com
-or mig.nvidia.com, a count of one to nine or allocationMode All), and a Deployment pinned to the group whose Pods claim
-them. The node's ResourceSlice is written here from the machine's GPUs as AWS lists them and NVIDIA's driver publishes
-them (one device per GPU, type gpu; seven MIG devices per GPU that MIG splits, type mig: NVIDIA's MIG user guide), the
+or mig.nvidia.com, a count of one to nine or allocationMode All, CEL selectors or none), and a Deployment pinned to the
+group whose Pods claim them. The node's ResourceSlice is written here from the machine's GPUs as AWS lists them and
+NVIDIA's driver publishes them (one device per GPU, type gpu; seven MIG devices per GPU that MIG splits, type mig:
+NVIDIA's MIG user guide; each with the attributes and capacity its GetDevice gives, valued as the GPU has them), the
 DeviceClasses as the driver's chart writes them (templates/deviceclass-gpu.yaml, deviceclass-mig.yaml), each template's
 claim as the resourceclaim controller makes it for one Pod. The pack refuses a Deployment (workload-fits-pool) exactly
 where the allocator allocates its Pod's claims on no node of its group."""
@@ -32,6 +33,18 @@ EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "3000")) // 20
 # machine -> (NVIDIA GPUs, whether MIG splits them): aws.amazon.com/ec2/instance-types (accelerated computing)
 MACHINES = {"m6i.large": (0, False), "g5.xlarge": (1, False), "g6.xlarge": (1, False), "g5.12xlarge": (4, False),
             "p5.4xlarge": (1, True), "p4d.24xlarge": (8, True)}
+# each machine's GPU as NVML names it, its architecture and compute capability, and the MIG profiles a slice holds
+GPUS = {"g5": ("NVIDIA A10G", "Ampere", "8.6.0", ()), "g6": ("NVIDIA L4", "Ada Lovelace", "8.9.0", ()),
+        "p5": ("NVIDIA H100 80GB HBM3", "Hopper", "9.0.0", ("1g.10gb", "2g.20gb", "3g.40gb")),
+        "p4d": ("NVIDIA A100-SXM4-40GB", "Ampere", "8.0.0", ("1g.5gb", "2g.10gb", "3g.20gb"))}
+A = "device.attributes['gpu.nvidia.com']"
+# selectors the pack decides (over the type every device of a class has, has() of what the driver publishes) and
+# selectors it does not (over what differs per GPU), alone and combined
+SELECTORS = [f"{A}.type == 'gpu'", f"{A}.type == 'mig'", "device.driver == 'gpu.nvidia.com'",
+             f"{A}.productName == 'NVIDIA A10G'", f"{A}.productName.startsWith('NVIDIA H100')",
+             f"{A}.architecture == 'Ampere'", f"{A}.profile == '1g.5gb'", f"has({A}.productName)",
+             f"{A}.type == 'mig' && {A}.architecture == 'Hopper'", f"{A}.type == 'gpu' || {A}.productName == 'x'",
+             f"{A}.type == 'gpu' ? {A}.architecture == 'Ampere' : {A}.profile == '1g.10gb'"]
 MIG_PER_GPU = 7
 DRIVER = "gpu.nvidia.com"
 CLASSES = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"{kind}.nvidia.com"},
@@ -51,6 +64,9 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
                 exactly["allocationMode"] = "All"
             else:
                 exactly["count"] = rng.choice((1, 1, 1, 2, 2, 4, 8, 9, 1, 2, 33))  # (33: past a claim's limit)
+            if rng.random() < 0.2:
+                exactly["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS)}}
+                                        for _ in range(1 if rng.random() < 0.8 else 2)]
             requests.append({"name": f"r{request}", "exactly": exactly})
         claims.append({"name": f"c{index}-{claim}", "requests": requests})
     return {"index": index, "machine": machine, "claims": claims}
@@ -58,9 +74,20 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
 
 def slices(case: dict[str, Any]) -> list[dict[str, Any]]:
     gpus, mig = MACHINES[case["machine"]]
-    devices = [{"name": f"gpu-{n}", "attributes": {"type": {"string": "gpu"}}} for n in range(gpus)]
+    product, architecture, capability, profiles = GPUS.get(case["machine"].split(".")[0], ("", "", "0.0.0", ()))
+
+    def device(name: str, kind: str, parent: int, **more: dict[str, str]) -> dict[str, Any]:
+        return {"name": name, "attributes": {
+            "type": {"string": kind}, "uuid": {"string": f"GPU-{case['index']}-{name}"}, "productName": {"string": product},
+            "brand": {"string": "Nvidia"}, "architecture": {"string": architecture},
+            "cudaComputeCapability": {"version": capability}, "driverVersion": {"version": "580.95.5"},
+            "cudaDriverVersion": {"version": "13.0.0"}, **more},
+            "capacity": {"memory": {"value": "10Gi"}}}
+
+    devices = [device(f"gpu-{n}", "gpu", n) for n in range(gpus)]
     if mig:
-        devices += [{"name": f"mig-{n}-{m}", "attributes": {"type": {"string": "mig"}}}
+        devices += [device(f"mig-{n}-{m}", "mig", n, parentUUID={"string": f"GPU-{case['index']}-gpu-{n}"},
+                           profile={"string": profiles[m % len(profiles)]})
                     for n in range(gpus) for m in range(MIG_PER_GPU)]
     node = f"node-{case['index']}"
     return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-gpus"},
@@ -112,9 +139,12 @@ def test_the_packs_device_verdicts_are_the_allocators():
         "claims": [{"metadata": {"name": f"{claim['name']}-pod", "namespace": "default"},
                     "spec": {"devices": {"requests": claim["requests"]}}} for claim in case["claims"]]}
         for case in cases]})["devices"]
-    # the one error the allocator gives here: allocationMode All on a node with more matching devices than a claim
-    # may hold (32), which the pack leaves unchecked (and says so): such a claim is allocated on no such node
-    assert all(found["error"] == "" or "exceeds the claim limit of 32" in found["error"] for found in answer)
+    # the errors the allocator gives here: allocationMode All on a node with more matching devices than a claim may
+    # hold (32), which the pack leaves unchecked (and says so), and a selector over an attribute a device does not
+    # have (a GPU's MIG profile: a CEL runtime error), which the pack does not decide (and says so): such a claim is
+    # allocated on no such node
+    assert all(found["error"] == "" or "exceeds the claim limit of 32" in found["error"]
+               or "CEL runtime error: no such key" in found["error"] for found in answer)
 
     findings = workload_fits_pool(parsed(cases), "aws", {})
     refused = {int(finding.urn.rsplit("::d", 1)[-1]) for finding in findings if isinstance(finding, Violation)}
@@ -122,11 +152,11 @@ def test_the_packs_device_verdicts_are_the_allocators():
     noted = {case["index"] for case in cases if any(note.startswith(f"Deployment 'd{case['index']}':")
                                                     for note in notes)}
     assert len(notes) == len(noted)  # one note per workload, and only on those of the cases
-    # no selector, no firstAvailable, the driver's release in the stack: only allocationMode All is left unchecked, and
-    # only where the pack does not refuse
+    # no firstAvailable, the driver's release in the stack: only allocationMode All and selectors are left unchecked,
+    # and only where the pack does not refuse
     every = {case["index"] for case in cases
-             if any(request["exactly"].get("allocationMode") == "All" for claim in case["claims"]
-                    for request in claim["requests"])}
+             if any(request["exactly"].get("allocationMode") == "All" or "selectors" in request["exactly"]
+                    for claim in case["claims"] for request in claim["requests"])}
     assert noted <= every and not noted & refused
     # the pack refuses exactly what the allocator allocates on no node, where it judges; never what it allocates
     disagreements = [(case["machine"], case["claims"], found) for case, found in zip(cases, answer, strict=True)
@@ -134,8 +164,14 @@ def test_the_packs_device_verdicts_are_the_allocators():
                      and not (case["index"] in noted and not found["allocated"])]
     assert disagreements == [], disagreements[:5]
     print(f"{len(cases)} cases: {len(refused)} refused, {sum(f['allocated'] for f in answer)} allocated, "
-          f"{len(noted)} with allocationMode All unchecked, {sum(bool(f.get('timedOut')) for f in answer)} searches "
-          "past the filter timeout")
-    # both verdicts are reached, and the All mode decides some
+          f"{len(noted)} with allocationMode All or selectors unchecked, {sum(bool(f.get('timedOut')) for f in answer)} "
+          "searches past the filter timeout")
+    # selectors decide some of the refusals, and some selectors are decided (neither noted nor refused)
+    selected = {case["index"] for case in cases if any("selectors" in request["exactly"] for claim in case["claims"]
+                                                       for request in claim["requests"])}
+    by_selector = {int(finding.urn.rsplit("::d", 1)[-1]) for finding in findings
+                   if isinstance(finding, Violation) and "selects no" in finding.message}
+    assert by_selector and by_selector <= selected and selected - noted - refused
+    # both verdicts are reached (a fifth or so allocated: selectors refuse a share), and the All mode decides some
     allocated = sum(found["allocated"] for found in answer)
-    assert 0.2 * len(cases) < allocated < 0.8 * len(cases), allocated
+    assert 0.15 * len(cases) < allocated < 0.8 * len(cases), allocated

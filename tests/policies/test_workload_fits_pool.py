@@ -597,6 +597,48 @@ def test_what_the_pack_cannot_count_or_check_is_said():
     assert len(_dra(*dra_parts("g5.xlarge", [exact_request(count=2)], driver=False))[0]) == 1
 
 
+def test_selectors_decided_over_what_every_device_of_the_class_publishes():
+    """A request's CEL selectors, evaluated by cel-python over what NVIDIA's driver publishes alike for every device of
+    its class: one no device matches (a gpu.nvidia.com request that asks MIG instances) is refused on the machine
+    that holds it by count, naming the selector; one every device matches narrows nothing (neither said nor in the
+    way of All beside another); one over what differs per GPU is said, as is one the library cannot compile."""
+    def cel(*expressions: str) -> list:
+        return [{"cel": {"expression": expression}} for expression in expressions]
+
+    mig = "device.attributes['gpu.nvidia.com'].type == 'mig'"
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(mig))])) == ([
+        "Deployment 'train': request 'gpu' of ResourceClaimTemplate 'gpus' selects no gpu.nvidia.com device: its CEL "
+        f"selector `{mig}` is false for every device of that class, each of which NVIDIA's DRA driver publishes with "
+        "driver 'gpu.nvidia.com' and type 'gpu': no node can ever hold its claims, so its Pods are never scheduled: "
+        "correct the selector"], [])
+    # the false one of several is named, also where another is not decided
+    name = "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A10G'"
+    (refused,), [] = _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(name, mig))]))
+    assert f"its CEL selector `{mig}` is false" in refused
+    # a side not known beside a false one, a ternary on the known type: decided
+    assert len(_dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(f"{name} && {mig}"))]))[0]) == 1
+    every = "device.driver == 'gpu.nvidia.com' && (has(device.attributes['gpu.nvidia.com'].productName) || " + name + ")"
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(every))])) == ([], [])
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(f"{mig} ? {name} : true"))])) == ([], [])
+    # every device matches: All beside another of the class is refused as without selectors
+    both = [exact_request(count=None, allocationMode="All", selectors=cel(every)),
+            {**exact_request(selectors=cel(every)), "name": "other"}]
+    assert len(_dra(*dra_parts("p4d.24xlarge", both))[0]) == 1
+    for undecided in (name, "device.attributes['gpu.nvidia.com'].index == 0", "device.capacity['gpu.nvidia.com']"
+                      ".memory.compareTo(quantity('40Gi')) >= 0", "has(device.attributes['gpu.nvidia.com'].minor)",
+                      "device.attributes['gpu.nvidia.com'].type ==", "size(device.attributes['gpu.nvidia.com']) == 9"):
+        assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(undecided))])) == ([], [
+            "Deployment 'train': its claims' devices fit a node of its pools by count; not checked: the CEL selectors "
+            "of request 'gpu' of ResourceClaimTemplate 'gpus'"]), undecided
+    # a MIG instance's type, under mig.nvidia.com: every device; its profile differs per GPU: said
+    assert _dra(*dra_parts("p4d.24xlarge", [exact_request("mig.nvidia.com", selectors=cel(mig))])) == ([], [])
+    profile = "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"
+    assert len(_dra(*dra_parts("p4d.24xlarge", [exact_request("mig.nvidia.com", selectors=cel(profile))]))[1]) == 1
+    # a class of the stack that is not the driver's: its requests are not counted, their selectors not decided
+    elsewhere = {"selectors": [{"cel": {"expression": "device.driver == 'example.com'"}}]}
+    assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(mig))], device_class=elsewhere))[0] == []
+
+
 def test_a_pod_that_claims_a_template_the_stack_does_not_have_is_said():
     from builders import deployment, node_group
     pods = deployment("train", requests={"cpu": "100m"},
