@@ -20,7 +20,9 @@ every device of a class (allocationMode All) beside another of that class, fits 
 selectors no device of its class matches whatever the values that differ per GPU are (policies/model/cel.py). What it
 cannot count (a shared ResourceClaim, a firstAvailable list, another DeviceClass, adminAccess, a template not in the
 stack) and, where the Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many
-devices All takes, a driver whose release the stack does not show) is said, naming the workload.
+devices All takes, a driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods:
+Karpenter's machine picked without their claims, cluster-autoscaler's scale-up from zero) is said, naming the
+workload.
 
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """
@@ -54,6 +56,7 @@ from .model.stack import Stack
 from .model.values import Unknown, about, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.catalog import MACHINE_KINDS
+from .platforms.managed import managed
 from .platforms.platform import PLATFORMS
 from .platforms.quantity import MEMORY, PODS, STORAGE, amount, exact
 from .words import (
@@ -142,14 +145,15 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
         findings.extend(_pool(stack, pool_load, nodes, platform, settings, several))
     findings.extend(_platform_pools(stack, load, platform, settings, several))
     refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
-    findings.extend(_device_claims(stack, refused))
+    findings.extend(_device_claims(stack, refused, settings, several))
     return findings
 
 
-def _device_claims(stack: Stack, refused: set[str]) -> list[Finding]:
+def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any], several: bool) -> list[Finding]:
     """Pods that claim devices through Dynamic Resource Allocation on pools of the stack (SPEC 24): the devices the
     pack counts are judged with the rest of one Pod's request; what it cannot count, and, for a Pod it does not refuse,
-    what decides whether the counted devices are there that it does not check, said once per workload."""
+    what decides whether the counted devices are there that it does not check (the autoscalers' gaps among them), said
+    once per workload."""
     findings: list[Finding] = []
     for workload in stack.workloads:
         claims = workload.claims
@@ -170,9 +174,52 @@ def _device_claims(stack: Stack, refused: set[str]) -> list[Finding]:
         if claims.unchecked and workload.urn not in refused:
             said.append(f"its claims' devices fit a node of its pools by count; not checked: "
                         f"{listed(list(claims.unchecked))}")
+        if claims.amounts and workload.urn not in refused:
+            said.extend(_autoscaled(stack, workload, claims.amounts, settings, several))
         if said:
             findings.append(undetermined(f"{workload.subject}: {listed(said, '; ')}"))
     return findings
+
+
+AUTOSCALER_CHART = "cluster-autoscaler"  # kubernetes/autoscaler's chart (charts/cluster-autoscaler)
+
+
+def _autoscaled(stack: Stack, workload: Any, amounts: Mapping[str, Decimal], settings: Mapping[str, Any],
+                several: bool) -> list[str]:
+    """What the autoscalers do not do for Pods with DRA claims, where it decides whether a node with their devices
+    comes. Karpenter picks a machine without the claims unless it is set to reason about DRA (its ignoreDRARequests
+    setting, on by default; kubernetes-sigs/karpenter#3228, DRA's integration, open), so a NodePool of machines with
+    and without the devices may start one without them; cluster-autoscaler does not scale a group up from zero nodes
+    for Pods with DRA claims (kubernetes/autoscaler#10199), so Pods whose devices only node groups of minSize 0 hold
+    may wait for a node that never comes, where it runs: GKE's and AKS's autoscaling pools (their minimum is the
+    autoscaler's), an EKS group where the stack shows cluster-autoscaler's chart (nothing else shrinks it)."""
+    said: list[str] = []
+    holding: list[Pool] = []  # the pools some machine of which holds the devices
+    for verdict in landing(stack, workload).possible:
+        pool = verdict.pool
+        found = pool_nodes(stack, pool, pool.platform, settings)
+        if not isinstance(found, list):
+            return said  # (what its pools are is said elsewhere)
+        wanted = {id(option) for option in verdict.options}  # the machines its Pods' labels allow
+        nodes = [node for option, node in found if id(option) in wanted]
+        without = [node for node in nodes if any(
+            node.capacity.get(device_class, Decimal(0)) < amount for device_class, amount in amounts.items())]
+        if len(without) < len(nodes):
+            holding.append(pool)
+        if pool.karpenter and without:
+            said.append(f"Karpenter may start a node without the devices its Pods claim for them on "
+                        f"{pool_name(pool, several)} ({without[0].machine}, say): it picks their machine without "
+                        "their DRA claims unless it is set to reason about DRA (its ignoreDRARequests setting, on by "
+                        "default; kubernetes-sigs/karpenter#3228), so keep the NodePool's requirements to machines "
+                        "that hold them")
+    charts = {release.chart for release in stack.helm_releases} | stack.foreign_charts
+    if holding and all(pool.min_size == 0 and not pool.karpenter and (
+            managed(pool.platform).autoscaler_built_in or AUTOSCALER_CHART in charts) for pool in holding):
+        names = listed([pool_name(pool, several) for pool in holding])
+        said.append(f"the pools whose machines hold its claims ({names}) may have no node: cluster-autoscaler does not "
+                    "scale a group up from zero nodes for Pods with DRA claims (kubernetes/autoscaler#10199), so set "
+                    "the minimum size of one of them to 1 or more")
+    return said
 
 
 def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[str, Any],

@@ -435,7 +435,7 @@ def cluster_resource(platform: str, name: str = "fleet", resource_name: str | No
 def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: str | None = None,
                labels: Mapping[str, str] | None = None, taints: list[tuple[str, str, str]] | None = None,
                max_size: int = 3, node_group_name: str | None = None, cluster: str = "fleet",
-               declare_cluster: bool = True) -> Part:
+               declare_cluster: bool = True, min_size: int = 1) -> Part:
     """An aws.eks.NodeGroup (pulumi-aws): taints as (key, value, effect) with the API's effects (NO_SCHEDULE)."""
     import pulumi_aws as aws
 
@@ -445,7 +445,7 @@ def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: 
         return aws.eks.NodeGroup(
             name, cluster_name=cluster, node_group_name=node_group_name or name,
             node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids=["subnet-1", "subnet-2"],
-            scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=max_size),
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=min_size, max_size=max_size),
             instance_types=instance_types, ami_type=ami_type, labels=dict(labels) if labels else None,
             taints=[aws.eks.NodeGroupTaintArgs(key=k, value=v or None, effect=e) for k, v, e in taints or []] or None)
 
@@ -455,7 +455,7 @@ def node_group(name: str, instance_types: list[str] | None = None, *, ami_type: 
 def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping[str, str] | None = None,
                   taints: list[tuple[str, str, str]] | None = None, cluster: str = "fleet",
                   declare_cluster: bool = True, accelerator: Mapping[str, Any] | None = None,
-                  location: str = "europe-west1") -> Part:
+                  location: str = "europe-west1", autoscaling: Mapping[str, Any] | None = None) -> Part:
     """A gcp.container.NodePool (pulumi-gcp): taints with the API's effects (NO_SCHEDULE); ``accelerator``, the
     arguments of one entry of nodeConfig.guestAccelerators (type, count, gpu_sharing_config), as GKE's GPU guide
     attaches a T4 to an n1-standard-4."""
@@ -471,16 +471,18 @@ def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping
             guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(**accelerator)]
             if accelerator else None)
         return gcp.container.NodePool(name, name=name, cluster=cluster, location=location, node_count=1,
-                                      node_config=config)
+                                      node_config=config, autoscaling=gcp.container.NodePoolAutoscalingArgs(
+                                          **autoscaling) if autoscaling else None)
 
     return declare
 
 
 def aks_node_pool(name: str, vm_size: str, *, labels: Mapping[str, str] | None = None,
                   taints: list[str] | None = None, native: bool = False, cluster: str = "fleet",
-                  declare_cluster: bool = True) -> Part:
+                  declare_cluster: bool = True, min_count: int | None = None) -> Part:
     """An AKS node pool: azure.containerservice.KubernetesClusterNodePool (pulumi-azure), or with ``native`` an
-    azure-native AgentPool; taints as AKS writes them, key=value:NoSchedule."""
+    azure-native AgentPool; taints as AKS writes them, key=value:NoSchedule; ``min_count``: autoscaling from it to
+    three nodes."""
 
     def declare() -> Any:
         if declare_cluster:
@@ -490,7 +492,9 @@ def aks_node_pool(name: str, vm_size: str, *, labels: Mapping[str, str] | None =
 
             return azure_native.containerservice.AgentPool(
                 name, agent_pool_name=name, resource_name_=cluster, resource_group_name="rg", vm_size=vm_size,
-                count=1, node_labels=dict(labels) if labels else None, node_taints=taints)
+                count=1, node_labels=dict(labels) if labels else None, node_taints=taints,
+                enable_auto_scaling=min_count is not None or None, min_count=min_count,
+                max_count=3 if min_count is not None else None)
         import pulumi_azure as azure
 
         return azure.containerservice.KubernetesClusterNodePool(

@@ -124,6 +124,9 @@ class Managed:
     drain_failure: str = ""  # what its drain does on a budget that allows no eviction; "": not said
     delete_drain: str = ""  # what its drain does with the Pods of a pool it deletes, as a clause; "": not said
     kubeconfig_invoke: str = ""  # its usual output invoke for a cluster's kubeconfig; "": none
+    # a pool's minimum size is its own cluster-autoscaler's (GKE's autoscaling.minNodeCount, AKS's minCount): it runs
+    # wherever the minimum is set. False: an autoscaler runs only where the stack installs one (EKS node groups)
+    autoscaler_built_in: bool = False
 
 
 KUBELET = Managed("kubernetes", "the kubelet default", DEFAULT_MAX_PODS, False, _kubelet)
@@ -136,12 +139,12 @@ MANAGED: Mapping[str, Managed] = {
                    drain_failure="GKE waits up to an hour on the budget, then evicts them anyway",
                    delete_drain=" (GKE waits at most an hour on PodDisruptionBudgets when it deletes a pool's nodes: "
                                 "cloud.google.com/kubernetes-engine/docs/how-to/node-pools, \"Delete a node pool\")",
-                   kubeconfig_invoke="gcp.container.get_cluster_output(name=cluster.name)"),
+                   kubeconfig_invoke="gcp.container.get_cluster_output(name=cluster.name)", autoscaler_built_in=True),
     "azure": Managed("azure", "the AKS (Azure CNI Overlay) default", AKS_MAX_PODS, False, _aks, "long-term",
                      past_support="AKS creates no cluster at it and may upgrade an existing one itself",
                      drain_failure="AKS stops the upgrade on the blocking budget",
                      kubeconfig_invoke="azure_native.containerservice.list_managed_cluster_user_credentials_output("
-                                       "resource_name=cluster.name)"),
+                                       "resource_name=cluster.name)", autoscaler_built_in=True),
     "kubernetes": KUBELET,
     "local": Managed("local", "the kubelet default", DEFAULT_MAX_PODS, False, _kubelet),
 }

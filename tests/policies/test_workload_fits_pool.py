@@ -857,3 +857,76 @@ def test_a_claim_of_more_devices_than_the_allocator_gives_one_never_fits():
     assert _dra(*dra_parts("p5.48xlarge", [exact_request("mig.nvidia.com", count=32)]))[0] == []
     other = {**exact_request("neuron.aws.com", count=2), "name": "other"}
     assert len(_dra(*dra_parts("p5.48xlarge", [exact_request("mig.nvidia.com", count=31), other]))[0]) == 1
+
+
+def test_what_the_autoscalers_do_not_do_for_dra_claims_is_said_where_it_decides():
+    """Karpenter picks a machine without a Pod's DRA claims unless it is set to reason about DRA (ignoreDRARequests):
+    a NodePool of machines with and without the devices is said, one of machines that all hold them is not;
+    cluster-autoscaler does not scale a group up from zero for Pods with DRA claims: said where every pool that holds
+    them has a minimum of 0 and the autoscaler runs there (GKE's autoscaling; an EKS group beside its chart), not
+    where one keeps a node or nothing shrinks the group."""
+    import pulumi_kubernetes as k8s
+    from builders import (
+        aks_node_pool,
+        cluster_resource,
+        deployment,
+        gke_node_pool,
+        instance_types,
+        node_group,
+        nodepool,
+    )
+
+    said = ("Karpenter may start a node without the devices its Pods claim for them on pool 'gpu' (NodePool) "
+            "(m7i.large, say): it picks their machine without their DRA claims unless it is set to reason about DRA "
+            "(its ignoreDRARequests setting, on by default; kubernetes-sigs/karpenter#3228), so keep the NodePool's "
+            "requirements to machines that hold them")
+    mixed = nodepool("gpu", [instance_types("g5.xlarge", "m7i.large")])
+    assert _dra(*dra_parts("", [exact_request()], pool=mixed)) == ([], [f"Deployment 'train': {said}"])
+    gpus = nodepool("gpu", [instance_types("g5.xlarge", "g5.2xlarge")])
+    assert _dra(*dra_parts("", [exact_request()], pool=gpus)) == ([], [])
+    # Pods whose labels allow only machines that hold them: Karpenter starts one of those
+    pinned = dra_parts("", [exact_request()], pool=mixed)
+    pinned[-1] = deployment("train", requests={"cpu": "100m"}, node_selector={"node.kubernetes.io/instance-type": "g5.xlarge"},
+                            pod={"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}]})
+    assert _dra(*pinned) == ([], [])
+    # (refused where no machine of it holds them: nothing more to say)
+    assert _dra(*dra_parts("", [exact_request(count=2)], pool=mixed))[1] == []
+
+    def autoscaler() -> None:
+        k8s.helm.v3.Release("autoscaler", chart="cluster-autoscaler",
+                            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://kubernetes.github.io/autoscaler"))
+
+    zero = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=0)
+    ca = ("Deployment 'train': the pools whose machines hold its claims (pool 'gpu' (NodeGroup)) may have no node: "
+          "cluster-autoscaler does not scale a group up from zero nodes for Pods with DRA claims "
+          "(kubernetes/autoscaler#10199), so set the minimum size of one of them to 1 or more")
+    assert _dra(autoscaler, *dra_parts("", [exact_request()], pool=zero)) == ([], [ca])
+    assert _dra(*dra_parts("", [exact_request()], pool=zero)) == ([], [])  # nothing shrinks it
+    one = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+    assert _dra(autoscaler, *dra_parts("", [exact_request()], pool=one)) == ([], [])
+    # a pool that keeps a node beside the one of minimum 0: a node with the devices is there
+    other = node_group("other", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", declare_cluster=False)
+    assert _dra(autoscaler, other, *dra_parts("", [exact_request()], pool=zero)) == ([], [])
+    # (a pool of no machine that holds them does not count either way)
+    small = node_group("small", ["m7i.large"], declare_cluster=False, min_size=1)
+    assert _dra(autoscaler, small, *dra_parts("", [exact_request()], pool=zero))[1] == [ca]
+
+    def gke(minimum: int) -> object:
+        def declare() -> None:
+            cluster_resource("gcp")()
+            gke_node_pool("gpu", "n1-standard-4", declare_cluster=False, location="europe-west1-b",
+                          accelerator={"type": "nvidia-tesla-t4", "count": 1},
+                          autoscaling={"min_node_count": minimum, "max_node_count": 3})()
+        return declare
+
+    notes = [note.finding for note in run(*dra_parts("", [exact_request()], pool=gke(0)), platform="gcp").notes
+             if note.policy == FITS]
+    assert len(notes) == 1 and "(pool 'gpu' (GKE NodePool)) may have no node: cluster-autoscaler" in notes[0], notes
+    assert [note for note in run(*dra_parts("", [exact_request()], pool=gke(1)), platform="gcp").notes
+            if note.policy == FITS] == []
+    # AKS's autoscaling pool, an NC-series VM with one T4 (azure-native's AgentPool)
+    for minimum, found in ((0, 1), (1, 0)):
+        aks = aks_node_pool("gpu", "Standard_NC4as_T4_v3", native=True, min_count=minimum)
+        notes = [note.finding for note in run(*dra_parts("", [exact_request()], pool=aks), platform="azure").notes
+                 if note.policy == FITS]
+        assert len(notes) == found and all("may have no node: cluster-autoscaler" in note for note in notes), notes
