@@ -38,6 +38,7 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
+from .model.devices import DRIVER_CHARTS
 from .model.fit import Room
 from .model.landing import Landing, PoolVerdict, landing
 from .model.loads import (
@@ -171,14 +172,30 @@ def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any],
         if claims.uncounted:
             said.append(f"the devices of its Pods' {listed(list(claims.uncounted))} are not counted (the pack counts "
                         f"what a ResourceClaimTemplate asks exactly of DeviceClass {listed(DEVICE_CLASSES, ' and ')})")
-        if claims.unchecked and workload.urn not in refused:
-            said.append(f"its claims' devices fit a node of its pools by count; not checked: "
-                        f"{listed(list(claims.unchecked))}")
+        unchecked = list(claims.unchecked)
+        if claims.amounts and not claims.driver and not _runs_driver(stack, workload):
+            unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
+                             f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
+        if unchecked and workload.urn not in refused:
+            said.append(f"its claims' devices fit a node of its pools by count; not checked: {listed(unchecked)}")
         if claims.amounts and workload.urn not in refused:
             said.extend(_autoscaled(stack, workload, claims.amounts, settings, several))
         if said:
             findings.append(undetermined(f"{workload.subject}: {listed(said, '; ')}"))
     return findings
+
+
+def _runs_driver(stack: Stack, workload: Any) -> bool:
+    """Every pool its Pods may land on runs NVIDIA's DRA driver itself at its cluster's version (Pool.dra_driver_from:
+    EKS Auto Mode from 1.36)."""
+    possible = landing(stack, workload).possible
+    return bool(possible) and all(_driver_built_in(stack, verdict.pool) for verdict in possible)
+
+
+def _driver_built_in(stack: Stack, pool: Pool) -> bool:
+    cluster = stack.cluster_for(pool)
+    minor = cluster.version.minor if cluster is not None and cluster.version is not None else None
+    return pool.dra_driver_from is not None and minor is not None and minor >= pool.dra_driver_from
 
 
 AUTOSCALER_CHART = "cluster-autoscaler"  # kubernetes/autoscaler's chart (charts/cluster-autoscaler)
@@ -206,7 +223,7 @@ def _autoscaled(stack: Stack, workload: Any, amounts: Mapping[str, Decimal], set
             node.capacity.get(device_class, Decimal(0)) < amount for device_class, amount in amounts.items())]
         if len(without) < len(nodes):
             holding.append(pool)
-        if pool.karpenter and without:
+        if pool.karpenter and without and not _driver_built_in(stack, pool):
             said.append(f"Karpenter may start a node without the devices its Pods claim for them on "
                         f"{pool_name(pool, several)} ({without[0].machine}, say): it picks their machine without "
                         "their DRA claims unless it is set to reason about DRA (its ignoreDRARequests setting, on by "

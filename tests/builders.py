@@ -324,12 +324,15 @@ KARPENTER = SHARED / "third_party" / "karpenter"
 
 def nodepool(name: str, requirements: list[dict[str, Any]] | None = None, *, taints: list[dict[str, Any]] | None = None,
              labels: Mapping[str, str] | None = None, node_class: str = "default",
-             limits: Mapping[str, Any] | None = None, lifetime: Mapping[str, str] | None = None) -> Part:
+             limits: Mapping[str, Any] | None = None, lifetime: Mapping[str, str] | None = None,
+             auto_mode: bool = False) -> Part:
     """A karpenter.sh/v1 NodePool through apiextensions.CustomResource, as a Pulumi program declares one
-    (``lifetime``: its template spec's expireAfter and terminationGracePeriod)."""
+    (``lifetime``: its template spec's expireAfter and terminationGracePeriod; ``auto_mode``: of EKS Auto Mode's
+    NodeClass)."""
     template_spec: dict[str, Any] = {
         "requirements": requirements if requirements is not None else [],
-        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class}}
+        "nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": node_class} if auto_mode
+        else {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": node_class}}
     template_spec.update(lifetime or {})
     if taints is not None:
         template_spec["taints"] = taints
@@ -760,12 +763,12 @@ def classic_aks_cluster(name: str = "aks", vm_size: str = "Standard_D2_v2", *, n
     return declare
 
 
-def auto_mode_cluster(name: str = "auto", node_pools: list[str] | None = None) -> Part:
-    """An EKS cluster in Auto Mode (computeConfig.enabled) with its built-in NodePools."""
+def auto_mode_cluster(name: str = "auto", node_pools: list[str] | None = None, version: str | None = None) -> Part:
+    """An EKS cluster in Auto Mode (computeConfig.enabled) with its built-in NodePools, at ``version``."""
     import pulumi_aws as aws
 
     def declare() -> Any:
-        return aws.eks.Cluster(name, name=name, role_arn="arn:aws:iam::123456789012:role/eks",
+        return aws.eks.Cluster(name, name=name, role_arn="arn:aws:iam::123456789012:role/eks", version=version,
                                vpc_config=aws.eks.ClusterVpcConfigArgs(subnet_ids=["subnet-1", "subnet-2"]),
                                compute_config=aws.eks.ClusterComputeConfigArgs(
                                    enabled=True, node_pools=node_pools if node_pools is not None

@@ -199,11 +199,12 @@ class PodClaims:
     amounts: Mapping[str, Decimal] = field(default_factory=dict)
     unknown: Unknown | None = None
     uncounted: tuple[str, ...] = ()  # the requests or claims the pack cannot count, each in words
-    unchecked: tuple[str, ...] = ()  # what decides whether counted devices are there, not checked (selectors, driver)
+    unchecked: tuple[str, ...] = ()  # what decides whether counted devices are there, not checked (selectors, ...)
     # claims no node can ever hold, in words: one whose requests ask more devices than the allocator gives a claim
     # (MAX_COUNT), or one request that takes every device of a class on the node (allocationMode All) beside another of
     # that class, neither narrowed by selectors (the allocator gives each device once)
     impossible: tuple[str, str] | None = None  # (why, what to do)
+    driver: bool = True  # the stack, or a stack it reads, installs NVIDIA's DRA driver (a release of its chart)
 
 
 @dataclass
@@ -336,11 +337,8 @@ def prepare(stack: Any) -> Any:
                 amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)
             unchecked.extend(counted.unchecked)
-        if amounts and not driver:
-            unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
-                             f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
         return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked),
-                                                  over or _impossible(asked)))
+                                                  over or _impossible(asked), driver))
 
     return admit
 

@@ -232,6 +232,9 @@ class Pool:
     # Karpenter replaces its nodes (a NodePool, EKS Auto Mode's): its disruption waits on a budget that allows no
     # eviction, where a platform's drain fails or evicts (workload-disruption-allowed says which)
     karpenter: bool = False
+    # the Kubernetes minor from which its nodes run NVIDIA's DRA driver themselves, with no chart of the stack, and its
+    # autoscaler provisions for DRA claims (EKS Auto Mode from 1.36); None: they run it where the stack installs it
+    dra_driver_from: tuple[int, int] | None = None
     # its nodes' capacity, when the provider may reclaim every one of them: "spot" (EKS, AKS, GKE Spot VMs, Karpenter's
     # spot capacity type), "preemptible" (GKE); "" when some node is not; None when not known (SPEC 16)
     interruption: str | None = ""

@@ -930,3 +930,23 @@ def test_what_the_autoscalers_do_not_do_for_dra_claims_is_said_where_it_decides(
         notes = [note.finding for note in run(*dra_parts("", [exact_request()], pool=aks), platform="azure").notes
                  if note.policy == FITS]
         assert len(notes) == found and all("may have no node: cluster-autoscaler" in note for note in notes), notes
+
+
+def test_eks_auto_mode_runs_the_dra_driver_from_1_36():
+    """EKS Auto Mode's nodes run NVIDIA's DRA driver from Kubernetes 1.36, and Auto Mode provisions for DRA claims
+    there (EKS's user guide): a GPU claim on an Auto Mode NodePool of machines with and without GPUs, with no chart of
+    the driver in the stack, is clean at 1.36; at 1.35 whether the driver runs and Karpenter's choice are said."""
+    from builders import auto_mode_cluster, instance_types, nodepool
+
+    pool = nodepool("gpu", [instance_types("g5.xlarge", "m7i.large")], auto_mode=True)
+
+    def at(version: str) -> list[str]:
+        found, notes = _dra(auto_mode_cluster("auto", ["system"], version=version),
+                            *dra_parts("", [exact_request()], pool=pool, driver=False))
+        assert found == []
+        return notes
+
+    assert at("1.36") == []
+    (said,) = at("1.35")
+    assert "not checked: whether NVIDIA's DRA driver runs on its nodes" in said and \
+        "Karpenter may start a node without the devices its Pods claim for them on pool 'gpu'" in said, said

@@ -322,10 +322,15 @@ def nodepool(kind: str, urn: str, name: str, declared: Any, requirements: list[R
                 names_certain=_names_certain(by_machine, prefix),
                 member=(f"NodePool '{name}'" if azure else f"pool '{name}'") if inline else "",
                 karpenter=True, interruption=_interruption(capacity, unknown),
+                dra_driver_from=AUTO_MODE_DRA if auto_mode else None,
                 capacity_label=CAPACITY_TYPE, capacity_types=CAPACITY_TYPES)
 
 
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
+# EKS Auto Mode's nodes run NVIDIA's DRA driver from Kubernetes 1.36, and Auto Mode provisions for DRA claims there
+# (docs.aws.amazon.com/eks/latest/userguide/device-management-nvidia-dra-device-plugin.html: "EKS Auto Mode includes
+# the NVIDIA DRA driver in the node runtime on Kubernetes version 1.36 and later")
+AUTO_MODE_DRA = (1, 36)
 # AKS node auto-provisioning's nodes carry kubernetes.azure.com/scalesetpriority, "spot" or "regular" by their capacity
 # type ("Note that "regular" is never written by AKS as a label but we write it to make scheduling easier":
 # Azure/karpenter-provider-azure pkg/apis/v1beta1/labels.go at 352646f; its computeRequirements gives every size the
