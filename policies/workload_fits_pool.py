@@ -14,15 +14,15 @@ smallest machine of the platform's catalog, of an architecture the Pod allows, w
 
 GPUs a Pod claims through Dynamic Resource Allocation (SPEC 24) are counted with the rest of its request: the
 devices of NVIDIA's DRA driver's classes (gpu.nvidia.com, one per GPU; mig.nvidia.com, at most seven per GPU that MIG
-splits) that its ResourceClaimTemplates ask exactly, against the most a node of the pool's machine can publish
-(policies/model/devices.py); a claim of more than the 32 devices the allocator gives one, or a request that takes
-every device of a class (allocationMode All) beside another of that class, fits no node, nor does a request whose CEL
-selectors no device of its class matches whatever the values that differ per GPU are (policies/model/cel.py). What it
-cannot count (a shared ResourceClaim, a firstAvailable list, another DeviceClass, adminAccess, a template not in the
-stack) and, where the Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many
-devices All takes, a driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods:
-Karpenter's machine picked without their claims, cluster-autoscaler's scale-up from zero) is said, naming the
-workload.
+splits) that its ResourceClaimTemplates ask exactly (a firstAvailable list of one class: the fewest of its
+subrequests), against the most a node of the pool's machine can publish (policies/model/devices.py); a claim of more
+than the 32 devices the allocator gives one, or a request that takes every device of a class (allocationMode All)
+beside another of that class, fits no node, nor does a request whose CEL selectors no device of its class matches
+whatever the values that differ per GPU are (policies/model/cel.py). What it cannot count (a shared ResourceClaim, a
+firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
+Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many devices All takes, a
+driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods: Karpenter's machine
+picked without their claims, cluster-autoscaler's scale-up from zero) is said, naming the workload.
 
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """

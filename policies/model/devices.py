@@ -14,7 +14,8 @@ The pack counts the devices a Pod's per-Pod claims ask of these two classes besi
 (pods.DEVICE_CLASSES; a node's at-most count is pods.gpu_devices'), so that a claim no node of its pools can hold is
 refused as a request no node can hold is. A request's CEL selectors are decided over what every device of its class
 publishes alike (PUBLISHED; model/cel.py): one that no such device matches is refused too, one every device matches
-narrows nothing. What it cannot count (another class, a shared claim, a firstAvailable list, a claim not in the stack)
+narrows nothing; a firstAvailable list of one counted class takes at least the fewest of its subrequests. What it
+cannot count (another class, a shared claim, a firstAvailable list of several classes, a claim not in the stack)
 and what it does not check (a selector over what differs per GPU, whether the driver runs on the pool) is said.
 """
 
@@ -230,7 +231,12 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
     for request in claim.requests:
         where = f"request '{request.name}' of {claim.kind} '{claim.name}'"
         if request.first_available:
-            found.uncounted.append(f"{where} (firstAvailable)")
+            late = next((value for ask in request.asks for value in (ask.device_class, ask.count)
+                         if isinstance(value, Unknown)), None)
+            if late is not None:
+                found.late = late
+                return found
+            _first_available(found, request, where, classes)
             continue
         (ask,) = request.asks
         if isinstance(ask.device_class, Unknown) or isinstance(ask.count, Unknown):
@@ -257,6 +263,30 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
     if claim.constraints and found.amounts:
         found.unchecked.append(f"the constraints of {claim.kind} '{claim.name}'")
     return found
+
+
+def _first_available(found: _Counted, request: Request, where: str, classes: Mapping[str, bool]) -> None:
+    """A firstAvailable list of one counted class: the allocator takes the first subrequest it can meet, so a Pod takes
+    at least the fewest devices of those whose selectors select some (a list of several classes, or of a class the pack
+    does not count, is not counted); none of them: no device ever meets the request."""
+    kinds = {ask.device_class for ask in request.asks}
+    device_class = next(iter(kinds)) if len(kinds) == 1 else None
+    if not isinstance(device_class, str) or device_class not in DEVICE_CLASSES or not classes.get(device_class, True) \
+            or any(ask.admin for ask in request.asks):
+        found.uncounted.append(f"{where} (firstAvailable)")
+        return
+    possible = [ask for ask in request.asks if ask.selected is not False]
+    if not possible:
+        found.never.append((where, request.asks[0]))
+        return
+    counts = [ask.count if isinstance(ask.count, int) else None for ask in possible]  # (None: All)
+    found.total += min(count or 0 for count in counts)
+    fewest = min(1 if count is None else count for count in counts)  # All: at least one
+    found.amounts[device_class] = found.amounts.get(device_class, Decimal(0)) + Decimal(fewest)
+    if any(ask.selected is None for ask in possible):
+        found.unchecked.append(f"the CEL selectors of the subrequests of {where}")
+    if None in counts:
+        found.unchecked.append(f"how many devices {where} takes (a subrequest of allocationMode All)")
 
 
 def _selects_none(where: str, ask: Ask) -> tuple[str, str]:

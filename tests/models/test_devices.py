@@ -168,8 +168,40 @@ def test_what_one_claim_asks_of_each_counted_class():
     assert every.amounts == {"gpu.nvidia.com": 1} and every.total == 0 and len(every.unchecked) == 1
     # a class of the stack that selects otherwise than the driver's is not counted
     assert devices._counted(_claim(Ask("gpu.nvidia.com", 1)), {"gpu.nvidia.com": False}).amounts == {}
-    assert devices._counted(_claim(Ask("gpu.nvidia.com", 1), first=True), {}).uncounted == [
-        "request 'r0' of ResourceClaimTemplate 't' (firstAvailable)"]
+
+
+
+def test_a_first_available_list_of_one_counted_class_takes_its_fewest():
+    """The allocator takes the first subrequest it can meet: a Pod takes at least the fewest devices of those whose
+    selectors select some (All: at least one); a list of several classes, of a class not counted, or with adminAccess
+    is not counted; one none of whose subrequests selects a device never is met."""
+    def first(*asks: Ask, classes: dict | None = None) -> devices._Counted:
+        return devices._counted(Claim("urn:t", "ResourceClaimTemplate", "t", "ml", (Request("r", asks, True),)),
+                                classes or {})
+
+    two, one, every = Ask("gpu.nvidia.com", 2), Ask("gpu.nvidia.com", 1), Ask("gpu.nvidia.com", None)
+    counted = first(two, one)
+    assert (counted.amounts, counted.total, counted.uncounted, counted.unchecked, counted.never) == (
+        {"gpu.nvidia.com": 1}, 1, [], [], [])
+    assert first(Ask("gpu.nvidia.com", 3), two).amounts == {"gpu.nvidia.com": 2}
+    counted = first(two, every)
+    assert (counted.amounts, counted.total) == ({"gpu.nvidia.com": 1}, 0)
+    assert counted.unchecked == ["how many devices request 'r' of ResourceClaimTemplate 't' takes (a subrequest of "
+                                 "allocationMode All)"]
+    # a subrequest no device matches is not taken; one not decided is said
+    never = Ask("gpu.nvidia.com", 1, ("x",), selected=False)
+    assert first(never, two).amounts == {"gpu.nvidia.com": 2}
+    assert first(never).never == [("request 'r' of ResourceClaimTemplate 't'", never)] and first(never).amounts == {}
+    counted = first(Ask("gpu.nvidia.com", 1, ("x",), selected=None), two)
+    assert counted.amounts == {"gpu.nvidia.com": 1} and counted.unchecked == [
+        "the CEL selectors of the subrequests of request 'r' of ResourceClaimTemplate 't'"]
+    for uncounted in (first(two, Ask("mig.nvidia.com", 1)), first(Ask("neuron.aws.com", 1)),
+                      first(two, Ask("gpu.nvidia.com", 1, admin=True)), first(two, classes={"gpu.nvidia.com": False}),
+                      first()):
+        assert (uncounted.amounts, uncounted.uncounted) == (
+            {}, ["request 'r' of ResourceClaimTemplate 't' (firstAvailable)"])
+    late = first(two, Ask("gpu.nvidia.com", UNKNOWN))
+    assert late.late is UNKNOWN and late.amounts == {}
 
 
 def test_a_claim_not_known_yet_is_not_counted():

@@ -3,7 +3,8 @@ k8s.io/dynamic-resource-allocation (tests/oracle/devices.go), as kube-scheduler'
 
 Generated cases, all in one pulumi-kubernetes program parsed once: an EKS node group of one machine (labelled with its
 case), NVIDIA's DRA driver's Helm release, one to two ResourceClaimTemplates of one to two requests each (gpu.nvidia.com
-or mig.nvidia.com, a count of one to nine or allocationMode All, CEL selectors or none), and a Deployment pinned to the
+or mig.nvidia.com, a count of one to nine or allocationMode All, CEL selectors or none; now and then a firstAvailable
+list of such subrequests), and a Deployment pinned to the
 group whose Pods claim them. The node's ResourceSlice is written here from the machine's GPUs as AWS lists them and
 NVIDIA's driver publishes them (one device per GPU, type gpu; seven MIG devices per GPU that MIG splits, type mig:
 NVIDIA's MIG user guide; each with the attributes and capacity its GetDevice gives, valued as the GPU has them), the
@@ -59,17 +60,37 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
     for claim in range(1 if rng.random() < 0.7 else 2):
         requests = []
         for request in range(1 if rng.random() < 0.7 else 2):
-            exactly: dict[str, Any] = {"deviceClassName": rng.choice(("gpu.nvidia.com", "mig.nvidia.com"))}
-            if rng.random() < 0.15:
-                exactly["allocationMode"] = "All"
+            device_class = rng.choice(("gpu.nvidia.com", "mig.nvidia.com"))
+            if rng.random() < 0.15:  # a firstAvailable list of two or three, of one class (now and then of two)
+                subrequests = [{"name": f"s{sub}", **asked(rng, device_class if rng.random() < 0.9 else
+                                                          rng.choice(("gpu.nvidia.com", "mig.nvidia.com")))}
+                               for sub in range(rng.choice((2, 3)))]
+                requests.append({"name": f"r{request}", "firstAvailable": subrequests})
             else:
-                exactly["count"] = rng.choice((1, 1, 1, 2, 2, 4, 8, 9, 1, 2, 33))  # (33: past a claim's limit)
-            if rng.random() < 0.2:
-                exactly["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS)}}
-                                        for _ in range(1 if rng.random() < 0.8 else 2)]
-            requests.append({"name": f"r{request}", "exactly": exactly})
+                requests.append({"name": f"r{request}", "exactly": asked(rng, device_class)})
         claims.append({"name": f"c{index}-{claim}", "requests": requests})
     return {"index": index, "machine": machine, "claims": claims}
+
+
+def asked(rng: random.Random, device_class: str) -> dict[str, Any]:
+    """One exact request or subrequest: a count, or all, of a class, with selectors now and then."""
+    fields: dict[str, Any] = {"deviceClassName": device_class}
+    if rng.random() < 0.15:
+        fields["allocationMode"] = "All"
+    else:
+        fields["count"] = rng.choice((1, 1, 1, 2, 2, 4, 8, 9, 1, 2, 33))  # (33: past a claim's limit)
+    if rng.random() < 0.2:
+        fields["selectors"] = [{"cel": {"expression": rng.choice(SELECTORS)}}
+                               for _ in range(1 if rng.random() < 0.8 else 2)]
+    return fields
+
+
+def unchecked(request: dict[str, Any]) -> bool:
+    """A request whose verdict the pack may leave to a note: allocationMode All, selectors, a firstAvailable list of
+    two classes."""
+    subrequests = request.get("firstAvailable") or [request["exactly"]]
+    return any(sub.get("allocationMode") == "All" or "selectors" in sub for sub in subrequests) or \
+        len({sub["deviceClassName"] for sub in subrequests}) > 1
 
 
 def slices(case: dict[str, Any]) -> list[dict[str, Any]]:
@@ -152,26 +173,32 @@ def test_the_packs_device_verdicts_are_the_allocators():
     noted = {case["index"] for case in cases if any(note.startswith(f"Deployment 'd{case['index']}':")
                                                     for note in notes)}
     assert len(notes) == len(noted)  # one note per workload, and only on those of the cases
-    # no firstAvailable, the driver's release in the stack: only allocationMode All and selectors are left unchecked,
-    # and only where the pack does not refuse
+    # the driver's release in the stack: only allocationMode All and selectors are left unchecked, and only where the
+    # pack does not refuse; a firstAvailable list of two classes is not counted (said beside a refusal too)
     every = {case["index"] for case in cases
-             if any(request["exactly"].get("allocationMode") == "All" or "selectors" in request["exactly"]
-                    for claim in case["claims"] for request in claim["requests"])}
-    assert noted <= every and not noted & refused
+             if any(unchecked(request) for claim in case["claims"] for request in claim["requests"])}
+    unsure = {case["index"] for case in cases if any(note.startswith(f"Deployment 'd{case['index']}':")
+                                                     and "not checked" in note for note in notes)}
+    assert noted <= every and not unsure & refused
     # the pack refuses exactly what the allocator allocates on no node, where it judges; never what it allocates
     disagreements = [(case["machine"], case["claims"], found) for case, found in zip(cases, answer, strict=True)
                      if (case["index"] in refused) == found["allocated"]
                      and not (case["index"] in noted and not found["allocated"])]
     assert disagreements == [], disagreements[:5]
     print(f"{len(cases)} cases: {len(refused)} refused, {sum(f['allocated'] for f in answer)} allocated, "
-          f"{len(noted)} with allocationMode All or selectors unchecked, {sum(bool(f.get('timedOut')) for f in answer)} "
-          "searches past the filter timeout")
+          f"{len(noted)} with allocationMode All, selectors or a list of two classes said, "
+          f"{sum(bool(f.get('timedOut')) for f in answer)} searches past the filter timeout")
     # selectors decide some of the refusals, and some selectors are decided (neither noted nor refused)
-    selected = {case["index"] for case in cases if any("selectors" in request["exactly"] for claim in case["claims"]
-                                                       for request in claim["requests"])}
+    selected = {case["index"] for case in cases if any("selectors" in sub for claim in case["claims"]
+                                                       for request in claim["requests"]
+                                                       for sub in request.get("firstAvailable") or [request["exactly"]])}
     by_selector = {int(finding.urn.rsplit("::d", 1)[-1]) for finding in findings
                    if isinstance(finding, Violation) and "selects no" in finding.message}
     assert by_selector and by_selector <= selected and selected - noted - refused
+    # firstAvailable lists of one class decide verdicts both ways
+    listing = {case["index"] for case in cases if any("firstAvailable" in request and not unchecked(request)
+                                                      for claim in case["claims"] for request in claim["requests"])}
+    assert listing - noted - refused and listing & refused
     # both verdicts are reached (a fifth or so allocated: selectors refuse a share), and the All mode decides some
     allocated = sum(found["allocated"] for found in answer)
     assert 0.15 * len(cases) < allocated < 0.8 * len(cases), allocated

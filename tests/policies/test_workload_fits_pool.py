@@ -569,7 +569,7 @@ def test_what_the_pack_cannot_count_or_check_is_said():
     otherwise than the driver's, and selectors are said, never refused; without the driver's release, whether it runs
     there is said."""
     first = {"name": "gpu", "firstAvailable": [{"name": "two", "deviceClassName": "gpu.nvidia.com", "count": 2},
-                                               {"name": "one", "deviceClassName": "gpu.nvidia.com", "count": 1}]}
+                                               {"name": "one", "deviceClassName": "mig.nvidia.com", "count": 1}]}
     assert _dra(*dra_parts("m6i.large", [first])) == ([], [
         "Deployment 'train': the devices of its Pods' request 'gpu' of ResourceClaimTemplate 'gpus' (firstAvailable) "
         "are not counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
@@ -595,6 +595,25 @@ def test_what_the_pack_cannot_count_or_check_is_said():
         "stack)"])
     # a refusal stands without the driver: a node without the GPUs publishes none, whichever driver runs there
     assert len(_dra(*dra_parts("g5.xlarge", [exact_request(count=2)], driver=False))[0]) == 1
+
+
+def test_a_first_available_list_takes_the_fewest_devices_of_its_class():
+    """A firstAvailable list of one counted class: its Pods take at least the fewest devices of its subrequests, so no
+    GPU at all never holds it, one GPU holds "two, else one", and a list none of whose subrequests selects a device is
+    refused; a list of two classes is said (the fewest of either is not one count)."""
+    def first(*subrequests: dict) -> dict:
+        return {"name": "gpu", "firstAvailable": [{"name": f"s{index}", **subrequest}
+                                                  for index, subrequest in enumerate(subrequests)]}
+
+    two, one = {"deviceClassName": "gpu.nvidia.com", "count": 2}, {"deviceClassName": "gpu.nvidia.com", "count": 1}
+    (message,) = _dra(*dra_parts("m6i.large", [first(two, one)]))[0]
+    assert "one Pod requests 100m of CPU and 1 of DRA gpu.nvidia.com devices, more than any node" in message, message
+    assert _dra(*dra_parts("g5.xlarge", [first(two, one)])) == ([], [])
+    assert len(_dra(*dra_parts("g5.xlarge", [first(two, {**one, "count": 3})]))[0]) == 1
+    mig = [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]
+    (never,) = _dra(*dra_parts("g5.12xlarge", [first({**two, "selectors": mig}, {**one, "selectors": mig})]))[0]
+    assert "request 'gpu' of ResourceClaimTemplate 'gpus' selects no gpu.nvidia.com device" in never, never
+    assert _dra(*dra_parts("g5.xlarge", [first({**one, "selectors": mig}, one)])) == ([], [])
 
 
 def test_selectors_decided_over_what_every_device_of_the_class_publishes():
