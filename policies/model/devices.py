@@ -220,7 +220,8 @@ class _Counted:
     late: Unknown | None = None
     asked: list[tuple[str, str, Ask]] = field(default_factory=list)
     total: int = 0
-    never: list[tuple[str, Ask]] = field(default_factory=list)  # requests whose selectors no device of theirs matches
+    # the requests whose selectors no device of their class matches (each subrequest's of a firstAvailable list)
+    never: list[tuple[str, tuple[Ask, ...]]] = field(default_factory=list)
 
 
 def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
@@ -253,7 +254,7 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
         count = 1 if ask.count is None else ask.count  # All: every device there, at least one
         found.amounts[ask.device_class] = found.amounts.get(ask.device_class, Decimal(0)) + Decimal(count)
         if ask.selected is False:
-            found.never.append((where, ask))
+            found.never.append((where, (ask,)))
         elif ask.selected is None:
             found.unchecked.append(f"the CEL selectors of {where}")
         if ask.count is None:
@@ -277,7 +278,7 @@ def _first_available(found: _Counted, request: Request, where: str, classes: Map
         return
     possible = [ask for ask in request.asks if ask.selected is not False]
     if not possible:
-        found.never.append((where, request.asks[0]))
+        found.never.append((where, request.asks))
         return
     counts = [ask.count if isinstance(ask.count, int) else None for ask in possible]  # (None: All)
     found.total += min(count or 0 for count in counts)
@@ -289,13 +290,17 @@ def _first_available(found: _Counted, request: Request, where: str, classes: Map
         found.unchecked.append(f"how many devices {where} takes (a subrequest of allocationMode All)")
 
 
-def _selects_none(where: str, ask: Ask) -> tuple[str, str]:
-    """A request whose CEL selectors no device of its class matches, in words: the first selector that is false."""
-    device = PUBLISHED[str(ask.device_class)]
-    false = next(expression for expression in ask.selectors or () if cel.selects((expression,), device) is False)
+def _selects_none(where: str, asks: tuple[Ask, ...]) -> tuple[str, str]:
+    """A request whose CEL selectors no device of its class matches (each of its subrequests'), in words: the first
+    selector of each that is false."""
+    device = PUBLISHED[str(asks[0].device_class)]
+    false = [next(f"`{expression}`" for expression in ask.selectors or () if cel.selects((expression,), device) is False)
+             for ask in asks]
     published = listed([f"{name} '{value}'" for name, value in device.known])
-    return (f"{where} selects no {ask.device_class} device: its CEL selector `{false}` is false for every device of "
-            f"that class, each of which NVIDIA's DRA driver publishes with driver '{device.driver}' and {published}",
+    whose = f"its CEL selector {false[0]} is" if len(asks) == 1 else \
+        f"the CEL selectors of its subrequests ({listed(false)}) are"
+    return (f"{where} selects no {asks[0].device_class} device: {whose} false for every device of that class, each of "
+            f"which NVIDIA's DRA driver publishes with driver '{device.driver}' and {published}",
             "correct the selector")
 
 
@@ -362,7 +367,7 @@ def prepare(stack: Any) -> Any:
                 over = over or (f"{kind} '{name}' asks {counted.total} devices in all, more than the {MAX_COUNT} "
                                 "the allocator gives one claim", "split its requests across claims")
             asked.extend(counted.asked)
-            over = over or next((_selects_none(where, ask) for where, ask in counted.never), None)
+            over = over or next((_selects_none(where, asks) for where, asks in counted.never), None)
             for device_class, count in counted.amounts.items():
                 amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)

@@ -191,7 +191,8 @@ def test_a_first_available_list_of_one_counted_class_takes_its_fewest():
     # a subrequest no device matches is not taken; one not decided is said
     never = Ask("gpu.nvidia.com", 1, ("x",), selected=False)
     assert first(never, two).amounts == {"gpu.nvidia.com": 2}
-    assert first(never).never == [("request 'r' of ResourceClaimTemplate 't'", never)] and first(never).amounts == {}
+    assert first(never).never == [("request 'r' of ResourceClaimTemplate 't'", (never,))]
+    assert first(never).amounts == {}
     counted = first(Ask("gpu.nvidia.com", 1, ("x",), selected=None), two)
     assert counted.amounts == {"gpu.nvidia.com": 1} and counted.unchecked == [
         "the CEL selectors of the subrequests of request 'r' of ResourceClaimTemplate 't'"]

@@ -612,7 +612,9 @@ def test_a_first_available_list_takes_the_fewest_devices_of_its_class():
     assert len(_dra(*dra_parts("g5.xlarge", [first(two, {**one, "count": 3})]))[0]) == 1
     mig = [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]
     (never,) = _dra(*dra_parts("g5.12xlarge", [first({**two, "selectors": mig}, {**one, "selectors": mig})]))[0]
-    assert "request 'gpu' of ResourceClaimTemplate 'gpus' selects no gpu.nvidia.com device" in never, never
+    assert "request 'gpu' of ResourceClaimTemplate 'gpus' selects no gpu.nvidia.com device: the CEL selectors of its " \
+        "subrequests (`device.attributes['gpu.nvidia.com'].type == 'mig'`, `device.attributes['gpu.nvidia.com']" \
+        ".type == 'mig'`) are false for every device of that class" in never, never
     assert _dra(*dra_parts("g5.xlarge", [first({**one, "selectors": mig}, one)])) == ([], [])
 
 
