@@ -294,8 +294,8 @@ def _selects_none(where: str, asks: tuple[Ask, ...]) -> tuple[str, str]:
     """A request whose CEL selectors no device of its class matches (each of its subrequests'), in words: the first
     selector of each that is false."""
     device = PUBLISHED[str(asks[0].device_class)]
-    false = [next(f"`{expression}`" for expression in ask.selectors or () if cel.selects((expression,), device) is False)
-             for ask in asks]
+    false = [next(f"`{expression}`" for expression in ask.selectors or ()
+                  if cel.selects((expression,), device) is False) for ask in asks]
     published = listed([f"{name} '{value}'" for name, value in device.known])
     whose = f"its CEL selector {false[0]} is" if len(asks) == 1 else \
         f"the CEL selectors of its subrequests ({listed(false)}) are"
