@@ -107,11 +107,9 @@ def _activation(device: Device, celtypes: Any) -> Any:
 
     attributes = {name: celtypes.StringType(value) for name, value in device.known}
     attributes.update(dict.fromkeys(device.unvalued, _Unvalued()))
-    return celtypes.MapType({
-        celtypes.StringType("driver"): celtypes.StringType(device.driver),
-        celtypes.StringType("attributes"): keyed({domain: keyed(attributes)}),
-        celtypes.StringType("capacity"): keyed({domain: keyed(dict.fromkeys(device.capacity, _Unvalued()))}),
-    })
+    # (a device's other fields, allowMultipleAllocations and the like, may be there or not: not decided)
+    return keyed({"driver": celtypes.StringType(device.driver), "attributes": keyed({domain: keyed(attributes)}),
+                  "capacity": keyed({domain: keyed(dict.fromkeys(device.capacity, _Unvalued()))})})
 
 
 @lru_cache(maxsize=1)

@@ -54,6 +54,8 @@ NAME = f"{A}.productName == 'NVIDIA A10G'"  # a value that differs per GPU: not 
     (f"has({A}.pcieBusID)", None),
     (f"has({A}.profile)", None),
     ("device.attributes['resource.kubernetes.io'].pcieRoot == 'x'", None),
+    ("!has(device.allowMultipleAllocations)", None),
+    ("has(device.driver)", True),
     (f"'type' in {A}", None),
     (f"size({A}) > 3", None),
     (f"{A}.exists(name, name == 'type')", None),
