@@ -45,6 +45,12 @@ NAME = f"{A}.productName == 'NVIDIA A10G'"  # a value that differs per GPU: not 
     (f"string({A}.productName) == 'x'", None),
     (f"size({A}.productName) > 0", None),
     (f"{A}.productName + 'x' == 'yx'", None),
+    (f"'NVIDIA A10G' == {A}.productName", None),  # (the known value on the left: Python's reflected operators)
+    (f"'x' != {A}.productName", None),
+    (f"'x' < {A}.productName", None),
+    (f"[{A}.productName] == ['a']", None),
+    (f"{{'k': {A}.productName}} == {{'k': 'a'}}", None),
+    (f"size([{A}.productName, 1]) == 2", True),  # (a list's size does not depend on what it holds)
     (f"{A}.cudaComputeCapability.isGreaterThan(semver('8.0.0'))", None),
     ("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0", None),
     ("device.capacity['gpu.nvidia.com'].memory >= 5", None),
