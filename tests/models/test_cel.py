@@ -54,6 +54,8 @@ NAME = f"{A}.productName == 'NVIDIA A10G'"  # a value that differs per GPU: not 
     (f"{A}.cudaComputeCapability.isGreaterThan(semver('8.0.0'))", None),
     ("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0", None),
     ("device.capacity['gpu.nvidia.com'].memory >= 5", None),
+    ("device.capacity['gpu.nvidia.com'].memory == null", None),  # (there, with a value not known: not null either)
+    ("has(device.capacity['gpu.nvidia.com'].memory)", True),
     # published by every release: has() is true; published by some, or not at all: not decided
     (f"has({A}.productName)", True),
     (f"!has({A}.productName)", False),

@@ -114,6 +114,8 @@ def test_a_stacks_class_counts_only_when_it_selects_as_the_drivers():
     assert devices._selects_as_driver(same, "gpu.nvidia.com")
     assert not devices._selects_as_driver(same, "mig.nvidia.com")
     assert not devices._selects_as_driver(same * 2, "gpu.nvidia.com")
+    tight = [{"cel": {"expression": "device.driver=='gpu.nvidia.com'&&device.attributes['gpu.nvidia.com'].type=='gpu'"}}]
+    assert devices._selects_as_driver(tight, "gpu.nvidia.com")
     assert not devices._selects_as_driver([{"cel": {"expression": UNKNOWN}}], "gpu.nvidia.com")
     assert not devices._selects_as_driver(None, "gpu.nvidia.com")
 
@@ -168,6 +170,12 @@ def test_what_one_claim_asks_of_each_counted_class():
     assert every.amounts == {"gpu.nvidia.com": 1} and every.total == 0 and len(every.unchecked) == 1
     # a class of the stack that selects otherwise than the driver's is not counted
     assert devices._counted(_claim(Ask("gpu.nvidia.com", 1)), {"gpu.nvidia.com": False}).amounts == {}
+    # what is not counted does not stop the requests after it: another class, adminAccess, a firstAvailable list
+    for skipped in (Request("r0", (Ask("neuron.aws.com", 1),)), Request("r0", (Ask("gpu.nvidia.com", 1, admin=True),)),
+                    Request("r0", (Ask("gpu.nvidia.com", 1), Ask("mig.nvidia.com", 1)), True)):
+        after = devices._counted(Claim("urn:t", "ResourceClaimTemplate", "t", "ml",
+                                       (skipped, Request("r1", (Ask("gpu.nvidia.com", 2),)))), {})
+        assert after.amounts == {"gpu.nvidia.com": 2} and len(after.uncounted) == 1, skipped
 
 
 
@@ -201,6 +209,10 @@ def test_a_first_available_list_of_one_counted_class_takes_its_fewest():
                       first()):
         assert (uncounted.amounts, uncounted.uncounted) == (
             {}, ["request 'r' of ResourceClaimTemplate 't' (firstAvailable)"])
+    # beside an exact request of the class: both counted, toward the class and the claim's limit
+    both = devices._counted(Claim("urn:t", "ResourceClaimTemplate", "t", "ml", (
+        Request("a", (Ask("gpu.nvidia.com", 2),)), Request("r", (Ask("gpu.nvidia.com", 3), one), True))), {})
+    assert (both.amounts, both.total) == ({"gpu.nvidia.com": 3}, 3)
     late = first(two, Ask("gpu.nvidia.com", UNKNOWN))
     assert late.late is UNKNOWN and late.amounts == {}
 
