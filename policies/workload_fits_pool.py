@@ -18,7 +18,8 @@ splits) that its ResourceClaimTemplates ask exactly (a firstAvailable list of on
 subrequests), against the most a node of the pool's machine can publish (policies/model/devices.py); a claim of more
 than the 32 devices the allocator gives one, or a request that takes every device of a class (allocationMode All)
 beside another of that class, fits no node, nor does a request whose CEL selectors no device of its class matches
-whatever the values that differ per GPU are (policies/model/cel.py). What it cannot count (a shared ResourceClaim, a
+whatever the values that differ per GPU are (policies/model/cel.py); the ResourceClaims its Pods share are on its
+node beside its own (allocated once, on the node of every Pod that names them). What it cannot count (a
 firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
 Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many devices All takes, a
 driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods: Karpenter's machine
@@ -168,21 +169,59 @@ def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any],
             findings.append(Violation(f"{workload.subject}: {why}: no node can ever hold its claims, so its Pods are "
                                       f"never scheduled: {fix}", workload.urn))
             refused = refused | {workload.urn}
+        need = {device_class: claims.amounts.get(device_class, Decimal(0)) + claims.shared.get(device_class, Decimal(0))
+                for device_class in {*claims.amounts, *claims.shared}}
+        if claims.shared and workload.urn not in refused:
+            beside = _beside_shared(stack, workload, need, settings, several)
+            if beside is not None:
+                findings.append(Violation(beside, workload.urn))
+                refused = refused | {workload.urn}
         said = []
         if claims.uncounted:
             said.append(f"the devices of its Pods' {listed(list(claims.uncounted))} are not counted (the pack counts "
-                        f"what a ResourceClaimTemplate asks exactly of DeviceClass {listed(DEVICE_CLASSES, ' and ')})")
+                        f"what a claim asks exactly of DeviceClass {listed(DEVICE_CLASSES, ' and ')})")
         unchecked = list(claims.unchecked)
-        if claims.amounts and not claims.driver and not _runs_driver(stack, workload):
+        if need and not claims.driver and not _runs_driver(stack, workload):
             unchecked.append("whether NVIDIA's DRA driver runs on its nodes (no release of its chart "
                              f"{listed(sorted(DRIVER_CHARTS), ' or ')} is in the stack)")
         if unchecked and workload.urn not in refused:
             said.append(f"its claims' devices fit a node of its pools by count; not checked: {listed(unchecked)}")
-        if claims.amounts and workload.urn not in refused:
-            said.extend(_autoscaled(stack, workload, claims.amounts, settings, several))
+        if need and workload.urn not in refused:
+            said.extend(_autoscaled(stack, workload, need, settings, several))
         if said:
             findings.append(undetermined(f"{workload.subject}: {listed(said, '; ')}"))
     return findings
+
+
+def _beside_shared(stack: Stack, workload: Any, need: Mapping[str, Decimal], settings: Mapping[str, Any],
+                   several: bool) -> str | None:
+    """A Pod whose own claims and the shared ResourceClaims it names ask more devices of a class than any node of its
+    pools publishes: a shared claim is allocated on one node, the node of every Pod that names it, so the Pod's own
+    devices and the shared ones are all on its node (the structured allocator gives each device once). In words, with
+    the most each pool's nodes have; None where some node holds them or its pools are not all known."""
+    most: list[str] = []
+    for verdict in landing(stack, workload).possible:
+        found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
+        if not isinstance(found, list):
+            return None
+        wanted = {id(option) for option in verdict.options}
+        nodes = [node for option, node in found if id(option) in wanted]
+        if any(all(node.capacity.get(device_class, Decimal(0)) >= amount for device_class, amount in need.items())
+               for node in nodes):
+            return None
+        for device_class in need:
+            top = max(nodes, key=lambda node: node.capacity.get(device_class, Decimal(0)), default=None)
+            if top is not None:
+                has = amount(device_class, top.capacity.get(device_class, Decimal(0)))
+                most.append(f"{pool_name(verdict.pool, several)} has at most {has} of {WHAT[device_class]} "
+                            f"({top.machine})")
+    if not most:
+        return None
+    asked = listed([f"{amount(device_class, value)} of {WHAT[device_class]}" for device_class, value in need.items()])
+    return (f"{workload.subject}: one Pod's claims ask {asked} of its node, the shared ResourceClaims its Pods name "
+            f"among them (a shared claim is allocated on the node of every Pod that names it, beside the Pod's own), "
+            f"more than any node of the pools that can take it: {listed(most, '; ')}; it can never be scheduled: ask "
+            "fewer devices, or allow machines with more GPUs")
 
 
 def _runs_driver(stack: Stack, workload: Any) -> bool:

@@ -14,9 +14,10 @@ The pack counts the devices a Pod's per-Pod claims ask of these two classes besi
 (pods.DEVICE_CLASSES; a node's at-most count is pods.gpu_devices'), so that a claim no node of its pools can hold is
 refused as a request no node can hold is. A request's CEL selectors are decided over what every device of its class
 publishes alike (PUBLISHED; model/cel.py): one that no such device matches is refused too, one every device matches
-narrows nothing; a firstAvailable list of one counted class takes at least the fewest of its subrequests. What it
-cannot count (another class, a shared claim, a firstAvailable list of several classes, a claim not in the stack)
-and what it does not check (a selector over what differs per GPU, whether the driver runs on the pool) is said.
+narrows nothing; a firstAvailable list of one counted class takes at least the fewest of its subrequests; a
+ResourceClaim the Pods share is on each one's node beside its own (PodClaims.shared, not in its request). What it
+cannot count (another class, a firstAvailable list of several classes, a claim not in the stack) and what it does
+not check (a selector over what differs per GPU, whether the driver runs on the pool) is said.
 """
 
 from __future__ import annotations
@@ -206,6 +207,9 @@ class PodClaims:
     # that class, neither narrowed by selectors (the allocator gives each device once)
     impossible: tuple[str, str] | None = None  # (why, what to do)
     driver: bool = True  # the stack, or a stack it reads, installs NVIDIA's DRA driver (a release of its chart)
+    # what the shared ResourceClaims it names ask of each counted class: on its node beside ``amounts``, allocated once
+    # for all the Pods that name them (not in its request: a pool's total takes them once, not once per Pod)
+    shared: Mapping[str, Decimal] = field(default_factory=dict)
 
 
 @dataclass
@@ -323,12 +327,12 @@ def _impossible(asked: list[tuple[str, str, Ask]]) -> tuple[str, str] | None:
 def prepare(stack: Any) -> Any:
     """Each workload whose Pods claim devices, with what its claims ask (``Workload.claims``): a template by name in
     the Pod's namespace and cluster (Stack.place; the stack's, or a stack's it reads: SPEC 18), once per Pod; a shared
-    claim is allocated once for every Pod that names it, and is said, not counted. A workload whose Pods claim none is
-    returned as it is."""
-    templates: dict[tuple[Any, str], list[Claim]] = {}
+    ResourceClaim is allocated once, on the node of every Pod that names it: its devices are on the Pod's node beside
+    the Pod's own (``PodClaims.shared``), never once per Pod. A workload whose Pods claim none is returned as it is."""
+    named: dict[tuple[Any, str, str], list[Claim]] = {}
     for claim in stack.claims:
-        if isinstance(claim.name, str) and claim.kind == "ResourceClaimTemplate":
-            templates.setdefault((stack.place(claim.urn, claim.namespace), claim.name), []).append(claim)
+        if isinstance(claim.name, str):
+            named.setdefault((stack.place(claim.urn, claim.namespace), claim.kind, claim.name), []).append(claim)
     # a class of the stack of a counted name counts only when it selects what the driver's does
     classes = {name: _selects_as_driver(found.selectors, name)
                for found in stack.device_classes if isinstance(name := found.name, str) and name in DEVICE_CLASSES}
@@ -343,6 +347,7 @@ def prepare(stack: Any) -> Any:
             return replace(workload, claims=PodClaims(unknown=refs))
         place = stack.place(workload.urn, workload.namespace)
         amounts: dict[str, Decimal] = {}
+        shared: dict[str, Decimal] = {}
         uncounted: list[str] = []
         unchecked: list[str] = []
         asked: list[tuple[str, str, Ask]] = []
@@ -353,10 +358,7 @@ def prepare(stack: Any) -> Any:
             if not isinstance(name, str):
                 continue  # (the API server refuses a claim that names neither)
             kind = "ResourceClaimTemplate" if template else "ResourceClaim"
-            if not template:
-                uncounted.append(f"{kind} '{name}' (shared by the Pods that name it)")
-                continue
-            found = templates.get((place, name), [])
+            found = named.get((place, kind, name), [])
             if len(found) != 1:
                 uncounted.append(f"{kind} '{name}' ({'not in the stack' if not found else 'declared twice'})")
                 continue
@@ -368,12 +370,13 @@ def prepare(stack: Any) -> Any:
                                 "the allocator gives one claim", "split its requests across claims")
             asked.extend(counted.asked)
             over = over or next((_selects_none(where, asks) for where, asks in counted.never), None)
+            into = amounts if template else shared
             for device_class, count in counted.amounts.items():
-                amounts[device_class] = amounts.get(device_class, Decimal(0)) + count
+                into[device_class] = into.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)
             unchecked.extend(counted.unchecked)
         return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked),
-                                                  over or _impossible(asked), driver))
+                                                  over or _impossible(asked), driver, shared))
 
     return admit
 

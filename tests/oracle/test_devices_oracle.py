@@ -4,7 +4,7 @@ k8s.io/dynamic-resource-allocation (tests/oracle/devices.go), as kube-scheduler'
 Generated cases, all in one pulumi-kubernetes program parsed once: an EKS node group of one machine (labelled with its
 case), NVIDIA's DRA driver's Helm release, one to two ResourceClaimTemplates of one to two requests each (gpu.nvidia.com
 or mig.nvidia.com, a count of one to nine or allocationMode All, CEL selectors or none; now and then a firstAvailable
-list of such subrequests), and a Deployment pinned to the
+list of such subrequests; a quarter of the claims a ResourceClaim its Pods share), and a Deployment pinned to the
 group whose Pods claim them. The node's ResourceSlice is written here from the machine's GPUs as AWS lists them and
 NVIDIA's driver publishes them (one device per GPU, type gpu; seven MIG devices per GPU that MIG splits, type mig:
 NVIDIA's MIG user guide; each with the attributes and capacity its GetDevice gives, valued as the GPU has them), the
@@ -68,7 +68,7 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
                 requests.append({"name": f"r{request}", "firstAvailable": subrequests})
             else:
                 requests.append({"name": f"r{request}", "exactly": asked(rng, device_class)})
-        claims.append({"name": f"c{index}-{claim}", "requests": requests})
+        claims.append({"name": f"c{index}-{claim}", "requests": requests, "shared": rng.random() < 0.25})
     return {"index": index, "machine": machine, "claims": claims}
 
 
@@ -126,8 +126,12 @@ def program(cases: list[dict[str, Any]]) -> None:
         node_group(f"g{index}", [case["machine"]], ami_type="AL2023_x86_64_NVIDIA", labels={"case": str(index)},
                    max_size=1, declare_cluster=False)()
         for claim in case["claims"]:
-            k8s.resource.v1.ResourceClaimTemplate(claim["name"], metadata={"name": claim["name"]},
-                                                  spec={"spec": {"devices": {"requests": claim["requests"]}}})
+            if claim["shared"]:  # a ResourceClaim its Pods share: for one Pod, the allocator's claim as it is
+                k8s.resource.v1.ResourceClaim(claim["name"], metadata={"name": claim["name"], "namespace": "default"},
+                                              spec={"devices": {"requests": claim["requests"]}})
+            else:
+                k8s.resource.v1.ResourceClaimTemplate(claim["name"], metadata={"name": claim["name"]},
+                                                      spec={"spec": {"devices": {"requests": claim["requests"]}}})
         labels = {"app": f"d{index}"}
         k8s.apps.v1.Deployment(f"d{index}", metadata={"name": f"d{index}"}, spec={
             "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
@@ -135,7 +139,8 @@ def program(cases: list[dict[str, Any]]) -> None:
                 "containers": [{"name": "app", "image": "nvcr.io/nvidia/cuda:12.5.0-base-ubuntu22.04",
                                 "resources": {"requests": {"cpu": "100m"},
                                               "claims": [{"name": claim["name"]} for claim in case["claims"]]}}],
-                "resourceClaims": [{"name": claim["name"], "resourceClaimTemplateName": claim["name"]}
+                "resourceClaims": [{"name": claim["name"], ("resourceClaimName" if claim["shared"] else
+                                                            "resourceClaimTemplateName"): claim["name"]}
                                    for claim in case["claims"]]}}})
 
 
@@ -199,6 +204,9 @@ def test_the_packs_device_verdicts_are_the_allocators():
     listing = {case["index"] for case in cases if any("firstAvailable" in request and not unchecked(request)
                                                       for claim in case["claims"] for request in claim["requests"])}
     assert listing - noted - refused and listing & refused
+    # and so do claims the Pods share (a ResourceClaim: on the Pod's node beside its own)
+    sharing = {case["index"] for case in cases if any(claim["shared"] for claim in case["claims"])}
+    assert sharing - noted - refused and sharing & refused
     # both verdicts are reached (a fifth or so allocated: selectors refuse a share), and the All mode decides some
     allocated = sum(found["allocated"] for found in answer)
     assert 0.15 * len(cases) < allocated < 0.8 * len(cases), allocated

@@ -565,18 +565,14 @@ def test_two_requests_of_one_claim_take_distinct_devices():
 
 
 def test_what_the_pack_cannot_count_or_check_is_said():
-    """A firstAvailable list, a shared claim, a class the pack does not count, a class of the stack that selects
+    """A firstAvailable list of two classes, a class the pack does not count, a class of the stack that selects
     otherwise than the driver's, and selectors are said, never refused; without the driver's release, whether it runs
     there is said."""
     first = {"name": "gpu", "firstAvailable": [{"name": "two", "deviceClassName": "gpu.nvidia.com", "count": 2},
                                                {"name": "one", "deviceClassName": "mig.nvidia.com", "count": 1}]}
     assert _dra(*dra_parts("m6i.large", [first])) == ([], [
         "Deployment 'train': the devices of its Pods' request 'gpu' of ResourceClaimTemplate 'gpus' (firstAvailable) "
-        "are not counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
-        "mig.nvidia.com)"])
-    assert _dra(*dra_parts("m6i.large", [exact_request()], shared=True)) == ([], [
-        "Deployment 'train': the devices of its Pods' ResourceClaim 'gpus' (shared by the Pods that name it) are not "
-        "counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
+        "are not counted (the pack counts what a claim asks exactly of DeviceClass gpu.nvidia.com and "
         "mig.nvidia.com)"])
     (other,) = _dra(*dra_parts("m6i.large", [exact_request("neuron.aws.com")]))[1]
     assert "request 'gpu' of ResourceClaimTemplate 'gpus' (DeviceClass 'neuron.aws.com')" in other
@@ -595,6 +591,47 @@ def test_what_the_pack_cannot_count_or_check_is_said():
         "stack)"])
     # a refusal stands without the driver: a node without the GPUs publishes none, whichever driver runs there
     assert len(_dra(*dra_parts("g5.xlarge", [exact_request(count=2)], driver=False))[0]) == 1
+
+
+def test_a_shared_claims_devices_are_on_the_node_of_every_pod_that_names_it():
+    """A ResourceClaim shared by the Pods that name it is allocated once, on one node: its devices are there beside each
+    Pod's own, so two GPUs shared never fit a g5.xlarge (one A10G), nor one shared beside one of the Pod's own; one
+    shared fits, on one node for every replica (not once per replica: pool-capacity does not count it per Pod). A
+    shared claim not in the Pods' namespace is said."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    (message,) = _dra(*dra_parts("g5.xlarge", [exact_request(count=2)], shared=True))[0]
+    assert message == (
+        "Deployment 'train': one Pod's claims ask 2 of DRA gpu.nvidia.com devices of its node, the shared "
+        "ResourceClaims its Pods name among them (a shared claim is allocated on the node of every Pod that names it, "
+        "beside the Pod's own), more than any node of the pools that can take it: pool 'gpu' (NodeGroup) has at most 1 "
+        "of DRA gpu.nvidia.com devices (g5.xlarge); it can never be scheduled: ask fewer devices, or allow machines "
+        "with more GPUs")
+    assert _dra(*dra_parts("g5.xlarge", [exact_request()], shared=True)) == ([], [])
+    assert _dra(*dra_parts("g5.xlarge", [exact_request()], shared=True, replicas=4, max_size=1)) == ([], [])
+    assert run(*dra_parts("g5.xlarge", [exact_request()], shared=True, replicas=4, max_size=1),
+               platform="aws").findings("pool-capacity") == []
+    # beside a claim of the Pod's own: two GPUs on its node
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    own = deployment("train", requests={"cpu": "100m"}, pod={"resourceClaims": [
+        {"name": "gpus", "resourceClaimName": "gpus"}, {"name": "own", "resourceClaimTemplateName": "own"}]})
+
+    def template() -> None:
+        k8s.resource.v1.ResourceClaimTemplate("own", metadata={"name": "own", "namespace": "default"},
+                                              spec={"spec": {"devices": {"requests": [exact_request()]}}})
+
+    (beside,) = _dra(parts[0], parts[1], template, own)[0]
+    assert "one Pod's claims ask 2 of DRA gpu.nvidia.com devices of its node" in beside, beside
+    assert _dra(*dra_parts("g5.12xlarge", [exact_request()], shared=True)[:2], template, own) == ([], [])
+    # a shared claim of another namespace is not the one its Pods name
+    def elsewhere() -> None:
+        k8s.resource.v1.ResourceClaim("gpus", metadata={"name": "gpus", "namespace": "ml"},
+                                      spec={"devices": {"requests": [exact_request(count=2)]}})
+
+    assert _dra(parts[0], elsewhere, parts[2]) == ([], [
+        "Deployment 'train': the devices of its Pods' ResourceClaim 'gpus' (not in the stack) are not counted (the "
+        "pack counts what a claim asks exactly of DeviceClass gpu.nvidia.com and mig.nvidia.com)"])
 
 
 def test_a_first_available_list_takes_the_fewest_devices_of_its_class():
@@ -666,7 +703,7 @@ def test_a_pod_that_claims_a_template_the_stack_does_not_have_is_said():
                       pod={"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "missing"}]})
     assert _dra(node_group("gpu", ["m6i.large"]), pods) == ([], [
         "Deployment 'train': the devices of its Pods' ResourceClaimTemplate 'missing' (not in the stack) are not "
-        "counted (the pack counts what a ResourceClaimTemplate asks exactly of DeviceClass gpu.nvidia.com and "
+        "counted (the pack counts what a claim asks exactly of DeviceClass gpu.nvidia.com and "
         "mig.nvidia.com)"])
 
 
