@@ -84,6 +84,8 @@ def test_a_requests_count_mode_and_selectors():
 def test_first_available_is_each_of_its_subrequests():
     first = {"name": "r", "firstAvailable": [{"deviceClassName": "a", "count": 2}, "bad", {"deviceClassName": "b"}]}
     assert _asks(first) == (Request("r", (Ask("a", 2), Ask("b", 1)), True),)
+    assert _asks(first, {"name": "x", "exactly": {"deviceClassName": "c"}}) == (
+        Request("r", (Ask("a", 2), Ask("b", 1)), True), Request("x", (Ask("c", 1),)))  # (the requests after it too)
     assert _asks({"name": "r", "firstAvailable": [], "exactly": {"deviceClassName": "x"}}) == \
         (Request("r", (Ask("x", 1),)),)
 
