@@ -60,6 +60,7 @@ def test_a_requests_count_mode_and_selectors():
         assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "count": refused}}) == \
             (Request("r", (Ask("x", 0),)),)
     assert _asks({"name": "r", "exactly": {"deviceClassName": 7}}) == (Request("r", (Ask(None, 1),)),)
+    assert _asks({"name": "r", "exactly": {"deviceClassName": ["gpu.nvidia.com"]}}) == (Request("r", (Ask(None, 1),)),)
     # selectors: not decided where the class is not the driver's, or some expression is not text, not known or secret
     assert _asks({"name": "r", "exactly": {"deviceClassName": "x", "selectors": [{"cel": {}}]}}) == \
         (Request("r", (Ask("x", 1, None, selected=None),)),)
