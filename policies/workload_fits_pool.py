@@ -201,13 +201,11 @@ def _beside_shared(stack: Stack, workload: Any, need: Mapping[str, Decimal], set
     the most each pool's nodes have; None where some node holds them or its pools are not all known."""
     most: list[str] = []
     for verdict in landing(stack, workload).possible:
-        found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
-        if not isinstance(found, list):
+        allowed = _allowed(stack, verdict, settings)
+        if allowed is None:
             return None
-        wanted = {id(option) for option in verdict.options}
-        nodes = [node for option, node in found if id(option) in wanted]
-        if any(all(node.capacity.get(device_class, Decimal(0)) >= amount for device_class, amount in need.items())
-               for node in nodes):
+        nodes = [node for _option, node in allowed]
+        if any(_holds(node, need) for node in nodes):
             return None
         for device_class in need:
             top = max(nodes, key=lambda node: node.capacity.get(device_class, Decimal(0)), default=None)
@@ -222,6 +220,21 @@ def _beside_shared(stack: Stack, workload: Any, need: Mapping[str, Decimal], set
             f"among them (a shared claim is allocated on the node of every Pod that names it, beside the Pod's own), "
             f"more than any node of the pools that can take it: {listed(most, '; ')}; it can never be scheduled: ask "
             "fewer devices, or allow machines with more GPUs")
+
+
+def _allowed(stack: Stack, verdict: PoolVerdict, settings: Mapping[str, Any]) -> list[tuple[Option, Node]] | None:
+    """The nodes of the pool's machines that its Pods' labels allow (verdict.options); None when the pool's nodes are
+    not known."""
+    found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
+    if not isinstance(found, list):
+        return None
+    wanted = {id(option) for option in verdict.options}
+    return [(option, node) for option, node in found if id(option) in wanted]
+
+
+def _holds(node: Node, devices: Mapping[str, Decimal]) -> bool:
+    """A node of the machine has at least that many devices of each DRA class."""
+    return all(node.capacity.get(device_class, Decimal(0)) >= amount for device_class, amount in devices.items())
 
 
 def _runs_driver(stack: Stack, workload: Any) -> bool:
@@ -253,13 +266,11 @@ def _autoscaled(stack: Stack, workload: Any, amounts: Mapping[str, Decimal], set
     holding: list[Pool] = []  # the pools some machine of which holds the devices
     for verdict in landing(stack, workload).possible:
         pool = verdict.pool
-        found = pool_nodes(stack, pool, pool.platform, settings)
-        if not isinstance(found, list):
+        allowed = _allowed(stack, verdict, settings)
+        if allowed is None:
             return said  # (what its pools are is said elsewhere)
-        wanted = {id(option) for option in verdict.options}  # the machines its Pods' labels allow
-        nodes = [node for option, node in found if id(option) in wanted]
-        without = [node for node in nodes if any(
-            node.capacity.get(device_class, Decimal(0)) < amount for device_class, amount in amounts.items())]
+        nodes = [node for _option, node in allowed]
+        without = [node for node in nodes if not _holds(node, amounts)]
         if len(without) < len(nodes):
             holding.append(pool)
         if pool.karpenter and without and not _driver_built_in(stack, pool):
@@ -407,10 +418,9 @@ def _fits_known(stack: Stack, possible: tuple[PoolVerdict, ...], request: PodReq
     """One Pod certainly fits a node of some pool that may take it: a machine of its whose memory the catalog knows
     holds it (after the pool's DaemonSets), so a machine whose memory it does not know decides nothing."""
     for verdict in possible:
-        nodes = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
-        wanted = {id(option) for option in verdict.options}
-        if isinstance(nodes, list) and any(id(option) in wanted and node.knows(MEMORY)
-                                           and by_pool[verdict.pool].fit(node, request).fits for option, node in nodes):
+        allowed = _allowed(stack, verdict, settings)
+        if allowed is not None and any(node.knows(MEMORY) and by_pool[verdict.pool].fit(node, request).fits
+                                       for _option, node in allowed):
             return True
     return False
 
@@ -426,12 +436,10 @@ def _largest(stack: Stack, verdict: PoolVerdict, request: PodRequest, load: Pool
              settings: Mapping[str, Any], several: bool) -> Misfit | None:
     """None when some machine of the pool fits one Pod (after its DaemonSets); else why not: what its largest machines
     have."""
-    found = pool_nodes(stack, verdict.pool, verdict.pool.platform, settings)
-    if not isinstance(found, list):
+    nodes = _allowed(stack, verdict, settings)
+    if nodes is None:
         return None  # a node that is not known: it might fit
-    wanted = {id(option) for option in verdict.options}
-    nodes = [(option, node) for option, node in found if id(option) in wanted]
-    if len(nodes) != len(wanted):
+    if len(nodes) != len({id(option) for option in verdict.options}):
         return None  # a machine whose node is not known: it might fit
     if any(load.fit(node, request).fits for _option, node in nodes):
         return None
