@@ -43,6 +43,7 @@ from .platforms.quantity import CPU, MEMORY, PODS, exact
 from .words import (
     WHAT,
     allocatable_sum,
+    consumer,
     counted_nodes,
     instead,
     its_cluster,
@@ -50,6 +51,7 @@ from .words import (
     more_nodes,
     pool_name,
     pool_subject,
+    replicas_shown,
     show,
     size_unknown,
     which_cluster,
@@ -138,7 +140,7 @@ def _over_cap(stack: Stack, cluster: KubeCluster, resource: str, cap: Decimal) -
     floor = _declared(stack, cluster.urn, resource)
     if total <= cap or (isinstance(floor, Decimal) and total <= floor):
         return []  # (nodes its pools keep at their minimum size exist whatever the cap)
-    largest = listed(_consumer(placed, resource, secret) for _, placed, _ in consumers[:LARGEST])
+    largest = listed(consumer(placed, resource, secret) for _, placed, _ in consumers[:LARGEST])
     message = (f"{cluster.kind} '{cluster.name}': its workloads request {show(resource, total, secret)} of {what} "
                f"(largest: {largest}{more(consumers, LARGEST)}), more than the {show(resource, cap, False)} its "
                "clusterAutoscaling.resourceLimits let all its nodes have together (declared pools and "
@@ -252,17 +254,9 @@ def _limits(load: PoolLoad, several: bool) -> list[Finding]:
 
 
 def _largest(consumers: tuple[tuple[Decimal, Placed, int], ...], resource: str) -> str:
-    largest = listed(_consumer(placed, resource, placed.secret or resource in placed.request.secret)
+    largest = listed(consumer(placed, resource, placed.secret or resource in placed.request.secret)
                      for _amount, placed, _count in consumers[:LARGEST])
     return f"largest: {largest}{more(consumers, LARGEST)}"
-
-
-def _replicas(placed: Placed) -> str:
-    count = placed.count
-    shown = REDACTED if placed.secret else str(count)
-    if placed.autoscaler is not None and not placed.autoscaler_secret:  # naming it would tell the secret target
-        return f"{shown} (HorizontalPodAutoscaler '{placed.autoscaler.name}' minReplicas)"
-    return shown
 
 
 def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, Any], several: bool) -> list[Finding]:
@@ -281,7 +275,7 @@ def _pool(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, An
         hidden = placed.secret
         if placed.repels and isinstance(count, int) and count > most:
             findings.append(Violation(
-                f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods that may not share a node "
+                f"{subject}: {placed.workload.subject} runs {replicas_shown(placed)} Pods that may not share a node "
                 f"(required pod anti-affinity on {placed.workload.repel_key}), but the pool has at most {most} nodes "
                 f"({why}); {REDACTED if hidden else count - most} of them can never be scheduled: "
                 f"{_more(pool, count, hidden, limit.fix if limit is not None else '')}or run fewer replicas",
@@ -330,7 +324,7 @@ def _machine(nodes: list[tuple[Option, Node]], node: Node) -> str:
 def _total(found: Totals, row: Row, subject: str) -> Violation:
     """A resource the workloads and DaemonSets placed on the pool request more of than maxSize nodes have."""
     resource, node, size, secret = row.resource, row.node, row.size, row.secret
-    largest = listed(_consumer(placed, resource, secret) for _, placed, _count in row.consumers[:LARGEST])
+    largest = listed(consumer(placed, resource, secret) for _, placed, _count in row.consumers[:LARGEST])
     what = "Pods" if resource == PODS else f"of {WHAT[resource]} allocatable"
     daemon_text = (f"its DaemonSets take {size} x {show(resource, row.daemons, secret)} = "
                    f"{show(resource, size * row.daemons, secret)} and " if row.daemons > 0 else "")
@@ -360,13 +354,6 @@ def _not_counted(left_out: list[Placed]) -> str:
             "the pool: workload-fits-pool reports it)")
 
 
-def _consumer(placed: Placed, resource: str, secret: bool) -> str:
-    """A workload's share: its replicas, times one Pod's request."""
-    if resource == PODS:
-        return f"{placed.workload.subject} {_replicas(placed)}"
-    return f"{placed.workload.subject} {_replicas(placed)} x {show(resource, placed.request.get(resource), secret)}"
-
-
 def _packing(found: Totals, subject: str) -> list[Finding]:
     """A workload whose identical Pods alone need more nodes than maxSize (each node holds at most what its largest
     machine has room for)."""
@@ -383,7 +370,7 @@ def _packing(found: Totals, subject: str) -> list[Finding]:
         limit = (f"{show(resource, free, hidden)} of {WHAT[resource]} left on a node after its DaemonSets "
                  f"/ {show(resource, each, hidden)} per Pod")
         findings.append(Violation(
-            f"{subject}: {placed.workload.subject} runs {_replicas(placed)} Pods and a node "
+            f"{subject}: {placed.workload.subject} runs {replicas_shown(placed)} Pods and a node "
             f"({_holder(found.nodes, node)}) holds at most {REDACTED if hidden else per_node} of them ({limit}), so "
             f"they need {REDACTED if hidden else _nodes(needed)}, more than "
             f"{f'{size} ({counted_nodes(found)})' if found.limited else f'its maxSize of {size}'}: "

@@ -34,6 +34,23 @@ def show(resource: str, value: Decimal, secret: bool) -> str:
     return REDACTED if secret else amount(resource, value)
 
 
+def replicas_shown(placed: Placed) -> str:
+    """A workload's Pod count as policy 12 counts it, naming the HPA whose minReplicas raised it."""
+    count = placed.count
+    shown = REDACTED if placed.secret else str(count)
+    if placed.autoscaler is not None and not placed.autoscaler_secret:  # naming it would tell the secret target
+        return f"{shown} (HorizontalPodAutoscaler '{placed.autoscaler.name}' minReplicas)"
+    return shown
+
+
+def consumer(placed: Placed, resource: str, secret: bool) -> str:
+    """A workload's share of a resource: its replicas, times one Pod's request."""
+    if resource == PODS:
+        return f"{placed.workload.subject} {replicas_shown(placed)}"
+    each = show(resource, placed.request.get(resource), secret)
+    return f"{placed.workload.subject} {replicas_shown(placed)} x {each}"
+
+
 def pool_name(pool: Pool, several: bool = False) -> str:
     """How a message names a pool: pool 'apps' of ComputeCluster 'compute'; pool 'batch' (NodePool); pool
     'default-pool' of GKE cluster 'gke'; with ``several`` clusters in the stack, every platform pool with its own."""

@@ -109,12 +109,17 @@ class PoolLoad:
         found = self._fits.get(key)
         if found is not None and found[0] is node and found[1] is request:  # it holds both: the ids are theirs
             return found[2]
+        result = fit(request, node, self.left(node))
+        self._fits[key] = (node, request, result)
+        return result
+
+    def left(self, node: Node) -> Mapping[str, Decimal]:
+        """What a node of the pool has left for other Pods after its DaemonSets, per resource that is known (Pod slots
+        among them); once per node."""
         left = self._left.get(id(node))
         if left is None or left[0] is not node:
             left = self._left[id(node)] = (node, self._room_per_node(node))
-        result = fit(request, node, left[1])
-        self._fits[key] = (node, request, result)
-        return result
+        return left[1]
 
     def _room_per_node(self, node: Node) -> dict[str, Decimal]:
         """What a node has left for other Pods after the DaemonSets, per resource that is known."""
