@@ -18,8 +18,11 @@ splits) that its ResourceClaimTemplates ask exactly (a firstAvailable list of on
 subrequests), against the most a node of the pool's machine can publish (policies/model/devices.py); a claim of more
 than the 32 devices the allocator gives one, or a request that takes every device of a class (allocationMode All)
 beside another of that class, fits no node, nor does a request whose CEL selectors no device of its class matches
-whatever the values that differ per GPU are (policies/model/cel.py); the ResourceClaims its Pods share are on its
-node beside its own (allocated once, on the node of every Pod that names them). What it cannot count (a
+whatever the values that differ per GPU are (policies/model/cel.py). A ResourceClaim Pods share is reserved for at
+most 256 of them, and one of a GPU class is allocated once, on one node, the node of every Pod that names it: its
+devices are there beside each Pod's own, and all the Pods that share it (every replica of every workload that names
+it, or another claim one of them names) run on that node together, so their requests and the claims' devices must
+fit one node of their pools, after its DaemonSets; those beyond it are never scheduled. What it cannot count (a
 firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
 Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many devices All takes, a
 driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods: Karpenter's machine
@@ -39,14 +42,16 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.devices import DRIVER_CHARTS
+from .model.devices import DRIVER_CHARTS, RESERVED_FOR, claim_users, sharing_groups
 from .model.fit import Room
 from .model.landing import Landing, PoolVerdict, landing
 from .model.loads import (
     CHECKED,
+    Loads,
     Placed,
     PoolLoad,
     loads,
+    placed_of,
     pool_nodes,
     provisioned,
     smallest_machine,
@@ -55,7 +60,7 @@ from .model.nodes import ALLOCATABLE_SCHEMA, Node
 from .model.pods import DEVICE_CLASSES, DEVICES, MIG_CLASS, BadQuantity, PodRequest
 from .model.pool import ClusterRef, Option, Pool
 from .model.stack import Stack
-from .model.values import Unknown, about, is_secret, undetermined
+from .model.values import REDACTED, Unknown, about, is_secret, undetermined
 from .platforms.architectures import node_label
 from .platforms.catalog import MACHINE_KINDS
 from .platforms.managed import managed
@@ -67,6 +72,7 @@ from .words import (
     allocatable_sum,
     machine,
     pool_name,
+    replicas_shown,
     show,
     suggestion,
     unknown_cluster,
@@ -148,6 +154,8 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
     findings.extend(_platform_pools(stack, load, platform, settings, several))
     refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
     findings.extend(_device_claims(stack, refused, settings, several))
+    refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
+    findings.extend(_together(stack, load, refused, settings, several))
     return findings
 
 
@@ -174,7 +182,7 @@ def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any],
         if claims.shared and workload.urn not in refused:
             beside = _beside_shared(stack, workload, need, settings, several)
             if beside is not None:
-                findings.append(Violation(beside, workload.urn))
+                findings.append(_refused(stack, workload, beside))
                 refused = refused | {workload.urn}
         said = []
         if claims.uncounted:
@@ -220,6 +228,149 @@ def _beside_shared(stack: Stack, workload: Any, need: Mapping[str, Decimal], set
             f"among them (a shared claim is allocated on the node of every Pod that names it, beside the Pod's own), "
             f"more than any node of the pools that can take it: {listed(most, '; ')}; it can never be scheduled: ask "
             "fewer devices, or allow machines with more GPUs")
+
+
+def _refused(stack: Stack, workload: Any, message: str) -> Finding:
+    """A refusal where the workload's cluster's pools are all in the stack; a note where its cluster may have pools
+    the stack does not show (SPEC 14.2), which might hold what no pool it shows does."""
+    landed = landing(stack, workload)
+    elsewhere = [candidate.cluster for candidate in landed.candidates if not candidate.complete]
+    if elsewhere:
+        return undetermined(f"{message}; but {unshown(stack, elsewhere)}, so this is not judged")
+    return Violation(message, workload.urn)
+
+
+def _together(stack: Stack, load: Loads, refused: set[str], settings: Mapping[str, Any],
+              several: bool) -> list[Finding]:
+    """Pods that share ResourceClaims: a claim is reserved for at most RESERVED_FOR Pods (the others never start), and
+    one of a GPU class is allocated on one node, so every Pod that names it (every replica of each workload that does,
+    and of those that name another such claim one of them names) runs on that node: where no node of their pools
+    holds their requests and the claims' devices together, after its DaemonSets, those beyond what one holds are never
+    scheduled. Judged for workloads not refused already, whose Pods run on pools the stack shows."""
+    findings: list[Finding] = []
+    users = claim_users(stack.workloads)
+    over: set[str] = set()
+    for (_place, name), naming in users.items():
+        placed = [placed_of(stack, workload) for workload in naming if workload.urn not in refused]
+        counts = [found.count for found in placed]
+        if len(placed) < len(naming) or not all(isinstance(count, int) for count in counts):
+            continue  # (a count not known yet is said by pool-capacity)
+        total = sum(count for count in counts if isinstance(count, int))
+        if total <= RESERVED_FOR:
+            continue
+        whose = _whose(placed, REDACTED if any(found.secret for found in placed) else f"{total:,}")
+        for found in placed:
+            over.add(found.workload.urn)
+            findings.append(Violation(
+                f"{found.workload.subject}: {whose} name the shared ResourceClaim '{name}', more than the "
+                f"{RESERVED_FOR} Pods a claim can be reserved for (ResourceClaimStatus.reservedFor, "
+                "resource.k8s.io/v1), so the Pods beyond them are never started: give each Pod its own claim (a "
+                "ResourceClaimTemplate), or split them across claims", found.workload.urn))
+    by_pool = {pool_load.pool: pool_load for pool_load in load.pools}
+    for members, claims in sharing_groups(users):
+        if any(member.urn in refused or member.urn in over or member.request is None or member.kind == "DaemonSet"
+               or not landing(stack, member).scheduled for member in members):
+            continue
+        together = _sharing(stack, members, claims, by_pool, settings, several)
+        if together is None:
+            continue
+        if any(not landing(stack, member).complete for member in members):
+            findings.append(_refused(stack, members[0], f"{members[0].subject}: {together}"))  # (a note)
+        else:
+            findings.extend(Violation(f"{member.subject}: {together}", member.urn) for member in members)
+    return findings
+
+
+def _sharing(stack: Stack, members: tuple[Any, ...], claims: Mapping[Any, Mapping[str, Decimal]],
+             by_pool: Mapping[Pool, PoolLoad], settings: Mapping[str, Any], several: bool) -> str | None:
+    """Why the Pods of ``members``, which share the ``claims`` of node-local devices, never all run on one node: what
+    they request together and what each pool's nodes have at most; None where some node of their pools may hold them
+    (or what decides it is not known)."""
+    placed = [placed_of(stack, member) for member in members]
+    counts = [found.count for found in placed]
+    if not all(isinstance(count, int) for count in counts):
+        return None  # (a count not known yet is said by pool-capacity)
+    pods = sum(count for count in counts if isinstance(count, int))
+    totals: dict[str, Decimal] = {}
+    parts: dict[str, list[str]] = {}
+    secret: set[str] = set()
+    for found, count in zip(placed, counts, strict=True):
+        assert isinstance(count, int)
+        request = found.request
+        for resource in CHECKED:
+            if resource in request.unknown or request.get(resource) <= 0:
+                continue  # (a request not known yet is said with the Pod's fit)
+            totals[resource] = totals.get(resource, Decimal(0)) + count * request.get(resource)
+            each = show(resource, request.get(resource), resource in request.secret)
+            parts.setdefault(resource, []).append(f"{replicas_shown(found)} x {each}")
+            if found.secret or resource in request.secret:
+                secret.add(resource)
+    per_pod = set(parts)
+    for (_place, name), amounts in claims.items():
+        for device_class, value in amounts.items():
+            totals[device_class] = totals.get(device_class, Decimal(0)) + value
+            parts.setdefault(device_class, []).append(f"{amount(device_class, value)} (ResourceClaim '{name}')")
+    candidates: dict[tuple[int, int], tuple[PoolLoad, tuple[Option, Node]]] = {}
+    for member in members:
+        for verdict in landing(stack, member).possible:
+            allowed = _allowed(stack, verdict, settings)
+            if allowed is None or not verdict.options or len(allowed) != len({id(each) for each in verdict.options}):
+                return None  # a pool (or a machine of it) whose nodes are not known: they might hold them
+            for option, node in allowed:
+                candidates[(id(verdict.pool), id(node))] = (by_pool[verdict.pool], (option, node))
+    if not candidates or any(_holds_all(pool_load.left(node), totals, pods)
+                             for pool_load, (_option, node) in candidates.values()):
+        return None
+    most: list[str] = []
+    for pool_load in {id(pool_load): pool_load for pool_load, _node in candidates.values()}.values():
+        nodes = [pair for each, pair in candidates.values() if each is pool_load]
+        short: list[str] = []
+        for resource in (*totals, PODS):
+            most_of = pool_load.room(nodes, resource)
+            if isinstance(most_of, Room) and (pods if resource == PODS else totals[resource]) > most_of.free:
+                short.append(f"at most {allocatable_sum(most_of.node, resource)}{_after(pool_load, most_of)} of "
+                             f"{WHAT[resource]} ({most_of.node.machine})")
+        where = pool_name(pool_load.pool, several)
+        most.append(f"{where} has {listed(short, ' and ')}" if short else
+                    f"{where} has machines with enough of each, but none with all of them together")
+    single = pods == 1 and not placed[0].secret  # one Pod, beside the claim's devices
+    claimed = "the shared claim's" if len(claims) == 1 else "the shared claims'"
+    asked = []
+    for resource, total in totals.items():
+        text = listed(parts[resource], " + ")
+        whole = show(resource, total, resource in secret)
+        alone = len(parts[resource]) == 1
+        asked.append(f"{whole} of {WHAT[resource]} ({claimed})" if alone and resource not in per_pod else
+                     f"{whole} of {WHAT[resource]}" if alone and single else f"{text} = {whole} of {WHAT[resource]}")
+    names = listed([f"'{name}'" for _place, name in claims])
+    claim = f"the shared ResourceClaim{'s' if len(claims) > 1 else ''} {names}"
+    where = listed(most, "; ")
+    if single:
+        return (f"its one Pod names {claim}, so it runs on the node the claim's devices are allocated on, beside "
+                f"them: it requests {listed(asked, ', ')} of that node, more than any node of the pools that can take "
+                f"it: {where}; it can never be scheduled: lower its requests, or allow machines that have the devices "
+                "and the room for it")
+    slots = REDACTED if any(found.secret for found in placed) else f"{pods:,}"
+    return (f"{_whose(placed, slots)} name {claim}, allocated on one node for every Pod that names "
+            f"{'them' if len(claims) > 1 else 'it'}, so they all run on that node: together they request "
+            f"{listed(asked, ', ')} and {slots} Pod slots, more than any node of the pools that can take them: "
+            f"{where}; the Pods beyond what one node holds are never scheduled: give each Pod its own claim (a "
+            "ResourceClaimTemplate), run fewer replicas, or allow larger machines")
+
+
+def _whose(placed: list[Placed], total: str) -> str:
+    """The Pods of workloads that share a claim, in words: its 4 Pods; the 5 Pods of Deployment 'a' (2) and ..."""
+    if len(placed) == 1:
+        return f"its {total} Pods"
+    each = [f"{found.workload.subject} ({replicas_shown(found)})" for found in placed]
+    return f"the {total} Pods of {listed(each, ' and ')}"
+
+
+def _holds_all(left: Mapping[str, Decimal], totals: Mapping[str, Decimal], pods: int) -> bool:
+    """A node with ``left`` of each resource after its DaemonSets holds these totals and that many Pods (a resource
+    whose room is not known might hold them)."""
+    return all(total <= left[resource] for resource, total in totals.items() if resource in left) and \
+        (PODS not in left or pods <= left[PODS])
 
 
 def _allowed(stack: Stack, verdict: PoolVerdict, settings: Mapping[str, Any]) -> list[tuple[Option, Node]] | None:

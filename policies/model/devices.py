@@ -23,7 +23,7 @@ not check (a selector over what differs per GPU, whether the driver runs on the 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -210,6 +210,59 @@ class PodClaims:
     # what the shared ResourceClaims it names ask of each counted class: on its node beside ``amounts``, allocated once
     # for all the Pods that name them (not in its request: a pool's total takes them once, not once per Pod)
     shared: Mapping[str, Decimal] = field(default_factory=dict)
+    # each shared ResourceClaim of the stack it names, by where and what it is (Stack.place, name), with what it asks of
+    # each counted class (empty for a claim of classes the pack does not count): the Pods that name one are reserved
+    # on it together (at most RESERVED_FOR of them), and those of one that asks node-local devices all run on its node
+    sharing: Mapping[tuple[Any, str], Mapping[str, Decimal]] = field(default_factory=dict)
+
+
+# k8s.io/api/resource/v1 ResourceClaimStatus.reservedFor ("There can be at most 256 such reservations";
+# ResourceClaimReservedForMaxSize): a Pod not reserved on a claim it names is never started
+RESERVED_FOR = 256
+
+
+ClaimKey = tuple[Any, str]  # a shared ResourceClaim: where it is (Stack.place) and its name
+Group = tuple[tuple[Any, ...], dict[ClaimKey, Mapping[str, Decimal]]]
+
+
+def claim_users(workloads: Iterable[Any]) -> dict[ClaimKey, list[Any]]:
+    """The workloads that name each shared ResourceClaim of the stack, in the order they come."""
+    users: dict[ClaimKey, list[Any]] = {}
+    for workload in workloads:
+        claims = workload.claims
+        if claims is not None and claims.unknown is None:
+            for key in claims.sharing:
+                users.setdefault(key, []).append(workload)
+    return users
+
+
+def sharing_groups(users: Mapping[ClaimKey, list[Any]]) -> list[Group]:
+    """The workloads whose Pods run on one node because they share ResourceClaims of node-local devices (those of the
+    classes the pack counts; a Pod that names two such claims joins the Pods of both), in groups, each with the claims
+    they share; in the order ``users`` gives them."""
+    index = {id(workload): order for order, workload in enumerate(
+        dict.fromkeys(workload for naming in users.values() for workload in naming))}
+    groups: list[Group] = []
+    seen: set[ClaimKey] = set()
+    for start, naming in users.items():
+        if start in seen or not naming[0].claims.sharing[start]:
+            continue
+        members: dict[int, Any] = {}
+        claims: dict[ClaimKey, Mapping[str, Decimal]] = {}
+        waiting = [start]
+        seen.add(start)
+        while waiting:
+            key = waiting.pop()
+            claims[key] = users[key][0].claims.sharing[key]
+            for workload in users[key]:
+                if id(workload) in members:
+                    continue
+                members[id(workload)] = workload
+                fresh = [other for other, asked in workload.claims.sharing.items() if asked and other not in seen]
+                seen.update(fresh)
+                waiting.extend(fresh)
+        groups.append((tuple(sorted(members.values(), key=lambda workload: index[id(workload)])), claims))
+    return groups
 
 
 @dataclass
@@ -348,6 +401,7 @@ def prepare(stack: Any) -> Any:
         place = stack.place(workload.urn, workload.namespace)
         amounts: dict[str, Decimal] = {}
         shared: dict[str, Decimal] = {}
+        sharing: dict[tuple[Any, str], Mapping[str, Decimal]] = {}
         uncounted: list[str] = []
         unchecked: list[str] = []
         asked: list[tuple[str, str, Ask]] = []
@@ -357,6 +411,8 @@ def prepare(stack: Any) -> Any:
                 return replace(workload, claims=PodClaims(unknown=name))
             if not isinstance(name, str):
                 continue  # (the API server refuses a claim that names neither)
+            if not template and (place, name) in sharing:
+                continue  # one claim, named twice: allocated once, its devices counted once
             kind = "ResourceClaimTemplate" if template else "ResourceClaim"
             found = named.get((place, kind, name), [])
             if len(found) != 1:
@@ -371,12 +427,14 @@ def prepare(stack: Any) -> Any:
             asked.extend(counted.asked)
             over = over or next((_selects_none(where, asks) for where, asks in counted.never), None)
             into = amounts if template else shared
+            if not template:
+                sharing[(place, name)] = counted.amounts
             for device_class, count in counted.amounts.items():
                 into[device_class] = into.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)
             unchecked.extend(counted.unchecked)
         return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked),
-                                                  over or _impossible(asked), driver, shared))
+                                                  over or _impossible(asked), driver, shared, sharing))
 
     return admit
 

@@ -1,5 +1,7 @@
 """workload-fits-pool: one Pod of every workload fits one empty node of its pool, after the DaemonSets."""
 
+import os
+
 import pulumi
 import pytest
 from builders import (
@@ -20,6 +22,8 @@ from builders import (
     valid_cluster_props,
     workload,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 MIB = 1 << 20
@@ -632,6 +636,219 @@ def test_a_shared_claims_devices_are_on_the_node_of_every_pod_that_names_it():
     assert _dra(parts[0], elsewhere, parts[2]) == ([], [
         "Deployment 'train': the devices of its Pods' ResourceClaim 'gpus' (not in the stack) are not counted (the "
         "pack counts what a claim asks exactly of DeviceClass gpu.nvidia.com and mig.nvidia.com)"])
+
+
+SHARED = {"resourceClaims": [{"name": "gpus", "resourceClaimName": "gpus"}]}
+
+
+def _sharing(replicas: int, cpu: str, *more: object, pool: object = None) -> tuple[list[str], list[str]]:
+    """A Deployment of ``replicas`` Pods of ``cpu`` each that share ResourceClaim 'gpus' (one GPU) on a group of
+    g5.xlarge (one A10G, 4 vCPUs: 4000m - 80m kube-reserved = 3920m allocatable; 58 Pods, eks-instance-info)."""
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True, pool=pool)
+    return _dra(parts[0], parts[1], deployment("train", spec={"replicas": replicas}, requests={"cpu": cpu},
+                                               pod=SHARED), *more)
+
+
+def test_the_pods_that_share_a_claim_run_together_on_its_node():
+    """A shared ResourceClaim of a GPU is allocated on one node, and every Pod that names it runs there: all of them on
+    one node beside its devices. Four Pods of 980m hold a g5.xlarge's 3920m; four of 981m (3924m) never do, and one of
+    them stays Pending; 58 Pod slots hold 58 Pods, not 59."""
+    assert _sharing(4, "980m") == ([], [])
+    (message,) = _sharing(4, "981m")[0]
+    assert message == (
+        "Deployment 'train': its 4 Pods name the shared ResourceClaim 'gpus', allocated on one node for every Pod that "
+        "names it, so they all run on that node: together they request 4 x 981m = 3924m of CPU, 1 of DRA "
+        "gpu.nvidia.com devices (the shared claim's) and 4 Pod slots, more than any node of the pools that can take "
+        "them: pool 'gpu' (NodeGroup) has at most 4 cores capacity - 80m kube-reserved = 3920m allocatable of CPU "
+        "(g5.xlarge); the Pods beyond what one node holds are never scheduled: give each Pod its own claim (a "
+        "ResourceClaimTemplate), run fewer replicas, or allow larger machines")
+    assert _sharing(58, "1m") == ([], [])
+    (slots,) = _sharing(59, "1m")[0]
+    assert "together they request 59 x 1m = 59m of CPU, 1 of DRA gpu.nvidia.com devices (the shared claim's) and 59 " \
+        "Pod slots, more than any node of the pools that can take them: pool 'gpu' (NodeGroup) has at most 58 " \
+        "allocatable of Pod slots (g5.xlarge)" in slots, slots
+    # a larger machine of the group holds them all: clean
+    from builders import node_group
+
+    assert _sharing(4, "981m", pool=node_group("gpu", ["g5.xlarge", "g5.2xlarge"], ami_type="AL2023_x86_64_NVIDIA")) \
+        == ([], [])
+    # the group's DaemonSets take their share of the node first
+    import pulumi_kubernetes as k8s
+
+    def agent() -> None:
+        k8s.apps.v1.DaemonSet("agent", metadata={"name": "agent", "namespace": "default"}, spec={
+            "selector": {"matchLabels": {"app": "agent"}}, "template": {
+                "metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [
+                    {"name": "agent", "image": "agent:1", "resources": {"requests": {"cpu": "20m"}}}]}}})
+
+    assert _sharing(4, "975m", agent) == ([], [])  # 4 x 975m = 3900m = 3920m - 20m
+    (after,) = _sharing(4, "976m", agent)[0]
+    assert "4 x 976m = 3904m of CPU" in after and "3920m allocatable, - 20m for DaemonSets ('agent' 20m) of CPU" \
+        in after, after
+    assert _sharing(4, "976m") == ([], [])
+
+
+def test_workloads_that_share_claims_are_judged_together():
+    """Two Deployments that name one shared claim run on its node together, and a third joins them through a second
+    claim one of them names: each is refused with the same arithmetic, or none is."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    parts = dra_parts("p4d.24xlarge", [exact_request()], shared=True)
+
+    def second() -> None:
+        k8s.resource.v1.ResourceClaim("more", metadata={"name": "more", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request()]}})
+
+    both = {"resourceClaims": [*SHARED["resourceClaims"], {"name": "more", "resourceClaimName": "more"}]}
+    more = {"resourceClaims": [{"name": "more", "resourceClaimName": "more"}]}
+
+    def three(cpu: str) -> tuple[list[str], list[str]]:
+        return _dra(parts[0], parts[1], second,
+                    deployment("a", spec={"replicas": 2}, requests={"cpu": cpu}, pod=SHARED),
+                    deployment("b", spec={"replicas": 1}, requests={"cpu": cpu}, pod=both),
+                    deployment("c", spec={"replicas": 3}, requests={"cpu": cpu}, pod=more))
+
+    # p4d.24xlarge: 96 vCPUs, 96000m - 310m kube-reserved = 95690m allocatable; six Pods
+    assert three("15948m") == ([], [])  # 6 x 15948m = 95688m
+    refused, notes = three("15949m")
+    assert notes == [] and [message.split(": ", 1)[0] for message in refused] == [
+        "Deployment 'a'", "Deployment 'b'", "Deployment 'c'"]
+    assert len({message.split(": ", 1)[1] for message in refused}) == 1
+    assert "the 6 Pods of Deployment 'a' (2) and Deployment 'b' (1) and Deployment 'c' (3) name the shared " \
+        "ResourceClaims 'gpus', 'more', allocated on one node for every Pod that names them, so they all run on that " \
+        "node: together they request 2 x 15.949 cores + 1 x 15.949 cores + 3 x 15.949 cores = 95.694 cores of CPU, 1 " \
+        "(ResourceClaim 'gpus') + 1 (ResourceClaim 'more') = 2 of DRA gpu.nvidia.com devices and 6 Pod slots" \
+        in refused[0], refused[0]
+
+
+def test_one_pod_needs_its_room_and_the_shared_devices_on_one_node():
+    """A Pod whose CPU only the group's m6i.4xlarge holds and whose shared GPU only its g5.xlarge has fits neither
+    node: refused, naming both halves; on a g5.4xlarge (16 vCPUs, one A10G) it fits."""
+    from builders import node_group
+
+    split = node_group("gpu", ["g5.xlarge", "m6i.4xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+    (message,) = _sharing(1, "8", pool=split)[0]
+    assert message == (
+        "Deployment 'train': its one Pod names the shared ResourceClaim 'gpus', so it runs on the node the claim's "
+        "devices are allocated on, beside them: it requests 8 cores of CPU, 1 of DRA gpu.nvidia.com devices (the "
+        "shared claim's) of that node, more than any node of the pools that can take it: pool 'gpu' (NodeGroup) has "
+        "machines with enough of each, but none with all of them together; it can never be scheduled: lower its "
+        "requests, or allow machines that have the devices and the room for it")
+    whole = node_group("gpu", ["g5.4xlarge", "m6i.4xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+    assert _sharing(1, "8", pool=whole) == ([], [])
+
+
+def test_pods_that_share_a_claim_on_a_cluster_with_pools_not_shown_are_said():
+    """SPEC 14.2: the cluster may have pools the stack does not declare, whose nodes may hold them all: a note, for
+    the Pods together and for one Pod's devices beside the shared ones."""
+    from builders import node_group
+
+    elsewhere = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", declare_cluster=False)
+    refused, (note,) = _sharing(4, "981m", pool=elsewhere)
+    assert refused == [] and note.endswith("; but cluster 'fleet' may have pools this stack does not declare, so this "
+                                           "is not judged"), note
+    assert "together they request 4 x 981m = 3924m of CPU" in note
+    refused, (beside,) = _dra(*dra_parts("g5.xlarge", [exact_request(count=2)], shared=True, pool=elsewhere))
+    assert refused == [] and "one Pod's claims ask 2 of DRA gpu.nvidia.com devices of its node" in beside
+    assert beside.endswith("so this is not judged"), beside
+
+
+def test_a_shared_claim_is_reserved_for_at_most_256_pods():
+    """ResourceClaimStatus.reservedFor holds at most 256 Pods: 257 Pods of one claim, in one workload or two, leave one
+    never started, whatever the claim asks (here a class the pack does not count, so nothing else is judged)."""
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request("example.com")], shared=True)
+
+    def pods(*counts: int) -> tuple[list[str], list[str]]:
+        return _dra(parts[0], parts[1], *(deployment(f"w{index}", spec={"replicas": count}, requests={"cpu": "1m"},
+                                                     pod=SHARED) for index, count in enumerate(counts)))
+
+    assert pods(256)[0] == [] and pods(200, 56)[0] == []
+    (message,) = pods(257)[0]
+    assert message == (
+        "Deployment 'w0': its 257 Pods name the shared ResourceClaim 'gpus', more than the 256 Pods a claim can be "
+        "reserved for (ResourceClaimStatus.reservedFor, resource.k8s.io/v1), so the Pods beyond them are never "
+        "started: give each Pod its own claim (a ResourceClaimTemplate), or split them across claims")
+    two = pods(200, 57)[0]
+    assert len(two) == 2 and "the 257 Pods of Deployment 'w0' (200) and Deployment 'w1' (57) name" in two[1], two
+
+
+def test_a_secret_replica_count_of_pods_that_share_a_claim_reads_secret():
+    """SPEC 4: the count, and what is derived from it, read [secret]; the verdict stands."""
+    import pulumi
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    (message,) = _dra(parts[0], parts[1], deployment("train", spec={"replicas": pulumi.Output.secret(4)},
+                                                     requests={"cpu": "981m"}, pod=SHARED))[0]
+    assert "its [secret] Pods name" in message and "[secret] x 981m = [secret] of CPU" in message and \
+        "[secret] Pod slots" in message and "3924" not in message, message
+
+
+def test_a_claim_named_twice_by_one_pod_is_allocated_once():
+    """Two entries of a Pod's resourceClaims that name one ResourceClaim: one claim, its device counted once."""
+    from builders import deployment
+
+    twice = {"resourceClaims": [{"name": "a", "resourceClaimName": "gpus"}, {"name": "b", "resourceClaimName": "gpus"}]}
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    assert _dra(parts[0], parts[1], deployment("train", requests={"cpu": "100m"}, pod=twice)) == ([], [])
+
+
+@settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@st.composite
+def _sharers(draw: st.DrawFn) -> tuple[list[tuple[int, int]], int]:
+    """Deployments (replicas, millicores) and a DaemonSet's millicores, drawn near where they stop fitting a
+    g5.xlarge: now and then the Pods together one slot below, at, or above what is left, or their CPU so."""
+    daemon = draw(st.sampled_from([0, 20, 150]))
+    sharing = draw(st.lists(st.tuples(st.integers(1, 60), st.integers(1, 4000)), min_size=1, max_size=3))
+    free_cpu, free_slots = 3920 - daemon, 58 - (1 if daemon else 0)
+    aim = draw(st.sampled_from(["slots", "cpu", None]))
+    others = sum(replicas for replicas, _cpu in sharing[:-1])
+    if aim == "slots" and others < free_slots:
+        sharing = [*((replicas, 1) for replicas, _cpu in sharing[:-1]),
+                   (free_slots - others + draw(st.sampled_from([-1, 0, 1])) or 1, 1)]
+    elif aim == "cpu":
+        replicas = draw(st.sampled_from([1, 2, 4, 8]))
+        sharing = [(replicas, max(1, free_cpu // replicas + draw(st.sampled_from([0, 1]))))]
+    return sharing, daemon
+
+
+@settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_sharers())
+def test_pods_sharing_a_claim_are_refused_exactly_where_the_arithmetic_says(drawn: tuple) -> None:
+    """The oracle, written out: on a group of g5.xlarge (4000m - 80m kube-reserved = 3920m of CPU, 58 Pod slots,
+    eks-instance-info), with a DaemonSet of ``daemon`` millicores (and one Pod slot) if any, Deployments of (replicas,
+    millicores) that share one claim of one GPU are all refused when their Pods together ask more CPU than is left or
+    more slots; a Deployment whose one Pod fits no node is refused for that alone, and the others are then not
+    judged together."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    sharing, daemon = drawn
+
+    def agent() -> None:
+        k8s.apps.v1.DaemonSet("agent", metadata={"name": "agent", "namespace": "default"}, spec={
+            "selector": {"matchLabels": {"app": "agent"}}, "template": {
+                "metadata": {"labels": {"app": "agent"}}, "spec": {"containers": [
+                    {"name": "agent", "image": "agent:1", "resources": {"requests": {"cpu": f"{daemon}m"}}}]}}})
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    found = run(parts[0], parts[1], *([agent] if daemon else []),
+                *(deployment(f"w{index}", spec={"replicas": replicas}, requests={"cpu": f"{cpu}m"}, pod=SHARED)
+                  for index, (replicas, cpu) in enumerate(sharing)), platform="aws")
+    refused = sorted(message.split("'")[1] for message in found.findings(FITS))
+    free_cpu, free_slots = 3920 - daemon, 58 - (1 if daemon else 0)
+    alone = sorted(f"w{index}" for index, (_replicas, cpu) in enumerate(sharing) if cpu > free_cpu)
+    together = sum(replicas * cpu for replicas, cpu in sharing) > free_cpu or \
+        sum(replicas for replicas, _cpu in sharing) > free_slots
+    assert refused == (alone or (sorted(f"w{index}" for index in range(len(sharing))) if together else [])), \
+        (sharing, daemon, found.findings(FITS))
 
 
 def test_a_first_available_list_takes_the_fewest_devices_of_its_class():
