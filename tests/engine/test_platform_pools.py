@@ -82,6 +82,17 @@ def test_gpus_claimed_through_dra_at_both_sides():
         assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused] and run.notes == [], kind
 
 
+def test_pods_that_share_a_gpu_claim_on_one_node_at_both_sides():
+    """A shared ResourceClaim puts every Pod that names it on its node: four Pods of 980m hold a g5.xlarge's 3920m
+    beside its GPU, four of 981m never do (test_the_pods_that_share_a_claim_run_together_on_its_node's twins)."""
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    shared = {"resourceClaims": [{"name": "gpus", "resourceClaimName": "gpus"}]}
+    for cpu, refused in (("980m", []), ("981m", [("workload-fits-pool", "train")])):
+        run = engine_run([parts[0], parts[1], deployment("train", spec={"replicas": 4}, requests={"cpu": cpu},
+                                                         pod=shared)], "aws")
+        assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused] and run.notes == [], cpu
+
+
 def test_gke_and_aks_node_pools_at_both_sides():
     from builders import aks_node_pool, gke_node_pool
 
