@@ -24,9 +24,10 @@ devices are there beside each Pod's own, and all the Pods that share it (every r
 it, or another claim one of them names) run on that node together, so their requests and the claims' devices must
 fit one node of their pools, after its DaemonSets; those beyond it are never scheduled. What it cannot count (a
 firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
-Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints, how many devices All takes, a
-driver whose release the stack does not show, and what the autoscalers do not do for DRA Pods: Karpenter's machine
-picked without their claims, cluster-autoscaler's scale-up from zero) is said, naming the workload.
+Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints over what differs between a
+node's devices, how many devices All takes, a driver whose release the stack does not show, and what the autoscalers
+do not do for DRA Pods: Karpenter's machine picked without their claims, cluster-autoscaler's scale-up from zero) is
+said, naming the workload.
 
 A request the API server would refuse (a malformed quantity) is reported here too, naming its field.
 """

@@ -827,7 +827,8 @@ def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = 
 # --- Dynamic Resource Allocation (issue 78) ---------------------------------------------------------------------
 
 def dra_parts(machine: str, requests: list, *, version: str = "v1", driver: bool = True, shared: bool = False,
-               device_class: dict | None = None, replicas: int = 1, max_size: int = 3, pool: Part | None = None) -> list:
+               device_class: dict | None = None, replicas: int = 1, max_size: int = 3, pool: Part | None = None,
+               constraints: list | None = None) -> list:
     """A GPU node group of ``machine`` (or ``pool``), NVIDIA's DRA driver's Helm release (or not), a ResourceClaimTemplate (or a
     shared ResourceClaim) of ``requests`` in the pulumi-kubernetes class of ``version``, and a Deployment whose Pods
     claim it, as the driver's docs write them."""
@@ -838,7 +839,9 @@ def dra_parts(machine: str, requests: list, *, version: str = "v1", driver: bool
                                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://helm.ngc.nvidia.com/nvidia"))
         if device_class is not None:
             api.DeviceClass("class", metadata={"name": "gpu.nvidia.com"}, spec=device_class)
-        devices = {"requests": requests}
+        devices: dict = {"requests": requests}
+        if constraints is not None:
+            devices["constraints"] = constraints
         if shared:
             api.ResourceClaim("gpus", metadata={"name": "gpus", "namespace": "default"}, spec={"devices": devices})
         else:

@@ -94,7 +94,9 @@ class Claim:
     name: str | Unknown | None
     namespace: str | Unknown | None
     requests: tuple[Request, ...] | Unknown
-    constraints: bool = False  # spec.devices.constraints (matchAttribute: devices alike) narrow what is allocated
+    # spec.devices.constraints narrow what is allocated (a matchAttribute over what differs between devices of a node,
+    # a distinctAttribute, one not known yet): not checked
+    constraints: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,43 @@ def parse(resource_type: str, urn: str, props: Any) -> Claim | DeviceClass | Non
     devices = child(spec, "devices")
     constraints = plain(child(devices, "constraints"))
     requests = _requests(child(devices, "requests"), version)
-    return Claim(urn, kind, object_name(props), written_namespace(props), requests,
-                 isinstance(constraints, Unknown) or (is_list(constraints) and len(constraints) > 0))
+    narrowing = isinstance(constraints, Unknown) or isinstance(requests, Unknown) or any(
+        not _alike(constraint, requests) for constraint in (constraints if is_list(constraints) else ()))
+    return Claim(urn, kind, object_name(props), written_namespace(props), requests, narrowing)
+
+
+# What the devices of the driver's classes on one node publish alike (deviceinfo.go, as PUBLISHED): a cloud machine's
+# GPUs are of one model and run one driver, and a MIG instance publishes its GPU's product, brand, architecture, compute
+# capability and driver versions (mig.go, CommonAttributesMig: its parent's); a device's type is its class's. A
+# matchAttribute over one of these (over the type, among requests of one class) holds for any devices of the node: it
+# narrows nothing.
+ALIKE = frozenset({"type", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion",
+                   "cudaDriverVersion"})
+
+
+def _alike(constraint: Any, requests: tuple[Request, ...]) -> bool:
+    """A constraint (resource.k8s.io/v1 DeviceConstraint) that holds for any devices of one node the pack counts: a
+    matchAttribute over an attribute of ALIKE in the driver's domain, among exact requests (those it names, else all
+    of the claim) of the counted classes (of one, for the type)."""
+    if not is_mapping(constraint) or set(constraint) - {"requests", "matchAttribute"}:
+        return False
+    attribute = constraint.get("matchAttribute")
+    if not isinstance(attribute, str) or is_secret(attribute) or not attribute.startswith("gpu.nvidia.com/") or \
+            attribute.removeprefix("gpu.nvidia.com/") not in ALIKE:
+        return False
+    names = constraint.get("requests")
+    if names is None:
+        applied = requests
+    elif is_list(names) and all(isinstance(name, str) and not is_secret(name) for name in names):
+        applied = tuple(request for request in requests if request.name in names)
+        if len(applied) != len(set(names)):
+            return False  # (a name of a subrequest, or of no request)
+    else:
+        return False
+    if any(request.first_available for request in applied):
+        return False
+    classes = {request.asks[0].device_class for request in applied}
+    return classes <= set(DEVICE_CLASSES) and (len(classes) == 1 or attribute != "gpu.nvidia.com/type")
 
 
 def _requests(requests: Any, version: str) -> tuple[Request, ...] | Unknown:

@@ -244,3 +244,46 @@ def test_admin_access_is_not_counted_and_constraints_are_said():
         "requests": [], "constraints": [{"requests": ["a", "b"], "matchAttribute": "gpu.nvidia.com/productName"}]}}})
     assert isinstance(parsed, Claim) and parsed.constraints
     assert not devices.parse(V1 + "ResourceClaim", "urn:a", {"spec": {"devices": {"constraints": []}}}).constraints
+
+
+def test_a_constraint_over_what_a_nodes_devices_share_narrows_nothing():
+    """A matchAttribute over what every GPU of a cloud machine publishes alike (its model, brand, architecture, compute
+    capability, driver versions; a MIG instance its GPU's: mig.go's CommonAttributesMig; the type within one class)
+    holds for any devices of one node: not said. Over what differs per device (uuid, the PCIe root), another domain,
+    a distinctAttribute, a request it cannot read or of a class the pack does not count, or not known yet: said."""
+    gpu = {"name": "a", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 2}}
+    mig = {"name": "m", "exactly": {"deviceClassName": "mig.nvidia.com"}}
+    other = {"name": "n", "exactly": {"deviceClassName": "neuron.aws.com"}}
+    first = {"name": "f", "firstAvailable": [{"name": "s", "deviceClassName": "gpu.nvidia.com"}]}
+
+    def narrows(constraints: object, *requests: dict) -> bool:
+        claim = devices.parse(V1 + "ResourceClaim", "urn:a", {"metadata": {"name": "a"}, "spec": {"devices": {
+            "requests": list(requests) or [gpu, {**gpu, "name": "b"}], "constraints": constraints}}})
+        assert isinstance(claim, Claim)
+        return claim.constraints
+
+    for attribute in sorted(devices.ALIKE):
+        assert not narrows([{"matchAttribute": f"gpu.nvidia.com/{attribute}"}]), attribute
+        assert not narrows([{"requests": ["a", "b"], "matchAttribute": f"gpu.nvidia.com/{attribute}"}]), attribute
+        assert not narrows([{"requests": ["m"], "matchAttribute": f"gpu.nvidia.com/{attribute}"}], gpu, mig, other)
+        # across the two classes, all but the type (a GPU's is gpu, a MIG instance's mig)
+        assert narrows([{"matchAttribute": f"gpu.nvidia.com/{attribute}"}], gpu, mig) == (attribute == "type")
+    assert devices.ALIKE == {"type", "productName", "brand", "architecture", "cudaComputeCapability",
+                             "driverVersion", "cudaDriverVersion"}
+    for attribute in ("gpu.nvidia.com/uuid", "gpu.nvidia.com/parentUUID", "gpu.nvidia.com/profile",
+                      "resource.kubernetes.io/pcieRoot", "example.com/productName", "productName",
+                      SecretText("gpu.nvidia.com/productName"), UNKNOWN, None, 3):
+        assert narrows([{"matchAttribute": attribute}]), attribute
+    assert narrows([{"distinctAttribute": "gpu.nvidia.com/uuid"}])
+    assert narrows([{"matchAttribute": "gpu.nvidia.com/productName", "distinctAttribute": "gpu.nvidia.com/uuid"}])
+    assert narrows(UNKNOWN) and narrows([UNKNOWN]) and narrows(["x"])
+    for names in (["a", "z"], ["f"], ["f/s"], "a", [SecretText("a")], [UNKNOWN], ["n"]):
+        assert narrows([{"requests": names, "matchAttribute": "gpu.nvidia.com/productName"}], gpu, first, other), names
+    assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}], gpu, other)
+    assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}], gpu, first)
+    # one that narrows beside one that does not; the requests not known yet
+    assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}, {"matchAttribute": "gpu.nvidia.com/uuid"}])
+    claim = devices.parse(V1 + "ResourceClaim", "urn:a", {"spec": {"devices": {
+        "requests": UNKNOWN, "constraints": [{"matchAttribute": "gpu.nvidia.com/productName"}]}}})
+    assert isinstance(claim, Claim) and claim.constraints
+    assert not narrows([]) and not narrows(None)

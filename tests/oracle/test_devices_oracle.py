@@ -4,7 +4,8 @@ k8s.io/dynamic-resource-allocation (tests/oracle/devices.go), as kube-scheduler'
 Generated cases, all in one pulumi-kubernetes program parsed once: an EKS node group of one machine (labelled with its
 case), NVIDIA's DRA driver's Helm release, one to two ResourceClaimTemplates of one to two requests each (gpu.nvidia.com
 or mig.nvidia.com, a count of one to nine or allocationMode All, CEL selectors or none; now and then a firstAvailable
-list of such subrequests; a quarter of the claims a ResourceClaim its Pods share), and a Deployment pinned to the
+list of such subrequests; now and then a matchAttribute constraint; a quarter of the claims a ResourceClaim its Pods
+share), and a Deployment pinned to the
 group whose Pods claim them. The node's ResourceSlice is written here from the machine's GPUs as AWS lists them and
 NVIDIA's driver publishes them (one device per GPU, type gpu; seven MIG devices per GPU that MIG splits, type mig:
 NVIDIA's MIG user guide; each with the attributes and capacity its GetDevice gives, valued as the GPU has them), the
@@ -46,6 +47,10 @@ SELECTORS = [f"{A}.type == 'gpu'", f"{A}.type == 'mig'", "device.driver == 'gpu.
              f"{A}.architecture == 'Ampere'", f"{A}.profile == '1g.5gb'", f"has({A}.productName)",
              f"{A}.type == 'mig' && {A}.architecture == 'Hopper'", f"{A}.type == 'gpu' || {A}.productName == 'x'",
              f"{A}.type == 'gpu' ? {A}.architecture == 'Ampere' : {A}.profile == '1g.10gb'"]
+# matchAttribute constraints: over what every device of a node publishes alike, and over what differs
+ALIKE = [f"gpu.nvidia.com/{name}" for name in ("productName", "driverVersion", "architecture", "type", "brand",
+                                                "cudaComputeCapability", "cudaDriverVersion")]
+CONSTRAINED = [*ALIKE, "gpu.nvidia.com/uuid", "resource.kubernetes.io/pcieRoot"]
 MIG_PER_GPU = 7
 DRIVER = "gpu.nvidia.com"
 CLASSES = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"{kind}.nvidia.com"},
@@ -68,8 +73,31 @@ def generated(rng: random.Random, index: int) -> dict[str, Any]:
                 requests.append({"name": f"r{request}", "firstAvailable": subrequests})
             else:
                 requests.append({"name": f"r{request}", "exactly": asked(rng, device_class)})
-        claims.append({"name": f"c{index}-{claim}", "requests": requests, "shared": rng.random() < 0.25})
+        constraints = []
+        # (drawn apart, so that the rest of each case is what it was before constraints were drawn)
+        other = random.Random(f"{SEED}-{index}-{claim}")
+        if other.random() < 0.25:  # matchAttribute over what the node's devices share, or what differs between them
+            constraint: dict[str, Any] = {"matchAttribute": other.choice(CONSTRAINED)}
+            if other.random() < 0.5:
+                constraint["requests"] = [other.choice(requests)["name"]]
+            constraints.append(constraint)
+        claims.append({"name": f"c{index}-{claim}", "requests": requests, "shared": rng.random() < 0.25,
+                       "constraints": constraints})
     return {"index": index, "machine": machine, "claims": claims}
+
+
+def narrowing(claim: dict[str, Any]) -> bool:
+    """A claim whose constraints the pack may leave to a note: a matchAttribute over what differs between a node's
+    devices (a uuid, the PCIe root the slices here do not publish), over the type across both classes, or among
+    requests of a firstAvailable list."""
+    for constraint in claim["constraints"]:
+        applied = [request for request in claim["requests"]
+                   if request["name"] in constraint.get("requests", [request["name"]])]
+        classes = {request["exactly"]["deviceClassName"] for request in applied if "exactly" in request}
+        if constraint["matchAttribute"] not in ALIKE or any("firstAvailable" in request for request in applied) or \
+                (constraint["matchAttribute"] == "gpu.nvidia.com/type" and len(classes) > 1):
+            return True
+    return False
 
 
 def asked(rng: random.Random, device_class: str) -> dict[str, Any]:
@@ -128,10 +156,10 @@ def program(cases: list[dict[str, Any]]) -> None:
         for claim in case["claims"]:
             if claim["shared"]:  # a ResourceClaim its Pods share: for one Pod, the allocator's claim as it is
                 k8s.resource.v1.ResourceClaim(claim["name"], metadata={"name": claim["name"], "namespace": "default"},
-                                              spec={"devices": {"requests": claim["requests"]}})
+                                              spec={"devices": devices(claim)})
             else:
                 k8s.resource.v1.ResourceClaimTemplate(claim["name"], metadata={"name": claim["name"]},
-                                                      spec={"spec": {"devices": {"requests": claim["requests"]}}})
+                                                      spec={"spec": {"devices": devices(claim)}})
         labels = {"app": f"d{index}"}
         k8s.apps.v1.Deployment(f"d{index}", metadata={"name": f"d{index}"}, spec={
             "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
@@ -142,6 +170,11 @@ def program(cases: list[dict[str, Any]]) -> None:
                 "resourceClaims": [{"name": claim["name"], ("resourceClaimName" if claim["shared"] else
                                                             "resourceClaimTemplateName"): claim["name"]}
                                    for claim in case["claims"]]}}})
+
+
+def devices(claim: dict[str, Any]) -> dict[str, Any]:
+    """A claim's spec.devices: its requests, and its constraints if any."""
+    return {"requests": claim["requests"], **({"constraints": claim["constraints"]} if claim["constraints"] else {})}
 
 
 def parsed(cases: list[dict[str, Any]]) -> Any:
@@ -163,14 +196,18 @@ def test_the_packs_device_verdicts_are_the_allocators():
         "node": {"metadata": {"name": f"node-{case['index']}", "labels": {"case": str(case["index"])}}},
         "slices": slices(case), "classes": CLASSES,
         "claims": [{"metadata": {"name": f"{claim['name']}-pod", "namespace": "default"},
-                    "spec": {"devices": {"requests": claim["requests"]}}} for claim in case["claims"]]}
+                    "spec": {"devices": devices(claim)}} for claim in case["claims"]]}
         for case in cases]})["devices"]
     # the errors the allocator gives here: allocationMode All on a node with more matching devices than a claim may
     # hold (32), which the pack leaves unchecked (and says so), and a selector over an attribute a device does not
     # have (a GPU's MIG profile: a CEL runtime error), which the pack does not decide (and says so): such a claim is
-    # allocated on no such node
+    # allocated on no such node; and a constraint among the subrequests of a firstAvailable list that no devices meet
+    # (an error of the allocator's search), which the pack says
     assert all(found["error"] == "" or "exceeds the claim limit of 32" in found["error"]
-               or "CEL runtime error: no such key" in found["error"] for found in answer)
+               or "CEL runtime error: no such key" in found["error"]
+               or "because a claim constraint would not be satisfied" in found["error"] for found in answer)
+    assert all(any(narrowing(claim) for claim in case["claims"]) for case, found in zip(cases, answer, strict=True)
+               if "claim constraint" in found["error"])
 
     findings = workload_fits_pool(parsed(cases), "aws", {})
     refused = {int(finding.urn.rsplit("::d", 1)[-1]) for finding in findings if isinstance(finding, Violation)}
@@ -181,7 +218,8 @@ def test_the_packs_device_verdicts_are_the_allocators():
     # the driver's release in the stack: only allocationMode All and selectors are left unchecked, and only where the
     # pack does not refuse; a firstAvailable list of two classes is not counted (said beside a refusal too)
     every = {case["index"] for case in cases
-             if any(unchecked(request) for claim in case["claims"] for request in claim["requests"])}
+             if any(unchecked(request) for claim in case["claims"] for request in claim["requests"])
+             or any(narrowing(claim) for claim in case["claims"])}
     unsure = {case["index"] for case in cases if any(note.startswith(f"Deployment 'd{case['index']}':")
                                                      and "not checked" in note for note in notes)}
     assert noted <= every and not unsure & refused
@@ -191,7 +229,7 @@ def test_the_packs_device_verdicts_are_the_allocators():
                      and not (case["index"] in noted and not found["allocated"])]
     assert disagreements == [], disagreements[:5]
     print(f"{len(cases)} cases: {len(refused)} refused, {sum(f['allocated'] for f in answer)} allocated, "
-          f"{len(noted)} with allocationMode All, selectors or a list of two classes said, "
+          f"{len(noted)} with allocationMode All, selectors, constraints or a list of two classes said, "
           f"{sum(bool(f.get('timedOut')) for f in answer)} searches past the filter timeout")
     # selectors decide some of the refusals, and some selectors are decided (neither noted nor refused)
     selected = {case["index"] for case in cases if any("selectors" in sub for claim in case["claims"]
@@ -204,6 +242,10 @@ def test_the_packs_device_verdicts_are_the_allocators():
     listing = {case["index"] for case in cases if any("firstAvailable" in request and not unchecked(request)
                                                       for claim in case["claims"] for request in claim["requests"])}
     assert listing - noted - refused and listing & refused
+    # and so do claims with constraints over what a node's devices share
+    alike = {case["index"] for case in cases if any(claim["constraints"] and not narrowing(claim)
+                                                    for claim in case["claims"])}
+    assert alike - noted - refused and alike & refused
     # and so do claims the Pods share (a ResourceClaim: on the Pod's node beside its own)
     sharing = {case["index"] for case in cases if any(claim["shared"] for claim in case["claims"])}
     assert sharing - noted - refused and sharing & refused

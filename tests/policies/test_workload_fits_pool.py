@@ -914,6 +914,20 @@ def test_selectors_decided_over_what_every_device_of_the_class_publishes():
     assert _dra(*dra_parts("g5.xlarge", [exact_request(selectors=cel(mig))], device_class=elsewhere))[0] == []
 
 
+def test_constraints_over_what_a_nodes_gpus_share_are_not_said():
+    """matchAttribute over a GPU's model (the same for the eight A100s of a p4d.24xlarge) narrows nothing: two requests
+    of two GPUs each fit, and nothing is said; over each GPU's uuid or PCIe root it is said, never refused."""
+    requests = [exact_request(count=2), {**exact_request(count=2), "name": "other"}]
+    alike = [{"requests": ["gpu", "other"], "matchAttribute": "gpu.nvidia.com/productName"}]
+    assert _dra(*dra_parts("p4d.24xlarge", requests, constraints=alike)) == ([], [])
+    for attribute in ("gpu.nvidia.com/uuid", "resource.kubernetes.io/pcieRoot"):
+        assert _dra(*dra_parts("p4d.24xlarge", requests, constraints=[{"matchAttribute": attribute}])) == ([], [
+            "Deployment 'train': its claims' devices fit a node of its pools by count; not checked: the constraints "
+            "of ResourceClaimTemplate 'gpus'"]), attribute
+    # a refusal by count stands whatever the constraints
+    assert len(_dra(*dra_parts("g5.xlarge", requests, constraints=alike))[0]) == 1
+
+
 def test_a_pod_that_claims_a_template_the_stack_does_not_have_is_said():
     from builders import deployment, node_group
     pods = deployment("train", requests={"cpu": "100m"},
