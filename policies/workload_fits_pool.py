@@ -154,13 +154,15 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
         findings.extend(_pool(stack, pool_load, nodes, platform, settings, several))
     findings.extend(_platform_pools(stack, load, platform, settings, several))
     refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
-    findings.extend(_device_claims(stack, refused, settings, several))
+    beside: set[str] = set()  # workloads whose shared devices beside their own are said (or refused) already
+    findings.extend(_device_claims(stack, refused, settings, several, beside))
     refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
-    findings.extend(_together(stack, load, refused, settings, several))
+    findings.extend(_together(stack, load, refused | beside, settings, several))
     return findings
 
 
-def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any], several: bool) -> list[Finding]:
+def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any], several: bool,
+                   beside: set[str]) -> list[Finding]:
     """Pods that claim devices through Dynamic Resource Allocation on pools of the stack (SPEC 24): the devices the
     pack counts are judged with the rest of one Pod's request; what it cannot count, and, for a Pod it does not refuse,
     what decides whether the counted devices are there that it does not check (the autoscalers' gaps among them), said
@@ -181,10 +183,11 @@ def _device_claims(stack: Stack, refused: set[str], settings: Mapping[str, Any],
         need = {device_class: claims.amounts.get(device_class, Decimal(0)) + claims.shared.get(device_class, Decimal(0))
                 for device_class in {*claims.amounts, *claims.shared}}
         if claims.shared and workload.urn not in refused:
-            beside = _beside_shared(stack, workload, need, settings, several)
-            if beside is not None:
-                findings.append(_refused(stack, workload, beside))
+            too_many = _beside_shared(stack, workload, need, settings, several)
+            if too_many is not None:
+                findings.append(_refused(stack, workload, too_many))
                 refused = refused | {workload.urn}
+                beside.add(workload.urn)
         said = []
         if claims.uncounted:
             said.append(f"the devices of its Pods' {listed(list(claims.uncounted))} are not counted (the pack counts "

@@ -263,11 +263,12 @@ Group = tuple[tuple[Any, ...], dict[ClaimKey, Mapping[str, Decimal]]]
 
 
 def claim_users(workloads: Iterable[Any]) -> dict[ClaimKey, list[Any]]:
-    """The workloads that name each shared ResourceClaim of the stack, in the order they come."""
+    """The workloads that name each shared ResourceClaim of the stack, in the order they come (a Patch's Pods are its
+    target's, counted there)."""
     users: dict[ClaimKey, list[Any]] = {}
     for workload in workloads:
         claims = workload.claims
-        if claims is not None and claims.unknown is None:
+        if claims is not None and claims.unknown is None and not workload.patch:
             for key in claims.sharing:
                 users.setdefault(key, []).append(workload)
     return users

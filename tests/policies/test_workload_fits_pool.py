@@ -751,7 +751,9 @@ def test_pods_that_share_a_claim_on_a_cluster_with_pools_not_shown_are_said():
     assert refused == [] and note.endswith("; but cluster 'fleet' may have pools this stack does not declare, so this "
                                            "is not judged"), note
     assert "together they request 4 x 981m = 3924m of CPU" in note
-    refused, (beside,) = _dra(*dra_parts("g5.xlarge", [exact_request(count=2)], shared=True, pool=elsewhere))
+    # said once: the Pods together are not said again beside one Pod's devices
+    refused, (beside,) = _dra(*dra_parts("g5.xlarge", [exact_request(count=2)], shared=True, pool=elsewhere,
+                                         replicas=3))
     assert refused == [] and "one Pod's claims ask 2 of DRA gpu.nvidia.com devices of its node" in beside
     assert beside.endswith("so this is not judged"), beside
 
@@ -775,6 +777,16 @@ def test_a_shared_claim_is_reserved_for_at_most_256_pods():
         "started: give each Pod its own claim (a ResourceClaimTemplate), or split them across claims")
     two = pods(200, 57)[0]
     assert len(two) == 2 and "the 257 Pods of Deployment 'w0' (200) and Deployment 'w1' (57) name" in two[1], two
+
+    # a Patch of a Deployment changes its Pods, it runs none of its own: 200 Pods, not 400
+    def patch() -> None:
+        import pulumi_kubernetes as k8s
+
+        k8s.apps.v1.DeploymentPatch("w0-patch", metadata={"name": "w0", "namespace": "default"}, spec={
+            "replicas": 200, "template": {"spec": {"resourceClaims": SHARED["resourceClaims"]}}})
+
+    assert _dra(parts[0], parts[1], patch, deployment("w0", spec={"replicas": 200}, requests={"cpu": "1m"},
+                                                      pod=SHARED))[0] == []
 
 
 def test_a_secret_replica_count_of_pods_that_share_a_claim_reads_secret():
