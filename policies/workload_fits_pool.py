@@ -227,7 +227,9 @@ def _beside_shared(stack: Stack, workload: Any, need: Mapping[str, Decimal], set
                             f"({top.machine})")
     if not most:
         return None
-    asked = listed([f"{amount(device_class, value)} of {WHAT[device_class]}" for device_class, value in need.items()])
+    hidden = workload.claims.secret
+    asked = listed([f"{show(device_class, value, device_class in hidden)} of {WHAT[device_class]}"
+                    for device_class, value in need.items()])
     return (f"{workload.subject}: one Pod's claims ask {asked} of its node, the shared ResourceClaims its Pods name "
             f"among them (a shared claim is allocated on the node of every Pod that names it, beside the Pod's own), "
             f"more than any node of the pools that can take it: {listed(most, '; ')}; it can never be scheduled: ask "
@@ -310,10 +312,14 @@ def _sharing(stack: Stack, members: tuple[Any, ...], claims: Mapping[Any, Mappin
             if found.secret or resource in request.secret:
                 secret.add(resource)
     per_pod = set(parts)
+    hidden = {device_class for member in members for device_class in member.claims.secret}
     for (_place, name), amounts in claims.items():
         for device_class, value in amounts.items():
             totals[device_class] = totals.get(device_class, Decimal(0)) + value
-            parts.setdefault(device_class, []).append(f"{amount(device_class, value)} (ResourceClaim '{name}')")
+            parts.setdefault(device_class, []).append(
+                f"{show(device_class, value, device_class in hidden)} (ResourceClaim '{name}')")
+            if device_class in hidden:
+                secret.add(device_class)
     candidates: dict[tuple[int, int], tuple[PoolLoad, tuple[Option, Node]]] = {}
     for member in members:
         for verdict in landing(stack, member).possible:

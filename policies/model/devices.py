@@ -31,7 +31,7 @@ from typing import Any
 from . import cel
 from .admission.namespace import object_name, written_namespace
 from .pods import DEVICE_CLASSES, GPU_CLASS, MIG_CLASS, PodRequest
-from .values import Unknown, child, is_list, is_mapping, is_secret, listed, plain
+from .values import REDACTED, Unknown, child, is_list, is_mapping, is_secret, listed, plain
 
 DRA = re.compile(r"^kubernetes:resource\.k8s\.io/(v1|v1beta1|v1beta2):"
                  r"(DeviceClass|ResourceClaim|ResourceClaimTemplate)$")
@@ -74,6 +74,7 @@ class Ask:
     selectors: tuple[str, ...] | None = ()
     admin: bool = False  # adminAccess: the devices may be allocated to other claims too (not taken)
     selected: bool | None = True
+    secret: bool = False  # its count (or allocationMode) comes from a secret value: so does what is counted of it
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,7 @@ def _ask(fields: Any) -> Ask:
     name = fields.get("deviceClassName")
     mode = fields.get("allocationMode")
     count = fields.get("count")
+    secret = is_secret(count) or is_secret(mode)
     if count is None:
         count = 1
     if isinstance(mode, Unknown):
@@ -211,7 +213,7 @@ def _ask(fields: Any) -> Ask:
     elif expressions is not None and device is not None:
         selected = cel.selects(expressions, device)
     return Ask(name if isinstance(name, (str, Unknown)) else None, count, expressions,
-               admin is True or isinstance(admin, Unknown), selected)
+               admin is True or isinstance(admin, Unknown), selected, secret)
 
 
 def _expressions(selectors: Any) -> tuple[str, ...] | None:
@@ -251,6 +253,7 @@ class PodClaims:
     # each counted class (empty for a claim of classes the pack does not count): the Pods that name one are reserved
     # on it together (at most RESERVED_FOR of them), and those of one that asks node-local devices all run on its node
     sharing: Mapping[tuple[Any, str], Mapping[str, Decimal]] = field(default_factory=dict)
+    secret: frozenset[str] = frozenset()  # the classes whose amount (its own or shared) comes from a secret value
 
 
 # k8s.io/api/resource/v1 ResourceClaimStatus.reservedFor ("There can be at most 256 such reservations";
@@ -317,6 +320,8 @@ class _Counted:
     total: int = 0
     # the requests whose selectors no device of their class matches (each subrequest's of a firstAvailable list)
     never: list[tuple[str, tuple[Ask, ...]]] = field(default_factory=list)
+    secret: set[str] = field(default_factory=set)  # the classes whose amount comes from a secret count
+    secret_total: bool = False  # ``total`` does
 
 
 def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
@@ -339,6 +344,7 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             found.late = ask.device_class if isinstance(ask.device_class, Unknown) else ask.count  # type: ignore[assignment]
             return found
         found.total += ask.count or 0
+        found.secret_total = found.secret_total or ask.secret
         if ask.admin:
             found.uncounted.append(f"{where} (adminAccess: devices other claims may hold too)")
             continue
@@ -348,6 +354,8 @@ def _counted(claim: Claim, classes: Mapping[str, bool]) -> _Counted:
             continue
         count = 1 if ask.count is None else ask.count  # All: every device there, at least one
         found.amounts[ask.device_class] = found.amounts.get(ask.device_class, Decimal(0)) + Decimal(count)
+        if ask.secret:
+            found.secret.add(ask.device_class)
         if ask.selected is False:
             found.never.append((where, (ask,)))
         elif ask.selected is None:
@@ -379,6 +387,9 @@ def _first_available(found: _Counted, request: Request, where: str, classes: Map
     found.total += min(count or 0 for count in counts)
     fewest = min(1 if count is None else count for count in counts)  # All: at least one
     found.amounts[device_class] = found.amounts.get(device_class, Decimal(0)) + Decimal(fewest)
+    if any(ask.secret for ask in request.asks):  # (which subrequest is the fewest would tell of the secret)
+        found.secret.add(device_class)
+        found.secret_total = True
     if any(ask.selected is None for ask in possible):
         found.unchecked.append(f"the CEL selectors of the subrequests of {where}")
     if None in counts:
@@ -442,6 +453,7 @@ def prepare(stack: Any) -> Any:
         sharing: dict[tuple[Any, str], Mapping[str, Decimal]] = {}
         uncounted: list[str] = []
         unchecked: list[str] = []
+        secret: set[str] = set()
         asked: list[tuple[str, str, Ask]] = []
         over: tuple[str, str] | None = None
         for template, name in refs:
@@ -460,7 +472,8 @@ def prepare(stack: Any) -> Any:
             if counted.late is not None:
                 return replace(workload, claims=PodClaims(unknown=counted.late))
             if counted.total > MAX_COUNT:
-                over = over or (f"{kind} '{name}' asks {counted.total} devices in all, more than the {MAX_COUNT} "
+                total = REDACTED if counted.secret_total else counted.total
+                over = over or (f"{kind} '{name}' asks {total} devices in all, more than the {MAX_COUNT} "
                                 "the allocator gives one claim", "split its requests across claims")
             asked.extend(counted.asked)
             over = over or next((_selects_none(where, asks) for where, asks in counted.never), None)
@@ -471,8 +484,10 @@ def prepare(stack: Any) -> Any:
                 into[device_class] = into.get(device_class, Decimal(0)) + count
             uncounted.extend(counted.uncounted)
             unchecked.extend(counted.unchecked)
+            secret |= counted.secret
         return replace(workload, claims=PodClaims(amounts, None, tuple(uncounted), tuple(unchecked),
-                                                  over or _impossible(asked), driver, shared, sharing))
+                                                  over or _impossible(asked), driver, shared, sharing,
+                                                  frozenset(secret)))
 
     return admit
 
@@ -520,4 +535,6 @@ def with_claims(request: PodRequest, claims: PodClaims) -> PodRequest:
     for device_class, count in claims.amounts.items():
         if device_class in amounts:
             amounts[device_class] += count
-    return replace(request, amounts=amounts)
+    hidden = claims.secret & set(claims.amounts)
+    return replace(request, amounts=amounts, secret=request.secret | hidden) if hidden else \
+        replace(request, amounts=amounts)

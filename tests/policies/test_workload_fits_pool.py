@@ -801,6 +801,29 @@ def test_a_secret_replica_count_of_pods_that_share_a_claim_reads_secret():
         "[secret] Pod slots" in message and "3924" not in message, message
 
 
+def test_a_secret_device_count_reads_secret_in_every_message_derived_from_it():
+    """SPEC 4: a claim's count that comes from a secret is [secret] wherever a message would show it or what follows
+    from it (the devices one Pod asks, the shared ones beside them, the total past a claim's 32, the machine that
+    would hold them): a secret count of two and one of three give the very same messages, and the same verdicts as in
+    plain text."""
+    from builders import deployment
+
+    def messages(count: object, **more: object) -> tuple[list[str], list[str]]:
+        return _dra(*dra_parts("g5.xlarge", [exact_request(count=count)], **more))
+
+    for more in ({}, {"shared": True}):
+        two, three = messages(pulumi.Output.secret(2), **more), messages(pulumi.Output.secret(3), **more)
+        assert two == three and len(two[0]) == 1 and "[secret] of DRA gpu.nvidia.com devices" in two[0][0], two
+        assert len(messages(2, **more)[0]) == 1 and messages(pulumi.Output.secret(1), **more) == ([], [])
+    over = messages(pulumi.Output.secret(40))
+    assert messages(pulumi.Output.secret(41)) == over and any("asks [secret] devices in all" in message
+                                                               for message in over[0]), over
+    parts = dra_parts("g5.xlarge", [exact_request(count=pulumi.Output.secret(1))], shared=True)
+    (together,) = _dra(parts[0], parts[1], deployment("train", spec={"replicas": 4}, requests={"cpu": "981m"},
+                                                      pod=SHARED))[0]
+    assert "3924m of CPU, [secret] of DRA gpu.nvidia.com devices (the shared claim's)" in together, together
+
+
 def test_a_claim_named_twice_by_one_pod_is_allocated_once():
     """Two entries of a Pod's resourceClaims that name one ResourceClaim: one claim, its device counted once."""
     from builders import deployment

@@ -281,7 +281,8 @@ API_EFFECT = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoS
 def platform_stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]]]]:
     """A declared cluster of EKS, GKE or AKS with one or two pools (node groups and a Karpenter NodePool, GKE node
     pools, AKS inline pools): their machines, labels, taints and sizes; workloads placed by the scheduler's rules
-    (nodeSelector, tolerations, requests)."""
+    (nodeSelector, tolerations, requests), the first now and then claiming GPUs through DRA (a count of one, three or
+    forty devices: fits, fits no node, more than a claim holds)."""
     platform = draw(st.sampled_from(["aws", "gcp", "azure"]))
     documents: list[tuple[str, str, dict[str, Any]]] = []
     profiles = []
@@ -328,6 +329,17 @@ def platform_stacks(draw: Any) -> tuple[str, list[tuple[str, str, dict[str, Any]
                                     max_size=1))
         if tolerations:
             pod["tolerations"] = tolerations
+        if index == 0 and draw(st.booleans()):  # GPUs claimed through DRA: a template of its own, or a shared claim
+            shared = draw(st.booleans())
+            kind = "ResourceClaim" if shared else "ResourceClaimTemplate"
+            devices = {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": draw(st.sampled_from(["gpu.nvidia.com", "mig.nvidia.com"])),
+                "count": draw(st.sampled_from([1, 3, 40]))}}]}
+            documents.append((f"kubernetes:resource.k8s.io/v1:{kind}", "gpus", {
+                "metadata": {"name": "gpus", "namespace": "default"},
+                "spec": {"devices": devices} if shared else {"spec": {"devices": devices}}}))
+            pod["resourceClaims"] = [{"name": "gpus", ("resourceClaimName" if shared else
+                                                       "resourceClaimTemplateName"): "gpus"}]
         documents.append(("kubernetes:apps/v1:Deployment", name, {"metadata": {"name": name}, "spec": {
             "replicas": draw(st.integers(1, 40)), "template": {"metadata": {"labels": {"app": name}}, "spec": pod}}}))
     return platform, documents
