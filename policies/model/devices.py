@@ -147,7 +147,7 @@ def _alike(constraint: Any, requests: tuple[Request, ...]) -> bool:
             attribute.removeprefix("gpu.nvidia.com/") not in ALIKE:
         return False
     names = constraint.get("requests")
-    if names is None:
+    if names is None or names == []:  # (none named: every request of the claim)
         applied = requests
     elif is_list(names) and all(isinstance(name, str) and not is_secret(name) for name in names):
         applied = tuple(request for request in requests if request.name in names)

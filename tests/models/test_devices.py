@@ -280,6 +280,8 @@ def test_a_constraint_over_what_a_nodes_devices_share_narrows_nothing():
     for names in (["a", "z"], ["f"], ["f/s"], "a", [SecretText("a")], [UNKNOWN], ["n"]):
         assert narrows([{"requests": names, "matchAttribute": "gpu.nvidia.com/productName"}], gpu, first, other), names
     assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}], gpu, other)
+    assert narrows([{"requests": [], "matchAttribute": "gpu.nvidia.com/productName"}], gpu, other)  # (every request)
+    assert not narrows([{"requests": [], "matchAttribute": "gpu.nvidia.com/productName"}], gpu, mig)
     assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}], gpu, first)
     # one that narrows beside one that does not; the requests not known yet
     assert narrows([{"matchAttribute": "gpu.nvidia.com/productName"}, {"matchAttribute": "gpu.nvidia.com/uuid"}])
