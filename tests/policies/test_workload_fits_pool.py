@@ -612,6 +612,9 @@ def test_a_shared_claims_devices_are_on_the_node_of_every_pod_that_names_it():
         "beside the Pod's own), more than any node of the pools that can take it: pool 'gpu' (NodeGroup) has at most 1 "
         "of DRA gpu.nvidia.com devices (g5.xlarge); it can never be scheduled: ask fewer devices, or allow machines "
         "with more GPUs")
+    # on the Deployment, where the engine shows it
+    assert [violation.urn.rsplit("::", 1)[-1] for violation in run(
+        *dra_parts("g5.xlarge", [exact_request(count=2)], shared=True), platform="aws").of(FITS)] == ["train"]
     assert _dra(*dra_parts("g5.xlarge", [exact_request()], shared=True)) == ([], [])
     assert _dra(*dra_parts("g5.xlarge", [exact_request()], shared=True, replicas=4, max_size=1)) == ([], [])
     assert run(*dra_parts("g5.xlarge", [exact_request()], shared=True, replicas=4, max_size=1),
@@ -705,11 +708,18 @@ def test_workloads_that_share_claims_are_judged_together():
     both = {"resourceClaims": [*SHARED["resourceClaims"], {"name": "more", "resourceClaimName": "more"}]}
     more = {"resourceClaims": [{"name": "more", "resourceClaimName": "more"}]}
 
+    def program(cpu: str) -> list:
+        return [parts[0], parts[1], second,
+                deployment("a", spec={"replicas": 2}, requests={"cpu": cpu}, pod=SHARED),
+                deployment("b", spec={"replicas": 1}, requests={"cpu": cpu}, pod=both),
+                deployment("c", spec={"replicas": 3}, requests={"cpu": cpu}, pod=more)]
+
     def three(cpu: str) -> tuple[list[str], list[str]]:
-        return _dra(parts[0], parts[1], second,
-                    deployment("a", spec={"replicas": 2}, requests={"cpu": cpu}, pod=SHARED),
-                    deployment("b", spec={"replicas": 1}, requests={"cpu": cpu}, pod=both),
-                    deployment("c", spec={"replicas": 3}, requests={"cpu": cpu}, pod=more))
+        return _dra(*program(cpu))
+
+    # each on its own Deployment
+    assert [violation.urn.rsplit("::", 1)[-1] for violation in run(*program("15949m"), platform="aws").of(FITS)] \
+        == ["a", "b", "c"]
 
     # p4d.24xlarge: 96 vCPUs, 96000m - 310m kube-reserved = 95690m allocatable; six Pods
     assert three("15948m") == ([], [])  # 6 x 15948m = 95688m
@@ -765,9 +775,15 @@ def test_a_shared_claim_is_reserved_for_at_most_256_pods():
 
     parts = dra_parts("g5.xlarge", [exact_request("example.com")], shared=True)
 
+    def program(*counts: int) -> list:
+        return [parts[0], parts[1], *(deployment(f"w{index}", spec={"replicas": count}, requests={"cpu": "1m"},
+                                                 pod=SHARED) for index, count in enumerate(counts))]
+
     def pods(*counts: int) -> tuple[list[str], list[str]]:
-        return _dra(parts[0], parts[1], *(deployment(f"w{index}", spec={"replicas": count}, requests={"cpu": "1m"},
-                                                     pod=SHARED) for index, count in enumerate(counts)))
+        return _dra(*program(*counts))
+
+    assert [violation.urn.rsplit("::", 1)[-1] for violation in run(*program(200, 57), platform="aws").of(FITS)] \
+        == ["w0", "w1"]
 
     assert pods(256)[0] == [] and pods(200, 56)[0] == []
     (message,) = pods(257)[0]
