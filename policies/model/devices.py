@@ -265,13 +265,18 @@ ClaimKey = tuple[Any, str]  # a shared ResourceClaim: where it is (Stack.place) 
 Group = tuple[tuple[Any, ...], dict[ClaimKey, Mapping[str, Decimal]]]
 
 
+# The kinds whose Pods run until they are removed: those of a Job or CronJob (or a bare Pod) may run to completion and
+# free their node and their reservation of a claim for the next, so they are waited for, never refused for it
+KEPT_RUNNING = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
+
+
 def claim_users(workloads: Iterable[Any]) -> dict[ClaimKey, list[Any]]:
-    """The workloads that name each shared ResourceClaim of the stack, in the order they come (a Patch's Pods are its
-    target's, counted there)."""
+    """The workloads of KEPT_RUNNING that name each shared ResourceClaim of the stack, in the order they come (a
+    Patch's Pods are its target's, counted there)."""
     users: dict[ClaimKey, list[Any]] = {}
     for workload in workloads:
         claims = workload.claims
-        if claims is not None and claims.unknown is None and not workload.patch:
+        if claims is not None and claims.unknown is None and not workload.patch and workload.kind in KEPT_RUNNING:
             for key in claims.sharing:
                 users.setdefault(key, []).append(workload)
     return users

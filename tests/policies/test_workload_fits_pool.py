@@ -734,6 +734,32 @@ def test_workloads_that_share_claims_are_judged_together():
         in refused[0], refused[0]
 
 
+def test_pods_that_run_to_completion_wait_for_each_other_and_are_not_refused_together():
+    """A Job's Pods that share a claim and find no room beside each other wait until one completes: four of 981m on a
+    g5.xlarge's 3920m run three at a time, and the Job completes. A Job beside a Deployment is not counted with it;
+    the Deployment's own Pods are."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+
+    def job(parallelism: int) -> object:
+        def declare() -> None:
+            k8s.batch.v1.Job("batch", metadata={"name": "batch", "namespace": "default"}, spec={
+                "parallelism": parallelism, "completions": 8, "template": {"spec": {
+                    "restartPolicy": "Never", "resourceClaims": SHARED["resourceClaims"], "containers": [{
+                        "name": "batch", "image": "batch:1", "resources": {"requests": {"cpu": "981m"}}}]}}})
+        return declare
+
+    assert _dra(parts[0], parts[1], job(4)) == ([], [])
+    assert _dra(parts[0], parts[1], job(300)) == ([], [])
+    assert _dra(parts[0], parts[1], job(4), deployment("serve", spec={"replicas": 3}, requests={"cpu": "981m"},
+                                                       pod=SHARED)) == ([], [])
+    (alone,) = _dra(parts[0], parts[1], job(1), deployment("serve", spec={"replicas": 4}, requests={"cpu": "981m"},
+                                                           pod=SHARED))[0]
+    assert alone.startswith("Deployment 'serve': its 4 Pods name the shared ResourceClaim 'gpus'"), alone
+
+
 def test_one_pod_needs_its_room_and_the_shared_devices_on_one_node():
     """A Pod whose CPU only the group's m6i.4xlarge holds and whose shared GPU only its g5.xlarge has fits neither
     node: refused, naming both halves; on a g5.4xlarge (16 vCPUs, one A10G) it fits."""
