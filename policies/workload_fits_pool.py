@@ -20,9 +20,10 @@ than the 32 devices the allocator gives one, or a request that takes every devic
 beside another of that class, fits no node, nor does a request whose CEL selectors no device of its class matches
 whatever the values that differ per GPU are (policies/model/cel.py). A ResourceClaim Pods share is reserved for at
 most 256 of them, and one of a GPU class is allocated once, on one node, the node of every Pod that names it: its
-devices are there beside each Pod's own, and all the Pods that share it (every replica of every workload that names
-it, or another claim one of them names) run on that node together, so their requests and the claims' devices must
-fit one node of their pools, after its DaemonSets; those beyond it are never scheduled. What it cannot count (a
+devices are there beside each Pod's own, and all the Pods that share it and keep running (every replica of every
+Deployment, StatefulSet or ReplicaSet that names it, or another claim one of them names; a Job's Pods wait for each
+other to complete) run on that node together, so their requests and the claims' devices must fit one node of their
+pools, after its DaemonSets; those beyond it are never scheduled. What it cannot count (a
 firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
 Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints over what differs between a
 node's devices, how many devices All takes, a driver whose release the stack does not show, and what the autoscalers
