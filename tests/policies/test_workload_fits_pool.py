@@ -672,6 +672,22 @@ def test_the_pods_that_share_a_claim_run_together_on_its_node():
     assert "together they request 59 x 1m = 59m of CPU, 1 of DRA gpu.nvidia.com devices (the shared claim's) and 59 " \
         "Pod slots, more than any node of the pools that can take them: pool 'gpu' (NodeGroup) has at most 58 " \
         "allocatable of Pod slots (g5.xlarge)" in slots, slots
+    # memory alone, after a resource the Pods do not request: g5.xlarge's 16 GiB - 1,024 MiB - 100 MiB reserved
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+
+    def memory(each: str) -> tuple[list[str], list[str]]:
+        return _dra(parts[0], parts[1], deployment("train", spec={"replicas": 4}, requests={"memory": each},
+                                                   pod=SHARED))
+
+    assert memory("3000Mi") == ([], [])
+    (most,) = memory("4Gi")[0]
+    assert "together they request 4 x 4 GiB = 16 GiB of memory, 1 of DRA gpu.nvidia.com devices" in most, most
+    # a secret request reads [secret] in the arithmetic, and the verdict stands
+    (hidden,) = _dra(parts[0], parts[1], deployment("train", spec={"replicas": 4},
+                                                    requests={"cpu": pulumi.Output.secret("981m")}, pod=SHARED))[0]
+    assert "together they request 4 x [secret] = [secret] of CPU" in hidden and "981" not in hidden, hidden
     # a larger machine of the group holds them all: clean
     from builders import node_group
 
