@@ -750,6 +750,71 @@ def test_workloads_that_share_claims_are_judged_together():
         in refused[0], refused[0]
 
 
+def test_pods_that_share_a_claim_are_judged_on_every_pool_that_may_take_them():
+    """Two groups of g5.xlarge, one running a DaemonSet of 20m: four Pods of 976m (3904m) fit a node of the other, so
+    nothing is refused; of 981m they fit neither, and both pools are named, each with what it lacks (CPU, and memory:
+    16 GiB - (11 x 58 + 255) MiB kube-reserved - 100 MiB = 15.03 GiB, under 4 x 4 GiB); a group whose machine is not
+    known yet may hold them: not refused; the allocatable setting is the policy's."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment, node_group
+
+    claim = dra_parts("g5.xlarge", [exact_request()], shared=True)[1]
+    quiet = node_group("a", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+    busy = node_group("b", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", labels={"tier": "b"})
+
+    def agent() -> None:
+        k8s.apps.v1.DaemonSet("agent", metadata={"name": "agent", "namespace": "default"}, spec={
+            "selector": {"matchLabels": {"app": "agent"}}, "template": {
+                "metadata": {"labels": {"app": "agent"}}, "spec": {"nodeSelector": {"tier": "b"}, "containers": [
+                    {"name": "agent", "image": "agent:1", "resources": {"requests": {"cpu": "20m"}}}]}}})
+
+    def train(cpu: str, memory: str = "1Gi") -> object:
+        return deployment("train", spec={"replicas": 4}, requests={"cpu": cpu, "memory": memory}, pod=SHARED)
+
+    assert _dra(quiet, busy, agent, claim, train("976m")) == ([], [])
+    (both,) = _dra(quiet, busy, agent, claim, train("981m", "4Gi"))[0]
+    assert "more than any node of the pools that can take them: pool 'a' (NodeGroup) has at most 4 cores capacity - " \
+        "80m kube-reserved = 3920m allocatable of CPU (g5.xlarge) and at most 16 GiB capacity - 893 MiB kube-reserved " \
+        "- 100 MiB eviction threshold = 15.03 GiB allocatable of memory (g5.xlarge); pool 'b' (NodeGroup) has at " \
+        "most 4 cores capacity - 80m kube-reserved = 3920m allocatable, - 20m for DaemonSets ('agent' 20m) of CPU " \
+        "(g5.xlarge) and at most" in both, both
+    unknown = node_group("c", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA")
+
+    def not_known() -> None:
+        import pulumi_aws as aws
+
+        aws.eks.NodeGroup("c", cluster_name="fleet", node_group_name="c", node_role_arn="arn:aws:iam::1:role/n",
+                          subnet_ids=["subnet-1"], instance_types=[pulumi.Output.from_input(UNKNOWN_STRING_VALUE)],
+                          scaling_config=aws.eks.NodeGroupScalingConfigArgs(desired_size=1, min_size=1, max_size=3))
+
+    assert unknown  # (declares the cluster)
+    assert _dra(quiet, not_known, claim, train("981m")) == ([], [
+        "Deployment 'train': whether one Pod fits a node of the pools that may take it is not judged: whether pool 'c' "
+        "(NodeGroup) takes its Pods is not known (string value at .instanceTypes.0 can't be known during preview)"])
+    # the policy's allocatable setting: kube-reserved CPU of 50m leaves 3950m, which four of 981m fit
+    config = {FITS: {"allocatable": {"aws": {"kubeReserved": {"cpu": "50m"}}}}}
+    assert run(quiet, claim, train("981m"), platform="aws", policy_config=config).findings(FITS) == []
+
+
+def test_the_shared_claims_of_two_classes_read_each_as_theirs():
+    """Two claims the Pods share, one of a GPU, one of a MIG instance, on a p4d.24xlarge: each class's devices are the
+    shared claims'."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    parts = dra_parts("p4d.24xlarge", [exact_request()], shared=True)
+
+    def mig() -> None:
+        k8s.resource.v1.ResourceClaim("slice", metadata={"name": "slice", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request("mig.nvidia.com")]}})
+
+    both = {"resourceClaims": [*SHARED["resourceClaims"], {"name": "slice", "resourceClaimName": "slice"}]}
+    (message,) = _dra(parts[0], parts[1], mig, deployment("train", spec={"replicas": 6}, requests={"cpu": "15949m"},
+                                                          pod=both))[0]
+    assert "6 x 15.949 cores = 95.694 cores of CPU, 1 of DRA gpu.nvidia.com devices (the shared claims'), 1 of DRA " \
+        "mig.nvidia.com devices (the shared claims') and 6 Pod slots" in message, message
+
+
 def test_pods_that_run_to_completion_wait_for_each_other_and_are_not_refused_together():
     """A Job's Pods that share a claim and find no room beside each other wait until one completes: four of 981m on a
     g5.xlarge's 3920m run three at a time, and the Job completes. A Job beside a Deployment is not counted with it;
