@@ -7,7 +7,9 @@ node per replica. Replicas are ``spec.replicas`` (default 1), a Job's parallelis
 and a HorizontalPodAutoscaler's minReplicas when it asks for more. These are necessary conditions:
 bin-packing can still leave Pods Pending when they hold, and the rule never claims otherwise; what
 it rejects can never all run. One workload's identical Pods also fit at most
-floor(what a node has left / one Pod's request) to a node, which is certain too.
+floor(what a node has left / one Pod's request) to a node, which is certain too. GPUs claimed through Dynamic
+Resource Allocation count as requests (SPEC 24): a ResourceClaimTemplate's per Pod, a ResourceClaim the Pods share once
+(it is allocated once, on one node), where every workload that names it is counted on the pool.
 
 On pools a platform declares (SPEC 14.3) the same arithmetic holds for the workloads only that pool can take, by the
 scheduler's rules: their DaemonSets take their room and a Pod slot on every node, Pod slots are maxSize x maxPods,
@@ -342,8 +344,18 @@ def _total(found: Totals, row: Row, subject: str) -> Violation:
         f"{size} x {show(resource, row.allocatable, secret)} = {show(resource, row.supply, secret)} {what}"
         f"{arithmetic}; "
         f"{daemon_text}{whose} {verb} {show(resource, row.demand, secret)} (largest: {largest}"
-        f"{more(row.consumers, LARGEST)}), {show(resource, row.used, secret)} in all, more than it has: "
+        f"{more(row.consumers, LARGEST)}{_shared(row, secret)}), {show(resource, row.used, secret)} in all, more than "
+        "it has: "
         f"{fix}{_not_counted(found.left_out)}", found.pool.urn)
+
+
+def _shared(row: Row, secret: bool) -> str:
+    """The shared ResourceClaims' devices in a row's total, as a clause of its list: each claim once."""
+    if not row.shared_claims:
+        return ""
+    names = listed([f"'{name}'" for name in row.shared_claims])
+    return (f"; and the shared ResourceClaim{'s' if len(row.shared_claims) > 1 else ''} {names} "
+            f"{show(row.resource, row.shared, secret)}, once")
 
 
 def _not_counted(left_out: list[Placed]) -> str:

@@ -46,6 +46,10 @@ class Row:
     consumers: tuple[tuple[Decimal, Placed, int], ...]  # each counted workload's share, largest first
     secret: bool  # a secret is in the arithmetic
     size: int
+    # of a DRA class: the devices of the shared ResourceClaims whose every Pod is counted here (in ``demand``, once
+    # each: a shared claim is allocated once, on the node of every Pod that names it), and their names
+    shared: Decimal = Decimal(0)
+    shared_claims: tuple[str, ...] = ()
 
     @property
     def supply(self) -> Decimal:
@@ -236,8 +240,9 @@ def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, A
         elif isinstance(count, int) and count > 0 and id(placed) in fitting:
             chosen.append((placed, count))
     rows: list[Row] = []
+    shared = _shared_claims(stack, chosen)
     for resource in (*CHECKED, PODS):
-        row = _row(load, nodes, resource, size, chosen)
+        row = _row(load, nodes, resource, size, chosen, shared.get(resource))
         if isinstance(row, Unknown):
             unknown.append(row)
         elif row is not None:
@@ -281,8 +286,36 @@ def demand(chosen: Iterable[tuple[Placed, int]], resource: str) -> Demand:
     return Demand(total, tuple(consumers), secret, unknown)
 
 
+def _shared_claims(stack: Stack, chosen: list[tuple[Placed, int]]) -> dict[str, tuple[Decimal, tuple[str, ...], bool]]:
+    """Per DRA class, the devices of the shared ResourceClaims every workload naming which is counted here (``chosen``),
+    their names, and whether a secret is in the amount: each claim once, wherever its Pods are many (a claim some
+    workload of another pool, or not counted, names is counted by neither: it may be on that pool's node)."""
+    counted_ids = {id(placed.workload) for placed, _count in chosen}
+    keys = {key for placed, _count in chosen if placed.workload.claims is not None
+            for key, asked in placed.workload.claims.sharing.items() if asked}
+    if not keys:
+        return {}
+    users: dict[Any, list[Any]] = {}
+    for workload in (*stack.workloads, *stack.foreign_workloads):
+        claims = workload.claims
+        for key in claims.sharing if claims is not None and claims.unknown is None else ():
+            if key in keys:
+                users.setdefault(key, []).append(workload)
+    found: dict[str, tuple[Decimal, tuple[str, ...], bool]] = {}
+    for key in sorted(keys, key=lambda key: str(key[1])):
+        naming = users.get(key, [])
+        if not naming or any(id(workload) not in counted_ids for workload in naming):
+            continue
+        hidden = {device_class for workload in naming for device_class in workload.claims.secret}
+        for device_class, value in naming[0].claims.sharing[key].items():
+            total, names, secret = found.get(device_class, (Decimal(0), (), False))
+            found[device_class] = (total + value, (*names, key[1]), secret or device_class in hidden)
+    return found
+
+
 def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: int,
-         chosen: list[tuple[Placed, int]]) -> Row | Unknown | None:
+         chosen: list[tuple[Placed, int]], shared: tuple[Decimal, tuple[str, ...], bool] | None = None
+         ) -> Row | Unknown | None:
     found = load.room(nodes, resource)
     if found is None:
         return next((node.unknown[resource] for _option, node in nodes if resource in node.unknown), None)
@@ -291,5 +324,6 @@ def _row(load: PoolLoad, nodes: list[tuple[Option, Node]], resource: str, size: 
     summed = demand(chosen, resource)
     if summed.unknown is not None:
         return summed.unknown
-    return Row(resource, found.node, found.allocatable, found.daemons, summed.total, summed.consumers,
-               summed.secret or found.secret or resource in found.node.secret, size)
+    extra, names, hidden = shared if shared is not None else (Decimal(0), (), False)
+    return Row(resource, found.node, found.allocatable, found.daemons, summed.total + extra, summed.consumers,
+               summed.secret or found.secret or resource in found.node.secret or hidden, size, extra, names)

@@ -368,3 +368,43 @@ def test_gpus_claimed_through_dra_are_counted_at_max_size():
         "workloads to another pool")
     assert run(*dra_parts("g5.xlarge", [exact_request()], replicas=2, max_size=2),
                platform="aws").findings("pool-capacity") == []
+
+
+def test_a_shared_claims_devices_are_counted_once_beside_the_pods_own():
+    """A ResourceClaim Pods share is allocated once: on a group of one g5.xlarge (one A10G), a Deployment whose Pod
+    claims a GPU of its own and another whose three Pods share one claim of a GPU ask two GPUs, never four; on two
+    nodes they fit. A claim that a workload of no counted pool also names (a Job, whose Pods are not counted here) is
+    not counted: it may be on another node. A secret count reads [secret]."""
+    import pulumi
+    import pulumi_kubernetes as k8s
+    from builders import deployment, dra_parts, exact_request
+
+    shared = {"resourceClaims": [{"name": "gpus", "resourceClaimName": "gpus"}]}
+    own = {"resourceClaims": [{"name": "own", "resourceClaimTemplateName": "own"}]}
+
+    def template() -> None:
+        k8s.resource.v1.ResourceClaimTemplate("own", metadata={"name": "own", "namespace": "default"},
+                                              spec={"spec": {"devices": {"requests": [exact_request()]}}})
+
+    def program(max_size: int, count: object = 1, *more: object) -> list:
+        parts = dra_parts("g5.xlarge", [exact_request(count=count)], shared=True, max_size=max_size)
+        return [parts[0], parts[1], template, deployment("a", requests={"cpu": "100m"}, pod=own),
+                deployment("b", spec={"replicas": 3}, requests={"cpu": "100m"}, pod=shared), *more]
+
+    (message,) = run(*program(1), platform="aws").findings("pool-capacity")
+    assert message == (
+        "NodeGroup 'gpu': at its maxSize of 1 node (machine g5.xlarge) it has room for 1 x 1 = 1 of DRA gpu.nvidia.com "
+        "devices allocatable; the workloads only it can take request 2 (largest: Deployment 'a' 1 x 1; and the shared "
+        "ResourceClaim 'gpus' 1, once), 2 in all, more than it has: raise scalingConfig.maxSize to at least 2, use "
+        "larger machines or move workloads to another pool")
+    assert run(*program(2), platform="aws").findings("pool-capacity") == []
+
+    def job() -> None:
+        k8s.batch.v1.Job("batch", metadata={"name": "batch", "namespace": "default"}, spec={"template": {"spec": {
+            "restartPolicy": "Never", "nodeSelector": {"elsewhere": "yes"}, "resourceClaims": shared["resourceClaims"],
+            "containers": [{"name": "batch", "image": "batch:1", "resources": {"requests": {"cpu": "100m"}}}]}}})
+
+    assert run(*program(1, 1, job), platform="aws").findings("pool-capacity") == []
+    (hidden,) = run(*program(1, pulumi.Output.secret(1)), platform="aws").findings("pool-capacity")
+    assert "request [secret] (largest: Deployment 'a' 1 x [secret]; and the shared ResourceClaim 'gpus' [secret], " \
+        "once), [secret] in all" in hidden, hidden  # (a row with a secret in it reads [secret] throughout)
