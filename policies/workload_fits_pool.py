@@ -258,9 +258,10 @@ def _together(stack: Stack, load: Loads, refused: set[str], settings: Mapping[st
     users = claim_users(stack.workloads)
     over: set[str] = set()
     for (_place, name), naming in users.items():
+        # (a refused workload's Pods are never scheduled, so never reserved on the claim)
         placed = [placed_of(stack, workload) for workload in naming if workload.urn not in refused]
         counts = [found.count for found in placed]
-        if len(placed) < len(naming) or not all(isinstance(count, int) for count in counts):
+        if not placed or not all(isinstance(count, int) for count in counts):
             continue  # (a count not known yet is said by pool-capacity)
         total = sum(count for count in counts if isinstance(count, int))
         if total <= RESERVED_FOR:

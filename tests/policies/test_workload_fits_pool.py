@@ -901,6 +901,26 @@ def test_a_shared_claim_is_reserved_for_at_most_256_pods():
     two = pods(200, 57)[0]
     assert len(two) == 2 and "the 257 Pods of Deployment 'w0' (200) and Deployment 'w1' (57) name" in two[1], two
 
+    # a workload refused for its own Pod runs none, so reserves nothing: the other's 257 are refused alone; and a
+    # claim whose Pods are not known yet is not judged, the next claim is
+    import pulumi_kubernetes as k8s
+
+    def other_claim() -> None:
+        k8s.resource.v1.ResourceClaim("more", metadata={"name": "more", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request("example.com")]}})
+
+    huge = deployment("huge", spec={"replicas": 10}, requests={"cpu": "100"}, pod=SHARED)
+    refused = _dra(parts[0], parts[1], huge, deployment("w0", spec={"replicas": 257}, requests={"cpu": "1m"},
+                                                        pod=SHARED))[0]
+    assert [message.split("'")[1] for message in refused] == ["huge", "w0"], refused
+    assert "Deployment 'w0': its 257 Pods name the shared ResourceClaim 'gpus'" in refused[1], refused
+    late = deployment("late", spec={"replicas": pulumi.Output.from_input(UNKNOWN_STRING_VALUE)},
+                      requests={"cpu": "1m"}, pod=SHARED)
+    more = {"resourceClaims": [{"name": "more", "resourceClaimName": "more"}]}
+    (second,) = _dra(parts[0], parts[1], other_claim, late,
+                     deployment("w1", spec={"replicas": 300}, requests={"cpu": "1m"}, pod=more))[0]
+    assert second.startswith("Deployment 'w1': its 300 Pods name the shared ResourceClaim 'more'"), second
+
     # a Patch of a Deployment changes its Pods, it runs none of its own: 200 Pods, not 400
     def patch() -> None:
         import pulumi_kubernetes as k8s
