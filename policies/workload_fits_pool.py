@@ -276,7 +276,7 @@ def _together(stack: Stack, load: Loads, refused: set[str], settings: Mapping[st
                 "ResourceClaimTemplate), or split them across claims", found.workload.urn))
     by_pool = {pool_load.pool: pool_load for pool_load in load.pools}
     for members, claims in sharing_groups(users):
-        if any(member.urn in refused or member.urn in over or member.request is None or member.kind == "DaemonSet"
+        if any(member.urn in refused or member.urn in over or member.request is None
                or not landing(stack, member).scheduled for member in members):
             continue
         together = _sharing(stack, members, claims, by_pool, settings, several)
