@@ -841,6 +841,29 @@ def test_pods_that_run_to_completion_wait_for_each_other_and_are_not_refused_tog
     assert alone.startswith("Deployment 'serve': its 4 Pods name the shared ResourceClaim 'gpus'"), alone
 
 
+def test_each_group_of_pods_that_share_a_claim_is_judged():
+    """Two groups, each of its own claim: the first fits, the second does not, and is refused."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True)
+
+    def second() -> None:
+        k8s.resource.v1.ResourceClaim("more", metadata={"name": "more", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request()]}})
+
+    more = {"resourceClaims": [{"name": "more", "resourceClaimName": "more"}]}
+    (message,) = _dra(parts[0], parts[1], second,
+                      deployment("fits", spec={"replicas": 2}, requests={"cpu": "100m"}, pod=SHARED),
+                      deployment("over", spec={"replicas": 4}, requests={"cpu": "981m"}, pod=more))[0]
+    assert message.startswith("Deployment 'over': its 4 Pods name the shared ResourceClaim 'more'"), message
+    # the first group's workload refused for its own Pod (100 cores): the second group is still judged
+    refused = _dra(parts[0], parts[1], second,
+                   deployment("huge", spec={"replicas": 2}, requests={"cpu": "100"}, pod=SHARED),
+                   deployment("over", spec={"replicas": 4}, requests={"cpu": "981m"}, pod=more))[0]
+    assert [text.split("'")[1] for text in refused] == ["huge", "over"], refused
+
+
 def test_one_pod_needs_its_room_and_the_shared_devices_on_one_node():
     """A Pod whose CPU only the group's m6i.4xlarge holds and whose shared GPU only its g5.xlarge has fits neither
     node: refused, naming both halves; on a g5.4xlarge (16 vCPUs, one A10G) it fits."""
@@ -920,6 +943,19 @@ def test_a_shared_claim_is_reserved_for_at_most_256_pods():
     (second,) = _dra(parts[0], parts[1], other_claim, late,
                      deployment("w1", spec={"replicas": 300}, requests={"cpu": "1m"}, pod=more))[0]
     assert second.startswith("Deployment 'w1': its 300 Pods name the shared ResourceClaim 'more'"), second
+
+    # a claim within its 256 stops no later claim's check; a secret count reads [secret]
+    (after,) = _dra(parts[0], parts[1], other_claim, deployment("one", requests={"cpu": "1m"}, pod=SHARED),
+                    deployment("w1", spec={"replicas": 300}, requests={"cpu": "1m"}, pod=more))[0]
+    assert after.startswith("Deployment 'w1': its 300 Pods name the shared ResourceClaim 'more'"), after
+    (hidden,) = _dra(parts[0], parts[1], deployment("w0", spec={"replicas": pulumi.Output.secret(300)},
+                                                    requests={"cpu": "1m"}, pod=SHARED))[0]
+    assert hidden.startswith("Deployment 'w0': its [secret] Pods name the shared ResourceClaim 'gpus'") and \
+        "300" not in hidden, hidden
+    # refused once: a claim of a GPU past its 256 Pods is not judged again for the Pods together
+    gpu = dra_parts("g5.xlarge", [exact_request()], shared=True)
+    (once,) = _dra(gpu[0], gpu[1], deployment("w0", spec={"replicas": 300}, requests={"cpu": "1m"}, pod=SHARED))[0]
+    assert "more than the 256 Pods a claim can be reserved for" in once, once
 
     # a Patch of a Deployment changes its Pods, it runs none of its own: 200 Pods, not 400
     def patch() -> None:
