@@ -270,13 +270,15 @@ Group = tuple[tuple[Any, ...], dict[ClaimKey, Mapping[str, Decimal]]]
 KEPT_RUNNING = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
 
 
-def claim_users(workloads: Iterable[Any]) -> dict[ClaimKey, list[Any]]:
-    """The workloads of KEPT_RUNNING that name each shared ResourceClaim of the stack, in the order they come (a
-    Patch's Pods are its target's, counted there)."""
+def claim_users(workloads: Iterable[Any], running_only: bool = True) -> dict[ClaimKey, list[Any]]:
+    """The workloads that name each shared ResourceClaim of the stack, in the order they come: with ``running_only``,
+    those of KEPT_RUNNING (a Patch's Pods are its target's, counted there), whose Pods are judged together; else every
+    one (pool-capacity counts a claim only where all of them are counted)."""
     users: dict[ClaimKey, list[Any]] = {}
     for workload in workloads:
         claims = workload.claims
-        if claims is not None and claims.unknown is None and not workload.patch and workload.kind in KEPT_RUNNING:
+        if claims is not None and claims.unknown is None and (
+                not running_only or (not workload.patch and workload.kind in KEPT_RUNNING)):
             for key in claims.sharing:
                 users.setdefault(key, []).append(workload)
     return users

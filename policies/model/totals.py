@@ -20,6 +20,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from ..platforms.quantity import CPU, PODS
+from .devices import claim_users
 from .fit import CHECKED, Fit
 from .loads import Placed, PoolLoad, counted, pool_nodes
 from .memo import PerStack
@@ -286,6 +287,12 @@ def demand(chosen: Iterable[tuple[Placed, int]], resource: str) -> Demand:
     return Demand(total, tuple(consumers), secret, unknown)
 
 
+# every workload that names each shared ResourceClaim, the stack's and those of the stacks it reads: gathered once per
+# stack, not once per pool
+_CLAIM_USERS: PerStack[Stack, dict[Any, list[Any]]] = PerStack(
+    lambda stack: claim_users((*stack.workloads, *stack.foreign_workloads), running_only=False))
+
+
 def _shared_claims(stack: Stack, chosen: list[tuple[Placed, int]]) -> dict[str, tuple[Decimal, tuple[str, ...], bool]]:
     """Per DRA class, the devices of the shared ResourceClaims every workload naming which is counted here (``chosen``),
     their names, and whether a secret is in the amount: each claim once, wherever its Pods are many (a claim some
@@ -295,12 +302,7 @@ def _shared_claims(stack: Stack, chosen: list[tuple[Placed, int]]) -> dict[str, 
             for key, asked in placed.workload.claims.sharing.items() if asked}
     if not keys:
         return {}
-    users: dict[Any, list[Any]] = {}
-    for workload in (*stack.workloads, *stack.foreign_workloads):
-        claims = workload.claims
-        for key in claims.sharing if claims is not None and claims.unknown is None else ():
-            if key in keys:
-                users.setdefault(key, []).append(workload)
+    users = _CLAIM_USERS.of(stack)
     found: dict[str, tuple[Decimal, tuple[str, ...], bool]] = {}
     for key in sorted(keys, key=lambda key: str(key[1])):
         naming = users.get(key, [])
