@@ -159,6 +159,7 @@ def workload_fits_pool(stack: Stack, platform: str, settings: dict) -> list[Find
     findings.extend(_device_claims(stack, refused, settings, several, beside))
     refused = {finding.urn or "" for finding in findings if isinstance(finding, Violation)}
     findings.extend(_together(stack, load, refused | beside, settings, several))
+    findings.extend(_on_every_node(stack, load, refused | beside, several))
     return findings
 
 
@@ -368,6 +369,47 @@ def _sharing(stack: Stack, members: tuple[Any, ...], claims: Mapping[Any, Mappin
             f"{listed(asked, ', ')} and {slots} Pod slots, more than any node of the pools that can take them: "
             f"{where}; the Pods beyond what one node holds are never scheduled: give each Pod its own claim (a "
             "ResourceClaimTemplate), run fewer replicas, or allow larger machines")
+
+
+def _on_every_node(stack: Stack, load: Loads, refused: set[str], several: bool) -> list[Finding]:
+    """A DaemonSet whose Pods name a shared ResourceClaim of node-local devices: the claim is allocated on one node,
+    and each of its Pods is bound to a node of its own (the DaemonSet controller's node affinity), so on every other
+    node its Pod is never scheduled (the DynamicResources plugin's filter: the claim's allocation selects one node).
+    Refused where the pools it certainly runs on keep two nodes or more (their minimum sizes); said where they may
+    start a second one (a larger maximum, a size not known, or pools of its cluster the stack does not show)."""
+    findings: list[Finding] = []
+    for workload in stack.workloads:
+        claims = workload.claims
+        if workload.kind != "DaemonSet" or workload.urn in refused or claims is None or claims.unknown is not None:
+            continue
+        names = [name for (_place, name), asked in claims.sharing.items() if asked]
+        pools = [pool_load.pool for pool_load in load.pools
+                 if any(placed.workload is workload for placed in pool_load.daemonsets)]
+        if not names or not pools:
+            continue  # (no claim of node-local devices, or no pool it certainly runs on)
+        least = [(pool, pool.min_size) for pool in pools if isinstance(pool.min_size, int) and pool.min_size > 0]
+        nodes = sum(count for _pool, count in least)
+        quoted = listed([f"'{name}'" for name in names])
+        claim = (f"the shared ResourceClaims {quoted}, each allocated on one node" if len(names) > 1 else
+                 f"the shared ResourceClaim {quoted}, allocated on one node")
+        fix = "give each Pod its own claim (a ResourceClaimTemplate), or run one Pod (a Deployment of one replica)"
+        if nodes >= 2:
+            counted = listed([f"{pool_name(pool, several)} at least {count}" for pool, count in least], " + ")
+            findings.append(Violation(
+                f"{workload.subject}: its Pods run one on every node of the pools it runs on ({counted} = {nodes} "
+                f"nodes), and each names {claim}: the Pods on every other node are never scheduled: {fix}",
+                workload.urn))
+            continue
+        most = [pool.max_size for pool in pools]
+        complete = landing(stack, workload).complete
+        if complete and all(isinstance(count, int) for count in most) and \
+                sum(count for count in most if isinstance(count, int)) <= 1:
+            continue  # one node at most: its one Pod runs beside the claim's devices
+        findings.append(undetermined(
+            f"{workload.subject}: its Pods run one on every node of the pools it runs on "
+            f"({listed([pool_name(pool, several) for pool in pools])}), and each names {claim}: once a second node "
+            f"runs, its Pod there is never scheduled: {fix}"))
+    return findings
 
 
 def _whose(placed: list[Placed], total: str) -> str:

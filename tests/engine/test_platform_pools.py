@@ -93,6 +93,17 @@ def test_pods_that_share_a_gpu_claim_on_one_node_at_both_sides():
         assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused] and run.notes == [], cpu
 
 
+def test_a_daemonset_that_names_a_shared_gpu_claim_at_both_sides():
+    """A DaemonSet's Pods, one per node, naming a claim allocated on one node: refused on a group of at least two
+    nodes, clean on a group of one (test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only's twins)."""
+    shared = {"resourceClaims": [{"name": "gpus", "resourceClaimName": "gpus"}]}
+    claim = dra_parts("g5.xlarge", [exact_request()], shared=True)[1]
+    for least, most, refused in ((2, 3, [("workload-fits-pool", "agent")]), (1, 1, [])):
+        group = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=least, max_size=most)
+        run = engine_run([group, claim, workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=shared)], "aws")
+        assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused] and run.notes == [], least
+
+
 def test_gke_and_aks_node_pools_at_both_sides():
     from builders import aks_node_pool, gke_node_pool
 

@@ -1012,6 +1012,80 @@ def test_a_claim_named_twice_by_one_pod_is_allocated_once():
     assert _dra(parts[0], parts[1], deployment("train", requests={"cpu": "100m"}, pod=twice)) == ([], [])
 
 
+def _shared_daemonset(*pools: object, pod: object = None) -> tuple[list[str], list[str]]:
+    """A DaemonSet whose Pods name the shared ResourceClaim 'gpus' (one GPU), on ``pools`` of g5.xlarge."""
+    from builders import workload
+
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True, pool=pools[0])
+    return _dra(*pools, parts[1], workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=pod or SHARED))
+
+
+def test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only():
+    """A shared claim of a GPU is allocated on one node, and each Pod of a DaemonSet is bound to its own node: on a
+    group of at least two nodes the Pods on every node but one are never scheduled (refused, with the nodes counted);
+    where a second node may start (a maximum above one, a size not known) it is said; one node at most, or a claim per
+    Pod (a template), is clean."""
+    from builders import node_group
+
+    def group(name: str = "gpu", least: int = 1, most: int = 3, machine: str = "g5.xlarge") -> object:
+        return node_group(name, [machine], ami_type="AL2023_x86_64_NVIDIA", min_size=least, max_size=most)
+
+    (message,) = _shared_daemonset(group(least=2))[0]
+    assert message == (
+        "DaemonSet 'agent': its Pods run one on every node of the pools it runs on (pool 'gpu' (NodeGroup) at least 2 "
+        "= 2 nodes), and each names the shared ResourceClaim 'gpus', allocated on one node: the Pods on every other "
+        "node are never scheduled: give each Pod its own claim (a ResourceClaimTemplate), or run one Pod (a Deployment "
+        "of one replica)")
+    # on the DaemonSet, where the engine shows it
+    assert [violation.urn.rsplit("::", 1)[-1] for violation in run(
+        group(least=2), dra_parts("g5.xlarge", [exact_request()], shared=True)[1],
+        __import__("builders").workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=SHARED),
+        platform="aws").of(FITS)] == ["agent"]
+    (two,) = _shared_daemonset(group("a"), group("b"))[0]
+    assert "(pool 'a' (NodeGroup) at least 1 + pool 'b' (NodeGroup) at least 1 = 2 nodes)" in two, two
+    assert _shared_daemonset(group(least=1, most=1)) == ([], [])
+    assert _shared_daemonset(group(least=0, most=1)) == ([], [])
+    refused, (note,) = _shared_daemonset(group(least=1, most=2))
+    assert refused == [] and note == (
+        "DaemonSet 'agent': its Pods run one on every node of the pools it runs on (pool 'gpu' (NodeGroup)), and each "
+        "names the shared ResourceClaim 'gpus', allocated on one node: once a second node runs, its Pod there is never "
+        "scheduled: give each Pod its own claim (a ResourceClaimTemplate), or run one Pod (a Deployment of one "
+        "replica)"), note
+    refused, (none,) = _shared_daemonset(group(least=0, most=3))
+    assert refused == [] and "once a second node runs" in none, none
+    # a cluster that may have pools the stack does not show: its nodes would run a Pod too
+    elsewhere = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=1, max_size=1,
+                           declare_cluster=False)
+    refused, (unseen,) = _shared_daemonset(elsewhere)
+    assert refused == [] and "once a second node runs" in unseen, unseen
+    assert _shared_daemonset(node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=2,
+                                        declare_cluster=False))[0], "two nodes seen: refused whatever else runs"
+    # two shared claims, each allocated on one node; a shared claim of a class the pack does not count says nothing
+    import pulumi_kubernetes as k8s
+
+    def second() -> None:
+        k8s.resource.v1.ResourceClaim("more", metadata={"name": "more", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request()]}})
+
+    both = {"resourceClaims": [*SHARED["resourceClaims"], {"name": "more", "resourceClaimName": "more"}]}
+    (plural,) = _shared_daemonset(group(least=2, machine="g5.12xlarge"), second, pod=both)[0]
+    assert "each names the shared ResourceClaims 'gpus', 'more', each allocated on one node: the Pods" in plural, \
+        plural
+
+    def other() -> None:
+        k8s.resource.v1.ResourceClaim("nic", metadata={"name": "nic", "namespace": "default"},
+                                      spec={"devices": {"requests": [exact_request("nic.example.com")]}})
+
+    refused, notes = _shared_daemonset(group(least=2), other,
+                                       pod={"resourceClaims": [{"name": "nic", "resourceClaimName": "nic"}]})
+    assert refused == [] and not any("every node" in note for note in notes), notes
+    # each Pod its own claim (a template): nothing of this
+    template = {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}]}
+    assert _dra(group(least=2), dra_parts("g5.xlarge", [exact_request()])[1],
+                __import__("builders").workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=template)) \
+        == ([], [])
+
+
 @settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "40")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @st.composite
