@@ -23,7 +23,8 @@ most 256 of them, and one of a GPU class is allocated once, on one node, the nod
 devices are there beside each Pod's own, and all the Pods that share it and keep running (every replica of every
 Deployment, StatefulSet or ReplicaSet that names it, or another claim one of them names; a Job's Pods wait for each
 other to complete) run on that node together, so their requests and the claims' devices must fit one node of their
-pools, after its DaemonSets; those beyond it are never scheduled. What it cannot count (a
+pools, after its DaemonSets; those beyond it are never scheduled. A DaemonSet's Pods, one bound to each node, that
+name such a claim run on its node only: refused where its pools keep two nodes or more. What it cannot count (a
 firstAvailable list of several classes, another DeviceClass, adminAccess, a template not in the stack) and, where the
 Pod fits, what it does not check (CEL selectors over what differs per GPU, constraints over what differs between a
 node's devices, how many devices All takes, a driver whose release the stack does not show, and what the autoscalers

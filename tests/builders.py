@@ -828,28 +828,32 @@ def exported(program: Any, path: Path, stack_config: Mapping[str, Any] | None = 
 
 def dra_parts(machine: str, requests: list, *, version: str = "v1", driver: bool = True, shared: bool = False,
                device_class: dict | None = None, replicas: int = 1, max_size: int = 3, pool: Part | None = None,
-               constraints: list | None = None) -> list:
+               constraints: list | None = None, provider: str | None = None) -> list:
     """A GPU node group of ``machine`` (or ``pool``), NVIDIA's DRA driver's Helm release (or not), a ResourceClaimTemplate (or a
     shared ResourceClaim) of ``requests`` in the pulumi-kubernetes class of ``version``, and a Deployment whose Pods
-    claim it, as the driver's docs write them."""
+    claim it, as the driver's docs write them; all through the Kubernetes provider named ``provider`` (declared by
+    kubernetes_provider before them), else the default one."""
     def declare() -> None:
         api = getattr(k8s.resource, version)
+        opts = pulumi.ResourceOptions(provider=_program_registry(_PROVIDERS)[provider] if provider else None)
         if driver:
-            k8s.helm.v3.Release("nvidia-dra-driver", chart="nvidia-dra-driver-gpu",
+            k8s.helm.v3.Release("nvidia-dra-driver", chart="nvidia-dra-driver-gpu", opts=opts,
                                 repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://helm.ngc.nvidia.com/nvidia"))
         if device_class is not None:
-            api.DeviceClass("class", metadata={"name": "gpu.nvidia.com"}, spec=device_class)
+            api.DeviceClass("class", metadata={"name": "gpu.nvidia.com"}, spec=device_class, opts=opts)
         devices: dict = {"requests": requests}
         if constraints is not None:
             devices["constraints"] = constraints
         if shared:
-            api.ResourceClaim("gpus", metadata={"name": "gpus", "namespace": "default"}, spec={"devices": devices})
+            api.ResourceClaim("gpus", metadata={"name": "gpus", "namespace": "default"}, spec={"devices": devices},
+                              opts=opts)
         else:
             api.ResourceClaimTemplate("gpus", metadata={"name": "gpus", "namespace": "default"},
-                                      spec={"spec": {"devices": devices}})
+                                      spec={"spec": {"devices": devices}}, opts=opts)
 
     ref = {"name": "gpus", ("resourceClaimName" if shared else "resourceClaimTemplateName"): "gpus"}
-    pods = deployment("train", spec={"replicas": replicas}, requests={"cpu": "100m"}, pod={"resourceClaims": [ref]})
+    pods = deployment("train", spec={"replicas": replicas}, requests={"cpu": "100m"}, pod={"resourceClaims": [ref]},
+                      provider=provider)
     return [pool or node_group("gpu", [machine], ami_type="AL2023_x86_64_NVIDIA", max_size=max_size), declare, pods]
 
 

@@ -1086,6 +1086,31 @@ def test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only():
         == ([], [])
 
 
+def test_shared_claims_on_one_of_two_clusters_name_its_pools_by_cluster():
+    """Two EKS clusters of one group each (g5.xlarge, at least two nodes): the Pods that share a claim through cluster
+    'east''s provider are judged on its pools alone, and the words name each pool with its cluster: the Pods together,
+    one Pod's devices beside the shared ones, a DaemonSet's Pods on every node."""
+    from builders import cluster_resource, kubernetes_provider, node_group, workload
+
+    clusters = [kubernetes_provider(name, cluster_resource("aws", name)) for name in ("east", "west")]
+    groups = [node_group(f"gpu-{name}", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", cluster=name,
+                         declare_cluster=False, min_size=2) for name in ("east", "west")]
+
+    def judged(count: int, *pods: object) -> list[str]:
+        parts = dra_parts("g5.xlarge", [exact_request(count=count)], shared=True, provider="east")
+        return _dra(*clusters, *groups, parts[1], *pods)[0]
+
+    where = "pool 'gpu-east' (NodeGroup) of EKS cluster 'east' has at most "
+    (together,) = judged(1, workload("Deployment", "train", spec={"replicas": 4}, requests={"cpu": "981m"},
+                                     pod=SHARED, provider="east"))
+    assert f"than any node of the pools that can take them: {where}4 cores capacity" in together, together
+    (beside,) = judged(2, workload("Deployment", "train", requests={"cpu": "100m"}, pod=SHARED, provider="east"))
+    assert f"more than any node of the pools that can take it: {where}1 of DRA gpu.nvidia.com" in beside, beside
+    (every,) = judged(1, workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=SHARED, provider="east"))
+    assert "(pool 'gpu-east' (NodeGroup) of EKS cluster 'east' at least 2 = 2 nodes)" in every, every
+    assert "west" not in together + beside + every
+
+
 @settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "40")), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @st.composite
