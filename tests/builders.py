@@ -468,7 +468,7 @@ def gke_node_pool(name: str, machine_type: str | None = None, *, labels: Mapping
         if declare_cluster:
             declared_cluster("gcp", cluster)
         config = gcp.container.NodePoolNodeConfigArgs(
-            machine_type=machine_type, labels=dict(labels) if labels else None,
+            machine_type=machine_type, labels=(dict(labels) if isinstance(labels, Mapping) else labels) or None,
             taints=[gcp.container.NodePoolNodeConfigTaintArgs(key=k, value=v, effect=e) for k, v, e in taints or []]
             or None,
             guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(**accelerator)]

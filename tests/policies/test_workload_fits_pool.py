@@ -1430,6 +1430,46 @@ def test_every_device_of_a_class_beside_another_request_of_it_never_fits():
         "allocator refuses past 32 in a claim)"])
 
 
+def test_a_gke_gpu_pool_without_gkes_device_plugin_may_advertise_no_gpu():
+    """GKE's DRA setup labels a GPU pool gke-no-default-nvidia-gpu-device-plugin=true, which keeps GKE's device plugin
+    off its nodes (.../how-to/set-up-dra): nvidia.com/gpu is then advertised only by a device plugin of the user's own
+    or a DeviceClass that maps it to DRA devices (KEP-5004). A Pod asking for one T4 passed silently, and one asking for
+    two was refused by the device plugin's count (a time-slicing plugin of the user's advertises more): both said now.
+    Labels not known yet may carry it; the label absent, GKE's plugin counts as before."""
+    import pulumi_kubernetes as k8s
+    from builders import deployment, gke_node_pool
+
+    def judged(gpus: str, labels: object) -> tuple[list[str], list[str]]:
+        def pool() -> None:
+            cluster_labels = labels() if callable(labels) else labels
+            gke_node_pool("gpu", "n1-standard-4", declare_cluster=True, location="europe-west1-b",
+                          labels=cluster_labels, accelerator={"type": "nvidia-tesla-t4", "count": 1})()
+
+        result = run(pool, deployment("train", requests={"cpu": "500m", "nvidia.com/gpu": gpus}), platform="gcp")
+        return result.findings(FITS), [note.finding for note in result.notes if note.policy == FITS]
+
+    off = {"gke-no-default-nvidia-gpu-device-plugin": "true"}
+    for gpus in ("1", "2"):
+        refused, notes = judged(gpus, off)
+        assert refused == [] and any(
+            "node pool 'gpu' runs no GPU device plugin of GKE's (its node label "
+            "gke-no-default-nvidia-gpu-device-plugin=true, as GKE's DRA setup writes it): its nodes advertise "
+            "nvidia.com/gpu only where a device plugin of your own runs, or a DeviceClass maps it to DRA devices "
+            "(extendedResourceName, KEP-5004), so the GPUs its Pods request are not checked" in note
+            for note in notes), notes
+
+    def later() -> object:
+        return k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(lambda _m: {"team": "ml"})
+
+    refused, notes = judged("2", later)
+    assert refused == [] and any("may run no GPU device plugin of GKE's (its node label "
+                                 "gke-no-default-nvidia-gpu-device-plugin may be there: its labels are not known yet"
+                                 in note for note in notes), notes
+    assert judged("1", {"team": "ml"}) == ([], [])
+    (two,) = judged("2", {"team": "ml"})[0]
+    assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of nvidia.com/gpu (n1-standard-4)" in two, two
+
+
 def test_gpus_claimed_through_dra_on_a_gke_pool_set_up_for_dra():
     """GKE's DRA setup: a node pool whose attached GPUs GKE installs no driver for (gpuDriverVersion
     INSTALLATION_DISABLED), NVIDIA's driver and DRA driver installed by the user. nvidia.com/gpu is not known there, but

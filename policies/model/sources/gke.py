@@ -22,7 +22,9 @@ From GKE's node pool reference (cloud.google.com/kubernetes-engine/docs/referenc
 * GPU nodes: a pool added to a cluster that already runs a pool without GPUs is tainted ``nvidia.com/gpu``
   (NoSchedule), and GKE's ExtendedResourceToleration admission adds the toleration to Pods that request
   nvidia.com/gpu (.../how-to/gpus, "Create a node pool with GPUs"); the NVIDIA driver is installed unless the
-  accelerator's ``gpuDriverInstallationConfig.gpuDriverVersion`` is ``INSTALLATION_DISABLED``; GPU nodes carry
+  accelerator's ``gpuDriverInstallationConfig.gpuDriverVersion`` is ``INSTALLATION_DISABLED``, and GKE's device
+  plugin advertises them unless the pool carries the node label ``gke-no-default-nvidia-gpu-device-plugin``
+  (.../how-to/set-up-dra; either way a GPU request is said, not judged); GPU nodes carry
   ``cloud.google.com/gke-accelerator=<the accelerator's type>``, other nodes do not;
 * ``maxPodsPerNode`` is the kubelet's maxPods (default 110);
 * its size: ``autoscaling.totalMaxNodeCount``, else ``maxNodeCount`` (with autoscaling) or ``nodeCount`` (without)
@@ -107,6 +109,10 @@ GPU_TAINT = Taint(NVIDIA, "present", "NoSchedule")  # tolerated by scheduling.ad
 # nodes without GPUs do not carry it.
 ACCELERATOR = "cloud.google.com/gke-accelerator"
 NO_DRIVER = "INSTALLATION_DISABLED"  # GPUDriverInstallationConfig.gpuDriverVersion: GKE installs no driver
+# A node label that keeps GKE's GPU device plugin off a pool's nodes, as GKE's DRA setup writes it
+# (cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, "Create a GKE node pool with GPUs": "Disable the GPU
+# device plugin: add the gke-no-default-nvidia-gpu-device-plugin=true node label to the node pool")
+NO_PLUGIN = "gke-no-default-nvidia-gpu-device-plugin"
 SANDBOX = "sandbox.gke.io/runtime"
 SANDBOX_TAINT = Taint(SANDBOX, "gvisor", "NoSchedule", granted="gvisor")
 # Node auto-provisioning: with clusterAutoscaling.enabled, GKE "automatically creates and deletes node pools" for Pods
@@ -242,6 +248,10 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
     listed = plain(child(config, "guestAccelerators"))
     if listed is None or (is_list(listed) and not listed):
         return options
+    labels = child(config, "labels")
+    # GKE's device plugin kept off its nodes (or may be: its labels are not known yet): nvidia.com/gpu only from a
+    # device plugin of the user's own, or a DeviceClass that maps it to DRA devices (extendedResourceName, KEP-5004)
+    no_plugin = isinstance(labels, Unknown) or (is_mapping(labels) and labels.get(NO_PLUGIN) is not None)
     cards = Decimal(0)  # the GPUs its device plugin advertises (the driver GKE installs)
     attached = Decimal(0)  # the GPUs attached, whichever driver runs: the most a DRA driver publishes
     kind: str | None = None
@@ -258,6 +268,15 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
                 f"how many GPUs a node of node pool '{pool_name}' advertises is not known (its guestAccelerators "
                 "share or partition them, or cannot be read), so the GPUs its Pods request are not checked")
             continue
+        if no_plugin and name.startswith("nvidia-"):
+            value = labels if isinstance(labels, Unknown) else labels.get(NO_PLUGIN)
+            why = f"runs no GPU device plugin of GKE's (its node label {NO_PLUGIN}=true" if value == "true" else (
+                f"may run no GPU device plugin of GKE's (its node label {NO_PLUGIN}"
+                f"{' may be there: its labels are not known yet' if isinstance(labels, Unknown) else ''}")
+            driverless = driverless or undetermined(
+                f"node pool '{pool_name}' {why}, as GKE's DRA setup writes it): its nodes advertise nvidia.com/gpu "
+                "only where a device plugin of your own runs, or a DeviceClass maps it to DRA devices "
+                "(extendedResourceName, KEP-5004), so the GPUs its Pods request are not checked")
         if driver == NO_DRIVER:  # (as GKE's page "Prepare GKE infrastructure for DRA workloads" sets up a GPU pool)
             driverless = driverless or undetermined(
                 f"node pool '{pool_name}' installs no NVIDIA driver (gpuDriverVersion {NO_DRIVER}): its nodes "
@@ -265,7 +284,7 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
                 "request are not checked")
         if name.startswith("nvidia-"):
             attached += Decimal(as_int(count) or 0)
-            cards += Decimal(as_int(count) or 0) if driver != NO_DRIVER else Decimal(0)
+            cards += Decimal(as_int(count) or 0) if driver != NO_DRIVER and not no_plugin else Decimal(0)
             kind = kind or name
     if not is_list(listed) and unknown is None:
         return options
