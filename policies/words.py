@@ -9,13 +9,14 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from .model.clusters import Unwritten
-from .model.labels import OS
-from .model.landing import Landing
+from .model.labels import ARCH_LABELS, OS
+from .model.landing import Landing, PoolVerdict
 from .model.loads import Placed, PoolLoad
 from .model.nodes import PARTS, Node
 from .model.placement import Need
 from .model.pods import DEVICE_CLASSES, GPU_RESOURCES
 from .model.pool import THIS_STACK, ClusterRef, Pool
+from .model.scheduling import LabelMismatch
 from .model.stack import Stack
 from .model.totals import Totals
 from .model.values import REDACTED, Unknown, listed, more, undetermined
@@ -318,3 +319,27 @@ def drain_events(pools: Iterable[Pool]) -> str:
     Karpenter runs them."""
     karpenter = any(pool.karpenter for pool in pools)
     return f"a node upgrade, a machine change{', Karpenter consolidation' if karpenter else ''}"
+
+
+def reason(verdict: PoolVerdict, several: bool = False) -> str:
+    """Why one pool refuses the Pods, in the scheduler's terms."""
+    parts = []
+    if verdict.untolerated:
+        taints = listed([taint.text for taint in verdict.untolerated])
+        parts.append(f"has {'taint' if len(verdict.untolerated) == 1 else 'taints'} {taints} that it does not "
+                     "tolerate")
+    if verdict.mismatch is not None:
+        parts.append(label_reason(verdict, verdict.mismatch))
+    return f"{pool_name(verdict.pool, several)} {listed(parts, ' and ')}"
+
+
+def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
+    if mismatch.failure == "selector" and mismatch.key in ARCH_LABELS:
+        runs = listed(sorted({found for option in verdict.pool.options
+                              if (found := option.labels.get(mismatch.key)) is not None}))
+        return f"runs {runs or 'no'} nodes, not {mismatch.value} (its nodeSelector's {mismatch.key})"
+    if mismatch.failure == "selector":
+        return f"does not have label {mismatch.key}={mismatch.value}"
+    if mismatch.key is not None:
+        return f"has no node its required node affinity on {mismatch.key} matches"
+    return "has no node any term of its required node affinity matches"

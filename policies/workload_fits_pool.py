@@ -75,6 +75,7 @@ from .words import (
     allocatable_sum,
     machine,
     pool_name,
+    reason,
     replicas_shown,
     show,
     suggestion,
@@ -566,12 +567,21 @@ def _platform_pools(stack: Stack, load: Any, platform: str, settings: Mapping[st
         kinds = MACHINE_KINDS.get(first.pool.platform or platform, "machines")
         wanted = f"{kinds} with {listed([_named_device(resource) for resource in without], ' and ')}" if without \
             else f"larger {kinds}"
+        # the pools of its cluster whose machines have those devices and that do not take its Pods (a taint, a label):
+        # why, in the scheduler's terms (a Pod that claims GPUs through DRA requests no extended resource, so no
+        # admission tolerates a GPU pool's nvidia.com/gpu taint for it)
+        kept_off = [reason(verdict, several) for verdict in landed.verdicts if verdict.refuses and any(
+            option.hardware.capacity.get(resource, 0) > 0 for option in verdict.pool.options for resource in without)]
         fix = ("use an accelerated AMI type (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA), or lower its "
                "requests" if images and any(request.get(resource) > 0 for resource in DEVICES) else
+               "let its Pods onto a pool that has them (the tolerations or labels it needs), or lower its requests"
+               if kept_off else
                f"lower its requests or allow {wanted}{suggestion(found, first.pool.platform or platform, same)}")
         # where the platform adds pools of its own, why none of them takes the Pods either
         only = listed([f"{cluster.label}'s {why}" for cluster, why in landed.declared_only], "; ")
         only = f"; {only}" if only else ""
+        if kept_off:
+            only += f"; the pools whose machines have them do not take it: {listed(kept_off, '; ')}"
         message = (
             f"{workload.subject}: one Pod requests {asked}{_defaulted(request)}, more than any node of the pools that "
             "can take it: "

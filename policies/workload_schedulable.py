@@ -20,38 +20,12 @@ from pulumi_policy import Severity
 
 from .adapters.findings import Finding, Violation, listed
 from .adapters.templates import Context, Policy
-from .model.labels import ARCH_LABELS
-from .model.landing import Landing, PoolVerdict, landing
+from .model.landing import Landing, landing
 from .model.loads import held_by_defaults, provisioned
-from .model.scheduling import LabelMismatch
 from .model.stack import Stack
 from .model.values import Unknown, quoted, undetermined
 from .model.workloads import Workload
-from .words import pool_name, subjects, unknown_cluster, unshown
-
-
-def reason(verdict: PoolVerdict, several: bool = False) -> str:
-    """Why one pool refuses the Pods, in the scheduler's terms."""
-    parts = []
-    if verdict.untolerated:
-        taints = listed([taint.text for taint in verdict.untolerated])
-        parts.append(f"has {'taint' if len(verdict.untolerated) == 1 else 'taints'} {taints} that it does not "
-                     "tolerate")
-    if verdict.mismatch is not None:
-        parts.append(label_reason(verdict, verdict.mismatch))
-    return f"{pool_name(verdict.pool, several)} {listed(parts, ' and ')}"
-
-
-def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
-    if mismatch.failure == "selector" and mismatch.key in ARCH_LABELS:
-        runs = listed(sorted({found for option in verdict.pool.options
-                              if (found := option.labels.get(mismatch.key)) is not None}))
-        return f"runs {runs or 'no'} nodes, not {mismatch.value} (its nodeSelector's {mismatch.key})"
-    if mismatch.failure == "selector":
-        return f"does not have label {mismatch.key}={mismatch.value}"
-    if mismatch.key is not None:
-        return f"has no node its required node affinity on {mismatch.key} matches"
-    return "has no node any term of its required node affinity matches"
+from .words import reason, subjects, unknown_cluster, unshown
 
 
 def workload_schedulable(stack: Stack) -> list[Finding]:

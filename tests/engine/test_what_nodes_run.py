@@ -19,7 +19,10 @@ import pulumi_gcp as gcp
 from builders import (
     arch_requirement,
     budget,
+    cluster_resource,
     deployment,
+    dra_parts,
+    exact_request,
     gke_cluster,
     managed_cluster,
     node_class,
@@ -115,6 +118,52 @@ def test_gke_gpu_pool_beside_a_cpu_pool():
     assert verdicts(refused) == [("workload-fits-pool", "big")]
     assert "pool 'default-pool' of GKE cluster 'fleet' has at most" in refused.violations[0].finding
     assert "'gpu'" not in refused.violations[0].finding
+
+
+def _dra_setup_pool() -> Any:
+    """GKE's DRA setup as .../how-to/set-up-dra writes it: no driver installed by GKE, its device plugin kept off."""
+    cluster_resource("gcp")()
+    return gcp.container.NodePool("gpu", name="gpu", cluster="fleet", location="europe-west1-b", node_count=1,
+                                  node_config=gcp.container.NodePoolNodeConfigArgs(
+                                      machine_type="n1-standard-4",
+                                      labels={"gke-no-default-nvidia-gpu-device-plugin": "true",
+                                              "nvidia.com/gpu.present": "true"},
+                                      guest_accelerators=[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+                                          type="nvidia-tesla-t4", count=1,
+                                          gpu_driver_installation_config={
+                                              "gpu_driver_version": "INSTALLATION_DISABLED"})]))
+
+
+def test_gke_pool_set_up_for_dra_at_both_sides():
+    """GKE's DRA setup: the DRA driver publishes one device per attached T4, so one claimed fits and two never do
+    (test_gpus_claimed_through_dra_on_a_gke_pool_set_up_for_dra's twin); a Pod asking nvidia.com/gpu there is said,
+    never refused nor passed silently, as no device plugin of GKE's runs
+    (test_a_gke_gpu_pool_without_gkes_device_plugin_may_advertise_no_gpu's twin)."""
+    selected = {"nodeSelector": {"nvidia.com/gpu.present": "true"}}
+    for count, refused in ((1, []), (2, [("workload-fits-pool", "train")])):
+        parts = dra_parts("n1-standard-4", [exact_request(count=count)], pool=_dra_setup_pool)
+        run = engine_run(parts, "gcp")
+        assert verdicts(run) == [("helm-release-unchecked", "nvidia-dra-driver"), *refused], count
+    said = engine_run([_dra_setup_pool, deployment("train", requests={**GPU, "memory": "1Gi"}, pod=selected)], "gcp")
+    assert said.violations == [] and any("runs no GPU device plugin of GKE's" in note.finding
+                                         for note in said.notes), said.notes
+
+
+def test_a_dra_pod_and_gkes_gpu_taint_at_both_sides():
+    """GKE taints a GPU pool made after the cluster's own pool, and no admission tolerates it for a Pod that claims its
+    GPU through DRA: refused on the e2-medium pool, naming the GPU pool's taint; tolerating it, clean
+    (test_a_dra_pod_kept_off_the_gpu_pools_by_their_taint_is_told_why's twin)."""
+    cpu = gke_cluster("fleet", "e2-medium", initial_node_count=1)
+    claim = dra_parts("n1-standard-4", [exact_request()])[1]
+    claims = {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}]}
+    tolerates = {**claims, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+    refused = engine_run([cpu, _gpu_pool, claim, deployment("train", requests=TINY, pod=claims)], "gcp")
+    assert verdicts(refused) == [("helm-release-unchecked", "nvidia-dra-driver"), ("workload-fits-pool", "train")]
+    (message,) = [found.finding for found in refused.violations if found.policy == "workload-fits-pool"]
+    assert "pool 'gpu' (GKE NodePool) has taint nvidia.com/gpu=present:NoSchedule that it does not tolerate" \
+        in message, message
+    clean = engine_run([cpu, _gpu_pool, claim, deployment("train", requests=TINY, pod=tolerates)], "gcp")
+    assert verdicts(clean) == [("helm-release-unchecked", "nvidia-dra-driver")]
 
 
 def test_aks_spot_pool_and_a_pod_that_does_not_tolerate_it():

@@ -1251,12 +1251,18 @@ def test_a_pod_that_claims_a_template_the_stack_does_not_have_is_said():
         "mig.nvidia.com)"])
 
 
-def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", **accelerator: object):
+def _gke_gpu_node_pool(name: str = "gpu", cluster: str = "fleet", labels: dict | None = None, **accelerator: object):
     """A pulumi-gcp NodePool of n1-standard-4 (4 vCPUs, 15 GB) with one T4 attached, as GKE's GPU guide writes it."""
     from builders import gke_node_pool
 
     return gke_node_pool(name, "n1-standard-4", cluster=cluster, declare_cluster=False, location="europe-west1-b",
-                         accelerator={"type": "nvidia-tesla-t4", "count": 1, **accelerator})
+                         labels=labels, accelerator={"type": "nvidia-tesla-t4", "count": 1, **accelerator})
+
+
+# GKE's DRA setup (.../how-to/set-up-dra, "Create a GKE node pool with GPUs"): no driver installed by GKE, its device
+# plugin kept off by a node label, and the label NVIDIA's DRA driver's kubelet plugin selects its nodes by
+DRA_SETUP = {"labels": {"gke-no-default-nvidia-gpu-device-plugin": "true", "nvidia.com/gpu.present": "true"},
+             "gpu_driver_installation_config": {"gpu_driver_version": "INSTALLATION_DISABLED"}}
 
 
 def test_gkes_gpu_taint_keeps_pods_that_request_no_gpu_off_a_gpu_pool_and_grants_those_that_do():
@@ -1471,20 +1477,58 @@ def test_a_gke_gpu_pool_without_gkes_device_plugin_may_advertise_no_gpu():
 
 
 def test_gpus_claimed_through_dra_on_a_gke_pool_set_up_for_dra():
-    """GKE's DRA setup: a node pool whose attached GPUs GKE installs no driver for (gpuDriverVersion
-    INSTALLATION_DISABLED), NVIDIA's driver and DRA driver installed by the user. nvidia.com/gpu is not known there, but
-    the DRA driver publishes at most one device per attached T4: one fits, two never do."""
+    """GKE's DRA setup as its page writes it: a node pool whose attached GPUs GKE installs no driver for (gpuDriverVersion
+    INSTALLATION_DISABLED) and runs no device plugin on (gke-no-default-nvidia-gpu-device-plugin=true), NVIDIA's driver
+    and DRA driver installed by the user. nvidia.com/gpu is not known there, but the DRA driver publishes at most one
+    device per attached T4: one fits, two never do."""
     from builders import cluster_resource
 
     def pool():
         cluster_resource("gcp")()
-        _gke_gpu_node_pool(gpu_driver_installation_config={"gpu_driver_version": "INSTALLATION_DISABLED"})()
+        _gke_gpu_node_pool(**DRA_SETUP)()
 
     result = run(*dra_parts("n1-standard-4", [exact_request()], pool=pool), platform="gcp")
     assert result.findings(FITS) == []
     (message,) = run(*dra_parts("n1-standard-4", [exact_request(count=2)], pool=pool), platform="gcp").findings(FITS)
     assert "pool 'gpu' (GKE NodePool) has at most 1 allocatable of DRA gpu.nvidia.com devices (n1-standard-4)" \
         in message, message
+
+
+def test_a_dra_pod_kept_off_the_gpu_pools_by_their_taint_is_told_why():
+    """A Pod that claims GPUs through DRA requests no extended resource, so the ExtendedResourceToleration admission
+    adds no toleration of a GPU pool's nvidia.com/gpu taint for it: a g5.xlarge group tainted as NVIDIA's guides taint
+    it, beside an m7i.large group, leaves it only the machines without GPUs. Refused (as before), and now told which
+    pools have the devices and why they do not take it, with the fix that lets it there; tolerating the taint, clean.
+    On GKE, a GPU pool made after the cluster's own pool carries GKE's taint: the same."""
+    from builders import deployment, gke_cluster, node_group
+
+    gpus = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA",
+                      taints=[("nvidia.com/gpu", "", "NO_SCHEDULE")])
+    parts = dra_parts("g5.xlarge", [exact_request()])
+    (message,) = _dra(gpus, node_group("cpu", ["m7i.large"]), parts[1], parts[2])[0]
+    assert message == (
+        "Deployment 'train': one Pod requests 100m of CPU and 1 of DRA gpu.nvidia.com devices, more than any node of "
+        "the pools that can take it: pool 'cpu' (NodeGroup) has at most 0 allocatable of DRA gpu.nvidia.com devices "
+        "(m7i.large); the pools whose machines have them do not take it: pool 'gpu' (NodeGroup) has taint "
+        "nvidia.com/gpu:NoSchedule that it does not tolerate; it can never be scheduled: let its Pods onto a pool that "
+        "has them (the tolerations or labels it needs), or lower its requests")
+    tolerates = {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}],
+                 "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+    tolerated = deployment("train", requests={"cpu": "100m"}, pod=tolerates)
+    assert _dra(gpus, node_group("cpu", ["m7i.large"]), parts[1], tolerated) == ([], [])
+    # no pool with the devices at all: the machines that have them, as before
+    (plain,) = _dra(node_group("cpu", ["m7i.large"]), parts[1], parts[2])[0]
+    assert "do not take it" not in plain and "allow instance types with NVIDIA GPUs" in plain, plain
+
+    def gke() -> None:
+        gke_cluster("fleet", "e2-medium", initial_node_count=1)()
+        _gke_gpu_node_pool()()
+
+    result = run(gke, parts[1], parts[2], platform="gcp")
+    (kept,) = result.findings(FITS)
+    assert "the pools whose machines have them do not take it: pool 'gpu' (GKE NodePool) has taint " \
+        "nvidia.com/gpu=present:NoSchedule that it does not tolerate" in kept, kept
+    assert run(gke, parts[1], tolerated, platform="gcp").findings(FITS) == []
 
 
 def test_a_claim_of_more_devices_than_the_allocator_gives_one_never_fits():
