@@ -1079,6 +1079,26 @@ def test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only():
     refused, notes = _shared_daemonset(group(least=2), other,
                                        pod={"resourceClaims": [{"name": "nic", "resourceClaimName": "nic"}]})
     assert refused == [] and not any("every node" in note for note in notes), notes
+    # every DaemonSet judged, after workloads and DaemonSets with nothing of this; a pool of no minimum counts no node
+    from builders import deployment, instance_types, nodepool, workload
+
+    claim = dra_parts("g5.xlarge", [exact_request()], shared=True)[1]
+    own = {"resourceClaims": [{"name": "own", "resourceClaimTemplateName": "own"}]}
+    before = [deployment("web", requests={"cpu": "10m"}), workload("DaemonSet", "logs", requests={"cpu": "10m"}),
+              workload("DaemonSet", "own", requests={"cpu": "10m"}, pod=own)]
+    (after,) = _dra(group(least=2), claim, *before, workload("DaemonSet", "agent", requests={"cpu": "10m"},
+                                                                pod=SHARED))[0]
+    assert after.startswith("DaemonSet 'agent': its Pods run one on every node"), after
+    (counted,) = _shared_daemonset(group("a", least=0), group("b", least=2))[0]
+    assert "(pool 'b' (NodeGroup) at least 2 = 2 nodes)" in counted, counted
+    # a NodePool (no minimum: Karpenter starts nodes as Pods need them) may run a second node: said
+    refused, (karpenter,) = _dra(nodepool("gpu", [instance_types("g5.xlarge")]), claim,
+                                 workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=SHARED))
+    assert refused == [] and "pool 'gpu' (NodePool)), and each names the shared ResourceClaim 'gpus'" in karpenter, \
+        karpenter
+    # refused already for its own Pod (more CPU than a node has): not refused twice
+    (own,) = _dra(group(least=2), claim, workload("DaemonSet", "agent", requests={"cpu": "100"}, pod=SHARED))[0]
+    assert "on every node together" in own, own
     # each Pod its own claim (a template): nothing of this
     template = {"resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "gpus"}]}
     assert _dra(group(least=2), dra_parts("g5.xlarge", [exact_request()])[1],
