@@ -10,7 +10,8 @@ take its Pods a few at a time. Two budgets defeat that purpose (SPEC section 15)
 * one whose selector matches the Pods of no workload of its namespace in the stack: it protects nothing, usually
   because of a typo in a label (a label one edit away is named).
 
-Replicas are counted as pool-capacity counts them (an HPA's minReplicas when it asks for more); percentages are
+Replicas are counted as pool-capacity counts them (an HPA's minReplicas when it asks for more; one that may be
+the workload's, not known yet, makes the count, and the budget's verdict, a note); percentages are
 rounded as the disruption controller rounds them (policies/model/disruption.py). Advisory by default: a budget that
 blocks drains on purpose (a singleton that must never be moved by a drain) is a choice an organisation can make.
 """

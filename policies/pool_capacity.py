@@ -4,7 +4,9 @@ Per resource, the replicas of the pool's workloads times their Pod's request, pl
 DaemonSets' requests, must not exceed maxSize times a node's allocatable; Pods must not exceed
 maxSize times maxPods; a workload whose Pods repel each other on ``kubernetes.io/hostname`` needs a
 node per replica. Replicas are ``spec.replicas`` (default 1), a Job's parallelism, one for a Pod,
-and a HorizontalPodAutoscaler's minReplicas when it asks for more. These are necessary conditions:
+and a HorizontalPodAutoscaler's minReplicas when it asks for more (an HPA that may be the workload's, its
+namespace, target or minReplicas not known yet in a first preview, is said, the count left at the certain one).
+These are necessary conditions:
 bin-packing can still leave Pods Pending when they hold, and the rule never claims otherwise; what
 it rejects can never all run. One workload's identical Pods also fit at most
 floor(what a node has left / one Pod's request) to a node, which is certain too. GPUs claimed through Dynamic

@@ -12,7 +12,8 @@ PodDisruptionBudgets. Two things block that drain (SPEC section 15):
   PodEvictionFailure, AKS fails the upgrade, a ComputeCluster's rollout waits.
 
 Budgets select the Pods of their namespace on their own cluster (policies/model/disruption.py); replicas are counted
-as pool-capacity counts them (an HPA's minReplicas when it asks for more). A drain leaves DaemonSet Pods, so
+as pool-capacity counts them (an HPA's minReplicas when it asks for more; one that may be
+the workload's, not known yet, makes the count, and the budget's verdict, a note). A drain leaves DaemonSet Pods, so
 DaemonSets are not judged.
 """
 

@@ -146,7 +146,10 @@ def _fragile(stack: Stack, workload: Workload) -> str | None:
         if count == 1 and not is_secret(count) and not disruption_ignored(workload):
             return "it runs one Pod at a time"
         return None
-    count = placed_of(stack, workload).count
+    placed = placed_of(stack, workload)
+    count = placed.count
+    if placed.maybe is not None:
+        return None  # an HPA may keep more of its Pods (pool-capacity says it)
     if count == 1 and not is_secret(count):
         return ONE_REPLICA
     budgets = protection(stack).of_workload.get(workload, [])

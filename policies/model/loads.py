@@ -28,7 +28,7 @@ from .nodes import Node, node_of, override
 from .pods import DEVICES, PodRequest, Replicas
 from .pool import Option, Pool, machine_hardware
 from .stack import Place, Stack
-from .values import Unknown, is_secret, undetermined
+from .values import REDACTED, Unknown, is_secret, undetermined
 from .workloads import Autoscaler, Workload
 
 
@@ -42,6 +42,9 @@ class Placed:
     autoscaler: Autoscaler | None = None  # the HPA whose minReplicas raised the count
     repels: bool = False  # its Pods may not share a node (required anti-affinity on the hostname)
     named: bool = False  # on the pool its compute.alien.dev labels name (landing.py), not by the scheduler's rules
+    # an HPA that may keep more of its Pods than ``count`` (its namespace, target or minReplicas not known yet): the
+    # count stays the certain one, and what the HPA may add is said (maybe_scaling)
+    maybe: Unknown | None = None
 
     @property
     def count(self) -> int | Unknown | None:
@@ -265,7 +268,58 @@ def _placed(workload: Workload, request: PodRequest, autoscalers: Scaled, named:
     if autoscaler is not None and not (isinstance(count.count, int) and isinstance(autoscaler.min_replicas, int)
                                        and autoscaler.min_replicas > count.count):
         autoscaler = None
-    return Placed(workload, request, count, autoscaler, workload.repels, named)
+    found = Placed(workload, request, count, autoscaler, workload.repels, named)
+    maybe = _maybe_scaled(stack, found) if stack is not None else None
+    return replace(found, maybe=maybe) if maybe is not None else found
+
+
+def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
+    """An HPA that may keep more of the workload's Pods than it counts, in words: one the pack cannot tell is its own
+    or not (its namespace, or the workload's, or its target not known yet) or whose minReplicas is not known yet; None
+    when none may (the count stands, as a lower bound either way)."""
+    maybe = _MAYBE_SCALING.of(stack)
+    own = placed.count
+    workload = placed.workload
+    if not maybe or not isinstance(own, int):
+        return None
+    name = _text(workload.metadata_name)
+    here: Place | None = None
+    for autoscaler in (*maybe.get(name, ()), *(maybe.get(None, ()) if name is not None else ())):
+        kind = autoscaler.target_kind
+        if isinstance(kind, str) and kind != workload.kind:
+            continue
+        least = autoscaler.min_replicas
+        if isinstance(least, int) and least <= own:
+            continue
+        here = here or stack.place(workload.urn, workload.namespace)
+        there = stack.place(autoscaler.urn, autoscaler.namespace)
+        if there.meets(here) is False:
+            continue
+        why = ("its namespace is not known yet" if not there.known else
+               "the workload's namespace is not known yet" if not here.known else
+               "its scaleTargetRef is not known yet" if not isinstance(kind, str) or not isinstance(
+                   autoscaler.target_name, str) else
+               "whether it is on the workload's cluster is not known" if not there.meets(here) else
+               "its minReplicas is not known yet")
+        many = REDACTED if is_secret(least) else "more" if isinstance(least, Unknown) else f"{least:,}"
+        counted = REDACTED if placed.secret else f"{own:,}"
+        return undetermined(f"HorizontalPodAutoscaler '{autoscaler.name}' may keep {many} Pods of "
+                            f"{workload.subject}, which is counted at {counted} ({why}), so the Pods beyond those "
+                            "are not counted")
+    return None
+
+
+def _maybe_autoscalers(stack: Stack) -> dict[str | None, list[Autoscaler]]:
+    """The HPAs autoscaling() cannot place (a namespace, target or minReplicas not known yet), by their target's name
+    (None: not known yet)."""
+    found: dict[str | None, list[Autoscaler]] = {}
+    for autoscaler in stack.autoscalers:
+        certain = isinstance(autoscaler.target_name, str) and isinstance(autoscaler.target_kind, str) and isinstance(
+            autoscaler.min_replicas, int) and stack.place(autoscaler.urn, autoscaler.namespace).known
+        if certain or autoscaler.min_replicas is None:
+            continue  # (placed by autoscaling(), or a minReplicas the API server refuses)
+        found.setdefault(_text(autoscaler.target_name), []).append(autoscaler)
+    return found
 
 
 def placed_of(stack: Stack, workload: Workload) -> Placed:
@@ -284,6 +338,8 @@ def pods_of(stack: Stack, workloads: list[Workload]) -> tuple[int, bool] | Unkno
         count = placed.count
         if isinstance(count, Unknown):
             return count
+        if placed.maybe is not None:
+            return placed.maybe  # (more Pods than counted may keep a budget's evictions possible)
         if not isinstance(count, int):
             return None
         total += count
@@ -519,6 +575,7 @@ def _smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed:
 # catalog's nodes by platform and allocatable setting, the smallest machine that holds a request by the request
 _LOADS: PerStack[Stack, dict[str | None, Loads]] = PerStack(lambda stack: {})
 _AUTOSCALING: PerStack[Stack, Scaled] = PerStack(_autoscalers)
+_MAYBE_SCALING: PerStack[Stack, dict[str | None, list[Autoscaler]]] = PerStack(_maybe_autoscalers)
 _POOL_NODES: PerStack[Stack, dict[tuple[int, str | None, int], tuple[Pool, Any, Any]]] = PerStack(lambda stack: {})
 _NODES: PerStack[Stack, dict[tuple[int, str, str], tuple[Any, Node]]] = PerStack(lambda stack: {})
 _CATALOG_NODES: PerStack[Stack, dict[tuple[str, ...], list[tuple[Machine, str, Node]]]] = PerStack(lambda stack: {})

@@ -240,6 +240,8 @@ def totals(stack: Stack, load: PoolLoad, platform: str, settings: Mapping[str, A
             unknown.append(count)
         elif isinstance(count, int) and count > 0 and id(placed) in fitting:
             chosen.append((placed, count))
+        if placed.maybe is not None and id(placed) in fitting:
+            unknown.append(placed.maybe)  # (an HPA may keep more of its Pods than counted)
     rows: list[Row] = []
     shared = _shared_claims(stack, chosen)
     for resource in (*CHECKED, PODS):

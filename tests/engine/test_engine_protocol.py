@@ -374,6 +374,26 @@ def test_preview_unknowns_and_secrets_from_the_sdk():
     assert [n.policy for n in result.notes] == ["compute-cluster-valid"]  # it could not check the unknown one
 
 
+def test_an_hpa_whose_target_is_not_known_yet_refuses_no_budget_in_a_first_preview():
+    """A first preview: the HPA's scaleTargetRef.name is an output not known yet, so it may keep 3 Pods of 'api', and
+    minAvailable 1 may let two go: notes, never disruption-budget-useful's refusal at one replica (a false violation
+    before); with no HPA the budget is refused (test_an_hpa_that_may_scale_the_workload_keeps_a_budget_from_being_
+    refused's twin)."""
+    def hpa() -> None:
+        name = k8s.core.v1.ConfigMap("settings", data={"a": "b"}).immutable.apply(lambda _value: "api")
+        k8s.autoscaling.v2.HorizontalPodAutoscaler("api", metadata={"name": "api"}, spec={
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}, "minReplicas": 3,
+            "maxReplicas": 6})
+
+    parts = [deployment("api", requests=DECLARED), budget("api", minAvailable=1)]
+    maybe = engine_run([*parts, hpa])
+    assert maybe.of("disruption-budget-useful") == [], maybe.violations
+    assert any(note.policy == "disruption-budget-useful" and "HorizontalPodAutoscaler 'api' may keep 3 Pods of "
+               "Deployment 'api', which is counted at 1 (its scaleTargetRef is not known yet)" in note.finding
+               for note in maybe.notes), maybe.notes
+    assert [found.policy for found in engine_run(parts).of("disruption-budget-useful")] == ["disruption-budget-useful"]
+
+
 def test_values_the_program_marks_secret_never_appear_in_messages():
     secret = pulumi.Output.secret
     marked = ["s3cr3t-cluster", "s3cr3t-pool", "zz9.s3cr3t", "10.99.0.1/16", "s3cr3t-label"]

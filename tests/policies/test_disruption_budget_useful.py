@@ -228,3 +228,37 @@ def test_a_budget_that_selects_nothing_beside_an_operators_resource_is_said_nami
         other = Analyzer({}).run([elsewhere, budget("ci", selector={"matchLabels": {"app": "runner"}}, namespace="ci",
                                                     maxUnavailable=1)])
     assert [found.split(":")[0] for found in other.findings(POLICY)] == ["PodDisruptionBudget 'ci'"]
+
+
+def test_an_hpa_that_may_scale_the_workload_keeps_a_budget_from_being_refused():
+    """A first preview: an HPA whose scaleTargetRef.name (or namespace) is an output not known yet may keep 3 Pods of
+    the Deployment its budget selects, so minAvailable 1 may let two go: a note, never the refusal at 1 replica (a
+    false violation before: the HPA was dropped and the budget refused). Its target known, the count is 3 and the budget
+    is clean; no HPA at all, refused; an HPA of another kind, or asking no more, decides nothing."""
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
+
+    def hpa(name=UNKNOWN_STRING_VALUE, minimum=3, kind="Deployment", namespace=None):
+        metadata = {"name": "api", **({"namespace": namespace} if namespace else {})}
+        return Resource.of("kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "api", {"metadata": metadata, "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": kind, "name": name}, "minReplicas": minimum,
+            "maxReplicas": 10}})
+
+    def judged(*resources):
+        with stack_environment({"compute:platform": "kubernetes"}, "project", "stack", True):
+            result = Analyzer({}).run([deployment(replicas=1), budget(minAvailable=1), *resources])
+        return result.findings(POLICY), [note.finding for note in result.notes if note.policy == POLICY]
+
+    refused, (note,) = judged(hpa())
+    assert refused == [] and note.endswith(
+        "HorizontalPodAutoscaler 'api' may keep 3 Pods of Deployment 'api', which is counted at 1 (its scaleTargetRef "
+        "is not known yet), so the Pods beyond those are not counted"), note
+    refused, (elsewhere,) = judged(hpa(name="api", namespace=UNKNOWN_STRING_VALUE))
+    assert refused == [] and "(its namespace is not known yet)" in elsewhere, elsewhere
+    refused, (later,) = judged(hpa(name="api", minimum=UNKNOWN_STRING_VALUE))
+    assert refused == [] and "may keep more Pods of Deployment 'api', which is counted at 1 (its minReplicas is not " \
+        "known yet)" in later, later
+    assert judged(hpa(name="api")) == ([], [])
+    assert len(judged()[0]) == 1
+    assert len(judged(hpa(kind="StatefulSet"))[0]) == 1
+    assert len(judged(hpa(minimum=1))[0]) == 1
+    assert len(judged(hpa(name="api", namespace="other"))[0]) == 1

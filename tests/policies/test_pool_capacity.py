@@ -109,6 +109,32 @@ def test_a_horizontal_pod_autoscaler_that_asks_for_more_replicas():
     assert capacity(*parts, autoscaler("api", "api", 5, namespace="other")) == []  # another namespace
 
 
+def test_an_hpa_that_may_scale_the_workload_is_said_and_the_count_stays_a_lower_bound():
+    """A first preview: an HPA whose target's name is an output not known yet may keep 5 Pods of 'api' (one of 1 core
+    counted): said, with the count it is counted at, where it was dropped silently (a pool of one 2-core node passed).
+    What the certain count already overflows is refused as before, the note beside it."""
+    def later_name():
+        return k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(lambda _value: "api")
+
+    def maybe(minimum):
+        def declare():
+            return autoscaler("api", later_name(), minimum)()
+        return declare
+
+    def judged(replicas, *more):
+        result = run(pool(max_size=1), on_apps("Deployment", "api", {"cpu": "1"}, replicas), *more)
+        return result.findings(CAPACITY), [note.finding for note in result.notes if note.policy == CAPACITY]
+
+    refused, (note,) = judged(1, maybe(5))
+    assert refused == [] and note.endswith(
+        "HorizontalPodAutoscaler 'api' may keep 5 Pods of Deployment 'api', which is counted at 1 (its scaleTargetRef "
+        "is not known yet), so the Pods beyond those are not counted"), note
+    (over,), (beside,) = judged(3, maybe(5))
+    assert "Deployment 'api' 3 x 1 core" in over and "counted at 3" in beside, (over, beside)
+    assert judged(1, maybe(1)) == ([], [])  # asks no more than it runs
+    assert judged(1) == ([], [])
+
+
 def test_pods_that_repel_each_other_need_a_node_each():
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}}

@@ -51,6 +51,26 @@ def test_three_replicas_with_a_budget_allowing_one_eviction_are_clean_and_one_al
     assert "and PodDisruptionBudget 'api' allows no eviction of its Pods:" in message
 
 
+def test_one_replica_an_hpa_may_scale_up_is_not_advised_against():
+    """An HPA whose target's name is not known yet (a first preview) may keep 3 Pods of 'api': one replica is not
+    certain, so nothing is advised (pool-capacity says the HPA); its target known, 3 Pods, clean too; no HPA, advised."""
+    import pulumi_kubernetes as k8s
+
+    def hpa(known: bool) -> Any:
+        def declare() -> Any:
+            name: Any = "api" if known else k8s.core.v1.ConfigMap("source", data={"a": "b"}).immutable.apply(
+                lambda _value: "api")
+            return k8s.autoscaling.v2.HorizontalPodAutoscaler("api", metadata={"name": "api"}, spec={
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}, "minReplicas": 3,
+                "maxReplicas": 6})
+        return declare
+
+    spot = nodepool("spot", [AMD64, SPOT_ONLY])
+    assert findings(node_class(), spot, deployment("api", requests=TINY), hpa(False)) == []
+    assert findings(node_class(), spot, deployment("api", requests=TINY), hpa(True)) == []
+    assert len(findings(node_class(), spot, deployment("api", requests=TINY))) == 1
+
+
 def test_a_pool_of_on_demand_nodes_beside_spot_ones_is_clean():
     both = nodepool("both", [AMD64, {"key": "karpenter.sh/capacity-type", "operator": "In",
                                      "values": ["spot", "on-demand"]}])
