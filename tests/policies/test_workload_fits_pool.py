@@ -1089,6 +1089,9 @@ def test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only():
     (after,) = _dra(group(least=2), claim, *before, workload("DaemonSet", "agent", requests={"cpu": "10m"},
                                                                 pod=SHARED))[0]
     assert after.startswith("DaemonSet 'agent': its Pods run one on every node"), after
+    two = _dra(group(least=2), claim, *(workload("DaemonSet", name, requests={"cpu": "10m"}, pod=SHARED)
+                                        for name in ("first", "second")))[0]
+    assert [text.split("'")[1] for text in two] == ["first", "second"], two
     (counted,) = _shared_daemonset(group("a", least=0), group("b", least=2))[0]
     assert "(pool 'b' (NodeGroup) at least 2 = 2 nodes)" in counted, counted
     # a NodePool (no minimum: Karpenter starts nodes as Pods need them) may run a second node: said
