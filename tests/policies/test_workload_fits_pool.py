@@ -1528,7 +1528,9 @@ def test_a_dra_pod_kept_off_the_gpu_pools_by_their_taint_is_told_why():
     gpus = node_group("gpu", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA",
                       taints=[("nvidia.com/gpu", "", "NO_SCHEDULE")])
     parts = dra_parts("g5.xlarge", [exact_request()])
-    (message,) = _dra(gpus, node_group("cpu", ["m7i.large"]), parts[1], parts[2])[0]
+    # a tainted pool without GPUs is not one of them
+    other = node_group("batch", ["m7i.xlarge"], taints=[("dedicated", "batch", "NO_SCHEDULE")])
+    (message,) = _dra(gpus, node_group("cpu", ["m7i.large"]), other, parts[1], parts[2])[0]
     assert message == (
         "Deployment 'train': one Pod requests 100m of CPU and 1 of DRA gpu.nvidia.com devices, more than any node of "
         "the pools that can take it: pool 'cpu' (NodeGroup) has at most 0 allocatable of DRA gpu.nvidia.com devices "
