@@ -284,7 +284,7 @@ def with_accelerators(options: tuple[Option, ...], config: Any, pool_name: str) 
                 "request are not checked")
         if name.startswith("nvidia-"):
             attached += Decimal(as_int(count) or 0)
-            cards += Decimal(as_int(count) or 0) if driver != NO_DRIVER and not no_plugin else Decimal(0)
+            cards += Decimal(as_int(count) or 0) if driver != NO_DRIVER else Decimal(0)
             kind = kind or name
     if not is_list(listed) and unknown is None:
         return options
