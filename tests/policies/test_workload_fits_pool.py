@@ -1092,6 +1092,16 @@ def test_a_daemonset_that_names_a_shared_claim_runs_on_one_node_only():
     two = _dra(group(least=2), claim, *(workload("DaemonSet", name, requests={"cpu": "10m"}, pod=SHARED)
                                         for name in ("first", "second")))[0]
     assert [text.split("'")[1] for text in two] == ["first", "second"], two
+    # one on a group of one node (clean), one after it on a group of two
+    single = node_group("single", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=1, max_size=1,
+                        labels={"size": "one"})
+    pair = node_group("pair", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", min_size=2, max_size=2,
+                      labels={"size": "two"})
+    (later,) = _dra(single, pair, claim, *(workload("DaemonSet", name, requests={"cpu": "10m"}, pod=SHARED,
+                                                    node_selector={"size": size})
+                                           for name, size in (("one", "one"), ("two", "two"))))[0]
+    assert later.startswith("DaemonSet 'two': its Pods run one on every node of the pools it runs on (pool 'pair' "), \
+        later
     (counted,) = _shared_daemonset(group("a", least=0), group("b", least=2))[0]
     assert "(pool 'b' (NodeGroup) at least 2 = 2 nodes)" in counted, counted
     # a NodePool (no minimum: Karpenter starts nodes as Pods need them) may run a second node: said
@@ -1131,6 +1141,14 @@ def test_shared_claims_on_one_of_two_clusters_name_its_pools_by_cluster():
     assert f"more than any node of the pools that can take it: {where}1 of DRA gpu.nvidia.com" in beside, beside
     (every,) = judged(1, workload("DaemonSet", "agent", requests={"cpu": "10m"}, pod=SHARED, provider="east"))
     assert "(pool 'gpu-east' (NodeGroup) of EKS cluster 'east' at least 2 = 2 nodes)" in every, every
+    # on groups of one node that may grow: said, naming the pool with its cluster
+    groups[:] = [node_group(f"gpu-{name}", ["g5.xlarge"], ami_type="AL2023_x86_64_NVIDIA", cluster=name,
+                            declare_cluster=False, min_size=1) for name in ("east", "west")]
+    parts = dra_parts("g5.xlarge", [exact_request()], shared=True, provider="east")
+    _none, (grows,) = _dra(*clusters, *groups, parts[1], workload("DaemonSet", "agent", requests={"cpu": "10m"},
+                                                                  pod=SHARED, provider="east"))
+    assert "on every node of the pools it runs on (pool 'gpu-east' (NodeGroup) of EKS cluster 'east'), and" in grows, \
+        grows
     assert "west" not in together + beside + every
 
 
