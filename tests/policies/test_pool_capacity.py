@@ -132,6 +132,14 @@ def test_an_hpa_that_may_scale_the_workload_is_said_and_the_count_stays_a_lower_
     (over,), (beside,) = judged(3, maybe(5))
     assert "Deployment 'api' 3 x 1 core" in over and "counted at 3" in beside, (over, beside)
     assert judged(1, maybe(1)) == ([], [])  # asks no more than it runs
+    # its own count not known yet: that is what is said, once
+    def unknown_count():
+        later = k8s.core.v1.ConfigMap("count", data={"a": "b"}).immutable.apply(lambda _value: 1)
+        return on_apps("Deployment", "api", {"cpu": "1"}, later)()
+
+    result = run(pool(max_size=1), unknown_count, maybe(5))
+    said = [note.finding for note in result.notes if note.policy == CAPACITY]
+    assert said and not any("HorizontalPodAutoscaler" in note for note in said), said
     assert judged(1) == ([], [])
 
 
