@@ -275,8 +275,8 @@ def _placed(workload: Workload, request: PodRequest, autoscalers: Scaled, named:
 
 def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
     """An HPA that may keep more of the workload's Pods than it counts, in words: one the pack cannot tell is its own
-    or not (its namespace, or the workload's, or its target not known yet) or whose minReplicas is not known yet; None
-    when none may (the count stands, as a lower bound either way)."""
+    or not (its namespace or target not known yet, or the workload's namespace) or whose minReplicas is not known yet;
+    None when none may (the count stands, as a lower bound either way)."""
     maybe = _MAYBE_SCALING.of(stack)
     own = placed.count
     workload = placed.workload
@@ -284,7 +284,7 @@ def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
         return None
     name = _text(workload.metadata_name)
     here: Place | None = None
-    for autoscaler in (*maybe.get(name, ()), *(maybe.get(None, ()) if name is not None else ())):
+    for autoscaler, certain, there in (*maybe.get(name, ()), *(maybe.get(None, ()) if name is not None else ())):
         kind = autoscaler.target_kind
         if isinstance(kind, str) and kind != workload.kind:
             continue
@@ -292,9 +292,8 @@ def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
         if isinstance(least, int) and least <= own:
             continue
         here = here or stack.place(workload.urn, workload.namespace)
-        there = stack.place(autoscaler.urn, autoscaler.namespace)
-        if there.meets(here) is False:
-            continue
+        if (certain and here.known) or there.meets(here) is False:
+            continue  # (autoscaling() decides, or certainly another workload's)
         why = ("its namespace is not known yet" if not there.known else
                "the workload's namespace is not known yet" if not here.known else
                "its scaleTargetRef is not known yet" if not isinstance(kind, str) or not isinstance(
@@ -309,16 +308,17 @@ def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
     return None
 
 
-def _maybe_autoscalers(stack: Stack) -> dict[str | None, list[Autoscaler]]:
-    """The HPAs autoscaling() cannot place (a namespace, target or minReplicas not known yet), by their target's name
-    (None: not known yet)."""
-    found: dict[str | None, list[Autoscaler]] = {}
+def _maybe_autoscalers(stack: Stack) -> dict[str | None, list[tuple[Autoscaler, bool, Place]]]:
+    """The HPAs by their target's name (None: not known yet), each with whether autoscaling() places it (its
+    namespace, target and minReplicas known: it decides for a workload whose namespace is known) and its place."""
+    found: dict[str | None, list[tuple[Autoscaler, bool, Place]]] = {}
     for autoscaler in stack.autoscalers:
+        if autoscaler.min_replicas is None:
+            continue  # (a minReplicas the API server refuses)
+        place = stack.place(autoscaler.urn, autoscaler.namespace)
         certain = isinstance(autoscaler.target_name, str) and isinstance(autoscaler.target_kind, str) and isinstance(
-            autoscaler.min_replicas, int) and stack.place(autoscaler.urn, autoscaler.namespace).known
-        if certain or autoscaler.min_replicas is None:
-            continue  # (placed by autoscaling(), or a minReplicas the API server refuses)
-        found.setdefault(_text(autoscaler.target_name), []).append(autoscaler)
+            autoscaler.min_replicas, int) and place.known
+        found.setdefault(_text(autoscaler.target_name), []).append((autoscaler, certain, place))
     return found
 
 
@@ -575,7 +575,8 @@ def _smallest_machine(stack: Stack, platform: str, request: PodRequest, allowed:
 # catalog's nodes by platform and allocatable setting, the smallest machine that holds a request by the request
 _LOADS: PerStack[Stack, dict[str | None, Loads]] = PerStack(lambda stack: {})
 _AUTOSCALING: PerStack[Stack, Scaled] = PerStack(_autoscalers)
-_MAYBE_SCALING: PerStack[Stack, dict[str | None, list[Autoscaler]]] = PerStack(_maybe_autoscalers)
+_MAYBE_SCALING: PerStack[Stack, dict[str | None, list[tuple[Autoscaler, bool, Place]]]] = PerStack(
+    _maybe_autoscalers)
 _POOL_NODES: PerStack[Stack, dict[tuple[int, str | None, int], tuple[Pool, Any, Any]]] = PerStack(lambda stack: {})
 _NODES: PerStack[Stack, dict[tuple[int, str, str], tuple[Any, Node]]] = PerStack(lambda stack: {})
 _CATALOG_NODES: PerStack[Stack, dict[tuple[str, ...], list[tuple[Machine, str, Node]]]] = PerStack(lambda stack: {})

@@ -143,6 +143,61 @@ def test_an_hpa_that_may_scale_the_workload_is_said_and_the_count_stays_a_lower_
     assert judged(1) == ([], [])
 
 
+def test_each_hpa_that_may_scale_a_workload_is_weighed_and_its_place_decides():
+    """Of four HPAs whose targets are not known yet, one of another kind, one that keeps no more, one of another
+    namespace: the fourth is said. A workload whose own namespace is not known yet is said so. On two clusters an HPA
+    of the other cluster's provider scales nothing here, one of the same provider is said."""
+    from builders import cluster_resource, kubernetes_provider, node_group
+
+    def later(value):
+        return k8s.core.v1.ConfigMap(f"source-{value}", data={"a": "b"}).immutable.apply(lambda _value: value)
+
+    def four():
+        autoscaler("a", later("a"), 5, kind="StatefulSet")()
+        autoscaler("b", later("b"), 1)()
+        autoscaler("c", later("c"), 5, namespace="other")()
+        autoscaler("d", later("d"), 5)()
+
+    result = run(pool(max_size=1), on_apps("Deployment", "api", {"cpu": "1"}, 1), four)
+    (note,) = [note.finding for note in result.notes if note.policy == CAPACITY]
+    assert "HorizontalPodAutoscaler 'd' may keep 5 Pods of Deployment 'api', which is counted at 1 (its " \
+        "scaleTargetRef is not known yet)" in note, note
+
+    def elsewhere():
+        k8s.apps.v1.Deployment("api", metadata={"name": "api", "namespace": later("team"), "labels": placed()}, spec={
+            "selector": {"matchLabels": {"app": "api"}}, "template": {"metadata": {"labels": {"app": "api"}}, "spec": {
+                "nodeSelector": AMD64, "containers": [{"name": "api", "image": "api:1",
+                                                       "resources": {"requests": {"cpu": "1"}}}]}}})
+        autoscaler("api", "api", 5, namespace="team")()
+
+    result = run(pool(max_size=1), elsewhere)
+    assert any("(the workload's namespace is not known yet)" in note.finding for note in result.notes
+               if note.policy == CAPACITY), result.notes
+
+    clusters = [kubernetes_provider(name, cluster_resource("aws", name)) for name in ("east", "west")]
+    groups = [node_group(f"apps-{name}", ["m7i.large"], cluster=name, declare_cluster=False, max_size=1)
+              for name in ("east", "west")]
+
+    def scaled(provider):
+        def declare():
+            import pulumi
+            from builders import _PROVIDERS, _program_registry
+
+            k8s.autoscaling.v2.HorizontalPodAutoscaler("api", metadata={"name": "api"}, spec={
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": later("api")},
+                "minReplicas": 5, "maxReplicas": 9}, opts=pulumi.ResourceOptions(
+                provider=_program_registry(_PROVIDERS)[provider]))
+        return declare
+
+    def notes(provider):
+        result = run(*clusters, *groups, workload("Deployment", "api", requests={"cpu": "1"}, provider="east"),
+                     scaled(provider), platform="aws")
+        return [note.finding for note in result.notes if note.policy == CAPACITY]
+
+    assert any("HorizontalPodAutoscaler 'api' may keep 5 Pods" in note for note in notes("east")), notes("east")
+    assert not any("HorizontalPodAutoscaler" in note for note in notes("west")), notes("west")
+
+
 def test_pods_that_repel_each_other_need_a_node_each():
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "db"}}}]}}}
