@@ -56,6 +56,7 @@ from .words import (
     pool_name,
     pool_subject,
     replicas_shown,
+    shared_claims,
     show,
     size_unknown,
     which_cluster,
@@ -355,9 +356,7 @@ def _shared(row: Row, secret: bool) -> str:
     """The shared ResourceClaims' devices in a row's total, as a clause of its list: each claim once."""
     if not row.shared_claims:
         return ""
-    names = listed([f"'{name}'" for name in row.shared_claims])
-    return (f"; and the shared ResourceClaim{'s' if len(row.shared_claims) > 1 else ''} {names} "
-            f"{show(row.resource, row.shared, secret)}, once")
+    return f"; and {shared_claims(row.shared_claims)} {show(row.resource, row.shared, secret)}, once"
 
 
 def _not_counted(left_out: list[Placed]) -> str:

@@ -343,3 +343,11 @@ def label_reason(verdict: PoolVerdict, mismatch: LabelMismatch) -> str:
     if mismatch.key is not None:
         return f"has no node its required node affinity on {mismatch.key} matches"
     return "has no node any term of its required node affinity matches"
+
+
+def shared_claims(names: Iterable[str]) -> str:
+    """The shared ResourceClaims named, in words: the shared ResourceClaim 'gpus'; the shared ResourceClaims 'a',
+    'b'."""
+    found = list(names)
+    quoted = listed([f"'{name}'" for name in found])
+    return f"the shared ResourceClaim{'s' if len(found) > 1 else ''} {quoted}"

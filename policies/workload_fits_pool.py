@@ -77,6 +77,7 @@ from .words import (
     pool_name,
     reason,
     replicas_shown,
+    shared_claims,
     show,
     suggestion,
     unknown_cluster,
@@ -357,8 +358,7 @@ def _sharing(stack: Stack, members: tuple[Any, ...], claims: Mapping[Any, Mappin
         alone = len(parts[resource]) == 1
         asked.append(f"{whole} of {WHAT[resource]} ({claimed})" if alone and resource not in per_pod else
                      f"{whole} of {WHAT[resource]}" if alone and single else f"{text} = {whole} of {WHAT[resource]}")
-    names = listed([f"'{name}'" for _place, name in claims])
-    claim = f"the shared ResourceClaim{'s' if len(claims) > 1 else ''} {names}"
+    claim = shared_claims(name for _place, name in claims)
     where = listed(most, "; ")
     if single:
         return (f"its one Pod names {claim}, so it runs on the node the claim's devices are allocated on, beside "
@@ -385,15 +385,15 @@ def _on_every_node(stack: Stack, load: Loads, refused: set[str], several: bool) 
         if workload.kind != "DaemonSet" or workload.urn in refused or claims is None or claims.unknown is not None:
             continue
         names = [name for (_place, name), asked in claims.sharing.items() if asked]
+        if not names:
+            continue  # (no claim of node-local devices)
         pools = [pool_load.pool for pool_load in load.pools
                  if any(placed.workload is workload for placed in pool_load.daemonsets)]
-        if not names or not pools:
-            continue  # (no claim of node-local devices, or no pool it certainly runs on)
+        if not pools:
+            continue  # (no pool it certainly runs on)
         least = [(pool, pool.min_size) for pool in pools if isinstance(pool.min_size, int) and pool.min_size > 0]
         nodes = sum(count for _pool, count in least)
-        quoted = listed([f"'{name}'" for name in names])
-        claim = (f"the shared ResourceClaims {quoted}, each allocated on one node" if len(names) > 1 else
-                 f"the shared ResourceClaim {quoted}, allocated on one node")
+        claim = f"{shared_claims(names)}, {'each ' if len(names) > 1 else ''}allocated on one node"
         fix = "give each Pod its own claim (a ResourceClaimTemplate), or run one Pod (a Deployment of one replica)"
         if nodes >= 2:
             counted = listed([f"{pool_name(pool, several)} at least {count}" for pool, count in least], " + ")

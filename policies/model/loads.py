@@ -292,13 +292,14 @@ def _maybe_scaled(stack: Stack, placed: Placed) -> Unknown | None:
         if isinstance(least, int) and least <= own:
             continue
         here = here or stack.place(workload.urn, workload.namespace)
-        if (certain and here.known) or there.meets(here) is False:
+        meets = there.meets(here)
+        if (certain and here.known) or meets is False:
             continue  # (autoscaling() decides, or certainly another workload's)
         why = ("its namespace is not known yet" if not there.known else
                "the workload's namespace is not known yet" if not here.known else
                "its scaleTargetRef is not known yet" if not isinstance(kind, str) or not isinstance(
                    autoscaler.target_name, str) else
-               "whether it is on the workload's cluster is not known" if not there.meets(here) else
+               "whether it is on the workload's cluster is not known" if not meets else
                "its minReplicas is not known yet")
         many = REDACTED if is_secret(least) else "more" if isinstance(least, Unknown) else f"{least:,}"
         counted = REDACTED if placed.secret else f"{own:,}"
